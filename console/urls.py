@@ -1,0 +1,2 @@
+"""Console URL routes. Pages arrive with the console issue."""
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""A Kafka-compatible streaming engine: brokers speaking the Kafka wire protocol over a segmented log."""

@@ -1,0 +1,1 @@
+"""A broker: its listener, the partitions it leads, and their logs."""

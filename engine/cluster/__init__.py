@@ -1,0 +1,1 @@
+"""Cluster metadata and the controller that owns it."""

@@ -1,0 +1,65 @@
+"""The cluster metadata image: brokers, topics, partition assignments and configs.
+
+The image changes only by applying metadata records (see `records.py`), in the order the
+controller wrote them, as KRaft brokers replay `__cluster_metadata`. Readers (the API
+handlers) never mutate it.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class PartitionState:
+    partition: int
+    replicas: list[int]
+    leader: int
+    leader_epoch: int = 0
+    isr: list[int] = field(default_factory=list)
+
+    @property
+    def preferred_leader(self) -> int:
+        return self.replicas[0]
+
+
+@dataclass
+class TopicState:
+    name: str
+    topic_id: uuid.UUID
+    partitions: dict[int, PartitionState] = field(default_factory=dict)
+    configs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_internal(self) -> bool:
+        return self.name.startswith("__")
+
+
+@dataclass(frozen=True)
+class BrokerRegistration:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass
+class MetadataImage:
+    cluster_id: str = ""
+    controller_id: int = -1
+    brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
+    topics: dict[str, TopicState] = field(default_factory=dict)
+    topics_by_id: dict[uuid.UUID, TopicState] = field(default_factory=dict)
+    broker_configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # "" = cluster-wide default
+    next_producer_id: int = 0
+
+    def topic(self, name: str) -> TopicState | None:
+        return self.topics.get(name)
+
+    def partition(self, topic: str, partition: int) -> PartitionState | None:
+        state = self.topics.get(topic)
+        return None if state is None else state.partitions.get(partition)
+
+    def live_broker_ids(self) -> list[int]:
+        return sorted(self.brokers)

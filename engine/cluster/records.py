@@ -1,0 +1,98 @@
+"""Metadata records and how each one changes the image.
+
+A record is a plain dict with a "type" key, so the journal can store it as one JSON line.
+Applying records is deterministic: replaying the journal at start rebuilds the same image.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
+
+
+def cluster_record(cluster_id: str) -> dict:
+    return {"type": "cluster", "cluster_id": cluster_id}
+
+
+def broker_record(node_id: int, host: str, port: int, rack: str | None) -> dict:
+    return {"type": "broker", "node_id": node_id, "host": host, "port": port, "rack": rack}
+
+
+def topic_record(name: str, topic_id: uuid.UUID, configs: dict[str, Any]) -> dict:
+    return {"type": "topic", "name": name, "topic_id": str(topic_id), "configs": configs}
+
+
+def partition_record(topic_id: uuid.UUID, partition: int, replicas: list[int], leader: int,
+                     leader_epoch: int, isr: list[int]) -> dict:
+    return {"type": "partition", "topic_id": str(topic_id), "partition": partition, "replicas": replicas,
+            "leader": leader, "leader_epoch": leader_epoch, "isr": isr}
+
+
+def remove_topic_record(topic_id: uuid.UUID) -> dict:
+    return {"type": "remove_topic", "topic_id": str(topic_id)}
+
+
+def config_record(resource: str, name: str, key: str, value: Any) -> dict:
+    """resource is "topic" or "broker"; name "" is the cluster-wide broker default; value None deletes."""
+    return {"type": "config", "resource": resource, "name": name, "key": key, "value": value}
+
+
+def producer_ids_record(next_producer_id: int) -> dict:
+    return {"type": "producer_ids", "next_producer_id": next_producer_id}
+
+
+def apply(image: MetadataImage, record: dict) -> None:
+    _APPLY[record["type"]](image, record)
+
+
+def _apply_cluster(image: MetadataImage, record: dict) -> None:
+    image.cluster_id = record["cluster_id"]
+
+
+def _apply_broker(image: MetadataImage, record: dict) -> None:
+    image.brokers[record["node_id"]] = BrokerRegistration(record["node_id"], record["host"], record["port"],
+                                                          record["rack"])
+
+
+def _apply_topic(image: MetadataImage, record: dict) -> None:
+    topic = TopicState(record["name"], uuid.UUID(record["topic_id"]), {}, dict(record["configs"]))
+    image.topics[topic.name] = topic
+    image.topics_by_id[topic.topic_id] = topic
+
+
+def _apply_partition(image: MetadataImage, record: dict) -> None:
+    topic = image.topics_by_id[uuid.UUID(record["topic_id"])]
+    topic.partitions[record["partition"]] = PartitionState(
+        record["partition"], list(record["replicas"]), record["leader"], record["leader_epoch"], list(record["isr"]))
+
+
+def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
+    topic = image.topics_by_id.pop(uuid.UUID(record["topic_id"]))
+    del image.topics[topic.name]
+
+
+def _apply_config(image: MetadataImage, record: dict) -> None:
+    if record["resource"] == "topic":
+        configs = image.topics[record["name"]].configs
+    else:
+        configs = image.broker_configs.setdefault(record["name"], {})
+    if record["value"] is None:
+        configs.pop(record["key"], None)
+    else:
+        configs[record["key"]] = record["value"]
+
+
+def _apply_producer_ids(image: MetadataImage, record: dict) -> None:
+    image.next_producer_id = record["next_producer_id"]
+
+
+_APPLY = {
+    "cluster": _apply_cluster,
+    "broker": _apply_broker,
+    "topic": _apply_topic,
+    "partition": _apply_partition,
+    "remove_topic": _apply_remove_topic,
+    "config": _apply_config,
+    "producer_ids": _apply_producer_ids,
+}

@@ -1,0 +1,31 @@
+"""Topic name rules, as Kafka's `org.apache.kafka.common.internals.Topic`."""
+from __future__ import annotations
+
+import re
+
+import kafka.errors as Errors
+
+from engine.errors import ApiError
+
+MAX_NAME_LENGTH = 249
+_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+def validate_topic_name(name: str | None) -> None:
+    if not name:
+        raise ApiError(Errors.InvalidTopicError, "Topic name is illegal, it can't be empty")
+    if name in (".", ".."):
+        raise ApiError(Errors.InvalidTopicError, "Topic name cannot be \".\" or \"..\"")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ApiError(Errors.InvalidTopicError,
+                       f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}")
+    if not _LEGAL.match(name):
+        raise ApiError(Errors.InvalidTopicError,
+                       f"Topic name \"{name}\" is illegal, it contains a character other than "
+                       "ASCII alphanumerics, '.', '_' and '-'")
+
+
+def collision_key(name: str) -> str:
+    """Kafka refuses topics that differ only by '.' versus '_' (their metric names collide)."""
+    return name.replace(".", "_")

@@ -1,0 +1,274 @@
+"""Broker and topic configuration, with Kafka's names, types and defaults.
+
+Topic configs fall back to a broker config (their "synonym": `retention.ms` falls back to
+`log.retention.ms`, then `log.retention.hours`), as in Kafka. DescribeConfigs reports where
+each value came from with Kafka's config source codes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from engine.storage.log_config import LONG_MAX, LogConfig
+
+# DescribeConfigs ConfigSource values (KIP-226).
+SOURCE_DYNAMIC_TOPIC = 1
+SOURCE_DYNAMIC_BROKER = 2
+SOURCE_STATIC_BROKER = 4
+SOURCE_DEFAULT = 5
+
+# DescribeConfigs ConfigType values (KIP-336).
+TYPE_BOOLEAN, TYPE_STRING, TYPE_INT, TYPE_SHORT, TYPE_LONG, TYPE_DOUBLE, TYPE_LIST, TYPE_CLASS, TYPE_PASSWORD = range(1, 10)
+
+
+class InvalidConfigError(ValueError):
+    """A config name is unknown or its value is out of range (Kafka's INVALID_CONFIG, 40)."""
+
+
+def _parse_bool(raw: str) -> bool:
+    value = str(raw).strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError("expected true or false")
+    return value == "true"
+
+
+@dataclass(frozen=True)
+class ConfigDef:
+    name: str
+    type: int
+    default: Any
+    validator: Callable[[Any], None] | None = None
+    synonyms: tuple[str, ...] = ()   # broker configs this topic config falls back to
+    doc: str = ""
+
+    def parse(self, raw: Any) -> Any:
+        try:
+            if self.type in (TYPE_INT, TYPE_LONG, TYPE_SHORT):
+                value = int(raw)
+            elif self.type == TYPE_DOUBLE:
+                value = float(raw)
+            elif self.type == TYPE_BOOLEAN:
+                value = raw if isinstance(raw, bool) else _parse_bool(raw)
+            elif self.type == TYPE_LIST:
+                value = ",".join(part.strip() for part in str(raw).split(",") if part.strip())
+            else:
+                value = str(raw)
+            if self.validator is not None:
+                self.validator(value)
+        except (TypeError, ValueError) as exc:
+            raise InvalidConfigError(f"Invalid value {raw!r} for configuration {self.name}: {exc}") from None
+        return value
+
+
+def at_least(minimum: float) -> Callable[[Any], None]:
+    def check(value):
+        if value < minimum:
+            raise ValueError(f"value must be at least {minimum}")
+    return check
+
+
+def one_of(*choices: str) -> Callable[[Any], None]:
+    def check(value):
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+    return check
+
+
+def _cleanup_policy(value: str) -> None:
+    parts = value.split(",") if value else []
+    if not parts or any(p not in ("delete", "compact") for p in parts):
+        raise ValueError("must be a list of delete and compact")
+
+
+def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
+    def check(value):
+        if not lo <= value <= hi:
+            raise ValueError(f"value must be in [{lo}, {hi}]")
+    return check
+
+
+DAY_MS = 24 * 3600 * 1000
+INT_MAX = 2**31 - 1
+
+_TOPIC_DEFS = [
+    ConfigDef("cleanup.policy", TYPE_LIST, "delete", _cleanup_policy, ("log.cleanup.policy",)),
+    ConfigDef("compression.type", TYPE_STRING, "producer",
+              one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), ("compression.type",)),
+    ConfigDef("delete.retention.ms", TYPE_LONG, DAY_MS, at_least(0), ("log.cleaner.delete.retention.ms",)),
+    ConfigDef("file.delete.delay.ms", TYPE_LONG, 60000, at_least(0), ("log.segment.delete.delay.ms",)),
+    ConfigDef("flush.messages", TYPE_LONG, LONG_MAX, at_least(1), ("log.flush.interval.messages",)),
+    ConfigDef("flush.ms", TYPE_LONG, LONG_MAX, at_least(0), ("log.flush.interval.ms",)),
+    ConfigDef("index.interval.bytes", TYPE_INT, 4096, at_least(0), ("log.index.interval.bytes",)),
+    ConfigDef("max.compaction.lag.ms", TYPE_LONG, LONG_MAX, at_least(1), ("log.cleaner.max.compaction.lag.ms",)),
+    ConfigDef("max.message.bytes", TYPE_INT, 1048588, at_least(0), ("message.max.bytes",)),
+    ConfigDef("message.timestamp.type", TYPE_STRING, "CreateTime", one_of("CreateTime", "LogAppendTime"),
+              ("log.message.timestamp.type",)),
+    ConfigDef("min.cleanable.dirty.ratio", TYPE_DOUBLE, 0.5, _int_range(0, 1), ("log.cleaner.min.cleanable.ratio",)),
+    ConfigDef("min.compaction.lag.ms", TYPE_LONG, 0, at_least(0), ("log.cleaner.min.compaction.lag.ms",)),
+    ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1), ("min.insync.replicas",)),
+    ConfigDef("preallocate", TYPE_BOOLEAN, False, None, ("log.preallocate",)),
+    ConfigDef("retention.bytes", TYPE_LONG, -1, None, ("log.retention.bytes",)),
+    ConfigDef("retention.ms", TYPE_LONG, 7 * DAY_MS, at_least(-1), ("log.retention.ms", "log.retention.minutes",
+                                                                      "log.retention.hours")),
+    ConfigDef("segment.bytes", TYPE_INT, 1024 * 1024 * 1024, at_least(14), ("log.segment.bytes",)),
+    ConfigDef("segment.index.bytes", TYPE_INT, 10 * 1024 * 1024, at_least(4), ("log.index.size.max.bytes",)),
+    ConfigDef("segment.jitter.ms", TYPE_LONG, 0, at_least(0), ("log.roll.jitter.ms", "log.roll.jitter.hours")),
+    ConfigDef("segment.ms", TYPE_LONG, 7 * DAY_MS, at_least(1), ("log.roll.ms", "log.roll.hours")),
+    ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False, None, ("unclean.leader.election.enable",)),
+    ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", None, ()),
+    ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", None, ()),
+]
+TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _TOPIC_DEFS}
+
+_BROKER_DEFS = [
+    ConfigDef("auto.create.topics.enable", TYPE_BOOLEAN, True),
+    ConfigDef("num.partitions", TYPE_INT, 1, at_least(1)),
+    ConfigDef("default.replication.factor", TYPE_INT, 1, at_least(1)),
+    ConfigDef("delete.topic.enable", TYPE_BOOLEAN, True),
+    ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
+    ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
+    ConfigDef("compression.type", TYPE_STRING, "producer"),
+    ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False),
+    ConfigDef("log.cleanup.policy", TYPE_LIST, "delete", _cleanup_policy),
+    ConfigDef("log.retention.hours", TYPE_INT, 168),
+    ConfigDef("log.retention.minutes", TYPE_INT, None),
+    ConfigDef("log.retention.ms", TYPE_LONG, None, at_least(-1)),
+    ConfigDef("log.retention.bytes", TYPE_LONG, -1),
+    ConfigDef("log.retention.check.interval.ms", TYPE_LONG, 300000, at_least(1)),
+    ConfigDef("log.segment.bytes", TYPE_INT, 1024 * 1024 * 1024, at_least(14)),
+    ConfigDef("log.roll.hours", TYPE_INT, 168, at_least(1)),
+    ConfigDef("log.roll.ms", TYPE_LONG, None),
+    ConfigDef("log.roll.jitter.hours", TYPE_INT, 0),
+    ConfigDef("log.roll.jitter.ms", TYPE_LONG, None),
+    ConfigDef("log.index.interval.bytes", TYPE_INT, 4096, at_least(0)),
+    ConfigDef("log.index.size.max.bytes", TYPE_INT, 10 * 1024 * 1024, at_least(4)),
+    ConfigDef("log.flush.interval.messages", TYPE_LONG, LONG_MAX, at_least(1)),
+    ConfigDef("log.flush.interval.ms", TYPE_LONG, None),
+    ConfigDef("log.flush.scheduler.interval.ms", TYPE_LONG, LONG_MAX),
+    ConfigDef("log.flush.offset.checkpoint.interval.ms", TYPE_INT, 60000, at_least(0)),
+    ConfigDef("log.segment.delete.delay.ms", TYPE_LONG, 60000, at_least(0)),
+    ConfigDef("log.message.timestamp.type", TYPE_STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
+    ConfigDef("log.preallocate", TYPE_BOOLEAN, False),
+    ConfigDef("log.cleaner.delete.retention.ms", TYPE_LONG, DAY_MS),
+    ConfigDef("log.cleaner.min.cleanable.ratio", TYPE_DOUBLE, 0.5),
+    ConfigDef("log.cleaner.min.compaction.lag.ms", TYPE_LONG, 0),
+    ConfigDef("log.cleaner.max.compaction.lag.ms", TYPE_LONG, LONG_MAX),
+    ConfigDef("offsets.topic.num.partitions", TYPE_INT, 50, at_least(1)),
+    ConfigDef("offsets.topic.replication.factor", TYPE_SHORT, 3, at_least(1)),
+    ConfigDef("offsets.retention.minutes", TYPE_INT, 7 * 24 * 60, at_least(1)),
+    ConfigDef("replica.lag.time.max.ms", TYPE_LONG, 30000),
+    ConfigDef("group.initial.rebalance.delay.ms", TYPE_INT, 3000),
+    ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
+    ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
+]
+BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
+
+# Broker configs that AlterConfigs may change at run time (cluster-wide or per broker).
+DYNAMIC_BROKER_CONFIGS = frozenset({
+    "log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms", "log.flush.interval.messages",
+    "log.flush.interval.ms", "log.cleanup.policy", "log.index.interval.bytes", "message.max.bytes",
+    "min.insync.replicas", "unclean.leader.election.enable", "compression.type", "num.partitions",
+    "log.message.timestamp.type", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
+    "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio", "log.retention.check.interval.ms",
+})
+
+# Broker-level unit conversions for synonym chains (hours/minutes -> ms).
+_SYNONYM_SCALE = {"log.retention.minutes": 60000, "log.retention.hours": 3600000, "log.roll.hours": 3600000,
+                  "log.roll.jitter.hours": 3600000}
+
+
+@dataclass
+class BrokerConfig:
+    """A broker's effective configuration: static values from the command line plus dynamic overrides."""
+
+    static: dict[str, Any] = field(default_factory=dict)
+    dynamic: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.static = validate_broker_configs(self.static, dynamic_only=False)
+
+    def get(self, name: str) -> Any:
+        if name in self.dynamic:
+            return self.dynamic[name]
+        if name in self.static:
+            return self.static[name]
+        return BROKER_CONFIGS[name].default
+
+    def source(self, name: str) -> int:
+        if name in self.dynamic:
+            return SOURCE_DYNAMIC_BROKER
+        if name in self.static:
+            return SOURCE_STATIC_BROKER
+        return SOURCE_DEFAULT
+
+    def topic_default(self, topic_config: str) -> tuple[Any, int]:
+        """A topic config's value when the topic does not override it, and that value's source.
+
+        The first broker synonym that is set explicitly wins (`log.retention.ms` before
+        `log.retention.hours`); otherwise Kafka's default for the topic config applies.
+        """
+        for synonym in TOPIC_CONFIGS[topic_config].synonyms:
+            if synonym in BROKER_CONFIGS and self.source(synonym) != SOURCE_DEFAULT:
+                return self.get(synonym) * _SYNONYM_SCALE.get(synonym, 1), self.source(synonym)
+        return TOPIC_CONFIGS[topic_config].default, SOURCE_DEFAULT
+
+
+def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
+    """Parse topic config overrides, raising InvalidConfigError on unknown names or bad values."""
+    parsed = {}
+    for name, value in raw.items():
+        definition = TOPIC_CONFIGS.get(name)
+        if definition is None:
+            raise InvalidConfigError(f"Unknown topic config name: {name}")
+        parsed[name] = definition.parse(value)
+    return parsed
+
+
+def validate_broker_configs(raw: dict[str, Any], *, dynamic_only: bool) -> dict[str, Any]:
+    parsed = {}
+    for name, value in raw.items():
+        definition = BROKER_CONFIGS.get(name)
+        if definition is None:
+            raise InvalidConfigError(f"Unknown broker config name: {name}")
+        if dynamic_only and name not in DYNAMIC_BROKER_CONFIGS:
+            raise InvalidConfigError(f"Cannot update these configs dynamically: {{{name}}}")
+        parsed[name] = definition.parse(value)
+    return parsed
+
+
+def effective_topic_config(overrides: dict[str, Any], broker: BrokerConfig) -> dict[str, tuple[Any, int]]:
+    """Every topic config with its effective value and source."""
+    result = {}
+    for name in TOPIC_CONFIGS:
+        if name in overrides:
+            result[name] = (overrides[name], SOURCE_DYNAMIC_TOPIC)
+        else:
+            result[name] = broker.topic_default(name)
+    return result
+
+
+def log_config_for(overrides: dict[str, Any], broker: BrokerConfig) -> LogConfig:
+    values = {name: value for name, (value, _) in effective_topic_config(overrides, broker).items()}
+    return LogConfig(
+        segment_bytes=values["segment.bytes"],
+        segment_ms=values["segment.ms"],
+        segment_index_bytes=values["segment.index.bytes"],
+        index_interval_bytes=values["index.interval.bytes"],
+        retention_ms=values["retention.ms"],
+        retention_bytes=values["retention.bytes"],
+        flush_messages=values["flush.messages"],
+        flush_ms=values["flush.ms"],
+        max_message_bytes=values["max.message.bytes"],
+        message_timestamp_type=values["message.timestamp.type"],
+        cleanup_policy=values["cleanup.policy"],
+        file_delete_delay_ms=values["file.delete.delay.ms"],
+    )
+
+
+def config_value_string(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,175 @@
+"""Fetch: v4-17.
+
+- Reads each partition from the leader's log up to the high watermark, at most
+  `partition_max_bytes` per partition and `max_bytes` in all; the first partition with data
+  returns at least one whole batch even if it is larger (KIP-74). A trailing partial batch
+  may be sent, as Kafka does; clients drop it.
+- Zero-copy: the response and partition headers are encoded by kafka.protocol with a marker
+  in each records field, and the network layer sends the segment bytes with sendfile in
+  place of the marker.
+- Long polling: if fewer than `min_bytes` are available, the request waits until an append
+  wakes it or `max_wait_ms` passes. Waiting costs no CPU: it is a future per request,
+  resolved by the partitions' appends.
+- v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
+- Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
+  FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests; no
+replica fetches yet; read_committed reads like read_uncommitted (no transactions exist).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+
+import kafka.errors as Errors
+from kafka.protocol.consumer import FetchRequest, FetchResponse
+
+from engine.errors import ApiError
+from engine.protocol.dispatch import ZeroCopyResponse, encode_response
+from engine.protocol.registry import api
+from engine.storage.errors import StorageError
+
+TopicResponse = FetchResponse.FetchableTopicResponse
+PartitionData = TopicResponse.PartitionData
+
+
+class SentSlice:
+    """A file region to sendfile, holding its own duplicate descriptor so that retention
+    closing the segment meanwhile cannot pull the file away (the writer closes it)."""
+
+    __slots__ = ("fd", "position", "size")
+
+    def __init__(self, file_slice) -> None:
+        self.fd = os.dup(file_slice.fileno())
+        self.position = file_slice.position
+        self.size = file_slice.size
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+@api(FetchRequest, FetchResponse, versions=(4, 17))
+async def handle_fetch(ctx, request: FetchRequest):
+    broker = ctx.broker
+    deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
+    while True:
+        reads = _read_all(ctx, request)
+        available = sum(r.size for r in reads if r.slice is not None)
+        errors = any(r.error for r in reads)
+        remaining = deadline - time.monotonic()
+        if available >= request.min_bytes or errors or remaining <= 0 or not broker.running:
+            return _build_response(ctx, request, reads)
+        _close_slices(reads)
+        await _wait_for_appends(broker, reads, remaining)
+
+
+class PartitionRead:
+    __slots__ = ("topic", "topic_id", "index", "error", "high_watermark", "log_start_offset", "slice", "size",
+                 "partition")
+
+    def __init__(self, topic, topic_id, index) -> None:
+        self.topic, self.topic_id, self.index = topic, topic_id, index
+        self.error = 0
+        self.high_watermark = self.log_start_offset = -1
+        self.slice: SentSlice | None = None
+        self.size = 0
+        self.partition = None
+
+
+def _read_all(ctx, request) -> list[PartitionRead]:
+    by_id = ctx.api_version >= 13
+    image = ctx.broker.image
+    budget = request.max_bytes
+    reads = []
+    for topic in request.topics:
+        name = topic.topic
+        if by_id:
+            state = image.topics_by_id.get(topic.topic_id)
+            name = state.name if state else None
+        for wanted in topic.partitions:
+            read = PartitionRead(name, topic.topic_id, wanted.partition)
+            reads.append(read)
+            if name is None:
+                read.error = Errors.UnknownTopicIdError.errno
+                continue
+            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == request.max_bytes)
+    return reads
+
+
+def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool) -> int:
+    try:
+        partition = ctx.broker.leader_partition(read.topic, read.index)
+        read.partition = partition
+        _check_leader_epoch(partition, wanted.current_leader_epoch)
+        read.high_watermark = partition.high_watermark
+        read.log_start_offset = partition.log_start_offset
+        max_bytes = min(wanted.partition_max_bytes, max(budget, 0))
+        file_slice = partition.log.read(wanted.fetch_offset, max_bytes, max_offset=read.high_watermark,
+                                        min_one_batch=min_one_batch)
+    except ApiError as exc:
+        read.error = exc.code
+        return 0
+    except StorageError as exc:
+        read.error = exc.error_code
+        return 0
+    if file_slice is not None and file_slice.size > 0:
+        read.slice = SentSlice(file_slice)
+        read.size = file_slice.size
+    return read.size
+
+
+def _check_leader_epoch(partition, current_leader_epoch: int) -> None:
+    if current_leader_epoch < 0 or current_leader_epoch == partition.leader_epoch:
+        return
+    if current_leader_epoch < partition.leader_epoch:
+        raise ApiError(Errors.FencedLeaderEpochError)
+    raise ApiError(Errors.UnknownLeaderEpochError)
+
+
+async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) -> None:
+    waiter = asyncio.get_running_loop().create_future()
+    partitions = [r.partition for r in reads if r.partition is not None]
+    for partition in partitions:
+        partition.add_waiter(waiter)
+    try:
+        await asyncio.wait_for(waiter, timeout)
+    except asyncio.TimeoutError:
+        pass
+    finally:
+        for partition in partitions:
+            partition.remove_waiter(waiter)
+
+
+def _close_slices(reads: list[PartitionRead]) -> None:
+    for read in reads:
+        if read.slice is not None:
+            read.slice.close()
+
+
+def _build_response(ctx, request, reads: list[PartitionRead]):
+    nonce = uuid.uuid4().bytes
+    markers, slices, topics = [], [], {}
+    for read in reads:
+        records = b""
+        if read.slice is not None:
+            records = nonce + len(markers).to_bytes(4, "big")
+            markers.append(records)
+            slices.append(read.slice)
+        data = PartitionData(partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
+                             last_stable_offset=read.high_watermark, log_start_offset=read.log_start_offset,
+                             aborted_transactions=None, preferred_read_replica=-1, records=records)
+        key = (read.topic, read.topic_id)
+        topic = topics.get(key)
+        if topic is None:
+            topic = topics[key] = TopicResponse(topic=read.topic, topic_id=read.topic_id, partitions=[])
+        topic.partitions.append(data)
+    response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=list(topics.values()))
+    frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
+    return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))

@@ -1,0 +1,60 @@
+"""ListOffsets: v1-10.
+
+Timestamps: -2 earliest (log start offset), -1 latest (high watermark; read_committed gets
+the last stable offset, which equals it while there are no transactions), -3 the record
+with the largest timestamp (KIP-734, v7+), -4 earliest local (v8+, no tiering: log start);
+any other value finds the first record whose timestamp is at or after it (-1/-1 if none).
+Leader epochs are fenced as in Fetch (KIP-320).
+"""
+import kafka.errors as Errors
+from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+
+from engine.errors import ApiError
+from engine.protocol.apis.k01_fetch import _check_leader_epoch
+from engine.protocol.registry import api
+from engine.storage.errors import StorageError
+
+TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
+PartitionResponse = TopicResponse.ListOffsetsPartitionResponse
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
+
+
+@api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
+async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsResponse:
+    topics = [TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p) for p in t.partitions])
+              for t in request.topics]
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _lookup(ctx, topic: str, wanted) -> PartitionResponse:
+    try:
+        partition = ctx.broker.leader_partition(topic, wanted.partition_index)
+        _check_leader_epoch(partition, wanted.current_leader_epoch)
+        offset, timestamp = _offset_for(partition, wanted.timestamp)
+    except ApiError as exc:
+        return _answer(wanted.partition_index, exc.code)
+    except StorageError as exc:
+        return _answer(wanted.partition_index, exc.error_code)
+    return _answer(wanted.partition_index, 0, timestamp, offset, partition.leader_epoch)
+
+
+def _offset_for(partition, timestamp: int) -> tuple[int, int]:
+    if timestamp == LATEST:
+        return partition.high_watermark, -1
+    if timestamp in (EARLIEST, EARLIEST_LOCAL):
+        return partition.log_start_offset, -1
+    if timestamp == MAX_TIMESTAMP:
+        found = partition.log.max_timestamp_and_offset()
+    elif timestamp >= 0:
+        found = partition.log.offset_for_timestamp(timestamp)
+    else:
+        raise ApiError(Errors.InvalidRequestError, f"Unsupported timestamp {timestamp}")
+    if found is None or found[0] >= partition.high_watermark:
+        return -1, -1
+    offset, found_timestamp = found
+    return offset, found_timestamp
+
+
+def _answer(index: int, error: int, timestamp: int = -1, offset: int = -1, epoch: int = -1) -> PartitionResponse:
+    return PartitionResponse(partition_index=index, error_code=error, old_style_offsets=[], timestamp=timestamp,
+                             offset=offset, leader_epoch=epoch)

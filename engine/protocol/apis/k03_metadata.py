@@ -1,0 +1,77 @@
+"""Metadata: v0-12.
+
+Every broker answers from the metadata image, so clients can bootstrap from any broker.
+- topics=None (v1+) lists all topics; an empty list lists none.
+- Unknown topics are created when the request allows it (v4+) and the broker's
+  `auto.create.topics.enable` is true, with `num.partitions` and `default.replication.factor`;
+  the response then says LEADER_NOT_AVAILABLE for them, as Kafka does, and clients retry.
+- v10+ carries topic ids; a request by topic id (v10+) is answered by id.
+- Illegal names get INVALID_TOPIC_EXCEPTION.
+Gaps: authorized operations are not computed (reported as -2147483648, "not requested").
+"""
+import uuid
+
+import kafka.errors as Errors
+from kafka.protocol.metadata import MetadataRequest, MetadataResponse
+
+from engine.cluster.topics import validate_topic_name
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+R = MetadataResponse
+ZERO_UUID = uuid.UUID(int=0)
+
+
+@api(MetadataRequest, MetadataResponse, versions=(0, 12))
+async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
+    broker = ctx.broker
+    image = broker.image
+    if request.topics is None or (ctx.api_version == 0 and not request.topics):
+        topics = [_topic(t.name, image) for t in sorted(image.topics.values(), key=lambda t: t.name)]
+    else:
+        allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
+        topics = [_requested_topic(ctx, entry, allow_create) for entry in request.topics]
+    brokers = [R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+               for b in image.brokers.values()]
+    return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=image.cluster_id,
+                            controller_id=image.controller_id, topics=topics)
+
+
+def _requested_topic(ctx, entry, allow_create: bool):
+    image = ctx.broker.image
+    name = entry.name
+    if name is None and entry.topic_id not in (None, ZERO_UUID):
+        state = image.topics_by_id.get(entry.topic_id)
+        if state is None:
+            return _error_topic(Errors.UnknownTopicIdError.errno, None, entry.topic_id)
+        return _topic(state.name, image)
+    try:
+        validate_topic_name(name)
+    except ApiError as exc:
+        return _error_topic(exc.code, name)
+    if name in image.topics:
+        return _topic(name, image)
+    if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
+        try:
+            ctx.broker.controller.create_topic(name, -1, -1)
+        except ApiError as exc:
+            if exc.code != Errors.TopicAlreadyExistsError.errno:
+                return _error_topic(exc.code, name)
+        return _error_topic(Errors.LeaderNotAvailableError.errno, name)
+    return _error_topic(Errors.UnknownTopicOrPartitionError.errno, name)
+
+
+def _topic(name: str, image):
+    state = image.topics[name]
+    partitions = [R.MetadataResponseTopic.MetadataResponsePartition(
+        error_code=0, partition_index=p.partition, leader_id=p.leader, leader_epoch=p.leader_epoch,
+        replica_nodes=p.replicas, isr_nodes=p.isr,
+        offline_replicas=[r for r in p.replicas if r not in image.brokers])
+        for p in sorted(state.partitions.values(), key=lambda p: p.partition)]
+    return R.MetadataResponseTopic(error_code=0, name=name, topic_id=state.topic_id, is_internal=state.is_internal,
+                                   partitions=partitions, topic_authorized_operations=-2147483648)
+
+
+def _error_topic(code: int, name, topic_id=ZERO_UUID):
+    return R.MetadataResponseTopic(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[],
+                                   topic_authorized_operations=-2147483648)

@@ -1,0 +1,61 @@
+"""CreateTopics: v2-7.
+
+- Name rules as Kafka (INVALID_TOPIC_EXCEPTION), TOPIC_ALREADY_EXISTS, names that collide
+  with an existing one by '.' versus '_' are refused.
+- num_partitions / replication_factor of -1 take `num.partitions` and
+  `default.replication.factor` (KIP-464); a manual assignment may replace both.
+- Configs are checked against Kafka's topic config names and ranges (INVALID_CONFIG).
+- validate_only checks everything and creates nothing.
+- v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
+"""
+import kafka.errors as Errors
+from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
+
+from engine.config import config_value_string, effective_topic_config
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+Result = CreateTopicsResponse.CreatableTopicResult
+
+
+@api(CreateTopicsRequest, CreateTopicsResponse, versions=(2, 7))
+async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopicsResponse:
+    names = [t.name for t in request.topics]
+    results = []
+    for topic in request.topics:
+        if names.count(topic.name) > 1:
+            results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
+            continue
+        results.append(_create(ctx, topic, request.validate_only))
+    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
+
+
+def _create(ctx, topic, validate_only: bool):
+    controller = ctx.broker.controller
+    assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments} or None
+    configs = {c.name: c.value for c in topic.configs if c.value is not None}
+    try:
+        if validate_only:
+            assignment = controller.validate_new_topic(topic.name, topic.num_partitions, topic.replication_factor,
+                                                       assignments, configs)
+            return _success(ctx, topic.name, None, assignment, configs)
+        state = controller.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
+                                        assignments, configs)
+    except ApiError as exc:
+        return _error(topic.name, exc.code, exc.message)
+    assignment = {p.partition: p.replicas for p in state.partitions.values()}
+    return _success(ctx, topic.name, state.topic_id, assignment, state.configs)
+
+
+def _success(ctx, name, topic_id, assignment, overrides):
+    configs = [Result.CreatableTopicConfigs(name=key, value=config_value_string(value), read_only=False,
+                                            config_source=source, is_sensitive=False)
+               for key, (value, source) in effective_topic_config(overrides, ctx.broker.config).items()]
+    replication_factor = len(next(iter(assignment.values())))
+    return Result(name=name, topic_id=topic_id, error_code=0, error_message=None, num_partitions=len(assignment),
+                  replication_factor=replication_factor, configs=configs)
+
+
+def _error(name, code: int, message: str | None):
+    return Result(name=name, error_code=code, error_message=message, num_partitions=-1, replication_factor=-1,
+                  configs=[])

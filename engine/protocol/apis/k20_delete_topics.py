@@ -1,0 +1,43 @@
+"""DeleteTopics: v1-6.
+
+Deletes by name, or by topic id (v6+). The controller removes the topic from the metadata
+first; each broker then deletes the partition logs (renamed to `*-delete`, then removed).
+UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for topics that do not exist;
+TOPIC_DELETION_DISABLED when `delete.topic.enable` is false.
+"""
+import uuid
+
+import kafka.errors as Errors
+from kafka.protocol.admin import DeleteTopicsRequest, DeleteTopicsResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+Result = DeleteTopicsResponse.DeletableTopicResult
+ZERO_UUID = uuid.UUID(int=0)
+
+
+@api(DeleteTopicsRequest, DeleteTopicsResponse, versions=(1, 6))
+async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+    if ctx.api_version >= 6:
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=[_delete(ctx, n, i) for n, i in wanted])
+
+
+def _delete(ctx, name, topic_id):
+    image = ctx.broker.image
+    if name is None:
+        state = image.topics_by_id.get(topic_id)
+        if state is None:
+            return Result(name=None, topic_id=topic_id, error_code=Errors.UnknownTopicIdError.errno,
+                          error_message=None)
+        name = state.name
+    state = image.topics.get(name)
+    resolved_id = state.topic_id if state else topic_id
+    try:
+        ctx.broker.controller.delete_topic(name)
+    except ApiError as exc:
+        return Result(name=name, topic_id=resolved_id, error_code=exc.code, error_message=exc.message)
+    return Result(name=name, topic_id=resolved_id, error_code=0, error_message=None)

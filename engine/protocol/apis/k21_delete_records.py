@@ -1,0 +1,40 @@
+"""DeleteRecords: v0-2.
+
+Advances a partition's log start offset to the given offset (-1 means the high watermark)
+and deletes the segments wholly below it. An offset above the high watermark is
+OFFSET_OUT_OF_RANGE. The answer's low_watermark is the new log start offset.
+"""
+import kafka.errors as Errors
+from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+from engine.storage.errors import StorageError
+
+TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult
+PartitionResult = TopicResult.DeleteRecordsPartitionResult
+
+
+@api(DeleteRecordsRequest, DeleteRecordsResponse, versions=(0, 2))
+async def handle_delete_records(ctx, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
+    topics = [TopicResult(name=t.name, partitions=[_delete(ctx, t.name, p) for p in t.partitions])
+              for t in request.topics]
+    return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _delete(ctx, topic: str, wanted) -> PartitionResult:
+    index = wanted.partition_index
+    try:
+        partition = ctx.broker.leader_partition(topic, index)
+        offset = partition.high_watermark if wanted.offset == -1 else wanted.offset
+        if offset < 0 or offset > partition.high_watermark:
+            raise ApiError(Errors.OffsetOutOfRangeError,
+                           f"Cannot delete records of {topic}-{index} before {offset}: the high watermark is "
+                           f"{partition.high_watermark}")
+        low_watermark = partition.log.delete_records_before(offset) if offset > partition.log_start_offset \
+            else partition.log_start_offset
+    except ApiError as exc:
+        return PartitionResult(partition_index=index, low_watermark=-1, error_code=exc.code)
+    except StorageError as exc:
+        return PartitionResult(partition_index=index, low_watermark=-1, error_code=exc.error_code)
+    return PartitionResult(partition_index=index, low_watermark=low_watermark, error_code=0)

@@ -1,0 +1,30 @@
+"""AlterConfigs: v0-2 (the legacy, non-incremental form).
+
+Replaces the resource's whole set of overrides: configs left out revert to their defaults,
+as in Kafka. Topic and broker resources; bad names or values are INVALID_CONFIG.
+"""
+from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
+
+from engine.errors import ApiError
+from engine.protocol import configs
+from engine.protocol.registry import api
+
+Result = AlterConfigsResponse.AlterConfigsResourceResponse
+
+
+@api(AlterConfigsRequest, AlterConfigsResponse, versions=(0, 2))
+async def handle_alter_configs(ctx, request: AlterConfigsRequest) -> AlterConfigsResponse:
+    return AlterConfigsResponse(throttle_time_ms=0,
+                                responses=[_alter(ctx, r, request.validate_only) for r in request.resources])
+
+
+def _alter(ctx, resource, validate_only: bool):
+    kind, name = resource.resource_type, resource.resource_name
+    try:
+        wanted = {c.name: c.value for c in resource.configs}
+        changes = {key: None for key in configs.current_overrides(ctx.broker, kind, name) if key not in wanted}
+        changes.update(wanted)
+        configs.alter(ctx.broker, kind, name, changes, validate_only)
+    except ApiError as exc:
+        return Result(error_code=exc.code, error_message=exc.message, resource_type=kind, resource_name=name)
+    return Result(error_code=0, error_message=None, resource_type=kind, resource_name=name)

@@ -1,0 +1,31 @@
+"""IncrementalAlterConfigs: v0-1 (KIP-339).
+
+SET, DELETE (revert to default), APPEND and SUBTRACT (list configs only) on topic and
+broker resources. Bad names, values or operations are INVALID_CONFIG / INVALID_REQUEST;
+validate_only changes nothing.
+"""
+from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
+
+from engine.errors import ApiError
+from engine.protocol import configs
+from engine.protocol.registry import api
+
+Result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+
+
+@api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, versions=(0, 1))
+async def handle_incremental_alter_configs(ctx, request):
+    return IncrementalAlterConfigsResponse(
+        throttle_time_ms=0, responses=[_alter(ctx, r, request.validate_only) for r in request.resources])
+
+
+def _alter(ctx, resource, validate_only: bool):
+    kind, name = resource.resource_type, resource.resource_name
+    try:
+        current = configs.current_overrides(ctx.broker, kind, name)
+        operations = [(c.name, c.config_operation, c.value) for c in resource.configs]
+        changes = configs.apply_incremental(current, operations, configs.definitions_for(kind))
+        configs.alter(ctx.broker, kind, name, changes, validate_only)
+    except ApiError as exc:
+        return Result(error_code=exc.code, error_message=exc.message, resource_type=kind, resource_name=name)
+    return Result(error_code=0, error_message=None, resource_type=kind, resource_name=name)
