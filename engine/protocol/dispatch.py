@@ -82,8 +82,9 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
 
 
 def encode_response(response, api_version: int, correlation_id: int) -> bytes:
+    response.API_VERSION = api_version  # before the header: the setter would touch a request header field
     response.with_header(correlation_id=correlation_id)
-    return response.encode(version=api_version, header=True, framed=True)
+    return response.encode(header=True, framed=True)
 
 
 def _unsupported_api_versions(correlation_id: int) -> bytes:

@@ -69,9 +69,9 @@ def _topic(name: str, image):
         offline_replicas=[r for r in p.replicas if r not in image.brokers])
         for p in sorted(state.partitions.values(), key=lambda p: p.partition)]
     return R.MetadataResponseTopic(error_code=0, name=name, topic_id=state.topic_id, is_internal=state.is_internal,
-                                   partitions=partitions, topic_authorized_operations=-2147483648)
+                                   partitions=partitions, authorized_operations=None)
 
 
 def _error_topic(code: int, name, topic_id=ZERO_UUID):
     return R.MetadataResponseTopic(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[],
-                                   topic_authorized_operations=-2147483648)
+                                   authorized_operations=None)

@@ -1,0 +1,151 @@
+"""Produce and consume throughput: the engine against librdkafka's in-memory mock cluster.
+
+The same confluent-kafka producer and consumer run against (a) our engine with one broker
+on disk and (b) librdkafka's mock cluster (`test.mock.num.brokers`) living in another
+process, in the same run. 1M records of 100 bytes, acks=1, 6 partitions; then all of them
+are consumed with manual assignment. Prints records/s for each and the ratios.
+
+    .venv/bin/python benchmarks/produce_consume.py [--records N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.engine_process import EngineProcess  # noqa: E402
+
+PARTITIONS = 6
+TOPIC = "bench"
+
+# The peer: librdkafka's mock cluster, created through librdkafka's own C API (the copy
+# bundled with confluent-kafka), because a mock cluster made with `test.mock.num.brokers`
+# cannot be given a topic of 6 partitions from Python: its admin calls wait for a controller.
+MOCK_SERVER = """
+import ctypes, glob, os, sys
+import confluent_kafka
+libs = os.path.join(os.path.dirname(confluent_kafka.__file__), os.pardir, "confluent_kafka.libs")
+lib = ctypes.CDLL(glob.glob(os.path.join(libs, "librdkafka*.so*"))[0])
+lib.rd_kafka_conf_new.restype = ctypes.c_void_p
+lib.rd_kafka_new.restype = ctypes.c_void_p
+lib.rd_kafka_new.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+lib.rd_kafka_mock_cluster_new.restype = ctypes.c_void_p
+lib.rd_kafka_mock_cluster_new.argtypes = [ctypes.c_void_p, ctypes.c_int]
+lib.rd_kafka_mock_cluster_bootstraps.restype = ctypes.c_char_p
+lib.rd_kafka_mock_cluster_bootstraps.argtypes = [ctypes.c_void_p]
+lib.rd_kafka_mock_topic_create.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+errstr = ctypes.create_string_buffer(512)
+rk = lib.rd_kafka_new(0, lib.rd_kafka_conf_new(), errstr, 512)
+cluster = lib.rd_kafka_mock_cluster_new(rk, 1)
+err = lib.rd_kafka_mock_topic_create(cluster, sys.argv[1].encode(), int(sys.argv[2]), 1)
+assert err == 0, err
+print(lib.rd_kafka_mock_cluster_bootstraps(cluster).decode(), flush=True)
+sys.stdin.read()  # keep the mock cluster alive until the benchmark closes our stdin
+"""
+
+
+def start_mock_cluster() -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-c", MOCK_SERVER, TOPIC, str(PARTITIONS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    bootstrap = process.stdout.readline().strip()
+    if not bootstrap:
+        raise RuntimeError("mock cluster did not start")
+    return process, bootstrap
+
+
+def create_topic(bootstrap: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])[TOPIC].result(30)
+    time.sleep(0.5)  # let metadata settle before timing
+
+
+def produce(bootstrap: str, records: int, size: int) -> float:
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": 1, "linger.ms": 5,
+                         "queue.buffering.max.messages": 1_000_000, "enable.idempotence": False})
+    value = os.urandom(size)
+    delivered = [0]
+
+    def on_delivery(err, _message):
+        if err is None:
+            delivered[0] += 1
+
+    start = time.perf_counter()
+    for i in range(records):
+        while True:
+            try:
+                producer.produce(TOPIC, value=value, partition=i % PARTITIONS, on_delivery=on_delivery)
+                break
+            except BufferError:
+                producer.poll(0.01)
+        if i % 1000 == 0:
+            producer.poll(0)
+    producer.flush(120)
+    elapsed = time.perf_counter() - start
+    if delivered[0] != records:
+        raise RuntimeError(f"only {delivered[0]} of {records} records were delivered")
+    return records / elapsed
+
+
+def consume(bootstrap: str, records: int) -> float:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False,
+                         "fetch.wait.max.ms": 100})
+    consumer.assign([TopicPartition(TOPIC, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
+    count = 0
+    start = time.perf_counter()
+    deadline = start + 180
+    while count < records and time.perf_counter() < deadline:
+        for message in consumer.consume(10000, timeout=1.0):
+            if message.error() is None:
+                count += 1
+    elapsed = time.perf_counter() - start
+    consumer.close()
+    if count != records:
+        raise RuntimeError(f"consumed only {count} of {records} records")
+    return records / elapsed
+
+
+def run_against(name: str, bootstrap: str, records: int, size: int, *, create: bool) -> tuple[float, float]:
+    if create:
+        create_topic(bootstrap)
+    produced = produce(bootstrap, records, size)
+    consumed = consume(bootstrap, records)
+    print(f"{name:>28}: produce {produced:>10,.0f} rec/s   consume {consumed:>10,.0f} rec/s", flush=True)
+    return produced, consumed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--size", type=int, default=100)
+    args = parser.parse_args()
+    print(f"{args.records:,} records of {args.size} bytes, acks=1, {PARTITIONS} partitions, confluent-kafka "
+          f"(librdkafka) client")
+    with tempfile.TemporaryDirectory(prefix="bench-engine-") as data_dir:
+        engine = EngineProcess(Path(data_dir) / "data", brokers=1).start()
+        try:
+            engine_produce, engine_consume = run_against("engine (1 broker, on disk)", engine.bootstrap,
+                                                         args.records, args.size, create=True)
+        finally:
+            engine.terminate()
+    mock, bootstrap = start_mock_cluster()
+    try:
+        mock_produce, mock_consume = run_against("librdkafka mock cluster", bootstrap, args.records, args.size,
+                                                 create=False)
+    finally:
+        mock.stdin.close()
+        mock.wait(10)
+    print(f"{'engine / mock':>28}: produce {engine_produce / mock_produce:>10.2f}x        "
+          f"consume {engine_consume / mock_consume:>10.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

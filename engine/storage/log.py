@@ -1,0 +1,403 @@
+"""One partition's log: an ordered run of segments plus its producer state (Kafka's UnifiedLog)."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from bisect import bisect_right
+from pathlib import Path
+from typing import Callable
+
+from .errors import InvalidRecordError, OffsetOutOfRangeError
+from .file_records import FileSlice
+from .log_config import LogConfig
+from .log_files import delete_dir_name, fsync_dir
+from .log_loader import LogLoader, rebuild_producer_state
+from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
+                            assign_offsets_and_timestamps)
+from .producer_state import BatchMetadata, ProducerStateManager
+from .segment import LogSegment
+
+__all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP", "MAX_TIMESTAMP"]
+
+# ListOffsets sentinels.
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+
+
+class Log:
+    """The partition dir `<topic>-<partition>`: segments in base-offset order, the last
+    one active (the only one appended to), and the partition's producer state.
+
+    Offsets: `log_start_offset` is the first offset a consumer may read (DeleteRecords
+    and retention raise it), `log_end_offset` the next offset to assign,
+    `recovery_point` the offset below which everything is known to be fsynced - the
+    loader re-validates only what lies above it after a crash.
+
+    Not thread-safe: the Log owns its segments and producer state, and the broker's
+    event loop is its only caller.
+    """
+
+    def __init__(self, directory: Path, config: LogConfig, segments: list[LogSegment], *,
+                 log_start_offset: int, recovery_point: int,
+                 producer_state: ProducerStateManager, now_ms: int) -> None:
+        self.dir = Path(directory)
+        self.config = config
+        self._segments = segments
+        self.log_start_offset = log_start_offset
+        self.recovery_point = recovery_point
+        self.producer_state = producer_state
+        self._log_end_offset = segments[-1].next_offset
+        self._unflushed_messages = 0
+        self.last_flush_ms = now_ms
+        self._closed = False
+
+    @classmethod
+    def open(cls, directory: Path | str, config: LogConfig, *, recovery_point: int = 0,
+             log_start_offset: int = 0, now_ms: int, had_clean_shutdown: bool = False) -> Log:
+        """Load the partition dir (creating it if new); see log_loader.LogLoader."""
+        producer_state = ProducerStateManager(Path(directory))
+        loaded = LogLoader(directory, config, producer_state, recovery_point=recovery_point,
+                           log_start_offset=log_start_offset,
+                           had_clean_shutdown=had_clean_shutdown, now_ms=now_ms).load()
+        return cls(directory, config, loaded.segments, log_start_offset=loaded.log_start_offset,
+                   recovery_point=loaded.recovery_point, producer_state=producer_state,
+                   now_ms=now_ms)
+
+    def __repr__(self) -> str:
+        return (f"Log({self.dir.name}, start={self.log_start_offset}, "
+                f"end={self._log_end_offset}, segments={len(self._segments)})")
+
+    # --- state -------------------------------------------------------------------------
+    @property
+    def log_end_offset(self) -> int:
+        return self._log_end_offset
+
+    @property
+    def segments(self) -> tuple[LogSegment, ...]:
+        return tuple(self._segments)
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments[-1]
+
+    @property
+    def size_in_bytes(self) -> int:
+        return sum(segment.size for segment in self._segments)
+
+    def update_config(self, config: LogConfig) -> None:
+        self.config = config
+        for segment in self._segments:
+            segment.index_interval_bytes = config.index_interval_bytes
+
+    def _segment_index(self, offset: int) -> int:
+        """Index of the segment holding `offset` (the last one whose base is <= offset)."""
+        return max(0, bisect_right(self._segments, offset, key=lambda s: s.base_offset) - 1)
+
+    # --- appends -----------------------------------------------------------------------
+    def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
+        """Append a Produce request's batches as leader: validate, assign offsets, write."""
+        if not isinstance(records, bytearray):
+            records = bytearray(records)
+        batches = analyze_records(records, self.config, from_client=True)
+        if not batches:
+            return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
+        stamped = assign_offsets_and_timestamps(
+            records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,
+            log_append_time=log_append_time)
+        try:
+            duplicate = self._check_producers(stamped)
+            if duplicate is not None:
+                self.producer_state.abort()
+                return self._duplicate_info(duplicate)
+            self._write(records, stamped, now_ms)
+        except BaseException:
+            self.producer_state.abort()
+            raise
+        self.producer_state.commit()
+        return LogAppendInfo(
+            stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
+            stamped.offset_of_max_timestamp, -1 if log_append_time is None else log_append_time,
+            self.log_start_offset, stamped.num_records)
+
+    def _check_producers(self, stamped: StampedBatches) -> BatchMetadata | None:
+        """Stage each idempotent batch; return the original of a duplicate, if any."""
+        for header in stamped.headers:
+            if header.has_producer_id:
+                duplicate = self.producer_state.find_duplicate(header)
+                if duplicate is not None:
+                    return duplicate
+                self.producer_state.check(header)
+                self.producer_state.stage(header, header.base_offset)
+        return None
+
+    def _duplicate_info(self, duplicate: BatchMetadata) -> LogAppendInfo:
+        # Kafka acks a retried batch with the offsets it got the first time.
+        log_append = self.config.message_timestamp_type == "LogAppendTime"
+        return LogAppendInfo(
+            duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
+            duplicate.last_offset, duplicate.timestamp if log_append else -1,
+            self.log_start_offset, duplicate.last_offset - duplicate.first_offset + 1,
+            duplicate=True)
+
+    def append_as_follower(self, records, *, now_ms: int) -> LogAppendInfo:
+        """Append batches that already carry their offsets (replication from a leader)."""
+        if not isinstance(records, bytearray):
+            records = bytearray(records)
+        batches = analyze_records(records, self.config, from_client=False)
+        if not batches:
+            return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        expected = self._log_end_offset
+        for _, header in batches:
+            if header.base_offset < expected or header.last_offset < header.base_offset:
+                raise InvalidRecordError(
+                    f"follower batch at offset {header.base_offset} does not follow {expected}")
+            expected = header.next_offset
+        headers = [header for _, header in batches]
+        max_timestamp, offset_of_max = -1, -1
+        for header in headers:
+            if header.max_timestamp > max_timestamp:
+                max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+        stamped = StampedBatches(headers, headers[0].base_offset, headers[-1].last_offset,
+                                 max_timestamp, offset_of_max,
+                                 sum(h.records_count for h in headers))
+        try:
+            for header in headers:
+                if header.has_producer_id:  # the leader checked them; just record
+                    self.producer_state.stage(header, header.base_offset)
+            self._write(records, stamped, now_ms)
+        except BaseException:
+            self.producer_state.abort()
+            raise
+        self.producer_state.commit()
+        return LogAppendInfo(stamped.first_offset, stamped.last_offset, max_timestamp,
+                             offset_of_max, -1, self.log_start_offset, stamped.num_records)
+
+    def _write(self, records: bytearray, stamped: StampedBatches, now_ms: int) -> None:
+        segment = self.active_segment
+        if segment.should_roll(self.config, message_bytes=len(records),
+                               max_timestamp=stamped.max_timestamp,
+                               last_offset=stamped.last_offset, now_ms=now_ms):
+            segment = self.roll(now_ms, base_offset=stamped.first_offset)
+        segment.append(records, stamped.first_offset, stamped.last_offset,
+                       stamped.max_timestamp, stamped.offset_of_max_timestamp)
+        self._log_end_offset = stamped.last_offset + 1
+        self._unflushed_messages += stamped.num_records
+        if self._unflushed_messages >= self.config.flush_messages:
+            self.flush(now_ms)
+
+    # --- reads -------------------------------------------------------------------------
+    def read(self, start_offset: int, max_bytes: int, *, max_offset: int | None = None,
+             min_one_batch: bool = True) -> FileSlice:
+        """Bytes from the batch holding `start_offset`, from one segment, ending before
+        `max_offset` (exclusive, e.g. the high watermark).  Empty at the end."""
+        end = self._log_end_offset
+        if start_offset < self.log_start_offset or start_offset > end:
+            raise OffsetOutOfRangeError(start_offset, self.log_start_offset, end)
+        bound = end if max_offset is None else min(max_offset, end)
+        if start_offset >= bound:
+            return self._empty_slice()
+        for i in range(self._segment_index(start_offset), len(self._segments)):
+            found = self._segments[i].read(start_offset, max_bytes, self._max_position(i, bound),
+                                           min_one_batch)
+            if found is not None:
+                return found
+        return self._empty_slice()
+
+    def _max_position(self, i: int, bound: int) -> int | None:
+        """Byte position in segment i where offset `bound` begins (None: the whole segment)."""
+        segment = self._segments[i]
+        if bound == self._log_end_offset:
+            return None
+        if i + 1 < len(self._segments) and self._segments[i + 1].base_offset <= bound:
+            return None
+        found = segment.translate_offset(bound)
+        return None if found is None else found[0]
+
+    def _empty_slice(self) -> FileSlice:
+        segment = self.active_segment
+        return FileSlice(segment.log.fileno(), segment.size, 0)
+
+    def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
+        """(offset, timestamp) of the first record with timestamp >= `timestamp`.
+
+        Also answers ListOffsets' sentinels: -1 latest, -2 earliest (timestamp -1),
+        -3 the record with the largest timestamp.
+        """
+        if timestamp == LATEST_TIMESTAMP:
+            return self._log_end_offset, -1
+        if timestamp == EARLIEST_TIMESTAMP:
+            return self.log_start_offset, -1
+        if timestamp == MAX_TIMESTAMP:
+            return self.max_timestamp_and_offset()
+        for segment in self._segments[self._segment_index(self.log_start_offset):]:
+            if segment.max_timestamp >= timestamp:
+                found = segment.find_offset_by_timestamp(
+                    timestamp, max(segment.base_offset, self.log_start_offset))
+                if found is not None:
+                    return found
+        return None
+
+    def max_timestamp_and_offset(self) -> tuple[int, int] | None:
+        """(offset, timestamp) of the first record holding the log's largest timestamp."""
+        segments = self._segments[self._segment_index(self.log_start_offset):]
+        best = max(segments, key=lambda s: s.max_timestamp)
+        if best.max_timestamp < 0:
+            return None
+        found = best.find_offset_by_timestamp(
+            best.max_timestamp, max(best.base_offset, self.log_start_offset))
+        return found or (best.offset_of_max_timestamp, best.max_timestamp)
+
+    # --- segments ----------------------------------------------------------------------
+    def roll(self, now_ms: int, *, base_offset: int | None = None) -> LogSegment:
+        """Start a new active segment at the log end (or `base_offset` if higher)."""
+        new_base = max(self._log_end_offset, base_offset or 0)
+        active = self.active_segment
+        if active.size == 0:
+            if active.base_offset == new_base:
+                return active
+            active.delete()
+            self._segments.pop()
+        # As Kafka: the old segment is fsynced on roll, so the recovery point moves up
+        # and a restart never re-reads it.
+        self._flush_up_to(new_base)
+        segment = LogSegment.open(self.dir, new_base, self.config, now_ms)
+        self._segments.append(segment)
+        fsync_dir(self.dir)
+        self.producer_state.take_snapshot(new_base)
+        return segment
+
+    def delete_old_segments(self, now_ms: int) -> int:
+        """Apply retention; return the number of segments deleted."""
+        deleted = 0
+        if "delete" in (p.strip() for p in self.config.cleanup_policy.split(",")):
+            deleted += self._delete_leading(self._retention_ms_breached(now_ms), now_ms)
+            deleted += self._delete_leading(self._retention_bytes_breached(), now_ms)
+        deleted += self._delete_leading(self._log_start_breached, now_ms)
+        return deleted
+
+    def _retention_ms_breached(self, now_ms: int) -> Callable:
+        retention_ms = self.config.retention_ms
+        return lambda segment, _next: (
+            retention_ms >= 0 and segment.largest_timestamp() < now_ms - retention_ms)
+
+    def _retention_bytes_breached(self) -> Callable:
+        excess = self.size_in_bytes - self.config.retention_bytes
+
+        def breached(segment: LogSegment, _next) -> bool:
+            nonlocal excess
+            if self.config.retention_bytes < 0 or excess - segment.size < 0:
+                return False
+            excess -= segment.size
+            return True
+        return breached
+
+    def _log_start_breached(self, _segment: LogSegment, following: LogSegment | None) -> bool:
+        return following is not None and following.base_offset <= self.log_start_offset
+
+    def _delete_leading(self, predicate: Callable, now_ms: int) -> int:
+        """Delete the oldest segments while `predicate(segment, next_segment)` holds."""
+        count = 0
+        for i, segment in enumerate(self._segments):
+            following = self._segments[i + 1] if i + 1 < len(self._segments) else None
+            if (following is None and segment.size == 0) or not predicate(segment, following):
+                break
+            count += 1
+        if count == 0:
+            return 0
+        if count == len(self._segments):
+            self.roll(now_ms)  # a log always keeps an active segment
+        doomed, self._segments = self._segments[:count], self._segments[count:]
+        self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
+        for segment in doomed:
+            segment.delete()
+        self.producer_state.delete_snapshots_below(self._segments[0].base_offset)
+        return count
+
+    def delete_records_before(self, offset: int, now_ms: int | None = None) -> int:
+        """DeleteRecords: raise log_start_offset to `offset`; return the new start."""
+        if offset > self._log_end_offset:
+            raise OffsetOutOfRangeError(offset, self.log_start_offset, self._log_end_offset)
+        if offset > self.log_start_offset:
+            self.log_start_offset = offset
+            self._delete_leading(self._log_start_breached, _now(now_ms))
+        return self.log_start_offset
+
+    def truncate_to(self, offset: int) -> bool:
+        """Remove everything at or above `offset` (replication); True if anything went."""
+        if offset >= self._log_end_offset:
+            return False
+        if offset < self._segments[0].base_offset:
+            self.truncate_fully_and_start_at(offset)
+            return True
+        keep = self._segment_index(offset)
+        for segment in self._segments[keep + 1:]:
+            segment.delete()
+        del self._segments[keep + 1:]
+        self.active_segment.truncate_to(offset)
+        self._log_end_offset = self.active_segment.next_offset
+        self.log_start_offset = min(self.log_start_offset, self._log_end_offset)
+        self.recovery_point = min(self.recovery_point, self._log_end_offset)
+        rebuild_producer_state(self._segments, self.producer_state, self._log_end_offset)
+        return True
+
+    def truncate_fully_and_start_at(self, offset: int, now_ms: int | None = None) -> None:
+        """Drop every segment and restart the log, empty, at `offset`."""
+        for segment in self._segments:
+            segment.delete()
+        self._segments = [LogSegment.open(self.dir, offset, self.config, _now(now_ms))]
+        fsync_dir(self.dir)
+        self._log_end_offset = self.log_start_offset = self.recovery_point = offset
+        self.producer_state.truncate_fully()
+
+    # --- durability --------------------------------------------------------------------
+    def flush(self, now_ms: int | None = None) -> None:
+        """fsync everything up to the log end and move the recovery point there."""
+        self._flush_up_to(self._log_end_offset)
+        self._unflushed_messages = 0
+        if now_ms is not None:
+            self.last_flush_ms = now_ms
+
+    def maybe_flush(self, now_ms: int) -> bool:
+        """Flush if flush.ms has passed since the last flush and something is unflushed."""
+        if self._unflushed_messages and now_ms - self.last_flush_ms >= self.config.flush_ms:
+            self.flush(now_ms)
+            return True
+        return False
+
+    def _flush_up_to(self, offset: int) -> None:
+        if offset <= self.recovery_point:
+            return
+        for i, segment in enumerate(self._segments):
+            following = self._segments[i + 1] if i + 1 < len(self._segments) else None
+            if segment.base_offset < offset and (
+                    following is None or following.base_offset > self.recovery_point):
+                segment.flush()
+        self.recovery_point = offset
+
+    def close(self) -> None:
+        """Snapshot producer state at the log end and close every file."""
+        if self._closed:
+            return
+        self.producer_state.take_snapshot(self._log_end_offset)
+        self._close_files()
+
+    def _close_files(self) -> None:
+        for segment in self._segments:
+            segment.close()
+        self._closed = True
+
+    def delete(self) -> None:
+        """Remove the partition dir: renamed aside first, so a crash mid-way never leaves
+        a half-deleted dir that would load as a live partition."""
+        self._close_files()
+        doomed = self.dir.with_name(delete_dir_name(self.dir.name))
+        os.rename(self.dir, doomed)
+        fsync_dir(self.dir.parent)
+        shutil.rmtree(doomed, ignore_errors=True)
+
+
+def _now(now_ms: int | None) -> int:
+    return int(time.time() * 1000) if now_ms is None else now_ms

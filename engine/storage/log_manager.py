@@ -1,0 +1,130 @@
+"""All partition logs of one broker log dir (Kafka's LogManager)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from .checkpoint import OffsetCheckpointFile
+from .log import Log
+from .log_config import LogConfig
+from .log_files import (DELETE_DIR_SUFFIX, fsync_dir, parse_topic_partition, partition_dir_name,
+                        write_atomically)
+
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+# Kafka's legal topic names; anything else could escape the log dir.
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+TopicPartition = tuple[str, int]
+
+
+class LogManager:
+    """Owns the log dir: one `<topic>-<partition>` dir per partition, plus
+
+    * `recovery-point-offset-checkpoint`: per partition, the offset below which its log
+      is fsynced (OffsetCheckpointFile format);
+    * `log-start-offset-checkpoint`: per partition, its log start offset;
+    * `.kafka_cleanshutdown`: present only between a clean shutdown and the next start;
+      without it, each log re-validates what lies above its recovery point.
+
+    Checkpoints are written by `checkpoint()` (the broker calls it periodically), after
+    retention and deletions, and at shutdown.
+
+    Not thread-safe: the broker's event loop calls every method.
+    """
+
+    def __init__(self, log_dir: Path | str) -> None:
+        self.log_dir = Path(log_dir)
+        self._logs: dict[TopicPartition, Log] = {}
+        self._recovery_points = OffsetCheckpointFile(self.log_dir / RECOVERY_POINT_CHECKPOINT)
+        self._log_start_offsets = OffsetCheckpointFile(self.log_dir / LOG_START_OFFSET_CHECKPOINT)
+        self.had_clean_shutdown = False
+
+    def load(self, config_for: Callable[[str], LogConfig], now_ms: int) -> None:
+        """Open every partition dir; `config_for(topic)` gives each topic's config."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        marker = self.log_dir / CLEAN_SHUTDOWN_FILE
+        self.had_clean_shutdown = marker.exists()
+        if self.had_clean_shutdown:
+            # Removed before loading: a crash from here on must count as unclean.
+            marker.unlink()
+            fsync_dir(self.log_dir)
+        recovery_points = self._recovery_points.read()
+        log_start_offsets = self._log_start_offsets.read()
+        for entry in sorted(os.scandir(self.log_dir), key=lambda e: e.name):
+            if not entry.is_dir():
+                continue
+            if entry.name.endswith(DELETE_DIR_SUFFIX):
+                shutil.rmtree(entry.path, ignore_errors=True)  # a deletion cut short
+                continue
+            tp = parse_topic_partition(entry.name)
+            if tp is None or not TOPIC_NAME.fullmatch(tp[0]):
+                continue
+            self._logs[tp] = Log.open(
+                entry.path, config_for(tp[0]), recovery_point=recovery_points.get(tp, 0),
+                log_start_offset=log_start_offsets.get(tp, 0), now_ms=now_ms,
+                had_clean_shutdown=self.had_clean_shutdown)
+        self.checkpoint()
+
+    # --- lookup ------------------------------------------------------------------------
+    def get_log(self, topic: str, partition: int) -> Log | None:
+        return self._logs.get((topic, partition))
+
+    def all_logs(self) -> dict[TopicPartition, Log]:
+        return dict(self._logs)
+
+    def get_or_create_log(self, topic: str, partition: int, config: LogConfig,
+                          now_ms: int) -> Log:
+        log = self._logs.get((topic, partition))
+        if log is not None:
+            return log
+        if not TOPIC_NAME.fullmatch(topic) or topic in (".", "..") or partition < 0:
+            raise ValueError(f"illegal topic partition {topic!r} {partition}")
+        path = self.log_dir / partition_dir_name(topic, partition)
+        os.makedirs(path, exist_ok=True)
+        fsync_dir(self.log_dir)
+        log = Log.open(path, config, now_ms=now_ms, had_clean_shutdown=True)
+        self._logs[(topic, partition)] = log
+        return log
+
+    def delete_log(self, topic: str, partition: int) -> bool:
+        """Delete the partition's dir; False if there was no such log."""
+        log = self._logs.pop((topic, partition), None)
+        if log is None:
+            return False
+        log.delete()
+        # A stale recovery point would let a re-created partition skip its recovery.
+        self.checkpoint()
+        return True
+
+    # --- background work ---------------------------------------------------------------
+    def checkpoint(self) -> None:
+        """Write both checkpoint files from the logs' current state."""
+        self._recovery_points.write({tp: log.recovery_point for tp, log in self._logs.items()})
+        self._log_start_offsets.write(
+            {tp: log.log_start_offset for tp, log in self._logs.items()})
+
+    def run_retention(self, now_ms: int) -> int:
+        """Apply retention to every log; return the number of segments deleted."""
+        deleted = sum(log.delete_old_segments(now_ms) for log in self._logs.values())
+        if deleted:
+            self.checkpoint()
+        return deleted
+
+    def flush_dirty_logs(self, now_ms: int) -> int:
+        """Flush the logs whose flush.ms has passed; return how many were flushed."""
+        return sum(log.maybe_flush(now_ms) for log in self._logs.values())
+
+    def shutdown(self) -> None:
+        """Flush and close everything, then mark the shutdown clean."""
+        for log in self._logs.values():
+            log.flush()
+        self.checkpoint()
+        for log in self._logs.values():
+            log.close()
+        self._logs.clear()
+        write_atomically(self.log_dir / CLEAN_SHUTDOWN_FILE, b"")

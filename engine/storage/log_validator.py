@@ -1,0 +1,90 @@
+"""Checks and stamps the batches of a Produce request before they reach the log
+(Kafka's LogValidator).  Works on the request buffer in place; never touches disk."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InvalidRecordError, RecordTooLargeError
+from .log_config import LogConfig
+from .records import (TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches, set_log_append_time,
+                      validate_crc)
+
+
+@dataclass(frozen=True)
+class LogAppendInfo:
+    """What an append did, for the Produce response.
+
+    For a duplicate (an idempotent retry of an already-written batch) the offsets and
+    timestamp are those of the original write, and nothing was appended.
+    """
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int
+    log_append_time: int          # -1 unless message.timestamp.type=LogAppendTime
+    log_start_offset: int
+    num_records: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True)
+class StampedBatches:
+    headers: list[BatchHeader]    # as written: offsets and timestamps assigned
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int  # last offset of the first batch reaching max_timestamp
+    num_records: int
+
+
+def analyze_records(records, config: LogConfig, *, from_client: bool
+                    ) -> list[tuple[int, BatchHeader]]:
+    """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
+
+    All batches are checked before any is written, so a request is taken whole or not at all.
+    """
+    batches = list(iter_batches(records))
+    for position, header in batches:
+        if from_client and header.size > config.max_message_bytes:
+            raise RecordTooLargeError(
+                f"batch of {header.size} bytes exceeds max.message.bytes={config.max_message_bytes}")
+        validate_crc(records, position, header)
+        if from_client:
+            _check_client_batch(header)
+    return batches
+
+
+def _check_client_batch(header: BatchHeader) -> None:
+    if header.is_control:
+        raise InvalidRecordError("clients may not write control batches")
+    if header.records_count < 1 or header.last_offset_delta != header.records_count - 1:
+        raise InvalidRecordError(
+            f"batch of {header.records_count} records has last offset delta "
+            f"{header.last_offset_delta}")
+    if header.has_producer_id and (header.producer_epoch < 0 or header.base_sequence < 0):
+        raise InvalidRecordError(f"producer {header.producer_id} batch without epoch or sequence")
+
+
+def assign_offsets_and_timestamps(records: bytearray, batches: list[tuple[int, BatchHeader]], *,
+                                  base_offset: int, leader_epoch: int,
+                                  log_append_time: int | None) -> StampedBatches:
+    """Give the batches consecutive offsets from `base_offset`, stamp the leader epoch,
+    and, under LogAppendTime, the broker's clock."""
+    offset = base_offset
+    headers = []
+    max_timestamp, offset_of_max, num_records = -1, -1, 0
+    for position, header in batches:
+        assign_offsets(records, position, offset, leader_epoch)
+        if log_append_time is not None:
+            set_log_append_time(records, position, log_append_time)
+            header = header._replace(attributes=header.attributes | TIMESTAMP_TYPE_MASK,
+                                     first_timestamp=log_append_time,
+                                     max_timestamp=log_append_time)
+        header = header._replace(base_offset=offset, partition_leader_epoch=leader_epoch)
+        if header.max_timestamp > max_timestamp:
+            max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+        num_records += header.records_count
+        headers.append(header)
+        offset = header.next_offset
+    return StampedBatches(headers, base_offset, offset - 1, max_timestamp, offset_of_max, num_records)

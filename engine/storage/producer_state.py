@@ -1,0 +1,210 @@
+"""Idempotent-producer state of one partition (Kafka's ProducerStateManager)."""
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, NamedTuple
+
+from .errors import InvalidProducerEpochError, OutOfOrderSequenceError
+from .log_files import SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly, write_atomically
+from .records import INT32_MAX, BatchHeader
+
+# Kafka remembers the last 5 batches per producer: a client has at most 5 in flight, so a
+# retry of any of them can still be recognised as a duplicate.
+NUM_BATCHES_TO_RETAIN = 5
+SNAPSHOT_VERSION = 1
+
+
+class BatchMetadata(NamedTuple):
+    first_seq: int
+    last_seq: int
+    first_offset: int
+    last_offset: int
+    timestamp: int
+
+
+@dataclass
+class ProducerEntry:
+    producer_id: int
+    epoch: int
+    batches: deque = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
+    last_timestamp: int = -1
+
+    @property
+    def last_seq(self) -> int:
+        return self.batches[-1].last_seq if self.batches else -1
+
+    def copy(self) -> ProducerEntry:
+        return ProducerEntry(self.producer_id, self.epoch,
+                             deque(self.batches, maxlen=NUM_BATCHES_TO_RETAIN), self.last_timestamp)
+
+    def find_duplicate(self, header: BatchHeader) -> BatchMetadata | None:
+        if header.producer_epoch != self.epoch:
+            return None
+        for batch in self.batches:
+            if batch.first_seq == header.base_sequence and batch.last_seq == header.last_sequence:
+                return batch
+        return None
+
+
+def in_sequence(last_seq: int, next_seq: int) -> bool:
+    return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT32_MAX)
+
+
+class ProducerStateManager:
+    """Per producer id: its epoch and the metadata of its last 5 batches.
+
+    Snapshot file `<offset, 20 digits>.snapshot` in the partition dir holds the state
+    after every batch below `offset`, as UTF-8 JSON:
+
+        {"version": 1, "offset": N,
+         "producers": [{"producer_id": P, "epoch": E, "last_timestamp": T,
+                        "batches": [[first_seq, last_seq, first_offset, last_offset, ts], ...]}]}
+
+    It is written to a temp file, fsynced and renamed, so a crash leaves the old or the
+    new snapshot, never half of one.  A log rebuilds the state at open from its newest
+    snapshot plus the batch headers after it.
+
+    An append is checked and staged batch by batch (`check`, `stage`), then `commit`ted
+    once the bytes are in the log, or `abort`ed: a request whose third batch is out of
+    sequence leaves no trace of the first two.
+
+    Not thread-safe: owned by its Log, called on the broker's event loop.
+    """
+
+    def __init__(self, partition_dir: Path) -> None:
+        self.dir = Path(partition_dir)
+        self._entries: dict[int, ProducerEntry] = {}
+        self._pending: dict[int, ProducerEntry] = {}
+
+    @property
+    def producers(self) -> Mapping[int, ProducerEntry]:
+        return self._entries
+
+    def _entry(self, producer_id: int) -> ProducerEntry | None:
+        return self._pending.get(producer_id) or self._entries.get(producer_id)
+
+    # --- validation --------------------------------------------------------------------
+    def find_duplicate(self, header: BatchHeader) -> BatchMetadata | None:
+        entry = self._entry(header.producer_id)
+        return entry.find_duplicate(header) if entry else None
+
+    def check(self, header: BatchHeader) -> int | None:
+        """The original first offset if `header` repeats one of the producer's last 5
+        batches; otherwise None once epoch and sequence are valid (else raise)."""
+        duplicate = self.find_duplicate(header)
+        if duplicate is not None:
+            return duplicate.first_offset
+        entry = self._entry(header.producer_id)
+        if entry is None:
+            return None  # unknown producer (new, or its batches were deleted): any sequence
+        if header.producer_epoch < entry.epoch:
+            raise InvalidProducerEpochError(
+                f"producer {header.producer_id} epoch {header.producer_epoch} < {entry.epoch}")
+        if header.producer_epoch > entry.epoch:
+            if header.base_sequence != 0:
+                raise OutOfOrderSequenceError(
+                    f"producer {header.producer_id} new epoch {header.producer_epoch} "
+                    f"must start at sequence 0, got {header.base_sequence}")
+        elif not in_sequence(entry.last_seq, header.base_sequence):
+            raise OutOfOrderSequenceError(
+                f"producer {header.producer_id} sequence {header.base_sequence} "
+                f"does not follow {entry.last_seq}")
+        return None
+
+    # --- updates -----------------------------------------------------------------------
+    def stage(self, header: BatchHeader, first_offset: int) -> None:
+        """Record a batch about to be appended at `first_offset`; visible to later checks."""
+        pid = header.producer_id
+        entry = self._pending.get(pid)
+        if entry is None:
+            current = self._entries.get(pid)
+            entry = current.copy() if current else ProducerEntry(pid, header.producer_epoch)
+            self._pending[pid] = entry
+        if header.producer_epoch != entry.epoch:
+            entry.epoch = header.producer_epoch
+            entry.batches.clear()
+        entry.batches.append(BatchMetadata(
+            header.base_sequence, header.last_sequence, first_offset,
+            first_offset + header.last_offset_delta, header.max_timestamp))
+        entry.last_timestamp = header.max_timestamp
+
+    def commit(self) -> None:
+        self._entries.update(self._pending)
+        self._pending.clear()
+
+    def abort(self) -> None:
+        self._pending.clear()
+
+    def update(self, header: BatchHeader, first_offset: int) -> None:
+        """Apply an appended (or replayed) batch without checks."""
+        self.stage(header, first_offset)
+        self.commit()
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._pending.clear()
+
+    # --- snapshots ---------------------------------------------------------------------
+    def snapshot_offsets(self) -> list[int]:
+        offsets = (offset_from_file(name) for name in os.listdir(self.dir)
+                   if name.endswith(SNAPSHOT_SUFFIX))
+        return sorted(o for o in offsets if o is not None)
+
+    def take_snapshot(self, offset: int) -> None:
+        producers = [
+            {"producer_id": e.producer_id, "epoch": e.epoch, "last_timestamp": e.last_timestamp,
+             "batches": [list(b) for b in e.batches]}
+            for e in self._entries.values()
+        ]
+        doc = {"version": SNAPSHOT_VERSION, "offset": offset, "producers": producers}
+        write_atomically(offset_file(self.dir, offset, SNAPSHOT_SUFFIX),
+                         json.dumps(doc, separators=(",", ":")).encode())
+
+    def load(self) -> int:
+        """Load the newest readable snapshot; return its offset, or 0 if there is none.
+
+        An unreadable snapshot is deleted and the next older one is tried.
+        """
+        self.clear()
+        for offset in reversed(self.snapshot_offsets()):
+            path = offset_file(self.dir, offset, SNAPSHOT_SUFFIX)
+            try:
+                self._entries = self._parse(path.read_bytes())
+                return offset
+            except (OSError, ValueError, KeyError, TypeError):
+                unlink_quietly(path)
+        return 0
+
+    @staticmethod
+    def _parse(data: bytes) -> dict[int, ProducerEntry]:
+        doc = json.loads(data)
+        if doc["version"] != SNAPSHOT_VERSION:
+            raise ValueError(f"unknown snapshot version {doc['version']}")
+        entries = {}
+        for p in doc["producers"]:
+            batches = deque((BatchMetadata(*b) for b in p["batches"]), maxlen=NUM_BATCHES_TO_RETAIN)
+            entries[p["producer_id"]] = ProducerEntry(
+                p["producer_id"], p["epoch"], batches, p["last_timestamp"])
+        return entries
+
+    def truncate_and_reload(self, offset: int) -> int:
+        """Forget snapshots above `offset` (their batches are gone) and load the newest
+        remaining one; return its offset (0 if none).  Caller replays from there."""
+        for snapshot in self.snapshot_offsets():
+            if snapshot > offset:
+                unlink_quietly(offset_file(self.dir, snapshot, SNAPSHOT_SUFFIX))
+        return self.load()
+
+    def delete_snapshots_below(self, offset: int) -> None:
+        for snapshot in self.snapshot_offsets():
+            if snapshot < offset:
+                unlink_quietly(offset_file(self.dir, snapshot, SNAPSHOT_SUFFIX))
+
+    def truncate_fully(self) -> None:
+        """Drop all state and every snapshot (the log restarts empty)."""
+        self.clear()
+        self.delete_snapshots_below(2**63 - 1)
