@@ -8,13 +8,13 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
 
-from .errors import InvalidRecordError, OffsetOutOfRangeError
+from .errors import OffsetOutOfRangeError
 from .file_records import FileSlice
 from .log_config import LogConfig
 from .log_files import delete_dir_name, fsync_dir
 from .log_loader import LogLoader, rebuild_producer_state
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
-                            assign_offsets_and_timestamps)
+                            assign_offsets_and_timestamps, check_follower_offsets)
 from .producer_state import BatchMetadata, ProducerStateManager
 from .segment import LogSegment
 
@@ -49,7 +49,6 @@ class Log:
         self.recovery_point = recovery_point
         self.producer_state = producer_state
         self._log_end_offset = segments[-1].next_offset
-        self._unflushed_messages = 0
         self.last_flush_ms = now_ms
         self._closed = False
 
@@ -83,6 +82,11 @@ class Log:
         return self._segments[-1]
 
     @property
+    def unflushed_messages(self) -> int:
+        """Offsets above the recovery point (Kafka counts flush.messages this way)."""
+        return self._log_end_offset - self.recovery_point
+
+    @property
     def size_in_bytes(self) -> int:
         return sum(segment.size for segment in self._segments)
 
@@ -98,8 +102,7 @@ class Log:
     # --- appends -----------------------------------------------------------------------
     def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write."""
-        if not isinstance(records, bytearray):
-            records = bytearray(records)
+        records = records if isinstance(records, bytearray) else bytearray(records)
         batches = analyze_records(records, self.config, from_client=True)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
@@ -107,8 +110,22 @@ class Log:
         stamped = assign_offsets_and_timestamps(
             records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,
             log_append_time=log_append_time)
+        return self._append(records, stamped, now_ms, validate_producers=True,
+                            log_append_time=-1 if log_append_time is None else log_append_time)
+
+    def append_as_follower(self, records, *, now_ms: int) -> LogAppendInfo:
+        """Append batches that already carry their offsets (replication from a leader)."""
+        records = records if isinstance(records, bytearray) else bytearray(records)
+        batches = analyze_records(records, self.config, from_client=False)
+        if not batches:
+            return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        stamped = check_follower_offsets(batches, self._log_end_offset)
+        return self._append(records, stamped, now_ms, validate_producers=False, log_append_time=-1)
+
+    def _append(self, records: bytearray, stamped: StampedBatches, now_ms: int, *,
+                validate_producers: bool, log_append_time: int) -> LogAppendInfo:
         try:
-            duplicate = self._check_producers(stamped)
+            duplicate = self._stage_producers(stamped, validate=validate_producers)
             if duplicate is not None:
                 self.producer_state.abort()
                 return self._duplicate_info(duplicate)
@@ -117,20 +134,23 @@ class Log:
             self.producer_state.abort()
             raise
         self.producer_state.commit()
-        return LogAppendInfo(
-            stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
-            stamped.offset_of_max_timestamp, -1 if log_append_time is None else log_append_time,
-            self.log_start_offset, stamped.num_records)
+        return LogAppendInfo(stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
+                             stamped.offset_of_max_timestamp, log_append_time,
+                             self.log_start_offset, stamped.num_records)
 
-    def _check_producers(self, stamped: StampedBatches) -> BatchMetadata | None:
-        """Stage each idempotent batch; return the original of a duplicate, if any."""
+    def _stage_producers(self, stamped: StampedBatches, *, validate: bool
+                         ) -> BatchMetadata | None:
+        """Stage each idempotent batch; return the original of a duplicate, if any.
+        Replicated batches were checked by their leader and are only recorded."""
         for header in stamped.headers:
-            if header.has_producer_id:
+            if not header.has_producer_id:
+                continue
+            if validate:
                 duplicate = self.producer_state.find_duplicate(header)
                 if duplicate is not None:
                     return duplicate
                 self.producer_state.check(header)
-                self.producer_state.stage(header, header.base_offset)
+            self.producer_state.stage(header, header.base_offset)
         return None
 
     def _duplicate_info(self, duplicate: BatchMetadata) -> LogAppendInfo:
@@ -142,39 +162,6 @@ class Log:
             self.log_start_offset, duplicate.last_offset - duplicate.first_offset + 1,
             duplicate=True)
 
-    def append_as_follower(self, records, *, now_ms: int) -> LogAppendInfo:
-        """Append batches that already carry their offsets (replication from a leader)."""
-        if not isinstance(records, bytearray):
-            records = bytearray(records)
-        batches = analyze_records(records, self.config, from_client=False)
-        if not batches:
-            return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
-        expected = self._log_end_offset
-        for _, header in batches:
-            if header.base_offset < expected or header.last_offset < header.base_offset:
-                raise InvalidRecordError(
-                    f"follower batch at offset {header.base_offset} does not follow {expected}")
-            expected = header.next_offset
-        headers = [header for _, header in batches]
-        max_timestamp, offset_of_max = -1, -1
-        for header in headers:
-            if header.max_timestamp > max_timestamp:
-                max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
-        stamped = StampedBatches(headers, headers[0].base_offset, headers[-1].last_offset,
-                                 max_timestamp, offset_of_max,
-                                 sum(h.records_count for h in headers))
-        try:
-            for header in headers:
-                if header.has_producer_id:  # the leader checked them; just record
-                    self.producer_state.stage(header, header.base_offset)
-            self._write(records, stamped, now_ms)
-        except BaseException:
-            self.producer_state.abort()
-            raise
-        self.producer_state.commit()
-        return LogAppendInfo(stamped.first_offset, stamped.last_offset, max_timestamp,
-                             offset_of_max, -1, self.log_start_offset, stamped.num_records)
-
     def _write(self, records: bytearray, stamped: StampedBatches, now_ms: int) -> None:
         segment = self.active_segment
         if segment.should_roll(self.config, message_bytes=len(records),
@@ -184,8 +171,7 @@ class Log:
         segment.append(records, stamped.first_offset, stamped.last_offset,
                        stamped.max_timestamp, stamped.offset_of_max_timestamp)
         self._log_end_offset = stamped.last_offset + 1
-        self._unflushed_messages += stamped.num_records
-        if self._unflushed_messages >= self.config.flush_messages:
+        if self.unflushed_messages >= self.config.flush_messages:
             self.flush(now_ms)
 
     # --- reads -------------------------------------------------------------------------
@@ -356,13 +342,12 @@ class Log:
     def flush(self, now_ms: int | None = None) -> None:
         """fsync everything up to the log end and move the recovery point there."""
         self._flush_up_to(self._log_end_offset)
-        self._unflushed_messages = 0
         if now_ms is not None:
             self.last_flush_ms = now_ms
 
     def maybe_flush(self, now_ms: int) -> bool:
         """Flush if flush.ms has passed since the last flush and something is unflushed."""
-        if self._unflushed_messages and now_ms - self.last_flush_ms >= self.config.flush_ms:
+        if self.unflushed_messages and now_ms - self.last_flush_ms >= self.config.flush_ms:
             self.flush(now_ms)
             return True
         return False

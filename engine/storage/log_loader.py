@@ -32,7 +32,7 @@ class LoadedLog:
 
 class LogLoader:
     """Single use: `LogLoader(...).load()`.  Runs before the Log exists, so it owns
-    every file of the dir for its duration."""
+    every file of the dir for its duration.  Not thread-safe."""
 
     def __init__(self, directory: Path, config: LogConfig, producer_state: ProducerStateManager,
                  *, recovery_point: int, log_start_offset: int, had_clean_shutdown: bool,

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
-from .records import (TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches, set_log_append_time,
-                      validate_crc)
+from .records import (TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
+                      set_log_append_time, validate_crc)
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,15 @@ class StampedBatches:
     offset_of_max_timestamp: int  # last offset of the first batch reaching max_timestamp
     num_records: int
 
+    @classmethod
+    def of(cls, headers: list[BatchHeader]) -> StampedBatches:
+        max_timestamp, offset_of_max = -1, -1
+        for header in headers:
+            if header.max_timestamp > max_timestamp:
+                max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+        return cls(headers, headers[0].base_offset, headers[-1].last_offset, max_timestamp,
+                   offset_of_max, sum(h.records_count for h in headers))
+
 
 def analyze_records(records, config: LogConfig, *, from_client: bool
                     ) -> list[tuple[int, BatchHeader]]:
@@ -48,7 +57,8 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
     for position, header in batches:
         if from_client and header.size > config.max_message_bytes:
             raise RecordTooLargeError(
-                f"batch of {header.size} bytes exceeds max.message.bytes={config.max_message_bytes}")
+                f"batch of {header.size} bytes exceeds max.message.bytes="
+                f"{config.max_message_bytes}")
         validate_crc(records, position, header)
         if from_client:
             _check_client_batch(header)
@@ -73,7 +83,6 @@ def assign_offsets_and_timestamps(records: bytearray, batches: list[tuple[int, B
     and, under LogAppendTime, the broker's clock."""
     offset = base_offset
     headers = []
-    max_timestamp, offset_of_max, num_records = -1, -1, 0
     for position, header in batches:
         assign_offsets(records, position, offset, leader_epoch)
         if log_append_time is not None:
@@ -82,9 +91,18 @@ def assign_offsets_and_timestamps(records: bytearray, batches: list[tuple[int, B
                                      first_timestamp=log_append_time,
                                      max_timestamp=log_append_time)
         header = header._replace(base_offset=offset, partition_leader_epoch=leader_epoch)
-        if header.max_timestamp > max_timestamp:
-            max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
-        num_records += header.records_count
         headers.append(header)
         offset = header.next_offset
-    return StampedBatches(headers, base_offset, offset - 1, max_timestamp, offset_of_max, num_records)
+    return StampedBatches.of(headers)
+
+
+def check_follower_offsets(batches: list[tuple[int, BatchHeader]], log_end_offset: int
+                           ) -> StampedBatches:
+    """Replicated batches keep their offsets, which must move forward from the log end."""
+    expected = log_end_offset
+    for _, header in batches:
+        if header.base_offset < expected or header.last_offset < header.base_offset:
+            raise InvalidRecordError(
+                f"replicated batch at offset {header.base_offset} does not follow {expected}")
+        expected = header.next_offset
+    return StampedBatches.of([header for _, header in batches])

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Mapping, NamedTuple
 
 from .errors import InvalidProducerEpochError, OutOfOrderSequenceError
-from .log_files import SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly, write_atomically
+from .log_files import (SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly,
+                        write_atomically)
 from .records import INT32_MAX, BatchHeader
 
 # Kafka remembers the last 5 batches per producer: a client has at most 5 in flight, so a

@@ -166,17 +166,26 @@ class LogSegment:
         self._ensure_indexes()
         self._load_tail()
         position = self.log.append(buf)
+        try:
+            self._track_max_timestamp(max_timestamp, offset_of_max_timestamp)
+            self._maybe_index(last_offset, position)
+        except BaseException:
+            # Undo the write: offsets the log end never reached must not stay on disk.
+            self.log.truncate_to(position)
+            self.offset_index.truncate_to(first_offset)
+            self.time_index.truncate_to(first_offset)
+            self._tail_loaded = False
+            raise
         if position == 0:
             self._rolling_timestamp = max_timestamp
-        self._track_max_timestamp(max_timestamp, offset_of_max_timestamp)
-        self._maybe_index(last_offset, position)
         self._bytes_since_last_index_entry += len(buf)
         self._next_offset = last_offset + 1
 
     def _maybe_index(self, offset: int, position: int) -> None:
         if self._bytes_since_last_index_entry >= self.index_interval_bytes:
             self.offset_index.append(offset, position)
-            self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            if self._max_timestamp >= 0:  # batches without timestamps have nothing to index
+                self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
             self._bytes_since_last_index_entry = 0
 
     def recover(self, max_message_bytes: int = INT32_MAX) -> int:
@@ -189,7 +198,8 @@ class LogSegment:
         """Rebuild the indexes from the .log; return the end of the last good batch."""
         self.offset_index.reset()
         self.time_index.reset()
-        self._next_offset, self._max_timestamp, self._offset_of_max_timestamp = self.base_offset, -1, -1
+        self._next_offset = self.base_offset
+        self._max_timestamp, self._offset_of_max_timestamp = -1, -1
         self._bytes_since_last_index_entry = 0
         self._rolling_timestamp = None
         self._tail_loaded = True
@@ -215,7 +225,8 @@ class LogSegment:
         if self.has_overflow(header.base_offset) or self.has_overflow(header.last_offset):
             raise CorruptRecordError(f"batch at {position} has offsets outside {self!r}")
         if header.base_offset < self._next_offset:
-            raise CorruptRecordError(f"batch at {position} goes back to offset {header.base_offset}")
+            raise CorruptRecordError(
+                f"batch at {position} goes back to offset {header.base_offset}")
 
     def truncate_to(self, offset: int) -> int:
         """Remove every batch holding an offset >= `offset` (the whole batch that holds

@@ -239,7 +239,8 @@ def test_offset_for_timestamp_finds_the_exact_record(open_log):
     assert len(log.segments) > 1
     for offset in (0, 3, 77, 123, 199):
         assert log.offset_for_timestamp(BASE_TS + offset * 10) == (offset, BASE_TS + offset * 10)
-        assert log.offset_for_timestamp(BASE_TS + offset * 10 - 5) == (offset, BASE_TS + offset * 10)
+        just_before = BASE_TS + offset * 10 - 5
+        assert log.offset_for_timestamp(just_before) == (offset, BASE_TS + offset * 10)
     assert log.offset_for_timestamp(BASE_TS + 10_000) is None
     assert log.offset_for_timestamp(-1) == (200, -1)
     assert log.offset_for_timestamp(-2) == (0, -1)

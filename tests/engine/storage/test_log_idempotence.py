@@ -65,7 +65,8 @@ def test_a_failed_request_leaves_no_producer_state_behind(open_log):
 
 def test_several_batches_of_one_producer_in_one_request(open_log):
     log = open_log()
-    request = make_batch(values(2), producer=(PID, 0, 0)) + make_batch(values(3), producer=(PID, 0, 2))
+    request = (make_batch(values(2), producer=(PID, 0, 0))
+               + make_batch(values(3), producer=(PID, 0, 2)))
     info = log.append(request, leader_epoch=0, now_ms=BASE_TS)
     assert (info.first_offset, info.last_offset, info.num_records) == (0, 4, 5)
     assert send(log, 2, 3).duplicate
