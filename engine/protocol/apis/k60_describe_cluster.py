@@ -25,4 +25,4 @@ async def handle_describe_cluster(ctx, request: DescribeClusterRequest) -> Descr
                for b in image.brokers.values()]
     return DescribeClusterResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, error_message=None,
                                    endpoint_type=1, cluster_id=image.cluster_id, controller_id=image.controller_id,
-                                   brokers=brokers, cluster_authorized_operations=-2147483648)
+                                   brokers=brokers, authorized_operations=None)
