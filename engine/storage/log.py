@@ -10,6 +10,7 @@ from typing import Callable
 
 from .errors import OffsetOutOfRangeError
 from .file_records import FileSlice
+from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
 from .log_files import delete_dir_name, fsync_dir
 from .log_loader import LogLoader, rebuild_producer_state
@@ -51,6 +52,9 @@ class Log:
         self._log_end_offset = segments[-1].next_offset
         self.last_flush_ms = now_ms
         self._closed = False
+        # Which leader epoch began at which offset; replicas truncate by it (KIP-101).
+        self.leader_epoch_cache = LeaderEpochFileCache(self.dir)
+        self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
 
     @classmethod
     def open(cls, directory: Path | str, config: LogConfig, *, recovery_point: int = 0,
@@ -110,8 +114,11 @@ class Log:
         stamped = assign_offsets_and_timestamps(
             records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,
             log_append_time=log_append_time)
-        return self._append(records, stamped, now_ms, validate_producers=True,
+        info = self._append(records, stamped, now_ms, validate_producers=True,
                             log_append_time=-1 if log_append_time is None else log_append_time)
+        if not info.duplicate:
+            self.leader_epoch_cache.assign(leader_epoch, info.first_offset)
+        return info
 
     def append_as_follower(self, records, *, now_ms: int) -> LogAppendInfo:
         """Append batches that already carry their offsets (replication from a leader)."""
@@ -120,7 +127,10 @@ class Log:
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
         stamped = check_follower_offsets(batches, self._log_end_offset)
-        return self._append(records, stamped, now_ms, validate_producers=False, log_append_time=-1)
+        info = self._append(records, stamped, now_ms, validate_producers=False, log_append_time=-1)
+        for header in stamped.headers:
+            self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+        return info
 
     def _append(self, records: bytearray, stamped: StampedBatches, now_ms: int, *,
                 validate_producers: bool, log_append_time: int) -> LogAppendInfo:
@@ -297,6 +307,7 @@ class Log:
             self.roll(now_ms)  # a log always keeps an active segment
         doomed, self._segments = self._segments[:count], self._segments[count:]
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
+        self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
         for segment in doomed:
             segment.delete()
         self.producer_state.delete_snapshots_below(self._segments[0].base_offset)
@@ -327,6 +338,7 @@ class Log:
         self.log_start_offset = min(self.log_start_offset, self._log_end_offset)
         self.recovery_point = min(self.recovery_point, self._log_end_offset)
         rebuild_producer_state(self._segments, self.producer_state, self._log_end_offset)
+        self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
         return True
 
     def truncate_fully_and_start_at(self, offset: int, now_ms: int | None = None) -> None:
@@ -337,6 +349,7 @@ class Log:
         fsync_dir(self.dir)
         self._log_end_offset = self.log_start_offset = self.recovery_point = offset
         self.producer_state.truncate_fully()
+        self.leader_epoch_cache.clear()
 
     # --- durability --------------------------------------------------------------------
     def flush(self, now_ms: int | None = None) -> None:

@@ -170,7 +170,9 @@ def test_truncate_fully_and_start_at(open_log):
     log.truncate_fully_and_start_at(1000, now_ms=BASE_TS)
     assert (log.log_start_offset, log.log_end_offset, len(log.segments)) == (1000, 1000, 1)
     assert sorted(p.name for p in log.dir.iterdir()) == [
-        "00000000000000001000.index", "00000000000000001000.log", "00000000000000001000.timeindex"]
+        "00000000000000001000.index", "00000000000000001000.log", "00000000000000001000.timeindex",
+        "leader-epoch-checkpoint"]
+    assert log.leader_epoch_cache.entries == []
     assert log.append(make_batch(values(1)), leader_epoch=0, now_ms=BASE_TS).first_offset == 1000
 
 

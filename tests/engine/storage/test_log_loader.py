@@ -168,7 +168,8 @@ def test_stray_files_are_removed(open_log, tmp_path):
     log = open_log(recovery_point=10, had_clean_shutdown=True)
     names = sorted(p.name for p in log.dir.iterdir())
     assert names == ["00000000000000000000.index", "00000000000000000000.log",
-                     "00000000000000000000.timeindex", "00000000000000000010.snapshot"]
+                     "00000000000000000000.timeindex", "00000000000000000010.snapshot",
+                     "leader-epoch-checkpoint"]
 
 
 def test_log_start_offset_is_kept_within_the_log(open_log):
