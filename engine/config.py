@@ -13,7 +13,8 @@ from engine.storage.log_config import LONG_MAX, LogConfig
 
 # DescribeConfigs ConfigSource values (KIP-226).
 SOURCE_DYNAMIC_TOPIC = 1
-SOURCE_DYNAMIC_BROKER = 2
+SOURCE_DYNAMIC_BROKER = 2           # set for one broker (resource name "<id>")
+SOURCE_DYNAMIC_DEFAULT_BROKER = 3   # set cluster-wide (resource name "")
 SOURCE_STATIC_BROKER = 4
 SOURCE_DEFAULT = 5
 
@@ -157,8 +158,26 @@ _BROKER_DEFS = [
     ConfigDef("offsets.topic.num.partitions", TYPE_INT, 50, at_least(1)),
     ConfigDef("offsets.topic.replication.factor", TYPE_SHORT, 3, at_least(1)),
     ConfigDef("offsets.retention.minutes", TYPE_INT, 7 * 24 * 60, at_least(1)),
-    ConfigDef("replica.lag.time.max.ms", TYPE_LONG, 30000),
-    ConfigDef("group.initial.rebalance.delay.ms", TYPE_INT, 3000),
+    ConfigDef("replica.lag.time.max.ms", TYPE_LONG, 30000, at_least(1)),
+    # Replication (engine/broker/replica_fetcher.py).
+    ConfigDef("replica.fetch.max.bytes", TYPE_INT, 1048576, at_least(0)),
+    ConfigDef("replica.fetch.response.max.bytes", TYPE_INT, 10485760, at_least(0)),
+    ConfigDef("replica.fetch.wait.max.ms", TYPE_INT, 500, at_least(0)),
+    ConfigDef("replica.fetch.backoff.ms", TYPE_INT, 1000, at_least(0)),
+    ConfigDef("replica.high.watermark.checkpoint.interval.ms", TYPE_LONG, 5000, at_least(1)),
+    ConfigDef("controlled.shutdown.enable", TYPE_BOOLEAN, True),
+    ConfigDef("group.initial.rebalance.delay.ms", TYPE_INT, 3000, at_least(0)),
+    # Consumer groups and committed offsets (engine/coordinator).
+    ConfigDef("group.min.session.timeout.ms", TYPE_INT, 6000, at_least(0)),
+    ConfigDef("group.max.session.timeout.ms", TYPE_INT, 1800000, at_least(0)),
+    ConfigDef("group.max.size", TYPE_INT, INT_MAX, at_least(1)),
+    ConfigDef("offsets.topic.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(14)),
+    ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
+    ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),
+    # Log compaction (engine/storage/cleaner.py).
+    ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
+    ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
+    ConfigDef("log.cleaner.dedupe.buffer.size", TYPE_LONG, 128 * 1024 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
 ]
@@ -180,26 +199,31 @@ _SYNONYM_SCALE = {"log.retention.minutes": 60000, "log.retention.hours": 3600000
 
 @dataclass
 class BrokerConfig:
-    """A broker's effective configuration: static values from the command line plus dynamic overrides."""
+    """A broker's effective configuration, by Kafka's precedence: its own dynamic overrides,
+    then the cluster-wide dynamic defaults, then static values from the command line, then
+    Kafka's defaults. The layers stay apart so DescribeConfigs can name each value's source."""
 
     static: dict[str, Any] = field(default_factory=dict)
-    dynamic: dict[str, Any] = field(default_factory=dict)
+    dynamic: dict[str, Any] = field(default_factory=dict)          # this broker's ("<id>")
+    dynamic_default: dict[str, Any] = field(default_factory=dict)  # cluster-wide ("")
 
     def __post_init__(self) -> None:
         self.static = validate_broker_configs(self.static, dynamic_only=False)
 
+    def _layers(self):
+        return ((self.dynamic, SOURCE_DYNAMIC_BROKER), (self.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER),
+                (self.static, SOURCE_STATIC_BROKER))
+
     def get(self, name: str) -> Any:
-        if name in self.dynamic:
-            return self.dynamic[name]
-        if name in self.static:
-            return self.static[name]
+        for values, _ in self._layers():
+            if name in values:
+                return values[name]
         return BROKER_CONFIGS[name].default
 
     def source(self, name: str) -> int:
-        if name in self.dynamic:
-            return SOURCE_DYNAMIC_BROKER
-        if name in self.static:
-            return SOURCE_STATIC_BROKER
+        for values, source in self._layers():
+            if name in values:
+                return source
         return SOURCE_DEFAULT
 
     def topic_default(self, topic_config: str) -> tuple[Any, int]:
@@ -215,26 +239,29 @@ class BrokerConfig:
 
 
 def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
-    """Parse topic config overrides, raising InvalidConfigError on unknown names or bad values."""
+    """Parse topic config overrides, raising InvalidConfigError on unknown names or bad values.
+
+    A None value (a deletion) is checked by name only and kept as None."""
     parsed = {}
     for name, value in raw.items():
         definition = TOPIC_CONFIGS.get(name)
         if definition is None:
             raise InvalidConfigError(f"Unknown topic config name: {name}")
-        parsed[name] = definition.parse(value)
+        parsed[name] = None if value is None else definition.parse(value)
     return parsed
 
 
 def validate_broker_configs(raw: dict[str, Any], *, dynamic_only: bool) -> dict[str, Any]:
-    parsed = {}
-    for name, value in raw.items():
-        definition = BROKER_CONFIGS.get(name)
-        if definition is None:
-            raise InvalidConfigError(f"Unknown broker config name: {name}")
-        if dynamic_only and name not in DYNAMIC_BROKER_CONFIGS:
-            raise InvalidConfigError(f"Cannot update these configs dynamically: {{{name}}}")
-        parsed[name] = definition.parse(value)
-    return parsed
+    """Parse broker configs; with dynamic_only, refuse those Kafka cannot change at run time.
+
+    A None value (a deletion) is checked by name only and kept as None."""
+    unknown = [name for name in raw if name not in BROKER_CONFIGS]
+    if unknown:
+        raise InvalidConfigError(f"Unknown broker config name: {unknown[0]}")
+    static_only = sorted(name for name in raw if name not in DYNAMIC_BROKER_CONFIGS)
+    if dynamic_only and static_only:
+        raise InvalidConfigError(f"Cannot update these configs dynamically: Set({', '.join(static_only)})")
+    return {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
 
 
 def effective_topic_config(overrides: dict[str, Any], broker: BrokerConfig) -> dict[str, tuple[Any, int]]:
@@ -263,6 +290,10 @@ def log_config_for(overrides: dict[str, Any], broker: BrokerConfig) -> LogConfig
         message_timestamp_type=values["message.timestamp.type"],
         cleanup_policy=values["cleanup.policy"],
         file_delete_delay_ms=values["file.delete.delay.ms"],
+        delete_retention_ms=values["delete.retention.ms"],
+        min_cleanable_dirty_ratio=values["min.cleanable.dirty.ratio"],
+        min_compaction_lag_ms=values["min.compaction.lag.ms"],
+        max_compaction_lag_ms=values["max.compaction.lag.ms"],
     )
 
 

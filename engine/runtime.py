@@ -1,7 +1,9 @@
-"""The engine: one controller and N brokers sharing one event loop in one process.
+"""The engine: one controller and N brokers sharing one asyncio event loop in one process.
 
 Broker i listens on port P+i and keeps its logs in `<data dir>/broker-<i>/`; cluster
-metadata lives in `<data dir>/__cluster_metadata/`.
+metadata lives in `<data dir>/__cluster_metadata/`. Single brokers can be stopped and
+started while the rest run (`stop_broker` / `start_broker`): a stopping broker first hands
+its leaderships to other in-sync replicas (controlled shutdown), then closes its listener.
 """
 from __future__ import annotations
 
@@ -30,15 +32,46 @@ class Engine:
     def bootstrap_servers(self) -> str:
         return ",".join(f"{self.host}:{p}" for p in self.ports)
 
+    def broker(self, node_id: int) -> Broker:
+        if not 0 <= node_id < len(self.brokers):
+            raise KeyError(f"no broker {node_id} (this engine has brokers 0-{len(self.brokers) - 1})")
+        return self.brokers[node_id]
+
     async def start(self) -> None:
         for broker in self.brokers:
             self.controller.register_broker(broker.node_id, broker.host, broker.port)
+        self.controller.elect_controller()
         for broker in self.brokers:
             await broker.start()
+        for broker in self.brokers:
+            self.controller.unfence_broker(broker.node_id)
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
 
+    async def stop_broker(self, node_id: int) -> bool:
+        """Controlled shutdown of one broker; False if it was already stopped."""
+        broker = self.broker(node_id)
+        if not broker.running:
+            return False
+        self.controller.fence_broker(node_id)
+        await broker.stop()
+        log.info("Broker %d stopped", node_id)
+        return True
+
+    async def start_broker(self, node_id: int) -> bool:
+        """Start a stopped broker; its replicas catch up from the leaders and rejoin the ISR."""
+        broker = self.broker(node_id)
+        if broker.running:
+            return False
+        await broker.start()
+        self.controller.unfence_broker(node_id)
+        log.info("Broker %d started", node_id)
+        return True
+
     async def stop(self) -> None:
+        """Stop every broker. Leadership is not moved: all brokers go down together and come back
+        with the same leaders, already balanced."""
         for broker in self.brokers:
-            await broker.stop()
+            if broker.running:
+                await broker.stop()
         self.controller.shutdown()
         log.info("Engine stopped cleanly")

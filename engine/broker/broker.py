@@ -1,8 +1,10 @@
-"""A broker: a node id, a listener, a log directory, and the partitions it leads.
+"""A broker: a node id, a listener, a log directory, and the partition replicas it hosts.
 
-The broker follows the controller's metadata image: when a topic appears or grows it opens
-logs for the partitions it leads, and when a topic is deleted it deletes their logs.
-Everything runs on the engine's single event loop, which owns all broker state.
+The broker follows the controller's metadata image: for every partition that lists it as a
+replica it opens the log and becomes leader or follower as the image says (followers fetch
+from their leader through a ReplicaFetcher); replicas it no longer holds are deleted. As
+leader it proposes ISR changes to the controller. Everything runs on the engine's single
+event loop, which owns all broker state.
 """
 from __future__ import annotations
 
@@ -15,13 +17,17 @@ import kafka.errors as Errors
 
 from engine.broker.network import BrokerListener
 from engine.broker.partition import Partition
+from engine.broker.replica_fetcher import ReplicaFetcher
+from engine.broker.throttle import ReplicationThrottle, is_throttled
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.config import BrokerConfig, log_config_for
 from engine.errors import ApiError
+from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
+HW_CHECKPOINT = "replication-offset-checkpoint"
 
 
 def now_ms() -> int:
@@ -38,8 +44,12 @@ class Broker:
         self.config: BrokerConfig = controller.broker_config_for(node_id)
         self.log_manager = LogManager(log_dir)
         self.partitions: dict[tuple[str, int], Partition] = {}
+        self.fetchers: dict[int, ReplicaFetcher] = {}
+        self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
+        self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
         self.listener = BrokerListener(self, host, port, self.config.get("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
+        self._controller_epoch = -1
         self.running = False
 
     @property
@@ -50,24 +60,34 @@ class Broker:
 
     async def start(self) -> None:
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_manager = LogManager(self.log_dir)
         self.log_manager.load(self._log_config_for_topic, now_ms())
+        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read()
+        self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._drop_orphan_logs()
         await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
-                       asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint))]
-        self.running = True
+                       asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
+                       asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs))]
         log.info("Broker %d listening on %s:%d", self.node_id, self.host, self.port)
 
     async def stop(self) -> None:
-        """Clean shutdown: close the listener, then flush, checkpoint and close every log."""
+        """Clean shutdown: close the listener, stop fetching, then flush, checkpoint and close every log."""
         self.running = False
+        self.controller.remove_listener(self.on_metadata_change)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.listener.stop()
+        for fetcher in self.fetchers.values():
+            await fetcher.stop()
+        self.fetchers.clear()
+        for partition in self.partitions.values():
+            partition.close()
+        self._write_hw_checkpoint()
         self.log_manager.shutdown()
         self.partitions.clear()
 
@@ -77,47 +97,132 @@ class Broker:
         state = self.image.topics.get(topic)
         return log_config_for(state.configs if state else {}, self.config)
 
-    def on_metadata_change(self, changed: set[str], deleted: list[TopicState]) -> None:
+    def on_metadata_change(self, changed: set[str], deleted: list[TopicState], controller_epoch: int = 0) -> None:
+        """Apply the controller's latest metadata; commands from an older controller epoch are ignored."""
+        if controller_epoch < self._controller_epoch:
+            log.warning("Broker %d ignoring metadata from stale controller epoch %d (current %d)",
+                        self.node_id, controller_epoch, self._controller_epoch)
+            return
+        self._controller_epoch = controller_epoch
         self.config = self.controller.broker_config_for(self.node_id)
-        self._sync_partitions(changed, deleted)
+        if self.running:
+            self._sync_partitions(changed, deleted)
 
     def _sync_partitions(self, changed: set[str], deleted: list[TopicState]) -> None:
         for topic in deleted:
             for index in topic.partitions:
-                self.partitions.pop((topic.name, index), None)
-                self.log_manager.delete_log(topic.name, index)
+                self._remove_replica((topic.name, index), delete_log=True)
+            for (name, index) in [k for k in self.partitions if k[0] == topic.name]:
+                self._remove_replica((name, index), delete_log=True)
         for name in changed:
             topic = self.image.topics.get(name)
             if topic is None:
                 continue
             config = log_config_for(topic.configs, self.config)
             for index, state in topic.partitions.items():
-                if state.leader != self.node_id:
+                key = (name, index)
+                if self.node_id not in state.replicas:
+                    if key in self.partitions:
+                        self._remove_replica(key, delete_log=True)
                     continue
-                partition = self.partitions.get((name, index))
-                if partition is None:
-                    log_ = self.log_manager.get_or_create_log(name, index, config, now_ms())
-                    self.partitions[(name, index)] = Partition(name, index, topic.topic_id, log_, state.leader_epoch)
-                else:
-                    partition.log.update_config(config)
-                    partition.leader_epoch = state.leader_epoch
+                partition = self.partitions.get(key) or self._open_partition(topic, index, config)
+                partition.log.update_config(config)
+                self._apply_partition_state(partition, state)
+
+    def _open_partition(self, topic: TopicState, index: int, config) -> Partition:
+        log_ = self.log_manager.get_or_create_log(topic.name, index, config, now_ms())
+        partition = Partition(topic.name, index, topic.topic_id, log_, self.node_id)
+        partition.high_watermark = min(self._checkpointed_hw.get((topic.name, index), 0), log_.log_end_offset)
+        self.partitions[(topic.name, index)] = partition
+        return partition
+
+    def _apply_partition_state(self, partition: Partition, state) -> None:
+        key = (partition.topic, partition.index)
+        if state.leader == self.node_id:
+            self._stop_fetching(key)
+            partition.make_leader(state.leader_epoch, state.partition_epoch, state.replicas, state.isr, now_ms())
+            return
+        changed = partition.make_follower(state.leader, state.leader_epoch, state.partition_epoch,
+                                          state.replicas, state.isr)
+        fetcher = self.fetchers.get(state.leader)
+        if state.leader < 0 or state.leader not in self.image.brokers:
+            self._stop_fetching(key)
+            return
+        if changed or fetcher is None or key not in fetcher.partitions:
+            self._stop_fetching(key)
+            self._fetcher_for(state.leader).add(partition, truncate=True)
+
+    def _fetcher_for(self, leader_id: int) -> ReplicaFetcher:
+        fetcher = self.fetchers.get(leader_id)
+        if fetcher is None:
+            fetcher = self.fetchers[leader_id] = ReplicaFetcher(self, leader_id)
+        return fetcher
+
+    def _stop_fetching(self, key: tuple[str, int]) -> None:
+        for fetcher in self.fetchers.values():
+            fetcher.remove(key)
+
+    def _remove_replica(self, key: tuple[str, int], *, delete_log: bool) -> None:
+        self._stop_fetching(key)
+        partition = self.partitions.pop(key, None)
+        if partition is not None:
+            partition.close()
+        if delete_log:
+            self.log_manager.delete_log(*key)
 
     def _drop_orphan_logs(self) -> None:
-        """Delete logs of topics that no longer exist (deleted while this broker was down)."""
-        for (topic, index) in list(self.log_manager.all_logs()):
-            if (topic, index) not in self.partitions and topic not in self.image.topics:
-                self.log_manager.delete_log(topic, index)
+        """Delete logs this broker no longer hosts (deleted or moved away while it was down)."""
+        for key in list(self.log_manager.all_logs()):
+            if key not in self.partitions:
+                self.log_manager.delete_log(*key)
 
     # --- lookups for the API handlers -----------------------------------------------------
 
     def leader_partition(self, topic: str, index: int) -> Partition:
         partition = self.partitions.get((topic, index))
-        if partition is not None:
+        if partition is not None and partition.is_leader:
             return partition
-        state = self.image.partition(topic, index)
-        if state is None:
+        if self.image.partition(topic, index) is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
+
+    def is_throttled_leader(self, partition: Partition, follower_id: int) -> bool:
+        configs = self.image.topics[partition.topic].configs
+        return is_throttled(configs.get("leader.replication.throttled.replicas", ""), partition.index, follower_id) \
+            or is_throttled(configs.get("leader.replication.throttled.replicas", ""), partition.index, self.node_id)
+
+    def is_throttled_follower(self, partition: Partition) -> bool:
+        configs = self.image.topics.get(partition.topic)
+        return configs is not None and is_throttled(
+            configs.configs.get("follower.replication.throttled.replicas", ""), partition.index, self.node_id)
+
+    # --- ISR maintenance (leader side) ------------------------------------------------------
+
+    def on_follower_fetch(self, partition: Partition, replica_id: int, fetch_offset: int) -> None:
+        partition.record_follower_fetch(replica_id, fetch_offset, now_ms())
+        grown = partition.isr_to_expand()
+        if grown is not None:
+            self._propose_isr(partition, grown)
+
+    def _shrink_isrs(self) -> None:
+        lag_max = self.config.get("replica.lag.time.max.ms")
+        now = now_ms()
+        for partition in list(self.partitions.values()):
+            shrunk = partition.isr_to_shrink(now, lag_max)
+            if shrunk is not None:
+                self._propose_isr(partition, shrunk)
+
+    def _propose_isr(self, partition: Partition, isr: list[int]) -> None:
+        partition.pending_isr = isr
+        try:
+            self.controller.alter_isr(partition.topic, partition.index, leader_id=self.node_id,
+                                      leader_epoch=partition.leader_epoch,
+                                      partition_epoch=partition.partition_epoch, isr=isr)
+        except ApiError as exc:
+            log.info("Broker %d: ISR change %s for %s-%d refused: %s", self.node_id, isr, partition.topic,
+                     partition.index, exc)
+        finally:
+            partition.pending_isr = None
 
     # --- background work ------------------------------------------------------------------
 
@@ -127,6 +232,9 @@ class Broker:
     def _checkpoint_interval_s(self) -> float:
         return self.config.get("log.flush.offset.checkpoint.interval.ms") / 1000 or 60.0
 
+    def _isr_check_interval_s(self) -> float:
+        return max(self.config.get("replica.lag.time.max.ms") / 2000, 0.05)
+
     def _run_retention(self) -> None:
         self.log_manager.run_retention(now_ms())
 
@@ -135,6 +243,11 @@ class Broker:
 
     def _checkpoint(self) -> None:
         self.log_manager.checkpoint()
+        self._write_hw_checkpoint()
+
+    def _write_hw_checkpoint(self) -> None:
+        OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).write(
+            {key: partition.high_watermark for key, partition in self.partitions.items()})
 
     async def _periodic(self, interval_s, action) -> None:
         while True:

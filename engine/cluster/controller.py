@@ -18,6 +18,7 @@ from typing import Any, Callable
 import kafka.errors as Errors
 
 from engine.cluster import records as R
+from engine.cluster import replication_control as RC
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
@@ -38,6 +39,7 @@ class Controller:
         self.broker_config = broker_config
         self._journal = MetadataJournal(metadata_dir)
         self._listeners: list[MetadataListener] = []
+        self.fenced: set[int] = set()      # registered brokers that are stopped
         self._producer_ids_left = 0
         self._next_producer_id = 0
         for record in self._journal.replay():
@@ -47,14 +49,20 @@ class Controller:
         self._apply_broker_config_overrides()
 
     def broker_config_for(self, node_id: int) -> BrokerConfig:
-        """The effective config of one broker: static values, cluster-wide then per-broker dynamic ones."""
-        dynamic = {**self.image.broker_configs.get("", {}), **self.image.broker_configs.get(str(node_id), {})}
-        return BrokerConfig(static=dict(self.broker_config.static), dynamic=dynamic)
+        """The effective config of one broker (node_id -1: the cluster-wide view, no per-broker layer)."""
+        return BrokerConfig(static=dict(self.broker_config.static),
+                            dynamic=dict(self.image.broker_configs.get(str(node_id), {})) if node_id >= 0 else {},
+                            dynamic_default=dict(self.image.broker_configs.get("", {})))
 
     # --- plumbing -------------------------------------------------------------------------
 
     def add_listener(self, listener: MetadataListener) -> None:
-        self._listeners.append(listener)
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: MetadataListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def _commit(self, records: list[dict], *, changed: set[str] | None = None,
                 deleted: list[TopicState] | None = None) -> None:
@@ -62,20 +70,22 @@ class Controller:
         for record in records:
             R.apply(self.image, record)
         for listener in self._listeners:
-            listener(changed or set(), deleted or [])
+            listener(changed or set(), deleted or [], self.controller_epoch)
 
     def _apply_broker_config_overrides(self) -> None:
-        self.broker_config.dynamic = dict(self.image.broker_configs.get("", {}))
+        self.broker_config.dynamic_default = dict(self.image.broker_configs.get("", {}))
 
     def snapshot_records(self) -> list[dict]:
         image = self.image
-        out = [R.cluster_record(image.cluster_id), R.producer_ids_record(image.next_producer_id)]
+        out = [R.cluster_record(image.cluster_id), R.producer_ids_record(image.next_producer_id),
+               R.controller_record(image.controller_id, image.controller_epoch)]
         out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
-            out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr)
+            out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
+                                       p.partition_epoch, p.adding_replicas, p.removing_replicas)
                     for p in topic.partitions.values()]
         return out
 
@@ -89,8 +99,84 @@ class Controller:
         current = self.image.brokers.get(node_id)
         if current is None or (current.host, current.port, current.rack) != (host, port, rack):
             self._commit([R.broker_record(node_id, host, port, rack)])
-        if self.image.controller_id < 0 or node_id < self.image.controller_id:
-            self.image.controller_id = node_id
+
+    @property
+    def controller_epoch(self) -> int:
+        return self.image.controller_epoch
+
+    def live_brokers(self) -> set[int]:
+        return set(self.image.brokers) - self.fenced
+
+    def elect_controller(self) -> None:
+        """The lowest live broker id is the active controller; every change of controller
+        raises the epoch, and brokers ignore metadata carrying an older one."""
+        live = sorted(self.live_brokers())
+        chosen = live[0] if live else -1
+        if chosen != self.image.controller_id:
+            self._commit([R.controller_record(chosen, self.image.controller_epoch + 1)], changed=set())
+            log.info("Broker %d is the active controller (epoch %d)", chosen, self.image.controller_epoch)
+
+    def fence_broker(self, node_id: int) -> None:
+        """A broker stops (controlled shutdown or failure): move leadership and ISR membership away."""
+        self.fenced.add(node_id)
+        self._commit_partition_changes(RC.fence_records(self.image, node_id, self.live_brokers(),
+                                                        self._unclean_default()))
+        if self.image.controller_id == node_id or self.image.controller_id not in self.live_brokers():
+            self.elect_controller()
+
+    def unfence_broker(self, node_id: int) -> None:
+        """A broker is back: it may lead leaderless partitions again; followers rejoin the ISR by catching up."""
+        self.fenced.discard(node_id)
+        self._commit_partition_changes(RC.unfence_records(self.image, node_id, self.live_brokers(),
+                                                          self._unclean_default()))
+        if self.image.controller_id not in self.live_brokers():
+            self.elect_controller()
+
+    def _unclean_default(self) -> bool:
+        return bool(self.broker_config.get("unclean.leader.election.enable"))
+
+    def _commit_partition_changes(self, records: list[dict]) -> None:
+        if records:
+            changed = {self.image.topics_by_id[uuid.UUID(r["topic_id"])].name for r in records}
+            self._commit(records, changed=changed)
+
+    # --- partitions: ISR, elections, reassignments -----------------------------------------
+
+    def _partition(self, topic: str, index: int):
+        state = self.image.partition(topic, index)
+        if state is None:
+            raise ApiError(Errors.UnknownTopicOrPartitionError)
+        return self.image.topics[topic], state
+
+    def alter_isr(self, topic: str, index: int, *, leader_id: int, leader_epoch: int, partition_epoch: int,
+                  isr: list[int]) -> None:
+        """A leader's ISR change (Kafka's AlterPartition), fenced by leader and partition epochs."""
+        topic_state, state = self._partition(topic, index)
+        record = RC.alter_isr_record(topic_state, state, leader_id=leader_id, leader_epoch=leader_epoch,
+                                     partition_epoch=partition_epoch, isr=isr, live=self.live_brokers())
+        self._commit_partition_changes([record] if record else [])
+        self._maybe_complete_reassignment(topic, index)
+
+    def elect_leader(self, topic: str, index: int, election_type: int) -> None:
+        topic_state, state = self._partition(topic, index)
+        self._commit_partition_changes([RC.elect_record(self.image, topic_state, state, election_type,
+                                                        self.live_brokers())])
+
+    def reassign_partition(self, topic: str, index: int, target: list[int] | None) -> None:
+        """Start moving a partition to `target` replicas, or cancel (None) an ongoing move."""
+        topic_state, state = self._partition(topic, index)
+        record = RC.reassignment_record(self.image, topic_state, state, target, self.live_brokers())
+        self._commit_partition_changes([record] if record else [])
+        self._maybe_complete_reassignment(topic, index)
+
+    def _maybe_complete_reassignment(self, topic: str, index: int) -> None:
+        topic_state, state = self._partition(topic, index)
+        record = RC.completion_record(topic_state, state, self.live_brokers())
+        self._commit_partition_changes([record] if record else [])
+
+    def ongoing_reassignments(self) -> dict[tuple[str, int], object]:
+        return {(topic.name, state.partition): state for topic, state in RC.partitions_of(self.image)
+                if state.adding_replicas or state.removing_replicas}
 
     # --- topics ---------------------------------------------------------------------------
 
@@ -109,34 +195,63 @@ class Controller:
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         if assignments:
-            return self._check_manual_assignment(assignments, start=0)
+            return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
+        if replication_factor < -1 or replication_factor == 0:
+            raise ApiError(Errors.InvalidReplicationFactorError,
+                           "Replication factor must be larger than 0, or -1 to use the default value.")
+        if num_partitions < -1 or num_partitions == 0:
+            raise ApiError(Errors.InvalidPartitionsError,
+                           "Number of partitions was set to an invalid non-positive value.")
         if num_partitions == -1:
             num_partitions = self.broker_config.get("num.partitions")
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
-        if num_partitions <= 0:
-            raise ApiError(Errors.InvalidPartitionsError, "Number of partitions must be larger than 0.")
         brokers = self.image.live_broker_ids()
-        if replication_factor <= 0 or replication_factor > len(brokers):
+        if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
-                           f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}."
-                           if replication_factor > 0 else "Replication factor must be larger than 0.")
+                           f"Unable to replicate the partition {replication_factor} time(s): The target "
+                           f"replication factor of {replication_factor} cannot be reached because only "
+                           f"{len(brokers)} broker(s) are registered.")
         return assign_replicas(brokers, num_partitions, replication_factor)
 
-    def _check_manual_assignment(self, assignments: dict[int, list[int]], *, start: int) -> dict[int, list[int]]:
-        if sorted(assignments) != list(range(start, start + len(assignments))):
-            raise ApiError(Errors.InvalidReplicaAssignmentError,
-                           "Partitions in the assignment must be consecutive, starting from " + str(start))
-        sizes = {len(replicas) for replicas in assignments.values()}
-        if len(sizes) != 1 or 0 in sizes:
-            raise ApiError(Errors.InvalidReplicaAssignmentError,
-                           "All partitions must have the same, non-zero number of replicas")
-        for replicas in assignments.values():
+    def _manual_topic_assignment(self, num_partitions: int, replication_factor: int,
+                                 assignments: dict[int, list[int]]) -> dict[int, list[int]]:
+        """KRaft takes the counts from the assignment alone: explicit ones are INVALID_REQUEST."""
+        if replication_factor != -1:
+            raise ApiError(Errors.InvalidRequestError,
+                           "A manual partition assignment was specified, but replication factor was not set to -1.")
+        if num_partitions != -1:
+            raise ApiError(Errors.InvalidRequestError,
+                           "A manual partition assignment was specified, but numPartitions was not set to -1.")
+        return self._check_manual_assignment(assignments, start=0)
+
+    def _check_manual_assignment(self, assignments: dict[int, list[int]], *, start: int,
+                                 replication_factor: int | None = None) -> dict[int, list[int]]:
+        """As KRaft's validateManualPartitionAssignment: registered brokers, each at most once,
+        one replication factor for every partition (the topic's own when it grows)."""
+        for partition in sorted(assignments):
+            replicas = assignments[partition]
+            if not replicas:
+                raise ApiError(Errors.InvalidReplicationAssignmentError,
+                               "The manual partition assignment includes an empty replica list.")
+            for broker in sorted(replicas):
+                if broker not in self.image.brokers:
+                    raise ApiError(Errors.InvalidReplicationAssignmentError,
+                                   f"The manual partition assignment includes broker {broker}, but no such "
+                                   "broker is registered.")
             if len(set(replicas)) != len(replicas):
-                raise ApiError(Errors.InvalidReplicaAssignmentError, f"Duplicate brokers in assignment {replicas}")
-            unknown = [b for b in replicas if b not in self.image.brokers]
-            if unknown:
-                raise ApiError(Errors.InvalidReplicaAssignmentError, f"Unknown broker(s) {unknown} in assignment")
+                twice = next(b for b in replicas if replicas.count(b) > 1)
+                raise ApiError(Errors.InvalidReplicationAssignmentError,
+                               f"The manual partition assignment includes the broker {twice} more than once.")
+            if replication_factor is not None and len(replicas) != replication_factor:
+                raise ApiError(Errors.InvalidReplicationAssignmentError,
+                               f"The manual partition assignment includes a partition with {len(replicas)} "
+                               "replica(s), but this is not consistent with previous partitions, which have "
+                               f"{replication_factor} replica(s).")
+            replication_factor = len(replicas)
+        if sorted(assignments) != list(range(start, start + len(assignments))):
+            raise ApiError(Errors.InvalidReplicationAssignmentError,
+                           "partitions should be a consecutive 0-based integer sequence")
         return assignments
 
     def create_topic(self, name: str, num_partitions: int, replication_factor: int,
@@ -146,7 +261,7 @@ class Controller:
         assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
         topic_id = uuid.uuid4()
         records = [R.topic_record(name, topic_id, validate_topic_configs(configs))]
-        records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, [replicas[0]])
+        records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
                     for p, replicas in sorted(assignment.items())]
         self._commit(records, changed={name})
         log.info("Created topic %s with %d partitions", name, len(assignment))
@@ -166,22 +281,25 @@ class Controller:
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         current = len(topic.partitions)
-        if count <= current:
+        if count == current:
+            raise ApiError(Errors.InvalidPartitionsError, f"Topic already has {current} partition(s).")
+        if count < current:
             raise ApiError(Errors.InvalidPartitionsError,
-                           f"Topic currently has {current} partitions, {count} would not be an increase.")
+                           f"The topic {name} currently has {current} partition(s); {count} would not be an "
+                           "increase.")
+        rf = len(topic.partitions[0].replicas)
         if assignments:
             if len(assignments) != count - current:
-                raise ApiError(Errors.InvalidReplicaAssignmentError,
-                               f"Increasing the number of partitions by {count - current} but "
-                               f"{len(assignments)} assignments provided.")
+                raise ApiError(Errors.InvalidReplicationAssignmentError,
+                               f"Attempted to add {count - current} additional partition(s), but only "
+                               f"{len(assignments)} assignment(s) were specified.")
             new = self._check_manual_assignment(
-                {current + i: list(r) for i, r in enumerate(assignments)}, start=current)
+                {current + i: list(r) for i, r in enumerate(assignments)}, start=current, replication_factor=rf)
         else:
-            rf = len(topic.partitions[0].replicas)
             new = assign_replicas(self.image.live_broker_ids(), count - current, rf, start_partition=current)
         if validate_only:
             return
-        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, [r[0]]) for p, r in sorted(new.items())],
+        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, list(r)) for p, r in sorted(new.items())],
                      changed={name})
 
     # --- configs --------------------------------------------------------------------------
@@ -191,7 +309,7 @@ class Controller:
         if name not in self.image.topics:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         try:
-            parsed = validate_topic_configs({k: v for k, v in changes.items() if v is not None})
+            parsed = validate_topic_configs(changes)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         if validate_only:
@@ -201,13 +319,16 @@ class Controller:
             self._commit(records, changed={name})
 
     def alter_broker_configs(self, broker: str, changes: dict[str, Any | None], *, validate_only: bool = False) -> None:
-        """broker is a node id as a string, or "" for the cluster-wide default."""
+        """broker is a node id as a string, or "" for the cluster-wide default.
+
+        Kafka answers a broker config it cannot take with INVALID_REQUEST, not INVALID_CONFIG
+        (DynamicBrokerConfig's ConfigException becomes an InvalidRequestException)."""
         if broker and int(broker) not in self.image.brokers:
             raise ApiError(Errors.InvalidRequestError, f"Unknown broker {broker}")
         try:
-            parsed = validate_broker_configs({k: v for k, v in changes.items() if v is not None}, dynamic_only=True)
+            parsed = validate_broker_configs(changes, dynamic_only=True)
         except InvalidConfigError as exc:
-            raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+            raise ApiError(Errors.InvalidRequestError, str(exc)) from None
         if validate_only:
             return
         records = [R.config_record("broker", broker, key, parsed.get(key)) for key in changes]

@@ -18,6 +18,9 @@ class PartitionState:
     leader: int
     leader_epoch: int = 0
     isr: list[int] = field(default_factory=list)
+    partition_epoch: int = 0          # bumped on every change; fences stale ISR proposals
+    adding_replicas: list[int] = field(default_factory=list)     # an ongoing reassignment's new replicas
+    removing_replicas: list[int] = field(default_factory=list)   # ... and the ones it will drop
 
     @property
     def preferred_leader(self) -> int:
@@ -48,6 +51,7 @@ class BrokerRegistration:
 class MetadataImage:
     cluster_id: str = ""
     controller_id: int = -1
+    controller_epoch: int = 0      # raised by every controller election
     brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
     topics: dict[str, TopicState] = field(default_factory=dict)
     topics_by_id: dict[uuid.UUID, TopicState] = field(default_factory=dict)

@@ -24,9 +24,11 @@ def topic_record(name: str, topic_id: uuid.UUID, configs: dict[str, Any]) -> dic
 
 
 def partition_record(topic_id: uuid.UUID, partition: int, replicas: list[int], leader: int,
-                     leader_epoch: int, isr: list[int]) -> dict:
+                     leader_epoch: int, isr: list[int], partition_epoch: int = 0,
+                     adding: list[int] | None = None, removing: list[int] | None = None) -> dict:
     return {"type": "partition", "topic_id": str(topic_id), "partition": partition, "replicas": replicas,
-            "leader": leader, "leader_epoch": leader_epoch, "isr": isr}
+            "leader": leader, "leader_epoch": leader_epoch, "isr": isr, "partition_epoch": partition_epoch,
+            "adding": adding or [], "removing": removing or []}
 
 
 def remove_topic_record(topic_id: uuid.UUID) -> dict:
@@ -36,6 +38,10 @@ def remove_topic_record(topic_id: uuid.UUID) -> dict:
 def config_record(resource: str, name: str, key: str, value: Any) -> dict:
     """resource is "topic" or "broker"; name "" is the cluster-wide broker default; value None deletes."""
     return {"type": "config", "resource": resource, "name": name, "key": key, "value": value}
+
+
+def controller_record(controller_id: int, controller_epoch: int) -> dict:
+    return {"type": "controller", "controller_id": controller_id, "controller_epoch": controller_epoch}
 
 
 def producer_ids_record(next_producer_id: int) -> dict:
@@ -64,7 +70,8 @@ def _apply_topic(image: MetadataImage, record: dict) -> None:
 def _apply_partition(image: MetadataImage, record: dict) -> None:
     topic = image.topics_by_id[uuid.UUID(record["topic_id"])]
     topic.partitions[record["partition"]] = PartitionState(
-        record["partition"], list(record["replicas"]), record["leader"], record["leader_epoch"], list(record["isr"]))
+        record["partition"], list(record["replicas"]), record["leader"], record["leader_epoch"], list(record["isr"]),
+        record.get("partition_epoch", 0), list(record.get("adding", [])), list(record.get("removing", [])))
 
 
 def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
@@ -87,7 +94,13 @@ def _apply_producer_ids(image: MetadataImage, record: dict) -> None:
     image.next_producer_id = record["next_producer_id"]
 
 
+def _apply_controller(image: MetadataImage, record: dict) -> None:
+    image.controller_id = record["controller_id"]
+    image.controller_epoch = record["controller_epoch"]
+
+
 _APPLY = {
+    "controller": _apply_controller,
     "cluster": _apply_cluster,
     "broker": _apply_broker,
     "topic": _apply_topic,

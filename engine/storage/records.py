@@ -137,6 +137,18 @@ def iter_batches(buf) -> Iterator[tuple[int, BatchHeader]]:
         pos += header.size
 
 
+def whole_batches_size(buf) -> int:
+    """Bytes of `buf` taken by whole batches: fetches may end with a partial batch."""
+    end = len(buf)
+    pos = 0
+    while end - pos >= LOG_OVERHEAD:
+        (length,) = _INT32.unpack_from(buf, pos + 8)
+        if length < MIN_BATCH_LENGTH or pos + LOG_OVERHEAD + length > end:
+            break
+        pos += LOG_OVERHEAD + length
+    return pos
+
+
 def validate_crc(buf, pos: int, header: BatchHeader) -> None:
     with memoryview(buf) as view:
         # The slice is a view, so the batch is checksummed where it lies.

@@ -5,15 +5,20 @@
   timestamps under `message.timestamp.type=LogAppendTime`). Compressed batches are never
   decompressed.
 - acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
-- acks=-1 checks `min.insync.replicas` against the ISR first (NOT_ENOUGH_REPLICAS).
+- acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
+  waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by
+  the request's timeout_ms (REQUEST_TIMED_OUT). If the ISR shrank below the minimum
+  meanwhile, the answer is NOT_ENOUGH_REPLICAS_AFTER_APPEND; if leadership moved,
+  NOT_LEADER_OR_FOLLOWER (the record may or may not survive: the client retries).
 - Idempotent producers: a duplicate of one of a producer's last five batches is acknowledged
   with its original offset and not appended again; a sequence gap is
   OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE.
 Gaps: transactions are not supported (a transactional_id is refused with
-TRANSACTIONAL_ID_AUTHORIZATION_FAILED); no followers yet, so acks=-1 waits for the leader only.
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 """
+import asyncio
 import logging
 
 import kafka.errors as Errors
@@ -33,46 +38,73 @@ PartitionResponse = TopicResponse.PartitionProduceResponse
 async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
-        return _response([(t.name, [(p.index, _error(p.index, error)) for p in t.partition_data])
-                          for t in request.topic_data])
-    results = []
+        return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    results, waits = [], []
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
-            partitions.append((data.index, _append(ctx, request, topic.name, data.index, data.records)))
+            answer, partition, required_offset = _append(ctx, request, topic.name, data.index, data.records)
+            partitions.append(answer)
+            if request.acks == -1 and partition is not None:
+                waits.append((answer, partition, required_offset))
         results.append((topic.name, partitions))
     if request.acks == 0:
         return None
+    if waits:
+        await _wait_for_replication(ctx, waits, request.timeout_ms)
     return _response(results)
 
 
-def _append(ctx, request, topic: str, index: int, records) -> PartitionResponse:
+def _append(ctx, request, topic: str, index: int, records):
     if request.transactional_id is not None:
-        return _error(index, Errors.TransactionalIdAuthorizationFailedError.errno, "Transactions are not supported")
+        return _error(index, Errors.TransactionalIdAuthorizationFailedError.errno,
+                      "Transactions are not supported"), None, -1
     try:
         partition = ctx.broker.leader_partition(topic, index)
         if request.acks == -1:
-            _check_min_insync(ctx.broker, topic, index)
+            _check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
         if not records:
             raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
         info = partition.append(bytearray(records), now_ms())
     except ApiError as exc:
-        return _error(index, exc.code, exc.message)
+        return _error(index, exc.code, exc.message), None, -1
     except StorageError as exc:
-        return _error(index, exc.error_code, str(exc))
-    return PartitionResponse(index=index, error_code=0, base_offset=info.first_offset,
-                             log_append_time_ms=info.log_append_time, log_start_offset=info.log_start_offset,
-                             record_errors=[], error_message=None)
+        return _error(index, exc.error_code, str(exc)), None, -1
+    answer = PartitionResponse(index=index, error_code=0, base_offset=info.first_offset,
+                               log_append_time_ms=info.log_append_time, log_start_offset=info.log_start_offset,
+                               record_errors=[], error_message=None)
+    return answer, partition, info.last_offset + 1
 
 
-def _check_min_insync(broker, topic: str, index: int) -> None:
-    state = broker.image.topics[topic]
-    min_isr = state.configs.get("min.insync.replicas", broker.config.topic_default("min.insync.replicas")[0])
-    isr = state.partitions[index].isr
-    if len(isr) < min_isr:
-        raise ApiError(Errors.NotEnoughReplicasError,
-                       f"The size of the current ISR {isr} is insufficient to satisfy the min.isr "
-                       f"requirement of {min_isr} for partition {topic}-{index}")
+async def _wait_for_replication(ctx, waits, timeout_ms: int) -> None:
+    """Hold the response until every acks=all batch is below its partition's high watermark."""
+    futures = [partition.wait_for_high_watermark(required) for _, partition, required in waits]
+    _, pending = await asyncio.wait(futures, timeout=max(timeout_ms, 0) / 1000)
+    for (answer, partition, _), future in zip(waits, futures):
+        if future in pending:
+            future.cancel()
+            _fail(answer, Errors.RequestTimedOutError, "Timed out waiting for the in-sync replicas")
+        elif future.result() is False:
+            _fail(answer, Errors.NotLeaderForPartitionError, "Leadership moved before the batch was replicated")
+        else:
+            try:
+                _check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasAfterAppendError)
+            except ApiError as exc:
+                _fail(answer, exc.error, exc.message)
+
+
+def _check_min_insync(broker, partition, error) -> None:
+    state = broker.image.topics[partition.topic]
+    min_isr = int(state.configs.get("min.insync.replicas", broker.config.topic_default("min.insync.replicas")[0]))
+    if len(partition.isr) < min_isr:
+        raise ApiError(error, f"The size of the current ISR {partition.isr} is insufficient to satisfy the "
+                              f"min.isr requirement of {min_isr} for partition {partition.topic}-{partition.index}")
+
+
+def _fail(answer: PartitionResponse, error, message: str) -> None:
+    answer.error_code = error.errno
+    answer.error_message = message
+    answer.base_offset = -1
 
 
 def _error(index: int, code: int, message: str | None = None) -> PartitionResponse:
@@ -81,6 +113,5 @@ def _error(index: int, code: int, message: str | None = None) -> PartitionRespon
 
 
 def _response(results) -> ProduceResponse:
-    topics = [TopicResponse(name=name, partition_responses=[r for _, r in partitions])
-              for name, partitions in results]
+    topics = [TopicResponse(name=name, partition_responses=partitions) for name, partitions in results]
     return ProduceResponse(responses=topics, throttle_time_ms=0)

@@ -13,8 +13,12 @@
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
-Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests; no
-replica fetches yet; read_committed reads like read_uncommitted (no transactions exist).
+- Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
+  high watermark; the fetch offset is the follower's log end offset, which moves the high
+  watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
+  get no data while `leader.replication.throttled.rate` is exceeded.
+Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests;
+read_committed reads like read_uncommitted (no transactions exist).
 """
 from __future__ import annotations
 
@@ -83,8 +87,15 @@ class PartitionRead:
         self.partition = None
 
 
+def replica_id_of(ctx, request) -> int:
+    if ctx.api_version >= 15:
+        return request.replica_state.replica_id if request.replica_state is not None else -1
+    return request.replica_id
+
+
 def _read_all(ctx, request) -> list[PartitionRead]:
     by_id = ctx.api_version >= 13
+    replica_id = replica_id_of(ctx, request)
     image = ctx.broker.image
     budget = request.max_bytes
     reads = []
@@ -99,20 +110,30 @@ def _read_all(ctx, request) -> list[PartitionRead]:
             if name is None:
                 read.error = Errors.UnknownTopicIdError.errno
                 continue
-            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == request.max_bytes)
+            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == request.max_bytes,
+                                      replica_id=replica_id)
     return reads
 
 
-def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool) -> int:
+def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int) -> int:
+    broker = ctx.broker
     try:
-        partition = ctx.broker.leader_partition(read.topic, read.index)
+        partition = broker.leader_partition(read.topic, read.index)
         read.partition = partition
         _check_leader_epoch(partition, wanted.current_leader_epoch)
+        max_offset = partition.high_watermark
+        if replica_id >= 0:
+            broker.on_follower_fetch(partition, replica_id, wanted.fetch_offset)
+            max_offset = None
+            if broker.is_throttled_leader(partition, replica_id) and broker.leader_throttle.exceeded():
+                max_offset = wanted.fetch_offset      # throttled: answer with no data this time
         read.high_watermark = partition.high_watermark
         read.log_start_offset = partition.log_start_offset
         max_bytes = min(wanted.partition_max_bytes, max(budget, 0))
-        file_slice = partition.log.read(wanted.fetch_offset, max_bytes, max_offset=read.high_watermark,
+        file_slice = partition.log.read(wanted.fetch_offset, max_bytes, max_offset=max_offset,
                                         min_one_batch=min_one_batch)
+        if replica_id >= 0 and file_slice is not None and broker.is_throttled_leader(partition, replica_id):
+            broker.leader_throttle.record(file_slice.size)
     except ApiError as exc:
         read.error = exc.code
         return 0
@@ -137,14 +158,14 @@ async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) 
     waiter = asyncio.get_running_loop().create_future()
     partitions = [r.partition for r in reads if r.partition is not None]
     for partition in partitions:
-        partition.add_waiter(waiter)
+        partition.add_fetch_waiter(waiter)
     try:
         await asyncio.wait_for(waiter, timeout)
     except asyncio.TimeoutError:
         pass
     finally:
         for partition in partitions:
-            partition.remove_waiter(waiter)
+            partition.remove_fetch_waiter(waiter)
 
 
 def _close_slices(reads: list[PartitionRead]) -> None:

@@ -26,31 +26,32 @@ ZERO_UUID = uuid.UUID(int=0)
 async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     image = broker.image
+    live = broker.controller.live_brokers()
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
-        topics = [_topic(t.name, image) for t in sorted(image.topics.values(), key=lambda t: t.name)]
+        topics = [_topic(t.name, image, live) for t in sorted(image.topics.values(), key=lambda t: t.name)]
     else:
         allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
-        topics = [_requested_topic(ctx, entry, allow_create) for entry in request.topics]
+        topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
     brokers = [R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-               for b in image.brokers.values()]
+               for b in image.brokers.values() if b.node_id in live]
     return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=image.cluster_id,
                             controller_id=image.controller_id, topics=topics)
 
 
-def _requested_topic(ctx, entry, allow_create: bool):
+def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
     image = ctx.broker.image
     name = entry.name
     if name is None and entry.topic_id not in (None, ZERO_UUID):
         state = image.topics_by_id.get(entry.topic_id)
         if state is None:
             return _error_topic(Errors.UnknownTopicIdError.errno, None, entry.topic_id)
-        return _topic(state.name, image)
+        return _topic(state.name, image, live)
     try:
         validate_topic_name(name)
     except ApiError as exc:
         return _error_topic(exc.code, name)
     if name in image.topics:
-        return _topic(name, image)
+        return _topic(name, image, live)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:
             ctx.broker.controller.create_topic(name, -1, -1)
@@ -61,12 +62,13 @@ def _requested_topic(ctx, entry, allow_create: bool):
     return _error_topic(Errors.UnknownTopicOrPartitionError.errno, name)
 
 
-def _topic(name: str, image):
+def _topic(name: str, image, live: set[int]):
+    """A topic's partitions; one without a live leader says LEADER_NOT_AVAILABLE, as Kafka does."""
     state = image.topics[name]
     partitions = [R.MetadataResponseTopic.MetadataResponsePartition(
-        error_code=0, partition_index=p.partition, leader_id=p.leader, leader_epoch=p.leader_epoch,
-        replica_nodes=p.replicas, isr_nodes=p.isr,
-        offline_replicas=[r for r in p.replicas if r not in image.brokers])
+        error_code=0 if p.leader in live else Errors.LeaderNotAvailableError.errno, partition_index=p.partition,
+        leader_id=p.leader if p.leader in live else -1, leader_epoch=p.leader_epoch,
+        replica_nodes=p.replicas, isr_nodes=p.isr, offline_replicas=[r for r in p.replicas if r not in live])
         for p in sorted(state.partitions.values(), key=lambda p: p.partition)]
     return R.MetadataResponseTopic(error_code=0, name=name, topic_id=state.topic_id, is_internal=state.is_internal,
                                    partitions=partitions, authorized_operations=None)

@@ -1,13 +1,11 @@
-"""OffsetForLeaderEpoch: v2-4 (KIP-101, KIP-320).
+"""OffsetForLeaderEpoch: v2-4 (KIP-101, KIP-279, KIP-320).
 
-Clients call it after a leader change to check that their position did not diverge.
-The answer is the end offset of the requested epoch: for the current epoch, the log end
-offset; a future epoch is UNKNOWN_LEADER_EPOCH, an older current_leader_epoch
-FENCED_LEADER_EPOCH.
-Gap: leaders never change yet, so there is one epoch per partition and no epoch cache;
-an older requested epoch is answered with the log end offset of epoch 0's only leader.
+Followers (replica_id >= 0) and clients (after a leader change) ask where a leader epoch
+ends on the leader: the answer comes from the leader's epoch cache, the largest epoch at or
+below the requested one and the offset where the next epoch began (the log end offset for
+the current epoch); an epoch older than everything known is -1/-1. A current_leader_epoch
+older than the leader's is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
 """
-import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
 from engine.errors import ApiError
@@ -29,9 +27,8 @@ def _end_offset(ctx, topic: str, wanted) -> EpochEndOffset:
     try:
         partition = ctx.broker.leader_partition(topic, wanted.partition)
         _check_leader_epoch(partition, wanted.current_leader_epoch)
-        if wanted.leader_epoch > partition.leader_epoch:
-            raise ApiError(Errors.UnknownLeaderEpochError)
     except ApiError as exc:
         return EpochEndOffset(error_code=exc.code, partition=wanted.partition, leader_epoch=-1, end_offset=-1)
-    return EpochEndOffset(error_code=0, partition=wanted.partition, leader_epoch=partition.leader_epoch,
-                          end_offset=partition.log.log_end_offset)
+    log = partition.log
+    epoch, end_offset = log.leader_epoch_cache.end_offset_for(wanted.leader_epoch, log.log_end_offset)
+    return EpochEndOffset(error_code=0, partition=wanted.partition, leader_epoch=epoch, end_offset=end_offset)

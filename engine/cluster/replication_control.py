@@ -1,0 +1,168 @@
+"""Partition leadership, ISR and reassignment decisions, as Kafka's ReplicationControlManager.
+
+Pure functions over the metadata image: each returns the partition records that a change
+needs (or raises ApiError), and the controller writes them. Conventions, as in KRaft:
+- the leader epoch rises only when the leader changes; the partition epoch on every change;
+- the ISR is never emptied: when its last live member goes, the old member stays, so that
+  broker can lead again (clean election) when it comes back;
+- a reassignment keeps `replicas = target + removing`, with `adding` the new replicas; it
+  completes when every target replica is in the ISR.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import kafka.errors as Errors
+
+from engine.cluster import records as R
+from engine.cluster.metadata import MetadataImage, PartitionState, TopicState
+from engine.errors import ApiError
+
+PREFERRED, UNCLEAN = 0, 1
+
+
+def change(topic: TopicState, state: PartitionState, *, leader: int | None = None, isr: list[int] | None = None,
+           replicas: list[int] | None = None, adding: list[int] | None = None,
+           removing: list[int] | None = None) -> dict | None:
+    """The record moving `state` to the given values, or None if nothing would change."""
+    leader = state.leader if leader is None else leader
+    isr = state.isr if isr is None else isr
+    replicas = state.replicas if replicas is None else replicas
+    adding = state.adding_replicas if adding is None else adding
+    removing = state.removing_replicas if removing is None else removing
+    if (leader, isr, replicas, adding, removing) == (state.leader, state.isr, state.replicas,
+                                                      state.adding_replicas, state.removing_replicas):
+        return None
+    leader_epoch = state.leader_epoch + 1 if leader != state.leader else state.leader_epoch
+    return R.partition_record(topic.topic_id, state.partition, list(replicas), leader, leader_epoch, list(isr),
+                              state.partition_epoch + 1, list(adding), list(removing))
+
+
+def partitions_of(image: MetadataImage) -> Iterator[tuple[TopicState, PartitionState]]:
+    for topic in image.topics.values():
+        for state in topic.partitions.values():
+            yield topic, state
+
+
+def unclean_allowed(image: MetadataImage, topic: TopicState, broker_default: bool) -> bool:
+    value = topic.configs.get("unclean.leader.election.enable", broker_default)
+    return value is True or str(value).lower() == "true"
+
+
+def choose_leader(state: PartitionState, isr: list[int], live: set[int], *, unclean: bool) -> tuple[int, list[int]]:
+    """(leader, isr) after the current leader is gone: the first live ISR member in replica
+    order; else, if unclean election is allowed, the first live replica (the ISR restarts with
+    it alone); else no leader (-1) and the ISR kept as it was."""
+    for replica in state.replicas:
+        if replica in isr and replica in live:
+            return replica, isr
+    if unclean:
+        for replica in state.replicas:
+            if replica in live:
+                return replica, [replica]
+    return -1, isr or state.isr
+
+
+def fence_records(image: MetadataImage, node_id: int, live: set[int], broker_unclean: bool) -> list[dict]:
+    """Move leadership and ISR membership away from a broker that stopped."""
+    out = []
+    for topic, state in partitions_of(image):
+        if node_id not in state.replicas:
+            continue
+        isr = [r for r in state.isr if r != node_id]
+        leader = state.leader
+        if leader == node_id or leader < 0:
+            leader, isr = choose_leader(state, isr, live, unclean=unclean_allowed(image, topic, broker_unclean))
+        record = change(topic, state, leader=leader, isr=isr or state.isr)
+        if record:
+            out.append(record)
+    return out
+
+
+def unfence_records(image: MetadataImage, node_id: int, live: set[int], broker_unclean: bool) -> list[dict]:
+    """Give leaderless partitions a leader again now that `node_id` is back."""
+    out = []
+    for topic, state in partitions_of(image):
+        if state.leader >= 0 or node_id not in state.replicas:
+            continue
+        leader, isr = choose_leader(state, state.isr, live, unclean=unclean_allowed(image, topic, broker_unclean))
+        record = change(topic, state, leader=leader, isr=isr)
+        if record:
+            out.append(record)
+    return out
+
+
+def alter_isr_record(topic: TopicState, state: PartitionState, *, leader_id: int, leader_epoch: int,
+                     partition_epoch: int, isr: list[int], live: set[int]) -> dict | None:
+    """Validate a leader's ISR proposal (Kafka's AlterPartition) and return its record."""
+    if state.leader != leader_id or state.leader_epoch != leader_epoch:
+        raise ApiError(Errors.FencedLeaderEpochError, f"leader {leader_id} epoch {leader_epoch} is stale")
+    if state.partition_epoch != partition_epoch:
+        raise ApiError(Errors.InvalidUpdateVersionError, "the partition changed since the proposal was made")
+    if leader_id not in isr or any(r not in state.replicas for r in isr):
+        raise ApiError(Errors.InvalidRequestError, f"ISR {isr} must contain the leader and only replicas")
+    joining = [r for r in isr if r not in state.isr and r not in live]
+    if joining:
+        raise ApiError(Errors.IneligibleReplicaError, f"replicas {joining} are not live")
+    return change(topic, state, isr=isr)
+
+
+def elect_record(image: MetadataImage, topic: TopicState, state: PartitionState, election_type: int,
+                 live: set[int]) -> dict:
+    """ElectLeaders for one partition; raises ApiError with Kafka's codes when nothing can be done."""
+    if election_type == PREFERRED:
+        preferred = state.replicas[0]
+        if state.leader == preferred:
+            raise ApiError(Errors.ElectionNotNeededError, "the preferred replica is already the leader")
+        if preferred not in live or preferred not in state.isr:
+            raise ApiError(Errors.PreferredLeaderNotAvailableError,
+                           f"preferred replica {preferred} is not live or not in the ISR {state.isr}")
+        return change(topic, state, leader=preferred)
+    if state.leader >= 0 and state.leader in live:
+        raise ApiError(Errors.ElectionNotNeededError, "the partition has a live leader")
+    leader, isr = choose_leader(state, state.isr, live, unclean=True)
+    if leader < 0:
+        raise ApiError(Errors.EligibleLeadersNotAvailableError, "no live replica")
+    return change(topic, state, leader=leader, isr=isr)
+
+
+def reassignment_record(image: MetadataImage, topic: TopicState, state: PartitionState,
+                        target: list[int] | None, live: set[int]) -> dict | None:
+    """Start (target) or cancel (None) a reassignment of one partition."""
+    ongoing = bool(state.adding_replicas or state.removing_replicas)
+    original = [r for r in state.replicas if r not in state.adding_replicas]
+    if target is None:
+        if not ongoing:
+            raise ApiError(Errors.NoReassignmentInProgressError, "no reassignment in progress")
+        isr = [r for r in state.isr if r in original] or state.isr
+        leader = state.leader if state.leader in original else choose_leader(state, isr, live, unclean=False)[0]
+        return change(topic, state, leader=leader, isr=isr, replicas=original, adding=[], removing=[])
+    _check_target(image, target)
+    if target == original and not ongoing:
+        return None
+    adding = [r for r in target if r not in original]
+    removing = [r for r in original if r not in target]
+    return change(topic, state, replicas=target + removing, adding=adding, removing=removing)
+
+
+def _check_target(image: MetadataImage, target: list[int]) -> None:
+    if not target or len(set(target)) != len(target):
+        raise ApiError(Errors.InvalidReplicaAssignmentError, f"invalid replica list {target}")
+    unknown = [r for r in target if r not in image.brokers]
+    if unknown:
+        raise ApiError(Errors.InvalidReplicaAssignmentError, f"unknown brokers {unknown}")
+
+
+def completion_record(topic: TopicState, state: PartitionState, live: set[int]) -> dict | None:
+    """Finish a reassignment whose target replicas are all in the ISR: drop the removed
+    replicas and, if the leader is being removed, hand leadership to a target replica."""
+    if not (state.adding_replicas or state.removing_replicas):
+        return None
+    target = [r for r in state.replicas if r not in state.removing_replicas]
+    if any(r not in state.isr for r in target):
+        return None
+    isr = [r for r in state.isr if r in target]
+    leader = state.leader
+    if leader not in target:
+        leader = next((r for r in target if r in isr and r in live), -1)
+    return change(topic, state, leader=leader, isr=isr, replicas=target, adding=[], removing=[])
