@@ -12,6 +12,7 @@ import signal
 import sys
 
 from engine.config import InvalidConfigError
+from engine.tools import broker_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -34,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=9092, help="port of broker 0; broker i uses port+i")
     serve.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                        help="broker config override, Kafka names (e.g. num.partitions=3); repeatable")
+    serve.add_argument("--admin-port", type=int, default=None,
+                       help="port of the engine's admin interface (default: the port after the last broker)")
     serve.add_argument("--log-level", default="INFO")
+    broker_command.add_parser(commands)
     return parser
 
 
@@ -43,7 +47,7 @@ async def serve(args: argparse.Namespace) -> int:
     import engine.protocol.apis  # noqa: F401 - registers every API handler
 
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
-                    configs=_parse_config(args.config))
+                    configs=_parse_config(args.config), admin_port=args.admin_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -57,6 +61,8 @@ async def serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "broker":
+        return broker_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)

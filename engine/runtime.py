@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from engine.admin_server import AdminServer
 from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
@@ -20,13 +21,16 @@ log = logging.getLogger(__name__)
 
 class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
-                 configs: dict[str, Any] | None = None) -> None:
+                 configs: dict[str, Any] | None = None, admin_port: int | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.host = host
         self.ports = [port + i for i in range(brokers)]
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
         self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
                         for i, p in enumerate(self.ports)]
+        self.admin = AdminServer(self, host, port + brokers if admin_port is None else admin_port)
+        for broker in self.brokers:
+            broker.admin_endpoint = self.admin.endpoint
 
     @property
     def bootstrap_servers(self) -> str:
@@ -45,6 +49,7 @@ class Engine:
             await broker.start()
         for broker in self.brokers:
             self.controller.unfence_broker(broker.node_id)
+        await self.admin.start()
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
 
     async def stop_broker(self, node_id: int) -> bool:
@@ -70,6 +75,7 @@ class Engine:
     async def stop(self) -> None:
         """Stop every broker. Leadership is not moved: all brokers go down together and come back
         with the same leaders, already balanced."""
+        await self.admin.stop()
         for broker in self.brokers:
             if broker.running:
                 await broker.stop()

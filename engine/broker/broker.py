@@ -51,6 +51,7 @@ class Broker:
         self._tasks: list[asyncio.Task] = []
         self._controller_epoch = -1
         self.running = False
+        self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
 
     @property
     def image(self) -> MetadataImage:

@@ -8,7 +8,9 @@ from typing import Any
 
 import kafka.errors as Errors
 
-from engine.config import BROKER_CONFIGS, TOPIC_CONFIGS, TYPE_LIST, config_value_string, effective_topic_config
+from engine.config import (BROKER_CONFIGS, DYNAMIC_BROKER_CONFIGS, SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_STATIC_BROKER,
+                           TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
+                           effective_topic_config)
 from engine.errors import ApiError
 
 TOPIC = 2
@@ -27,13 +29,19 @@ def describe(broker, resource_type: int, name: str) -> list[tuple[str, str | Non
                 for key, (value, source) in effective_topic_config(state.configs, broker.config).items()]
     if resource_type == BROKER:
         config = _broker_config(broker, name)
-        entries = [(key, config_value_string(config.get(key)), config.source(key), False, d.type)
-                   for key, d in BROKER_CONFIGS.items()]
-        node = broker.image.brokers[int(name)] if name else None
-        if node is not None:
-            entries += [("broker.id", str(node.node_id), 4, True, 3),
-                        ("listeners", f"PLAINTEXT://{node.host}:{node.port}", 4, True, 2),
-                        ("log.dirs", str(broker.log_dir if node.node_id == broker.node_id else ""), 4, True, 2)]
+        if not name:
+            # As Kafka: the cluster-wide resource lists only what was set on it.
+            return [(key, config_value_string(value), SOURCE_DYNAMIC_DEFAULT_BROKER, False, BROKER_CONFIGS[key].type)
+                    for key, value in config.dynamic_default.items()]
+        entries = [(key, config_value_string(config.get(key)), config.source(key),
+                    key not in DYNAMIC_BROKER_CONFIGS, d.type) for key, d in BROKER_CONFIGS.items()]
+        node = broker.image.brokers[int(name)]
+        entries += [("broker.id", str(node.node_id), SOURCE_STATIC_BROKER, True, TYPE_INT),
+                    ("listeners", f"PLAINTEXT://{node.host}:{node.port}", SOURCE_STATIC_BROKER, True, TYPE_STRING),
+                    ("engine.admin.endpoint", getattr(broker, "admin_endpoint", None), SOURCE_STATIC_BROKER, True,
+                     TYPE_STRING),
+                    ("log.dirs", str(broker.log_dir if node.node_id == broker.node_id else ""), SOURCE_STATIC_BROKER,
+                     True, TYPE_STRING)]
         return entries
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
@@ -64,19 +72,27 @@ def current_overrides(broker, resource_type: int, name: str) -> dict[str, Any]:
 
 def apply_incremental(current: dict[str, Any], operations: list[tuple[str, int, str | None]],
                       definitions: dict) -> dict[str, Any | None]:
-    """Changes (name -> value, None to delete) from KIP-339 operations."""
+    """Changes (name -> value, None to delete) from KIP-339 operations.
+
+    Names and values are checked by the controller when the changes are applied; here only
+    what the operations themselves need. APPEND/SUBTRACT start from the override, else from
+    the config's own default (not a broker's), as Kafka's ConfigAdminManager does."""
     changes: dict[str, Any | None] = {}
+    keys = [key for key, _, _ in operations]
+    if len(set(keys)) != len(keys):
+        raise ApiError(Errors.InvalidRequestError, "Error due to duplicate config keys")
     for key, op, value in operations:
-        if key not in definitions:
-            raise ApiError(Errors.InvalidConfigurationError, f"Unknown config name: {key}")
         if op == SET:
             changes[key] = value
         elif op == DELETE:
             changes[key] = None
         elif op in (APPEND, SUBTRACT):
-            if definitions[key].type != TYPE_LIST:
-                raise ApiError(Errors.InvalidConfigurationError, f"Config {key} is not a list; cannot APPEND/SUBTRACT")
-            items = [i for i in str(changes.get(key, current.get(key, definitions[key].default)) or "").split(",") if i]
+            definition = definitions.get(key)
+            if definition is None or definition.type != TYPE_LIST:
+                verb = "append" if op == APPEND else "subtract"
+                raise ApiError(Errors.InvalidConfigurationError,
+                               f"Config value {verb} is not allowed for config key: {key}")
+            items = [i for i in str(current.get(key, definition.default) or "").split(",") if i]
             for item in (value or "").split(","):
                 if op == APPEND and item and item not in items:
                     items.append(item)

@@ -12,7 +12,11 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k23_offset_for_leader_epoch,
     k32_describe_configs,
     k33_alter_configs,
+    k35_describe_log_dirs,
     k37_create_partitions,
+    k43_elect_leaders,
     k44_incremental_alter_configs,
+    k45_alter_partition_reassignments,
+    k46_list_partition_reassignments,
     k60_describe_cluster,
 )

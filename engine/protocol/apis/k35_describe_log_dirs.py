@@ -1,0 +1,38 @@
+"""DescribeLogDirs: v1-4.
+
+This broker's log dir (one per broker) with the size of every partition replica it holds
+and its offset lag (as Kafka: high watermark minus log end offset, floored at 0).
+topics null means every partition. v4 adds the file system's total and usable bytes.
+"""
+import shutil
+
+from kafka.protocol.admin import DescribeLogDirsRequest, DescribeLogDirsResponse
+
+from engine.protocol.registry import api
+
+Result = DescribeLogDirsResponse.DescribeLogDirsResult
+Topic = Result.DescribeLogDirsTopic
+PartitionInfo = Topic.DescribeLogDirsPartition
+
+
+@api(DescribeLogDirsRequest, DescribeLogDirsResponse, versions=(1, 4))
+async def handle_describe_log_dirs(ctx, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
+    broker = ctx.broker
+    wanted = None if request.topics is None else {(t.topic, p) for t in request.topics for p in t.partitions}
+    topics: dict[str, list] = {}
+    for (name, index), partition in sorted(broker.partitions.items()):
+        if wanted is not None and (name, index) not in wanted:
+            continue
+        topics.setdefault(name, []).append(PartitionInfo(
+            partition_index=index, partition_size=partition.log.size_in_bytes,
+            offset_lag=_offset_lag(broker, partition), is_future_key=False))
+    usage = shutil.disk_usage(broker.log_dir)
+    result = Result(error_code=0, log_dir=str(broker.log_dir.resolve()),
+                    topics=[Topic(name=n, partitions=ps) for n, ps in topics.items()],
+                    total_bytes=usage.total, usable_bytes=usage.free)
+    return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[result])
+
+
+def _offset_lag(broker, partition) -> int:
+    """As Kafka's getLogEndOffsetLag for a current (not future) log: high watermark minus log end."""
+    return max(partition.high_watermark - partition.log_end_offset, 0)

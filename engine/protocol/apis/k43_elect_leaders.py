@@ -1,0 +1,38 @@
+"""ElectLeaders: v0-2 (KIP-183, KIP-460).
+
+Preferred (0): make each partition's first replica its leader, if it is live and in the
+ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it already leads.
+Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
+if none). topic_partitions null means every partition (preferred election for all).
+"""
+import kafka.errors as Errors
+from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+Result = ElectLeadersResponse.ReplicaElectionResult
+PartitionResult = Result.PartitionResult
+
+
+@api(ElectLeadersRequest, ElectLeadersResponse, versions=(0, 2))
+async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeadersResponse:
+    controller = ctx.broker.controller
+    election_type = request.election_type if ctx.api_version >= 1 else 0
+    if request.topic_partitions is None:
+        wanted = {name: sorted(t.partitions) for name, t in ctx.broker.image.topics.items()}
+    else:
+        wanted = {}
+        for entry in request.topic_partitions:
+            wanted.setdefault(entry.topic, []).extend(entry.partitions)
+    results = []
+    for topic, partitions in wanted.items():
+        answers = []
+        for index in partitions:
+            try:
+                controller.elect_leader(topic, index, election_type)
+                answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
+            except ApiError as exc:
+                answers.append(PartitionResult(partition_id=index, error_code=exc.code, error_message=exc.message))
+        results.append(Result(topic=topic, partition_result=answers))
+    return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)

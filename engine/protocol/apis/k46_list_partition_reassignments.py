@@ -1,0 +1,26 @@
+"""ListPartitionReassignments: v0 (KIP-455).
+
+The ongoing reassignments, all of them or those of the named partitions: the current
+replica set (target plus replicas being removed), the replicas being added and removed.
+"""
+from kafka.protocol.admin import ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse
+
+from engine.protocol.registry import api
+
+Topic = ListPartitionReassignmentsResponse.OngoingTopicReassignment
+Ongoing = Topic.OngoingPartitionReassignment
+
+
+@api(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, versions=(0, 0))
+async def handle_list_partition_reassignments(ctx, request):
+    ongoing = ctx.broker.controller.ongoing_reassignments()
+    if request.topics is not None:
+        wanted = {(t.name, p) for t in request.topics for p in t.partition_indexes}
+        ongoing = {key: state for key, state in ongoing.items() if key in wanted}
+    topics: dict[str, list] = {}
+    for (name, index), state in sorted(ongoing.items()):
+        topics.setdefault(name, []).append(Ongoing(partition_index=index, replicas=state.replicas,
+                                                   adding_replicas=state.adding_replicas,
+                                                   removing_replicas=state.removing_replicas))
+    return ListPartitionReassignmentsResponse(throttle_time_ms=0, error_code=0, error_message=None,
+                                              topics=[Topic(name=n, partitions=ps) for n, ps in topics.items()])

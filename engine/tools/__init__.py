@@ -1,0 +1,1 @@
+"""Operator commands of `python -m engine` besides `serve`; they talk to a running engine."""
