@@ -61,14 +61,14 @@ def start_mock_cluster() -> tuple[subprocess.Popen, str]:
     return process, bootstrap
 
 
-def create_topic(bootstrap: str) -> None:
+def create_topic(bootstrap: str, topic: str = TOPIC, replication: int = 1, configs: dict | None = None) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])[TOPIC].result(30)
+    admin.create_topics([NewTopic(topic, PARTITIONS, replication, config=configs or {})])[topic].result(30)
     time.sleep(0.5)  # let metadata settle before timing
 
 
-def produce(bootstrap: str, records: int, size: int) -> float:
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": 1, "linger.ms": 5,
+def produce(bootstrap: str, records: int, size: int, topic: str = TOPIC, acks: int | str = 1) -> float:
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": 5,
                          "queue.buffering.max.messages": 1_000_000, "enable.idempotence": False})
     value = os.urandom(size)
     delivered = [0]
@@ -81,7 +81,7 @@ def produce(bootstrap: str, records: int, size: int) -> float:
     for i in range(records):
         while True:
             try:
-                producer.produce(TOPIC, value=value, partition=i % PARTITIONS, on_delivery=on_delivery)
+                producer.produce(topic, value=value, partition=i % PARTITIONS, on_delivery=on_delivery)
                 break
             except BufferError:
                 producer.poll(0.01)

@@ -33,19 +33,25 @@ class BrokerListener:
         self.max_request_bytes = max_request_bytes
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
+        self._closing = False
 
     async def start(self) -> None:
+        self._closing = False
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
                                                   limit=1 << 20)
 
     async def stop(self) -> None:
         if self._server is None:
             return
+        self._closing = True   # a connection accepted from here on is closed at once
         self._server.close()
         for task in list(self._connections):
             task.cancel()
         await asyncio.gather(*self._connections, return_exceptions=True)
-        await self._server.wait_closed()
+        try:
+            await asyncio.wait_for(self._server.wait_closed(), 5)
+        except asyncio.TimeoutError:
+            log.warning("Listener on port %d: connections still open after close", self.port)
         self._server = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -67,7 +73,7 @@ class BrokerListener:
             writer.transport.abort()
 
     async def _serve_requests(self, reader, writer, client_host: str) -> None:
-        while True:
+        while not self._closing:
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             if size <= 0 or size > self.max_request_bytes:
                 raise CloseConnection(f"request size {size} outside 1..{self.max_request_bytes} "

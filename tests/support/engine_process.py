@@ -38,7 +38,7 @@ class EngineProcess:
         self.data_dir = Path(data_dir)
         self.brokers = brokers
         self.configs = configs or {}
-        self.port = free_port_range(brokers)
+        self.port = free_port_range(brokers + 1)  # the brokers and, after them, the admin interface
         self.process: subprocess.Popen | None = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-engine.log"
 

@@ -15,7 +15,7 @@ from tests.support.engine_process import free_port_range
 def in_process_engine(tmp_path):
     """An Engine on a background event loop in this process, so a test can watch its syscalls."""
     loop = asyncio.new_event_loop()
-    engine = Engine(tmp_path / "data", brokers=1, port=free_port_range(1))
+    engine = Engine(tmp_path / "data", brokers=1, port=free_port_range(2))
     ready = threading.Event()
 
     def run():

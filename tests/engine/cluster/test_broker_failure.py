@@ -46,17 +46,19 @@ def test_leader_failure_under_acks_all_load(engine_factory, topic_name):
 
     stopped = threading.Event()
 
-    def stop_later():
+    def stop_victim():
         stop_broker(engine, victim)
         stopped.set()
 
-    threading.Timer(1.0, stop_later).start()
-    sent = 0
-    while sent < 300_000 and (not stopped.is_set() or sent < 60_000):
+    sent, after_stop = 0, 0
+    while after_stop < 50_000 and sent < 2_000_000:
+        if sent == 50_000:
+            threading.Thread(target=stop_victim).start()   # the broker stops while records flow
         try:
             producer.produce(topic_name, value=f"m-{sent}".encode(), partition=sent % PARTITIONS,
                              on_delivery=on_delivery)
             sent += 1
+            after_stop += stopped.is_set()
         except BufferError:
             producer.poll(0.05)
         producer.poll(0)
