@@ -19,6 +19,7 @@ import kafka.errors as Errors
 
 from engine.cluster import records as R
 from engine.cluster import replication_control as RC
+from engine.cluster import state_machines as SM
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
@@ -65,12 +66,32 @@ class Controller:
             self._listeners.remove(listener)
 
     def _commit(self, records: list[dict], *, changed: set[str] | None = None,
-                deleted: list[TopicState] | None = None) -> None:
+                deleted: list[TopicState] | None = None, live_before: set[int] | None = None) -> None:
+        before, replicas = self._states_before(records, self.live_brokers() if live_before is None else live_before)
         self._journal.append(records)
         for record in records:
             R.apply(self.image, record)
+        for move in SM.check_changes(before, SM.snapshot(self.image, set(before), self.live_brokers(), replicas)):
+            log.debug("State change %s", move)
         for listener in self._listeners:
             listener(changed or set(), deleted or [], self.controller_epoch)
+
+    def _states_before(self, records: list[dict], live: set[int]) -> tuple[SM.Snapshot, dict]:
+        """Partition and replica states of everything `records` touch, before they apply."""
+        keys, replicas = set(), {}
+        for record in records:
+            if record["type"] == "partition":
+                key = (uuid.UUID(record["topic_id"]), record["partition"])
+                old = self.image.topics_by_id.get(key[0])
+                old_state = old.partitions.get(key[1]) if old else None
+                keys.add(key)
+                replicas[key] = set(record["replicas"]) | set(old_state.replicas if old_state else ())
+            elif record["type"] == "remove_topic":
+                topic = self.image.topics_by_id[uuid.UUID(record["topic_id"])]
+                for index, state in topic.partitions.items():
+                    keys.add((topic.topic_id, index))
+                    replicas[(topic.topic_id, index)] = set(state.replicas)
+        return SM.snapshot(self.image, keys, live, replicas), replicas
 
     def _apply_broker_config_overrides(self) -> None:
         self.broker_config.dynamic_default = dict(self.image.broker_configs.get("", {}))
@@ -118,27 +139,29 @@ class Controller:
 
     def fence_broker(self, node_id: int) -> None:
         """A broker stops (controlled shutdown or failure): move leadership and ISR membership away."""
+        live_before = self.live_brokers()
         self.fenced.add(node_id)
         self._commit_partition_changes(RC.fence_records(self.image, node_id, self.live_brokers(),
-                                                        self._unclean_default()))
+                                                        self._unclean_default()), live_before=live_before)
         if self.image.controller_id == node_id or self.image.controller_id not in self.live_brokers():
             self.elect_controller()
 
     def unfence_broker(self, node_id: int) -> None:
         """A broker is back: it may lead leaderless partitions again; followers rejoin the ISR by catching up."""
+        live_before = self.live_brokers()
         self.fenced.discard(node_id)
         self._commit_partition_changes(RC.unfence_records(self.image, node_id, self.live_brokers(),
-                                                          self._unclean_default()))
+                                                          self._unclean_default()), live_before=live_before)
         if self.image.controller_id not in self.live_brokers():
             self.elect_controller()
 
     def _unclean_default(self) -> bool:
         return bool(self.broker_config.get("unclean.leader.election.enable"))
 
-    def _commit_partition_changes(self, records: list[dict]) -> None:
+    def _commit_partition_changes(self, records: list[dict], *, live_before: set[int] | None = None) -> None:
         if records:
             changed = {self.image.topics_by_id[uuid.UUID(r["topic_id"])].name for r in records}
-            self._commit(records, changed=changed)
+            self._commit(records, changed=changed, live_before=live_before)
 
     # --- partitions: ISR, elections, reassignments -----------------------------------------
 
