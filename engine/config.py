@@ -166,6 +166,9 @@ _BROKER_DEFS = [
     ConfigDef("replica.fetch.backoff.ms", TYPE_INT, 1000, at_least(0)),
     ConfigDef("replica.high.watermark.checkpoint.interval.ms", TYPE_LONG, 5000, at_least(1)),
     ConfigDef("controlled.shutdown.enable", TYPE_BOOLEAN, True),
+    ConfigDef("auto.leader.rebalance.enable", TYPE_BOOLEAN, True),
+    ConfigDef("leader.imbalance.check.interval.seconds", TYPE_LONG, 300, at_least(1)),
+    ConfigDef("leader.imbalance.per.broker.percentage", TYPE_INT, 10, at_least(0)),
     ConfigDef("group.initial.rebalance.delay.ms", TYPE_INT, 3000, at_least(0)),
     # Consumer groups and committed offsets (engine/coordinator).
     ConfigDef("group.min.session.timeout.ms", TYPE_INT, 6000, at_least(0)),
@@ -174,6 +177,7 @@ _BROKER_DEFS = [
     ConfigDef("offsets.topic.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(14)),
     ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),
+    ConfigDef("offsets.commit.timeout.ms", TYPE_INT, 5000, at_least(1)),
     # Log compaction (engine/storage/cleaner.py).
     ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
     ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
@@ -225,6 +229,14 @@ class BrokerConfig:
             if name in values:
                 return source
         return SOURCE_DEFAULT
+
+    def synonyms(self, names: tuple[str, ...]) -> list[tuple[str, Any, int]]:
+        """DescribeConfigs synonyms, as Kafka orders them: every one of `names` that is set,
+        layer by layer (this broker's, cluster-wide, static), then Kafka's defaults for them."""
+        names = tuple(n for n in names if n in BROKER_CONFIGS)
+        found = [(n, values[n], source) for values, source in self._layers() for n in names if n in values]
+        return found + [(n, BROKER_CONFIGS[n].default, SOURCE_DEFAULT) for n in names
+                        if BROKER_CONFIGS[n].default is not None]
 
     def topic_default(self, topic_config: str) -> tuple[Any, int]:
         """A topic config's value when the topic does not override it, and that value's source.

@@ -7,6 +7,7 @@ its leaderships to other in-sync replicas (controlled shutdown), then closes its
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,17 @@ class Engine:
         for broker in self.brokers:
             self.controller.unfence_broker(broker.node_id)
         await self.admin.start()
+        self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
+
+    async def _rebalance_leaders_periodically(self) -> None:
+        config = self.controller.broker_config
+        while True:
+            await asyncio.sleep(config.get("leader.imbalance.check.interval.seconds"))
+            if config.get("auto.leader.rebalance.enable"):
+                moved = self.controller.rebalance_leaders()
+                if moved:
+                    log.info("Auto leader rebalance moved %d leaderships back to preferred replicas", moved)
 
     async def stop_broker(self, node_id: int) -> bool:
         """Controlled shutdown of one broker; False if it was already stopped."""
@@ -76,6 +87,8 @@ class Engine:
         """Stop every broker. Leadership is not moved: all brokers go down together and come back
         with the same leaders, already balanced."""
         await self.admin.stop()
+        self._rebalancer.cancel()
+        await asyncio.gather(self._rebalancer, return_exceptions=True)
         for broker in self.brokers:
             if broker.running:
                 await broker.stop()

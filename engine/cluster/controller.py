@@ -197,6 +197,25 @@ class Controller:
         record = RC.completion_record(topic_state, state, self.live_brokers())
         self._commit_partition_changes([record] if record else [])
 
+    def rebalance_leaders(self) -> int:
+        """Kafka's auto leader rebalance: for each broker whose share of partitions it should
+        lead (as preferred replica) but does not exceeds `leader.imbalance.per.broker.percentage`,
+        move those leaderships back where the preferred replica is live and in the ISR."""
+        threshold = self.broker_config.get("leader.imbalance.per.broker.percentage") / 100
+        live = self.live_brokers()
+        by_broker: dict[int, list] = {}
+        for topic, state in RC.partitions_of(self.image):
+            if not (state.adding_replicas or state.removing_replicas):
+                by_broker.setdefault(state.replicas[0], []).append((topic, state))
+        records = []
+        for broker, owned in by_broker.items():
+            misplaced = [(t, s) for t, s in owned if s.leader != broker]
+            if broker not in live or not owned or len(misplaced) / len(owned) <= threshold:
+                continue
+            records += [RC.change(t, s, leader=broker) for t, s in misplaced if broker in s.isr]
+        self._commit_partition_changes([r for r in records if r])
+        return len([r for r in records if r])
+
     def ongoing_reassignments(self) -> dict[tuple[str, int], object]:
         return {(topic.name, state.partition): state for topic, state in RC.partitions_of(self.image)
                 if state.adding_replicas or state.removing_replicas}

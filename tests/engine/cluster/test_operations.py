@@ -175,3 +175,17 @@ def test_broker_cli_stops_and_starts_a_broker(cluster):
     out = run("start", "2", "--admin", admin_url(cluster))
     assert "broker 2 running" in out.stdout
     assert run("stop", "7", "--admin", admin_url(cluster)).returncode == 1
+
+
+def test_unclean_election_on_request_revives_a_leaderless_partition(cluster, topic_name):
+    create_topic(cluster.bootstrap, topic_name, 1, 2)
+    leader, replicas, _ = partition_state(cluster.bootstrap, topic_name)[0]
+    follower = next(r for r in replicas if r != leader)
+    stop_broker(cluster, follower)      # the ISR shrinks to the leader
+    stop_broker(cluster, leader)        # ...which stops too: no leader
+    start_broker(cluster, follower)     # out of sync, and unclean election is off: still no leader
+    assert partition_state(cluster.bootstrap, topic_name)[0][0] == -1
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap)
+    admin.elect_leaders(1, {topic_name: [0]})
+    admin.close()
+    assert partition_state(cluster.bootstrap, topic_name)[0][0] == follower

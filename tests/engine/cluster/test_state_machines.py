@@ -52,3 +52,21 @@ def test_brokers_ignore_metadata_from_an_older_controller_epoch(tmp_path):
     broker.on_metadata_change({"t"}, [], controller_epoch=5)
     assert list(broker.partitions) == [("t", 0)] and broker.partitions[("t", 0)].is_leader
     broker.log_manager.shutdown()
+
+
+def test_auto_rebalance_returns_leadership_to_preferred_replicas(tmp_path):
+    controller = Controller(tmp_path, BrokerConfig())
+    for node in range(3):
+        controller.register_broker(node, "127.0.0.1", 9092 + node)
+    topic = controller.create_topic("t", 6, 3)
+    preferred = {p: s.replicas[0] for p, s in topic.partitions.items()}
+    controller.fence_broker(0)
+    controller.unfence_broker(0)
+    assert any(s.leader != preferred[p] for p, s in topic.partitions.items())
+    # Broker 0 is not back in the ISRs yet (its follower has not caught up): nothing moves.
+    assert controller.rebalance_leaders() == 0
+    for p, state in topic.partitions.items():
+        controller.alter_isr("t", p, leader_id=state.leader, leader_epoch=state.leader_epoch,
+                             partition_epoch=state.partition_epoch, isr=sorted(set(state.isr) | {0}))
+    assert controller.rebalance_leaders() > 0
+    assert {p: s.leader for p, s in topic.partitions.items()} == preferred
