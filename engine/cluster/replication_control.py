@@ -147,10 +147,10 @@ def reassignment_record(image: MetadataImage, topic: TopicState, state: Partitio
 
 def _check_target(image: MetadataImage, target: list[int]) -> None:
     if not target or len(set(target)) != len(target):
-        raise ApiError(Errors.InvalidReplicaAssignmentError, f"invalid replica list {target}")
+        raise ApiError(Errors.InvalidReplicationAssignmentError, f"invalid replica list {target}")
     unknown = [r for r in target if r not in image.brokers]
     if unknown:
-        raise ApiError(Errors.InvalidReplicaAssignmentError, f"unknown brokers {unknown}")
+        raise ApiError(Errors.InvalidReplicationAssignmentError, f"unknown brokers {unknown}")
 
 
 def completion_record(topic: TopicState, state: PartitionState, live: set[int]) -> dict | None:

@@ -4,12 +4,12 @@ Resource types are Kafka's: TOPIC=2, BROKER=4 (name "" is the cluster-wide defau
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import kafka.errors as Errors
 
-from engine.config import (BROKER_CONFIGS, DYNAMIC_BROKER_CONFIGS, SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_STATIC_BROKER,
-                           TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
+from engine.config import (BROKER_CONFIGS, DYNAMIC_BROKER_CONFIGS, SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_DYNAMIC_TOPIC,
+                           SOURCE_STATIC_BROKER, TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
                            effective_topic_config)
 from engine.errors import ApiError
 
@@ -19,31 +19,59 @@ BROKER = 4
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
 
-def describe(broker, resource_type: int, name: str) -> list[tuple[str, str | None, int, bool, int]]:
-    """(name, value, source, read_only, type) for every config of a topic or broker."""
+class Described(NamedTuple):
+    """One DescribeConfigs entry; synonyms are (name, value, source), highest precedence first."""
+    name: str
+    value: str | None
+    source: int
+    read_only: bool
+    type: int
+    synonyms: list[tuple[str, str | None, int]]
+
+
+def describe(broker, resource_type: int, name: str) -> list[Described]:
+    """Every config of a topic or broker, with its effective value, source and synonyms."""
     if resource_type == TOPIC:
         state = broker.image.topics.get(name)
         if state is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError, f"Topic {name} does not exist")
-        return [(key, config_value_string(value), source, False, TOPIC_CONFIGS[key].type)
+        return [Described(key, config_value_string(value), source, False, TOPIC_CONFIGS[key].type,
+                          _topic_synonyms(key, state.configs, broker.config))
                 for key, (value, source) in effective_topic_config(state.configs, broker.config).items()]
     if resource_type == BROKER:
         config = _broker_config(broker, name)
         if not name:
             # As Kafka: the cluster-wide resource lists only what was set on it.
-            return [(key, config_value_string(value), SOURCE_DYNAMIC_DEFAULT_BROKER, False, BROKER_CONFIGS[key].type)
+            return [_one_source(key, value, BROKER_CONFIGS[key].type, SOURCE_DYNAMIC_DEFAULT_BROKER, False)
                     for key, value in config.dynamic_default.items()]
-        entries = [(key, config_value_string(config.get(key)), config.source(key),
-                    key not in DYNAMIC_BROKER_CONFIGS, d.type) for key, d in BROKER_CONFIGS.items()]
+        entries = [Described(key, config_value_string(config.get(key)), config.source(key),
+                             key not in DYNAMIC_BROKER_CONFIGS, d.type, _strings(config.synonyms((key,))))
+                   for key, d in BROKER_CONFIGS.items()]
         node = broker.image.brokers[int(name)]
-        entries += [("broker.id", str(node.node_id), SOURCE_STATIC_BROKER, True, TYPE_INT),
-                    ("listeners", f"PLAINTEXT://{node.host}:{node.port}", SOURCE_STATIC_BROKER, True, TYPE_STRING),
-                    ("engine.admin.endpoint", getattr(broker, "admin_endpoint", None), SOURCE_STATIC_BROKER, True,
-                     TYPE_STRING),
-                    ("log.dirs", str(broker.log_dir if node.node_id == broker.node_id else ""), SOURCE_STATIC_BROKER,
-                     True, TYPE_STRING)]
+        local = node.node_id == broker.node_id
+        entries += [_one_source("broker.id", node.node_id, TYPE_INT),
+                    _one_source("listeners", f"PLAINTEXT://{node.host}:{node.port}", TYPE_STRING),
+                    _one_source("engine.admin.endpoint", getattr(broker, "admin_endpoint", None), TYPE_STRING),
+                    _one_source("log.dirs", broker.log_dir if local else "", TYPE_STRING)]
         return entries
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
+
+
+def _topic_synonyms(key: str, overrides: dict[str, Any], config) -> list[tuple[str, str | None, int]]:
+    """As Kafka: the topic's own override, then the broker configs it falls back to."""
+    own = [(key, overrides[key], SOURCE_DYNAMIC_TOPIC)] if key in overrides else []
+    return _strings(own + config.synonyms(TOPIC_CONFIGS[key].synonyms))
+
+
+def _one_source(key: str, value: Any, config_type: int, source: int = SOURCE_STATIC_BROKER,
+                read_only: bool = True) -> Described:
+    """A value with one source only, so its one synonym is itself."""
+    value = config_value_string(value)
+    return Described(key, value, source, read_only, config_type, [(key, value, source)])
+
+
+def _strings(synonyms: list[tuple[str, Any, int]]) -> list[tuple[str, str | None, int]]:
+    return [(key, config_value_string(value), source) for key, value, source in synonyms]
 
 
 def _broker_config(broker, name: str):

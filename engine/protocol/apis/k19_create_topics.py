@@ -3,8 +3,11 @@
 - Name rules as Kafka (INVALID_TOPIC_EXCEPTION), TOPIC_ALREADY_EXISTS, names that collide
   with an existing one by '.' versus '_' are refused.
 - num_partitions / replication_factor of -1 take `num.partitions` and
-  `default.replication.factor` (KIP-464); a manual assignment may replace both.
-- Configs are checked against Kafka's topic config names and ranges (INVALID_CONFIG).
+  `default.replication.factor` (KIP-464).
+- A manual assignment replaces both counts, which must then be -1 (INVALID_REQUEST, as KRaft);
+  unknown or repeated brokers and uneven replica counts are INVALID_REPLICA_ASSIGNMENT.
+- Configs are checked against Kafka's topic config names and ranges; null values are refused
+  (INVALID_CONFIG).
 - validate_only checks everything and creates nothing.
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
@@ -32,9 +35,9 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
 
 def _create(ctx, topic, validate_only: bool):
     controller = ctx.broker.controller
-    assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments} or None
-    configs = {c.name: c.value for c in topic.configs if c.value is not None}
     try:
+        assignments = _assignments(topic)
+        configs = _configs(topic)
         if validate_only:
             assignment = controller.validate_new_topic(topic.name, topic.num_partitions, topic.replication_factor,
                                                        assignments, configs)
@@ -45,6 +48,25 @@ def _create(ctx, topic, validate_only: bool):
         return _error(topic.name, exc.code, exc.message)
     assignment = {p.partition: p.replicas for p in state.partitions.values()}
     return _success(ctx, topic.name, state.topic_id, assignment, state.configs)
+
+
+def _assignments(topic) -> dict[int, list[int]] | None:
+    assignments = {}
+    for a in topic.assignments:
+        if a.partition_index in assignments:
+            raise ApiError(Errors.InvalidReplicationAssignmentError,
+                           f"Found multiple manual partition assignments for partition {a.partition_index}")
+        assignments[a.partition_index] = list(a.broker_ids)
+    return assignments or None
+
+
+def _configs(topic) -> dict[str, str]:
+    """A null value cannot mean "the default" at creation: Kafka refuses it (INVALID_CONFIG)."""
+    nulls = [c.name for c in topic.configs if c.value is None]
+    if nulls:
+        raise ApiError(Errors.InvalidConfigurationError,
+                       f"Null value not supported for topic configs: {','.join(nulls)}")
+    return {c.name: c.value for c in topic.configs}
 
 
 def _success(ctx, name, topic_id, assignment, overrides):

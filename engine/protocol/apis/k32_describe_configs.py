@@ -1,34 +1,45 @@
 """DescribeConfigs: v1-4.
 
 Topic (2) and broker (4) resources, every config with its effective value and Kafka's
-config source (DYNAMIC_TOPIC_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG,
-DEFAULT_CONFIG). `configuration_keys` filters; v3+ carries config types.
-Gaps: synonyms are not listed; no documentation strings.
+config source: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG (set for this broker),
+DYNAMIC_DEFAULT_BROKER_CONFIG (set cluster-wide), STATIC_BROKER_CONFIG, DEFAULT_CONFIG.
+A topic's defaults are those of the broker that answers, as in Kafka. Broker configs that
+cannot change at run time are read-only. The cluster-wide resource (broker "") lists only
+what was set on it. `configuration_keys` filters; v3+ carries config types.
+include_synonyms (v1+) lists, per config, where else a value could come from, highest
+precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
+Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first
+one is unset (`retention.ms` lists no `log.retention.hours`); we list them all.
 """
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 
+from engine.config import SOURCE_DEFAULT
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = Result.DescribeConfigsResourceResult
+Synonym = Entry.DescribeConfigsSynonym
 
 
 @api(DescribeConfigsRequest, DescribeConfigsResponse, versions=(1, 4))
 async def handle_describe_configs(ctx, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
-    return DescribeConfigsResponse(throttle_time_ms=0, results=[_describe(ctx, r) for r in request.resources])
+    return DescribeConfigsResponse(throttle_time_ms=0, results=[_describe(ctx, r, request.include_synonyms)
+                                                                for r in request.resources])
 
 
-def _describe(ctx, resource):
+def _describe(ctx, resource, include_synonyms: bool):
     try:
         entries = configs.describe(ctx.broker, resource.resource_type, resource.resource_name)
     except ApiError as exc:
         return Result(error_code=exc.code, error_message=exc.message, resource_type=resource.resource_type,
                       resource_name=resource.resource_name, configs=[])
     wanted = set(resource.configuration_keys) if resource.configuration_keys else None
-    out = [Entry(name=name, value=value, read_only=read_only, config_source=source, is_default=source == 5,
-                 is_sensitive=False, synonyms=[], config_type=config_type, documentation=None)
-           for name, value, source, read_only, config_type in entries if wanted is None or name in wanted]
+    out = [Entry(name=e.name, value=e.value, read_only=e.read_only, config_source=e.source,
+                 is_default=e.source == SOURCE_DEFAULT, is_sensitive=False,
+                 synonyms=[Synonym(name=n, value=v, source=s) for n, v, s in e.synonyms] if include_synonyms else [],
+                 config_type=e.type, documentation=None)
+           for e in entries if wanted is None or e.name in wanted]
     return Result(error_code=0, error_message=None, resource_type=resource.resource_type,
                   resource_name=resource.resource_name, configs=out)

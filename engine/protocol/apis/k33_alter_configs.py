@@ -1,7 +1,10 @@
 """AlterConfigs: v0-2 (the legacy, non-incremental form).
 
 Replaces the resource's whole set of overrides: configs left out revert to their defaults,
-as in Kafka. Topic and broker resources; bad names or values are INVALID_CONFIG.
+as in Kafka. Each resource changes all or nothing. Topic resources: bad names or values are
+INVALID_CONFIG. Broker resources ("<id>" or "" for the cluster-wide default): configs Kafka
+cannot change at run time, unknown names and bad values are INVALID_REQUEST, as Kafka's
+DynamicBrokerConfig answers.
 """
 from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
 

@@ -1,8 +1,10 @@
 """IncrementalAlterConfigs: v0-1 (KIP-339).
 
-SET, DELETE (revert to default), APPEND and SUBTRACT (list configs only) on topic and
-broker resources. Bad names, values or operations are INVALID_CONFIG / INVALID_REQUEST;
-validate_only changes nothing.
+SET, DELETE (revert to default), APPEND and SUBTRACT (list configs only; they start from the
+override, else from the config's own default) on topic and broker resources. Each resource
+changes all or nothing; validate_only changes nothing. Errors as Kafka: a key twice is
+INVALID_REQUEST; APPEND/SUBTRACT on a non-list config and bad topic configs are INVALID_CONFIG;
+broker configs that cannot change at run time, or bad values for them, are INVALID_REQUEST.
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 
