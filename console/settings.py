@@ -1,6 +1,7 @@
 """Console settings. Secrets and deployment choices come from the environment."""
 from pathlib import Path
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from console.env import envbool, envstr
@@ -54,12 +55,14 @@ TEMPLATES = [
 
 
 def _database_from_env() -> dict:
+    """SQLite in the project dir unless DATABASE_URL says otherwise (postgres://, sqlite:///...)."""
     url = envstr("DATABASE_URL", "")
     if not url:
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
-    if url.startswith("sqlite:///"):
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": url[len("sqlite:///"):]}
-    raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only sqlite:/// URLs are supported so far")
+    try:
+        return dj_database_url.parse(url, conn_max_age=60)
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL={url!r} is not a database URL: {exc}") from None
 
 
 DATABASES = {"default": _database_from_env()}

@@ -19,3 +19,14 @@ def test_envint_rejects_garbage(monkeypatch):
     monkeypatch.setenv("SOME_PORT", "80a")
     with pytest.raises(ImproperlyConfigured, match="SOME_PORT"):
         envint("SOME_PORT", 1)
+
+
+def test_database_url_is_parsed_and_bad_urls_fail_loudly(monkeypatch):
+    from console.settings import _database_from_env
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:p@db.example:5433/console")
+    parsed = _database_from_env()
+    assert (parsed["ENGINE"], parsed["HOST"], parsed["PORT"], parsed["NAME"]) == (
+        "django.db.backends.postgresql", "db.example", 5433, "console")
+    monkeypatch.setenv("DATABASE_URL", "nonsense://what")
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
+        _database_from_env()
