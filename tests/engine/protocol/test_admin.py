@@ -6,24 +6,12 @@ from collections import Counter
 
 import kafka.errors as Errors
 import pytest
-from confluent_kafka.admin import AdminClient, NewPartitions
+from confluent_kafka.admin import NewPartitions
 
-from tests.engine.protocol.admin_support import (admin_client, consume_from_beginning, create_topic,
+from tests.engine.protocol.admin_support import (consume_from_beginning, create_topic,
                                                  describe_topic, offsets, partition_dirs, produce, wait_until)
 
 ALL_BROKERS = {0, 1, 2}
-
-
-@pytest.fixture(scope="module")
-def admin(engine_cluster):
-    client = admin_client(engine_cluster.bootstrap)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def confluent_admin(engine_cluster):
-    return AdminClient({"bootstrap.servers": engine_cluster.bootstrap})
 
 
 # --- CreateTopics -------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 import kafka.errors as Errors
 import pytest
 from confluent_kafka import TopicPartition as CkTopicPartition
-from confluent_kafka.admin import AdminClient
 from kafka import KafkaProducer, TopicPartition
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
@@ -12,18 +11,6 @@ from tests.support.engine_process import EngineProcess
 from tests.support.raw_client import RawClient
 
 ALL_BROKERS = {0, 1, 2}
-
-
-@pytest.fixture(scope="module")
-def admin(engine_cluster):
-    client = admin_client(engine_cluster.bootstrap)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def confluent_admin(engine_cluster):
-    return AdminClient({"bootstrap.servers": engine_cluster.bootstrap})
 
 
 # --- DeleteRecords ------------------------------------------------------------------------

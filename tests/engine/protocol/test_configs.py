@@ -6,7 +6,7 @@ defaults."""
 import kafka.errors as Errors
 import pytest
 from confluent_kafka import KafkaException
-from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource as CkResource,
+from confluent_kafka.admin import (AlterConfigOpType, ConfigEntry, ConfigResource as CkResource,
                                    ConfigSource, ResourceType)
 from kafka.admin import AlterConfigOp, ConfigResource
 
@@ -16,18 +16,6 @@ from tests.engine.protocol.admin_support import (admin_client, alter_cluster_def
 SET, DELETE, APPEND, SUBTRACT = (op.value for op in AlterConfigOp)
 DYNAMIC_DEFAULT_BROKER_CONFIG = 3
 WEEK_MS = "604800000"
-
-
-@pytest.fixture(scope="module")
-def admin(engine_cluster):
-    client = admin_client(engine_cluster.bootstrap)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def confluent_admin(engine_cluster):
-    return AdminClient({"bootstrap.servers": engine_cluster.bootstrap})
 
 
 def alter(admin, name, configs, **kwargs) -> str:
