@@ -1,4 +1,5 @@
-"""Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`.
+"""Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
+and operator commands that talk to a running engine (`broker ...`, `groups ...`).
 
 Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0).
@@ -8,11 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import resource
 import signal
 import sys
 
 from engine.config import InvalidConfigError
-from engine.tools import broker_command
+from engine.tools import broker_command, groups_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -39,12 +41,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="port of the engine's admin interface (default: the port after the last broker)")
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
+    groups_command.add_parser(commands)
     return parser
+
+
+def raise_open_files_limit() -> None:
+    """Thousands of partitions and connections need descriptors: take the hard limit, as
+    Kafka's start scripts advise, and size the segment-file cache from it."""
+    from engine.storage import file_handles
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    file_handles.HANDLES.limit = file_handles.default_limit()
 
 
 async def serve(args: argparse.Namespace) -> int:
     from engine.runtime import Engine
     import engine.protocol.apis  # noqa: F401 - registers every API handler
+
+    raise_open_files_limit()
 
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=_parse_config(args.config), admin_port=args.admin_port)
@@ -63,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "broker":
         return broker_command.run(args)
+    if args.command == "groups":
+        return groups_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import CorruptRecordError, StorageError
+from .file_handles import PooledFile
 from .records import HEADER_SIZE, BatchHeader, check_header, read_header
 
 # Batch headers are scanned through a read buffer of this size: one pread covers the
@@ -57,8 +58,12 @@ class FileRecords:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        self.size = os.fstat(self._fd).st_size
+        self._file = PooledFile(self.path)
+        self.size = os.stat(self.path).st_size
+
+    @property
+    def _fd(self) -> int:
+        return self._file.fd
 
     def fileno(self) -> int:
         return self._fd
@@ -126,9 +131,7 @@ class FileRecords:
         os.fsync(self._fd)
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._file.close()
 
     def delete(self) -> None:
         self.close()

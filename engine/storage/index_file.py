@@ -12,6 +12,7 @@ import struct
 from pathlib import Path
 
 from .errors import CorruptIndexError
+from .file_handles import PooledFile
 
 
 class IndexFile:
@@ -23,9 +24,13 @@ class IndexFile:
         self.path = Path(path)
         self.base_offset = base_offset
         self.max_index_size = max_index_size
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        self._file_size = os.fstat(self._fd).st_size
+        self._file = PooledFile(self.path)
+        self._file_size = os.stat(self.path).st_size
         self._loaded = False
+
+    @property
+    def _fd(self) -> int:
+        return self._file.fd
 
     @property
     def entries(self) -> int:
@@ -86,9 +91,7 @@ class IndexFile:
         os.fsync(self._fd)
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._file.close()
 
     def delete(self) -> None:
         self.close()

@@ -1,0 +1,75 @@
+"""A process-wide cap on open segment files: an LRU of file descriptors.
+
+Every segment has a `.log`, an `.index` and a `.timeindex`; thousands of partitions would
+need more descriptors than the process may open (RLIMIT_NOFILE). Files therefore open on
+first use and the least recently used ones are closed once the cap is reached; their owner
+reopens on the next use. Closing an fd loses nothing: written bytes are in the page cache
+and fsync flushes the file whichever fd wrote it.
+
+Not thread-safe: the engine's event loop is the only caller, as for the rest of storage.
+"""
+from __future__ import annotations
+
+import os
+import resource
+from collections import OrderedDict
+from pathlib import Path
+
+
+def default_limit() -> int:
+    """A quarter of the soft RLIMIT_NOFILE (sockets need the rest), between 64 and 16384."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(64, min(16384, soft // 4))
+
+
+class FileHandles:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: OrderedDict[int, "PooledFile"] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def used(self, owner: "PooledFile") -> None:
+        key = id(owner)
+        if key in self._open:
+            self._open.move_to_end(key)
+            return
+        self._open[key] = owner
+        while len(self._open) > self.limit:
+            _, oldest = self._open.popitem(last=False)
+            oldest.release_fd()
+
+    def forget(self, owner: "PooledFile") -> None:
+        self._open.pop(id(owner), None)
+
+
+HANDLES = FileHandles(default_limit())
+
+
+class PooledFile:
+    """A file opened O_RDWR|O_CREAT|O_APPEND on demand, its descriptor capped by HANDLES."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._raw_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        HANDLES.used(self)
+
+    @property
+    def fd(self) -> int:
+        if self._raw_fd < 0:
+            # No O_CREAT: a file renamed or deleted behind our back must fail loudly, not
+            # come back empty.
+            self._raw_fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+        HANDLES.used(self)
+        return self._raw_fd
+
+    def release_fd(self) -> None:
+        """Close the descriptor only (the LRU needs room); the next use reopens the file."""
+        if self._raw_fd >= 0:
+            os.close(self._raw_fd)
+            self._raw_fd = -1
+
+    def close(self) -> None:
+        HANDLES.forget(self)
+        self.release_fd()
