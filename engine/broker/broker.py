@@ -22,8 +22,10 @@ from engine.broker.throttle import ReplicationThrottle, is_throttled
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.config import BrokerConfig, log_config_for
+from engine.coordinator.coordinator import GroupCoordinator
 from engine.errors import ApiError
 from engine.storage.checkpoint import OffsetCheckpointFile
+from engine.storage.cleaner import LogCleaner
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ class Broker:
         self._controller_epoch = -1
         self.running = False
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
+        self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
 
     @property
     def image(self) -> MetadataImage:
@@ -72,7 +75,8 @@ class Broker:
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
-                       asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs))]
+                       asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs)),
+                       *self._start_groups_and_compaction()]
         log.info("Broker %d listening on %s:%d", self.node_id, self.host, self.port)
 
     async def stop(self) -> None:
@@ -83,6 +87,7 @@ class Broker:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.listener.stop()
+        self.group_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
         self.fetchers.clear()
@@ -129,6 +134,7 @@ class Broker:
                 partition = self.partitions.get(key) or self._open_partition(topic, index, config)
                 partition.log.update_config(config)
                 self._apply_partition_state(partition, state)
+        self.group_coordinator.on_partitions_changed()
 
     def _open_partition(self, topic: TopicState, index: int, config) -> Partition:
         log_ = self.log_manager.get_or_create_log(topic.name, index, config, now_ms())
@@ -257,3 +263,26 @@ class Broker:
                 action()
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: background task %s failed", self.node_id, action.__name__)
+
+    # --- consumer groups and log compaction -------------------------------------------------
+    # The group coordinator follows this broker's __consumer_offsets leaderships through
+    # `_sync_partitions`; the log cleaner compacts this broker's logs in the background.
+
+    def _start_groups_and_compaction(self) -> list[asyncio.Task]:
+        self.group_coordinator.start()
+        self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"))
+        return [asyncio.create_task(self._run_log_cleaner())]
+
+    async def _run_log_cleaner(self) -> None:
+        """Every log.cleaner.backoff.ms, compact the logs that are due. A cleaning yields to
+        the event loop between batches; the cleaner notices if its log changes meanwhile."""
+        while True:
+            await asyncio.sleep(self.config.get("log.cleaner.backoff.ms") / 1000)
+            if not self.config.get("log.cleaner.enable"):
+                continue
+            try:
+                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms()):
+                    for _ in self.log_cleaner.clean(tp, log_, now_ms()):
+                        await asyncio.sleep(0)
+            except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
+                log.exception("Broker %d: log cleaner failed", self.node_id)

@@ -18,6 +18,7 @@ from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
 from .producer_state import BatchMetadata, ProducerStateManager
 from .segment import LogSegment
+from .segment_swap import commit_cleaned, finish_swap
 
 __all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP", "MAX_TIMESTAMP"]
 
@@ -350,6 +351,38 @@ class Log:
         self._log_end_offset = self.log_start_offset = self.recovery_point = offset
         self.producer_state.truncate_fully()
         self.leader_epoch_cache.clear()
+
+    # --- compaction: segment replacement (used by cleaner.py) ----------------------------
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def replace_segments(self, cleaned: LogSegment, old: list[LogSegment], *,
+                         last_modified_ms: int, now_ms: int) -> LogSegment:
+        """Swap the consecutive non-active segments `old` for `cleaned`, which the log
+        cleaner wrote under the ".cleaned" suffix at old[0]'s base offset.
+
+        Offsets do not move: `cleaned` holds a subset of the old batches' offsets. The
+        swap is crash-safe (segment_swap.py), and the new .log keeps the old segments'
+        last-modified time, which retention falls back on for batches without timestamps.
+        Raises ValueError, touching nothing, if `old` is no longer a run of this log's
+        non-active segments (retention or truncation got there first).
+        """
+        start = next((i for i, s in enumerate(self._segments) if s is old[0]), None)
+        if (start is None or start + len(old) >= len(self._segments)
+                or any(a is not b for a, b in zip(self._segments[start:start + len(old)], old))):
+            raise ValueError(f"segments {old} are no longer part of {self!r}")
+        base = old[0].base_offset
+        cleaned.flush()
+        cleaned.close()
+        commit_cleaned(self.dir, base)
+        for segment in old:
+            segment.delete()
+        finish_swap(self.dir, base)
+        replacement = LogSegment.open(self.dir, base, self.config, now_ms)
+        os.utime(replacement.log.path, ns=(last_modified_ms * 1_000_000,) * 2)
+        self._segments[start:start + len(old)] = [replacement]
+        return replacement
 
     # --- durability --------------------------------------------------------------------
     def flush(self, now_ms: int | None = None) -> None:

@@ -24,3 +24,12 @@ class LogConfig:
     message_timestamp_type: str = "CreateTime"       # message.timestamp.type
     cleanup_policy: str = "delete"                   # cleanup.policy
     file_delete_delay_ms: int = 60000                # file.delete.delay.ms
+    # Compaction (cleaner.py); they matter only when cleanup_policy contains "compact".
+    delete_retention_ms: int = 24 * 3600 * 1000      # delete.retention.ms
+    min_cleanable_dirty_ratio: float = 0.5           # min.cleanable.dirty.ratio
+    min_compaction_lag_ms: int = 0                   # min.compaction.lag.ms
+    max_compaction_lag_ms: int = LONG_MAX            # max.compaction.lag.ms
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in (p.strip() for p in self.cleanup_policy.split(","))

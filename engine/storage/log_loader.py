@@ -20,6 +20,7 @@ from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, STRAY_SUFFIXES, TIME_INDEX_SUF
 from .producer_state import ProducerStateManager
 from .records import INT32_MAX
 from .segment import LogSegment
+from .segment_swap import complete_interrupted_swaps
 
 
 @dataclass
@@ -47,6 +48,7 @@ class LogLoader:
 
     def load(self) -> LoadedLog:
         self.dir.mkdir(parents=True, exist_ok=True)
+        complete_interrupted_swaps(self.dir)  # before strays: a committed .swap is not one
         self._remove_stray_files()
         segments = self._open_segments()
         if not segments:

@@ -37,14 +37,14 @@ class LogSegment:
     """
 
     def __init__(self, directory: Path, base_offset: int, *, index_interval_bytes: int,
-                 max_index_size: int, now_ms: int) -> None:
+                 max_index_size: int, now_ms: int, file_suffix: str = "") -> None:
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
         self.created_ms = now_ms
-        self.log = FileRecords(offset_file(directory, base_offset, LOG_SUFFIX))
-        self.offset_index = OffsetIndex(offset_file(directory, base_offset, INDEX_SUFFIX),
+        self.log = FileRecords(offset_file(directory, base_offset, LOG_SUFFIX + file_suffix))
+        self.offset_index = OffsetIndex(offset_file(directory, base_offset, INDEX_SUFFIX + file_suffix),
                                         base_offset, max_index_size)
-        self.time_index = TimeIndex(offset_file(directory, base_offset, TIME_INDEX_SUFFIX),
+        self.time_index = TimeIndex(offset_file(directory, base_offset, TIME_INDEX_SUFFIX + file_suffix),
                                     base_offset, max_index_size)
         self._tail_loaded = False
         self._next_offset = base_offset
@@ -54,10 +54,17 @@ class LogSegment:
         self._rolling_timestamp: int | None = None
 
     @classmethod
-    def open(cls, directory: Path, base_offset: int, config: LogConfig, now_ms: int) -> LogSegment:
-        """Open the segment's files, creating any that are missing."""
+    def open(cls, directory: Path, base_offset: int, config: LogConfig, now_ms: int, *,
+             file_suffix: str = "") -> LogSegment:
+        """Open the segment's files, creating any that are missing.  A `file_suffix`
+        (".cleaned") names a segment the log cleaner is still writing."""
         return cls(directory, base_offset, index_interval_bytes=config.index_interval_bytes,
-                   max_index_size=config.segment_index_bytes, now_ms=now_ms)
+                   max_index_size=config.segment_index_bytes, now_ms=now_ms, file_suffix=file_suffix)
+
+    @property
+    def files(self) -> tuple[Path, Path, Path]:
+        """The .log, .index and .timeindex paths, in that order."""
+        return self.log.path, self.offset_index.path, self.time_index.path
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self.size})"

@@ -1,0 +1,217 @@
+"""The group coordinator of one broker: the object the group and offset APIs talk to.
+
+It coordinates the groups whose `__consumer_offsets` partition this broker leads
+(group_store.py), runs the membership protocol for them (membership.py) and answers
+OffsetCommit/OffsetFetch/OffsetDelete, ListGroups/DescribeGroups/DeleteGroups. The Broker
+creates it, starts and stops it, and tells it whenever its partitions change
+(`on_partitions_changed`); it reaches nothing else of the broker than its config, image,
+controller (to create `__consumer_offsets`) and partitions.
+
+Requests for a group this broker does not coordinate get NOT_COORDINATOR, so the client
+looks the coordinator up again (FindCoordinator). Group-level failures are raised as
+ApiError; per-partition results are returned.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import kafka.errors as Errors
+
+from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
+from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
+from engine.coordinator.membership import GroupMembership, now_ms
+from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.errors import ApiError
+
+log = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+S = GroupState
+GROUP_TYPE_CLASSIC = "classic"
+
+
+class GroupCoordinator:
+    def __init__(self, broker) -> None:
+        self._broker = broker
+        self.store = GroupStore(broker)
+        self.membership = GroupMembership(self.store, self.config)
+        self._expiry_task: asyncio.Task | None = None
+
+    def config(self, name: str):
+        return self._broker.config.get(name)
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._expiry_task = asyncio.get_running_loop().create_task(self._expire_offsets_periodically())
+
+    def shutdown(self) -> None:
+        if self._expiry_task is not None:
+            self._expiry_task.cancel()
+            self._expiry_task = None
+        self.membership.shutdown()
+        for group in self.store.unload_all():
+            self.membership.unloaded(group)
+
+    def on_partitions_changed(self) -> None:
+        """The broker gained or lost partitions: load or unload `__consumer_offsets` ones."""
+        loaded, unloaded = self.store.sync(now_ms())
+        for group in unloaded:
+            self.membership.unloaded(group)
+        for group in loaded:  # members of a loaded Stable group carry on if they heartbeat in time
+            for member in group.members.values():
+                self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
+
+    async def _expire_offsets_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self.config("offsets.retention.check.interval.ms") / 1000)
+            try:
+                expired = await self.store.expire_offsets(now_ms(), self.config("offsets.retention.minutes") * 60_000)
+                if expired:
+                    log.info("Broker %d: expired %d committed offsets", self._broker.node_id, expired)
+            except Exception:  # noqa: BLE001 - keep the task alive; the next round retries
+                log.exception("Offset expiry failed")
+
+    # --- coordinator lookup -------------------------------------------------------------------
+    def ensure_offsets_topic(self) -> bool:
+        """Create `__consumer_offsets` on first use, as Kafka does; True once it exists.
+
+        Replication factor: min(offsets.topic.replication.factor, live brokers), so a
+        single-broker engine still gets one (Kafka would refuse until enough brokers exist).
+        """
+        image = self._broker.image
+        if OFFSETS_TOPIC in image.topics:
+            return True
+        replication = min(self.config("offsets.topic.replication.factor"), len(self._broker.controller.live_brokers()))
+        configs = {"cleanup.policy": "compact", "segment.bytes": self.config("offsets.topic.segment.bytes"),
+                   "compression.type": "producer"}
+        try:
+            self._broker.controller.create_topic(OFFSETS_TOPIC, self.config("offsets.topic.num.partitions"),
+                                                 max(replication, 1), configs=configs)
+        except ApiError as exc:
+            if exc.code != Errors.TopicAlreadyExistsError.errno:
+                log.error("Cannot create %s: %s", OFFSETS_TOPIC, exc)
+                return False
+        return OFFSETS_TOPIC in self._broker.image.topics
+
+    def coordinator_for(self, group_id: str) -> int | None:
+        """The node id of the group's coordinator, None if it has no leader right now."""
+        state = self._broker.image.partition(OFFSETS_TOPIC, self.store.partition_for(group_id))
+        if state is None or state.leader not in self._broker.image.brokers:
+            return None
+        return state.leader
+
+    def _check_group(self, group_id: str | None, *, allow_empty: bool = False) -> None:
+        if group_id is None or (group_id == "" and not allow_empty):
+            raise ApiError(Errors.InvalidGroupIdError)
+        if not self._broker.running:
+            raise ApiError(Errors.CoordinatorNotAvailableError)
+        if not self.store.owns(group_id):
+            raise ApiError(Errors.NotCoordinatorError)
+
+    # --- membership ---------------------------------------------------------------------------
+    async def join_group(self, **request):
+        self._check_group(request["group_id"])
+        timeout = request["session_timeout_ms"]
+        if not self.config("group.min.session.timeout.ms") <= timeout <= self.config("group.max.session.timeout.ms"):
+            raise ApiError(Errors.InvalidSessionTimeoutError)
+        return await self.membership.join(**request)
+
+    async def sync_group(self, **request):
+        self._check_group(request["group_id"])
+        return await self.membership.sync(**request)
+
+    def heartbeat(self, **request) -> int:
+        self._check_group(request["group_id"])
+        return self.membership.heartbeat(**request)
+
+    def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
+        self._check_group(group_id)
+        return self.membership.leave(group_id, members)
+
+    # --- offsets ------------------------------------------------------------------------------
+    async def commit_offsets(self, *, group_id: str, member_id: str, group_instance_id: str | None, generation_id: int,
+                       offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """Validate the committer against the group (generation fencing), then store; raises ApiError."""
+        self._check_group(group_id, allow_empty=True)
+        group = self.store.get(group_id)
+        if group is None:
+            if generation_id >= 0:  # a member of a generation this coordinator never saw
+                raise ApiError(Errors.IllegalGenerationError)
+            group = self.store.add(GroupMetadata(group_id, now_ms()))  # offsets only, no membership
+        if group.is_(S.DEAD):
+            raise ApiError(Errors.CoordinatorNotAvailableError)
+        if group.is_static_member_fenced(member_id, group_instance_id):
+            raise ApiError(Errors.FencedInstanceIdError)
+        if not (generation_id < 0 and group.is_(S.EMPTY)):
+            if group.is_(S.COMPLETING_REBALANCE):
+                raise ApiError(Errors.RebalanceInProgressError)
+            member = group.members.get(member_id)
+            if member is None:
+                raise ApiError(Errors.UnknownMemberIdError)
+            if generation_id != group.generation_id:
+                raise ApiError(Errors.IllegalGenerationError)
+            self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
+        await self.store.store_offsets(group, offsets, now_ms())
+
+    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None
+                      ) -> list[tuple[TopicPartition, OffsetAndMetadata | None]]:
+        """Committed offsets of `partitions` (None: every partition with one)."""
+        self._check_group(group_id, allow_empty=True)
+        group = self.store.get(group_id)
+        committed = group.offsets if group is not None and not group.is_(S.DEAD) else {}
+        if partitions is None:
+            return sorted(committed.items())
+        return [(tp, committed.get(tp)) for tp in partitions]
+
+    async def delete_offsets(self, group_id: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
+        """OffsetDelete: refused for topics the group's members subscribe to."""
+        self._check_group(group_id)
+        group = self.store.get(group_id)
+        if group is None or group.is_(S.DEAD):
+            raise ApiError(Errors.GroupIdNotFoundError)
+        if group.protocol_type == CONSUMER_PROTOCOL_TYPE or group.is_(S.EMPTY):
+            subscribed = set() if group.is_empty else group.subscribed_topics()
+        else:
+            raise ApiError(Errors.NonEmptyGroupError)
+        results, eligible = {}, []
+        for tp in partitions:
+            if subscribed is None or tp[0] in subscribed:
+                results[tp] = Errors.GroupSubscribedToTopicError.errno
+            else:
+                results[tp] = 0
+                eligible.append(tp)
+        await self.store.delete_offsets(group, eligible, now_ms())
+        return results
+
+    # --- groups -------------------------------------------------------------------------------
+    async def delete_groups(self, group_ids: list[str]) -> dict[str, int]:
+        results = {}
+        for group_id in group_ids:
+            try:
+                self._check_group(group_id, allow_empty=True)
+                group = self.store.get(group_id)
+                if group is None or group.is_(S.DEAD):
+                    raise ApiError(Errors.GroupIdNotFoundError)
+                if not group.is_(S.EMPTY):
+                    raise ApiError(Errors.NonEmptyGroupError)
+                group.cancel_timers()
+                group.transition_to(S.DEAD, now_ms())
+                await self.store.delete_group(group, now_ms())
+                results[group_id] = 0
+            except ApiError as exc:
+                results[group_id] = exc.code
+        return results
+
+    def list_groups(self, states: list[str] | None = None, types: list[str] | None = None) -> list[GroupMetadata]:
+        """Groups this broker coordinates, filtered by state and type names (any case)."""
+        if types and GROUP_TYPE_CLASSIC not in {t.lower() for t in types}:
+            return []
+        wanted = {s.lower() for s in states} if states else None
+        return sorted((g for g in self.store.groups_in() if not g.is_(S.DEAD)
+                       and (wanted is None or g.state.value.lower() in wanted)), key=lambda g: g.group_id)
+
+    def describe_group(self, group_id: str) -> GroupMetadata | None:
+        self._check_group(group_id, allow_empty=True)
+        group = self.store.get(group_id)
+        return None if group is None or group.is_(S.DEAD) else group

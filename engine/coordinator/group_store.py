@@ -1,0 +1,261 @@
+"""The groups of the `__consumer_offsets` partitions this broker leads, and their records
+(Kafka's GroupMetadataManager).
+
+A group belongs to partition `abs(hashCode(group_id)) % partitions` of `__consumer_offsets`
+(Java's String.hashCode and Kafka's Utils.abs, so a group maps to the same partition as on
+Kafka), and the leader of that partition is the group's coordinator. The store keeps the
+state of those groups in memory and writes every change to the partition's log as records
+(offsets_records.py): offset commits, a group's metadata and assignment after each
+rebalance, and tombstones for deleted offsets and groups. When the broker becomes leader of
+a partition the store replays its log, so groups and offsets survive restarts and moves;
+when it stops leading one, the groups are dropped.
+
+Writes go straight to the partition's leader log (Partition.append), as Kafka's coordinator
+appends to its own partitions rather than producing to them, and then wait, as acks=all
+does, until the high watermark covers them (`offsets.commit.timeout.ms`): only then does
+the in-memory state change and the caller answer, so an acknowledged commit survives the
+loss of the leader. Loading replays the log synchronously on the event loop;
+`__consumer_offsets` is compacted, so its logs stay small. Not thread-safe: the engine's
+event loop owns the store.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Iterable
+
+import kafka.errors as Errors
+
+from engine.coordinator import offsets_records as R
+from engine.coordinator.group import GroupMetadata, GroupState, MemberMetadata
+from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.errors import ApiError
+from engine.storage.errors import RecordTooLargeError, StorageError
+
+log = logging.getLogger(__name__)
+
+OFFSETS_TOPIC = "__consumer_offsets"
+TopicPartition = tuple[str, int]
+
+
+def java_string_hashcode(value: str) -> int:
+    """Java's String.hashCode: over UTF-16 code units, in 32-bit two's complement."""
+    data = value.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def partition_for(group_id: str, num_partitions: int) -> int:
+    """Kafka's `Utils.abs(groupId.hashCode) % groupMetadataTopicPartitionCount`."""
+    h = java_string_hashcode(group_id)
+    return (0 if h == -(1 << 31) else abs(h)) % num_partitions
+
+
+class GroupStore:
+    def __init__(self, broker) -> None:
+        self._broker = broker
+        self._shards: dict[int, object] = {}        # offsets partition -> the Partition loaded
+        self.groups: dict[str, GroupMetadata] = {}
+
+    # --- ownership --------------------------------------------------------------------------
+    def num_partitions(self) -> int:
+        topic = self._broker.image.topics.get(OFFSETS_TOPIC)
+        return len(topic.partitions) if topic else self._broker.config.get("offsets.topic.num.partitions")
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.num_partitions())
+
+    def owns(self, group_id: str) -> bool:
+        return self.partition_for(group_id) in self._shards
+
+    def owned_partitions(self) -> list[int]:
+        return sorted(self._shards)
+
+    def sync(self, now_ms: int) -> tuple[list[GroupMetadata], list[GroupMetadata]]:
+        """Follow the broker's leadership of `__consumer_offsets`: load the partitions it
+        gained, drop those it lost. Returns (loaded groups, unloaded groups)."""
+        led = {index: p for (topic, index), p in self._broker.partitions.items()
+               if topic == OFFSETS_TOPIC and p.is_leader}
+        unloaded, loaded = [], []
+        for index in [i for i, p in self._shards.items() if led.get(i) is not p]:
+            unloaded += self._unload(index)
+        for index, partition in sorted(led.items()):
+            if index not in self._shards:
+                loaded += self._load(index, partition, now_ms)
+        return loaded, unloaded
+
+    def unload_all(self) -> list[GroupMetadata]:
+        unloaded = []
+        for index in list(self._shards):
+            unloaded += self._unload(index)
+        return unloaded
+
+    def _unload(self, index: int) -> list[GroupMetadata]:
+        del self._shards[index]
+        gone = [g for g in self.groups.values() if self.partition_for(g.group_id) == index]
+        for group in gone:
+            del self.groups[group.group_id]
+        log.log(logging.INFO if gone else logging.DEBUG, "Broker %d: no longer coordinator for %s-%d "
+                "(%d groups unloaded)", self._broker.node_id, OFFSETS_TOPIC, index, len(gone))
+        return gone
+
+    def _load(self, index: int, partition, now_ms: int) -> list[GroupMetadata]:
+        offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
+        records: dict[str, R.GroupRecord] = {}
+        removed: set[str] = set()
+        for _, key_bytes, value in R.read_log(partition.log):
+            key = R.decode_key(key_bytes)
+            if isinstance(key, R.OffsetKey):
+                group_offsets = offsets.setdefault(key.group, {})
+                if value is None:
+                    group_offsets.pop((key.topic, key.partition), None)
+                else:
+                    group_offsets[(key.topic, key.partition)] = R.decode_offset_value(value)
+            elif isinstance(key, R.GroupKey):
+                if value is None:
+                    records.pop(key.group, None)
+                    removed.add(key.group)
+                else:
+                    records[key.group] = R.decode_group_value(value)
+                    removed.discard(key.group)
+        loaded = []
+        for group_id in sorted(set(records) | {g for g, o in offsets.items() if o}):
+            group = _group_from_record(group_id, records.get(group_id), now_ms)
+            group.offsets = offsets.get(group_id, {})
+            self.groups[group_id] = group
+            loaded.append(group)
+        self._shards[index] = partition
+        log.log(logging.INFO if loaded else logging.DEBUG, "Broker %d: coordinator for %s-%d, loaded %d groups",
+                self._broker.node_id, OFFSETS_TOPIC, index, len(loaded))
+        return loaded
+
+    # --- groups -----------------------------------------------------------------------------
+    def get(self, group_id: str) -> GroupMetadata | None:
+        return self.groups.get(group_id)
+
+    def add(self, group: GroupMetadata) -> GroupMetadata:
+        return self.groups.setdefault(group.group_id, group)
+
+    def remove(self, group_id: str) -> None:
+        self.groups.pop(group_id, None)
+
+    def groups_in(self, partitions: Iterable[int] | None = None) -> list[GroupMetadata]:
+        wanted = set(self._shards if partitions is None else partitions)
+        return [g for g in self.groups.values() if self.partition_for(g.group_id) in wanted]
+
+    # --- writes (each raises ApiError; state changes only once the write is replicated) ----
+    async def store_group(self, group: GroupMetadata, now_ms: int) -> None:
+        """Write the group's metadata and every member's assignment."""
+        record = R.GroupRecord(
+            protocol_type=group.protocol_type or "", generation=group.generation_id, protocol=group.protocol_name,
+            leader=group.leader_id, current_state_timestamp=group.state_timestamp,
+            members=[R.MemberRecord(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                    m.rebalance_timeout_ms, m.session_timeout_ms,
+                                    m.metadata(group.protocol_name or ""), m.assignment)
+                     for m in group.members.values()])
+        await self._write(group.group_id, [(R.group_key(group.group_id), R.group_value(record))], now_ms,
+                          too_large=Errors.UnknownError)
+
+    async def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
+                            now_ms: int) -> None:
+        if not offsets:
+            return
+        await self._write(group.group_id, [(R.offset_key(group.group_id, t, p), R.offset_value(o))
+                                           for (t, p), o in offsets.items()], now_ms,
+                          too_large=Errors.InvalidCommitOffsetSizeError)
+        group.offsets.update(offsets)
+
+    async def delete_offsets(self, group: GroupMetadata, partitions: Iterable[TopicPartition], now_ms: int) -> None:
+        doomed = [tp for tp in partitions if tp in group.offsets]
+        if doomed:
+            await self._write(group.group_id, [(R.offset_key(group.group_id, t, p), None) for t, p in doomed],
+                              now_ms, too_large=Errors.UnknownError)
+            for tp in doomed:
+                group.offsets.pop(tp, None)
+
+    async def delete_group(self, group: GroupMetadata, now_ms: int) -> None:
+        """Tombstones for the group and all its offsets; the caller made it Dead already."""
+        self.remove(group.group_id)
+        records = [(R.offset_key(group.group_id, t, p), None) for t, p in group.offsets]
+        records.append((R.group_key(group.group_id), None))
+        group.offsets.clear()
+        await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
+
+    async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
+                     too_large: type[Errors.BrokerResponseError]) -> None:
+        partition = self._shards.get(self.partition_for(group_id))
+        if partition is None or not partition.is_leader:
+            raise ApiError(Errors.NotCoordinatorError)
+        try:
+            info = partition.append(R.build_batch(records, now_ms), now_ms)
+        except RecordTooLargeError as exc:
+            raise ApiError(too_large, str(exc)) from None
+        except StorageError as exc:
+            log.error("Broker %d: cannot write group %s to %s: %s", self._broker.node_id, group_id,
+                      OFFSETS_TOPIC, exc)
+            raise ApiError(Errors.NotCoordinatorError, str(exc)) from None
+        timeout = self._broker.config.get("offsets.commit.timeout.ms") / 1000
+        try:
+            replicated = await asyncio.wait_for(partition.wait_for_high_watermark(info.last_offset + 1), timeout)
+        except asyncio.TimeoutError:
+            raise ApiError(Errors.CoordinatorNotAvailableError, "the write was not replicated in time") from None
+        if not replicated:  # leadership moved while waiting
+            raise ApiError(Errors.NotCoordinatorError)
+
+    # --- expiry -----------------------------------------------------------------------------
+    async def expire_offsets(self, now_ms: int, retention_ms: int) -> int:
+        """Drop offsets past `offsets.retention.minutes` (KIP-211, KIP-496); return how many.
+
+        An Empty group's offsets expire `retention` after the later of their commit and the
+        moment the group became empty; a standalone group's (no protocol type) after their
+        commit; a consumer group with members expires only offsets of topics no member
+        subscribes to. Expired groups with nothing left become Dead and are deleted.
+        """
+        expired_total = 0
+        for group in list(self.groups_in()):
+            expired = [tp for tp, o in group.offsets.items() if _expired(group, tp, o, now_ms, retention_ms)]
+            try:
+                if expired:
+                    await self.delete_offsets(group, expired, now_ms)
+                    expired_total += len(expired)
+                if group.is_(GroupState.EMPTY) and not group.offsets and not group.members \
+                        and self.groups.get(group.group_id) is group:
+                    group.transition_to(GroupState.DEAD, now_ms)
+                    await self.delete_group(group, now_ms)
+            except ApiError as exc:
+                log.warning("Offset expiry for group %s failed: %s", group.group_id, exc)
+        return expired_total
+
+
+def _expired(group: GroupMetadata, tp: TopicPartition, offset: OffsetAndMetadata, now_ms: int,
+             retention_ms: int) -> bool:
+    if offset.expire_timestamp >= 0:
+        return offset.expire_timestamp <= now_ms
+    if group.is_(GroupState.EMPTY):
+        base = offset.commit_timestamp if group.protocol_type is None else max(offset.commit_timestamp,
+                                                                                 group.state_timestamp)
+        return base + retention_ms <= now_ms
+    if group.is_(GroupState.STABLE):
+        subscribed = group.subscribed_topics()
+        return subscribed is not None and tp[0] not in subscribed and offset.commit_timestamp + retention_ms <= now_ms
+    return False
+
+
+def _group_from_record(group_id: str, record: R.GroupRecord | None, now_ms: int) -> GroupMetadata:
+    group = GroupMetadata(group_id, now_ms)
+    if record is None:
+        return group
+    group.generation_id = record.generation
+    group.protocol_type = record.protocol_type or None
+    group.protocol_name = record.protocol
+    group.state_timestamp = record.current_state_timestamp if record.current_state_timestamp >= 0 else now_ms
+    for m in record.members:
+        group.add(MemberMetadata(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                 m.rebalance_timeout_ms, m.session_timeout_ms, record.protocol_type,
+                                 [(record.protocol or "", m.subscription)], assignment=m.assignment))
+    group.leader_id = record.leader if record.leader in group.members else next(iter(group.members), None)
+    if group.members:
+        group.state = GroupState.STABLE
+    return group

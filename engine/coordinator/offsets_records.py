@@ -1,0 +1,256 @@
+"""Records of `__consumer_offsets`, in Kafka's format, so its tools can read our log.
+
+Each record's key and value start with an int16 version; the rest follows Kafka's
+group-coordinator schemas (OffsetCommitKey/Value, GroupMetadataKey/Value), encoded
+with the classic protocol types (int16-length strings, int32-length bytes and arrays;
+v4 values are "flexible": compact lengths and tagged fields):
+
+    OffsetCommitKey   (key v0/v1)  group, topic, partition int32
+    GroupMetadataKey  (key v2)     group
+    OffsetCommitValue (v0-4)       offset int64, leaderEpoch int32 (v3+), metadata,
+                                   commitTimestamp int64, expireTimestamp int64 (v1 only)
+    GroupMetadataValue (v0-4)      protocolType, generation int32, protocol?, leader?,
+                                   currentStateTimestamp int64 (v2+), members[
+                                     memberId, groupInstanceId? (v3+), clientId, clientHost,
+                                     rebalanceTimeout int32 (v1+), sessionTimeout int32,
+                                     subscription bytes, assignment bytes]
+
+A null value is a tombstone: the offset or the group was deleted. We write key v1/v2 and
+value v3 (v1 when an offset carries an expire timestamp, as Kafka does), and read every
+version. kafka-python has no codec for these (they are not wire messages), hence struct.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
+
+from engine.storage.log import Log
+from engine.storage.records import LOG_OVERHEAD, read_header
+
+OFFSET_COMMIT_KEY_VERSION = 1
+GROUP_METADATA_KEY_VERSION = 2
+OFFSET_COMMIT_VALUE_VERSION = 3
+GROUP_METADATA_VALUE_VERSION = 3
+_FLEXIBLE = 4
+
+_I16, _I32, _I64 = struct.Struct(">h"), struct.Struct(">i"), struct.Struct(">q")
+
+
+@dataclass(frozen=True)
+class OffsetKey:
+    group: str
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    group: str
+
+
+@dataclass
+class OffsetAndMetadata:
+    offset: int
+    leader_epoch: int = -1
+    metadata: str = ""
+    commit_timestamp: int = -1
+    expire_timestamp: int = -1      # only from OffsetCommit v2-4's retention_time_ms
+
+
+@dataclass
+class MemberRecord:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    rebalance_timeout_ms: int
+    session_timeout_ms: int
+    subscription: bytes
+    assignment: bytes
+
+
+@dataclass
+class GroupRecord:
+    protocol_type: str
+    generation: int
+    protocol: str | None
+    leader: str | None
+    current_state_timestamp: int = -1
+    members: list[MemberRecord] = field(default_factory=list)
+
+
+# --- encoding -----------------------------------------------------------------------------
+
+def _string(value: str | None) -> bytes:
+    if value is None:
+        return _I16.pack(-1)
+    data = value.encode()
+    return _I16.pack(len(data)) + data
+
+
+def _bytes(value: bytes) -> bytes:
+    return _I32.pack(len(value)) + bytes(value)
+
+
+def offset_key(group: str, topic: str, partition: int) -> bytes:
+    return _I16.pack(OFFSET_COMMIT_KEY_VERSION) + _string(group) + _string(topic) + _I32.pack(partition)
+
+
+def group_key(group: str) -> bytes:
+    return _I16.pack(GROUP_METADATA_KEY_VERSION) + _string(group)
+
+
+def offset_value(value: OffsetAndMetadata) -> bytes:
+    if value.expire_timestamp >= 0:
+        return (_I16.pack(1) + _I64.pack(value.offset) + _string(value.metadata)
+                + _I64.pack(value.commit_timestamp) + _I64.pack(value.expire_timestamp))
+    return (_I16.pack(OFFSET_COMMIT_VALUE_VERSION) + _I64.pack(value.offset) + _I32.pack(value.leader_epoch)
+            + _string(value.metadata) + _I64.pack(value.commit_timestamp))
+
+
+def group_value(record: GroupRecord) -> bytes:
+    out = [_I16.pack(GROUP_METADATA_VALUE_VERSION), _string(record.protocol_type), _I32.pack(record.generation),
+           _string(record.protocol), _string(record.leader), _I64.pack(record.current_state_timestamp),
+           _I32.pack(len(record.members))]
+    for m in record.members:
+        out += [_string(m.member_id), _string(m.group_instance_id), _string(m.client_id), _string(m.client_host),
+                _I32.pack(m.rebalance_timeout_ms), _I32.pack(m.session_timeout_ms), _bytes(m.subscription),
+                _bytes(m.assignment)]
+    return b"".join(out)
+
+
+def build_batch(records: list[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytearray:
+    """One uncompressed v2 batch of (key, value) records; the log assigns the offsets."""
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=2**31 - 1)
+    for i, (key, value) in enumerate(records):
+        builder.append(i, timestamp_ms, key, value, headers=[])
+    return builder.build()
+
+
+# --- decoding -----------------------------------------------------------------------------
+
+class _Reader:
+    def __init__(self, data: bytes, flexible: bool = False) -> None:
+        self.data, self.pos, self.flexible = data, 0, flexible
+
+    def _unpack(self, fmt: struct.Struct) -> int:
+        (value,) = fmt.unpack_from(self.data, self.pos)
+        self.pos += fmt.size
+        return value
+
+    def int16(self) -> int:
+        return self._unpack(_I16)
+
+    def int32(self) -> int:
+        return self._unpack(_I32)
+
+    def int64(self) -> int:
+        return self._unpack(_I64)
+
+    def uvarint(self) -> int:
+        shift = result = 0
+        while True:
+            byte = self.data[self.pos]
+            self.pos += 1
+            result |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return result
+            shift += 7
+
+    def _length(self, classic: int) -> int:
+        return self.uvarint() - 1 if self.flexible else classic
+
+    def string(self) -> str | None:
+        length = self._length(self.int16() if not self.flexible else 0)
+        if length < 0:
+            return None
+        value = self.data[self.pos:self.pos + length].decode()
+        self.pos += length
+        return value
+
+    def bytes(self) -> bytes:
+        length = self._length(self.int32() if not self.flexible else 0)
+        value = bytes(self.data[self.pos:self.pos + max(length, 0)])
+        self.pos += max(length, 0)
+        return value
+
+    def array_length(self) -> int:
+        return self._length(self.int32() if not self.flexible else 0)
+
+    def skip_tags(self) -> None:
+        if self.flexible:
+            for _ in range(self.uvarint()):
+                self.uvarint()
+                self.pos += self.uvarint()
+
+
+def decode_key(data: bytes) -> OffsetKey | GroupKey | None:
+    """The key of a `__consumer_offsets` record; None for record types we do not use."""
+    reader = _Reader(data)
+    version = reader.int16()
+    if version in (0, 1):
+        return OffsetKey(reader.string(), reader.string(), reader.int32())
+    if version == 2:
+        return GroupKey(reader.string())
+    return None
+
+
+def decode_offset_value(data: bytes) -> OffsetAndMetadata:
+    version = _I16.unpack_from(data)[0]
+    reader = _Reader(data, flexible=version >= _FLEXIBLE)
+    reader.pos = 2
+    offset = reader.int64()
+    leader_epoch = reader.int32() if version >= 3 else -1
+    metadata = reader.string() or ""
+    commit_timestamp = reader.int64()
+    expire_timestamp = reader.int64() if version == 1 else -1
+    return OffsetAndMetadata(offset, leader_epoch, metadata, commit_timestamp, expire_timestamp)
+
+
+def decode_group_value(data: bytes) -> GroupRecord:
+    version = _I16.unpack_from(data)[0]
+    reader = _Reader(data, flexible=version >= _FLEXIBLE)
+    reader.pos = 2
+    record = GroupRecord(protocol_type=reader.string() or "", generation=reader.int32(), protocol=reader.string(),
+                         leader=reader.string(), current_state_timestamp=reader.int64() if version >= 2 else -1)
+    for _ in range(max(reader.array_length(), 0)):
+        member_id = reader.string()
+        instance_id = reader.string() if version >= 3 else None
+        client_id, client_host = reader.string(), reader.string()
+        rebalance_timeout = reader.int32() if version >= 1 else -1
+        session_timeout = reader.int32()
+        subscription, assignment = reader.bytes(), reader.bytes()
+        reader.skip_tags()
+        if rebalance_timeout < 0:
+            rebalance_timeout = session_timeout
+        record.members.append(MemberRecord(member_id, instance_id, client_id, client_host, rebalance_timeout,
+                                           session_timeout, subscription, assignment))
+    reader.skip_tags()
+    return record
+
+
+def read_log(log: Log, start_offset: int | None = None) -> Iterator[tuple[int, bytes, bytes | None]]:
+    """(offset, key, value) of every keyed record from `start_offset` (the log start) on.
+
+    Reads through the Log API batch by batch; gaps left by compaction are skipped.
+    """
+    offset = log.log_start_offset if start_offset is None else start_offset
+    while offset < log.log_end_offset:
+        data = log.read(offset, 1 << 20).read()
+        pos = 0
+        while pos + LOG_OVERHEAD <= len(data):
+            header = read_header(data, pos)
+            if pos + header.size > len(data):
+                break
+            if not header.is_control:
+                for record in DefaultRecordBatch(data[pos:pos + header.size]):
+                    if record.offset >= offset and record.key is not None:
+                        yield record.offset, record.key, record.value
+            offset = header.next_offset
+            pos += header.size
+        if pos == 0:  # the read held no complete batch: nothing more below the log end
+            return

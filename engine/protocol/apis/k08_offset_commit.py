@@ -1,0 +1,61 @@
+"""OffsetCommit: v2-9.
+
+Stores a group's committed offsets as records in `__consumer_offsets` and answers once they
+are replicated (the high watermark covers them).
+- Generation fencing: a member must name the group's current generation and a member id
+  the group knows (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID); during CompletingRebalance the
+  answer is REBALANCE_IN_PROGRESS. Generation -1 with no member commits for a group that
+  does not use group membership (standalone consumers, admin tools) - allowed only while
+  the group is Empty.
+- v2-4 retention_time_ms sets an expiry for these offsets; otherwise offsets.retention.minutes
+  applies once the group is empty. v6+ carries the leader epoch; v7+ group_instance_id.
+- Per partition: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
+  OFFSET_METADATA_TOO_LARGE beyond offset.metadata.max.bytes; group-level errors
+  (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, ...) are repeated on every partition.
+"""
+import kafka.errors as Errors
+from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
+
+from engine.broker.broker import now_ms
+from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+TopicResponse = OffsetCommitResponse.OffsetCommitResponseTopic
+PartitionResponse = TopicResponse.OffsetCommitResponsePartition
+
+
+@api(OffsetCommitRequest, OffsetCommitResponse, versions=(2, 9))
+async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommitResponse:
+    broker, version = ctx.broker, ctx.api_version
+    now = now_ms()
+    retention = request.retention_time_ms if version <= 4 else -1
+    max_metadata = broker.config.get("offset.metadata.max.bytes")
+    errors: dict[tuple[str, int], int] = {}
+    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    for topic in request.topics:
+        for p in topic.partitions:
+            tp = (topic.name, p.partition_index)
+            metadata = p.committed_metadata or ""
+            if broker.image.partition(*tp) is None:
+                errors[tp] = Errors.UnknownTopicOrPartitionError.errno
+            elif len(metadata.encode()) > max_metadata:
+                errors[tp] = Errors.OffsetMetadataTooLargeError.errno
+            else:
+                errors[tp] = 0
+                offsets[tp] = OffsetAndMetadata(
+                    p.committed_offset, p.committed_leader_epoch if version >= 6 else -1, metadata, now,
+                    now + retention if retention >= 0 else -1)
+    if offsets:
+        try:
+            await broker.group_coordinator.commit_offsets(
+                group_id=request.group_id, member_id=request.member_id,
+                group_instance_id=request.group_instance_id if version >= 7 else None,
+                generation_id=request.generation_id_or_member_epoch, offsets=offsets)
+        except ApiError as exc:
+            errors.update({tp: exc.code for tp in offsets})
+    return OffsetCommitResponse(throttle_time_ms=0, topics=[
+        TopicResponse(name=topic.name, partitions=[
+            PartitionResponse(partition_index=p.partition_index, error_code=errors[(topic.name, p.partition_index)])
+            for p in topic.partitions])
+        for topic in request.topics])

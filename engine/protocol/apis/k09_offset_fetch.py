@@ -1,0 +1,56 @@
+"""OffsetFetch: v1-9.
+
+Committed offsets of a group, from the coordinator's memory (loaded from and written to
+`__consumer_offsets`). A partition without a committed offset answers offset -1, leader
+epoch -1, metadata "". A null topic list (v2+) asks for every committed offset of the group.
+- v1: group errors are repeated on every partition; v2-7 carry a top-level error code;
+  v8+ fetch several groups at once (KIP-709), each with its own error.
+- Errors: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INVALID_GROUP_ID.
+Gaps: require_stable (v7+) has nothing to wait for (no transactional offsets); v9's member
+id and epoch belong to the new consumer protocol (KIP-848) and are ignored for classic groups.
+"""
+from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+R = OffsetFetchResponse
+Group = R.OffsetFetchResponseGroup
+# (topic, partition) classes: v1-7 and v8+ name them differently.
+CLASSES_V1 = (R.OffsetFetchResponseTopic, R.OffsetFetchResponseTopic.OffsetFetchResponsePartition)
+CLASSES_V8 = (Group.OffsetFetchResponseTopics, Group.OffsetFetchResponseTopics.OffsetFetchResponsePartitions)
+
+
+@api(OffsetFetchRequest, OffsetFetchResponse, versions=(1, 9))
+async def handle_offset_fetch(ctx, request: OffsetFetchRequest) -> OffsetFetchResponse:
+    if ctx.api_version >= 8:
+        groups = []
+        for group in request.groups:
+            error, topics = _fetch(ctx, group.group_id, group.topics, CLASSES_V8)
+            groups.append(Group(group_id=group.group_id, topics=topics, error_code=error))
+        return R(throttle_time_ms=0, groups=groups)
+    error, topics = _fetch(ctx, request.group_id, request.topics, CLASSES_V1)
+    if error and ctx.api_version == 1:  # no top-level error code yet: every partition carries it
+        for topic in topics:
+            for partition in topic.partitions:
+                partition.error_code = error
+    return R(throttle_time_ms=0, topics=topics, error_code=error)
+
+
+def _fetch(ctx, group_id: str, requested, classes) -> tuple[int, list]:
+    topic_class, partition_class = classes
+    wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
+    try:
+        found = ctx.broker.group_coordinator.fetch_offsets(group_id, wanted)
+        error = 0
+    except ApiError as exc:
+        found, error = ([] if wanted is None else [(tp, None) for tp in wanted]), exc.code
+        if ctx.api_version >= 2:
+            found = []
+    topics: dict[str, list] = {}
+    for (topic, index), committed in found:
+        topics.setdefault(topic, []).append(partition_class(
+            partition_index=index, committed_offset=committed.offset if committed else -1,
+            committed_leader_epoch=committed.leader_epoch if committed else -1,
+            metadata=committed.metadata if committed else "", error_code=0))
+    return error, [topic_class(name=name, partitions=partitions) for name, partitions in topics.items()]

@@ -1,0 +1,53 @@
+"""FindCoordinator: v0-6.
+
+- Group keys (key type 0): the coordinator is the leader of partition
+  `abs(hashCode(group)) % partitions` of `__consumer_offsets`. The first lookup creates
+  `__consumer_offsets` (offsets.topic.num.partitions, offsets.topic.replication.factor capped
+  at the live brokers, cleanup.policy=compact, offsets.topic.segment.bytes), as Kafka does.
+- v4+ answers a batch of keys (KIP-699); v0-3 one key, in the top-level fields.
+- COORDINATOR_NOT_AVAILABLE when the partition has no live leader (clients retry).
+Gaps: no transaction coordinator (key type 1 gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as
+InitProducerId refuses transactional ids); share groups (key type 2) are INVALID_REQUEST.
+"""
+import kafka.errors as Errors
+from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
+
+from engine.protocol.registry import api
+
+GROUP, TRANSACTION = 0, 1
+
+
+@api(FindCoordinatorRequest, FindCoordinatorResponse, versions=(0, 6))
+async def handle_find_coordinator(ctx, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
+    key_type = request.key_type if ctx.api_version >= 1 else GROUP
+    if ctx.api_version >= 4:
+        found = [(key, *_find(ctx, key_type, key)) for key in request.coordinator_keys]
+        return FindCoordinatorResponse(throttle_time_ms=0, coordinators=[
+            FindCoordinatorResponse.Coordinator(key=key, node_id=node, host=host, port=port, error_code=error,
+                                                error_message=message)
+            for key, node, host, port, error, message in found])
+    node, host, port, error, message = _find(ctx, key_type, request.key)
+    return FindCoordinatorResponse(throttle_time_ms=0, error_code=error, error_message=message, node_id=node,
+                                   host=host, port=port)
+
+
+def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str | None]:
+    """(node id, host, port, error code, error message)."""
+    if key_type == TRANSACTION:
+        return _error(Errors.TransactionalIdAuthorizationFailedError, "Transactions are not supported")
+    if key_type != GROUP:
+        return _error(Errors.InvalidRequestError, f"Unsupported coordinator key type {key_type}")
+    if not key:
+        return _error(Errors.InvalidGroupIdError)
+    coordinator = ctx.broker.group_coordinator
+    if not coordinator.ensure_offsets_topic():
+        return _error(Errors.CoordinatorNotAvailableError)
+    node_id = coordinator.coordinator_for(key)
+    node = ctx.broker.image.brokers.get(node_id) if node_id is not None else None
+    if node is None or node_id not in ctx.broker.controller.live_brokers():
+        return _error(Errors.CoordinatorNotAvailableError)
+    return node.node_id, node.host, node.port, 0, None
+
+
+def _error(error, message: str | None = None):
+    return -1, "", -1, error.errno, message or error.description

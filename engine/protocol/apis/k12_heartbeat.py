@@ -1,0 +1,22 @@
+"""Heartbeat: v0-4.
+
+Keeps a member's session alive. Answers REBALANCE_IN_PROGRESS while the group rebalances
+(the member must rejoin), ILLEGAL_GENERATION for an old generation, UNKNOWN_MEMBER_ID for a
+member the group does not know, FENCED_INSTANCE_ID (v3+) for a replaced static member,
+NOT_COORDINATOR if this broker does not coordinate the group.
+"""
+from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+
+@api(HeartbeatRequest, HeartbeatResponse, versions=(0, 4))
+async def handle_heartbeat(ctx, request: HeartbeatRequest) -> HeartbeatResponse:
+    try:
+        error = ctx.broker.group_coordinator.heartbeat(
+            group_id=request.group_id, member_id=request.member_id, generation_id=request.generation_id,
+            group_instance_id=request.group_instance_id if ctx.api_version >= 3 else None)
+    except ApiError as exc:
+        error = exc.code
+    return HeartbeatResponse(throttle_time_ms=0, error_code=error)

@@ -1,0 +1,54 @@
+"""DescribeGroups: v0-6.
+
+A group's state, protocol type, members (member id, group.instance.id (v4+), client id,
+client host) and - in the Stable state - the chosen protocol and each member's subscription
+metadata and assignment bytes, which clients decode (ConsumerProtocolAssignment).
+- An unknown group is described as Dead with no members; v6+ also answers
+  GROUP_ID_NOT_FOUND (KIP-1043).
+- v3+: authorized operations when asked for: without an authorizer every group operation
+  is allowed (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS).
+- NOT_COORDINATOR for a group this broker does not coordinate.
+"""
+import kafka.errors as Errors
+from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
+
+from engine.coordinator.group import GroupState
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+Described = DescribeGroupsResponse.DescribedGroup
+Member = Described.DescribedGroupMember
+GROUP_OPERATIONS = {3, 6, 8, 10, 11}  # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS
+
+
+@api(DescribeGroupsRequest, DescribeGroupsResponse, versions=(0, 6))
+async def handle_describe_groups(ctx, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+    operations = GROUP_OPERATIONS if ctx.api_version >= 3 and request.include_authorized_operations else None
+    return DescribeGroupsResponse(throttle_time_ms=0,
+                                  groups=[_describe(ctx, group_id, operations) for group_id in request.groups])
+
+
+def _describe(ctx, group_id: str, operations) -> Described:
+    try:
+        group = ctx.broker.group_coordinator.describe_group(group_id)
+    except ApiError as exc:
+        return _described(group_id, "", exc.code, exc.message, operations)
+    if group is None:
+        if ctx.api_version >= 6:
+            return _described(group_id, GroupState.DEAD.value, Errors.GroupIdNotFoundError.errno,
+                              f"Group {group_id} not found.", operations)
+        return _described(group_id, GroupState.DEAD.value, 0, None, operations)
+    stable = group.is_(GroupState.STABLE)
+    members = [Member(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                      client_host=m.client_host,
+                      member_metadata=m.metadata(group.protocol_name) if stable else b"",
+                      member_assignment=m.assignment if stable else b"")
+               for m in group.members.values()]
+    return Described(error_code=0, error_message=None, group_id=group_id, group_state=group.state.value,
+                     protocol_type=group.protocol_type or "", protocol_data=group.protocol_name if stable else "",
+                     members=members, authorized_operations=operations)
+
+
+def _described(group_id: str, state: str, error: int, message, operations) -> Described:
+    return Described(error_code=error, error_message=message, group_id=group_id, group_state=state,
+                     protocol_type="", protocol_data="", members=[], authorized_operations=operations)

@@ -1,0 +1,21 @@
+"""ListGroups: v0-5.
+
+The groups this broker coordinates (clients ask every broker and merge), with their
+protocol type, state (v4+) and type (v5+: always "classic").
+- v4+ states_filter (KIP-518) and v5+ types_filter (KIP-848), case-insensitive.
+"""
+from kafka.protocol.admin import ListGroupsRequest, ListGroupsResponse
+
+from engine.coordinator.coordinator import GROUP_TYPE_CLASSIC
+from engine.protocol.registry import api
+
+
+@api(ListGroupsRequest, ListGroupsResponse, versions=(0, 5))
+async def handle_list_groups(ctx, request: ListGroupsRequest) -> ListGroupsResponse:
+    states = request.states_filter if ctx.api_version >= 4 else None
+    types = request.types_filter if ctx.api_version >= 5 else None
+    groups = ctx.broker.group_coordinator.list_groups(states, types)
+    return ListGroupsResponse(throttle_time_ms=0, error_code=0, groups=[
+        ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type or "",
+                                       group_state=g.state.value, group_type=GROUP_TYPE_CLASSIC)
+        for g in groups])

@@ -1,0 +1,17 @@
+"""DeleteGroups: v0-2.
+
+Deletes Empty groups: tombstones for the group and all its offsets go to
+`__consumer_offsets`. NON_EMPTY_GROUP while members remain, GROUP_ID_NOT_FOUND for unknown
+groups, NOT_COORDINATOR for groups this broker does not coordinate.
+"""
+from kafka.protocol.admin import DeleteGroupsRequest, DeleteGroupsResponse
+
+from engine.protocol.registry import api
+
+
+@api(DeleteGroupsRequest, DeleteGroupsResponse, versions=(0, 2))
+async def handle_delete_groups(ctx, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
+    results = await ctx.broker.group_coordinator.delete_groups(list(request.groups_names))
+    return DeleteGroupsResponse(throttle_time_ms=0, results=[
+        DeleteGroupsResponse.DeletableGroupResult(group_id=group_id, error_code=results[group_id])
+        for group_id in request.groups_names])

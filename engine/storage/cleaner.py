@@ -1,0 +1,383 @@
+"""Log compaction: keep the latest record of every key (Kafka's LogCleaner).
+
+A compacted log (cleanup.policy contains "compact") has a clean head, already compacted,
+and a dirty tail, written since; the boundary is the log's *first dirty offset*, kept per
+partition in `cleaner-offset-checkpoint` (OffsetCheckpointFile format) in the log dir.
+The active segment is never cleaned, nor segments younger than min.compaction.lag.ms.
+
+A log is cleaned once dirty bytes / (clean + dirty bytes) reaches
+min.cleanable.dirty.ratio, or once its oldest dirty segment is older than
+max.compaction.lag.ms. A cleaning:
+
+1. scans the dirty segments into an offset map, key -> offset of its latest record
+   (bounded by log.cleaner.dedupe.buffer.size at 24 bytes an entry, as Kafka's map of
+   16-byte key hashes and 8-byte offsets; a full map stops at a segment boundary and the
+   rest waits for the next round);
+2. rewrites every segment below the end of the map, in groups that fit one segment
+   (segment.bytes and 2^31 offsets), keeping a record unless a later record has its key.
+   Offsets never change, so gaps are normal. A batch that keeps all its records is copied
+   byte for byte; one that loses some is re-encoded (`encode_batch`), keeping its base
+   offset, last offset delta (so producer sequence numbers stay intact), producer fields,
+   timestamp type and compression codec; a batch that loses all records is dropped.
+   Records without a key are dropped, as Kafka does (a compacted topic cannot hold them);
+   control batches are kept as they are;
+3. swaps each group for its cleaned segment crash-safely (Log.replace_segments).
+
+Tombstones (null values) live delete.retention.ms after the cleaner first keeps them
+(KIP-534): the first cleaning that keeps a batch with tombstones rewrites it with a delete
+horizon, now + delete.retention.ms, stored as the batch's base timestamp and flagged in its
+attributes (bit 6), as Kafka does; record timestamps are deltas from it, so clients read
+the same timestamps. A later cleaning past the horizon drops them, and a log whose
+earliest horizon has passed is cleaned even when it has no new dirty data (the horizons
+are tracked in memory, as in Kafka).
+
+Cleaning is a generator that yields between batches, so the broker's event loop can
+interleave it with requests; the log may change between steps (appends, retention,
+deletion) and the cleaner checks before every swap that its segments are still there.
+No asyncio and no threads here. Gaps: no transactional cleanup (aborted transactions
+are not removed; there are none yet), and empty batches are not kept for idempotent
+producers' sequence state (Kafka keeps the last one per producer).
+"""
+from __future__ import annotations
+
+import logging
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from kafka.codec import gzip_encode, lz4_encode, snappy_encode, zstd_encode
+from kafka.record.default_records import DefaultRecordBatch
+from kafka.record.util import calc_crc32c, encode_varint
+
+from .checkpoint import OffsetCheckpointFile
+from .log import Log
+from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offset_file, unlink_quietly
+from .records import (ATTRIBUTES_OFFSET, CRC_OFFSET, HEADER, HEADER_SIZE, INT32_MAX, LOG_OVERHEAD,
+                      TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader, read_header)
+from .segment import LogSegment
+from .segment_swap import CLEANED_SUFFIX
+
+log = logging.getLogger(__name__)
+
+CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
+OFFSET_MAP_ENTRY_BYTES = 24
+BATCHES_PER_STEP = 200
+DELETE_HORIZON_MASK = 0x40       # batch attribute bit 6 (KIP-534)
+_COMPRESSORS = {1: gzip_encode, 2: snappy_encode, 3: lz4_encode, 4: zstd_encode}
+_UINT32 = struct.Struct(">I")
+
+TopicPartition = tuple[str, int]
+
+
+class CleaningAborted(Exception):
+    """The log changed under the cleaner (segments deleted, log closed)."""
+
+
+@dataclass
+class CleanerStats:
+    topic_partition: TopicPartition
+    first_dirty_offset: int
+    end_offset: int                 # the new first dirty offset
+    records_read: int = 0
+    records_retained: int = 0
+    tombstones_dropped: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    segments_before: int = 0
+    segments_after: int = 0
+    earliest_delete_horizon: int | None = None   # of the tombstones kept
+
+    def kept_tombstones_until(self, horizon: int) -> None:
+        if self.earliest_delete_horizon is None or horizon < self.earliest_delete_horizon:
+            self.earliest_delete_horizon = horizon
+
+
+@dataclass(frozen=True)
+class Cleanable:
+    """A log due for cleaning: its dirty range and dirty ratio."""
+    first_dirty_offset: int
+    upper_bound: int                # the base offset of the first segment not to clean
+    dirty_ratio: float
+
+
+class LogCleaner:
+    """Compacts the logs of one log dir and owns its `cleaner-offset-checkpoint`.
+
+    Not thread-safe: the broker's event loop drives it, one cleaning at a time.
+    """
+
+    def __init__(self, log_dir: Path | str, *, dedupe_buffer_size: int = 128 * 1024 * 1024) -> None:
+        self._checkpoint_file = OffsetCheckpointFile(Path(log_dir) / CLEANER_CHECKPOINT)
+        self._first_dirty: dict[TopicPartition, int] = self._checkpoint_file.read()
+        self._seen: dict[TopicPartition, Log] = {}
+        self._delete_horizons: dict[TopicPartition, int] = {}
+        self.max_map_entries = max(1, dedupe_buffer_size // OFFSET_MAP_ENTRY_BYTES)
+
+    # --- which logs, and how much of them -------------------------------------------
+    def first_dirty_offset(self, tp: TopicPartition, log: Log) -> int:
+        if self._seen.get(tp, log) is not log:  # the partition was deleted and re-created
+            self._first_dirty.pop(tp, None)
+            self._delete_horizons.pop(tp, None)
+        self._seen[tp] = log
+        offset = self._first_dirty.get(tp, log.log_start_offset)
+        if not log.log_start_offset <= offset <= log.log_end_offset:
+            offset = log.log_start_offset
+        return offset
+
+    def cleanable(self, tp: TopicPartition, log: Log, now_ms: int) -> Cleanable | None:
+        """The dirty range if the log is due for cleaning, else None."""
+        if not log.config.compact or log.closed:
+            return None
+        segments = log.segments
+        first_dirty = self.first_dirty_offset(tp, log)
+        upper = segments[-1].base_offset
+        if log.config.min_compaction_lag_ms > 0:
+            horizon = now_ms - log.config.min_compaction_lag_ms
+            upper = next((s.base_offset for s in segments[:-1]
+                          if s.next_offset > first_dirty and s.largest_timestamp() > horizon), upper)
+        dirty = [s for s in segments[:-1] if s.next_offset > first_dirty and s.base_offset < upper]
+        dirty_bytes = sum(s.size for s in dirty)
+        clean_bytes = sum(s.size for s in segments if s.next_offset <= first_dirty)
+        ratio = dirty_bytes / (clean_bytes + dirty_bytes) if dirty_bytes else 0.0
+        first_ts = dirty[0].rolling_based_timestamp if dirty_bytes else None
+        overdue = first_ts is not None and 0 <= first_ts < now_ms - log.config.max_compaction_lag_ms
+        horizon = self._delete_horizons.get(tp)
+        tombstones_due = horizon is not None and horizon <= now_ms
+        if not (dirty_bytes and ratio >= log.config.min_cleanable_dirty_ratio) and not overdue \
+                and not tombstones_due:
+            return None
+        return Cleanable(first_dirty, upper, ratio)
+
+    def logs_to_clean(self, logs: dict[TopicPartition, Log], now_ms: int) -> list[tuple[TopicPartition, Log]]:
+        """The logs due for cleaning, dirtiest first; forgets partitions that are gone."""
+        for tp in [tp for tp in self._first_dirty if tp not in logs]:
+            del self._first_dirty[tp]
+        for tp in [tp for tp in self._seen if tp not in logs]:
+            del self._seen[tp]
+        due = [(c.dirty_ratio, tp, log) for tp, log in logs.items()
+               if (c := self.cleanable(tp, log, now_ms)) is not None]
+        return [(tp, log) for _, tp, log in sorted(due, key=lambda d: -d[0])]
+
+    # --- cleaning ---------------------------------------------------------------------
+    def run(self, logs: dict[TopicPartition, Log], now_ms: int) -> list[CleanerStats]:
+        """Clean every log that is due, without yielding (tests, tools)."""
+        results = []
+        for tp, log_ in self.logs_to_clean(logs, now_ms):
+            steps = self.clean(tp, log_, now_ms)
+            try:
+                while True:
+                    next(steps)
+            except StopIteration as done:
+                if done.value is not None:
+                    results.append(done.value)
+        return results
+
+    def clean(self, tp: TopicPartition, log_: Log, now_ms: int) -> Iterator[None]:
+        """Clean one log; a generator that yields between steps and returns CleanerStats
+        (None if there was nothing to do or the log changed under it)."""
+        cleanable = self.cleanable(tp, log_, now_ms)
+        if cleanable is None:
+            return None
+        try:
+            stats = yield from self._clean(tp, log_, cleanable, now_ms)
+        except CleaningAborted as exc:
+            log.info("Cleaning of %s-%d aborted: %s", tp[0], tp[1], exc)
+            return None
+        if stats is not None:
+            self._first_dirty[tp] = stats.end_offset
+            if stats.earliest_delete_horizon is None:
+                self._delete_horizons.pop(tp, None)
+            else:
+                self._delete_horizons[tp] = stats.earliest_delete_horizon
+            self._checkpoint_file.write(self._first_dirty)
+            log.info("Cleaned %s-%d up to offset %d: %d of %d records kept, %d tombstones dropped, "
+                     "%d -> %d bytes", tp[0], tp[1], stats.end_offset, stats.records_retained,
+                     stats.records_read, stats.tombstones_dropped, stats.bytes_read, stats.bytes_written)
+        return stats
+
+    def _clean(self, tp, log_: Log, cleanable: Cleanable, now_ms: int):
+        segments = list(log_.segments)
+        dirty = [s for s in segments[:-1]
+                 if s.next_offset > cleanable.first_dirty_offset and s.base_offset < cleanable.upper_bound]
+        offset_map, end = yield from self._build_offset_map(log_, segments, dirty, cleanable.first_dirty_offset)
+        to_clean = [s for s in segments[:-1] if s.base_offset < end]
+        if not to_clean:
+            return None
+        stats = CleanerStats(tp, cleanable.first_dirty_offset, max(end, cleanable.first_dirty_offset),
+                             segments_before=len(segments))
+        for group in group_segments_by_size(to_clean, log_.config.segment_bytes):
+            yield from self._clean_group(log_, group, offset_map, now_ms, stats)
+        stats.segments_after = len(log_.segments)
+        return stats
+
+    def _build_offset_map(self, log_: Log, segments: list[LogSegment], dirty: list[LogSegment], end: int):
+        """key -> latest offset over as many whole dirty segments as the map holds; returns
+        the map and the offset where the unmapped rest begins (`end` if nothing is mapped)."""
+        offset_map: dict[bytes, int] = {}
+        for segment in dirty:
+            segment_map: dict[bytes, int] = {}
+            steps = 0
+            for _, header, data in segment.log.batches(0, with_data=True):
+                if not header.is_control:
+                    for record in DefaultRecordBatch(bytes(data)):
+                        if record.key is not None:
+                            segment_map[record.key] = record.offset
+                steps += 1
+                if steps % BATCHES_PER_STEP == 0:
+                    yield
+                    _check_still_there(log_, [segment])
+            if offset_map and len(offset_map.keys() | segment_map.keys()) > self.max_map_entries:
+                break
+            offset_map.update(segment_map)
+            following = segments[segments.index(segment) + 1]
+            end = following.base_offset
+            yield
+            _check_still_there(log_, [segment])
+        return offset_map, end
+
+    def _clean_group(self, log_: Log, group: list[LogSegment], offset_map: dict[bytes, int],
+                     now_ms: int, stats: CleanerStats):
+        base = group[0].base_offset
+        _remove_cleaned_files(log_.dir, base)  # left over from an aborted round
+        cleaned = LogSegment.open(log_.dir, base, log_.config, now_ms, file_suffix=CLEANED_SUFFIX)
+        try:
+            steps = 0
+            for segment in group:
+                for _, header, data in segment.log.batches(0, with_data=True):
+                    stats.bytes_read += header.size
+                    kept = _filter_batch(data, header, offset_map, now_ms, log_.config.delete_retention_ms, stats)
+                    if kept is not None:
+                        new_header = read_header(kept)
+                        cleaned.append(kept, new_header.base_offset, new_header.last_offset,
+                                       new_header.max_timestamp, new_header.last_offset)
+                        stats.bytes_written += len(kept)
+                    steps += 1
+                    if steps % BATCHES_PER_STEP == 0:
+                        yield
+                        _check_still_there(log_, group)
+            _check_still_there(log_, group)
+            last_modified = max(s.log.last_modified_ms() for s in group)
+            log_.replace_segments(cleaned, group, last_modified_ms=last_modified, now_ms=now_ms)
+        except BaseException:
+            cleaned.delete()
+            _remove_cleaned_files(log_.dir, base)
+            raise
+        yield
+
+
+def group_segments_by_size(segments: list[LogSegment], max_size: int) -> list[list[LogSegment]]:
+    """Runs of consecutive segments that together fit one segment: at most `max_size`
+    bytes and offsets within 2^31 of the first base offset (Kafka's groupSegmentsBySize)."""
+    groups: list[list[LogSegment]] = []
+    i = 0
+    while i < len(segments):
+        group, size = [segments[i]], segments[i].size
+        i += 1
+        while (i < len(segments) and size + segments[i].size <= max_size
+               and segments[i].next_offset - 1 - group[0].base_offset <= INT32_MAX):
+            group.append(segments[i])
+            size += segments[i].size
+            i += 1
+        groups.append(group)
+    return groups
+
+
+def _filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms: int,
+                  delete_retention_ms: int, stats: CleanerStats) -> bytes | bytearray | None:
+    """The batch with only the records worth keeping, or None if none is."""
+    if header.is_control:
+        return bytes(data)
+    horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
+    records = list(DefaultRecordBatch(bytes(data)))
+    kept, tombstones = [], 0
+    for record in records:
+        stats.records_read += 1
+        key = record.key
+        if key is None:
+            continue
+        latest = offset_map.get(key)
+        if latest is not None and record.offset < latest:
+            continue
+        if record.value is None:
+            if horizon is not None and horizon <= now_ms:
+                stats.tombstones_dropped += 1
+                continue
+            tombstones += 1
+        kept.append(record)
+    stats.records_retained += len(kept)
+    if not kept:
+        return None
+    if tombstones:
+        if horizon is None:
+            horizon = now_ms + delete_retention_ms  # first time kept: start the clock
+        stats.kept_tombstones_until(horizon)
+        if len(kept) == len(records) and header.attributes & DELETE_HORIZON_MASK:
+            return bytes(data)
+        return encode_batch(kept, header, delete_horizon=horizon)
+    if len(kept) == len(records):
+        return bytes(data)
+    return encode_batch(kept, header, delete_horizon=None)
+
+
+def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | None) -> bytearray:
+    """A v2 batch of `records` (kafka.record records) with `original`'s base offset, last
+    offset delta, leader epoch, producer fields, timestamp type and codec.
+
+    kafka.record's builder always bases timestamps on the first record; a delete horizon
+    must be the base timestamp instead, so the batch is encoded here.
+    """
+    base_ts = delete_horizon if delete_horizon is not None else records[0].timestamp
+    body = bytearray()
+    for record in records:
+        encoded = bytearray(b"\x00")  # record attributes: unused
+        put = encoded.append
+        encode_varint(record.timestamp - base_ts, put)
+        encode_varint(record.offset - original.base_offset, put)
+        for field in (record.key, record.value):
+            if field is None:
+                encode_varint(-1, put)
+            else:
+                encode_varint(len(field), put)
+                encoded += field
+        encode_varint(len(record.headers), put)
+        for name, value in record.headers:
+            name = name.encode()
+            encode_varint(len(name), put)
+            encoded += name
+            if value is None:
+                encode_varint(-1, put)
+            else:
+                encode_varint(len(value), put)
+                encoded += value
+        encode_varint(len(encoded), body.append)
+        body += encoded
+    codec = original.compression_type
+    if codec:
+        body = _COMPRESSORS[codec](bytes(body))
+    log_append_time = original.timestamp_type == 1
+    attributes = codec | (original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK))
+    if delete_horizon is not None:
+        attributes |= DELETE_HORIZON_MASK
+    max_ts = original.max_timestamp if log_append_time else max(r.timestamp for r in records)
+    buf = bytearray(HEADER_SIZE) + body
+    HEADER.pack_into(buf, 0, original.base_offset, len(buf) - LOG_OVERHEAD, original.partition_leader_epoch, 2, 0,
+                     attributes, original.last_offset_delta, base_ts, max_ts, original.producer_id,
+                     original.producer_epoch, original.base_sequence, len(records))
+    with memoryview(buf) as view:
+        _UINT32.pack_into(buf, CRC_OFFSET, calc_crc32c(view[ATTRIBUTES_OFFSET:]))
+    return buf
+
+
+def _check_still_there(log_: Log, segments: list[LogSegment]) -> None:
+    if log_.closed:
+        raise CleaningAborted("the log was closed")
+    current = log_.segments
+    if any(all(s is not c for c in current) for s in segments):
+        raise CleaningAborted("segments were deleted meanwhile")
+
+
+def _remove_cleaned_files(directory: Path, base_offset: int) -> None:
+    for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        unlink_quietly(offset_file(directory, base_offset, suffix + CLEANED_SUFFIX))
+

@@ -1,0 +1,113 @@
+"""`python -m engine groups --bootstrap HOST:PORT (--list | --describe GROUP | --reset-offsets GROUP ...)`.
+
+Matches kafka-consumer-groups.sh: `--describe` prints GROUP TOPIC PARTITION CURRENT-OFFSET
+LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID; `--reset-offsets` takes --topic T[:P,P] (or
+--all-topics) and one of --to-earliest, --to-latest, --to-datetime YYYY-MM-DDTHH:mm:SS[.sss]
+[zone], --to-offset N, and is a dry run unless --execute is given. Everything goes over the
+Kafka protocol (engine/tools/consumer_groups.py).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+
+import kafka.errors as Errors
+
+from engine.tools import consumer_groups as groups
+
+DESCRIBE_HEADER = ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
+                   "HOST", "CLIENT-ID")
+RESET_HEADER = ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("groups", help="list, describe and reset consumer groups")
+    parser.add_argument("--bootstrap", required=True, help="brokers to connect to, host:port[,host:port]")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--list", action="store_true", help="list all consumer groups")
+    action.add_argument("--describe", metavar="GROUP", help="offsets, log end offsets and lag of a group")
+    action.add_argument("--reset-offsets", metavar="GROUP", help="reset a group's committed offsets")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument("--topic", action="append", metavar="TOPIC[:P,P]", help="topic (and partitions) to reset")
+    scope.add_argument("--all-topics", action="store_true", help="every topic the group has offsets for")
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--to-earliest", action="store_true")
+    target.add_argument("--to-latest", action="store_true")
+    target.add_argument("--to-datetime", metavar="YYYY-MM-DDTHH:mm:SS.sss", type=_parse_datetime)
+    target.add_argument("--to-offset", type=int, metavar="N")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--execute", action="store_true", help="apply the reset (default: dry run)")
+    mode.add_argument("--dry-run", action="store_true", help="only show the new offsets (the default)")
+
+
+def _parse_datetime(text: str) -> int:
+    """Kafka's format, with an optional zone (Z or +hh:mm); without one, local time."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"Error parsing timestamp {text!r}: expected YYYY-MM-DDTHH:mm:SS.sss") \
+            from None
+    return int(moment.timestamp() * 1000)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.reset_offsets and not (args.topic or args.all_topics):
+        return _fail("--reset-offsets needs --topic or --all-topics", 2)
+    if args.reset_offsets and not (args.to_earliest or args.to_latest or args.to_datetime is not None
+                                   or args.to_offset is not None):
+        return _fail("--reset-offsets needs one of --to-earliest, --to-latest, --to-datetime, --to-offset", 2)
+    try:
+        admin = groups.connect(args.bootstrap, request_timeout_ms=15000)
+    except Errors.KafkaError as exc:
+        return _fail(f"cannot connect to {args.bootstrap}: {exc}", 1)
+    try:
+        if args.list:
+            for group in groups.list_groups(admin):
+                print(group["group_id"])
+        elif args.describe:
+            _describe(admin, args.describe)
+        else:
+            _reset(admin, args)
+    except (groups.GroupCommandError, Errors.KafkaError) as exc:
+        return _fail(str(exc), 1)
+    finally:
+        admin.close()
+    return 0
+
+
+def _describe(admin, group_id: str) -> None:
+    description = groups.describe_group(admin, group_id)
+    if description.members == 0:
+        print(f"\nConsumer group '{group_id}' has no active members.")
+    rows = [(r.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag, r.consumer_id, r.host,
+             r.client_id) for r in description.partitions]
+    print()
+    print(format_table(DESCRIBE_HEADER, rows))
+
+
+def _reset(admin, args: argparse.Namespace) -> None:
+    spec = groups.ResetSpec(to_earliest=args.to_earliest, to_latest=args.to_latest,
+                            to_timestamp=args.to_datetime, to_offset=args.to_offset)
+    partitions = groups.resolve_partitions(admin, args.reset_offsets, None if args.all_topics else args.topic)
+    plan = groups.plan_reset(admin, args.reset_offsets, partitions, spec)
+    if args.execute:
+        groups.execute_reset(admin, args.reset_offsets, plan)
+    else:
+        print("WARN: No action will be performed as the --execute option is missing. "
+              "Add --execute to apply the reset.")
+    print()
+    print(format_table(RESET_HEADER, [(args.reset_offsets, tp.topic, tp.partition, offset)
+                                      for tp, offset in sorted(plan.items())]))
+
+
+def format_table(header: tuple[str, ...], rows: list[tuple]) -> str:
+    """Left-aligned columns, each as wide as its widest cell; None prints as "-"."""
+    cells = [list(header)] + [["-" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return "\n".join(" ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"Error: {message}", file=sys.stderr)
+    return code

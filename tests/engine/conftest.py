@@ -1,0 +1,25 @@
+"""Fixtures shared by the engine tests that use consumer groups."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.engine_process import EngineProcess
+from tests.support.groups import GROUP_TEST_CONFIGS
+
+
+@pytest.fixture(scope="session")
+def group_cluster(tmp_path_factory):
+    """A 3-broker engine for group tests: a short initial rebalance delay, short session
+    timeouts allowed, and a log cleaner that runs often (GROUP_TEST_CONFIGS)."""
+    engine = EngineProcess(tmp_path_factory.mktemp("groups") / "data", brokers=3, configs=GROUP_TEST_CONFIGS).start()
+    yield engine
+    if engine.alive():
+        assert engine.terminate() == 0, engine.log_text()
+
+
+@pytest.fixture
+def group_id(request):
+    """A consumer group id unique to the test."""
+    return "g-" + re.sub(r"[^a-zA-Z0-9.-]", "-", request.node.name)[:200]

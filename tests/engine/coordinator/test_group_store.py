@@ -1,0 +1,144 @@
+"""Offsets and groups in `__consumer_offsets`: commits and their fencing, reloading from the
+log, deletion, expiry after offsets.retention.minutes, and losing the partition."""
+from __future__ import annotations
+
+import asyncio
+
+import kafka.errors as Errors
+import pytest
+
+from engine.coordinator.group import GroupState
+from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.coordinator.membership import now_ms
+from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.errors import ApiError
+from tests.support.groups import subscription
+
+from .test_membership import eventually, join, sync
+
+DAY_MS = 24 * 3600 * 1000
+
+
+def commit(coordinator, offsets, *, group="g", member_id="", generation=-1, timestamp=None, expire=-1):
+    stamped = {tp: OffsetAndMetadata(offset, -1, "meta", now_ms() if timestamp is None else timestamp, expire)
+               for tp, offset in offsets.items()}
+    return coordinator.commit_offsets(group_id=group, member_id=member_id, group_instance_id=None,
+                                      generation_id=generation, offsets=stamped)
+
+
+def fetched(coordinator, group="g"):
+    return {tp: o.offset for tp, o in coordinator.fetch_offsets(group, None)}
+
+
+def test_commits_and_group_metadata_reload_from_the_log(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        await commit(coordinator, {("t", 0): 5, ("t", 1): 6}, group="standalone")
+        joined = await join(coordinator, protocols=[("range", subscription(["t"]))])
+        await sync(coordinator, joined.member_id, joined.generation_id, {joined.member_id: b"assigned"})
+        await commit(coordinator, {("t", 0): 9}, member_id=joined.member_id, generation=joined.generation_id)
+        await commit(coordinator, {("t", 1): 7}, group="standalone")  # the later value wins on reload
+
+        reloaded = make_coordinator()
+        assert fetched(reloaded, "standalone") == {("t", 0): 5, ("t", 1): 7}
+        assert fetched(reloaded) == {("t", 0): 9}
+        group = reloaded.store.get("g")
+        assert group.is_(GroupState.STABLE) and group.generation_id == joined.generation_id
+        assert group.protocol_type == "consumer" and group.protocol_name == "range"
+        member = group.members[joined.member_id]
+        assert (member.assignment, member.client_id, member.client_host) == (b"assigned", "client", "/127.0.0.1")
+        assert group.subscribed_topics() == {"t"}
+        assert reloaded.fetch_offsets("g", [("t", 0), ("t", 5)])[1] == (("t", 5), None)
+    asyncio.run(scenario())
+
+
+def test_commit_fencing(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        with pytest.raises(ApiError) as unknown_generation:  # a generation this group never had
+            await commit(coordinator, {("t", 0): 1}, group="fresh", member_id="m", generation=3)
+        assert unknown_generation.value.code == Errors.IllegalGenerationError.errno
+        joined = await join(coordinator)
+        await sync(coordinator, joined.member_id, 1, {joined.member_id: b""})
+        for member_id, generation, error in [(joined.member_id, 0, Errors.IllegalGenerationError),
+                                             ("other", 1, Errors.UnknownMemberIdError),
+                                             ("", -1, Errors.UnknownMemberIdError)]:  # standalone on a live group
+            with pytest.raises(ApiError) as refused:
+                await commit(coordinator, {("t", 0): 1}, member_id=member_id, generation=generation)
+            assert refused.value.code == error.errno
+        assert fetched(coordinator) == {}
+    asyncio.run(scenario())
+
+
+def test_offset_delete_and_group_delete_write_tombstones(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        await commit(coordinator, {("a", 0): 1, ("b", 0): 2})
+        assert await coordinator.delete_offsets("g", [("a", 0), ("c", 0)]) == {("a", 0): 0, ("c", 0): 0}
+        assert await coordinator.delete_groups(["g", "missing"]) == {
+            "g": 0, "missing": Errors.GroupIdNotFoundError.errno}
+        joined = await join(coordinator, group="busy", protocols=[("range", subscription(["a"]))])
+        await sync(coordinator, joined.member_id, 1, {joined.member_id: b""}, group="busy")
+        await commit(coordinator, {("a", 0): 4, ("b", 0): 5}, group="busy", member_id=joined.member_id,
+                     generation=1)
+        assert await coordinator.delete_groups(["busy"]) == {"busy": Errors.NonEmptyGroupError.errno}
+        assert await coordinator.delete_offsets("busy", [("a", 0), ("b", 0)]) == {
+            ("a", 0): Errors.GroupSubscribedToTopicError.errno, ("b", 0): 0}
+
+        reloaded = make_coordinator()
+        assert reloaded.store.get("g") is None and reloaded.describe_group("g") is None
+        assert fetched(reloaded, "busy") == {("a", 0): 4}
+    asyncio.run(scenario())
+
+
+def test_offsets_expire_after_the_retention(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        store, now = coordinator.store, now_ms()
+        await commit(coordinator, {("t", 0): 1}, group="old-standalone", timestamp=now - 8 * DAY_MS)
+        await commit(coordinator, {("t", 0): 2}, group="new-standalone", timestamp=now - DAY_MS)
+        await commit(coordinator, {("t", 0): 3}, group="retained", timestamp=now, expire=now - 1)  # v2-4 retention
+        joined = await join(coordinator, group="live", protocols=[("range", subscription(["sub"]))])
+        await sync(coordinator, joined.member_id, 1, {joined.member_id: b""}, group="live")
+        for topic in ("sub", "gone"):  # KIP-496: offsets of topics no member subscribes to expire
+            await commit(coordinator, {(topic, 0): 4}, group="live", member_id=joined.member_id, generation=1,
+                         timestamp=now - 8 * DAY_MS)
+        assert await store.expire_offsets(now, 7 * DAY_MS) == 3
+        assert store.get("old-standalone") is None and store.get("retained") is None  # emptied: deleted
+        assert fetched(coordinator, "new-standalone") == {("t", 0): 2}
+        assert fetched(coordinator, "live") == {("sub", 0): 4}
+
+        # An Empty consumer group's offsets expire a retention after it became empty.
+        assert coordinator.leave_group("live", [(joined.member_id, None)]) == (0, [0])
+        group = store.get("live")
+        assert group.is_(GroupState.EMPTY)
+        assert await store.expire_offsets(group.state_timestamp + DAY_MS, 7 * DAY_MS) == 0
+        await eventually(lambda: coordinator.membership.writes_in_flight == 0)  # the Empty group's record
+        reloaded = make_coordinator()
+        assert sorted(g.group_id for g in reloaded.list_groups()) == ["live", "new-standalone"]
+        assert await reloaded.store.expire_offsets(group.state_timestamp + 7 * DAY_MS, 7 * DAY_MS) == 2
+        assert reloaded.list_groups() == []
+        assert make_coordinator().list_groups() == []  # the tombstones were written
+    asyncio.run(scenario())
+
+
+def test_losing_the_partition_unloads_its_groups(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        await commit(coordinator, {("t", 0): 1})
+        await join(coordinator, group="waiting", rebalance=10_000)
+        pending = asyncio.ensure_future(join(coordinator, group="waiting", rebalance=10_000))
+        await asyncio.sleep(0.01)  # the second join waits for the first member to rejoin
+        partition = coordinator._broker.partitions[(OFFSETS_TOPIC, 0)]
+        partition.is_leader = False
+        coordinator.on_partitions_changed()
+        assert (await pending).error == Errors.NotCoordinatorError.errno
+        assert coordinator.list_groups() == []
+        with pytest.raises(ApiError) as moved:
+            coordinator.fetch_offsets("g", None)
+        assert moved.value.code == Errors.NotCoordinatorError.errno
+        partition.is_leader = True
+        coordinator.on_partitions_changed()  # leading again: loaded from the log
+        assert fetched(coordinator) == {("t", 0): 1}
+        assert coordinator.store.get("waiting") is None  # never reached Stable, so never written
+    asyncio.run(scenario())

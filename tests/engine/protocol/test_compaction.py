@@ -1,0 +1,111 @@
+"""Log compaction seen by clients: a consumer reading a compacted topic from offset 0 gets the
+latest value of every key; tombstones go after delete.retention.ms; `__consumer_offsets`
+is compacted too and still loads after a restart."""
+from __future__ import annotations
+
+import time
+
+from kafka import KafkaConsumer, TopicPartition
+
+from engine.coordinator.group_store import OFFSETS_TOPIC, partition_for
+from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, produce, wait_until
+
+COMPACTED = {"cleanup.policy": "compact", "segment.bytes": "1024", "min.cleanable.dirty.ratio": "0.01"}
+
+
+def read_from_zero(bootstrap: str, topic: str, partition: int = 0) -> list[tuple[int, bytes, bytes | None]]:
+    """(offset, key, value) of every record of the partition, from offset 0 to its end."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    tp = TopicPartition(topic, partition)
+    try:
+        consumer.assign([tp])
+        consumer.seek(tp, 0)
+        end = consumer.end_offsets([tp])[tp]
+        records = []
+        deadline = time.monotonic() + 20
+        while consumer.position(tp) < end and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=200).values():
+                records += [(r.offset, r.key, r.value) for r in batch]
+        return records
+    finally:
+        consumer.close()
+
+
+def filler(bootstrap: str, topic: str, count: int = 12) -> None:
+    """Records of one key, big enough to roll segments so earlier ones leave the active segment."""
+    produce(bootstrap, topic, [(b"filler", b"x" * 300) for _ in range(count)])
+
+
+def keyed(records, prefix: bytes = b"k") -> dict[bytes, list]:
+    out: dict[bytes, list] = {}
+    for offset, key, value in records:
+        if key.startswith(prefix):
+            out.setdefault(key, []).append((offset, value))
+    return out
+
+
+def test_a_compacted_topic_keeps_the_latest_value_of_every_key(group_cluster, topic_name):
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, 1, configs=COMPACTED)
+    produce(bootstrap, topic_name, [(f"k{i % 10}".encode(), f"v{i}".encode()) for i in range(100)])
+    filler(bootstrap, topic_name)
+    latest = {f"k{k}".encode(): f"v{90 + k}".encode() for k in range(10)}
+
+    def compacted():
+        by_key = keyed(read_from_zero(bootstrap, topic_name))
+        return by_key if all(len(v) == 1 for v in by_key.values()) else None
+
+    by_key = wait_until(compacted, message="one record per key")
+    assert {key: values[0][1] for key, values in by_key.items()} == latest
+    assert {key: values[0][0] for key, values in by_key.items()} == {f"k{k}".encode(): 90 + k for k in range(10)}
+    records = read_from_zero(bootstrap, topic_name)
+    offsets = [offset for offset, _, _ in records]
+    assert offsets == sorted(set(offsets)) and offsets[0] > 0  # offsets kept: gaps, never renumbered
+
+
+def test_tombstones_disappear_after_delete_retention_ms(group_cluster, topic_name):
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, 1, configs={**COMPACTED, "delete.retention.ms": "1000"})
+    produce(bootstrap, topic_name, [(f"k{i}".encode(), b"value") for i in range(5)])
+    produce(bootstrap, topic_name, [(f"k{i}".encode(), None) for i in range(3)])
+    filler(bootstrap, topic_name)
+
+    def tombstones_kept():
+        by_key = keyed(read_from_zero(bootstrap, topic_name))
+        return by_key if all(len(v) == 1 for v in by_key.values()) else None
+
+    # First cleaning: the old values go, the tombstones stay for delete.retention.ms ...
+    by_key = wait_until(tombstones_kept, message="the values under the tombstones removed")
+    assert {key: values[0][1] for key, values in by_key.items()} == {
+        b"k0": None, b"k1": None, b"k2": None, b"k3": b"value", b"k4": b"value"}
+    # ... then they go too, without any new writes.
+    wait_until(lambda: set(keyed(read_from_zero(bootstrap, topic_name))) == {b"k3", b"k4"}, timeout=30,
+               message="the tombstones removed")
+
+
+def test_consumer_offsets_is_compacted_and_loads_after_a_restart(engine_factory, tmp_path, topic_name):
+    configs = {**GROUP_TEST_CONFIGS, "offsets.topic.segment.bytes": "2048"}
+    data_dir = tmp_path / "data"
+    engine = engine_factory(brokers=1, configs=configs, data_dir=data_dir)
+    create_topic(engine.bootstrap, topic_name, 1)
+    client = GroupClient(engine, "compacted-offsets")
+    try:
+        for offset in range(1, 201):
+            assert client.commit({(topic_name, 0): offset}) == {(topic_name, 0): 0}
+    finally:
+        client.close()
+    shard = partition_for("compacted-offsets", int(GROUP_TEST_CONFIGS["offsets.topic.num.partitions"]))
+
+    def commits_left():
+        commits = [r for r in read_from_zero(engine.bootstrap, OFFSETS_TOPIC, shard) if b"compacted-offsets" in r[1]]
+        return commits if len(commits) < 20 else None
+
+    commits = wait_until(commits_left, message="__consumer_offsets compacted")
+    assert commits[-1][0] > 150  # the newest commits are what is left
+    assert engine.terminate() == 0
+    engine = engine_factory(brokers=1, configs=configs, data_dir=data_dir)
+    client = GroupClient(engine, "compacted-offsets")
+    try:
+        assert client.fetch([(topic_name, 0)]) == (0, {(topic_name, 0): 200})
+    finally:
+        client.close()

@@ -1,0 +1,167 @@
+"""The group APIs at the wire level: the rebalance handshake, generation fencing and Kafka's
+error codes for bad input, after which the group must still be healthy."""
+from __future__ import annotations
+
+import kafka.errors as Errors
+from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
+
+from tests.support.groups import GroupClient, assignment, create_topic, subscription
+from tests.support.raw_client import RawClient
+
+NONE = 0
+
+
+def stable_member(client: GroupClient, topic: str, **join):
+    """Join alone and sync an assignment of partition 0: (member id, generation)."""
+    joined = client.join_as_new_member(protocols=[("range", subscription([topic]))], **join)
+    assert joined.error_code == NONE, joined
+    assert joined.leader == joined.member_id and [m.member_id for m in joined.members] == [joined.member_id]
+    synced = client.sync(joined.member_id, joined.generation_id, {joined.member_id: assignment({topic: [0]})},
+                         instance_id=join.get("instance_id"))
+    assert synced.error_code == NONE
+    return joined.member_id, joined.generation_id
+
+
+def test_join_sync_heartbeat_commit_leave(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 2)
+    client = GroupClient(group_cluster, group_id)
+    try:
+        first = client.join()
+        assert first.error_code == Errors.MemberIdRequiredError.errno and first.member_id  # KIP-394
+        member, generation = stable_member(client, topic_name)
+        assert generation == 1
+        assert client.heartbeat(member, generation) == NONE
+        assert client.commit({(topic_name, 0): 7, (topic_name, 1): 3}, member_id=member,
+                             generation_id=generation) == {(topic_name, 0): NONE, (topic_name, 1): NONE}
+        assert client.fetch([(topic_name, 0), (topic_name, 1)]) == (NONE, {(topic_name, 0): 7, (topic_name, 1): 3})
+        described = client.describe()
+        assert (described.group_state, described.protocol_type, described.protocol_data) == ("Stable", "consumer",
+                                                                                            "range")
+        [m] = described.members
+        assert m.member_id == member and m.client_id == "raw-test" and m.client_host == "/127.0.0.1"
+        assert ConsumerProtocolAssignment.decode(m.member_assignment).partitions()[0].partition == 0
+        left = client.leave(member)
+        assert left.error_code == NONE and [x.error_code for x in left.members] == [NONE]
+        assert client.describe().group_state == "Empty"
+        assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 7})  # offsets outlive membership
+    finally:
+        client.close()
+
+
+def test_commit_with_an_old_generation_is_fenced(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 1)
+    client = GroupClient(group_cluster, group_id)
+    try:
+        member, generation = stable_member(client, topic_name)
+        assert client.commit({(topic_name, 0): 5}, member_id=member, generation_id=generation - 1) == \
+            {(topic_name, 0): Errors.IllegalGenerationError.errno}
+        assert client.commit({(topic_name, 0): 5}, member_id="zombie", generation_id=generation) == \
+            {(topic_name, 0): Errors.UnknownMemberIdError.errno}
+        assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): -1})  # nothing was stored
+        # The group is unharmed: the real member goes on.
+        assert client.heartbeat(member, generation) == NONE
+        assert client.commit({(topic_name, 0): 5}, member_id=member, generation_id=generation) == \
+            {(topic_name, 0): NONE}
+        assert client.describe().group_state == "Stable"
+    finally:
+        client.close()
+
+
+def test_join_with_an_unknown_protocol_type_is_inconsistent(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 1)
+    client = GroupClient(group_cluster, group_id)
+    try:
+        member, generation = stable_member(client, topic_name)
+        other = client.join_as_new_member(protocol_type="not-a-consumer", protocols=[("some-protocol", b"x")])
+        assert other.error_code == Errors.InconsistentGroupProtocolError.errno
+        mismatch = client.join_as_new_member(protocols=[("roundrobin", subscription([topic_name]))])
+        assert mismatch.error_code == Errors.InconsistentGroupProtocolError.errno  # no common protocol
+        assert client.heartbeat(member, generation) == NONE
+        assert [m.member_id for m in client.describe().members] == [member]
+    finally:
+        client.close()
+    empty = GroupClient(group_cluster, group_id + "-empty")
+    try:  # an empty group accepts any type, but not an empty one or no protocols
+        assert empty.join(protocol_type="", protocols=[("p", b"")]).error_code == \
+            Errors.InconsistentGroupProtocolError.errno
+    finally:
+        empty.close()
+
+
+def test_heartbeat_from_an_unknown_member(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 1)
+    client = GroupClient(group_cluster, group_id)
+    try:
+        assert client.heartbeat("nobody", 0) == Errors.UnknownMemberIdError.errno  # no such group yet
+        member, generation = stable_member(client, topic_name)
+        assert client.heartbeat("nobody", generation) == Errors.UnknownMemberIdError.errno
+        assert client.heartbeat(member, generation + 1) == Errors.IllegalGenerationError.errno
+        assert client.sync("nobody", generation).error_code == Errors.UnknownMemberIdError.errno
+        assert client.join("nobody").error_code == Errors.UnknownMemberIdError.errno
+        assert client.heartbeat(member, generation) == NONE
+        assert client.describe().group_state == "Stable"
+    finally:
+        client.close()
+
+
+def test_a_second_member_triggers_a_rebalance(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 2)
+    first, second = GroupClient(group_cluster, group_id), GroupClient(group_cluster, group_id)
+    protocols = [("range", subscription([topic_name]))]
+    try:
+        member_a, generation = stable_member(first, topic_name)
+        member_b = second.join(protocols=protocols).member_id  # MEMBER_ID_REQUIRED
+        join_b = second.begin("join", member_b, protocols=protocols)  # waits for the rebalance
+        assert first.heartbeat(member_a, generation) == Errors.RebalanceInProgressError.errno
+        rejoined = first.join(member_a, protocols=protocols)
+        joined_b = join_b()
+        assert rejoined.error_code == joined_b.error_code == NONE
+        assert rejoined.generation_id == joined_b.generation_id == generation + 1
+        assert rejoined.leader == joined_b.leader == member_a
+        assert {m.member_id for m in rejoined.members} == {member_a, member_b} and joined_b.members == []
+        new_generation = rejoined.generation_id
+        # Until the leader's assignment is in, commits wait for the rebalance to finish.
+        assert first.commit({(topic_name, 0): 1}, member_id=member_a, generation_id=new_generation) == \
+            {(topic_name, 0): Errors.RebalanceInProgressError.errno}
+        sync_b = second.begin("sync", member_b, new_generation)
+        synced_a = first.sync(member_a, new_generation, {member_a: assignment({topic_name: [0]}),
+                                                         member_b: assignment({topic_name: [1]})})
+        synced_b = sync_b()
+        assert ConsumerProtocolAssignment.decode(synced_a.assignment).partitions()[0].partition == 0
+        assert ConsumerProtocolAssignment.decode(synced_b.assignment).partitions()[0].partition == 1
+        # The old generation is fenced, the new one commits.
+        assert first.commit({(topic_name, 0): 1}, member_id=member_a, generation_id=generation) == \
+            {(topic_name, 0): Errors.IllegalGenerationError.errno}
+        assert second.commit({(topic_name, 1): 4}, member_id=member_b, generation_id=new_generation) == \
+            {(topic_name, 1): NONE}
+    finally:
+        first.close()
+        second.close()
+
+
+def test_find_coordinator_single_and_batched(group_cluster, group_id):
+    raw = RawClient(group_cluster.ports[0])
+    try:
+        single = raw.request(FindCoordinatorRequest(key=group_id, key_type=0), 3, FindCoordinatorResponse)
+        batch = raw.request(FindCoordinatorRequest(key_type=0, coordinator_keys=[group_id, group_id + "x", ""]), 4,
+                            FindCoordinatorResponse)
+        v0 = raw.request(FindCoordinatorRequest(key=group_id), 0, FindCoordinatorResponse)
+    finally:
+        raw.close()
+    assert single.error_code == NONE and single.port in group_cluster.ports
+    assert (v0.node_id, v0.port) == (single.node_id, single.port)
+    [mine, other, empty] = batch.coordinators
+    assert (mine.key, mine.node_id, mine.error_code) == (group_id, single.node_id, NONE)
+    assert other.error_code == NONE and other.node_id in range(3)
+    assert empty.error_code == Errors.InvalidGroupIdError.errno
+    # Any other broker is not the coordinator.
+    wrong = next(p for i, p in enumerate(group_cluster.ports) if i != single.node_id)
+    client = RawClient(wrong)
+    try:
+        answer = client.request(HeartbeatRequest(group_id=group_id, generation_id=1, member_id="m",
+                                                 group_instance_id=None), 4, HeartbeatResponse)
+    finally:
+        client.close()
+    assert answer.error_code == Errors.NotCoordinatorError.errno

@@ -1,0 +1,171 @@
+"""Helpers for consumer group tests: engine configs, topics, records, raw group requests."""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+from kafka import KafkaAdminClient, KafkaProducer
+from kafka.admin import NewTopic
+from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
+from kafka.protocol.consumer import (HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse,
+                                     LeaveGroupRequest, LeaveGroupResponse, OffsetCommitRequest,
+                                     OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
+                                     SyncGroupRequest, SyncGroupResponse)
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
+
+from tests.support.raw_client import RawClient
+
+GROUP_TEST_CONFIGS = {
+    "group.initial.rebalance.delay.ms": "100",
+    "group.min.session.timeout.ms": "500",
+    "log.cleaner.backoff.ms": "200",
+    "offsets.topic.num.partitions": "10",
+}
+
+
+def create_topic(bootstrap: str, name: str, partitions: int, *, replication: int = 1,
+                 configs: dict | None = None) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(name, partitions, replication, topic_configs=configs or {})])
+    finally:
+        admin.close()
+
+
+def produce(bootstrap: str, topic: str, records, *, partition: int | None = None) -> None:
+    """records: values, or (key, value) pairs; waits until all are acknowledged."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
+    try:
+        futures = []
+        for record in records:
+            key, value = record if isinstance(record, tuple) else (None, record)
+            futures.append(producer.send(topic, key=key, value=value, partition=partition))
+        for future in futures:
+            future.get(timeout=15)
+    finally:
+        producer.close()
+
+
+def wait_until(condition, timeout: float = 30.0, interval: float = 0.05, message: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message}")
+
+
+class GroupClient:
+    """Speaks the group protocol with raw requests to the group's coordinator."""
+
+    def __init__(self, engine, group_id: str, *, via: int = 0) -> None:
+        self.group_id = group_id
+        bootstrap = RawClient(engine.ports[via])
+        try:
+            found = bootstrap.request(FindCoordinatorRequest(key=group_id, key_type=0), 3, FindCoordinatorResponse)
+            if found.error_code:  # the first lookup may create __consumer_offsets
+                found = bootstrap.request(FindCoordinatorRequest(key=group_id, key_type=0), 3,
+                                          FindCoordinatorResponse)
+        finally:
+            bootstrap.close()
+        assert found.error_code == 0, found
+        self.coordinator = found.node_id
+        self.client = RawClient(found.port)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def begin(self, method: str, *args, **kwargs):
+        """Send a request without waiting (it may block on a rebalance); returns a function
+        that reads its answer."""
+        request, version, response_class = getattr(self, f"_{method}_request")(*args, **kwargs)
+        self.client.correlation_id += 1
+        request.with_header(correlation_id=self.client.correlation_id, client_id="raw-test")
+        self.client.send_bytes(request.encode(version=version, header=True, framed=True))
+        return lambda: response_class.decode(self.client.read_frame(), version=version, header=True)
+
+    def join(self, *args, **kwargs):
+        return self.client.request(*self._join_request(*args, **kwargs))
+
+    def _join_request(self, member_id: str = "", *, protocol_type: str = "consumer", protocols=None,
+                      instance_id=None, session_timeout_ms: int = 10000, rebalance_timeout_ms: int = 10000,
+                      version: int = 5):
+        protocols = protocols or [("range", subscription(["t"]))]
+        request = JoinGroupRequest(
+            group_id=self.group_id, session_timeout_ms=session_timeout_ms, rebalance_timeout_ms=rebalance_timeout_ms,
+            member_id=member_id, group_instance_id=instance_id, protocol_type=protocol_type,
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name=n, metadata=m) for n, m in protocols])
+        return request, version, JoinGroupResponse
+
+    def join_as_new_member(self, **kwargs):
+        """JoinGroup twice, as v4+ clients do: the first answer is MEMBER_ID_REQUIRED."""
+        first = self.join(**kwargs)
+        if first.error_code != 79:
+            return first
+        return self.join(first.member_id, **kwargs)
+
+    def sync(self, *args, **kwargs):
+        return self.client.request(*self._sync_request(*args, **kwargs))
+
+    def _sync_request(self, member_id: str, generation_id: int, assignments: dict | None = None, *,
+                      instance_id=None, version: int = 5):
+        request = SyncGroupRequest(
+            group_id=self.group_id, generation_id=generation_id, member_id=member_id, group_instance_id=instance_id,
+            protocol_type="consumer", protocol_name="range",
+            assignments=[SyncGroupRequest.SyncGroupRequestAssignment(member_id=m, assignment=a)
+                         for m, a in (assignments or {}).items()])
+        return request, version, SyncGroupResponse
+
+    def heartbeat(self, member_id: str, generation_id: int, *, instance_id=None):
+        request = HeartbeatRequest(group_id=self.group_id, generation_id=generation_id, member_id=member_id,
+                                   group_instance_id=instance_id)
+        return self.client.request(request, 4, HeartbeatResponse).error_code
+
+    def leave(self, member_id: str):
+        request = LeaveGroupRequest(group_id=self.group_id, members=[
+            LeaveGroupRequest.MemberIdentity(member_id=member_id, group_instance_id=None)])
+        return self.client.request(request, 5, LeaveGroupResponse)
+
+    def commit(self, offsets: dict, *, member_id: str = "", generation_id: int = -1, version: int = 9) -> dict:
+        """offsets: {(topic, partition): offset}; returns {(topic, partition): error code}."""
+        by_topic = defaultdict(list)
+        for (topic, partition), offset in offsets.items():
+            by_topic[topic].append(OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition(
+                partition_index=partition, committed_offset=offset, committed_leader_epoch=-1,
+                committed_metadata=""))
+        request = OffsetCommitRequest(
+            group_id=self.group_id, generation_id_or_member_epoch=generation_id, member_id=member_id,
+            group_instance_id=None, retention_time_ms=-1,
+            topics=[OffsetCommitRequest.OffsetCommitRequestTopic(name=t, partitions=p) for t, p in by_topic.items()])
+        response = self.client.request(request, version, OffsetCommitResponse)
+        return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
+
+    def fetch(self, partitions: list | None = None, *, version: int = 7) -> tuple[int, dict]:
+        """(error code, {(topic, partition): committed offset})."""
+        topics = None
+        if partitions is not None:
+            by_topic = defaultdict(list)
+            for topic, partition in partitions:
+                by_topic[topic].append(partition)
+            topics = [OffsetFetchRequest.OffsetFetchRequestTopic(name=t, partition_indexes=p)
+                      for t, p in by_topic.items()]
+        response = self.client.request(OffsetFetchRequest(group_id=self.group_id, topics=topics), version,
+                                       OffsetFetchResponse)
+        return response.error_code, {(t.name, p.partition_index): p.committed_offset
+                                     for t in response.topics for p in t.partitions}
+
+    def describe(self, version: int = 5):
+        request = DescribeGroupsRequest(groups=[self.group_id], include_authorized_operations=False)
+        return self.client.request(request, version, DescribeGroupsResponse).groups[0]
+
+
+def subscription(topics: list[str]) -> bytes:
+    return ConsumerProtocolSubscription(topics=topics, user_data=None).encode(version=0)
+
+
+def assignment(partitions: dict[str, list[int]]) -> bytes:
+    return ConsumerProtocolAssignment(
+        assigned_partitions=[ConsumerProtocolAssignment.TopicPartition(topic=t, partitions=p)
+                             for t, p in partitions.items()], user_data=None).encode(version=0)
