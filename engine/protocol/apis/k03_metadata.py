@@ -15,6 +15,7 @@ import kafka.errors as Errors
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from engine.cluster.topics import validate_topic_name
+from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
 
@@ -52,6 +53,11 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
         return _error_topic(exc.code, name)
     if name in image.topics:
         return _topic(name, image, live)
+    if name == OFFSETS_TOPIC and allow_create:
+        # Internal: created with the offsets.topic.* settings, never with num.partitions
+        # (as Kafka's AutoTopicCreationManager does).
+        ctx.broker.group_coordinator.ensure_offsets_topic()
+        return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:
             ctx.broker.controller.create_topic(name, -1, -1)

@@ -15,6 +15,7 @@ import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
 from engine.config import config_value_string, effective_topic_config
+from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.registry import api
 
@@ -36,6 +37,9 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
 def _create(ctx, topic, validate_only: bool):
     controller = ctx.broker.controller
     try:
+        if topic.name in INTERNAL_TOPICS:
+            raise ApiError(Errors.InvalidRequestError,
+                           f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
         assignments = _assignments(topic)
         configs = _configs(topic)
         if validate_only:

@@ -126,3 +126,30 @@ def _neighbour(group_id: str) -> str:
     partitions = int(GROUP_TEST_CONFIGS["offsets.topic.num.partitions"])
     return next(f"{group_id}-{i}" for i in range(1000)
                 if partition_for(f"{group_id}-{i}", partitions) == partition_for(group_id, partitions))
+
+
+def test_the_offsets_topic_is_created_only_with_its_own_settings(engine_factory):
+    import time
+
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+    from kafka.protocol.metadata import MetadataRequest, MetadataResponse
+
+    from tests.support.raw_client import RawClient
+
+    engine = engine_factory(brokers=1)
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap)
+    result = admin.create_topics([NewTopic("__consumer_offsets", 1, 1)], raise_errors=False)
+    admin.close()
+    assert [t["error_code"] for t in result["topics"]] == [Errors.InvalidRequestError.errno]
+    # Auto-creation through Metadata uses offsets.topic.num.partitions (50), not num.partitions (1).
+    client = RawClient(engine.port)
+    request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="__consumer_offsets")],
+                              allow_auto_topic_creation=True)
+    for _ in range(50):
+        topic = client.request(request, 12, MetadataResponse).topics[0]
+        if topic.error_code == 0:
+            break
+        time.sleep(0.1)
+    client.close()
+    assert topic.error_code == 0 and topic.is_internal and len(topic.partitions) == 50
