@@ -51,6 +51,7 @@ class Engine:
         for broker in self.brokers:
             self.controller.unfence_broker(broker.node_id)
         await self.admin.start()
+        self.controller.restoring_preferred_leaders = True
         self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
 
@@ -58,6 +59,7 @@ class Engine:
         config = self.controller.broker_config
         while True:
             await asyncio.sleep(config.get("leader.imbalance.check.interval.seconds"))
+            self.controller.restoring_preferred_leaders = False
             if config.get("auto.leader.rebalance.enable"):
                 moved = self.controller.rebalance_leaders()
                 if moved:
@@ -80,17 +82,21 @@ class Engine:
             return False
         await broker.start()
         self.controller.unfence_broker(node_id)
+        broker.resync()   # now that it is live again, its follower replicas may fetch
         log.info("Broker %d started", node_id)
         return True
 
     async def stop(self) -> None:
-        """Stop every broker. Leadership is not moved: all brokers go down together and come back
-        with the same leaders, already balanced."""
+        """SIGTERM: a controlled shutdown of each broker in turn, so leadership moves to the ones
+        still running and clients are served until the last broker stops. At the next start the
+        preferred replicas take their leadership back as soon as they are in sync again."""
         await self.admin.stop()
         self._rebalancer.cancel()
         await asyncio.gather(self._rebalancer, return_exceptions=True)
-        for broker in self.brokers:
-            if broker.running:
-                await broker.stop()
+        running = [b for b in self.brokers if b.running]
+        for broker in running[:-1]:
+            await self.stop_broker(broker.node_id)
+        for broker in running[-1:]:
+            await broker.stop()
         self.controller.shutdown()
         log.info("Engine stopped cleanly")

@@ -114,6 +114,11 @@ class Broker:
         if self.running:
             self._sync_partitions(changed, deleted)
 
+    def resync(self) -> None:
+        """Re-apply the whole image (after this broker was unfenced, which may change no record)."""
+        if self.running:
+            self._sync_partitions(set(self.image.topics), [])
+
     def _sync_partitions(self, changed: set[str], deleted: list[TopicState]) -> None:
         for topic in deleted:
             for index in topic.partitions:
@@ -152,7 +157,8 @@ class Broker:
         changed = partition.make_follower(state.leader, state.leader_epoch, state.partition_epoch,
                                           state.replicas, state.isr)
         fetcher = self.fetchers.get(state.leader)
-        if state.leader < 0 or state.leader not in self.image.brokers:
+        if state.leader < 0 or state.leader not in self.image.brokers or self.node_id in self.controller.fenced:
+            # No leader to follow, or this broker is shutting down: nothing to fetch.
             self._stop_fetching(key)
             return
         if changed or fetcher is None or key not in fetcher.partitions:
@@ -207,7 +213,7 @@ class Broker:
 
     def on_follower_fetch(self, partition: Partition, replica_id: int, fetch_offset: int) -> None:
         partition.record_follower_fetch(replica_id, fetch_offset, now_ms())
-        grown = partition.isr_to_expand()
+        grown = partition.isr_to_expand(self.controller.live_brokers())
         if grown is not None:
             self._propose_isr(partition, grown)
 
@@ -243,7 +249,11 @@ class Broker:
         return max(self.config.get("replica.lag.time.max.ms") / 2000, 0.05)
 
     def _run_retention(self) -> None:
-        self.log_manager.run_retention(now_ms())
+        self.log_manager.run_retention(now_ms(), self._high_watermarks())
+
+    def _high_watermarks(self) -> dict[tuple[str, int], int]:
+        """Retention and compaction stay below each replica's high watermark, as in Kafka."""
+        return {key: partition.high_watermark for key, partition in self.partitions.items()}
 
     def _flush_dirty(self) -> None:
         self.log_manager.flush_dirty_logs(now_ms())
@@ -281,8 +291,9 @@ class Broker:
             if not self.config.get("log.cleaner.enable"):
                 continue
             try:
-                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms()):
-                    for _ in self.log_cleaner.clean(tp, log_, now_ms()):
+                high_watermarks = self._high_watermarks()
+                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), high_watermarks):
+                    for _ in self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp]):
                         await asyncio.sleep(0)
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: log cleaner failed", self.node_id)

@@ -140,13 +140,16 @@ class Partition:
         state.last_fetch_leo, state.last_fetch_ms = leader_leo, now_ms
         self.maybe_advance_high_watermark()
 
-    def isr_to_expand(self) -> list[int] | None:
-        """The ISR plus followers that caught up to the HW (and into this epoch), if any did."""
+    def isr_to_expand(self, eligible: set[int]) -> list[int] | None:
+        """The ISR plus `eligible` followers that caught up to the HW (and into this epoch), if any did.
+
+        A stopping broker still fetches until it closes but may not rejoin (the controller would
+        refuse it), so only live brokers are eligible."""
         if not self.is_leader or self.pending_isr is not None:
             return None
         epoch_start = self._epoch_start_offset()
-        joiners = [r for r, s in self.followers.items()
-                   if r not in self.isr and s.log_end_offset >= max(self._high_watermark, epoch_start)]
+        joiners = [r for r, s in self.followers.items() if r not in self.isr and r in eligible
+                   and s.log_end_offset >= max(self._high_watermark, epoch_start)]
         return self.isr + sorted(joiners) if joiners else None
 
     def isr_to_shrink(self, now_ms: int, lag_time_max_ms: int) -> list[int] | None:

@@ -41,6 +41,8 @@ class Controller:
         self._journal = MetadataJournal(metadata_dir)
         self._listeners: list[MetadataListener] = []
         self.fenced: set[int] = set()      # registered brokers that are stopped
+        # True from an engine start until the first periodic leader rebalance (see runtime.py).
+        self.restoring_preferred_leaders = False
         self._producer_ids_left = 0
         self._next_producer_id = 0
         for record in self._journal.replay():
@@ -179,6 +181,19 @@ class Controller:
                                      partition_epoch=partition_epoch, isr=isr, live=self.live_brokers())
         self._commit_partition_changes([record] if record else [])
         self._maybe_complete_reassignment(topic, index)
+        if self.restoring_preferred_leaders:
+            self._restore_preferred_leader(topic, index)
+
+    def _restore_preferred_leader(self, topic: str, index: int) -> None:
+        """After a whole-engine restart, give each partition back to its preferred replica as
+        soon as that replica is in sync again (a controlled shutdown had moved it away)."""
+        if not self.broker_config.get("auto.leader.rebalance.enable"):
+            return
+        topic_state, state = self._partition(topic, index)
+        preferred = state.replicas[0]
+        if state.leader != preferred and preferred in state.isr and preferred in self.live_brokers() \
+                and not (state.adding_replicas or state.removing_replicas):
+            self._commit_partition_changes([RC.change(topic_state, state, leader=preferred)])
 
     def elect_leader(self, topic: str, index: int, election_type: int) -> None:
         topic_state, state = self._partition(topic, index)

@@ -14,7 +14,8 @@ from tests.engine.cluster.helpers import (admin_url, create_topic, partition_sta
                                           wait_until)
 from tests.engine.cluster.test_broker_failure import consume_all
 
-FAST = {"replica.lag.time.max.ms": "2000"}
+# Auto leader rebalance off: these tests move leaderships themselves and check them.
+FAST = {"replica.lag.time.max.ms": "2000", "auto.leader.rebalance.enable": "false"}
 
 
 @pytest.fixture
@@ -105,6 +106,7 @@ def test_preferred_leader_election_after_a_broker_returns(cluster, topic_name):
     start_broker(cluster, 0)
     wait_until(lambda: all(0 in isr for _, _, isr in partition_state(cluster.bootstrap, topic_name).values()),
                message="broker 0 back in the ISR")
+    assert {p: leader for p, (leader, _, _) in partition_state(cluster.bootstrap, topic_name).items()} != preferred
     admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap)
     admin.elect_leaders(0, {topic_name: [0, 1, 2]}, raise_errors=False)
     admin.close()
