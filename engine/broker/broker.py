@@ -23,6 +23,7 @@ from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
+from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.storage.cleaner import LogCleaner
@@ -53,6 +54,7 @@ class Broker:
         self._tasks: list[asyncio.Task] = []
         self._controller_epoch = -1
         self.running = False
+        self._isr_proposals: dict[tuple[str, int], tuple[Partition, list[int]]] = {}
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
 
@@ -139,7 +141,8 @@ class Broker:
                 partition = self.partitions.get(key) or self._open_partition(topic, index, config)
                 partition.log.update_config(config)
                 self._apply_partition_state(partition, state)
-        self.group_coordinator.on_partitions_changed()
+        if OFFSETS_TOPIC in changed or any(t.name == OFFSETS_TOPIC for t in deleted):
+            self.group_coordinator.on_partitions_changed()
 
     def _open_partition(self, topic: TopicState, index: int, config) -> Partition:
         log_ = self.log_manager.get_or_create_log(topic.name, index, config, now_ms())
@@ -226,16 +229,23 @@ class Broker:
                 self._propose_isr(partition, shrunk)
 
     def _propose_isr(self, partition: Partition, isr: list[int]) -> None:
+        """Queue an ISR change; all proposals of one event-loop turn go to the controller as one
+        batch (one metadata commit), as Kafka's AlterPartition requests batch partitions."""
         partition.pending_isr = isr
-        try:
-            self.controller.alter_isr(partition.topic, partition.index, leader_id=self.node_id,
-                                      leader_epoch=partition.leader_epoch,
-                                      partition_epoch=partition.partition_epoch, isr=isr)
-        except ApiError as exc:
-            log.info("Broker %d: ISR change %s for %s-%d refused: %s", self.node_id, isr, partition.topic,
-                     partition.index, exc)
-        finally:
+        self._isr_proposals[(partition.topic, partition.index)] = (partition, isr)
+        if len(self._isr_proposals) == 1:
+            asyncio.get_running_loop().call_soon(self._send_isr_proposals)
+
+    def _send_isr_proposals(self) -> None:
+        proposals, self._isr_proposals = list(self._isr_proposals.values()), {}
+        for partition, _ in proposals:
             partition.pending_isr = None
+        if not self.running:
+            return
+        refused = self.controller.alter_isrs(
+            [(p.topic, p.index, self.node_id, p.leader_epoch, p.partition_epoch, isr) for p, isr in proposals])
+        for (topic, index), exc in refused.items():
+            log.info("Broker %d: ISR change for %s-%d refused: %s", self.node_id, topic, index, exc)
 
     # --- background work ------------------------------------------------------------------
 

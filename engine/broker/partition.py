@@ -63,8 +63,9 @@ class Partition:
         self.replicas, self.isr, self.pending_isr = list(replicas), list(isr), None
         if new_epoch:
             # Followers start "caught up now" so a new leader does not shrink the ISR at once.
+            # The epoch enters the epoch cache with its first append (Log.append): until then
+            # it holds no records, so "where does the previous epoch end" is the log end either way.
             self.followers = {r: FollowerState(last_caught_up_ms=now_ms) for r in replicas if r != self.node_id}
-            self.log.leader_epoch_cache.assign(leader_epoch, self.log.log_end_offset)
         for replica in replicas:
             if replica != self.node_id:
                 self.followers.setdefault(replica, FollowerState(last_caught_up_ms=now_ms))

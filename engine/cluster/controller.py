@@ -4,8 +4,12 @@ Every change is validated here, written to the metadata journal (fsync'd), then 
 to the image and announced to the brokers' listeners. Brokers read the image; they never
 change it.
 
-Gaps (next issue): there is one controller for the engine process and no controller epoch
-or election yet; partitions have no followers, so the ISR is the leader alone.
+The active controller is the lowest live broker (`elect_controller`); each election raises
+the controller epoch, which every announcement carries, and brokers ignore an older one.
+Stopped brokers are fenced: they lose their leaderships and ISR memberships
+(`fence_broker`), and get them back by catching up once unfenced. Partition decisions
+(elections, ISR changes, reassignments) are computed in replication_control.py.
+Gaps: no Raft quorum - the engine is one process, so the journal is the single source.
 """
 from __future__ import annotations
 
@@ -176,24 +180,48 @@ class Controller:
     def alter_isr(self, topic: str, index: int, *, leader_id: int, leader_epoch: int, partition_epoch: int,
                   isr: list[int]) -> None:
         """A leader's ISR change (Kafka's AlterPartition), fenced by leader and partition epochs."""
-        topic_state, state = self._partition(topic, index)
-        record = RC.alter_isr_record(topic_state, state, leader_id=leader_id, leader_epoch=leader_epoch,
-                                     partition_epoch=partition_epoch, isr=isr, live=self.live_brokers())
-        self._commit_partition_changes([record] if record else [])
-        self._maybe_complete_reassignment(topic, index)
-        if self.restoring_preferred_leaders:
-            self._restore_preferred_leader(topic, index)
+        errors = self.alter_isrs([(topic, index, leader_id, leader_epoch, partition_epoch, isr)])
+        if errors:
+            raise next(iter(errors.values()))
 
-    def _restore_preferred_leader(self, topic: str, index: int) -> None:
-        """After a whole-engine restart, give each partition back to its preferred replica as
-        soon as that replica is in sync again (a controlled shutdown had moved it away)."""
-        if not self.broker_config.get("auto.leader.rebalance.enable"):
-            return
+    def alter_isrs(self, proposals: list[tuple[str, int, int, int, int, list[int]]]) -> dict[tuple[str, int], ApiError]:
+        """Many ISR changes in one metadata commit (a leader batches them, as AlterPartition does).
+
+        Each is (topic, partition, leader id, leader epoch, partition epoch, new ISR); the
+        refused ones come back with their error. Reassignments that the new ISRs complete,
+        and preferred leaders returning after an engine restart, follow in one more commit."""
+        records, errors, touched = [], {}, []
+        live = self.live_brokers()
+        for topic, index, leader_id, leader_epoch, partition_epoch, isr in proposals:
+            try:
+                topic_state, state = self._partition(topic, index)
+                record = RC.alter_isr_record(topic_state, state, leader_id=leader_id, leader_epoch=leader_epoch,
+                                             partition_epoch=partition_epoch, isr=isr, live=live)
+            except ApiError as exc:
+                errors[(topic, index)] = exc
+                continue
+            if record:
+                records.append(record)
+                touched.append((topic, index))
+        self._commit_partition_changes(records)
+        follow_ups = [self._follow_up_record(topic, index) for topic, index in touched]
+        self._commit_partition_changes([r for r in follow_ups if r])
+        return errors
+
+    def _follow_up_record(self, topic: str, index: int) -> dict | None:
+        """What an ISR change may unlock: finishing a reassignment, or (right after an engine
+        start) giving the partition back to its preferred replica once that one is in sync."""
         topic_state, state = self._partition(topic, index)
+        live = self.live_brokers()
+        record = RC.completion_record(topic_state, state, live)
+        if record or not self.restoring_preferred_leaders or \
+                not self.broker_config.get("auto.leader.rebalance.enable"):
+            return record
         preferred = state.replicas[0]
-        if state.leader != preferred and preferred in state.isr and preferred in self.live_brokers() \
+        if state.leader != preferred and preferred in state.isr and preferred in live \
                 and not (state.adding_replicas or state.removing_replicas):
-            self._commit_partition_changes([RC.change(topic_state, state, leader=preferred)])
+            return RC.change(topic_state, state, leader=preferred)
+        return None
 
     def elect_leader(self, topic: str, index: int, election_type: int) -> None:
         topic_state, state = self._partition(topic, index)
@@ -243,7 +271,8 @@ class Controller:
         validate_topic_name(name)
         if name in self.image.topics:
             raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
-        colliding = [t for t in self.image.topics if collision_key(t) == collision_key(name)]
+        colliding = [self.image.topics_by_collision_key[collision_key(name)]] \
+            if collision_key(name) in self.image.topics_by_collision_key else []
         if colliding:
             raise ApiError(Errors.InvalidTopicError,
                            f"Topic '{name}' collides with existing topic: {colliding[0]}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from engine.cluster.topics import collision_key
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
 
@@ -65,6 +66,7 @@ def _apply_topic(image: MetadataImage, record: dict) -> None:
     topic = TopicState(record["name"], uuid.UUID(record["topic_id"]), {}, dict(record["configs"]))
     image.topics[topic.name] = topic
     image.topics_by_id[topic.topic_id] = topic
+    image.topics_by_collision_key[collision_key(topic.name)] = topic.name
 
 
 def _apply_partition(image: MetadataImage, record: dict) -> None:
@@ -77,6 +79,7 @@ def _apply_partition(image: MetadataImage, record: dict) -> None:
 def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
     topic = image.topics_by_id.pop(uuid.UUID(record["topic_id"]))
     del image.topics[topic.name]
+    image.topics_by_collision_key.pop(collision_key(topic.name), None)
 
 
 def _apply_config(image: MetadataImage, record: dict) -> None:

@@ -52,8 +52,9 @@ class LogLoader:
         self._remove_stray_files()
         segments = self._open_segments()
         if not segments:
+            # No fsync for a new, empty segment: the metadata journal, not this directory, says
+            # the partition exists, and the broker recreates a missing one at start.
             segments = [LogSegment.open(self.dir, self.log_start_offset, self.config, self.now_ms)]
-            fsync_dir(self.dir)
         log_end_offset = segments[-1].next_offset
         log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), log_end_offset)
         rebuild_producer_state(segments, self.producer_state, log_end_offset)

@@ -85,8 +85,7 @@ class LogManager:
         if not TOPIC_NAME.fullmatch(topic) or topic in (".", "..") or partition < 0:
             raise ValueError(f"illegal topic partition {topic!r} {partition}")
         path = self.log_dir / partition_dir_name(topic, partition)
-        os.makedirs(path, exist_ok=True)
-        fsync_dir(self.log_dir)
+        os.makedirs(path, exist_ok=True)   # not fsync'd: see LogLoader.load on new logs
         log = Log.open(path, config, now_ms=now_ms, had_clean_shutdown=True)
         self._logs[(topic, partition)] = log
         return log
@@ -108,9 +107,16 @@ class LogManager:
         self._log_start_offsets.write(
             {tp: log.log_start_offset for tp, log in self._logs.items()})
 
-    def run_retention(self, now_ms: int) -> int:
-        """Apply retention to every log; return the number of segments deleted."""
-        deleted = sum(log.delete_old_segments(now_ms) for log in self._logs.values())
+    def run_retention(self, now_ms: int, high_watermarks: dict[TopicPartition, int] | None = None) -> int:
+        """Apply retention to every log; return the number of segments deleted.
+
+        With `high_watermarks` (the broker's replicas), each log keeps everything from its
+        high watermark on, and a log without one is left alone."""
+        deleted = 0
+        for tp, log in self._logs.items():
+            high_watermark = None if high_watermarks is None else high_watermarks.get(tp)
+            if high_watermarks is None or high_watermark is not None:
+                deleted += log.delete_old_segments(now_ms, high_watermark)
         if deleted:
             self.checkpoint()
         return deleted
