@@ -4,7 +4,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envstr
+from console.env import envbool, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -25,15 +25,23 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "console.accounts",
+    "console.clusters",
+    "console.brokers",
+    "console.topics",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Every page needs a login; the login page and the JSON API (which answers 401 itself,
+    # instead of redirecting a script to an HTML form) opt out with @login_not_required.
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
 ]
 
 ROOT_URLCONF = "console.urls"
@@ -48,6 +56,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.accounts.context_processors.role",
             ],
         },
     },
@@ -71,6 +80,21 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# whitenoise also serves straight from static/, so tests and runserver need no collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
+SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600)
+
+# The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps).
+ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
+# Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
+KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
+KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
+TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
 
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -1,2 +1,30 @@
-"""Console URL routes. Pages arrive with the console issue."""
-urlpatterns: list = []
+"""Console URL routes: pages under /clusters/<id>/..., the same data as JSON under /api/."""
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from console.accounts import views as accounts_views
+from console.brokers import apis as broker_apis
+from console.clusters import apis as cluster_apis
+from console.clusters import views as cluster_views
+from console.topics import apis as topic_apis
+
+api = [
+    path("clusters", cluster_apis.cluster_list, name="clusters"),
+    path("clusters/<int:cluster_id>/overview", cluster_apis.overview, name="overview"),
+    path("clusters/<int:cluster_id>/brokers", broker_apis.broker_list, name="brokers"),
+    path("clusters/<int:cluster_id>/brokers/<int:broker_id>", broker_apis.broker_detail, name="broker"),
+    path("clusters/<int:cluster_id>/topics", topic_apis.topic_list, name="topics"),
+    path("clusters/<int:cluster_id>/topics/<str:name>", topic_apis.topic_detail, name="topic"),
+    path("audit", accounts_views.audit_log_api, name="audit"),
+]
+
+urlpatterns = [
+    path("", cluster_views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("audit/", accounts_views.audit_log, name="audit_log"),
+    path("clusters/", include("console.clusters.urls")),
+    path("clusters/<int:cluster_id>/brokers/", include("console.brokers.urls")),
+    path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
+    path("api/", include((api, "api"))),
+]

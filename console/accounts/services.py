@@ -1,0 +1,43 @@
+"""Writes for accounts: users with a role, and audit log entries."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from console.accounts.models import AuditLogEntry
+from console.accounts.roles import ROLES
+from console.errors import ConsoleError, InvalidInput
+
+
+def user_create(*, username: str, password: str, role: str, email: str = ""):
+    """A console user in exactly one role group."""
+    if role not in ROLES:
+        raise InvalidInput(f"Unknown role {role!r}: use one of {', '.join(ROLES)}.")
+    user = get_user_model().objects.create_user(username=username, password=password, email=email)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+def audit_log_record(*, actor, cluster, action: str, target: str, result: str, details: dict) -> AuditLogEntry:
+    return AuditLogEntry.objects.create(
+        actor=actor if getattr(actor, "pk", None) else None,
+        actor_name=getattr(actor, "username", "") or "(system)",
+        cluster=cluster, cluster_name=getattr(cluster, "name", ""),
+        action=action, target=target, result=result, details=details)
+
+
+@contextmanager
+def audited(*, actor, cluster, action: str, target: str, details: dict) -> Iterator[dict]:
+    """Record the action in the audit log however it ends. The body may add to `details`;
+    a ConsoleError is recorded with its message, then re-raised for the view to show."""
+    try:
+        yield details
+    except ConsoleError as exc:
+        audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.FAILED,
+                         details={**details, "error": str(exc)})
+        raise
+    audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.OK,
+                     details=details)

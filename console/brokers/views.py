@@ -1,0 +1,45 @@
+"""Broker pages and the stop/start actions (bundled engine only)."""
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from console.accounts.roles import OPERATOR, VIEWER
+from console.brokers import selectors, services
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+from console.web import page
+
+COMMANDS = {"stop": (services.broker_stop, "stopped"), "start": (services.broker_start, "started")}
+
+
+@page(VIEWER)
+def broker_list(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    return render(request, "brokers/list.html", {"cluster": cluster, "view": selectors.broker_list(cluster=cluster)})
+
+
+@page(VIEWER)
+def broker_detail(request, cluster_id: int, broker_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    return render(request, "brokers/detail.html",
+                  {"cluster": cluster, "view": selectors.broker_detail(cluster=cluster, broker_id=broker_id)})
+
+
+@page(OPERATOR)
+@require_POST
+def broker_command(request, cluster_id: int, broker_id: int, action: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    command, done = COMMANDS[action]
+    try:
+        broker = command(cluster=cluster, actor=request.user, broker_id=broker_id)
+    except ConsoleError as exc:
+        messages.error(request, f"Broker {broker_id} was not {done}: {exc}")
+    else:
+        messages.success(request, f"Broker {broker.node_id} is {'running' if broker.running else 'stopped'}.")
+    # Back to the page the button was on (the list or the broker's own page).
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = reverse("brokers:list", kwargs={"cluster_id": cluster_id})
+    return redirect(target)

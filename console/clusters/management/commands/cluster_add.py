@@ -1,0 +1,30 @@
+"""`manage.py cluster_add NAME HOST:PORT[,HOST:PORT...] [--security-protocol ...] [--sasl-...]`"""
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from console.clusters.models import Cluster
+from console.clusters.services import cluster_create
+
+
+class Command(BaseCommand):
+    help = "Register a Kafka cluster (ours or Apache Kafka). SASL passwords stay in the environment."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("bootstrap_servers")
+        parser.add_argument("--security-protocol", default="PLAINTEXT", choices=[p for p, _ in Cluster.PROTOCOLS])
+        parser.add_argument("--sasl-mechanism", default="", choices=[m for m, _ in Cluster.MECHANISMS])
+        parser.add_argument("--sasl-username", default="")
+        parser.add_argument("--sasl-password-env", default="",
+                            help="name of the environment variable that holds the SASL password")
+
+    def handle(self, *args, **options):
+        try:
+            cluster = cluster_create(name=options["name"], bootstrap_servers=options["bootstrap_servers"],
+                                     security_protocol=options["security_protocol"],
+                                     sasl_mechanism=options["sasl_mechanism"],
+                                     sasl_username=options["sasl_username"],
+                                     sasl_password_env=options["sasl_password_env"])
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from None
+        self.stdout.write(f"Cluster {cluster.name} registered (id {cluster.pk}).")

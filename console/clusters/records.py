@@ -1,0 +1,16 @@
+"""Small shapes shared by the selectors of several apps."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClusterRef:
+    """The console's cluster row (not Kafka's cluster id) that a page is about."""
+
+    id: int
+    name: str
+
+    @classmethod
+    def of(cls, cluster) -> ClusterRef:
+        return cls(id=cluster.pk, name=cluster.name)

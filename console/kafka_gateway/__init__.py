@@ -1,0 +1,22 @@
+"""The console's only door to Kafka: `open_gateway(settings)` and the records it returns."""
+from console.kafka_gateway.client import Gateway, group_partitions, open_gateway
+from console.kafka_gateway.errors import GatewayError
+from console.kafka_gateway.records import (
+                                           NO_LEADER,
+                                           BrokerNode,
+                                           ClusterMetadata,
+                                           ConfigEntry,
+                                           ConnectionSettings,
+                                           ElectionResult,
+                                           EngineBroker,
+                                           GroupDescription,
+                                           GroupSummary,
+                                           PartitionInfo,
+                                           PartitionOffsets,
+                                           ReplicaLogDir,
+                                           TopicInfo,
+)
+
+__all__ = ["NO_LEADER", "BrokerNode", "ClusterMetadata", "ConfigEntry", "ConnectionSettings", "ElectionResult",
+           "EngineBroker", "Gateway", "GatewayError", "GroupDescription", "GroupSummary", "PartitionInfo",
+           "PartitionOffsets", "ReplicaLogDir", "TopicInfo", "group_partitions", "open_gateway"]

@@ -1,0 +1,390 @@
+"""The gateway: the only code in the console that talks to Kafka.
+
+It speaks the standard protocol through kafka-python's KafkaAdminClient, so it works against
+Apache Kafka as well as our engine. Everything engine-specific (stopping and starting a
+broker) goes through `engine_admin`, found via a broker config that Kafka does not have.
+
+A `Gateway` is short-lived: `with open_gateway(settings) as gw:` connects (one bootstrap:
+ApiVersions and a Metadata request for no topics), serves one page or one admin action, and
+closes its sockets and its I/O thread. Every public method raises only `GatewayError`, with
+a message meant for the page. Results are the dataclasses of `records`.
+
+Pages must stay fast with thousands of topics, so the two requests whose answers grow with
+the cluster (Metadata for all topics, DescribeLogDirs) are built here and sent through
+kafka-python's connection manager (`_manager`, a private API pinned by kafka-python==3.0.12
+in requirements.txt and covered by the gateway tests): its public calls turn every
+partition into a dict first, and ask for Metadata once more on the way. Everything else
+uses KafkaAdminClient's public methods.
+"""
+from __future__ import annotations
+
+import gc
+import operator
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+
+import kafka.errors as Errors
+from kafka import KafkaAdminClient, TopicPartition
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
+from kafka.protocol.admin import DescribeLogDirsRequest
+from kafka.protocol.consumer import OffsetSpec
+from kafka.protocol.metadata import MetadataRequest
+
+from console.kafka_gateway import engine_admin
+from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
+from console.kafka_gateway.records import (
+    BrokerNode,
+    ClusterMetadata,
+    ConfigEntry,
+    ConnectionSettings,
+    ElectionResult,
+    EngineBroker,
+    EngineBrokerChange,
+    GroupDescription,
+    GroupSummary,
+    PartitionInfo,
+    PartitionOffsets,
+    ReplicaLogDir,
+    TopicInfo,
+)
+
+PREFERRED_ELECTION = 0
+ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
+_NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
+_ZERO_UUID = uuid.UUID(int=0)
+_BY_PARTITION = operator.attrgetter("partition")
+_BY_NAME = operator.attrgetter("name")
+
+
+@contextmanager
+def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 10000,
+                 bootstrap_timeout_ms: int = 5000) -> Iterator[Gateway]:
+    admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
+    try:
+        yield Gateway(admin, request_timeout_ms=request_timeout_ms)
+    finally:
+        admin.close()
+
+
+def _connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
+    config = {
+        "bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
+        "client_id": "kafka-console",
+        "request_timeout_ms": request_timeout_ms,
+        "bootstrap_timeout_ms": bootstrap_timeout_ms,
+        "security_protocol": settings.security_protocol,
+    }
+    if settings.sasl_mechanism:
+        config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
+                      sasl_plain_password=settings.sasl_password)
+    try:
+        return _AdminClient(**config)
+    except (Errors.KafkaError, OSError, ValueError) as exc:
+        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
+
+
+class _AdminClient(KafkaAdminClient):
+    """KafkaAdminClient whose constructor cleans up after a failed bootstrap.
+
+    The stock one starts its I/O thread before bootstrapping and leaks it when the bootstrap
+    fails; a console page about a cluster that is down would leak one thread per request."""
+
+    def __init__(self, **configs):
+        try:
+            super().__init__(**configs)
+        except BaseException:
+            if hasattr(self, "_net"):
+                self._closed = False
+                self.close()
+            raise
+
+
+class Gateway:
+    """The calls the console makes to one cluster, over one admin client (see the module docstring)."""
+
+    def __init__(self, admin: KafkaAdminClient, *, request_timeout_ms: int) -> None:
+        self._admin = admin
+        self._timeout_ms = request_timeout_ms
+        self._engine_endpoint: dict[int, str | None] = {}
+
+    # --- metadata -------------------------------------------------------------------------
+
+    @translated
+    def metadata(self, topics: Iterable[str] | None = None) -> ClusterMetadata:
+        """One Metadata request: live brokers, controller, cluster id, and the topics asked
+        for (all topics when `topics` is None). Topics the cluster does not know are left out."""
+        # Sent by us (see the module docstring): describe_topics() would drop brokers and
+        # controller, and turn 20,000 partitions into dicts first.
+        wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+        request = MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
+                                  include_cluster_authorized_operations=False,
+                                  include_topic_authorized_operations=False)
+        with _bulk_allocation():
+            response = self._admin._manager.run(_send, self._admin._manager, request)
+            brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                                    for b in response.brokers), key=lambda b: b.node_id))
+            topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
+        return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
+                               brokers=brokers, topics=tuple(topics_info))
+
+    # --- configs --------------------------------------------------------------------------
+
+    @translated
+    def topic_configs(self, topic: str) -> list[ConfigEntry]:
+        return self._describe_configs(ConfigResourceType.TOPIC, topic)
+
+    @translated
+    def broker_configs(self, broker_id: int) -> list[ConfigEntry]:
+        return self._describe_configs(ConfigResourceType.BROKER, str(broker_id))
+
+    def _describe_configs(self, resource_type: ConfigResourceType, name: str,
+                          names: list[str] | None = None) -> list[ConfigEntry]:
+        answer = self._admin.describe_configs([ConfigResource(resource_type, name, names)], config_filter="all")
+        entries = answer.get(resource_type.name.lower(), {}).get(name, {})
+        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+
+    @translated
+    def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = ()) -> None:
+        """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others."""
+        changes: dict[str, object] = {name: str(value) for name, value in set_configs.items()}
+        changes.update({name: (AlterConfigOp.DELETE, None) for name in delete})
+        if not changes:
+            return
+        # raise_on_unknown=False: the broker validates names and values, with its own message.
+        answer = self._admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, changes)],
+                                           incremental=True, raise_on_unknown=False)
+        result = answer.get("topic", {}).get(topic, "OK")
+        if result != "OK":
+            raise GatewayError(_strip_errno(result))
+
+    # --- offsets and log dirs -------------------------------------------------------------
+
+    @translated
+    def high_watermarks(self, partitions: Iterable[PartitionInfo]) -> dict[tuple[str, int], int]:
+        """ListOffsets (latest) for the partitions that have a leader, one request per leader."""
+        return self._list_offsets(partitions, OffsetSpec.LATEST)
+
+    @translated
+    def partition_offsets(self, partitions: Iterable[PartitionInfo]) -> dict[tuple[str, int], PartitionOffsets]:
+        """Log start offset and high watermark of each partition that has a leader."""
+        partitions = list(partitions)
+        starts = self._list_offsets(partitions, OffsetSpec.EARLIEST)
+        ends = self._list_offsets(partitions, OffsetSpec.LATEST)
+        return {key: PartitionOffsets(log_start_offset=starts[key], high_watermark=ends[key])
+                for key in ends if key in starts}
+
+    def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
+        specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
+        if not specs:
+            return {}
+        answer = self._admin.list_partition_offsets(specs, timeout_ms=self._timeout_ms)
+        return {(tp.topic, tp.partition): result.offset for tp, result in answer.items()}
+
+    @translated
+    def replica_log_dirs(self, partitions: Mapping[str, Iterable[int]] | None,
+                         brokers: Iterable[int]) -> list[ReplicaLogDir]:
+        """DescribeLogDirs, sent to each of `brokers` (live ones) at once: the replicas of the
+        given partitions ({topic: [ids]}), or of every partition when `partitions` is None."""
+        brokers = list(brokers)
+        if not brokers or (partitions is not None and not partitions):
+            return []
+        wanted = DescribeLogDirsRequest.DescribableLogDirTopic
+        topics = None if partitions is None else [wanted(topic=t, partitions=list(ids)) for t, ids in partitions.items()]
+        with _bulk_allocation():
+            responses = self._admin._manager.run(_send_to_each, self._admin._manager,
+                                                 lambda: DescribeLogDirsRequest(topics=topics), brokers)
+            replicas = []
+            for broker_id, response in zip(brokers, responses):
+                if response.error_code:
+                    raise GatewayError(describe_error_code(response.error_code))
+                for result in response.results:
+                    if result.error_code:
+                        continue
+                    for topic in result.topics:
+                        replicas.extend(ReplicaLogDir(broker_id, result.log_dir, topic.name, p.partition_index,
+                                                      p.partition_size, p.offset_lag)
+                                        for p in topic.partitions if not p.is_future_key)
+        return replicas
+
+    # --- topic admin ------------------------------------------------------------------------
+
+    @translated
+    def create_topic(self, *, name: str, num_partitions: int = -1, replication_factor: int = -1,
+                     configs: Mapping[str, str] | None = None,
+                     assignments: Mapping[int, list[int]] | None = None) -> None:
+        """CreateTopics, then wait until every partition has a leader. With `assignments`
+        ({partition: [broker ids]}) the partition count and replication factor come from it."""
+        spec: dict = {"configs": dict(configs or {})}
+        if assignments:
+            spec["assignments"] = {int(p): list(replicas) for p, replicas in assignments.items()}
+        else:
+            spec.update(num_partitions=num_partitions, replication_factor=replication_factor)
+        answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False)
+        for topic in answer["topics"]:
+            if topic["error_code"] != 0:
+                raise GatewayError(describe_error_code(topic["error_code"], topic.get("error_message")))
+        self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
+
+    @translated
+    def delete_topic(self, name: str) -> None:
+        answer = self._admin.delete_topics([name], timeout_ms=self._timeout_ms, raise_errors=False)
+        for topic in answer["topics"]:
+            if topic["error_code"] != 0:
+                raise GatewayError(describe_error_code(topic["error_code"], topic.get("error_message")))
+
+    @translated
+    def create_partitions(self, topic: str, *, total_count: int) -> None:
+        response = self._admin.create_partitions({topic: total_count}, timeout_ms=self._timeout_ms,
+                                                 raise_errors=False)
+        for result in response.results:
+            if result.error_code != 0:
+                raise GatewayError(describe_error_code(result.error_code, result.error_message))
+
+    @translated
+    def elect_preferred_leaders(self, partitions: Mapping[str, Iterable[int]]) -> ElectionResult:
+        """ElectLeaders (preferred) for the given partitions; an empty mapping elects nothing."""
+        wanted = {topic: list(ids) for topic, ids in partitions.items() if ids}
+        if not wanted:
+            return ElectionResult()
+        response = self._admin.elect_leaders(PREFERRED_ELECTION, wanted, timeout_ms=self._timeout_ms,
+                                             raise_errors=False)
+        if getattr(response, "error_code", 0):
+            raise GatewayError(describe_error_code(response.error_code))
+        elected, failed, not_needed = [], [], 0
+        for result in response.replica_election_results:
+            for p in result.partition_result:
+                if p.error_code == 0:
+                    elected.append((result.topic, p.partition_id))
+                elif p.error_code == ELECTION_NOT_NEEDED:
+                    not_needed += 1
+                else:
+                    failed.append((result.topic, p.partition_id, describe_error_code(p.error_code, p.error_message)))
+        return ElectionResult(elected=tuple(sorted(elected)), not_needed=not_needed, failed=tuple(sorted(failed)))
+
+    @translated
+    def partition_reassignments(self) -> dict[tuple[str, int], dict]:
+        """Ongoing reassignments: {(topic, partition): {replicas, adding_replicas, removing_replicas}}."""
+        answer = self._admin.list_partition_reassignments(timeout_ms=self._timeout_ms)
+        return {(tp.topic, tp.partition): dict(state) for tp, state in answer.items()}
+
+    # --- consumer groups --------------------------------------------------------------------
+
+    @translated
+    def consumer_groups(self) -> list[GroupSummary] | None:
+        """ListGroups on every broker; None when the cluster has no group APIs."""
+        try:
+            groups = self._admin.list_groups()
+        except _NO_GROUP_SUPPORT:
+            return None
+        return sorted({g["group_id"]: GroupSummary(group_id=g["group_id"], state=g.get("group_state") or "",
+                                                   protocol_type=g.get("protocol_type") or "")
+                       for g in groups}.values(), key=lambda g: g.group_id)
+
+    @translated
+    def group_offsets(self, group_ids: Iterable[str]) -> dict[str, dict[tuple[str, int], int]]:
+        """Committed offsets (OffsetFetch) of each group, by coordinator."""
+        group_ids = list(group_ids)
+        if not group_ids:
+            return {}
+        answer = self._admin.list_group_offsets({g: None for g in group_ids})
+        return {group: {(tp.topic, tp.partition): o.offset for tp, o in offsets.items() if o.offset >= 0}
+                for group, offsets in answer.items()}
+
+    @translated
+    def describe_groups(self, group_ids: Iterable[str]) -> dict[str, GroupDescription]:
+        group_ids = list(group_ids)
+        if not group_ids:
+            return {}
+        described = {}
+        for group_id, g in self._admin.describe_groups(group_ids).items():
+            assigned = set()
+            for member in g.get("members", ()):
+                assignment = member.get("member_assignment")
+                if isinstance(assignment, dict):
+                    for item in assignment.get("assigned_partitions", ()):
+                        assigned.update((item["topic"], p) for p in item["partitions"])
+            described[group_id] = GroupDescription(group_id=group_id, state=g.get("group_state") or "",
+                                                   protocol_type=g.get("protocol_type") or "",
+                                                   members=len(g.get("members", ())),
+                                                   assigned=frozenset(assigned))
+        return described
+
+    # --- the bundled engine's admin interface ----------------------------------------------
+
+    @translated
+    def engine_admin_endpoint(self, *, via_broker: int) -> str | None:
+        """The engine's admin URL as broker `via_broker` advertises it; None on other clusters."""
+        if via_broker not in self._engine_endpoint:
+            configs = self._describe_configs(ConfigResourceType.BROKER, str(via_broker),
+                                             [engine_admin.ADMIN_ENDPOINT_CONFIG])
+            entry = next((c for c in configs if c.name == engine_admin.ADMIN_ENDPOINT_CONFIG), None)
+            self._engine_endpoint[via_broker] = (entry.value or None) if entry else None
+        return self._engine_endpoint[via_broker]
+
+    def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
+        return engine_admin.list_brokers(endpoint, timeout=self._timeout_ms / 1000)
+
+    def engine_broker_command(self, endpoint: str, broker_id: int, action: str) -> EngineBrokerChange:
+        # A controlled shutdown moves leaderships first: allow it more than one request's time.
+        return engine_admin.broker_command(endpoint, broker_id, action, timeout=max(60.0, self._timeout_ms / 1000))
+
+
+async def _send(manager, request):
+    return await manager.send(request)
+
+
+async def _send_to_each(manager, make_request, node_ids: list[int]) -> list:
+    """One request per node, all in flight together; the responses in `node_ids` order."""
+    futures = [manager.send(make_request(), node_id=node_id) for node_id in node_ids]
+    return [await future for future in futures]
+
+
+@contextmanager
+def _bulk_allocation() -> Iterator[None]:
+    """Pause the cyclic GC while a large response is decoded and turned into records.
+
+    20,000 partitions allocate a few hundred thousand acyclic objects; the collector would
+    rescan the growing heap several times and double the time (measured: 120 ms -> 50 ms)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _topic_info(raw) -> TopicInfo:
+    """From a decoded MetadataResponseTopic (fields a version lacks are decoded as defaults).
+
+    Hot with thousands of topics: positional arguments and one list per topic keep 20,000
+    partitions at ~50 ms; keyword arguments, getattr() and generators doubled it."""
+    name = raw.name
+    partitions = [PartitionInfo(name, p.partition_index, p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes),
+                                tuple(p.offline_replicas or ()), p.leader_epoch)
+                  for p in raw.partitions]
+    partitions.sort(key=_BY_PARTITION)
+    topic_id = raw.topic_id
+    return TopicInfo(name, bool(raw.is_internal), tuple(partitions),
+                     str(topic_id) if topic_id and topic_id != _ZERO_UUID else None)
+
+
+def _config_entry(name: str, raw: dict) -> ConfigEntry:
+    source = raw.get("config_source", "UNKNOWN")
+    return ConfigEntry(name=name, value=raw.get("value"), source=source, is_default=source == "DEFAULT_CONFIG",
+                       read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")))
+
+
+def _strip_errno(message: str) -> str:
+    """kafka-python formats config errors as '[Error 40] InvalidConfigurationError: why'."""
+    return message.split("] ", 1)[1] if message.startswith("[Error ") and "] " in message else message
+
+
+def group_partitions(partitions: Iterable[PartitionInfo]) -> dict[str, list[int]]:
+    """{topic: [partition ids]}, the shape DescribeLogDirs and ElectLeaders take."""
+    grouped: dict[str, list[int]] = defaultdict(list)
+    for p in partitions:
+        grouped[p.topic].append(p.partition)
+    return dict(grouped)

@@ -1,0 +1,55 @@
+"""The bundled engine's admin interface (HTTP), the one thing here that is not Kafka.
+
+Kafka has no API to stop or start a broker. Our engine offers one over HTTP and advertises
+where with the read-only broker config `engine.admin.endpoint`; a cluster that does not
+advertise it (Apache Kafka) simply has no stop/start buttons. See engine/admin_server.py:
+
+    GET  /brokers              -> [{"id", "host", "port", "running"}, ...]
+    POST /brokers/<id>/stop    -> {"id", "host", "port", "running", "changed"}
+    POST /brokers/<id>/start
+"""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+from console.kafka_gateway.errors import GatewayError
+from console.kafka_gateway.records import EngineBroker, EngineBrokerChange
+
+ADMIN_ENDPOINT_CONFIG = "engine.admin.endpoint"
+ACTIONS = ("stop", "start")
+
+
+def list_brokers(endpoint: str, *, timeout: float) -> list[EngineBroker]:
+    return [_broker(item) for item in _call(endpoint, "GET", "/brokers", timeout=timeout)]
+
+
+def broker_command(endpoint: str, broker_id: int, action: str, *, timeout: float) -> EngineBrokerChange:
+    if action not in ACTIONS:
+        raise ValueError(f"unknown broker action {action!r}")
+    answer = _call(endpoint, "POST", f"/brokers/{int(broker_id)}/{action}", timeout=timeout)
+    return EngineBrokerChange(broker=_broker(answer), changed=bool(answer.get("changed", True)))
+
+
+def _broker(item: dict) -> EngineBroker:
+    return EngineBroker(node_id=int(item["id"]), host=str(item["host"]), port=int(item["port"]),
+                        running=bool(item["running"]))
+
+
+def _call(endpoint: str, method: str, path: str, *, timeout: float):
+    url = endpoint.rstrip("/") + path
+    if not url.startswith(("http://", "https://")):
+        url = "http://" + url
+    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            reason = exc.reason
+        raise GatewayError(f"The engine's admin interface refused {method} {path}: {reason}") from None
+    except (OSError, ValueError) as exc:
+        raise GatewayError(f"The engine's admin interface at {endpoint} did not answer: {exc}") from None

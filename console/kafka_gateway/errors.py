@@ -1,0 +1,51 @@
+"""Turning Kafka failures into sentences a console user can act on."""
+from __future__ import annotations
+
+import functools
+
+import kafka.errors as Errors
+
+from console.errors import ConsoleError
+
+_UNREACHABLE = (Errors.KafkaConnectionError, Errors.NodeNotReadyError, Errors.MetadataEmptyBrokerList)
+
+
+class GatewayError(ConsoleError):
+    """A Kafka request failed; the message says why in words, with Kafka's error name."""
+
+
+def describe_error_code(code: int, message: str | None = None) -> str:
+    """`Topic with this name already exists. (TOPIC_ALREADY_EXISTS: Topic 'x' already exists.)`"""
+    error = Errors.for_code(code)
+    detail = f"{error.message}: {message}" if message else error.message
+    return f"{error.description} ({detail})"
+
+
+def readable(exc: BaseException) -> str:
+    if isinstance(exc, Errors.KafkaTimeoutError):
+        return f"The cluster did not answer in time ({exc})."
+    if isinstance(exc, _UNREACHABLE):
+        return f"Cannot reach the cluster: {exc}."
+    if isinstance(exc, Errors.BrokerResponseError):
+        detail = exc.args[0] if exc.args and isinstance(exc.args[0], str) and len(exc.args[0]) < 300 else ""
+        return f"{exc.description} ({exc.message}{': ' + detail if detail else ''})"
+    if isinstance(exc, Errors.KafkaError):
+        return f"Kafka error: {type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError):
+        return f"Network error: {exc}"
+    return str(exc)
+
+
+def translated(method):
+    """Run a gateway method; let GatewayError through and turn Kafka and socket failures into one.
+
+    ValueError is included because kafka-python raises it for requests it refuses to build."""
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except GatewayError:
+            raise
+        except (Errors.KafkaError, OSError, ValueError) as exc:
+            raise GatewayError(readable(exc)) from exc
+    return wrapper

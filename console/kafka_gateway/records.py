@@ -1,0 +1,133 @@
+"""What the gateway returns: plain frozen dataclasses named after Kafka's own concepts.
+
+Nothing here depends on a Kafka client library, so selectors and templates never see one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NO_LEADER = -1
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """How to reach a cluster. `sasl_password` is already resolved from the environment."""
+
+    bootstrap_servers: str
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str = ""
+    sasl_username: str = ""
+    sasl_password: str = ""
+
+
+@dataclass(frozen=True)
+class BrokerNode:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    topic: str
+    partition: int
+    leader: int                      # NO_LEADER (-1) when the partition is offline
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...] = ()
+    leader_epoch: int = -1
+
+    @property
+    def preferred_leader(self) -> int | None:
+        return self.replicas[0] if self.replicas else None
+
+    @property
+    def is_offline(self) -> bool:
+        return self.leader == NO_LEADER
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    name: str
+    is_internal: bool
+    partitions: tuple[PartitionInfo, ...]
+    topic_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterMetadata:
+    """One Metadata response: the live brokers, the controller and the topics asked for."""
+
+    cluster_id: str | None
+    controller_id: int
+    brokers: tuple[BrokerNode, ...]
+    topics: tuple[TopicInfo, ...]
+
+    def topic(self, name: str) -> TopicInfo | None:
+        return next((t for t in self.topics if t.name == name), None)
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str | None
+    source: str                      # DescribeConfigs source: DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, ...
+    is_default: bool = False         # left at Kafka's own default: source DEFAULT_CONFIG
+    read_only: bool = False
+    is_sensitive: bool = False
+
+
+@dataclass(frozen=True)
+class PartitionOffsets:
+    log_start_offset: int
+    high_watermark: int
+
+
+@dataclass(frozen=True)
+class ReplicaLogDir:
+    broker_id: int
+    log_dir: str
+    topic: str
+    partition: int
+    size: int
+    offset_lag: int
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    group_id: str
+    state: str
+    protocol_type: str
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    group_id: str
+    state: str
+    protocol_type: str
+    members: int
+    assigned: frozenset[tuple[str, int]] = frozenset()   # (topic, partition) owned by a member
+
+
+@dataclass(frozen=True)
+class ElectionResult:
+    elected: tuple[tuple[str, int], ...] = ()
+    not_needed: int = 0
+    failed: tuple[tuple[str, int, str], ...] = ()         # (topic, partition, reason)
+
+
+@dataclass(frozen=True)
+class EngineBroker:
+    """A broker as the engine's admin interface lists it (running or not)."""
+
+    node_id: int
+    host: str
+    port: int
+    running: bool
+
+
+@dataclass(frozen=True)
+class EngineBrokerChange:
+    broker: EngineBroker
+    changed: bool = field(default=True)

@@ -1,0 +1,78 @@
+"""Forms for the topic admin actions: they parse and bound the input, services decide."""
+from __future__ import annotations
+
+from django import forms
+
+from console.topics.services import MAX_PARTITIONS
+
+
+def parse_config_lines(text: str) -> dict[str, str]:
+    """`name=value` per line; blank lines and lines starting with # are skipped."""
+    configs: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
+            raise forms.ValidationError(f"Line {number}: expected name=value, got {line!r}.")
+        if name in configs:
+            raise forms.ValidationError(f"Line {number}: {name} is given twice.")
+        configs[name] = value
+    return configs
+
+
+def config_lines(configs: dict[str, str]) -> str:
+    return "\n".join(f"{name}={value}" for name, value in sorted(configs.items()))
+
+
+class ConfigLinesField(forms.CharField):
+    widget = forms.Textarea(attrs={"rows": 6, "cols": 60, "spellcheck": "false"})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", "One name=value per line, with Kafka's topic config names "
+                                       "(retention.ms=86400000, cleanup.policy=compact, ...).")
+        super().__init__(strip=False, **kwargs)
+
+    def clean(self, value):
+        return parse_config_lines(super().clean(value) or "")
+
+
+class TopicCreateForm(forms.Form):
+    name = forms.RegexField(regex=r"^[a-zA-Z0-9._-]{1,249}$", max_length=249,
+                            error_messages={"invalid": "Use 1-249 of a-z, A-Z, 0-9, '.', '_' and '-'."})
+    partitions = forms.IntegerField(min_value=1, max_value=MAX_PARTITIONS, initial=3)
+    replication_factor = forms.IntegerField(min_value=1, max_value=100, initial=1)
+    configs = ConfigLinesField()
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if name in (".", ".."):
+            raise forms.ValidationError("'.' and '..' are not legal topic names.")
+        return name
+
+
+class TopicDeleteForm(forms.Form):
+    confirmation = forms.CharField(label="Type the topic's name to confirm", max_length=249)
+
+    def __init__(self, *args, topic: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.topic = topic
+
+    def clean_confirmation(self):
+        value = self.cleaned_data["confirmation"].strip()
+        if value != self.topic:
+            raise forms.ValidationError(f"That is not {self.topic}: the topic was not deleted.")
+        return value
+
+
+class TopicConfigsForm(forms.Form):
+    configs = ConfigLinesField(label="Overrides", help_text=(
+        "The topic's overrides, one name=value per line. Remove a line to reset that config to its default."))
+
+
+class TopicPartitionsForm(forms.Form):
+    total_partitions = forms.IntegerField(min_value=1, max_value=MAX_PARTITIONS,
+                                          label="New total number of partitions")

@@ -1,0 +1,132 @@
+"""Writes for topics: create, delete, configs, partitions, preferred leader election.
+
+Each service checks its input (`InvalidInput`), changes the cluster through the gateway,
+writes an audit log entry however it ends, and announces the change after commit.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from console.accounts.services import audited
+from console.clusters.gateway import cluster_gateway
+from console.clusters.models import Cluster
+from console.errors import InvalidInput, NotFound
+from console.events import notify_on_commit
+from console.kafka_gateway import ElectionResult
+from console.topics.stats import is_preferred_leader
+
+_LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+MAX_PARTITIONS = 100_000
+
+
+def topic_name_check(name: str) -> None:
+    """Kafka's rule for topic names (kafka.common.internals.Topic.validate)."""
+    if name in (".", "..") or not _LEGAL_TOPIC.match(name):
+        raise InvalidInput(f"{name!r} is not a legal topic name: use 1-249 of a-z, A-Z, 0-9, '.', '_' and '-', "
+                           "and not '.' or '..'.")
+
+
+def topic_create(*, cluster: Cluster, actor, name: str, partitions: int, replication_factor: int,
+                 configs: Mapping[str, str] | None = None) -> None:
+    configs = dict(configs or {})
+    details = {"partitions": partitions, "replication_factor": replication_factor, "configs": configs}
+    with audited(actor=actor, cluster=cluster, action="topic.create", target=name, details=details):
+        topic_name_check(name)
+        if not 1 <= partitions <= MAX_PARTITIONS:
+            raise InvalidInput(f"Partitions must be between 1 and {MAX_PARTITIONS}.")
+        if replication_factor < 1:
+            raise InvalidInput("The replication factor must be at least 1.")
+        with cluster_gateway(cluster) as gw:
+            gw.create_topic(name=name, num_partitions=partitions, replication_factor=replication_factor,
+                            configs=configs)
+    notify_on_commit("topic.created", {"cluster": cluster.pk, "topic": name})
+
+
+def topic_delete(*, cluster: Cluster, actor, name: str, confirmation: str) -> None:
+    with audited(actor=actor, cluster=cluster, action="topic.delete", target=name, details={}):
+        if confirmation != name:
+            raise InvalidInput(f"Type the topic's name, {name}, to confirm the deletion.")
+        with cluster_gateway(cluster) as gw:
+            gw.delete_topic(name)
+    notify_on_commit("topic.deleted", {"cluster": cluster.pk, "topic": name})
+
+
+def topic_update_configs(*, cluster: Cluster, actor, name: str, configs: Mapping[str, str]) -> dict:
+    """Make `configs` the topic's complete set of overrides: set what is new or changed and
+    reset (IncrementalAlterConfigs DELETE) the overrides that are no longer listed.
+    Returns {"set": {...}, "reset": [...]}."""
+    with audited(actor=actor, cluster=cluster, action="topic.update_configs", target=name,
+                 details={"configs": dict(configs)}) as details:
+        with cluster_gateway(cluster) as gw:
+            current = gw.topic_configs(name)
+            if not current:
+                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+            known = {c.name for c in current}
+            unknown = sorted(set(configs) - known)
+            if unknown:
+                raise InvalidInput(f"Unknown topic config: {', '.join(unknown)}.")
+            overrides = {c.name: c.value for c in current if c.source == "DYNAMIC_TOPIC_CONFIG"}
+            to_set = {k: v for k, v in configs.items() if overrides.get(k) != v}
+            to_reset = sorted(k for k in overrides if k not in configs)
+            gw.alter_topic_configs(name, set_configs=to_set, delete=to_reset)
+        details.update(set=to_set, reset=to_reset)
+    notify_on_commit("topic.configs_updated", {"cluster": cluster.pk, "topic": name})
+    return {"set": to_set, "reset": to_reset}
+
+
+def topic_add_partitions(*, cluster: Cluster, actor, name: str, total_partitions: int) -> None:
+    with audited(actor=actor, cluster=cluster, action="topic.add_partitions", target=name,
+                 details={"total_partitions": total_partitions}) as details:
+        with cluster_gateway(cluster) as gw:
+            topic = gw.metadata([name]).topic(name)
+            if topic is None:
+                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+            details["previous_partitions"] = len(topic.partitions)
+            if total_partitions <= len(topic.partitions):
+                raise InvalidInput(f"{name} already has {len(topic.partitions)} partitions; "
+                                   "the new total must be larger (Kafka cannot remove partitions).")
+            if total_partitions > MAX_PARTITIONS:
+                raise InvalidInput(f"At most {MAX_PARTITIONS} partitions.")
+            gw.create_partitions(name, total_count=total_partitions)
+    notify_on_commit("topic.partitions_added", {"cluster": cluster.pk, "topic": name})
+
+
+@dataclass(frozen=True)
+class ElectionOutcome:
+    requested: int                  # partitions whose leader was not their preferred replica
+    already_preferred: int
+    result: ElectionResult
+
+    def summary(self) -> str:
+        parts = [f"{len(self.result.elected)} partition(s) moved to their preferred leader",
+                 f"{self.already_preferred + self.result.not_needed} already led by it"]
+        if self.result.failed:
+            reasons = "; ".join(f"{t}-{p}: {why}" for t, p, why in self.result.failed[:5])
+            more = f" (+{len(self.result.failed) - 5} more)" if len(self.result.failed) > 5 else ""
+            parts.append(f"{len(self.result.failed)} failed: {reasons}{more}")
+        return ", ".join(parts) + "."
+
+
+def topic_elect_preferred_leaders(*, cluster: Cluster, actor, name: str | None = None) -> ElectionOutcome:
+    """Preferred replica election for one topic, or for all topics when `name` is None.
+    Only partitions led by another replica are sent, so a balanced cluster costs one
+    Metadata request."""
+    with audited(actor=actor, cluster=cluster, action="topic.elect_preferred_leaders", target=name or "*",
+                 details={}) as details:
+        with cluster_gateway(cluster) as gw:
+            metadata = gw.metadata(None if name is None else [name])
+            if name is not None and metadata.topic(name) is None:
+                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+            partitions = [p for t in metadata.topics for p in t.partitions]
+            off_preferred: dict[str, list[int]] = {}
+            for p in partitions:
+                if not is_preferred_leader(p):
+                    off_preferred.setdefault(p.topic, []).append(p.partition)
+            result = gw.elect_preferred_leaders(off_preferred)
+        requested = sum(map(len, off_preferred.values()))
+        outcome = ElectionOutcome(requested=requested, already_preferred=len(partitions) - requested, result=result)
+        details.update(elected=len(result.elected), failed=[f"{t}-{p}: {why}" for t, p, why in result.failed])
+    notify_on_commit("topic.leaders_elected", {"cluster": cluster.pk, "topic": name})
+    return outcome

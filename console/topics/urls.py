@@ -1,0 +1,15 @@
+from django.urls import path
+
+from console.topics import views
+
+app_name = "topics"
+urlpatterns = [
+    path("", views.topic_list, name="list"),
+    path("create", views.topic_create, name="create"),
+    path("elect", views.topic_elect, name="elect_all"),
+    path("<str:name>/", views.topic_detail, name="detail"),
+    path("<str:name>/delete", views.topic_delete, name="delete"),
+    path("<str:name>/configs", views.topic_configs, name="configs"),
+    path("<str:name>/partitions", views.topic_add_partitions, name="add_partitions"),
+    path("<str:name>/elect", views.topic_elect, name="elect"),
+]

@@ -1,0 +1,139 @@
+"""Topic pages and the topic admin actions. Each view validates, calls one service or
+selector, and renders; a ConsoleError from a service becomes a message on the form."""
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from console.accounts.roles import OPERATOR, VIEWER
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError, InvalidInput
+from console.topics import selectors, services
+from console.topics.forms import TopicConfigsForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm, config_lines
+from console.web import page
+
+
+def list_filters(request) -> dict:
+    return {"search": request.GET.get("q", ""), "status": request.GET.get("status", ""),
+            "include_internal": request.GET.get("internal") in ("1", "on", "true"),
+            "page": request.GET.get("page", 1)}
+
+
+@page(VIEWER)
+def topic_list(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.topic_list(cluster=cluster, **list_filters(request))
+    return render(request, "topics/list.html", {"cluster": cluster, "view": view,
+                                                "status_filters": selectors.STATUS_FILTERS})
+
+
+@page(VIEWER)
+def topic_detail(request, cluster_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.topic_detail(cluster=cluster, name=name)
+    return render(request, "topics/detail.html", {
+        "cluster": cluster, "view": view,
+        "partitions_form": TopicPartitionsForm(initial={"total_partitions": len(view.partitions) + 1})})
+
+
+@page(OPERATOR)
+def topic_create(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = TopicCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.topic_create(cluster=cluster, actor=request.user, name=data["name"],
+                                  partitions=data["partitions"], replication_factor=data["replication_factor"],
+                                  configs=data["configs"])
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Topic {data['name']} created.")
+            return redirect("topics:detail", cluster_id=cluster.pk, name=data["name"])
+    return render(request, "topics/create.html", {"cluster": cluster, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def topic_delete(request, cluster_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = TopicDeleteForm(request.POST or None, topic=name)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.topic_delete(cluster=cluster, actor=request.user, name=name,
+                                  confirmation=form.cleaned_data["confirmation"])
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Topic {name} deleted.")
+            return redirect("topics:list", cluster_id=cluster.pk)
+    return render(request, "topics/delete.html", {"cluster": cluster, "name": name, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def topic_configs(request, cluster_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    if request.method == "POST":
+        form = TopicConfigsForm(request.POST)
+        if form.is_valid():
+            try:
+                change = services.topic_update_configs(cluster=cluster, actor=request.user, name=name,
+                                                       configs=form.cleaned_data["configs"])
+            except ConsoleError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, _config_change_message(change))
+                return redirect("topics:detail", cluster_id=cluster.pk, name=name)
+        view = None
+    else:
+        view = selectors.topic_detail(cluster=cluster, name=name)
+        overrides = {c.name: c.value for c in view.configs if c.source == "DYNAMIC_TOPIC_CONFIG"}
+        form = TopicConfigsForm(initial={"configs": config_lines(overrides)})
+    return render(request, "topics/configs.html", {"cluster": cluster, "name": name, "form": form, "view": view},
+                  status=400 if form.errors else 200)
+
+
+def _config_change_message(change: dict) -> str:
+    if not change["set"] and not change["reset"]:
+        return "No config changed."
+    parts = []
+    if change["set"]:
+        parts.append("set " + ", ".join(f"{k}={v}" for k, v in sorted(change["set"].items())))
+    if change["reset"]:
+        parts.append("reset to default " + ", ".join(change["reset"]))
+    return "Configs updated: " + "; ".join(parts) + "."
+
+
+@page(OPERATOR)
+@require_POST
+def topic_add_partitions(request, cluster_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = TopicPartitionsForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise InvalidInput(" ".join(e for errors in form.errors.values() for e in errors))
+        total = form.cleaned_data["total_partitions"]
+        services.topic_add_partitions(cluster=cluster, actor=request.user, name=name, total_partitions=total)
+    except ConsoleError as exc:
+        messages.error(request, f"Partitions not added: {exc}")
+    else:
+        messages.success(request, f"{name} now has {total} partitions.")
+    return redirect("topics:detail", cluster_id=cluster.pk, name=name)
+
+
+@page(OPERATOR)
+@require_POST
+def topic_elect(request, cluster_id: int, name: str | None = None):
+    """Preferred replica election for one topic (`name`) or for all topics."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    try:
+        outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=request.user, name=name)
+    except ConsoleError as exc:
+        messages.error(request, f"Preferred replica election failed: {exc}")
+    else:
+        (messages.warning if outcome.result.failed else messages.success)(
+            request, f"Preferred replica election: {outcome.summary()}")
+    if name is None:
+        return redirect("topics:list", cluster_id=cluster.pk)
+    return redirect("topics:detail", cluster_id=cluster.pk, name=name)

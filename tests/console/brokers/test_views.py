@@ -1,0 +1,39 @@
+from django.urls import reverse
+
+from tests.console.conftest import make_topic, wait_for_partitions
+
+
+def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_client):
+    page = viewer_client.get(reverse("brokers:list", args=[cluster.pk])).content.decode()
+    for port in engine_cluster.ports:
+        assert f"127.0.0.1:{port}" in page
+    assert "data-admin-action" not in page
+    assert operator_client.get(reverse("brokers:list", args=[cluster.pk])).content.decode().count(
+        'data-admin-action="stop-broker"') == 3
+    data = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers").json()
+    assert data["can_stop_start"] is True and [b["broker_id"] for b in data["brokers"]] == [0, 1, 2]
+    assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "partitions",
+                                       "leaders", "partition_ids", "partition_ids_preview", "is_skewed",
+                                       "is_leader_skewed", "log_dir_size"}
+    detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
+    assert detail["broker"]["broker_id"] == 1
+    assert {"name": "num.partitions", "value": "1", "source": "DEFAULT_CONFIG", "is_default": True,
+            "read_only": False, "is_sensitive": False} in detail["configs"]
+    assert viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/42").status_code == 404
+
+
+def test_operator_stops_and_starts_a_broker(private_cluster, operator_client, unique_topic):
+    name = make_topic(private_cluster, unique_topic(), assignments={0: [1, 2]})
+    brokers = reverse("brokers:list", args=[private_cluster.pk])
+    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 2]), {"next": brokers},
+                                   follow=True)
+    html = stopped.content.decode()
+    assert stopped.redirect_chain[-1][0] == brokers
+    assert "Broker 2 is stopped." in html and 'data-admin-action="start-broker"' in html
+    wait_for_partitions(private_cluster, name, lambda ps: ps[0].isr == (1,), "broker 2 out of the ISR")
+    overview = operator_client.get(reverse("clusters:overview", args=[private_cluster.pk])).content.decode()
+    assert 'id="ov-brokers-down" class="bad">1<' in overview and 'id="ov-under-replicated" class="bad">1<' in overview
+    started = operator_client.post(reverse("brokers:start", args=[private_cluster.pk, 2]),
+                                   {"next": "https://elsewhere.example/"}, follow=True)
+    assert started.redirect_chain[-1][0] == brokers          # no open redirect
+    assert "Broker 2 is running." in started.content.decode()

@@ -1,0 +1,39 @@
+import pytest
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from console.clusters.models import Cluster
+from console.clusters.services import cluster_create, cluster_register_bundled
+from console.errors import ConsoleError
+
+
+def test_migrate_registers_the_bundled_engine(db):
+    bundled = Cluster.objects.get(is_bundled=True)
+    assert bundled.bootstrap_servers == settings.ENGINE_BOOTSTRAP
+
+
+def test_register_bundled_follows_engine_bootstrap(db):
+    first = cluster_register_bundled(bootstrap_servers="127.0.0.1:19092")
+    again = cluster_register_bundled(bootstrap_servers="127.0.0.1:19092,127.0.0.1:19093")
+    assert again.pk == first.pk and Cluster.objects.filter(is_bundled=True).count() == 1
+    assert Cluster.objects.get(pk=first.pk).bootstrap_servers == "127.0.0.1:19092,127.0.0.1:19093"
+
+
+def test_cluster_create_checks_bootstrap_servers(db):
+    with pytest.raises(ValidationError, match="host:port"):
+        cluster_create(name="bad", bootstrap_servers="localhost")
+    assert cluster_create(name="ok", bootstrap_servers="kafka-1:9092, kafka-2:9092").pk
+
+
+def test_sasl_password_comes_from_the_environment(db, monkeypatch):
+    cluster = cluster_create(name="sasl", bootstrap_servers="kafka:9093", security_protocol="SASL_SSL",
+                             sasl_mechanism="SCRAM-SHA-512", sasl_username="console",
+                             sasl_password_env="KAFKA_CONSOLE_PASSWORD")
+    monkeypatch.delenv("KAFKA_CONSOLE_PASSWORD", raising=False)
+    with pytest.raises(ConsoleError, match="KAFKA_CONSOLE_PASSWORD"):
+        cluster.connection_settings()
+    monkeypatch.setenv("KAFKA_CONSOLE_PASSWORD", "s3cret")
+    settings_ = cluster.connection_settings()
+    assert (settings_.sasl_mechanism, settings_.sasl_username, settings_.sasl_password) == (
+        "SCRAM-SHA-512", "console", "s3cret")
+    assert "s3cret" not in str(Cluster.objects.filter(pk=cluster.pk).values().get())

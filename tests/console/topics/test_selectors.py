@@ -1,0 +1,105 @@
+"""Topic selectors against a real engine: CMAK stats for crafted assignments, filters, detail."""
+import pytest
+from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
+
+from console.errors import NotFound
+from console.topics.selectors import topic_detail, topic_list
+from tests.console.conftest import make_topic, wait_for_partitions
+from tests.support.groups import produce
+from tests.support.waiting import wait_until
+
+# Six partitions on three brokers, two replicas each, every broker first replica twice.
+CRAFTED = {0: [0, 1], 1: [1, 2], 2: [2, 0], 3: [0, 1], 4: [1, 2], 5: [2, 0]}
+
+
+def test_topic_list_shows_cmak_stats_for_a_crafted_assignment(cluster, engine_cluster, unique_topic):
+    name = make_topic(cluster, unique_topic(), assignments=CRAFTED)
+    produce(engine_cluster.bootstrap, name, [b"x"] * 3, partition=0)
+    produce(engine_cluster.bootstrap, name, [b"y"] * 4, partition=5)
+    view = topic_list(cluster=cluster, search=name)
+    assert [t.name for t in view.topics] == [name]
+    stats = view.topics[0].stats
+    assert (stats.partitions, stats.replication_factor, stats.summed_offsets, stats.brokers) == (6, 2, 7, 3)
+    assert (stats.preferred_replicas_percent, stats.under_replicated_percent) == (100, 0)
+    assert (stats.brokers_skewed_percent, stats.brokers_leader_skewed_percent, stats.brokers_spread_percent) == (
+        0, 0, 100)
+
+
+def test_topic_list_filters_before_paginating(cluster, unique_topic):
+    prefix = unique_topic("page")
+    names = [make_topic(cluster, f"{prefix}-{i}") for i in range(5)]
+    first = topic_list(cluster=cluster, search=prefix.upper(), per_page=2)
+    assert (first.matching, first.pages, first.page) == (5, 3, 1)
+    assert [t.name for t in first.topics] == names[:2]
+    last = topic_list(cluster=cluster, search=prefix, per_page=2, page=3)
+    assert [t.name for t in last.topics] == names[4:]
+    beyond = topic_list(cluster=cluster, search=prefix, per_page=2, page="junk")
+    assert beyond.page == 1
+    assert first.total >= 5
+
+
+def test_internal_topics_need_the_toggle(cluster, engine_cluster, unique_topic):
+    # A committed offset makes the engine create __consumer_offsets.
+    name = make_topic(cluster, unique_topic())
+    commit_offsets(engine_cluster.bootstrap, unique_topic("g"), {(name, 0): 0})
+    hidden = topic_list(cluster=cluster, search="__consumer_offsets")
+    shown = topic_list(cluster=cluster, search="__consumer_offsets", include_internal=True)
+    assert hidden.topics == []
+    assert [(t.name, t.is_internal) for t in shown.topics] == [("__consumer_offsets", True)]
+
+
+def test_topic_detail_partitions_offsets_sizes_and_configs(cluster, engine_cluster, unique_topic):
+    name = make_topic(cluster, unique_topic(), assignments={0: [1, 2], 1: [2, 0]}, configs={"retention.ms": "3600000"})
+    produce(engine_cluster.bootstrap, name, [b"z" * 50] * 4, partition=1)
+    wait_for_partitions(cluster, name, lambda ps: all(len(p.isr) == 2 for p in ps), "both replicas in sync")
+    view = topic_detail(cluster=cluster, name=name)
+    assert [(p.partition, p.leader, p.replicas, p.isr, p.is_preferred_leader, p.is_under_replicated)
+            for p in view.partitions] == [(0, 1, (1, 2), (1, 2), True, False), (1, 2, (2, 0), (2, 0), True, False)]
+    assert [(p.log_start_offset, p.high_watermark) for p in view.partitions] == [(0, 0), (0, 4)]
+    assert view.partitions[0].size == 0 and view.partitions[1].size > 200
+    assert view.stats.summed_offsets == 4 and view.stats.brokers == 3
+    configs = {c.name: c for c in view.configs}
+    assert (configs["retention.ms"].value, configs["retention.ms"].is_default) == ("3600000", False)
+    assert configs["cleanup.policy"].is_default and configs["cleanup.policy"].value == "delete"
+    assert view.consumer_groups == []
+
+
+def test_topic_detail_lists_the_groups_that_read_it(cluster, engine_cluster, unique_topic):
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    other = make_topic(cluster, unique_topic("other"))
+    produce(engine_cluster.bootstrap, name, [b"a"] * 3, partition=0)
+    produce(engine_cluster.bootstrap, name, [b"b"] * 2, partition=1)
+    active, idle = unique_topic("active"), unique_topic("idle")
+    commit_offsets(engine_cluster.bootstrap, idle, {(name, 0): 1})      # offsets only, no members
+    consumer = KafkaConsumer(name, bootstrap_servers=engine_cluster.bootstrap, group_id=active,
+                             auto_offset_reset="earliest", enable_auto_commit=False)
+    try:
+        wait_until(lambda: consumer.poll(100) is not None and len(consumer.assignment()) == 2, message="assignment")
+        consumer.commit({TopicPartition(name, 0): OffsetAndMetadata(2, "", -1),
+                         TopicPartition(name, 1): OffsetAndMetadata(1, "", -1)})
+        view = topic_detail(cluster=cluster, name=name)
+        groups = {g.group_id: g for g in view.consumer_groups}
+        assert (groups[active].state, groups[active].members) == ("Stable", 1)
+        assert [(p.partition, p.committed_offset, p.high_watermark, p.lag) for p in groups[active].partitions] == [
+            (0, 2, 3, 1), (1, 1, 2, 1)]
+        assert groups[active].total_lag == 2
+        assert (groups[idle].state, groups[idle].members, groups[idle].total_lag) == ("Empty", 0, 2)
+        assert [(p.partition, p.lag) for p in groups[idle].partitions] == [(0, 2)]
+        assert not {active, idle} & {g.group_id for g in topic_detail(cluster=cluster, name=other).consumer_groups}
+    finally:
+        consumer.close()
+
+
+def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
+    """Commit offsets for a group without joining it (manual assignment)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        consumer.assign([TopicPartition(t, p) for t, p in offsets])
+        consumer.commit({TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()})
+    finally:
+        consumer.close()
+
+
+def test_topic_detail_of_a_missing_topic_is_not_found(cluster):
+    with pytest.raises(NotFound, match="no topic 'no-such-topic'"):
+        topic_detail(cluster=cluster, name="no-such-topic")

@@ -1,0 +1,114 @@
+"""Topic services against a real engine: the change happens, the audit log says so, the event goes out."""
+import pytest
+
+from console.accounts.models import AuditLogEntry
+from console.clusters.gateway import cluster_gateway
+from console.errors import InvalidInput, NotFound
+from console.events import console_event
+from console.kafka_gateway import GatewayError
+from console.topics import services
+from tests.console.conftest import make_topic
+
+
+@pytest.fixture
+def events():
+    """Events received after commit, as (event, payload)."""
+    received = []
+
+    def receiver(sender, event, payload, **kwargs):
+        received.append((event, payload))
+    console_event.connect(receiver)
+    yield received
+    console_event.disconnect(receiver)
+
+
+def describe(cluster, name):
+    with cluster_gateway(cluster) as gw:
+        return gw.metadata([name]).topic(name)
+
+
+def overrides(cluster, name):
+    with cluster_gateway(cluster) as gw:
+        return {c.name: c.value for c in gw.topic_configs(name) if c.source == "DYNAMIC_TOPIC_CONFIG"}
+
+
+def test_topic_create(cluster, users, unique_topic, events, django_capture_on_commit_callbacks):
+    name = unique_topic()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.topic_create(cluster=cluster, actor=users["operator"], name=name, partitions=4,
+                              replication_factor=2, configs={"retention.ms": "60000"})
+    topic = describe(cluster, name)
+    assert len(topic.partitions) == 4 and {len(p.replicas) for p in topic.partitions} == {2}
+    assert overrides(cluster, name) == {"retention.ms": "60000"}
+    entry = AuditLogEntry.objects.get(action="topic.create", target=name)
+    assert (entry.actor, entry.cluster, entry.result) == (users["operator"], cluster, "ok")
+    assert entry.details == {"partitions": 4, "replication_factor": 2, "configs": {"retention.ms": "60000"}}
+    assert events == [("topic.created", {"cluster": cluster.pk, "topic": name})]
+
+
+def test_failed_actions_are_audited_with_the_reason(cluster, users, unique_topic, events,
+                                                    django_capture_on_commit_callbacks):
+    name = make_topic(cluster, unique_topic())
+    with django_capture_on_commit_callbacks(execute=True):
+        with pytest.raises(GatewayError, match="already exists"):
+            services.topic_create(cluster=cluster, actor=users["operator"], name=name, partitions=1,
+                                  replication_factor=1)
+        with pytest.raises(InvalidInput, match="not a legal topic name"):
+            services.topic_create(cluster=cluster, actor=users["operator"], name="bad name!", partitions=1,
+                                  replication_factor=1)
+    failed = AuditLogEntry.objects.filter(result="failed").order_by("id")
+    assert [e.target for e in failed] == [name, "bad name!"]
+    assert failed[0].details["error"].startswith("Topic with this name already exists. (TOPIC_ALREADY_EXISTS")
+    assert failed[1].details["error"].startswith("'bad name!' is not a legal topic name")
+    assert events == []
+
+
+def test_topic_delete_needs_the_name_typed(cluster, users, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    with pytest.raises(InvalidInput, match="Type the topic's name"):
+        services.topic_delete(cluster=cluster, actor=users["operator"], name=name, confirmation=name + "x")
+    assert describe(cluster, name) is not None
+    services.topic_delete(cluster=cluster, actor=users["operator"], name=name, confirmation=name)
+    assert describe(cluster, name) is None
+    assert list(AuditLogEntry.objects.filter(action="topic.delete").values_list("result", flat=True)) == [
+        "ok", "failed"]
+
+
+def test_topic_update_configs_sets_and_resets_overrides(cluster, users, unique_topic):
+    name = make_topic(cluster, unique_topic(), configs={"retention.ms": "60000", "segment.ms": "3600000"})
+    change = services.topic_update_configs(cluster=cluster, actor=users["operator"], name=name,
+                                           configs={"retention.ms": "120000", "segment.ms": "3600000",
+                                                    "cleanup.policy": "compact"})
+    assert change == {"set": {"retention.ms": "120000", "cleanup.policy": "compact"}, "reset": []}
+    assert overrides(cluster, name) == {"retention.ms": "120000", "segment.ms": "3600000",
+                                        "cleanup.policy": "compact"}
+    change = services.topic_update_configs(cluster=cluster, actor=users["operator"], name=name,
+                                           configs={"cleanup.policy": "compact"})
+    assert change == {"set": {}, "reset": ["retention.ms", "segment.ms"]}
+    assert overrides(cluster, name) == {"cleanup.policy": "compact"}
+    with pytest.raises(InvalidInput, match="Unknown topic config: no.such.config"):
+        services.topic_update_configs(cluster=cluster, actor=users["operator"], name=name,
+                                      configs={"no.such.config": "1"})
+    with pytest.raises(GatewayError, match="(?i)invalid|cleanup.policy"):
+        services.topic_update_configs(cluster=cluster, actor=users["operator"], name=name,
+                                      configs={"cleanup.policy": "sometimes"})
+
+
+def test_topic_add_partitions(cluster, users, unique_topic):
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    with pytest.raises(InvalidInput, match="already has 2 partitions"):
+        services.topic_add_partitions(cluster=cluster, actor=users["operator"], name=name, total_partitions=2)
+    services.topic_add_partitions(cluster=cluster, actor=users["operator"], name=name, total_partitions=5)
+    assert len(describe(cluster, name).partitions) == 5
+    with pytest.raises(NotFound):
+        services.topic_add_partitions(cluster=cluster, actor=users["operator"], name=name + "-gone",
+                                      total_partitions=5)
+    entry = AuditLogEntry.objects.filter(action="topic.add_partitions", result="ok").get()
+    assert entry.details == {"total_partitions": 5, "previous_partitions": 2}
+
+
+def test_election_on_a_balanced_topic_has_nothing_to_do(cluster, users, unique_topic):
+    name = make_topic(cluster, unique_topic(), assignments={0: [0, 1], 1: [1, 0]})
+    outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=users["operator"], name=name)
+    assert (outcome.requested, outcome.already_preferred, outcome.result.elected) == (0, 2, ())
+    assert outcome.summary() == "0 partition(s) moved to their preferred leader, 2 already led by it."

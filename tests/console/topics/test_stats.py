@@ -1,0 +1,104 @@
+"""CMAK's topic figures against values computed by hand for crafted assignments."""
+from console.kafka_gateway.records import PartitionInfo
+from console.topics.stats import BrokerTopicPartitions, broker_loads, topic_stats
+
+# Six partitions, RF 2, three brokers; every broker is first replica of two partitions.
+REPLICAS = {0: (0, 1), 1: (1, 2), 2: (2, 0), 3: (0, 1), 4: (1, 2), 5: (2, 0)}
+
+
+def balanced() -> list[PartitionInfo]:
+    return [PartitionInfo("t", p, leader=r[0], replicas=r, isr=r) for p, r in REPLICAS.items()]
+
+
+def after_broker_2_stops() -> list[PartitionInfo]:
+    """Broker 2 leaves every ISR; the partitions it led (2 and 5) move to broker 0."""
+    parts = []
+    for p, replicas in REPLICAS.items():
+        isr = tuple(b for b in replicas if b != 2)
+        leader = replicas[0] if replicas[0] != 2 else isr[0]
+        parts.append(PartitionInfo("t", p, leader=leader, replicas=replicas, isr=isr))
+    return parts
+
+
+def test_balanced_topic():
+    stats = topic_stats(balanced(), cluster_brokers=3, latest_offsets={0: 10, 1: 20, 2: 30, 3: 0, 4: 5, 5: 1})
+    assert stats.partitions == 6 and stats.replication_factor == 2
+    assert stats.summed_offsets == 66
+    assert stats.brokers == 3
+    # Each broker is in 4 ISRs; the bound is ceil(6 / 3 * 2) = 4, and 4 > 4 is false.
+    # Each leads 2; the bound is ceil(6 / 3) = 2.
+    assert stats.brokers_skewed_percent == 0 and stats.brokers_leader_skewed_percent == 0
+    assert stats.preferred_replicas_percent == 100
+    assert stats.under_replicated_percent == 0
+    assert stats.brokers_spread_percent == 100
+    assert stats.partitions_by_broker == (
+        BrokerTopicPartitions(0, partitions=(0, 2, 3, 5), leaders=(0, 3), is_skewed=False, is_leader_skewed=False),
+        BrokerTopicPartitions(1, partitions=(0, 1, 3, 4), leaders=(1, 4), is_skewed=False, is_leader_skewed=False),
+        BrokerTopicPartitions(2, partitions=(1, 2, 4, 5), leaders=(2, 5), is_skewed=False, is_leader_skewed=False),
+    )
+
+
+def test_skew_after_a_broker_stops():
+    stats = topic_stats(after_broker_2_stops(), cluster_brokers=2)
+    # Brokers for the topic are those in some ISR: 0 and 1.
+    assert stats.brokers == 2
+    # ISR memberships: broker 0 in {0, 2, 3, 5}, broker 1 in {0, 1, 3, 4}; bound ceil(6 / 2 * 2) = 6.
+    assert stats.brokers_skewed_percent == 0
+    # Leaders: broker 0 leads {0, 2, 3, 5} = 4 > ceil(6 / 2) = 3; broker 1 leads {1, 4} = 2.
+    assert [(b.broker_id, b.leaders, b.is_leader_skewed) for b in stats.partitions_by_broker] == [
+        (0, (0, 2, 3, 5), True), (1, (1, 4), False)]
+    assert stats.brokers_leader_skewed_percent == 50           # 1 of 2 brokers
+    # Partitions 2 and 5 are led by broker 0, not their first replica 2: 4 of 6 preferred.
+    assert stats.preferred_replicas_percent == 66             # 400 // 6, truncated like CMAK
+    # Partitions 1, 2, 4, 5 lost broker 2 from their ISR.
+    assert stats.under_replicated_percent == 66
+    # Spread counts live brokers, like CMAK: 2 brokers for the topic of 2 live.
+    assert stats.brokers_spread_percent == 100
+    assert stats.summed_offsets is None                         # no offsets given
+
+
+def test_spread_and_skew_on_a_topic_crowded_onto_one_broker():
+    # Three partitions, RF 1, all on broker 1, in a 4-broker cluster.
+    parts = [PartitionInfo("t", p, leader=1, replicas=(1,), isr=(1,)) for p in range(3)]
+    stats = topic_stats(parts, cluster_brokers=4)
+    assert stats.brokers == 1 and stats.brokers_spread_percent == 25
+    # One broker for the topic: the bound is ceil(3 / 1 * 1) = 3, so it is not "skewed" by CMAK's rule.
+    assert stats.brokers_skewed_percent == 0 and stats.brokers_leader_skewed_percent == 0
+
+
+def test_uneven_assignment_is_skewed():
+    # Four partitions RF 1 on brokers 0, 0, 0, 1: broker 0 holds 3 > ceil(4 / 2) = 2.
+    parts = [PartitionInfo("t", p, leader=b, replicas=(b,), isr=(b,)) for p, b in enumerate((0, 0, 0, 1))]
+    stats = topic_stats(parts, cluster_brokers=3)
+    assert stats.brokers_skewed_percent == 50 and stats.brokers_leader_skewed_percent == 50
+    assert stats.brokers_spread_percent == 66                 # 2 of 3 brokers
+
+
+def test_offline_partition_is_neither_preferred_nor_held():
+    parts = [PartitionInfo("t", 0, leader=-1, replicas=(2,), isr=(2,)),      # Kafka keeps the last ISR member
+             PartitionInfo("t", 1, leader=0, replicas=(0,), isr=(0,))]
+    stats = topic_stats(parts, cluster_brokers=2)
+    assert stats.preferred_replicas_percent == 50
+    assert stats.under_replicated_percent == 0
+
+
+def test_empty_topic_and_empty_cluster():
+    stats = topic_stats([], cluster_brokers=0)
+    assert (stats.partitions, stats.brokers, stats.brokers_spread_percent, stats.preferred_replicas_percent) == (
+        0, 0, 100, 0)
+
+
+def test_broker_loads_count_assigned_replicas_even_of_a_stopped_broker():
+    loads = broker_loads(after_broker_2_stops(), broker_ids=[0, 1, 2])
+    assert {b: len(load.replicas) for b, load in loads.items()} == {0: 4, 1: 4, 2: 4}
+    assert {b: load.leaders for b, load in loads.items()} == {0: 4, 1: 2, 2: 0}
+    # 12 replicas / 3 brokers: bound 4, nobody holds more. 6 leaders / 3: bound 2, broker 0 leads 4.
+    assert [b for b, load in loads.items() if load.is_skewed] == []
+    assert [b for b, load in loads.items() if load.is_leader_skewed] == [0]
+    assert loads[2].replicas == (("t", 1), ("t", 2), ("t", 4), ("t", 5))
+
+
+def test_broker_loads_include_brokers_without_partitions():
+    loads = broker_loads([PartitionInfo("t", 0, leader=0, replicas=(0,), isr=(0,))], broker_ids=[0, 1])
+    assert loads[1].replicas == () and loads[1].leaders == 0
+    assert loads[0].is_skewed is False         # 1 replica, bound ceil(1 / 2) = 1

@@ -1,0 +1,161 @@
+"""Topic pages and admin actions through Django's test client."""
+from django.test import Client
+from django.urls import reverse
+
+from console.accounts.models import AuditLogEntry
+from console.clusters.gateway import cluster_gateway
+from tests.console.conftest import make_topic
+
+ADMIN_MARKER = "data-admin-action"
+
+
+def topic_exists(cluster, name) -> bool:
+    with cluster_gateway(cluster) as gw:
+        return gw.metadata([name]).topic(name) is not None
+
+
+def admin_posts(cluster, name):
+    """Every admin URL with a POST body that would change something."""
+    pk = cluster.pk
+    return [
+        (reverse("topics:create", args=[pk]), {"name": name + "-new", "partitions": 1, "replication_factor": 1}),
+        (reverse("topics:delete", args=[pk, name]), {"confirmation": name}),
+        (reverse("topics:configs", args=[pk, name]), {"configs": "retention.ms=1000"}),
+        (reverse("topics:add_partitions", args=[pk, name]), {"total_partitions": 3}),
+        (reverse("topics:elect", args=[pk, name]), {}),
+        (reverse("topics:elect_all", args=[pk]), {}),
+        (reverse("brokers:stop", args=[pk, 2]), {}),
+        (reverse("brokers:start", args=[pk, 2]), {}),
+    ]
+
+
+def test_viewer_sees_no_admin_buttons(cluster, viewer_client, operator_client, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    pages = [reverse("clusters:overview", args=[cluster.pk]), reverse("brokers:list", args=[cluster.pk]),
+             reverse("brokers:detail", args=[cluster.pk, 0]), reverse("topics:list", args=[cluster.pk]),
+             reverse("topics:detail", args=[cluster.pk, name])]
+    for url in pages:
+        seen_by_viewer = viewer_client.get(url)
+        assert seen_by_viewer.status_code == 200, url
+        assert ADMIN_MARKER not in seen_by_viewer.content.decode(), url
+        assert ADMIN_MARKER in operator_client.get(url).content.decode(), url
+
+
+def test_viewer_is_refused_when_posting_to_admin_urls(cluster, viewer_client, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    for url, data in admin_posts(cluster, name):
+        assert viewer_client.post(url, data).status_code == 403, url
+        assert viewer_client.get(url).status_code == 403, url
+    assert topic_exists(cluster, name) and not topic_exists(cluster, name + "-new")
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+        assert len(topic.partitions) == 1
+        assert all(c.is_default for c in gw.topic_configs(name) if c.name == "retention.ms")
+        assert len(gw.metadata(topics=[]).brokers) == 3
+    assert not AuditLogEntry.objects.exists()
+
+
+def test_a_user_without_a_role_sees_nothing(cluster, db):
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("nobody", password="x"))
+    assert client.get(reverse("topics:list", args=[cluster.pk])).status_code == 403
+    assert client.get(f"/api/clusters/{cluster.pk}/topics").status_code == 403
+
+
+def test_operator_creates_and_deletes_a_topic(cluster, operator_client, unique_topic):
+    name = unique_topic()
+    form = operator_client.get(reverse("topics:create", args=[cluster.pk]))
+    assert form.status_code == 200 and "csrfmiddlewaretoken" in form.content.decode()
+    response = operator_client.post(reverse("topics:create", args=[cluster.pk]), {
+        "name": name, "partitions": 3, "replication_factor": 2, "configs": "retention.ms=86400000\n\n# note\n"})
+    assert response.status_code == 302 and response["Location"] == reverse("topics:detail", args=[cluster.pk, name])
+    detail = operator_client.get(response["Location"]).content.decode()
+    assert f"Topic {name} created." in detail and 'data-config="retention.ms"' in detail
+    listing = operator_client.get(reverse("topics:list", args=[cluster.pk]), {"q": name}).content.decode()
+    assert f'data-topic="{name}"' in listing
+
+    wrong = operator_client.post(reverse("topics:delete", args=[cluster.pk, name]), {"confirmation": "nope"})
+    assert wrong.status_code == 400 and "the topic was not deleted" in wrong.content.decode()
+    assert topic_exists(cluster, name)
+    deleted = operator_client.post(reverse("topics:delete", args=[cluster.pk, name]), {"confirmation": name})
+    assert deleted.status_code == 302 and not topic_exists(cluster, name)
+    assert list(AuditLogEntry.objects.order_by("id").values_list("action", "result")) == [
+        ("topic.create", "ok"), ("topic.delete", "ok")]
+
+
+def test_bad_input_gets_a_readable_message(cluster, operator_client, unique_topic):
+    url = reverse("topics:create", args=[cluster.pk])
+    cases = [
+        ({"name": "has space", "partitions": 1, "replication_factor": 1}, "Use 1-249 of a-z"),
+        ({"name": unique_topic(), "partitions": 0, "replication_factor": 1}, "greater than or equal to 1"),
+        ({"name": unique_topic(), "partitions": 1, "replication_factor": 1, "configs": "retention.ms"},
+         "Line 1: expected name=value"),
+        ({"name": unique_topic(), "partitions": 1, "replication_factor": 5}, "Replication-factor is invalid"),
+        ({"name": unique_topic(), "partitions": 1, "replication_factor": 1, "configs": "bogus.config=1"},
+         "bogus.config"),
+    ]
+    for data, message in cases:
+        response = operator_client.post(url, data)
+        assert response.status_code == 400, data
+        assert message in response.content.decode(), (data, response.content.decode()[-2000:])
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    fewer = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 1},
+                                 follow=True)
+    assert "Partitions not added" in fewer.content.decode() and "already has 2 partitions" in fewer.content.decode()
+    junk = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": "x"},
+                                follow=True)
+    assert "Partitions not added: Enter a whole number." in junk.content.decode()
+
+
+def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, operator_client, unique_topic):
+    name = make_topic(cluster, unique_topic(), configs={"retention.ms": "60000"})
+    form = operator_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
+    assert "retention.ms=60000" in form
+    saved = operator_client.post(reverse("topics:configs", args=[cluster.pk, name]),
+                                 {"configs": "cleanup.policy=compact"}, follow=True)
+    assert "set cleanup.policy=compact; reset to default retention.ms" in saved.content.decode()
+    added = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 4},
+                                 follow=True)
+    assert f"{name} now has 4 partitions." in added.content.decode()
+    elected = operator_client.post(reverse("topics:elect", args=[cluster.pk, name]), follow=True)
+    assert "Preferred replica election: 0 partition(s) moved to their preferred leader, 4 already led by it." in \
+        elected.content.decode()
+    all_topics = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]), follow=True)
+    assert "Preferred replica election:" in all_topics.content.decode()
+
+
+def test_forms_need_the_csrf_token(cluster, users, unique_topic):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(users["operator"])
+    name = unique_topic()
+    response = client.post(reverse("topics:create", args=[cluster.pk]),
+                           {"name": name, "partitions": 1, "replication_factor": 1})
+    assert response.status_code == 403 and not topic_exists(cluster, name)
+
+
+def test_topics_json(cluster, engine_cluster, viewer_client, unique_topic):
+    name = make_topic(cluster, unique_topic(), assignments={0: [0, 1], 1: [1, 2]})
+    listing = viewer_client.get(f"/api/clusters/{cluster.pk}/topics", {"q": name}).json()
+    assert set(listing) == {"cluster", "topics", "search", "status", "include_internal", "page", "pages", "per_page",
+                            "matching", "total", "warnings"}
+    assert listing["matching"] == 1 and listing["topics"][0]["name"] == name
+    stats = listing["topics"][0]["stats"]
+    assert {k: stats[k] for k in ("partitions", "replication_factor", "summed_offsets", "brokers",
+                                  "preferred_replicas_percent", "under_replicated_percent",
+                                  "brokers_skewed_percent", "brokers_leader_skewed_percent",
+                                  "brokers_spread_percent")} == {
+        "partitions": 2, "replication_factor": 2, "summed_offsets": 0, "brokers": 3,
+        "preferred_replicas_percent": 100, "under_replicated_percent": 0, "brokers_skewed_percent": 0,
+        "brokers_leader_skewed_percent": 0, "brokers_spread_percent": 100}
+    detail = viewer_client.get(f"/api/clusters/{cluster.pk}/topics/{name}").json()
+    assert detail["partitions"][1] == {"partition": 1, "leader": 1, "replicas": [1, 2], "isr": [1, 2],
+                                       "offline_replicas": [], "is_preferred_leader": True,
+                                       "is_under_replicated": False, "log_start_offset": 0, "high_watermark": 0,
+                                       "size": 0}
+    config = next(c for c in detail["configs"] if c["name"] == "retention.ms")
+    assert config == {"name": "retention.ms", "value": "604800000", "source": "DEFAULT_CONFIG", "is_default": True,
+                      "read_only": False, "is_sensitive": False}
+    assert detail["consumer_groups"] == []
+    assert viewer_client.get(f"/api/clusters/{cluster.pk}/topics/not-there").status_code == 404
