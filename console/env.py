@@ -29,5 +29,18 @@ def envint(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
 
 
+def envfloat(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if value <= 0:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be greater than zero")
+    return value
+
+
 def envstr(name: str, default: str) -> str:
     return os.environ.get(name, default)

@@ -4,7 +4,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envint, envstr
+from console.env import envbool, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -95,6 +95,8 @@ ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
 TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
+# The live overview asks the cluster this often (Kafka has no push); console events wake it at once.
+OVERVIEW_POLL_SECONDS = envfloat("OVERVIEW_POLL_SECONDS", 1.0)
 
 USE_TZ = True
 TIME_ZONE = "UTC"

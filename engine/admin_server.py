@@ -9,6 +9,10 @@ DescribeConfigs.
     GET  /brokers                 -> [{"id": 0, "host": ..., "port": ..., "running": true}, ...]
     POST /brokers/<id>/stop       -> controlled shutdown of one broker
     POST /brokers/<id>/start      -> start it again
+
+Stops and starts run one at a time: each awaits (a controlled shutdown, opening logs), and a
+start that began while the same broker was still stopping would open its logs twice.
+An unexpected failure answers 500 with the error, so the caller is not left without a reply.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ class AdminServer:
         self.host = host
         self.port = port
         self._server: asyncio.base_events.Server | None = None
+        self._changing = asyncio.Lock()
 
     @property
     def endpoint(self) -> str:
@@ -51,6 +56,9 @@ class AdminServer:
             status, body = await self._route(method, path)
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError) as exc:
             status, body = 400, {"error": f"bad request: {exc}"}
+        except Exception as exc:  # noqa: BLE001 - answer, then let the log say what broke
+            log.exception("Admin request failed")
+            status, body = 500, {"error": repr(exc)}
         payload = json.dumps(body).encode()
         writer.write(f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
@@ -70,7 +78,8 @@ class AdminServer:
         node_id, action = int(match.group(1)), match.group(2)
         try:
             action_of = self.engine.stop_broker if action == "stop" else self.engine.start_broker
-            changed = await action_of(node_id)
+            async with self._changing:
+                changed = await action_of(node_id)
         except KeyError as exc:
             return 404, {"error": str(exc.args[0])}
         return 200, {**self._describe(self.engine.broker(node_id)), "changed": changed}
@@ -80,4 +89,4 @@ class AdminServer:
         return {"id": broker.node_id, "host": broker.host, "port": broker.port, "running": broker.running}
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed"}
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}

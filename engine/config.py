@@ -178,6 +178,9 @@ _BROKER_DEFS = [
     ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),
     ConfigDef("offsets.commit.timeout.ms", TYPE_INT, 5000, at_least(1)),
+    # Idempotent producers (engine/storage/producer_state.py).
+    ConfigDef("producer.id.expiration.ms", TYPE_INT, DAY_MS, at_least(1)),
+    ConfigDef("producer.id.expiration.check.interval.ms", TYPE_INT, 600000, at_least(1)),
     # Log compaction (engine/storage/cleaner.py).
     ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
     ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
@@ -194,6 +197,7 @@ DYNAMIC_BROKER_CONFIGS = frozenset({
     "min.insync.replicas", "unclean.leader.election.enable", "compression.type", "num.partitions",
     "log.message.timestamp.type", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
     "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio", "log.retention.check.interval.ms",
+    "producer.id.expiration.ms",
 })
 
 # Broker-level unit conversions for synonym chains (hours/minutes -> ms).

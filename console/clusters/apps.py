@@ -10,6 +10,7 @@ class ClustersConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_register_bundled_engine, sender=self)
+        from console.clusters import live  # noqa: F401 - connects the live overview's event receiver
 
 
 def _register_bundled_engine(sender, using="default", **kwargs) -> None:

@@ -78,6 +78,7 @@ class Broker:
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
                        asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs)),
+                       asyncio.create_task(self._periodic(self._producer_expiry_interval_s, self._expire_producers)),
                        *self._start_groups_and_compaction()]
         log.info("Broker %d listening on %s:%d", self.node_id, self.host, self.port)
 
@@ -257,6 +258,12 @@ class Broker:
 
     def _isr_check_interval_s(self) -> float:
         return max(self.config.get("replica.lag.time.max.ms") / 2000, 0.05)
+
+    def _producer_expiry_interval_s(self) -> float:
+        return self.config.get("producer.id.expiration.check.interval.ms") / 1000
+
+    def _expire_producers(self) -> None:
+        self.log_manager.remove_expired_producers(now_ms(), self.config.get("producer.id.expiration.ms"))
 
     def _run_retention(self) -> None:
         self.log_manager.run_retention(now_ms(), self._high_watermarks())

@@ -22,17 +22,20 @@ class BrokerConnection:
 
     async def request(self, request: ApiMessage, version: int, response_class: type[ApiMessage],
                       timeout: float = 30.0) -> ApiMessage:
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that
+        # arrives as the awaited read completes, and a fetcher being stopped would run on.
         if self._writer is None:
-            self._reader, self._writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port, limit=1 << 20), timeout)
+            async with asyncio.timeout(timeout):
+                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
         self._correlation_id += 1
         request.API_VERSION = version
         request.with_header(correlation_id=self._correlation_id, client_id=self.client_id)
         try:
             self._writer.write(request.encode(header=True, framed=True))
             await self._writer.drain()
-            (size,) = _SIZE.unpack(await asyncio.wait_for(self._reader.readexactly(4), timeout))
-            frame = await asyncio.wait_for(self._reader.readexactly(size), timeout)
+            async with asyncio.timeout(timeout):
+                (size,) = _SIZE.unpack(await self._reader.readexactly(4))
+                frame = await self._reader.readexactly(size)
         except BaseException:
             self.close()
             raise

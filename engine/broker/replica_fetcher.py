@@ -66,9 +66,7 @@ class ReplicaFetcher:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        self._disconnect()
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -87,10 +85,17 @@ class ReplicaFetcher:
                     await asyncio.sleep(BACKOFF_S)
             except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, KeyError) as exc:
                 log.debug("Broker %d fetching from %d: %r", self.broker.node_id, self.leader_id, exc)
-                if self._connection is not None:
-                    self._connection.close()
-                    self._connection = None
+                self._disconnect()
                 await asyncio.sleep(BACKOFF_S)
+            except Exception:  # noqa: BLE001 - a dead fetcher would stop replication silently
+                log.exception("Broker %d: fetching from %d failed", self.broker.node_id, self.leader_id)
+                self._disconnect()
+                await asyncio.sleep(BACKOFF_S)
+
+    def _disconnect(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
     def _connect(self) -> BrokerConnection:
         if self._connection is None:

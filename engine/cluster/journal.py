@@ -6,8 +6,9 @@ clean shutdown starts generation <gen+1> with a fresh snapshot; older files are 
 only after the new snapshot is durable, so a crash at any moment leaves one consistent
 (snapshot, journal) pair to replay.
 
-Durability: a batch of records is written with one os.write and fsync'd before the
-controller applies it, so an acknowledged admin change survives kill -9. A torn final
+Durability: a batch of records is written and fsync'd before the controller applies it, so
+an acknowledged admin change survives kill -9; a batch that fails to write (a full disk)
+is cut off again and raises, and the controller applies nothing. A torn final
 line (a crash mid-write) is dropped at replay: the image is always a prefix of what the
 controller wrote.
 
@@ -66,8 +67,17 @@ class MetadataJournal:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             _fsync_dir(self.directory)
         payload = b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in records)
-        os.write(self._fd, payload)
-        os.fsync(self._fd)
+        end = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fsync(self._fd)
+        except OSError:
+            # Nothing applies, and no torn line may stay: replay stops at the first one, so
+            # every batch written after it would be lost at the next start.
+            os.ftruncate(self._fd, end)
+            raise
 
     def write_snapshot(self, records: list[dict]) -> None:
         """Start a new generation whose snapshot holds `records` (the whole image)."""

@@ -8,7 +8,9 @@ import kafka.errors as Errors
 from engine.errors import ApiError
 
 MAX_NAME_LENGTH = 249
-_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+# fullmatch, not ^...$: "$" also matches before a trailing newline, and a name that passed
+# here but not the log dir's own check would be in the metadata with no log to open.
+_LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
@@ -20,7 +22,7 @@ def validate_topic_name(name: str | None) -> None:
     if len(name) > MAX_NAME_LENGTH:
         raise ApiError(Errors.InvalidTopicError,
                        f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}")
-    if not _LEGAL.match(name):
+    if not _LEGAL.fullmatch(name):
         raise ApiError(Errors.InvalidTopicError,
                        f"Topic name \"{name}\" is illegal, it contains a character other than "
                        "ASCII alphanumerics, '.', '_' and '-'")

@@ -3,7 +3,9 @@
 A compacted log (cleanup.policy contains "compact") has a clean head, already compacted,
 and a dirty tail, written since; the boundary is the log's *first dirty offset*, kept per
 partition in `cleaner-offset-checkpoint` (OffsetCheckpointFile format) in the log dir.
-The active segment is never cleaned, nor segments younger than min.compaction.lag.ms.
+The active segment is never cleaned, nor segments younger than min.compaction.lag.ms, nor
+segments reaching above the high watermark when one is given (as Kafka cleans only below the
+last stable offset): a record a follower may still truncate must not supersede older ones.
 
 A log is cleaned once dirty bytes / (clean + dirty bytes) reaches
 min.cleanable.dirty.ratio, or once its oldest dirty segment is older than
@@ -125,13 +127,16 @@ class LogCleaner:
             offset = log.log_start_offset
         return offset
 
-    def cleanable(self, tp: TopicPartition, log: Log, now_ms: int) -> Cleanable | None:
+    def cleanable(self, tp: TopicPartition, log: Log, now_ms: int,
+                  high_watermark: int | None = None) -> Cleanable | None:
         """The dirty range if the log is due for cleaning, else None."""
         if not log.config.compact or log.closed:
             return None
         segments = log.segments
         first_dirty = self.first_dirty_offset(tp, log)
         upper = segments[-1].base_offset
+        if high_watermark is not None:
+            upper = next((s.base_offset for s in segments[:-1] if s.next_offset > high_watermark), upper)
         if log.config.min_compaction_lag_ms > 0:
             horizon = now_ms - log.config.min_compaction_lag_ms
             upper = next((s.base_offset for s in segments[:-1]
@@ -149,22 +154,29 @@ class LogCleaner:
             return None
         return Cleanable(first_dirty, upper, ratio)
 
-    def logs_to_clean(self, logs: dict[TopicPartition, Log], now_ms: int) -> list[tuple[TopicPartition, Log]]:
-        """The logs due for cleaning, dirtiest first; forgets partitions that are gone."""
+    def logs_to_clean(self, logs: dict[TopicPartition, Log], now_ms: int,
+                      high_watermarks: dict[TopicPartition, int] | None = None
+                      ) -> list[tuple[TopicPartition, Log]]:
+        """The logs due for cleaning, dirtiest first; forgets partitions that are gone.
+        With `high_watermarks`, a log without one is not cleaned."""
         for tp in [tp for tp in self._first_dirty if tp not in logs]:
             del self._first_dirty[tp]
         for tp in [tp for tp in self._seen if tp not in logs]:
             del self._seen[tp]
+        for tp in [tp for tp in self._delete_horizons if tp not in logs]:
+            del self._delete_horizons[tp]
         due = [(c.dirty_ratio, tp, log) for tp, log in logs.items()
-               if (c := self.cleanable(tp, log, now_ms)) is not None]
+               if (high_watermarks is None or tp in high_watermarks)
+               and (c := self.cleanable(tp, log, now_ms, _bound(high_watermarks, tp))) is not None]
         return [(tp, log) for _, tp, log in sorted(due, key=lambda d: -d[0])]
 
     # --- cleaning ---------------------------------------------------------------------
-    def run(self, logs: dict[TopicPartition, Log], now_ms: int) -> list[CleanerStats]:
+    def run(self, logs: dict[TopicPartition, Log], now_ms: int,
+            high_watermarks: dict[TopicPartition, int] | None = None) -> list[CleanerStats]:
         """Clean every log that is due, without yielding (tests, tools)."""
         results = []
-        for tp, log_ in self.logs_to_clean(logs, now_ms):
-            steps = self.clean(tp, log_, now_ms)
+        for tp, log_ in self.logs_to_clean(logs, now_ms, high_watermarks):
+            steps = self.clean(tp, log_, now_ms, _bound(high_watermarks, tp))
             try:
                 while True:
                     next(steps)
@@ -173,10 +185,11 @@ class LogCleaner:
                     results.append(done.value)
         return results
 
-    def clean(self, tp: TopicPartition, log_: Log, now_ms: int) -> Iterator[None]:
+    def clean(self, tp: TopicPartition, log_: Log, now_ms: int,
+              high_watermark: int | None = None) -> Iterator[None]:
         """Clean one log; a generator that yields between steps and returns CleanerStats
         (None if there was nothing to do or the log changed under it)."""
-        cleanable = self.cleanable(tp, log_, now_ms)
+        cleanable = self.cleanable(tp, log_, now_ms, high_watermark)
         if cleanable is None:
             return None
         try:
@@ -264,6 +277,10 @@ class LogCleaner:
             _remove_cleaned_files(log_.dir, base)
             raise
         yield
+
+
+def _bound(high_watermarks: dict[TopicPartition, int] | None, tp: TopicPartition) -> int | None:
+    return None if high_watermarks is None else high_watermarks.get(tp)
 
 
 def group_segments_by_size(segments: list[LogSegment], max_size: int) -> list[list[LogSegment]]:

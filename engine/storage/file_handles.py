@@ -73,3 +73,25 @@ class PooledFile:
     def close(self) -> None:
         HANDLES.forget(self)
         self.release_fd()
+
+
+class PooledFileOwner:
+    """What the owners of one PooledFile (a segment's .log and its indexes) share: the
+    descriptor, fsync, close and delete. Subclasses set `path` and `_file`."""
+
+    path: Path
+    _file: PooledFile
+
+    @property
+    def _fd(self) -> int:
+        return self._file.fd
+
+    def flush(self) -> None:
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def delete(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import CorruptRecordError, StorageError
-from .file_handles import PooledFile
+from .file_handles import PooledFile, PooledFileOwner
 from .records import HEADER_SIZE, BatchHeader, check_header, read_header
 
 # Batch headers are scanned through a read buffer of this size: one pread covers the
@@ -46,7 +46,7 @@ class FileSlice:
         return f"FileSlice(fd={self.fd}, position={self.position}, size={self.size})"
 
 
-class FileRecords:
+class FileRecords(PooledFileOwner):
     """Owner of one `.log` file: appends, positional reads, batch scans, truncation.
 
     Writes go through os.write on an O_APPEND fd, so appended bytes sit in the OS page
@@ -60,10 +60,6 @@ class FileRecords:
         self.path = Path(path)
         self._file = PooledFile(self.path)
         self.size = os.stat(self.path).st_size
-
-    @property
-    def _fd(self) -> int:
-        return self._file.fd
 
     def fileno(self) -> int:
         return self._fd
@@ -127,12 +123,3 @@ class FileRecords:
     def last_modified_ms(self) -> int:
         return os.fstat(self._fd).st_mtime_ns // 1_000_000
 
-    def flush(self) -> None:
-        os.fsync(self._fd)
-
-    def close(self) -> None:
-        self._file.close()
-
-    def delete(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)

@@ -12,10 +12,10 @@ import struct
 from pathlib import Path
 
 from .errors import CorruptIndexError
-from .file_handles import PooledFile
+from .file_handles import PooledFile, PooledFileOwner
 
 
-class IndexFile:
+class IndexFile(PooledFileOwner):
     """Base for OffsetIndex and TimeIndex.  Not thread-safe: its segment serialises calls."""
 
     ENTRY: struct.Struct  # set by subclasses
@@ -27,10 +27,6 @@ class IndexFile:
         self._file = PooledFile(self.path)
         self._file_size = os.stat(self.path).st_size
         self._loaded = False
-
-    @property
-    def _fd(self) -> int:
-        return self._file.fd
 
     @property
     def entries(self) -> int:
@@ -87,15 +83,6 @@ class IndexFile:
         self._clear(0)
         self._loaded = True
 
-    def flush(self) -> None:
-        os.fsync(self._fd)
-
-    def close(self) -> None:
-        self._file.close()
-
-    def delete(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)
 
 
 def strictly_increasing(values) -> bool:

@@ -266,13 +266,17 @@ class Log:
         self.producer_state.take_snapshot(new_base)
         return segment
 
-    def delete_old_segments(self, now_ms: int) -> int:
-        """Apply retention; return the number of segments deleted."""
+    def delete_old_segments(self, now_ms: int, high_watermark: int | None = None) -> int:
+        """Apply retention; return the number of segments deleted.
+
+        As Kafka, only segments wholly below `high_watermark` may go (None: no bound, for a
+        log outside replication): an unreplicated tail is never deleted on the leader, and
+        the log start never passes the high watermark."""
         deleted = 0
         if "delete" in (p.strip() for p in self.config.cleanup_policy.split(",")):
-            deleted += self._delete_leading(self._retention_ms_breached(now_ms), now_ms)
-            deleted += self._delete_leading(self._retention_bytes_breached(), now_ms)
-        deleted += self._delete_leading(self._log_start_breached, now_ms)
+            deleted += self._delete_leading(self._retention_ms_breached(now_ms), now_ms, high_watermark)
+            deleted += self._delete_leading(self._retention_bytes_breached(), now_ms, high_watermark)
+        deleted += self._delete_leading(self._log_start_breached, now_ms, high_watermark)
         return deleted
 
     def _retention_ms_breached(self, now_ms: int) -> Callable:
@@ -294,12 +298,15 @@ class Log:
     def _log_start_breached(self, _segment: LogSegment, following: LogSegment | None) -> bool:
         return following is not None and following.base_offset <= self.log_start_offset
 
-    def _delete_leading(self, predicate: Callable, now_ms: int) -> int:
-        """Delete the oldest segments while `predicate(segment, next_segment)` holds."""
+    def _delete_leading(self, predicate: Callable, now_ms: int, bound: int | None = None) -> int:
+        """Delete the oldest segments while `predicate(segment, next_segment)` holds and the
+        segment ends at or below `bound` (default: the log end)."""
+        bound = self._log_end_offset if bound is None else bound
         count = 0
         for i, segment in enumerate(self._segments):
             following = self._segments[i + 1] if i + 1 < len(self._segments) else None
-            if (following is None and segment.size == 0) or not predicate(segment, following):
+            upper = following.base_offset if following is not None else self._log_end_offset
+            if (following is None and segment.size == 0) or upper > bound or not predicate(segment, following):
                 break
             count += 1
         if count == 0:

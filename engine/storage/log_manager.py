@@ -121,6 +121,10 @@ class LogManager:
             self.checkpoint()
         return deleted
 
+    def remove_expired_producers(self, now_ms: int, expiration_ms: int) -> int:
+        """Expire idle idempotent producers in every log; return how many were forgotten."""
+        return sum(log.producer_state.remove_expired(now_ms, expiration_ms) for log in self._logs.values())
+
     def flush_dirty_logs(self, now_ms: int) -> int:
         """Flush the logs whose flush.ms has passed; return how many were flushed."""
         return sum(log.maybe_flush(now_ms) for log in self._logs.values())

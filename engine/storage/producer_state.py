@@ -149,6 +149,15 @@ class ProducerStateManager:
         self._entries.clear()
         self._pending.clear()
 
+    def remove_expired(self, now_ms: int, expiration_ms: int) -> int:
+        """Forget producers whose last batch is `producer.id.expiration.ms` old (Kafka's
+        removeExpiredProducers), so the state does not grow with every producer ever seen;
+        a forgotten producer that writes again is checked like a new one. Returns how many."""
+        expired = [pid for pid, entry in self._entries.items() if now_ms - entry.last_timestamp >= expiration_ms]
+        for pid in expired:
+            del self._entries[pid]
+        return len(expired)
+
     # --- snapshots ---------------------------------------------------------------------
     def snapshot_offsets(self) -> list[int]:
         offsets = (offset_from_file(name) for name in os.listdir(self.dir)

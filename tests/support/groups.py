@@ -1,7 +1,6 @@
 """Helpers for consumer group tests: engine configs, topics, records, raw group requests."""
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 
 from kafka import KafkaAdminClient, KafkaProducer
@@ -15,6 +14,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until  # noqa: F401 - group and console tests import it from here
 
 GROUP_TEST_CONFIGS = {
     "group.initial.rebalance.delay.ms": "100",
@@ -45,16 +45,6 @@ def produce(bootstrap: str, topic: str, records, *, partition: int | None = None
             future.get(timeout=15)
     finally:
         producer.close()
-
-
-def wait_until(condition, timeout: float = 30.0, interval: float = 0.05, message: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {message}")
 
 
 class GroupClient:

@@ -14,7 +14,7 @@
   with its original offset and not appended again; a sequence gap is
   OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
-  MESSAGE_TOO_LARGE.
+  MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir).
 Gaps: transactions are not supported (a transactional_id is refused with
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 """
@@ -70,6 +70,8 @@ def _append(ctx, request, topic: str, index: int, records):
         return _error(index, exc.code, exc.message), None, -1
     except StorageError as exc:
         return _error(index, exc.error_code, str(exc)), None, -1
+    except OSError as exc:  # the log dir failed (e.g. rolling a segment on a full disk)
+        return _error(index, Errors.KafkaStorageError.errno, str(exc)), None, -1
     answer = PartitionResponse(index=index, error_code=0, base_offset=info.first_offset,
                                log_append_time_ms=info.log_append_time, log_start_offset=info.log_start_offset,
                                record_errors=[], error_message=None)
@@ -94,7 +96,9 @@ async def _wait_for_replication(ctx, waits, timeout_ms: int) -> None:
 
 
 def _check_min_insync(broker, partition, error) -> None:
-    state = broker.image.topics[partition.topic]
+    state = broker.image.topics.get(partition.topic)
+    if state is None:   # deleted while an acks=all request waited
+        raise ApiError(Errors.UnknownTopicOrPartitionError)
     min_isr = int(state.configs.get("min.insync.replicas", broker.config.topic_default("min.insync.replicas")[0]))
     if len(partition.isr) < min_isr:
         raise ApiError(error, f"The size of the current ISR {partition.isr} is insufficient to satisfy the "

@@ -13,6 +13,8 @@
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+- Per-partition errors: NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
+  OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR (an I/O failure, e.g. no descriptor left).
 - Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
   high watermark; the fetch offset is the follower's log end offset, which moves the high
   watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
@@ -134,15 +136,15 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                                         min_one_batch=min_one_batch)
         if replica_id >= 0 and file_slice is not None and broker.is_throttled_leader(partition, replica_id):
             broker.leader_throttle.record(file_slice.size)
+        if file_slice is not None and file_slice.size > 0:
+            read.slice = SentSlice(file_slice)
+            read.size = file_slice.size
     except ApiError as exc:
         read.error = exc.code
-        return 0
     except StorageError as exc:
         read.error = exc.error_code
-        return 0
-    if file_slice is not None and file_slice.size > 0:
-        read.slice = SentSlice(file_slice)
-        read.size = file_slice.size
+    except OSError:  # e.g. no descriptor left to dup (EMFILE): this partition fails, not the connection
+        read.error = Errors.KafkaStorageError.errno
     return read.size
 
 

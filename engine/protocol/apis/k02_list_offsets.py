@@ -2,8 +2,10 @@
 
 Timestamps: -2 earliest (log start offset), -1 latest (high watermark; read_committed gets
 the last stable offset, which equals it while there are no transactions), -3 the record
-with the largest timestamp (KIP-734, v7+), -4 earliest local (v8+, no tiering: log start);
-any other value finds the first record whose timestamp is at or after it (-1/-1 if none).
+with the largest timestamp (KIP-734, v7+), -4 earliest local (v8+, no tiering: log start),
+-5 latest tiered (v9+, KIP-1005: nothing is tiered, so -1/-1, as Kafka answers without
+remote storage); any other value finds the first record whose timestamp is at or after it
+(-1/-1 if none). Other negative values are INVALID_REQUEST.
 Leader epochs are fenced as in Fetch (KIP-320).
 """
 import kafka.errors as Errors
@@ -16,7 +18,7 @@ from engine.storage.errors import StorageError
 
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 PartitionResponse = TopicResponse.ListOffsetsPartitionResponse
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
 
 
 @api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
@@ -43,6 +45,8 @@ def _offset_for(partition, timestamp: int) -> tuple[int, int]:
         return partition.high_watermark, -1
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return partition.log_start_offset, -1
+    if timestamp == LATEST_TIERED:
+        return -1, -1
     if timestamp == MAX_TIMESTAMP:
         found = partition.log.max_timestamp_and_offset()
     elif timestamp >= 0:

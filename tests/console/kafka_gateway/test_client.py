@@ -79,20 +79,21 @@ def test_kafka_errors_come_back_in_words(cluster, unique_topic):
 
 def test_an_unreachable_cluster_is_an_error_in_words_and_leaks_no_thread():
     port = free_port_range(1)
-    threads = threading.active_count()
+    before = set(threading.enumerate())
     for _ in range(3):
         with pytest.raises(GatewayError, match=f"Cannot connect to 127.0.0.1:{port}"):
             with open_gateway(ConnectionSettings(bootstrap_servers=f"127.0.0.1:{port}"), bootstrap_timeout_ms=200):
                 pass
-    wait_until(lambda: threading.active_count() == threads, timeout=10, message="the I/O threads to end")
+    # Only threads this test started count: other tests' threads may come and go meanwhile.
+    wait_until(lambda: not set(threading.enumerate()) - before, timeout=10, message="the I/O threads to end")
 
 
 def test_clients_are_closed_after_use(cluster):
-    threads = threading.active_count()
+    before = set(threading.enumerate())
     with cluster_gateway(cluster) as gw:
         gw.metadata(topics=[])
-        assert threading.active_count() == threads + 1        # the admin client's I/O thread
-    wait_until(lambda: threading.active_count() == threads, timeout=10, message="the I/O thread to end")
+        assert len(set(threading.enumerate()) - before) == 1    # the admin client's I/O thread
+    wait_until(lambda: not set(threading.enumerate()) - before, timeout=10, message="the I/O thread to end")
 
 
 def test_engine_admin_endpoint_is_found_through_a_broker_config(cluster, engine_cluster):

@@ -1,11 +1,10 @@
 """Shared helpers for the cluster tests: admin-interface calls and metadata polling."""
 from __future__ import annotations
 
-import time
-
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from engine.tools.broker_command import call
+from tests.support.waiting import wait_until  # noqa: F401 - the cluster tests import it from here
 
 
 def admin_url(engine) -> str:
@@ -30,13 +29,3 @@ def partition_state(bootstrap: str, topic: str) -> dict[int, tuple[int, list[int
     admin = AdminClient({"bootstrap.servers": bootstrap})
     metadata = admin.list_topics(topic, timeout=10).topics[topic]
     return {p: (m.leader, list(m.replicas), list(m.isrs)) for p, m in metadata.partitions.items()}
-
-
-def wait_until(condition, timeout: float = 30.0, interval: float = 0.1, message: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {message}")

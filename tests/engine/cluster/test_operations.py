@@ -3,7 +3,6 @@ elections, log dirs, min.insync.replicas, controller failover, throttling, the b
 import subprocess
 import sys
 import threading
-import time
 
 import kafka.errors as Errors
 import pytest
@@ -46,13 +45,14 @@ def test_reassignment_under_load_moves_replicas_and_keeps_data(cluster, topic_na
 
     loader = threading.Thread(target=load)
     loader.start()
-    time.sleep(0.5)
+    wait_until(lambda: len(acked) >= 100, message="the load to be acknowledged")
     admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap)
     result = admin.alter_partition_reassignments(
         {TopicPartition(topic_name, p): target for p, target in targets.items()})
     assert all(error is None for error in result.values()), result
     wait_until(lambda: not admin.list_partition_reassignments(), timeout=60, message="reassignments to finish")
-    time.sleep(0.5)
+    moved = len(acked)
+    wait_until(lambda: len(acked) >= moved + 100, message="acks from the new replica sets")
     stop.set()
     loader.join()
     assert producer.flush(30) == 0

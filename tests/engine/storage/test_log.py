@@ -210,6 +210,21 @@ def test_retention_by_size(open_log, config):
     assert log.log_start_offset == log.segments[0].base_offset
 
 
+def test_retention_never_deletes_at_or_above_the_high_watermark(open_log, config):
+    """As Kafka: a segment goes only once it lies wholly below the high watermark, so a
+    leader never deletes records its followers have not replicated yet."""
+    log = open_log(dataclasses.replace(config, retention_ms=1000))
+    produce(log, batches=100, base_ts=BASE_TS - 5000)
+    assert len(log.segments) > 3
+    high_watermark = log.segments[2].base_offset + 1            # inside the third segment
+    assert log.delete_old_segments(BASE_TS, high_watermark) == 2
+    assert log.log_start_offset == log.segments[0].base_offset <= high_watermark
+    assert log.delete_old_segments(BASE_TS, log.segments[0].base_offset) == 0
+    end = log.log_end_offset
+    assert log.delete_old_segments(BASE_TS, end) > 0            # fully replicated: all may go
+    assert log.log_start_offset == end
+
+
 def test_compact_only_policy_keeps_segments(open_log, config):
     log = open_log(dataclasses.replace(config, retention_ms=0, cleanup_policy="compact"))
     produce(log, batches=50, base_ts=0)

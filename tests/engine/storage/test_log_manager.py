@@ -117,7 +117,9 @@ def test_run_retention_and_flush_dirty_logs(tmp_path, manager):
         log.append(make_batch(values(5, size=20), base_ts=BASE_TS - 2 * day),
                    leader_epoch=0, now_ms=BASE_TS)
     log.append(make_batch(values(1)), leader_epoch=0, now_ms=BASE_TS)
-    assert manager.run_retention(BASE_TS) > 0
+    assert manager.run_retention(BASE_TS, {("t", 0): 0}) == 0      # nothing replicated yet
+    assert manager.run_retention(BASE_TS, {}) == 0                  # no replica state: left alone
+    assert manager.run_retention(BASE_TS, {("t", 0): log.log_end_offset}) > 0
     assert log.log_start_offset > 0
     starts = OffsetCheckpointFile(tmp_path / "log-start-offset-checkpoint").read()
     assert starts == {("t", 0): log.log_start_offset}
@@ -127,3 +129,11 @@ def test_run_retention_and_flush_dirty_logs(tmp_path, manager):
     assert manager.flush_dirty_logs(BASE_TS + 2000) == 1
     assert log.recovery_point == log.log_end_offset
     assert manager.flush_dirty_logs(BASE_TS + 5000) == 0  # nothing left to flush
+
+
+def test_remove_expired_producers(manager):
+    log = manager.get_or_create_log("t", 0, CONFIG, BASE_TS)
+    log.append(make_batch(values(2), producer=(77, 0, 0)), leader_epoch=0, now_ms=BASE_TS)
+    assert manager.remove_expired_producers(BASE_TS + 10, expiration_ms=1000) == 0
+    assert manager.remove_expired_producers(BASE_TS + 2000, expiration_ms=1000) == 1
+    assert dict(log.producer_state.producers) == {}

@@ -111,3 +111,17 @@ def test_truncate_and_reload_and_delete_below(tmp_path, state):
     state.truncate_fully()
     assert state.snapshot_offsets() == [] and not state.producers
     assert ProducerStateManager(tmp_path).load() == 0
+
+
+def test_idle_producers_expire_and_are_then_checked_like_new_ones(state):
+    """producer.id.expiration.ms: the state must not keep every producer ever seen."""
+    write(state, header(0, 3, pid=1))                       # last record stamped BASE_TS + 2
+    write(state, header(0, 1, pid=2))                       # stamped BASE_TS
+    older, newer = state.producers[2].last_timestamp, state.producers[1].last_timestamp
+    assert older < newer
+    assert state.remove_expired(older + 999, expiration_ms=1000) == 0
+    assert state.remove_expired(older + 1000, expiration_ms=1000) == 1
+    assert list(state.producers) == [1]
+    assert state.remove_expired(newer + 1000, expiration_ms=1000) == 1
+    assert dict(state.producers) == {}
+    assert state.check(header(7, pid=1)) is None            # a forgotten producer may go on

@@ -1,0 +1,95 @@
+"""Console pages with thousands of topics: server-side time of the topics, brokers and topic pages.
+
+Starts a private 1-broker engine, creates 5,000 topics of 4 partitions each (20,000 partitions,
+RF 1) in CreateTopics batches of 500, then renders each page through Django's test Client with a
+logged-in user (the whole view: selectors, gateway requests to the engine, template). Prints the
+figures next to the target (< 1 s each) and the peers' published numbers.
+
+    .venv/bin/python benchmarks/console_pages.py [--topics N] [--runs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.support.engine_process import EngineProcess  # noqa: E402
+
+PARTITIONS = 4
+BATCH = 500
+TARGET_S = 1.0
+PEERS = ("AKHQ: 65 s to list 1,000 topics (published)",
+         "kafka-ui: 90 s per refresh at 9k topics (published)")
+
+
+def create_topics(bootstrap: str, names: list[str]) -> None:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=120_000)
+    try:
+        for i in range(0, len(names), BATCH):
+            admin.create_topics([NewTopic(n, PARTITIONS, 1) for n in names[i:i + BATCH]], timeout_ms=120_000)
+    finally:
+        admin.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--topics", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = EngineProcess(Path(tmp) / "engine", brokers=1).start()
+        try:
+            os.environ.update(DATABASE_URL=f"sqlite:///{tmp}/db.sqlite3", ENGINE_BOOTSTRAP=engine.bootstrap,
+                              ALLOWED_HOSTS="testserver", DJANGO_SETTINGS_MODULE="console.settings")
+            import django
+            django.setup()
+            from django.contrib.auth import get_user_model
+            from django.core.management import call_command
+            from django.test import Client
+
+            from console.accounts.services import user_create
+            from console.clusters.models import Cluster
+
+            call_command("migrate", verbosity=0)
+            user_create(username="bench", password="bench-password-1", role="viewer")
+            client = Client()
+            client.force_login(get_user_model().objects.get(username="bench"))
+            cluster = Cluster.objects.get()
+
+            names = [f"bench-{i:05d}" for i in range(args.topics)]
+            started = time.perf_counter()
+            create_topics(engine.bootstrap, names)
+            print(f"created {args.topics} topics / {args.topics * PARTITIONS} partitions "
+                  f"in {time.perf_counter() - started:.1f} s")
+
+            pages = {"topics page": f"/clusters/{cluster.pk}/topics/",
+                     "brokers page": f"/clusters/{cluster.pk}/brokers/",
+                     "topic page": f"/clusters/{cluster.pk}/topics/{names[len(names) // 2]}/",
+                     "overview": f"/clusters/{cluster.pk}/"}
+            print(f"\n{'page':<14} {'best':>8} {'worst':>8}  target < {TARGET_S:.0f} s")
+            for label, url in pages.items():
+                times = []
+                for _ in range(args.runs):
+                    t0 = time.perf_counter()
+                    response = client.get(url)
+                    times.append(time.perf_counter() - t0)
+                    assert response.status_code == 200, (url, response.status_code)
+                verdict = "ok" if max(times) < TARGET_S else "SLOW"
+                print(f"{label:<14} {min(times):>7.3f}s {max(times):>7.3f}s  {verdict}")
+            print("\npeers, same scale or smaller:")
+            for line in PEERS:
+                print("  " + line)
+        finally:
+            engine.kill()
+
+
+if __name__ == "__main__":
+    main()

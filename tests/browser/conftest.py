@@ -1,0 +1,106 @@
+"""Browser tests: the console served for real (daphne, a real Redis channel layer, a private
+3-broker engine) and driven by Debian's Chromium through Playwright."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
+from tests.support.engine_process import EngineProcess, free_port_range
+from tests.support.redis_server import RedisServer
+from tests.support.waiting import wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+PASSWORDS = {"admin": "admin-password-1", "operator": "operator-password-1", "viewer": "viewer-password-1"}
+
+
+@dataclass
+class Console:
+    url: str
+    engine: EngineProcess
+    log_path: Path
+
+
+def _manage(env: dict, *args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/login/", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+# Package scope, not session: Playwright's sync API keeps an event loop running in this
+# thread while it is open, which would break every later test that calls asyncio.run().
+@pytest.fixture(scope="package")
+def console_server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("console")
+    engine = EngineProcess(tmp / "engine", brokers=3, configs=STOPPABLE_ENGINE_CONFIGS).start()
+    redis = RedisServer(tmp / "redis").start()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
+           "REDIS_URL": redis.url, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+           **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
+    daphne = None
+    log_path = tmp / "daphne.log"
+    try:
+        _manage(env, "migrate", "--noinput")
+        for role in PASSWORDS:
+            _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
+        port = free_port_range(1)
+        with open(log_path, "ab") as log:
+            daphne = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                                       "console.asgi:application"], cwd=ROOT, env=env, stdout=log,
+                                      stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: daphne.poll() is not None or _answers(url), timeout=30, message="daphne to answer")
+        assert daphne.poll() is None, log_path.read_text()
+        yield Console(url=url, engine=engine, log_path=log_path)
+    finally:
+        if daphne is not None:
+            daphne.terminate()
+            daphne.wait(15)
+        redis.stop()
+        engine.kill()
+
+
+@pytest.fixture(scope="package")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def login(browser, console_server):
+    """`login(role)` -> a page of a fresh browser context, logged in as that role's user."""
+    contexts = []
+
+    def make(role: str):
+        context = browser.new_context(base_url=console_server.url)
+        context.set_default_timeout(30_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto("/login/")
+        page.fill("input[name=username]", role)
+        page.fill("input[name=password]", PASSWORDS[role])
+        page.click("button[type=submit]")
+        page.wait_for_url(lambda url: "/login/" not in url)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

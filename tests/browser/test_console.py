@@ -1,0 +1,96 @@
+"""Scenarios in a real browser against a real console (daphne + Redis channel layer + engine)."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+TOPIC = "browser-orders"
+SLOW = 60_000   # ms: a bound for a controlled shutdown or an ISR catching up, not a performance threshold
+
+
+def cell(page, topic: str, column: int):
+    """A stats cell of the topics table (1-based column: 2 = partitions, 3 = replication, 9 = preferred %)."""
+    return page.locator(f'tr[data-topic="{topic}"] td:nth-child({column})')
+
+
+def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, console_server):
+    admin = login("admin")
+    expect(admin).to_have_url(re.compile(r"/clusters/\d+/$"))
+    overview_url = admin.url
+    cluster_path = re.search(r"/clusters/\d+/", overview_url).group(0)
+
+    # Create a topic through the form; the list shows its stats.
+    admin.goto(cluster_path + "topics/")
+    admin.click('[data-admin-action="create-topic"]')
+    admin.fill("input[name=name]", TOPIC)
+    admin.fill("input[name=partitions]", "6")
+    admin.fill("input[name=replication_factor]", "3")
+    admin.click("button:has-text('Create')")
+    admin.goto(cluster_path + "topics/")
+    expect(cell(admin, TOPIC, 2)).to_have_text("6")
+    expect(cell(admin, TOPIC, 3)).to_have_text("3")
+    expect(cell(admin, TOPIC, 9)).to_have_text("100")
+
+    # The overview, with a marker that a reload would wipe out.
+    admin.goto(overview_url)
+    expect(admin.locator("#overview-live")).to_have_attribute("data-live", "connected")
+    admin.evaluate("window.notReloaded = true")
+    expect(admin.locator("#ov-brokers-down")).to_have_text("0")
+    admin.screenshot(path="/tmp/console-overview.png", full_page=True)
+
+    # Stop broker 2 from the brokers page, in another tab.
+    brokers = admin.context.new_page()
+    brokers.goto(cluster_path + "brokers/")
+    brokers.click('tr[data-broker="2"] [data-admin-action="stop-broker"]', timeout=SLOW)
+    expect(brokers.locator('tr[data-broker="2"] [data-admin-action="start-broker"]')).to_be_visible(timeout=SLOW)
+
+    expect(admin.locator("#ov-brokers-down")).to_have_text("1", timeout=SLOW)
+    expect(admin.locator("#ov-brokers-up")).to_have_text("2")
+    expect(admin.locator('#ov-brokers tr[data-broker="2"]')).to_have_attribute("data-up", "false")
+    expect(admin.locator("#ov-under-replicated")).not_to_have_text("0", timeout=SLOW)
+    assert admin.evaluate("window.notReloaded") is True
+
+    # Start it again and wait for the ISRs to fill, still live.
+    brokers.click('tr[data-broker="2"] [data-admin-action="start-broker"]', timeout=SLOW)
+    expect(admin.locator("#ov-brokers-down")).to_have_text("0", timeout=SLOW)
+    expect(admin.locator("#ov-under-replicated")).to_have_text("0", timeout=SLOW)
+    assert admin.evaluate("window.notReloaded") is True
+
+    # Leaders moved off broker 2 and stay off (no automatic rebalance): elect from the UI.
+    admin.goto(cluster_path + "topics/")
+    expect(cell(admin, TOPIC, 9)).not_to_have_text("100")
+    admin.goto(f"{cluster_path}topics/{TOPIC}/")
+    admin.click('[data-admin-action="elect"]', timeout=SLOW)
+    admin.goto(cluster_path + "topics/")
+    expect(cell(admin, TOPIC, 9)).to_have_text("100")
+
+    # Delete it: the button waits for the typed name.
+    admin.goto(f"{cluster_path}topics/{TOPIC}/")
+    admin.click('[data-admin-action="delete-topic"]')
+    button = admin.locator("#delete-topic button[type=submit]")
+    admin.fill("input[name=confirmation]", TOPIC[:-1])
+    expect(button).to_be_disabled()
+    admin.fill("input[name=confirmation]", TOPIC)
+    expect(button).to_be_enabled()
+    button.click()
+    admin.goto(cluster_path + "topics/")
+    expect(admin.locator(f'tr[data-topic="{TOPIC}"]')).to_have_count(0)
+
+
+def test_a_viewer_sees_no_admin_buttons_and_is_refused_admin_posts(login):
+    admin = login("admin")
+    cluster_path = re.search(r"/clusters/\d+/", admin.url).group(0)
+    viewer = login("viewer")
+    for path in ("", "brokers/", "topics/"):
+        admin.goto(cluster_path + path)
+        viewer.goto(cluster_path + path)
+        # The admin's copy of the page proves the selector would find the buttons.
+        assert admin.locator("[data-admin-action]").count() > 0
+        expect(viewer.locator("[data-admin-action]")).to_have_count(0)
+
+    csrf = next(c["value"] for c in viewer.context.cookies() if c["name"] == "csrftoken")
+    response = viewer.request.post(cluster_path + "topics/elect", headers={"X-CSRFToken": csrf,
+                                                                          "Referer": viewer.url})
+    assert response.status == 403
+    assert "needs the operator role" in response.text()
