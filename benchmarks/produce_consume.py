@@ -10,6 +10,7 @@ are consumed with manual assignment. Prints records/s for each and the ratios.
 from __future__ import annotations
 
 import argparse
+import statistics
 import os
 import subprocess
 import sys
@@ -45,16 +46,17 @@ lib.rd_kafka_mock_topic_create.argtypes = [ctypes.c_void_p, ctypes.c_char_p, cty
 errstr = ctypes.create_string_buffer(512)
 rk = lib.rd_kafka_new(0, lib.rd_kafka_conf_new(), errstr, 512)
 cluster = lib.rd_kafka_mock_cluster_new(rk, 1)
-err = lib.rd_kafka_mock_topic_create(cluster, sys.argv[1].encode(), int(sys.argv[2]), 1)
-assert err == 0, err
+for topic in sys.argv[1].split(","):
+    err = lib.rd_kafka_mock_topic_create(cluster, topic.encode(), int(sys.argv[2]), 1)
+    assert err == 0, err
 print(lib.rd_kafka_mock_cluster_bootstraps(cluster).decode(), flush=True)
 sys.stdin.read()  # keep the mock cluster alive until the benchmark closes our stdin
 """
 
 
-def start_mock_cluster() -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, "-c", MOCK_SERVER, TOPIC, str(PARTITIONS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True)
+def start_mock_cluster(topics: list[str]) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-c", MOCK_SERVER, ",".join(topics), str(PARTITIONS)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     bootstrap = process.stdout.readline().strip()
     if not bootstrap:
         raise RuntimeError("mock cluster did not start")
@@ -94,7 +96,7 @@ def produce(bootstrap: str, records: int, size: int, topic: str = TOPIC, acks: i
     return records / elapsed
 
 
-def consume(bootstrap: str) -> tuple[float, int]:
+def consume(bootstrap: str, topic: str = TOPIC) -> tuple[float, int]:
     """Consume everything the broker retains; returns (records/s, records consumed).
 
     The mock cluster keeps only the newest few MB of each partition, so the target is the
@@ -102,7 +104,7 @@ def consume(bootstrap: str) -> tuple[float, int]:
     """
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False,
                          "fetch.wait.max.ms": 100})
-    partitions = [TopicPartition(TOPIC, p, OFFSET_BEGINNING) for p in range(PARTITIONS)]
+    partitions = [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)]
     retained = sum(high - low for low, high in (consumer.get_watermark_offsets(tp, timeout=10) for tp in partitions))
     consumer.assign(partitions)
     count = 0
@@ -119,11 +121,12 @@ def consume(bootstrap: str) -> tuple[float, int]:
     return count / elapsed, count
 
 
-def run_against(name: str, bootstrap: str, records: int, size: int, *, create: bool) -> tuple[float, float]:
+def run_against(name: str, bootstrap: str, records: int, size: int, *, topic: str,
+                create: bool) -> tuple[float, float]:
     if create:
-        create_topic(bootstrap)
-    produced = produce(bootstrap, records, size)
-    consumed, count = consume(bootstrap)
+        create_topic(bootstrap, topic)
+    produced = produce(bootstrap, records, size, topic=topic)
+    consumed, count = consume(bootstrap, topic)
     print(f"{name:>28}: produce {produced:>10,.0f} rec/s   consume {consumed:>10,.0f} rec/s "
           f"({count:,} records retained and read)", flush=True)
     return produced, consumed
@@ -133,25 +136,32 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternate engine and mock this many times and report medians (this VM is noisy)")
     args = parser.parse_args()
     print(f"{args.records:,} records of {args.size} bytes, acks=1, {PARTITIONS} partitions, confluent-kafka "
-          f"(librdkafka) client")
+          f"(librdkafka) client, {args.rounds} rounds")
+    topics = [f"{TOPIC}-{i}" for i in range(args.rounds)]
+    ratios_produce, ratios_consume = [], []
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as data_dir:
         engine = EngineProcess(Path(data_dir) / "data", brokers=1).start()
+        mock, bootstrap = start_mock_cluster(topics)
         try:
-            engine_produce, engine_consume = run_against("engine (1 broker, on disk)", engine.bootstrap,
-                                                         args.records, args.size, create=True)
+            for topic in topics:
+                engine_produce, engine_consume = run_against("engine (1 broker, on disk)", engine.bootstrap,
+                                                             args.records, args.size, topic=topic, create=True)
+                mock_produce, mock_consume = run_against("librdkafka mock cluster", bootstrap, args.records,
+                                                         args.size, topic=topic, create=False)
+                ratios_produce.append(engine_produce / mock_produce)
+                ratios_consume.append(engine_consume / mock_consume)
         finally:
-            engine.terminate()
-    mock, bootstrap = start_mock_cluster()
-    try:
-        mock_produce, mock_consume = run_against("librdkafka mock cluster", bootstrap, args.records, args.size,
-                                                 create=False)
-    finally:
-        mock.stdin.close()
-        mock.wait(10)
-    print(f"{'engine / mock':>28}: produce {engine_produce / mock_produce:>10.2f}x        "
-          f"consume {engine_consume / mock_consume:>10.2f}x")
+            mock.stdin.close()
+            mock.wait(10)
+            engine.terminate(timeout=300)
+    print(f"{'engine / mock, median':>28}: produce {statistics.median(ratios_produce):>10.2f}x        "
+          f"consume {statistics.median(ratios_consume):>10.2f}x")
+    print(f"{'per round':>28}: produce {', '.join(f'{r:.2f}' for r in ratios_produce)}; "
+          f"consume {', '.join(f'{r:.2f}' for r in ratios_consume)}")
     return 0
 
 
