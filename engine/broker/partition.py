@@ -17,6 +17,9 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 
+import kafka.errors as Errors
+
+from engine.errors import ApiError
 from engine.storage.log import Log
 
 
@@ -85,6 +88,15 @@ class Partition:
         self._fail_hw_waiters()
         self.notify_fetchers()
         return changed
+
+    def check_leader_epoch(self, current_leader_epoch: int) -> None:
+        """KIP-320 fencing for Fetch, ListOffsets and OffsetForLeaderEpoch: a client's older epoch
+        is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH; -1 means the client did not say."""
+        if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
+            return
+        if current_leader_epoch < self.leader_epoch:
+            raise ApiError(Errors.FencedLeaderEpochError)
+        raise ApiError(Errors.UnknownLeaderEpochError)
 
     # --- offsets ------------------------------------------------------------------------------
 

@@ -122,7 +122,7 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
     try:
         partition = broker.leader_partition(read.topic, read.index)
         read.partition = partition
-        _check_leader_epoch(partition, wanted.current_leader_epoch)
+        partition.check_leader_epoch(wanted.current_leader_epoch)
         max_offset = partition.high_watermark
         if replica_id >= 0:
             broker.on_follower_fetch(partition, replica_id, wanted.fetch_offset)
@@ -146,14 +146,6 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
     except OSError:  # e.g. no descriptor left to dup (EMFILE): this partition fails, not the connection
         read.error = Errors.KafkaStorageError.errno
     return read.size
-
-
-def _check_leader_epoch(partition, current_leader_epoch: int) -> None:
-    if current_leader_epoch < 0 or current_leader_epoch == partition.leader_epoch:
-        return
-    if current_leader_epoch < partition.leader_epoch:
-        raise ApiError(Errors.FencedLeaderEpochError)
-    raise ApiError(Errors.UnknownLeaderEpochError)
 
 
 async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) -> None:

@@ -12,7 +12,6 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 
 from engine.errors import ApiError
-from engine.protocol.apis.k01_fetch import _check_leader_epoch
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
 
@@ -31,7 +30,7 @@ async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsRe
 def _lookup(ctx, topic: str, wanted) -> PartitionResponse:
     try:
         partition = ctx.broker.leader_partition(topic, wanted.partition_index)
-        _check_leader_epoch(partition, wanted.current_leader_epoch)
+        partition.check_leader_epoch(wanted.current_leader_epoch)
         offset, timestamp = _offset_for(partition, wanted.timestamp)
     except ApiError as exc:
         return _answer(wanted.partition_index, exc.code)

@@ -9,7 +9,6 @@ older than the leader's is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH
 from kafka.protocol.consumer import OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
 from engine.errors import ApiError
-from engine.protocol.apis.k01_fetch import _check_leader_epoch
 from engine.protocol.registry import api
 
 TopicResult = OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult
@@ -26,7 +25,7 @@ async def handle_offset_for_leader_epoch(ctx, request):
 def _end_offset(ctx, topic: str, wanted) -> EpochEndOffset:
     try:
         partition = ctx.broker.leader_partition(topic, wanted.partition)
-        _check_leader_epoch(partition, wanted.current_leader_epoch)
+        partition.check_leader_epoch(wanted.current_leader_epoch)
     except ApiError as exc:
         return EpochEndOffset(error_code=exc.code, partition=wanted.partition, leader_epoch=-1, end_offset=-1)
     log = partition.log

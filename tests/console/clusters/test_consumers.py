@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
