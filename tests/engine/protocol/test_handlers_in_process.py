@@ -65,6 +65,9 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
         leader_epoch, high_watermark, log_start_offset = 0, 100, 0
         log = SimpleNamespace(read=lambda offset, max_bytes, **kw: FileSlice(fd, 0, 100))
 
+        def check_leader_epoch(self, current_leader_epoch):
+            pass
+
     broker = SimpleNamespace(leader_partition=lambda topic, index: Partition(), image=SimpleNamespace())
     ctx = SimpleNamespace(broker=broker, api_version=12)
     F = FetchRequest.FetchTopic
