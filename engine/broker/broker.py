@@ -25,6 +25,7 @@ from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
+from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.storage.cleaner import LogCleaner
 from engine.storage.log_manager import LogManager
@@ -56,6 +57,7 @@ class Broker:
         self.running = False
         self._isr_proposals: dict[tuple[str, int], tuple[Partition, list[int]]] = {}
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
+        self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
 
     @property

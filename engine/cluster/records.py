@@ -51,6 +51,7 @@ def producer_ids_record(next_producer_id: int) -> dict:
 
 def apply(image: MetadataImage, record: dict) -> None:
     _APPLY[record["type"]](image, record)
+    image.version += 1
 
 
 def _apply_cluster(image: MetadataImage, record: dict) -> None:

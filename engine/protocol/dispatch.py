@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kafka.errors as Errors
-from kafka.protocol.api_header import RequestHeader
+from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.metadata import ApiVersionsResponse
 
 from engine.protocol import registry
@@ -53,6 +53,14 @@ class ZeroCopyResponse:
     compact: bool
 
 
+@dataclass(frozen=True)
+class EncodedBody:
+    """A response body encoded once and answered to many requests (see response_cache.py);
+    dispatch puts the request's correlation id in front of it."""
+    body: bytes
+    flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
+
+
 async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     if len(frame) < _KEY_VERSION_CORRELATION.size:
@@ -78,6 +86,8 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
         return None
     if isinstance(response, ZeroCopyResponse):
         return response
+    if isinstance(response, EncodedBody):
+        return frame_encoded_body(response, correlation_id)
     return encode_response(response, api_version, correlation_id)
 
 
@@ -85,6 +95,11 @@ def encode_response(response, api_version: int, correlation_id: int) -> bytes:
     response.API_VERSION = api_version  # before the header: the setter would touch a request header field
     response.with_header(correlation_id=correlation_id)
     return response.encode(header=True, framed=True)
+
+
+def frame_encoded_body(encoded: EncodedBody, correlation_id: int) -> bytes:
+    header = ResponseHeader(correlation_id=correlation_id).encode(flexible=encoded.flexible)
+    return struct.pack(">i", len(header) + len(encoded.body)) + header + encoded.body
 
 
 def _unsupported_api_versions(correlation_id: int) -> bytes:

@@ -7,6 +7,8 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
   the response then says LEADER_NOT_AVAILABLE for them, as Kafka does, and clients retry.
 - v10+ carries topic ids; a request by topic id (v10+) is answered by id.
 - Illegal names get INVALID_TOPIC_EXCEPTION.
+- The all-topics answer is encoded once per metadata image, live broker set and version and
+  then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s.
 Gaps: authorized operations are not computed (reported as -2147483648, "not requested").
 """
 import uuid
@@ -29,10 +31,17 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
     image = broker.image
     live = broker.controller.live_brokers()
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
-        topics = [_topic(t.name, image, live) for t in sorted(image.topics.values(), key=lambda t: t.name)]
-    else:
-        allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
-        topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
+        return broker.response_cache.get(image, ("metadata", frozenset(live)), ctx.api_version,
+                                         lambda: _all_topics_response(image, live))
+    allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
+    return _response(image, live, [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics])
+
+
+def _all_topics_response(image, live: set[int]) -> MetadataResponse:
+    return _response(image, live, [_topic(name, image, live) for name in sorted(image.topics)])
+
+
+def _response(image, live: set[int], topics: list) -> MetadataResponse:
     brokers = [R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                for b in image.brokers.values() if b.node_id in live]
     return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=image.cluster_id,
