@@ -1,17 +1,24 @@
 """Live overview: a websocket consumer that pushes the overview partial when it changes.
 
-Kafka has no push, so each socket polls `cluster_overview` every OVERVIEW_POLL_SECONDS and
-sends the rendered partial only when the HTML differs from what it last sent. A console event
-(a broker stopped from the console, a topic created …) wakes the poller at once: the receiver
-below forwards it to the cluster's group on the channel layer. Events are sent on commit
+Kafka has no push, so the console polls. Each server process keeps one `OverviewFeed` per
+watched cluster, shared by all of that cluster's sockets: it renders `cluster_overview` every
+OVERVIEW_POLL_SECONDS and sends the partial to every subscriber only when the HTML differs
+from the last one. A console event (a broker stopped from the console, a topic created …)
+wakes the feed at once: the receiver below forwards it to the cluster's group on the channel
+layer, and any subscriber that hears it wakes its feed. Events are sent on commit
 (console.events), so a socket never shows a change that was rolled back.
+
+Each feed renders on a thread of its own (a ThreadSensitiveContext), not on the single thread
+Channels shares between all consumers: a cluster that does not answer holds up only its own
+sockets, for up to the gateway's bootstrap timeout.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Protocol
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import ThreadSensitiveContext, async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -41,6 +48,70 @@ def overview_html(*, cluster_id: int) -> str:
     return render_to_string("clusters/_overview_body.html", {"overview": overview, "cluster": cluster})
 
 
+class Subscriber(Protocol):
+    async def overview_changed(self, html: str) -> None: ...
+    async def cluster_gone(self) -> None: ...
+
+
+class OverviewFeed:
+    """One cluster's overview for every socket of this process that watches it (see the module
+    docstring). Lives on the server's event loop; not thread-safe."""
+
+    _feeds: dict[int, OverviewFeed] = {}
+
+    def __init__(self, cluster_id: int) -> None:
+        self.cluster_id = cluster_id
+        self.subscribers: set[Subscriber] = set()
+        self.html: str | None = None
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name=f"overview-feed-{cluster_id}")
+
+    @classmethod
+    async def subscribe(cls, cluster_id: int, subscriber: Subscriber) -> OverviewFeed:
+        feed = cls._feeds.get(cluster_id)
+        if feed is None or feed.task.done() or feed.task.get_loop() is not asyncio.get_running_loop():
+            feed = cls._feeds[cluster_id] = cls(cluster_id)   # a feed left by a stopped loop is dropped
+        feed.subscribers.add(subscriber)
+        if feed.html is not None:
+            await subscriber.overview_changed(feed.html)
+        return feed
+
+    @classmethod
+    def watched(cls) -> dict[int, int]:
+        """{cluster id: sockets watching it} in this process."""
+        return {cluster_id: len(feed.subscribers) for cluster_id, feed in cls._feeds.items()}
+
+    async def unsubscribe(self, subscriber: Subscriber) -> None:
+        self.subscribers.discard(subscriber)
+        if self.subscribers or self._feeds.get(self.cluster_id) is not self:
+            return
+        del self._feeds[self.cluster_id]
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+    async def _run(self) -> None:
+        render = database_sync_to_async(overview_html)
+        async with ThreadSensitiveContext():   # this feed's renders get a thread of their own
+            while True:
+                self.wake.clear()   # before rendering: an event during the render means render again
+                try:
+                    html = await render(cluster_id=self.cluster_id)
+                except NotFound:
+                    await self._close_all()
+                    return
+                if html != self.html:
+                    self.html = html
+                    await asyncio.gather(*(s.overview_changed(html) for s in list(self.subscribers)))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), timeout=settings.OVERVIEW_POLL_SECONDS)
+
+    async def _close_all(self) -> None:
+        if self._feeds.get(self.cluster_id) is self:
+            del self._feeds[self.cluster_id]
+        await asyncio.gather(*(s.cluster_gone() for s in list(self.subscribers)))
+
+
 class OverviewConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         user = self.scope.get("user")
@@ -49,38 +120,28 @@ class OverviewConsumer(AsyncWebsocketConsumer):
             return
         self.cluster_id = int(self.scope["url_route"]["kwargs"]["cluster_id"])
         self.group = overview_group(self.cluster_id)
-        self.last_html: str | None = None
-        self.wake = asyncio.Event()
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        self.poller = asyncio.create_task(self.poll())
+        self.feed = await OverviewFeed.subscribe(self.cluster_id, self)
 
     async def disconnect(self, code):
-        poller = getattr(self, "poller", None)
-        if poller is not None:
-            poller.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await poller
+        feed = getattr(self, "feed", None)
+        if feed is not None:
+            await feed.unsubscribe(self)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def poll(self):
-        while True:
-            self.wake.clear()   # before rendering: an event during the render means render again
-            try:
-                html = await database_sync_to_async(overview_html)(cluster_id=self.cluster_id)
-            except NotFound:
-                await self.close()
-                return
-            if html != self.last_html:
-                self.last_html = html
-                await self.send(text_data=html)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=settings.OVERVIEW_POLL_SECONDS)
+    async def overview_changed(self, html: str) -> None:
+        await self.send(text_data=html)
+
+    async def cluster_gone(self) -> None:
+        await self.close()
 
     async def console_event(self, message):
         """Type "console.event" on the group: something changed, re-render now."""
-        self.wake.set()
+        feed = getattr(self, "feed", None)
+        if feed is not None:
+            feed.wake.set()
 
 
 @receiver(console_event)

@@ -1,7 +1,12 @@
-"""The live overview socket, through the real ASGI stack (auth middleware, routing) and a real engine."""
+"""The live overview socket, through the real ASGI stack (auth middleware, routing) and a real engine.
+
+The feeds render on threads of their own, as in production, so the rows these tests create
+must be committed: the tests run with transactional databases."""
 from __future__ import annotations
 
 import re
+
+import pytest
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -11,6 +16,8 @@ from django.test import Client
 from console.asgi import application
 from console.clusters.gateway import cluster_gateway
 from console.topics.services import topic_create
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 # Bounds for a hung engine or consumer, not performance thresholds.
 FIRST_RENDER = 30
@@ -112,3 +119,55 @@ def test_a_console_event_rerenders_at_once_without_waiting_for_the_poll(
     before, after = async_to_sync(scenario)()
     assert figure(after, "topics") == figure(before, "topics") + 1
     assert figure(after, "partitions") == figure(before, "partitions") + 3
+
+
+def test_sockets_watching_one_cluster_share_one_feed(cluster, users):
+    from console.clusters.live import OverviewFeed
+
+    first, second = communicator_for(cluster, users["viewer"]), communicator_for(cluster, users["operator"])
+
+    async def scenario():
+        assert (await first.connect(timeout=FIRST_RENDER))[0]
+        html_first = await first.receive_from(timeout=FIRST_RENDER)
+        assert (await second.connect(timeout=FIRST_RENDER))[0]
+        html_second = await second.receive_from(timeout=FIRST_RENDER)   # the feed's last render, at once
+        watched = OverviewFeed.watched()
+        await first.disconnect()
+        after_one_left = OverviewFeed.watched()
+        await second.disconnect()
+        return html_first, html_second, watched, after_one_left, OverviewFeed.watched()
+    html_first, html_second, watched, after_one_left, after_all_left = async_to_sync(scenario)()
+    assert html_first == html_second
+    assert watched[cluster.pk] == 2
+    assert after_one_left[cluster.pk] == 1
+    assert cluster.pk not in after_all_left      # the last socket stops the feed
+
+
+def test_a_hanging_cluster_does_not_hold_up_another_clusters_sockets(cluster, engine_cluster, users, settings):
+    """The hanging cluster's render is blocked in its bootstrap until the test opens the gate;
+    the other cluster's first render must arrive meanwhile, so feeds do not share a thread."""
+    from console.clusters.services import cluster_create
+    from tests.support.gated_proxy import GatedProxy
+
+    settings.KAFKA_BOOTSTRAP_TIMEOUT_MS = settings.KAFKA_REQUEST_TIMEOUT_MS = 120_000
+    proxy = GatedProxy(engine_cluster.ports[0])
+    hanging = cluster_create(name="hanging", bootstrap_servers=f"127.0.0.1:{proxy.port}")
+    stuck, healthy = communicator_for(hanging, users["viewer"]), communicator_for(cluster, users["viewer"])
+
+    async def scenario():
+        assert (await stuck.connect(timeout=FIRST_RENDER))[0]
+        assert (await healthy.connect(timeout=FIRST_RENDER))[0]
+        healthy_html = await healthy.receive_from(timeout=FIRST_RENDER)
+        stuck_was_silent = await stuck.receive_nothing(timeout=0.1)
+        proxy.open()
+        stuck_html = await stuck.receive_from(timeout=FIRST_RENDER)
+        await stuck.disconnect()
+        await healthy.disconnect()
+        return healthy_html, stuck_was_silent, stuck_html
+    try:
+        healthy_html, stuck_was_silent, stuck_html = async_to_sync(scenario)()
+    finally:
+        proxy.close()
+    assert figure(healthy_html, "brokers-up") == 3
+    assert stuck_was_silent
+    assert figure(stuck_html, "brokers-up") == 3
