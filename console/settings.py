@@ -79,6 +79,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "console.staticfiles.PlotlyFinder",     # vendor/plotly/plotly.min.js from the plotly package
+]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # whitenoise also serves straight from static/, so tests and runserver need no collectstatic.
 WHITENOISE_USE_FINDERS = True

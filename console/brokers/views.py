@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.brokers import selectors, services
+from console.brokers.charts import broker_load_chart
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.web import page
@@ -17,7 +18,9 @@ COMMANDS = {"stop": (services.broker_stop, "stopped"), "start": (services.broker
 @page(VIEWER)
 def broker_list(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    return render(request, "brokers/list.html", {"cluster": cluster, "view": selectors.broker_list(cluster=cluster)})
+    view = selectors.broker_list(cluster=cluster)
+    return render(request, "brokers/list.html",
+                  {"cluster": cluster, "view": view, "load_chart": broker_load_chart(brokers=view.brokers)})
 
 
 @page(VIEWER)

@@ -8,6 +8,7 @@ from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, InvalidInput
 from console.topics import selectors, services
+from console.topics.charts import partition_messages_chart
 from console.topics.forms import TopicConfigsForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm, config_lines
 from console.web import page
 
@@ -31,7 +32,7 @@ def topic_detail(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.topic_detail(cluster=cluster, name=name)
     return render(request, "topics/detail.html", {
-        "cluster": cluster, "view": view,
+        "cluster": cluster, "view": view, "messages_chart": partition_messages_chart(partitions=view.partitions),
         "partitions_form": TopicPartitionsForm(initial={"total_partitions": len(view.partitions) + 1})})
 
 

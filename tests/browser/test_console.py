@@ -94,3 +94,19 @@ def test_a_viewer_sees_no_admin_buttons_and_is_refused_admin_posts(login):
                                                                           "Referer": viewer.url})
     assert response.status == 403
     assert "needs the operator role" in response.text()
+
+
+def test_charts_draw_with_plotly_served_by_the_console_itself(login, console_server):
+    viewer = login("viewer")
+    hosts = set()
+    viewer.on("request", lambda request: hosts.add(re.match(r"[a-z]+://[^/]+", request.url).group(0)))
+    cluster_path = re.search(r"/clusters/\d+/", viewer.url).group(0)
+
+    viewer.goto(cluster_path + "brokers/")
+    chart = viewer.locator("#broker-load-chart")
+    expect(chart).to_have_attribute("data-drawn", "true")
+    expect(chart.locator("svg.main-svg").first).to_be_visible()
+    expect(chart.locator("g.trace.bars")).to_have_count(2)        # replicas and leaders
+    assert viewer.evaluate("typeof window.Plotly.newPlot") == "function"
+    viewer.screenshot(path="/tmp/console-brokers.png", full_page=True)
+    assert hosts == {console_server.url}

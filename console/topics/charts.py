@@ -1,0 +1,21 @@
+"""The topic page's chart: messages per partition (high watermark minus log start offset), so
+a skewed key distribution shows at once. Partitions without a leader are left out."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from console.charts import COLORS, base_layout, figure_data
+from console.topics.selectors import PartitionRow
+
+
+def partition_messages_chart(*, partitions: Sequence[PartitionRow]) -> dict:
+    known = [p for p in partitions if p.high_watermark is not None and p.log_start_offset is not None]
+    figure = go.Figure(
+        data=[go.Bar(name="Messages", x=[str(p.partition) for p in known],
+                     y=[p.high_watermark - p.log_start_offset for p in known],
+                     customdata=[p.size for p in known], marker_color=COLORS["messages"],
+                     hovertemplate="Partition %{x}: %{y} messages, %{customdata} bytes<extra></extra>")],
+        layout=base_layout(title="Messages per partition", x_title="Partition", y_title="Messages"))
+    return figure_data(figure)
