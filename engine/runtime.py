@@ -22,16 +22,17 @@ log = logging.getLogger(__name__)
 
 class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
-                 configs: dict[str, Any] | None = None, admin_port: int | None = None) -> None:
+                 configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True) -> None:
         self.data_dir = Path(data_dir)
         self.host = host
         self.ports = [port + i for i in range(brokers)]
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
         self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
                         for i, p in enumerate(self.ports)]
-        self.admin = AdminServer(self, host, port + brokers if admin_port is None else admin_port)
+        # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
+        self.admin = AdminServer(self, host, port + brokers if admin_port is None else admin_port) if admin else None
         for broker in self.brokers:
-            broker.admin_endpoint = self.admin.endpoint
+            broker.admin_endpoint = self.admin.endpoint if self.admin else None
 
     @property
     def bootstrap_servers(self) -> str:
@@ -50,7 +51,8 @@ class Engine:
             await broker.start()
         for broker in self.brokers:
             self.controller.unfence_broker(broker.node_id)
-        await self.admin.start()
+        if self.admin:
+            await self.admin.start()
         self.controller.restoring_preferred_leaders = True
         self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
@@ -90,7 +92,8 @@ class Engine:
         """SIGTERM: a controlled shutdown of each broker in turn, so leadership moves to the ones
         still running and clients are served until the last broker stops. At the next start the
         preferred replicas take their leadership back as soon as they are in sync again."""
-        await self.admin.stop()
+        if self.admin:
+            await self.admin.stop()
         self._rebalancer.cancel()
         await asyncio.gather(self._rebalancer, return_exceptions=True)
         running = [b for b in self.brokers if b.running]

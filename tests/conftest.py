@@ -22,8 +22,9 @@ def engine_factory(tmp_path):
     """Start private engines (for restart and crash tests); all are stopped afterwards."""
     started: list[EngineProcess] = []
 
-    def make(brokers: int = 1, configs: dict[str, str] | None = None, data_dir=None) -> EngineProcess:
-        engine = EngineProcess(data_dir or tmp_path / f"data{len(started)}", brokers=brokers, configs=configs)
+    def make(brokers: int = 1, configs: dict[str, str] | None = None, data_dir=None, admin: bool = True) -> EngineProcess:
+        engine = EngineProcess(data_dir or tmp_path / f"data{len(started)}", brokers=brokers, configs=configs,
+                               admin=admin)
         started.append(engine)
         return engine.start()
 

@@ -34,10 +34,12 @@ def free_port_range(count: int, attempts: int = 200) -> int:
 
 
 class EngineProcess:
-    def __init__(self, data_dir: Path, brokers: int = 3, configs: dict[str, str] | None = None) -> None:
+    def __init__(self, data_dir: Path, brokers: int = 3, configs: dict[str, str] | None = None,
+                 admin: bool = True) -> None:
         self.data_dir = Path(data_dir)
         self.brokers = brokers
         self.configs = configs or {}
+        self.admin = admin            # False: no admin interface, the cluster looks like plain Kafka
         self.port = free_port_range(brokers + 1)  # the brokers and, after them, the admin interface
         self.process: subprocess.Popen | None = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-engine.log"
@@ -55,6 +57,8 @@ class EngineProcess:
                "--brokers", str(self.brokers), "--host", "127.0.0.1", "--port", str(self.port)]
         for name, value in self.configs.items():
             cmd += ["--config", f"{name}={value}"]
+        if not self.admin:
+            cmd.append("--no-admin")
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
