@@ -50,8 +50,10 @@ HANDLES = FileHandles(default_limit())
 class PooledFile:
     """A file opened O_RDWR|O_CREAT|O_APPEND on demand, its descriptor capped by HANDLES."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | str) -> None:
+        # A str, not a Path: one PooledFile per segment file adds up to tens of thousands,
+        # and a str is no work for the garbage collector (a PosixPath and its parts list are).
+        self.path = os.fspath(path)
         self._raw_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         HANDLES.used(self)
 
