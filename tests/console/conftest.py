@@ -15,12 +15,6 @@ from tests.support.waiting import wait_until
 
 # Private engines for tests that stop brokers: no automatic leader rebalance, so leaders
 # stay where a stop put them until the test runs a preferred replica election itself.
-def pytest_configure(config):
-    # whitenoise warns that STATIC_ROOT is missing: tests serve static files from static/ (finders),
-    # `make run` runs collectstatic first.
-    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
-
-
 STOPPABLE_ENGINE_CONFIGS = {"auto.leader.rebalance.enable": "false"}
 _names = itertools.count()
 

@@ -2,6 +2,7 @@
 import pytest
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 
+from console.clusters.gateway import cluster_gateway
 from console.errors import NotFound
 from console.topics.selectors import topic_detail, topic_list
 from tests.console.conftest import make_topic, wait_for_partitions
@@ -23,6 +24,27 @@ def test_topic_list_shows_cmak_stats_for_a_crafted_assignment(cluster, engine_cl
     assert (stats.preferred_replicas_percent, stats.under_replicated_percent) == (100, 0)
     assert (stats.brokers_skewed_percent, stats.brokers_leader_skewed_percent, stats.brokers_spread_percent) == (
         0, 0, 100)
+
+
+def test_topic_list_stats_after_a_broker_stops_match_the_hand_computed_skew(private_cluster, unique_topic):
+    """The crafted assignment, then broker 2 stops (controlled shutdown): it leaves every ISR
+    and the partitions it led (2 and 5) move to their other replica, broker 0. By hand, as in
+    test_stats.test_skew_after_a_broker_stops: broker 0 leads 4 > ceil(6 / 2) = 3 partitions,
+    so 1 of the topic's 2 brokers is leader-skewed (50 %); 4 of 6 leaders are preferred (66 %);
+    partitions 1, 2, 4 and 5 lost a replica (66 % under-replicated)."""
+    name = make_topic(private_cluster, unique_topic(), assignments=CRAFTED)
+    with cluster_gateway(private_cluster) as gw:
+        gw.engine_broker_command(gw.engine_admin_endpoint(via_broker=0), 2, "stop")
+    wait_for_partitions(private_cluster, name, lambda ps: all(2 not in p.isr for p in ps), "broker 2 out of every ISR")
+
+    stats = topic_list(cluster=private_cluster, search=name).topics[0].stats
+
+    assert stats.brokers == 2
+    assert [(b.broker_id, b.leaders, b.is_leader_skewed) for b in stats.partitions_by_broker] == [
+        (0, (0, 2, 3, 5), True), (1, (1, 4), False)]
+    assert (stats.brokers_leader_skewed_percent, stats.brokers_skewed_percent) == (50, 0)
+    assert (stats.preferred_replicas_percent, stats.under_replicated_percent) == (66, 66)
+    assert stats.brokers_spread_percent == 100
 
 
 def test_topic_list_filters_before_paginating(cluster, unique_topic):
