@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Protocol
 
 from asgiref.sync import ThreadSensitiveContext, async_to_sync
@@ -31,6 +32,7 @@ from console.clusters import selectors
 from console.errors import ConsoleError, NotFound
 from console.events import console_event
 
+log = logging.getLogger(__name__)
 
 def overview_group(cluster_id: int) -> str:
     return f"cluster-{cluster_id}-overview"
@@ -100,16 +102,21 @@ class OverviewFeed:
                 except NotFound:
                     await self._close_all()
                     return
+                except Exception:  # noqa: BLE001 - a bug or a database outage must not end the feed
+                    log.exception("Rendering the overview of cluster %s failed", self.cluster_id)
+                    html = self.html
                 if html != self.html:
                     self.html = html
-                    await asyncio.gather(*(s.overview_changed(html) for s in list(self.subscribers)))
+                    # A socket that fails while closing must not stop the others' updates.
+                    await asyncio.gather(*(s.overview_changed(html) for s in list(self.subscribers)),
+                                         return_exceptions=True)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), timeout=settings.OVERVIEW_POLL_SECONDS)
 
     async def _close_all(self) -> None:
         if self._feeds.get(self.cluster_id) is self:
             del self._feeds[self.cluster_id]
-        await asyncio.gather(*(s.cluster_gone() for s in list(self.subscribers)))
+        await asyncio.gather(*(s.cluster_gone() for s in list(self.subscribers)), return_exceptions=True)
 
 
 class OverviewConsumer(AsyncWebsocketConsumer):

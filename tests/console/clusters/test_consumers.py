@@ -171,3 +171,34 @@ def test_a_hanging_cluster_does_not_hold_up_another_clusters_sockets(cluster, en
     assert figure(healthy_html, "brokers-up") == 3
     assert stuck_was_silent
     assert figure(stuck_html, "brokers-up") == 3
+
+
+def test_a_socket_that_fails_does_not_stop_the_updates_of_the_others(cluster, users, settings, unique_topic):
+    from console.clusters.live import OverviewFeed
+    from tests.console.conftest import make_topic
+
+    settings.OVERVIEW_POLL_SECONDS = 0.2
+
+    class ClosedSocket:
+        """A subscriber whose connection broke: every send raises."""
+        async def overview_changed(self, html):
+            raise ConnectionResetError("the peer went away")
+
+        async def cluster_gone(self):
+            raise ConnectionResetError("the peer went away")
+
+    communicator = communicator_for(cluster, users["viewer"])
+
+    async def scenario():
+        closed = ClosedSocket()
+        feed = await OverviewFeed.subscribe(cluster.pk, closed)
+        assert (await communicator.connect(timeout=FIRST_RENDER))[0]
+        before = await communicator.receive_from(timeout=FIRST_RENDER)
+        await database_sync_to_async(make_topic)(cluster, unique_topic(), partitions=2)
+        after = await receive_until(communicator, lambda h: figure(h, "topics") > figure(before, "topics"),
+                                    "the new topic")
+        await feed.unsubscribe(closed)
+        await communicator.disconnect()
+        return before, after
+    before, after = async_to_sync(scenario)()
+    assert figure(after, "partitions") == figure(before, "partitions") + 2
