@@ -73,7 +73,9 @@ def main() -> None:
 
             pages = {"topics page": f"/clusters/{cluster.pk}/topics/",
                      "brokers page": f"/clusters/{cluster.pk}/brokers/",
+                     "broker page": f"/clusters/{cluster.pk}/brokers/0/",
                      "topic page": f"/clusters/{cluster.pk}/topics/{names[len(names) // 2]}/",
+                     "topics search": f"/clusters/{cluster.pk}/topics/?q=bench-049&status=not_preferred",
                      "overview": f"/clusters/{cluster.pk}/"}
             print(f"\n{'page':<14} {'first':>8} {'median':>8} {'worst':>8}  target < {TARGET_S:.0f} s")
             for label, url in pages.items():

@@ -1,5 +1,7 @@
 """Broker pages and the stop/start actions (bundled engine only)."""
+from django.conf import settings
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -26,8 +28,11 @@ def broker_list(request, cluster_id: int):
 @page(VIEWER)
 def broker_detail(request, cluster_id: int, broker_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    return render(request, "brokers/detail.html",
-                  {"cluster": cluster, "view": selectors.broker_detail(cluster=cluster, broker_id=broker_id)})
+    view = selectors.broker_detail(cluster=cluster, broker_id=broker_id)
+    # Thousands of topics: the page shows them a page at a time (the JSON API has them all).
+    topics = Paginator(list(view.broker.partition_ids.items()), settings.TOPICS_PER_PAGE).get_page(
+        request.GET.get("page", 1))
+    return render(request, "brokers/detail.html", {"cluster": cluster, "view": view, "topics": topics})
 
 
 @page(OPERATOR)

@@ -37,3 +37,18 @@ def test_operator_stops_and_starts_a_broker(private_cluster, operator_client, un
                                    {"next": "https://elsewhere.example/"}, follow=True)
     assert started.redirect_chain[-1][0] == brokers          # no open redirect
     assert "Broker 2 is running." in started.content.decode()
+
+
+def test_broker_page_lists_its_topics_a_page_at_a_time(private_cluster, viewer_client, settings, unique_topic):
+    settings.TOPICS_PER_PAGE = 2
+    names = sorted(make_topic(private_cluster, unique_topic(), assignments={0: [1], 1: [1]}) for _ in range(3))
+    url = reverse("brokers:detail", args=[private_cluster.pk, 1])
+
+    first = viewer_client.get(url).content.decode()
+    second = viewer_client.get(url, {"page": 2}).content.decode()
+
+    assert "3 topics, page 1 of 2." in first
+    shown = [[n for n in names if f'<tr data-topic="{n}">' in page] for page in (first, second)]
+    assert shown == [names[:2], names[2:]]
+    assert '<td class="ids">0, 1</td>' in first
+    assert f'href="/clusters/{private_cluster.pk}/topics/{names[0]}/"' in first
