@@ -25,7 +25,8 @@ def audit_log_record(*, actor, cluster, action: str, target: str, result: str, d
     return AuditLogEntry.objects.create(
         actor=actor if getattr(actor, "pk", None) else None,
         actor_name=getattr(actor, "username", "") or "(system)",
-        cluster=cluster, cluster_name=getattr(cluster, "name", ""),
+        # A cluster row removed by the action itself keeps only its name in the entry.
+        cluster=cluster if getattr(cluster, "pk", None) else None, cluster_name=getattr(cluster, "name", ""),
         action=action, target=target, result=result, details=details)
 
 

@@ -1,8 +1,11 @@
-"""Cluster pages: the list, and each cluster's overview."""
+"""Cluster pages: the list, each cluster's overview, and registering clusters (admins)."""
+from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from console.accounts.roles import VIEWER
-from console.clusters import selectors
+from console.accounts.roles import ADMIN, VIEWER
+from console.clusters import selectors, services
+from console.clusters.forms import ClusterAddForm, ClusterRemoveForm
+from console.errors import ConsoleError
 from console.web import page
 
 
@@ -25,3 +28,34 @@ def overview(request, cluster_id: int):
     cluster = selectors.cluster_get(cluster_id=cluster_id)
     return render(request, "clusters/overview.html",
                   {"cluster": cluster, "overview": selectors.cluster_overview(cluster=cluster)})
+
+
+@page(ADMIN)
+def cluster_add(request):
+    form = ClusterAddForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            cluster = services.cluster_add(actor=request.user, **form.cleaned_data)
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Cluster {cluster.name} registered.")
+            return redirect("clusters:overview", cluster_id=cluster.pk)
+    return render(request, "clusters/add.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@page(ADMIN)
+def cluster_remove(request, cluster_id: int):
+    cluster = selectors.cluster_get(cluster_id=cluster_id)
+    form = ClusterRemoveForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.cluster_remove(actor=request.user, cluster=cluster,
+                                    confirmation=form.cleaned_data["confirmation"])
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Cluster {cluster.name} removed from the console.")
+            return redirect("clusters:list")
+    return render(request, "clusters/remove.html", {"cluster": cluster, "form": form},
+                  status=400 if form.errors else 200)

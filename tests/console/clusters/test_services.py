@@ -37,3 +37,28 @@ def test_sasl_password_comes_from_the_environment(db, monkeypatch):
     assert (settings_.sasl_mechanism, settings_.sasl_username, settings_.sasl_password) == (
         "SCRAM-SHA-512", "console", "s3cret")
     assert "s3cret" not in str(Cluster.objects.filter(pk=cluster.pk).values().get())
+
+
+def test_cluster_add_and_remove_are_audited(db, users):
+    from console.accounts.models import AuditLogEntry
+    from console.clusters.services import cluster_add, cluster_remove
+    from console.errors import InvalidInput
+
+    admin = users["admin"]
+    added = cluster_add(actor=admin, name="staging", bootstrap_servers="kafka-1:9092,kafka-2:9092")
+    with pytest.raises(InvalidInput, match="host:port"):
+        cluster_add(actor=admin, name="broken", bootstrap_servers="kafka-1")
+    with pytest.raises(InvalidInput, match="Type the cluster's name, staging"):
+        cluster_remove(actor=admin, cluster=added, confirmation="stage")
+    with pytest.raises(InvalidInput, match="bundled engine cannot be removed"):
+        cluster_remove(actor=admin, cluster=Cluster.objects.get(is_bundled=True), confirmation="local engine")
+    cluster_remove(actor=admin, cluster=added, confirmation="staging")
+
+    assert not Cluster.objects.filter(name__in=["staging", "broken"]).exists()
+    assert list(AuditLogEntry.objects.order_by("id").values_list("action", "target", "result", "cluster_name")) == [
+        ("cluster.add", "staging", "ok", ""),
+        ("cluster.add", "broken", "failed", ""),
+        ("cluster.remove", "staging", "failed", "staging"),
+        ("cluster.remove", "local engine", "failed", "local engine"),
+        ("cluster.remove", "staging", "ok", "staging"),
+    ]

@@ -1,14 +1,36 @@
+import re
+
 from django.test import Client
 from django.urls import reverse
 
+from console.clusters.models import Cluster
+
+
+def all_routes(patterns=None, prefix=""):
+    """Every URL pattern of the console, as (route, name), found by walking the resolver."""
+    from django.urls import URLResolver, get_resolver
+
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            yield from all_routes(entry.url_patterns, prefix + str(entry.pattern))
+        else:
+            yield prefix + str(entry.pattern), entry.name
+
 
 def test_every_page_needs_a_login(cluster):
+    """Walks every route, so a page added later without the login check fails here."""
     anonymous = Client()
-    for url in ("/", reverse("clusters:list"), reverse("clusters:overview", args=[cluster.pk]),
-                reverse("brokers:list", args=[cluster.pk]), reverse("topics:list", args=[cluster.pk]),
-                reverse("audit_log")):
-        response = anonymous.get(url)
-        assert response.status_code == 302 and response["Location"].startswith("/login/"), url
+    values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic"}
+    routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
+    assert len(routes) > 20
+    for route, _ in routes:
+        url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], route)
+        for method in (anonymous.get, anonymous.post):
+            response = method(url)
+            if route.startswith("api/"):
+                assert response.status_code == 401, url
+            else:
+                assert response.status_code == 302 and response["Location"].startswith("/login/"), url
     assert anonymous.get(reverse("login")).status_code == 200
 
 
@@ -57,3 +79,37 @@ def test_an_unreachable_cluster_gives_a_readable_page(db, viewer_client, setting
     api = viewer_client.get(f"/api/clusters/{down.pk}/topics")
     assert api.status_code == 503 and api.json()["error"].startswith(f"Cannot connect to 127.0.0.1:{port}")
     assert viewer_client.get("/api/clusters/999999/overview").status_code == 404
+
+
+def test_an_admin_registers_a_cluster_and_sees_its_overview(db, engine_cluster, console_admin_client):
+    response = console_admin_client.post(reverse("clusters:add"), {
+        "name": "second", "bootstrap_servers": engine_cluster.bootstrap, "security_protocol": "PLAINTEXT",
+        "sasl_mechanism": "", "sasl_username": "", "sasl_password_env": ""}, follow=True)
+    html = response.content.decode()
+    assert "Cluster second registered." in html
+    assert 'id="ov-brokers-up">3<' in html
+
+
+def test_a_bad_cluster_form_gets_a_readable_message(db, console_admin_client):
+    response = console_admin_client.post(reverse("clusters:add"), {
+        "name": "bad", "bootstrap_servers": "no-port-here", "security_protocol": "PLAINTEXT"})
+    assert response.status_code == 400
+    assert "Use host:port pairs separated by commas" in response.content.decode()
+
+
+def test_only_admins_register_or_remove_clusters(cluster, operator_client):
+    listed = operator_client.get(reverse("clusters:list")).content.decode()
+    assert 'data-admin-action="add-cluster"' not in listed and 'data-admin-action="remove-cluster"' not in listed
+    assert operator_client.get(reverse("clusters:add")).status_code == 403
+    refused = operator_client.post(reverse("clusters:remove", args=[cluster.pk]), {"confirmation": cluster.name})
+    assert refused.status_code == 403
+    assert Cluster.objects.filter(pk=cluster.pk).exists()
+
+
+def test_an_admin_removes_a_cluster_after_typing_its_name(cluster, console_admin_client):
+    url = reverse("clusters:remove", args=[cluster.pk])
+    wrong = console_admin_client.post(url, {"confirmation": "not it"})
+    assert wrong.status_code == 400 and Cluster.objects.filter(pk=cluster.pk).exists()
+    done = console_admin_client.post(url, {"confirmation": cluster.name}, follow=True)
+    assert f"Cluster {cluster.name} removed from the console." in done.content.decode()
+    assert not Cluster.objects.filter(pk=cluster.pk).exists()
