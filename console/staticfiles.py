@@ -12,6 +12,7 @@ from pathlib import Path
 
 import plotly
 from django.contrib.staticfiles.finders import BaseFinder
+from django.core.checks import Error
 from django.core.files.storage import FileSystemStorage
 
 PLOTLY_JS = "plotly.min.js"
@@ -26,8 +27,6 @@ class PlotlyFinder(BaseFinder):
         self.storage.prefix = PREFIX
 
     def check(self, **kwargs):
-        from django.core.checks import Error
-
         if not (self.location / PLOTLY_JS).is_file():
             return [Error(f"The plotly package has no {PLOTLY_JS} at {self.location}: reinstall plotly.",
                           id="console.E001")]
