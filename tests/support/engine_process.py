@@ -5,18 +5,29 @@ import os
 import random
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# Below Linux's ephemeral range (32768-60999 by default), so a port that was free when we
+# checked is not handed to some client's outgoing connection before the engine binds it.
+PORT_LOW, PORT_HIGH = 10000, 32000
+
+
 def free_port_range(count: int, attempts: int = 200) -> int:
-    """A base port P such that P..P+count-1 are all free on 127.0.0.1 right now."""
+    """A base port P such that P..P+count-1 are all free on 127.0.0.1 right now.
+
+    Another process may still take one before our child binds it: `EngineProcess.start`
+    retries on fresh ports when the engine exits because of that."""
     for _ in range(attempts):
-        base = random.randint(20000, 60000 - count)
+        base = random.randint(PORT_LOW, PORT_HIGH - count)
         sockets = []
         try:
             for port in range(base, base + count):
@@ -43,6 +54,7 @@ class EngineProcess:
         self.port = free_port_range(brokers + 1)  # the brokers and, after them, the admin interface
         self.process: subprocess.Popen | None = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-engine.log"
+        self._started_before = False
 
     @property
     def bootstrap(self) -> str:
@@ -53,24 +65,48 @@ class EngineProcess:
         return [self.port + i for i in range(self.brokers)]
 
     def start(self, timeout: float = 30.0) -> "EngineProcess":
+        """Start the engine and wait until every broker answers ApiVersions.
+
+        On its first start the engine may find a port taken by another process since we
+        picked it; it then gets a fresh range. A restart keeps its ports, as clients expect."""
+        for _ in range(5):
+            try:
+                return self._start_once(timeout)
+            except PortTakenError:
+                if self._started_before:
+                    raise
+                self.port = free_port_range(self.brokers + 1)
+        raise RuntimeError(f"no free ports after 5 tries:\n{self.log_text()}")
+
+    def _start_once(self, timeout: float) -> "EngineProcess":
         cmd = [sys.executable, "-m", "engine", "serve", "--data-dir", str(self.data_dir),
                "--brokers", str(self.brokers), "--host", "127.0.0.1", "--port", str(self.port)]
         for name, value in self.configs.items():
             cmd += ["--config", f"{name}={value}"]
         if not self.admin:
             cmd.append("--no-admin")
+        log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"engine exited with {self.process.returncode}:\n{self.log_text()}")
-            if all(_can_connect(p) for p in self.ports):
+                code, self.process = self.process.returncode, None
+                if "address already in use" in self._log_since(log_start).lower():
+                    raise PortTakenError(self.port)
+                raise RuntimeError(f"engine exited with {code}:\n{self.log_text()}")
+            if all(_answers_api_versions(p) for p in self.ports):
+                self._started_before = True
                 return self
             time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"engine did not start in {timeout}s:\n{self.log_text()}")
+
+    def _log_since(self, offset: int) -> str:
+        with open(self.log_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")[-5000:] if self.log_path.exists() else ""
@@ -94,9 +130,33 @@ class EngineProcess:
         return self.process is not None and self.process.poll() is None
 
 
-def _can_connect(port: int) -> bool:
+class PortTakenError(RuntimeError):
+    pass
+
+
+def _answers_api_versions(port: int) -> bool:
+    """True once the broker on `port` answers an ApiVersions request (a listening socket
+    alone is not enough: the broker may not serve requests yet)."""
+    request = ApiVersionsRequest[0]()
+    request.with_header(correlation_id=1, client_id="engine-ready")
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+            sock.sendall(request.encode(version=0, header=True, framed=True))
+            head = _recv_exactly(sock, 4)
+            if head is None:
+                return False
+            frame = _recv_exactly(sock, struct.unpack(">i", head)[0])
+            return frame is not None and ApiVersionsResponse.decode(frame, version=0, header=True).error_code == 0
+    except (OSError, ValueError):
         return False
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
+    chunks = []
+    while size:
+        chunk = sock.recv(size)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
