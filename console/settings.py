@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.reassignments",
 ]
 
 MIDDLEWARE = [
@@ -123,6 +124,14 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis redelivers a task a killed worker held only after this many seconds (kombu's default,
+# stated here on purpose): reassignment steps do not rely on it (console/reassignments/tasks.py),
+# and a shorter one would run long tasks twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# Reassignment jobs: how often a running job looks at the cluster, and how long it waits for
+# a stopped broker before it cancels its moves in flight and fails.
+REASSIGNMENT_POLL_SECONDS = envfloat("REASSIGNMENT_POLL_SECONDS", 2.0)
+REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 300)
 CHANNEL_LAYERS = {
     "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
     if REDIS_URL else {"BACKEND": "channels.layers.InMemoryChannelLayer"}

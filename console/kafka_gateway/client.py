@@ -129,6 +129,12 @@ class Gateway:
         return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
                                brokers=brokers, topics=tuple(topics_info))
 
+    @property
+    def reassignments(self):
+        """Partition reassignment calls (console.kafka_gateway.reassignments.ReassignmentCalls)."""
+        from console.kafka_gateway.reassignments import ReassignmentCalls   # it imports this module's errors
+        return ReassignmentCalls(self)
+
     # --- configs --------------------------------------------------------------------------
 
     @translated

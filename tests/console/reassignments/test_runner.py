@@ -1,0 +1,56 @@
+"""The job runner's steps, called in this process against a real engine (the Celery worker
+tests in test_jobs.py run the same steps in a real worker process)."""
+import pytest
+
+from console.reassignments import runner, services
+from console.reassignments.models import Reassignment, ReassignmentMove
+from tests.console.conftest import make_topic
+from tests.console.reassignments.conftest import replicas_of, throttle_configs
+from tests.support.waiting import wait_until
+
+
+def run_to_the_end(job, timeout=90):
+    def step():
+        job.refresh_from_db()
+        return runner.job_step(job_id=job.pk, token=job.tick_token) is None
+    wait_until(step, timeout=timeout, message="the job to end")
+    job.refresh_from_db()
+    return job
+
+
+def test_a_plan_runs_to_its_target_with_throttles_removed_at_the_end(four_brokers, users, unique_topic):
+    topic = make_topic(four_brokers, unique_topic(), assignments={p: [p % 3, (p + 1) % 3] for p in range(6)})
+    job = services.plan_generate(cluster=four_brokers, actor=users["operator"], name="fill 3", scenario="add",
+                                 topics=[topic], brokers=[3])
+    planned = {m.partition: tuple(m.replicas_after) for m in job.moves.all()}
+    assert planned and all(3 in r for r in planned.values())
+    job = services.job_start(job=job, actor=users["operator"], throttle_bytes_per_sec=10 * 1024 * 1024,
+                             per_broker_limit=1)
+    assert job.state == Reassignment.RUNNING
+    job = run_to_the_end(job)
+    assert job.state == Reassignment.DONE, job.message
+    after = replicas_of(four_brokers, topic)
+    assert all(after[p] == r for p, r in planned.items())
+    assert all(m.state == ReassignmentMove.DONE and m.attempts == 1 for m in job.moves.all())
+    assert throttle_configs(four_brokers, [topic], [0, 1, 2, 3]) == {}
+    assert not job.locks.exists()
+
+
+def test_two_jobs_on_the_same_partitions_cannot_run_at_once(four_brokers, users, unique_topic):
+    topic = make_topic(four_brokers, unique_topic(), assignments={p: [p % 3] for p in range(6)})
+    first = services.plan_generate(cluster=four_brokers, actor=users["operator"], name="a", scenario="add",
+                                   topics=[topic], brokers=[3])
+    second = services.plan_generate(cluster=four_brokers, actor=users["operator"], name="b", scenario="add",
+                                    topics=[topic], brokers=[3])
+    services.job_start(job=first, actor=users["operator"])
+    with pytest.raises(services.ConsoleError, match="Another job is moving"):
+        services.job_start(job=second, actor=users["operator"])
+
+
+def test_a_noop_plan_cannot_run(four_brokers, users, unique_topic):
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [0, 1], 1: [1, 2], 2: [2, 3], 3: [3, 0]})
+    job = services.plan_generate(cluster=four_brokers, actor=users["operator"], name="noop", scenario="rebalance",
+                                 topics=[topic])
+    assert job.summary["moves"] == 0
+    with pytest.raises(services.ConsoleError, match="changes nothing"):
+        services.job_start(job=job, actor=users["operator"])
