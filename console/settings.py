@@ -132,6 +132,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILI
 # a stopped broker before it cancels its moves in flight and fails.
 REASSIGNMENT_POLL_SECONDS = envfloat("REASSIGNMENT_POLL_SECONDS", 2.0)
 REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 300)
+# A step holds its job this long at most: a step of a killed worker blocks the job until then.
+# Longer than a step takes (a handful of requests, each bounded by KAFKA_REQUEST_TIMEOUT_MS).
+REASSIGNMENT_STEP_LEASE_SECONDS = envint("REASSIGNMENT_STEP_LEASE_SECONDS", 60)
 CHANNEL_LAYERS = {
     "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
     if REDIS_URL else {"BACKEND": "channels.layers.InMemoryChannelLayer"}

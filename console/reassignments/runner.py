@@ -32,21 +32,26 @@ from console.reassignments.models import PartitionLock, Reassignment, Reassignme
 from console.reassignments.selectors import job_progress
 
 log = logging.getLogger(__name__)
-LEASE = timedelta(seconds=120)
 RESEND_AFTER = timedelta(seconds=15)
 UNFINISHED = (ReassignmentMove.PENDING, ReassignmentMove.IN_FLIGHT)
+# The fields a step writes. `state` is not among them: people pause and cancel while a step
+# runs, and a step must not write back the state it read (only _finish and the start do).
+STEP_FIELDS = ["message", "waiting_since", "bytes_total", "bytes_done", "rate_bytes_per_sec", "progress_at",
+               "throttled_brokers", "throttled_topics", "parameters", "updated_at"]
 
 
 def job_step(*, job_id: int, token: str) -> float | None:
     """Advance the job once; the seconds until the next step, or None when this chain ends."""
     now = timezone.now()
     mine = Reassignment.objects.filter(pk=job_id, tick_token=token, state__in=Reassignment.ACTIVE)
-    if not mine.filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).update(lease_until=now + LEASE):
+    lease_until = now + timedelta(seconds=settings.REASSIGNMENT_STEP_LEASE_SECONDS)
+    if not mine.filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).update(lease_until=lease_until):
         return poll_seconds() if mine.exists() else None
     try:
         return _advance(Reassignment.objects.select_related("cluster").get(pk=job_id))
     finally:
-        mine.update(lease_until=None)
+        # Our lease, even if the token changed meanwhile (a cancel starts a new chain at once).
+        Reassignment.objects.filter(pk=job_id, lease_until=lease_until).update(lease_until=None)
 
 
 def poll_seconds() -> float:
@@ -58,15 +63,16 @@ def _advance(job: Reassignment) -> float | None:
     if job.state == Reassignment.SCHEDULED:
         if job.run_at and job.run_at > now:
             return min(300.0, (job.run_at - now).total_seconds())
-        job.state, job.started_at = Reassignment.RUNNING, now
-        job.save(update_fields=["state", "started_at", "updated_at"])
+        Reassignment.objects.filter(pk=job.pk, state=Reassignment.SCHEDULED).update(
+            state=Reassignment.RUNNING, started_at=now)
+        job.refresh_from_db()
     try:
         with cluster_gateway(job.cluster) as gw:
             delay = _Step(job, gw).run()
     except ConsoleError as exc:
         # The cluster does not answer: keep the job and try again (cancel still works later).
         job.message = f"Cannot reach the cluster, retrying: {exc}"
-        job.save(update_fields=["message", "updated_at"])
+        job.save(update_fields=STEP_FIELDS)
         delay = 2 * poll_seconds()
     _announce(job)
     return delay
@@ -108,7 +114,7 @@ class _Step:
             failed = job.moves.filter(state=ReassignmentMove.FAILED).count()
             return self._finish(Reassignment.FAILED if failed else Reassignment.DONE,
                                 f"{failed} move(s) were refused by the cluster." if failed else "")
-        job.save()
+        job.save(update_fields=STEP_FIELDS)
         return poll_seconds()
 
     # --- what the cluster says ----------------------------------------------------------------
@@ -135,6 +141,7 @@ class _Step:
         return finished
 
     def _end_move(self, m: ReassignmentMove, state: str, error: str = "") -> None:
+        log.info("Job %s: %s-%s %s %s", self.job.pk, m.topic, m.partition, state, error)
         m.state, m.error, m.finished_at = state, error, self.now
         m.save(update_fields=["state", "error", "finished_at", "bytes_copied"])
 
@@ -176,6 +183,7 @@ class _Step:
             m.state, m.issued_at, m.attempts = ReassignmentMove.IN_FLIGHT, self.now, m.attempts + 1
             m.save(update_fields=["state", "issued_at", "attempts"])
         self._sync_topic_throttles()
+        log.info("Job %s: moving %s", job.pk, ", ".join(f"{t}-{p}" for t, p in (m.key for m in batch)))
         refused = self.calls.alter({m.key: m.replicas_after for m in batch})
         for m in batch:
             if m.key in refused:
@@ -187,7 +195,7 @@ class _Step:
         if not new:
             return
         job.throttled_brokers = sorted(set(job.throttled_brokers) | set(new))
-        job.save(update_fields=["throttled_brokers"])
+        job.save(update_fields=["throttled_brokers"])   # recorded before it is set
         failed = self.calls.set_broker_throttles(new, job.throttle_bytes_per_sec)
         if failed:
             log.warning("Throttle not set on brokers %s: %s", sorted(failed), failed)
@@ -262,12 +270,13 @@ class _Step:
         in_flight = [m for m in self.moves if m.state == ReassignmentMove.IN_FLIGHT]
         running = {m.key: None for m in in_flight if m.key in self.ongoing}
         if running:
+            log.info("Job %s: cancelling %s", self.job.pk, ", ".join(f"{t}-{p}" for t, p in running))
             self.calls.alter(running)
         for m in self.moves:
             if m.state == ReassignmentMove.PENDING:
                 self._end_move(m, ReassignmentMove.CANCELLED)
         if running or any(m.state == ReassignmentMove.IN_FLIGHT for m in self.moves):
-            self.job.save()
+            self.job.save(update_fields=STEP_FIELDS)
             return poll_seconds()    # the next step sees them back on their old replicas
         return self._finish(Reassignment.CANCELLED, "Cancelled: moves in flight went back to their old replicas.")
 
@@ -288,7 +297,7 @@ class _Step:
         job.state, job.message, job.finished_at, job.waiting_since = state, message, self.now, None
         if state == Reassignment.DONE:
             job.bytes_done = job.bytes_total
-        job.save()
+        job.save(update_fields=STEP_FIELDS + ["state", "finished_at"])
         PartitionLock.objects.filter(job=job).delete()
         return None
 

@@ -54,3 +54,19 @@ def test_a_noop_plan_cannot_run(four_brokers, users, unique_topic):
     assert job.summary["moves"] == 0
     with pytest.raises(services.ConsoleError, match="changes nothing"):
         services.job_start(job=job, actor=users["operator"])
+
+
+def test_cancel_after_the_first_batch_returns_the_partition_to_its_old_replicas(four_brokers, users, unique_topic):
+    from tests.console.reassignments.test_jobs import fill
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [0, 1], 1: [1, 2]})
+    fill(four_brokers, topic, 0, 1)
+    job = services.plan_from_assignment(cluster=four_brokers, actor=users["operator"], name="c",
+                                        assignment={(topic, 0): (0, 3), (topic, 1): (1, 3)})
+    job = services.job_start(job=job, actor=users["operator"], throttle_bytes_per_sec=64 * 1024, per_broker_limit=1)
+    assert runner.job_step(job_id=job.pk, token=job.tick_token) is not None
+    assert job.moves.get(partition=0).state == ReassignmentMove.IN_FLIGHT
+    services.job_cancel(job=job, actor=users["operator"])
+    job = run_to_the_end(job)
+    assert job.state == Reassignment.CANCELLED, job.message
+    assert replicas_of(four_brokers, topic) == {0: (0, 1), 1: (1, 2)}
+    assert throttle_configs(four_brokers, [topic], [0, 1, 2, 3]) == {}
