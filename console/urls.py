@@ -26,5 +26,6 @@ urlpatterns = [
     path("clusters/", include("console.clusters.urls")),
     path("clusters/<int:cluster_id>/brokers/", include("console.brokers.urls")),
     path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
+    path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("api/", include((api, "api"))),
 ]

@@ -28,9 +28,14 @@ class JobProgressConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated or not await database_sync_to_async(has_role)(user, VIEWER):
             await self.close()
             return
-        self.group = job_group(int(self.scope["url_route"]["kwargs"]["job_id"]))
+        job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
+        self.group = job_group(job_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        # Where the job is now: the page may have been rendered before the last event.
+        progress = await database_sync_to_async(_current_progress)(job_id)
+        if progress is not None:
+            await self.send_json(progress)
 
     async def disconnect(self, code):
         if hasattr(self, "group"):
@@ -38,6 +43,13 @@ class JobProgressConsumer(AsyncJsonWebsocketConsumer):
 
     async def job_progress(self, message):
         await self.send_json(message["progress"])
+
+
+def _current_progress(job_id: int) -> dict | None:
+    from console.reassignments.models import Reassignment
+    from console.reassignments.selectors import job_progress
+    job = Reassignment.objects.filter(pk=job_id).first()
+    return None if job is None else job_progress(job=job).as_event()
 
 
 @receiver(console_event)
