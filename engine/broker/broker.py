@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from pathlib import Path
 
 import kafka.errors as Errors
 
+from engine.clock import now_ms
 from engine.broker.network import BrokerListener
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
@@ -32,10 +32,6 @@ from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
 HW_CHECKPOINT = "replication-offset-checkpoint"
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Broker:

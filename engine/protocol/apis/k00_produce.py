@@ -24,7 +24,7 @@ import logging
 import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
-from engine.broker.broker import now_ms
+from engine.clock import now_ms
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
