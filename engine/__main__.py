@@ -51,17 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def raise_open_files_limit() -> None:
     """Thousands of partitions and connections need descriptors: take the hard limit, as
-    Kafka's start scripts advise, and size the segment-file cache from it."""
+    Kafka's start scripts advise, and split it (engine/resources.py)."""
+    from engine.resources import DESCRIPTORS
     from engine.storage import file_handles
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    file_handles.HANDLES.limit = file_handles.default_limit()
+    DESCRIPTORS.configure()
+    file_handles.HANDLES.limit = DESCRIPTORS.segment_files
 
 
 async def serve(args: argparse.Namespace) -> int:
     from engine.runtime import Engine
-    import engine.protocol.apis  # noqa: F401 - registers every API handler
 
     raise_open_files_limit()
 

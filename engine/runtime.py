@@ -17,6 +17,8 @@ from engine.admin_server import AdminServer
 from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
+import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
+from engine.protocol.listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,8 @@ class Engine:
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
         self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
                         for i, p in enumerate(self.ports)]
+        for broker in self.brokers:
+            broker.listener = Listener(broker, host, broker.port)
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).

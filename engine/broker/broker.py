@@ -15,7 +15,6 @@ from pathlib import Path
 import kafka.errors as Errors
 
 from engine.clock import now_ms
-from engine.broker.network import BrokerListener
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -47,7 +46,7 @@ class Broker:
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
-        self.listener = BrokerListener(self, host, port, self.config.get("socket.request.max.bytes"))
+        self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._controller_epoch = -1
         self.running = False
@@ -71,7 +70,8 @@ class Broker:
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._drop_orphan_logs()
-        await self.listener.start()
+        if self.listener is not None:
+            await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
@@ -87,7 +87,8 @@ class Broker:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.listener.stop()
+        if self.listener is not None:
+            await self.listener.stop()
         self.group_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
