@@ -96,6 +96,11 @@ SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps).
 ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
+# The bundled engine's admin token (engine/admin_token.py): from the environment, else the file
+# the engine writes in its data dir. Never shown on a page, in a log or in the audit trail.
+ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
+ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE",
+                                      str(Path(envstr("DATA_DIR", str(BASE_DIR / "data"))) / "admin.token")))
 # Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)

@@ -7,6 +7,9 @@ advertise it (Apache Kafka) simply has no stop/start buttons. See engine/admin_s
     GET  /brokers              -> [{"id", "host", "port", "running"}, ...]
     POST /brokers/<id>/stop    -> {"id", "host", "port", "running", "changed"}
     POST /brokers/<id>/start
+
+Every call carries the engine's admin token in `X-Engine-Admin-Token` (settings
+ENGINE_ADMIN_TOKEN, else the file ENGINE_ADMIN_TOKEN_FILE).
 """
 from __future__ import annotations
 
@@ -14,11 +17,28 @@ import json
 import urllib.error
 import urllib.request
 
+from django.conf import settings
+
 from console.kafka_gateway.errors import GatewayError
 from console.kafka_gateway.records import EngineBroker, EngineBrokerChange
 
 ADMIN_ENDPOINT_CONFIG = "engine.admin.endpoint"
 ACTIONS = ("stop", "start")
+TOKEN_HEADER = "X-Engine-Admin-Token"
+
+
+def admin_token() -> str:
+    """The bundled engine's admin token; a GatewayError if there is none to send."""
+    if settings.ENGINE_ADMIN_TOKEN:
+        return settings.ENGINE_ADMIN_TOKEN
+    try:
+        token = settings.ENGINE_ADMIN_TOKEN_FILE.read_text().strip()
+    except OSError as exc:
+        raise GatewayError("No engine admin token: set ENGINE_ADMIN_TOKEN or ENGINE_ADMIN_TOKEN_FILE "
+                           f"({exc.strerror})") from None
+    if not token:
+        raise GatewayError("No engine admin token: the token file is empty")
+    return token
 
 
 def list_brokers(endpoint: str, *, timeout: float) -> list[EngineBroker]:
@@ -41,7 +61,8 @@ def _call(endpoint: str, method: str, path: str, *, timeout: float):
     url = endpoint.rstrip("/") + path
     if not url.startswith(("http://", "https://")):
         url = "http://" + url
-    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None,
+                                     headers={TOKEN_HEADER: admin_token()})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read())
