@@ -100,8 +100,11 @@ ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
 TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
-# The live overview asks the cluster this often (Kafka has no push); console events wake it at once.
-OVERVIEW_POLL_SECONDS = envfloat("OVERVIEW_POLL_SECONDS", 1.0)
+# Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
+# wake them at once. An unreachable cluster is asked again after twice as long per failure, up
+# to LIVE_MAX_BACKOFF_SECONDS.
+LIVE_POLL_SECONDS = envfloat("LIVE_POLL_SECONDS", 1.0)
+LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
 
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -114,8 +117,20 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CHANNEL_LAYERS = {
-    "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    if REDIS_URL else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-}
+# channels_redis receives with a 5 s blocking BZPOPMIN; redis-py 8 gives every connection a 5 s
+# socket timeout by default, so the read timed out first, the consumer died and each live socket
+# reconnected every ~5-7 s (channels_redis#422). A socket timeout well above the blocking time
+# keeps dead-connection detection without cutting the blocking read short.
+CHANNEL_LAYER_SOCKET_TIMEOUT = 30
+
+
+def channel_layers(redis_url: str) -> dict:
+    if not redis_url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    host = {"address": redis_url, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT,
+            "socket_connect_timeout": 5}
+    return {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [host]}}}
+
+
+CHANNEL_LAYERS = channel_layers(REDIS_URL)
 ASGI_APPLICATION = "console.asgi.application"

@@ -1,13 +1,19 @@
-"""Writes for clusters."""
+"""Writes for clusters: registering them, and remembering the brokers seen in them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import timedelta
+
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from console.accounts.services import audited
-from console.clusters.models import Cluster
+from console.clusters.models import Cluster, KnownBroker
 from console.errors import InvalidInput
+from console.kafka_gateway import BrokerNode, EngineBroker
 
 BUNDLED_NAME = "local engine"
+LAST_SEEN_PRECISION = timedelta(minutes=1)
 
 
 def cluster_create(*, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
@@ -55,3 +61,28 @@ def cluster_remove(*, actor, cluster: Cluster, confirmation: str) -> None:
         if confirmation != cluster.name:
             raise InvalidInput(f"Type the cluster's name, {cluster.name}, to confirm.")
         cluster.delete()
+
+
+def cluster_brokers_seen(*, cluster: Cluster, brokers: Iterable[BrokerNode | EngineBroker]) -> None:
+    """Remember these brokers (live in Metadata, or listed by the engine). At most three
+    queries, and writes only for new brokers or changed addresses, since every page calls it."""
+    seen = {b.node_id: b for b in brokers}
+    if not seen:
+        return
+    now = timezone.now()
+    known = {kb.broker_id: kb for kb in KnownBroker.objects.filter(cluster=cluster)}
+    new = [KnownBroker(cluster=cluster, broker_id=i, host=b.host, port=b.port, rack=getattr(b, "rack", None) or "",
+                       last_seen=now)
+           for i, b in seen.items() if i not in known]
+    if new:
+        KnownBroker.objects.bulk_create(new, ignore_conflicts=True)
+    for i, b in seen.items():
+        kb = known.get(i)
+        rack = getattr(b, "rack", None) or ""
+        if kb is not None and (kb.host, kb.port, kb.rack) != (b.host, b.port, rack):
+            kb.host, kb.port, kb.rack, kb.last_seen = b.host, b.port, rack, now
+            kb.save(update_fields=["host", "port", "rack", "last_seen"])
+    live = [i for i, b in seen.items() if isinstance(b, BrokerNode)]
+    if live:   # a minute's precision is plenty, and spares most page views a write
+        KnownBroker.objects.filter(cluster=cluster, broker_id__in=live,
+                                   last_seen__lt=now - LAST_SEEN_PRECISION).update(last_seen=now)

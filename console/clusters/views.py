@@ -26,8 +26,9 @@ def cluster_list(request):
 @page(VIEWER)
 def overview(request, cluster_id: int):
     cluster = selectors.cluster_get(cluster_id=cluster_id)
-    return render(request, "clusters/overview.html",
-                  {"cluster": cluster, "overview": selectors.cluster_overview(cluster=cluster)})
+    overview = selectors.cluster_overview(cluster=cluster)
+    services.cluster_brokers_seen(cluster=cluster, brokers=overview.seen_brokers)
+    return render(request, "clusters/overview.html", {"cluster": cluster, "overview": overview})
 
 
 @page(ADMIN)

@@ -17,7 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
-from console.topics.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
+from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
 STATUS_FILTERS = {
     "": "all topics",

@@ -62,3 +62,15 @@ def test_cluster_add_and_remove_are_audited(db, users):
         ("cluster.remove", "local engine", "failed", "local engine"),
         ("cluster.remove", "staging", "ok", "staging"),
     ]
+
+
+def test_brokers_seen_are_remembered_and_their_address_kept_current(db):
+    from console.clusters.models import KnownBroker
+    from console.clusters.services import cluster_brokers_seen
+    from console.kafka_gateway import BrokerNode, EngineBroker
+
+    cluster = cluster_create(name="seen", bootstrap_servers="127.0.0.1:1")
+    cluster_brokers_seen(cluster=cluster, brokers=[BrokerNode(0, "h0", 1), EngineBroker(1, "h1", 2, running=False)])
+    cluster_brokers_seen(cluster=cluster, brokers=[BrokerNode(0, "h0-new", 3)])
+    rows = {kb.broker_id: (kb.host, kb.port) for kb in KnownBroker.objects.filter(cluster=cluster)}
+    assert rows == {0: ("h0-new", 3), 1: ("h1", 2)}

@@ -1,6 +1,6 @@
 """CMAK's topic figures against values computed by hand for crafted assignments."""
 from console.kafka_gateway.records import PartitionInfo
-from console.topics.stats import BrokerTopicPartitions, broker_loads, topic_stats
+from console.stats import BrokerTopicPartitions, broker_loads, topic_stats
 
 # Six partitions, RF 2, three brokers; every broker is first replica of two partitions.
 REPLICAS = {0: (0, 1), 1: (1, 2), 2: (2, 0), 3: (0, 1), 4: (1, 2), 5: (2, 0)}
