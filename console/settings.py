@@ -1,4 +1,5 @@
 """Console settings. Secrets and deployment choices come from the environment."""
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -94,8 +95,16 @@ LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
 SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600)
 
-# The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps).
-ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
+# The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
+# every broker in its bootstrap list so the console keeps working while any one is down. An
+# admin may edit the row's list; ENGINE_BOOTSTRAP, when set, wins at the next migrate.
+ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094")
+ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ
+DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
+# The bundled engine's admin-port token (CONTRACTS.md): ENGINE_ADMIN_TOKEN, else the file the
+# engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
+ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
+ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))
 # Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)

@@ -22,6 +22,7 @@ class BrokerRow:
     rack: str | None
     is_up: bool
     is_controller: bool
+    state: str                               # up, stopped (by the engine) or down
     partitions: int                          # replicas assigned to the broker
     leaders: int
     partition_ids: dict[str, list[int]]      # {topic: [partition ids]} assigned to the broker
@@ -121,7 +122,7 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], sizes:
             by_topic.setdefault(topic, []).append(partition)
         rows.append(BrokerRow(
             broker_id=s.broker_id, host=s.host, port=s.port, rack=s.rack, is_up=s.is_up,
-            is_controller=s.is_controller, partitions=len(load.replicas) if load else 0,
+            is_controller=s.is_controller, state=s.state, partitions=len(load.replicas) if load else 0,
             leaders=load.leaders if load else 0, partition_ids=by_topic,
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),

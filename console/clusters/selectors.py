@@ -30,6 +30,9 @@ def cluster_get(*, cluster_id: int) -> Cluster:
         raise NotFound(f"There is no cluster {cluster_id}.") from None
 
 
+UP, STOPPED, DOWN = "up", "stopped", "down"
+
+
 @dataclass(frozen=True)
 class BrokerStatus:
     broker_id: int
@@ -38,6 +41,7 @@ class BrokerStatus:
     rack: str | None
     is_up: bool
     is_controller: bool
+    state: str = UP        # up; stopped (the engine says so: Start brings it back); down (not answering)
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,10 @@ def broker_statuses(*, cluster: Cluster, gateway: Gateway, metadata: ClusterMeta
         for p in topic.partitions:
             for replica in p.replicas:
                 addresses.setdefault(replica, ("", 0, None))
+    stopped = {e.node_id for e in engine_listed if not e.running}
     statuses = [BrokerStatus(broker_id=i, host=host, port=port, rack=rack, is_up=i in live,
-                             is_controller=i == metadata.controller_id)
+                             is_controller=i == metadata.controller_id,
+                             state=UP if i in live else STOPPED if i in stopped else DOWN)
                 for i, (host, port, rack) in sorted(addresses.items())]
     return BrokerStatuses(brokers=statuses, engine_admin_endpoint=endpoint,
                           seen=(*live.values(), *engine_listed), warnings=warnings)

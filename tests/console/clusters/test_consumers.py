@@ -93,7 +93,7 @@ def test_a_broker_stopped_behind_the_consoles_back_shows_up_without_a_reconnect(
     before, after = async_to_sync(scenario)()
     assert (figure(before, "brokers-up"), figure(before, "brokers-down")) == (3, 0)
     assert figure(after, "brokers-up") == 2
-    assert re.search(r'<tr data-broker="2" data-up="false">', after)
+    assert re.search(r'<tr data-broker="2" data-up="false" data-state="stopped">', after)
 
 
 def test_a_console_event_rerenders_at_once_without_waiting_for_the_poll(
