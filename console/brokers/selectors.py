@@ -30,6 +30,7 @@ class BrokerRow:
     is_skewed: bool
     is_leader_skewed: bool
     log_dir_size: int | None                 # bytes; None when the broker is down
+    offline_partitions: int = 0              # assigned partitions without a leader
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class BrokersPage:
     brokers: list[BrokerRow]
     can_stop_start: bool
     warnings: list[str]
+    offline_partitions: int = 0              # in the whole cluster (Kafka's OfflinePartitionsCount)
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)  # -> cluster_brokers_seen
 
 
@@ -51,6 +53,7 @@ def broker_list(*, cluster: Cluster) -> BrokersPage:
         sizes = _log_dir_sizes(gw, [b.node_id for b in metadata.brokers], warnings)
     rows = _broker_rows(metadata, statuses.brokers, sizes)
     return BrokersPage(cluster=ClusterRef.of(cluster), controller_id=metadata.controller_id,
+                       offline_partitions=sum(p.is_offline for t in metadata.topics for p in t.partitions),
                        brokers=rows, can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
                        seen_brokers=statuses.seen)
 
@@ -126,7 +129,7 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], sizes:
             leaders=load.leaders if load else 0, partition_ids=by_topic,
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),
-            log_dir_size=sizes.get(s.broker_id) if s.is_up else None))
+            log_dir_size=sizes.get(s.broker_id) if s.is_up else None, offline_partitions=load.offline if load else 0))
     return rows
 
 

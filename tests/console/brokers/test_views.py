@@ -15,7 +15,7 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
     assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state",
                                        "partitions",
                                        "leaders", "partition_ids", "partition_ids_preview", "is_skewed",
-                                       "is_leader_skewed", "log_dir_size"}
+                                       "is_leader_skewed", "log_dir_size", "offline_partitions"}
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
     assert detail["broker"]["broker_id"] == 1
     assert {"name": "num.partitions", "value": "1", "source": "DEFAULT_CONFIG", "is_default": True,
