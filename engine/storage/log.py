@@ -12,7 +12,7 @@ from .errors import OffsetOutOfRangeError
 from .file_records import FileSlice
 from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
-from .log_files import delete_dir_name, fsync_dir
+from .log_files import STRAY_DIR_SUFFIX, delete_dir_name, fsync_dir
 from .log_loader import LogLoader, rebuild_producer_state
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
@@ -438,6 +438,15 @@ class Log:
         os.rename(self.dir, doomed)
         fsync_dir(self.dir.parent)
         shutil.rmtree(doomed, ignore_errors=True)
+
+    def rename_stray(self) -> Path:
+        """Close the log and rename its dir `<topic>-<partition>.<uuid>-stray` (KIP-866): kept
+        for the operator, never loaded again. Returns the new path."""
+        self._close_files()
+        stray = self.dir.with_name(delete_dir_name(self.dir.name, STRAY_DIR_SUFFIX))
+        os.rename(self.dir, stray)
+        fsync_dir(self.dir.parent)
+        return stray
 
 
 def _now(now_ms: int | None) -> int:
