@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.groups",
 ]
 
 MIDDLEWARE = [
@@ -100,6 +101,9 @@ ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092")
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
 TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
+GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100)
+# A group page watched live re-reads the group's lag this often (one feed per cluster).
+GROUP_LAG_POLL_SECONDS = envfloat("GROUP_LAG_POLL_SECONDS", 1.0)
 # The live overview asks the cluster this often (Kafka has no push); console events wake it at once.
 OVERVIEW_POLL_SECONDS = envfloat("OVERVIEW_POLL_SECONDS", 1.0)
 
