@@ -99,7 +99,8 @@ class ResetPlan:
         return {"partitions": len(self.rows), "changes": listed, "clamped": sum(r.clamped for r in self.rows)}
 
 
-def new_offset(spec: ResetSpec, *, current: int | None, start: int, end: int, found: int | None) -> tuple[int, str]:
+def new_offset(spec: ResetSpec, *, current: int | None, start: int, end: int, found: int | None,
+               where: str = "a partition") -> tuple[int, str]:
     """(the offset before clamping, a note); found: ListOffsets by timestamp for `datetime`."""
     if spec.target == "earliest":
         return start, ""
@@ -112,15 +113,15 @@ def new_offset(spec: ResetSpec, *, current: int | None, start: int, end: int, fo
     if spec.target == "offset":
         return spec.offset, ""
     if current is None:
-        raise InvalidInput("Shift needs a committed offset, and the group has none on some chosen partitions: "
-                           "choose other partitions or another target.")
+        raise InvalidInput(f"Cannot shift {where}: the group has no committed offset there "
+                           "(as kafka-consumer-groups.sh, a shift starts from the committed offset).")
     return current + spec.shift, ""
 
 
 def plan_row(spec: ResetSpec, *, topic: str, partition: int, committed: CommittedOffset | None, start: int, end: int,
              found: int | None = None) -> ResetRow:
     current = committed.offset if committed else None
-    raw, note = new_offset(spec, current=current, start=start, end=end, found=found)
+    raw, note = new_offset(spec, current=current, start=start, end=end, found=found, where=f"{topic}-{partition}")
     clamped = False
     if raw < start:
         raw, clamped, note = start, True, f"{raw} is before the log start offset: clamped to {start}"
