@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.groups",
 ]
 
 MIDDLEWARE = [
@@ -114,6 +115,9 @@ TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
 # to LIVE_MAX_BACKOFF_SECONDS.
 LIVE_POLL_SECONDS = envfloat("LIVE_POLL_SECONDS", 1.0)
 LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
+GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100)
+# A group page watched live re-reads the group's lag this often (one feed per cluster).
+GROUP_LAG_POLL_SECONDS = envfloat("GROUP_LAG_POLL_SECONDS", 1.0)
 
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -20,7 +20,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from console.accounts.roles import has_role
-from console.errors import ConsoleError, NotFound
+from console.errors import ConsoleError, InvalidInput, NotFound
 
 
 def page(minimum_role: str):
@@ -71,6 +71,8 @@ def json_api(minimum_role: str):
                 data = view(request, *args, **kwargs)
             except NotFound as exc:
                 return JsonResponse({"error": str(exc)}, status=404)
+            except InvalidInput as exc:
+                return JsonResponse({"error": str(exc)}, status=400)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
             return JsonResponse(data, encoder=ApiEncoder, safe=False)

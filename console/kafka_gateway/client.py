@@ -272,6 +272,12 @@ class Gateway:
 
     # --- consumer groups --------------------------------------------------------------------
 
+    @property
+    def groups(self):
+        """The batched consumer group calls (console.kafka_gateway.groups.GroupCalls)."""
+        from console.kafka_gateway.groups import GroupCalls   # groups.py imports this module
+        return GroupCalls(self)
+
     @translated
     def consumer_groups(self) -> list[GroupSummary] | None:
         """ListGroups on every broker; None when the cluster has no group APIs."""
