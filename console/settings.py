@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.messages",
 ]
 
 MIDDLEWARE = [
