@@ -7,9 +7,11 @@ deserialized: a substring or a bytes regex on key, value or header values, and a
 `RecordFilter.batch_may_match(raw, batch)` is the hot path's shortcut (issue 13's hint): an
 uncompressed batch's records sit in the record set as written, so if the substring (or, for
 == and contains on a JSON string, the string as JSON writes it) is not in the batch's bytes,
-no record of it can match, and its records are never decoded. JSON may escape characters
-(`\\u0041` for `A`), so a batch holding any backslash is decoded anyway. A batch whose
-max timestamp is before the time range cannot match either, whatever its codec.
+no record of it can match, and its records are never decoded. JSON may write any character
+as `\\uXXXX` (and `/` as `\\/`), so a batch holding such an escape is decoded anyway; literals
+with a quote, a backslash or a control character (which JSON always escapes) get no
+pre-check. A batch whose max timestamp is before the time range cannot match either,
+whatever its codec.
 """
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ class RecordFilter:
         self._text = _text_predicate(spec)
         self._json = _json_predicate(spec)
         self._needles = [] if transform else _batch_needles(spec)
+        self._escapes = _escapes(spec)
         self._start, self._end = spec.start_time_ms, spec.end_time_ms
 
     def batch_may_match(self, raw: bytes, batch: BatchInfo) -> bool:
@@ -66,7 +69,7 @@ class RecordFilter:
         if not self._needles or batch.compression != NO_COMPRESSION:
             return True
         find = raw.find
-        if self._json is not None and find(b"\\", batch.start, batch.end) >= 0:
+        if any(find(escape, batch.start, batch.end) >= 0 for escape in self._escapes):
             return True
         return all(find(needle, batch.start, batch.end) >= 0 for needle in self._needles)
 
@@ -207,7 +210,14 @@ def _batch_needles(spec: FilterSpec) -> list[bytes]:
         needles.append(spec.text.encode("utf-8"))
     if spec.json_path and spec.json_op in ("==", "contains"):
         literal = _literal(spec.json_literal)
-        if isinstance(literal, str) and literal:
+        if isinstance(literal, str) and literal and not any(c in '"\\' or ord(c) < 32 for c in literal):
             encoded = json.dumps(literal, ensure_ascii=False).encode("utf-8")
             needles.append(encoded if spec.json_op == "==" else encoded[1:-1])
     return needles
+
+
+def _escapes(spec: FilterSpec) -> list[bytes]:
+    """JSON escapes that could hide the JSON literal from a byte search (see the module docstring)."""
+    if not (spec.json_path and spec.json_op in ("==", "contains")):
+        return []
+    return [b"\\u", b"\\/"] if "/" in spec.json_literal else [b"\\u"]
