@@ -74,7 +74,7 @@ class Broker:
         self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
-        self._drop_orphan_logs()
+        self._set_aside_stray_logs()
         await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
@@ -189,11 +189,16 @@ class Broker:
         if delete_log:
             self.log_manager.delete_log(*key)
 
-    def _drop_orphan_logs(self) -> None:
-        """Delete logs this broker no longer hosts (deleted or moved away while it was down)."""
+    def _set_aside_stray_logs(self) -> None:
+        """Logs this broker does not host per the metadata (deleted or moved away while it was
+        down, or metadata that lost them) are renamed `-stray`, never deleted (KIP-866): if the
+        metadata is what is wrong, the data is still there."""
         for key in list(self.log_manager.all_logs()):
             if key not in self.partitions:
-                self.log_manager.delete_log(*key)
+                stray = self.log_manager.mark_stray(*key)
+                log.warning("Broker %d: %s-%d is not a replica of this broker in the metadata; its log dir "
+                            "was renamed %s and is no longer served (delete it once it is not needed)",
+                            self.node_id, *key, stray)
 
     # --- lookups for the API handlers -----------------------------------------------------
 

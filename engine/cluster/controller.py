@@ -25,7 +25,7 @@ from engine.cluster import records as R
 from engine.cluster import replication_control as RC
 from engine.cluster import state_machines as SM
 from engine.cluster.assignment import assign_replicas
-from engine.cluster.journal import MetadataJournal
+from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster.topics import collision_key, validate_topic_name
 from engine.config import (BrokerConfig, InvalidConfigError, validate_broker_configs,
@@ -49,8 +49,16 @@ class Controller:
         self.restoring_preferred_leaders = False
         self._producer_ids_left = 0
         self._next_producer_id = 0
-        for record in self._journal.replay():
-            R.apply(self.image, record)
+        for path, offset, record in self._journal.replay():
+            try:
+                R.apply(self.image, record)
+            except R.MetadataRecordError as exc:
+                raise MetadataCorruptError(path, offset, f"the record {record!r} makes no sense ({exc})",
+                                           repairable=path.name.startswith("journal-")) from None
+        if self._journal.needs_migration:
+            self._journal.write_snapshot(self.snapshot_records())
+            log.info("Cluster metadata migrated to the framed journal format (generation %d)",
+                     self._journal.generation)
         if not self.image.cluster_id:
             self._commit([R.cluster_record(_new_cluster_id())])
         self._apply_broker_config_overrides()

@@ -169,22 +169,27 @@ def _close_slices(reads: list[PartitionRead]) -> None:
 
 
 def _build_response(ctx, request, reads: list[PartitionRead]):
+    """Partitions are grouped by topic, in the order each topic first appears, so a request
+    listing A0, B0, A1 is answered A[0, 1], B[0]. Markers are numbered in that response order:
+    the writer finds them front to back in the frame."""
     nonce = uuid.uuid4().bytes
-    markers, slices, topics = [], [], {}
+    grouped: dict[tuple, list[PartitionRead]] = {}
     for read in reads:
-        records = b""
-        if read.slice is not None:
-            records = nonce + len(markers).to_bytes(4, "big")
-            markers.append(records)
-            slices.append(read.slice)
-        data = PartitionData(partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
-                             last_stable_offset=read.high_watermark, log_start_offset=read.log_start_offset,
-                             aborted_transactions=None, preferred_read_replica=-1, records=records)
-        key = (read.topic, read.topic_id)
-        topic = topics.get(key)
-        if topic is None:
-            topic = topics[key] = TopicResponse(topic=read.topic, topic_id=read.topic_id, partitions=[])
-        topic.partitions.append(data)
-    response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=list(topics.values()))
+        grouped.setdefault((read.topic, read.topic_id), []).append(read)
+    markers, slices, topics = [], [], []
+    for (name, topic_id), topic_reads in grouped.items():
+        partitions = []
+        for read in topic_reads:
+            records = b""
+            if read.slice is not None:
+                records = nonce + len(markers).to_bytes(4, "big")
+                markers.append(records)
+                slices.append(read.slice)
+            partitions.append(PartitionData(
+                partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
+                last_stable_offset=read.high_watermark, log_start_offset=read.log_start_offset,
+                aborted_transactions=None, preferred_read_replica=-1, records=records))
+        topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
+    response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
     frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
     return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))
