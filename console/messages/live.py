@@ -133,11 +133,12 @@ class MessagesConsumer(AsyncWebsocketConsumer):
         presenter = selectors.presenter_for(cluster=cluster, topic=self.topic, mask=self.mask,
                                             formats=formats_from(command))
         record_filter = selectors.record_filter(spec=filter_spec_from(command), presenter=presenter)
-        put({"type": "tailing"})
         with selectors.topic_reader(cluster=cluster, topic=self.topic) as reader:
             for kind, item in tail(reader, record_filter, max_shown_per_second=TAIL_SHOWN_PER_SECOND,
                                    should_stop=stop.is_set, is_paused=pause.is_set):
                 if kind == "record":
                     put({"type": "record", "message": presenter.present(item).as_dict(preview=True)})
+                elif kind == "started":
+                    put({"type": "tailing", "positions": {str(p): o for p, o in item.items()}})
                 else:
                     put({"type": "tail_stats", "stats": item})

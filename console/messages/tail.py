@@ -20,8 +20,11 @@ REPORT_EVERY_SECONDS = 0.5
 def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_second: int,
          should_stop: Callable[[], bool], is_paused: Callable[[], bool],
          ) -> Iterator[tuple[str, object]]:
-    """Yield ("record", ConsumedRecord) for shown records and ("stats", dict) twice a second."""
+    """Yield ("started", positions) once the starting positions are known (records produced
+    after that are shown), ("record", ConsumedRecord) for shown records and ("stats", dict)
+    twice a second."""
     positions = {p: o.high_watermark for p, o in reader.offsets().items()}
+    yield "started", dict(positions)
     seen = shown = not_shown = matched = 0
     window_start = last_report = started = time.monotonic()
     shown_in_window = 0

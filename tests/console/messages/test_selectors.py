@@ -160,3 +160,24 @@ def test_large_values_are_previewed(cluster, engine_cluster):
     record, view, presenter = selectors.message_get(cluster=cluster, topic=topic, partition=0, offset=0, mask=False)
     assert view.value_truncated and view.value_size == len(big) and len(view.value.text) < 100_000
     assert presenter.raw_value(record) == big
+
+
+def test_tail_caps_what_it_shows_and_counts_the_rest(cluster, engine_cluster):
+    from console.messages.filters import RecordFilter
+    from console.messages.tail import tail
+    topic = create_topic(engine_cluster.bootstrap, "msg-tail-cap", partitions=2)
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": b"before"}])
+    events = []
+    with selectors.topic_reader(cluster=cluster, topic=topic) as reader:
+        for kind, item in tail(reader, RecordFilter(FilterSpec(mode="substring", text="new")), max_shown_per_second=1,
+                               should_stop=lambda: bool(events) and events[-1][0] == "stats"
+                               and events[-1][1]["matches"] >= 200, is_paused=lambda: False):
+            events.append((kind, item))
+            if kind == "started":
+                produce_confluent(engine_cluster.bootstrap, topic, [{"value": b"new %d" % i} for i in range(200)]
+                                  + [{"value": b"other"}] * 50)
+    stats = events[-1][1]
+    shown = [item for kind, item in events if kind == "record"]
+    assert stats["matches"] == 200 and stats["records_seen"] == 250
+    assert stats["shown"] == len(shown) >= 1 and stats["not_shown"] == 200 - len(shown) > 0
+    assert all(r.value.startswith(b"new") for r in shown)
