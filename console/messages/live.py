@@ -79,12 +79,15 @@ class MessagesConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(event))
 
     async def _run(self, run, command: dict, stop: threading.Event, pause: threading.Event) -> None:
-        """Run a blocking generator on a thread; its events come back through a queue."""
+        """Run a blocking generator on a daemon thread (a tail never ends by itself, and must
+        not keep a stopping server alive); its events come back through a queue."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue(maxsize=100)
+        finished = asyncio.Event()
 
         def put(event):
-            asyncio.run_coroutine_threadsafe(queue.put(event), loop).result()
+            if not stop.is_set() or event is None or event.get("type") in ("done", "error"):
+                asyncio.run_coroutine_threadsafe(queue.put(event), loop).result()
 
         def work():
             close_old_connections()
@@ -97,14 +100,16 @@ class MessagesConsumer(AsyncWebsocketConsumer):
                 put({"type": "error", "message": "The console failed to read the topic; see its log."})
             finally:
                 close_old_connections()
-                put(None)
-        worker = loop.run_in_executor(None, work)
+                loop.call_soon_threadsafe(finished.set)
+                with contextlib.suppress(RuntimeError):
+                    asyncio.run_coroutine_threadsafe(queue.put(None), loop)
+        threading.Thread(target=work, name=f"messages-{self.topic}", daemon=True).start()
         try:
             while (event := await queue.get()) is not None:
                 await self._send(event)
         finally:
             stop.set()
-            while not worker.done():   # let the worker put its last events and end
+            while not finished.is_set():   # drain, so the worker is never blocked on a full queue
                 with contextlib.suppress(asyncio.QueueEmpty):
                     queue.get_nowait()
                 await asyncio.sleep(0.01)
