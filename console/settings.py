@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "console.brokers",
     "console.topics",
     "console.groups",
+    "console.messages",
 ]
 
 MIDDLEWARE = [
