@@ -70,11 +70,20 @@ def _database_from_env() -> dict:
     """SQLite in the project dir unless DATABASE_URL says otherwise (postgres://, sqlite:///...)."""
     url = envstr("DATABASE_URL", "")
     if not url:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3", "OPTIONS": _SQLITE_OPTIONS}
     try:
-        return dj_database_url.parse(url, conn_max_age=60)
+        database = dj_database_url.parse(url, conn_max_age=60)
     except (ValueError, KeyError) as exc:
         raise ImproperlyConfigured(f"DATABASE_URL={url!r} is not a database URL: {exc}") from None
+    if database["ENGINE"].endswith("sqlite3"):
+        database["OPTIONS"] = {**_SQLITE_OPTIONS, **database.get("OPTIONS", {})}
+    return database
+
+
+# The web server, Celery workers and beat write to one SQLite file at once: WAL lets readers
+# go on during a write, IMMEDIATE takes the write lock at BEGIN (no deadlock on upgrade), and
+# a writer waits up to 20 s for the lock instead of failing with "database is locked".
+_SQLITE_OPTIONS = {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}
 
 
 DATABASES = {"default": _database_from_env()}
