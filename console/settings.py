@@ -4,7 +4,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envfloat, envint, envstr
+from console.env import env_spark_conf, envbool, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.analytics",
 ]
 
 MIDDLEWARE = [
@@ -119,3 +120,12 @@ CHANNEL_LAYERS = {
     if REDIS_URL else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 }
 ASGI_APPLICATION = "console.asgi.application"
+
+# --- Analytics (console/analytics): the offsets lake and Spark -----------------------------
+DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
+# A path, file://, or a URL Spark and pyarrow both read (s3a://, hdfs://) when Spark runs on a cluster.
+ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
+ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
+SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
+SPARK_CONF = env_spark_conf()
