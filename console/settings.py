@@ -5,7 +5,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envfloat, envint, envstr
+from console.env import env_spark_conf, envbool, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "console.topics",
     "console.groups",
     "console.messages",
+    "console.analytics",
 ]
 
 MIDDLEWARE = [
@@ -157,3 +158,11 @@ def channel_layers(redis_url: str) -> dict:
 
 CHANNEL_LAYERS = channel_layers(REDIS_URL)
 ASGI_APPLICATION = "console.asgi.application"
+
+# --- Analytics (console/analytics): the offsets lake and Spark -----------------------------
+# A path, file://, or a URL Spark and pyarrow both read (s3a://, hdfs://) when Spark runs on a cluster.
+ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
+ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
+SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
+SPARK_CONF = env_spark_conf()
