@@ -226,8 +226,9 @@ def test_retention_never_deletes_at_or_above_the_high_watermark(open_log, config
 
 
 def test_compact_only_policy_keeps_segments(open_log, config):
-    log = open_log(dataclasses.replace(config, retention_ms=0, cleanup_policy="compact"))
-    produce(log, batches=50, base_ts=0)
+    log = open_log(dataclasses.replace(config, retention_ms=0))
+    produce(log, batches=50, base_ts=0)     # keyless: written before the topic turned compacted
+    log.update_config(dataclasses.replace(config, retention_ms=0, cleanup_policy="compact"))
     assert log.delete_old_segments(BASE_TS) == 0
 
 
