@@ -73,7 +73,8 @@ class Broker:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_manager = LogManager(self.log_dir)
         self.log_manager.load(self._log_config_for_topic, now_ms())
-        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read()
+        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read_or_ignore(
+            "high watermarks restart from 0 and advance as followers fetch")
         self._logs_loaded = True
 
     def recovered_replicas(self) -> dict[tuple[str, int], ReplicaLog]:

@@ -111,7 +111,8 @@ class LogCleaner:
 
     def __init__(self, log_dir: Path | str, *, dedupe_buffer_size: int = 128 * 1024 * 1024) -> None:
         self._checkpoint_file = OffsetCheckpointFile(Path(log_dir) / CLEANER_CHECKPOINT)
-        self._first_dirty: dict[TopicPartition, int] = self._checkpoint_file.read()
+        self._first_dirty: dict[TopicPartition, int] = self._checkpoint_file.read_or_ignore(
+            "compacted logs are cleaned again from their start")
         self._seen: dict[TopicPartition, Log] = {}
         self._delete_horizons: dict[TopicPartition, int] = {}
         self.max_map_entries = max(1, dedupe_buffer_size // OFFSET_MAP_ENTRY_BYTES)
