@@ -197,6 +197,7 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
     ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
     ConfigDef("log.cleaner.dedupe.buffer.size", TYPE_LONG, 128 * 1024 * 1024, at_least(1024)),
+    ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
 ]
