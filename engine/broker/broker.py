@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from pathlib import Path
 
 import kafka.errors as Errors
 
-from engine.broker.network import BrokerListener
+from engine.clock import now_ms
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -37,10 +36,6 @@ log = logging.getLogger(__name__)
 HW_CHECKPOINT = "replication-offset-checkpoint"
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Broker:
     def __init__(self, node_id: int, host: str, port: int, log_dir: Path, controller: Controller) -> None:
         self.node_id = node_id
@@ -55,7 +50,7 @@ class Broker:
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
-        self.listener = BrokerListener(self, host, port, self.config.get("socket.request.max.bytes"))
+        self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._controller_epoch = -1
         self.running = False
@@ -93,7 +88,8 @@ class Broker:
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._set_aside_stray_logs()
-        await self.listener.start()
+        if self.listener is not None:
+            await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
@@ -109,7 +105,8 @@ class Broker:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.listener.stop()
+        if self.listener is not None:
+            await self.listener.stop()
         self.group_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()

@@ -28,8 +28,8 @@ from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster.topics import collision_key, validate_topic_name
-from engine.config import (BrokerConfig, InvalidConfigError, validate_broker_configs,
-                           validate_topic_configs)
+from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
+from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -436,7 +436,7 @@ class Controller:
         if broker and int(broker) not in self.image.brokers:
             raise ApiError(Errors.InvalidRequestError, f"Unknown broker {broker}")
         try:
-            parsed = validate_broker_configs(changes, dynamic_only=True)
+            parsed = validate_dynamic_broker_configs(changes, per_broker=bool(broker))
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidRequestError, str(exc)) from None
         if validate_only:

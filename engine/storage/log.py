@@ -17,6 +17,7 @@ from .log_loader import LogLoader, rebuild_producer_state
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
 from .producer_state import BatchMetadata, ProducerStateManager
+from .record_keys import check_keys
 from .segment import LogSegment
 from .segment_swap import commit_cleaned, finish_swap
 
@@ -115,6 +116,8 @@ class Log:
         batches = analyze_records(records, self.config, from_client=True)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        if self.config.compact:
+            check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
         stamped = assign_offsets_and_timestamps(
             records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,

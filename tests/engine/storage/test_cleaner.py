@@ -203,9 +203,8 @@ def test_log_append_time_batches_keep_their_timestamp(tmp_path, open_log, config
 
 
 def test_keyless_records_are_dropped(tmp_path, open_log, config):
-    """Written while the topic was not compacted yet (a compacted one refuses them)."""
-    log = open_log()
-    log.update_config(dataclasses.replace(config, cleanup_policy="delete"))
+    # A compacted log refuses keyless records, so they come from before the topic turned compacted.
+    log = open_log(dataclasses.replace(config, cleanup_policy="delete"))
     produce(log, [(None, b"orphan"), (b"k", b"v")], per_batch=2)
     log.update_config(config)
     log.roll(BASE_TS)
