@@ -132,6 +132,9 @@ _BROKER_DEFS = [
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
+    # get POLICY_VIOLATION.
+    ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
@@ -202,7 +205,7 @@ DYNAMIC_BROKER_CONFIGS = frozenset({
     "min.insync.replicas", "unclean.leader.election.enable", "compression.type", "num.partitions",
     "log.message.timestamp.type", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
     "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio", "log.retention.check.interval.ms",
-    "producer.id.expiration.ms", "max.connections", "max.connections.per.ip",
+    "producer.id.expiration.ms", "max.connections", "max.connections.per.ip", "max.partitions",
 })
 
 # Broker-level unit conversions for synonym chains (hours/minutes -> ms).
