@@ -1,5 +1,6 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
-and operator commands that talk to a running engine (`broker ...`, `groups ...`).
+operator commands that talk to a running engine (`broker ...`, `groups ...`), and
+`metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0).
@@ -14,7 +15,8 @@ import signal
 import sys
 
 from engine.config import InvalidConfigError
-from engine.tools import broker_command, groups_command
+from engine.cluster.journal import MetadataCorruptError
+from engine.tools import broker_command, groups_command, metadata_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
+    metadata_command.add_parser(commands)
     return parser
 
 
@@ -86,12 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         return broker_command.run(args)
     if args.command == "groups":
         return groups_command.run(args)
+    if args.command == "metadata":
+        return metadata_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)
         return 2
     try:
         return asyncio.run(serve(args))
+    except MetadataCorruptError as exc:
+        logging.getLogger("engine").error("%s", exc)
+        return 1
     except (InvalidConfigError, argparse.ArgumentTypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -56,6 +56,9 @@ class Engine:
         for broker in self.brokers:
             self.controller.register_broker(broker.node_id, broker.host, broker.port)
         self.controller.elect_controller()
+        for broker in self.brokers:   # all logs recovered before anyone leads or fetches
+            broker.load_logs()
+        self.controller.elect_longest_logs({b.node_id: b.recovered_replicas() for b in self.brokers})
         for broker in self.brokers:
             await broker.start()
         for broker in self.brokers:

@@ -55,3 +55,19 @@ def engine_factory(tmp_path):
 def topic_name(request):
     """A topic name unique to the test."""
     return "t-" + re.sub(r"[^a-zA-Z0-9.-]", "-", request.node.name)[:200]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """SQLite's test database in a file, not in memory, so that a Celery worker process
+    (tests/support/celery_worker.py) opens the same database as the test. On /dev/shm when
+    there is one: as fast as memory. One file per pytest process (its pid)."""
+    import os
+    from pathlib import Path
+
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
+        database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")

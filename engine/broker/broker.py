@@ -20,6 +20,7 @@ from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
+from engine.cluster.replication_control import ReplicaLog
 from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.group_store import OFFSETS_TOPIC
@@ -42,6 +43,7 @@ class Broker:
         self.controller = controller
         self.config: BrokerConfig = controller.broker_config_for(node_id)
         self.log_manager = LogManager(log_dir)
+        self._logs_loaded = False
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
@@ -61,15 +63,28 @@ class Broker:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    async def start(self) -> None:
+    def load_logs(self) -> None:
+        """Open and recover every log of the log dir; `start` does it unless done already."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_manager = LogManager(self.log_dir)
         self.log_manager.load(self._log_config_for_topic, now_ms())
         self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read()
+        self._logs_loaded = True
+
+    def recovered_replicas(self) -> dict[tuple[str, int], ReplicaLog]:
+        """What each loaded log holds, for the controller's longest-log election."""
+        return {key: ReplicaLog(log_.leader_epoch_cache.latest_epoch, log_.log_end_offset,
+                                self._checkpointed_hw.get(key, 0))
+                for key, log_ in self.log_manager.all_logs().items()}
+
+    async def start(self) -> None:
+        if not self._logs_loaded:
+            self.load_logs()
+        self._logs_loaded = False   # a later restart (stop, start) loads again
         self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
-        self._drop_orphan_logs()
+        self._set_aside_stray_logs()
         if self.listener is not None:
             await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
@@ -186,11 +201,16 @@ class Broker:
         if delete_log:
             self.log_manager.delete_log(*key)
 
-    def _drop_orphan_logs(self) -> None:
-        """Delete logs this broker no longer hosts (deleted or moved away while it was down)."""
+    def _set_aside_stray_logs(self) -> None:
+        """Logs this broker does not host per the metadata (deleted or moved away while it was
+        down, or metadata that lost them) are renamed `-stray`, never deleted (KIP-866): if the
+        metadata is what is wrong, the data is still there."""
         for key in list(self.log_manager.all_logs()):
             if key not in self.partitions:
-                self.log_manager.delete_log(*key)
+                stray = self.log_manager.mark_stray(*key)
+                log.warning("Broker %d: %s-%d is not a replica of this broker in the metadata; its log dir "
+                            "was renamed %s and is no longer served (delete it once it is not needed)",
+                            self.node_id, *key, stray)
 
     # --- lookups for the API handlers -----------------------------------------------------
 

@@ -145,18 +145,8 @@ class GroupCoordinator:
             if generation_id >= 0:  # a member of a generation this coordinator never saw
                 raise ApiError(Errors.IllegalGenerationError)
             group = self.store.add(GroupMetadata(group_id, now_ms()))  # offsets only, no membership
-        if group.is_(S.DEAD):
-            raise ApiError(Errors.CoordinatorNotAvailableError)
-        if group.is_static_member_fenced(member_id, group_instance_id):
-            raise ApiError(Errors.FencedInstanceIdError)
-        if not (generation_id < 0 and group.is_(S.EMPTY)):
-            if group.is_(S.COMPLETING_REBALANCE):
-                raise ApiError(Errors.RebalanceInProgressError)
-            member = group.members.get(member_id)
-            if member is None:
-                raise ApiError(Errors.UnknownMemberIdError)
-            if generation_id != group.generation_id:
-                raise ApiError(Errors.IllegalGenerationError)
+        member = _validate_offset_commit(group, member_id, group_instance_id, generation_id)
+        if member is not None:
             self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
         await self.store.store_offsets(group, offsets, now_ms())
 
@@ -221,3 +211,32 @@ class GroupCoordinator:
         self._check_group(group_id, allow_empty=True)
         group = self.store.get(group_id)
         return None if group is None or group.is_(S.DEAD) else group
+
+
+def _validate_offset_commit(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                            generation_id: int):
+    """The committing member, None for a commit outside group membership; raises ApiError.
+
+    Kafka's order (ClassicGroup.validateOffsetCommit): the member and its generation first, and
+    only a valid member of the current generation hears REBALANCE_IN_PROGRESS, so a stale
+    member learns it is stale (ILLEGAL_GENERATION) instead of retrying."""
+    if group.is_(S.DEAD):
+        raise ApiError(Errors.CoordinatorNotAvailableError)
+    if generation_id < 0 and group.is_(S.EMPTY):
+        return None   # admin tools and standalone consumers commit for an empty group
+    if generation_id < 0 and not member_id and group_instance_id is None:
+        raise ApiError(Errors.UnknownMemberIdError)
+    if group_instance_id is not None:
+        known = group.static_member_id(group_instance_id)
+        if known is None:
+            raise ApiError(Errors.UnknownMemberIdError)
+        if known != member_id:
+            raise ApiError(Errors.FencedInstanceIdError)
+    member = group.members.get(member_id)
+    if member is None:
+        raise ApiError(Errors.UnknownMemberIdError)
+    if generation_id != group.generation_id:
+        raise ApiError(Errors.IllegalGenerationError)
+    if group.is_(S.COMPLETING_REBALANCE):
+        raise ApiError(Errors.RebalanceInProgressError)
+    return member

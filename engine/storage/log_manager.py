@@ -100,6 +100,15 @@ class LogManager:
         self.checkpoint()
         return True
 
+    def mark_stray(self, topic: str, partition: int) -> Path | None:
+        """Set aside a log the metadata does not name (KIP-866): renamed, never deleted."""
+        log = self._logs.pop((topic, partition), None)
+        if log is None:
+            return None
+        stray = log.rename_stray()
+        self.checkpoint()
+        return stray
+
     # --- background work ---------------------------------------------------------------
     def checkpoint(self) -> None:
         """Write both checkpoint files from the logs' current state."""
