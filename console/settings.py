@@ -102,8 +102,6 @@ KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
 TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
 GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100)
-# A group page watched live re-reads the group's lag this often (one feed per cluster).
-GROUP_LAG_POLL_SECONDS = envfloat("GROUP_LAG_POLL_SECONDS", 1.0)
 # The live overview asks the cluster this often (Kafka has no push); console events wake it at once.
 OVERVIEW_POLL_SECONDS = envfloat("OVERVIEW_POLL_SECONDS", 1.0)
 
