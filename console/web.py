@@ -46,7 +46,8 @@ class ApiEncoder(DjangoJSONEncoder):
 
     def default(self, o):
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            return dataclasses.asdict(o)
+            # Fields marked clusters.records.INTERNAL are for the server only.
+            return {f.name: getattr(o, f.name) for f in dataclasses.fields(o) if not f.metadata.get("internal")}
         if isinstance(o, (set, frozenset)):
             return sorted(o)
         if isinstance(o, datetime):
