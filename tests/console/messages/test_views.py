@@ -164,3 +164,14 @@ def test_masking_rules_are_admin_only_and_apply_to_viewers(cluster, topic, opera
     export = b"".join(viewer_client.get(reverse("messages:export", args=[cluster.pk, topic])).streaming_content)
     assert b"123-45" not in export and b"MTIzLTQ1" not in export
     assert AuditLogEntry.objects.filter(action="masking_rule.add", result="failed").count() == 1
+
+
+def test_bad_export_requests_and_unknown_topics_get_readable_errors(cluster, topic, viewer_client):
+    url = reverse("messages:export", args=[cluster.pk, topic])
+    bad_regex = viewer_client.get(url, {"mode": "regex", "text": "(["})
+    assert bad_regex.status_code == 400 and "Bad regular expression" in bad_regex.content.decode()
+    bad_path = viewer_client.get(url, {"json_path": "a..b"})
+    assert bad_path.status_code == 400 and "Bad JSON path" in bad_path.content.decode()
+    assert viewer_client.get(url, {"format": "xml"}).status_code == 400
+    missing = viewer_client.get(reverse("messages:browse", args=[cluster.pk, topic + "-nope"]))
+    assert missing.status_code == 404
