@@ -127,6 +127,11 @@ _BROKER_DEFS = [
     ConfigDef("default.replication.factor", TYPE_INT, 1, at_least(1)),
     ConfigDef("delete.topic.enable", TYPE_BOOLEAN, True),
     ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
+    ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
+    ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
@@ -190,15 +195,7 @@ _BROKER_DEFS = [
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 
-# Broker configs that AlterConfigs may change at run time (cluster-wide or per broker).
-DYNAMIC_BROKER_CONFIGS = frozenset({
-    "log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms", "log.flush.interval.messages",
-    "log.flush.interval.ms", "log.cleanup.policy", "log.index.interval.bytes", "message.max.bytes",
-    "min.insync.replicas", "unclean.leader.election.enable", "compression.type", "num.partitions",
-    "log.message.timestamp.type", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
-    "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio", "log.retention.check.interval.ms",
-    "producer.id.expiration.ms",
-})
+# Which broker configs may change at run time: engine/dynamic_config.py (Kafka's DynamicBrokerConfig).
 
 # Broker-level unit conversions for synonym chains (hours/minutes -> ms).
 _SYNONYM_SCALE = {"log.retention.minutes": 60000, "log.retention.hours": 3600000, "log.roll.hours": 3600000,
@@ -216,7 +213,7 @@ class BrokerConfig:
     dynamic_default: dict[str, Any] = field(default_factory=dict)  # cluster-wide ("")
 
     def __post_init__(self) -> None:
-        self.static = validate_broker_configs(self.static, dynamic_only=False)
+        self.static = validate_broker_configs(self.static)
 
     def _layers(self):
         return ((self.dynamic, SOURCE_DYNAMIC_BROKER), (self.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER),
@@ -267,16 +264,12 @@ def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-def validate_broker_configs(raw: dict[str, Any], *, dynamic_only: bool) -> dict[str, Any]:
-    """Parse broker configs; with dynamic_only, refuse those Kafka cannot change at run time.
-
-    A None value (a deletion) is checked by name only and kept as None."""
+def validate_broker_configs(raw: dict[str, Any]) -> dict[str, Any]:
+    """Parse static broker configs (the command line), raising InvalidConfigError on unknown
+    names or bad values."""
     unknown = [name for name in raw if name not in BROKER_CONFIGS]
     if unknown:
         raise InvalidConfigError(f"Unknown broker config name: {unknown[0]}")
-    static_only = sorted(name for name in raw if name not in DYNAMIC_BROKER_CONFIGS)
-    if dynamic_only and static_only:
-        raise InvalidConfigError(f"Cannot update these configs dynamically: Set({', '.join(static_only)})")
     return {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
 
 

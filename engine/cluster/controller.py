@@ -28,8 +28,8 @@ from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster.topics import collision_key, validate_topic_name
-from engine.config import (BrokerConfig, InvalidConfigError, validate_broker_configs,
-                           validate_topic_configs)
+from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
+from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -168,6 +168,22 @@ class Controller:
                                                           self._unclean_default()), live_before=live_before)
         if self.image.controller_id not in self.live_brokers():
             self.elect_controller()
+
+    def elect_longest_logs(self, reports: dict[int, dict[tuple[str, int], RC.ReplicaLog]]) -> int:
+        """At engine start, before any broker serves: the ISR member with the longest
+        recovered log leads each partition (see RC.longest_log_records). `reports`: what each
+        restarted broker's logs hold. Returns how many partitions changed."""
+        records = RC.longest_log_records(self.image, reports, self.live_brokers())
+        for record in records:
+            topic = self.image.topics_by_id[uuid.UUID(record["topic_id"])]
+            before = topic.partitions[record["partition"]]
+            key = (topic.name, record["partition"])
+            lost = [b for b, logs in reports.items() if key in logs and logs[key].lost_acknowledged_data]
+            log.warning("%s-%d after recovery: leader %d -> %d, ISR %s -> %s (the longest log leads; shorter "
+                        "replicas re-fetch before rejoining)%s", *key, before.leader, record["leader"], before.isr,
+                        record["isr"], f"; replicas {lost} lost acknowledged data in recovery" if lost else "")
+        self._commit_partition_changes(records)
+        return len(records)
 
     def _unclean_default(self) -> bool:
         return bool(self.broker_config.get("unclean.leader.election.enable"))
@@ -420,7 +436,7 @@ class Controller:
         if broker and int(broker) not in self.image.brokers:
             raise ApiError(Errors.InvalidRequestError, f"Unknown broker {broker}")
         try:
-            parsed = validate_broker_configs(changes, dynamic_only=True)
+            parsed = validate_dynamic_broker_configs(changes, per_broker=bool(broker))
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidRequestError, str(exc)) from None
         if validate_only:

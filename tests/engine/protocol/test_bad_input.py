@@ -17,7 +17,7 @@ def build_batch(values: list[bytes]) -> bytearray:
     builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
                                         producer_epoch=-1, base_sequence=-1, batch_size=1 << 24)
     for i, value in enumerate(values):
-        builder.append(i, timestamp=1_700_000_000_000 + i, key=None, value=value, headers=[])
+        builder.append(i, timestamp=None, key=None, value=value, headers=[])   # now: retention keeps it
     return builder.build()
 
 
