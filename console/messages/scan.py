@@ -34,14 +34,21 @@ class ReadProgress:
 
 
 def read_forward(reader: TopicReader, progress: ReadProgress, *,
-                 want: Callable[[bytes, BatchInfo], bool] | None = None,
+                 want: Callable[[bytes, BatchInfo], bool] | None = None, partition_bytes: int = FETCH_PARTITION_BYTES,
                  ) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
     """Yield (partition, record set, batch, kafka.record batch or None when `want` refused
     it) for every batch between the positions and the ends, advancing `progress.positions`
     past each batch as it is yielded. Stops when every partition reached its end."""
     stalled: dict[int, int] = {}
     while active := progress.active():
-        fetched = reader.fetch(active, partition_max_bytes=FETCH_PARTITION_BYTES, max_bytes=FETCH_MAX_BYTES)
+        alone = next((p for p in active if stalled.get(p)), None)
+        if alone is None:
+            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES)
+        else:
+            # No progress: its next batch may be larger than its share of the answer. Asked
+            # alone, it comes first, and KIP-74 lets the first partition return a whole batch.
+            fetched = reader.fetch({alone: active[alone]}, partition_max_bytes=FETCH_MAX_BYTES,
+                                   max_bytes=FETCH_MAX_BYTES)
         for partition, answer in fetched.items():
             start = progress.positions[partition]
             if answer.error_code == OFFSET_OUT_OF_RANGE:

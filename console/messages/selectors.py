@@ -25,6 +25,7 @@ from console.messages.presenting import MessageView, Presenter
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 
 MAX_PAGE = 500
+BROWSE_FETCH_BYTES = 256 << 10
 START_MODES = ("newest", "oldest", "offset", "timestamp")
 
 
@@ -166,7 +167,8 @@ def _read(reader: TopicReader, starts: dict[int, int], ends: dict[int, int], per
     """Up to `per_partition` records of each partition from `starts` (inclusive) to `ends`."""
     progress = ReadProgress(positions=dict(starts), ends=dict(ends))
     taken: dict[int, list[ConsumedRecord]] = {p: [] for p in starts}
-    for partition, _raw, info, batch in read_forward(reader, progress):
+    # A page needs few records: small fetches, so a page of 100 partitions moves ~MBs, not 32 MB.
+    for partition, _raw, info, batch in read_forward(reader, progress, partition_bytes=BROWSE_FETCH_BYTES):
         mine = taken[partition]
         if batch is None or len(mine) >= per_partition:
             continue
