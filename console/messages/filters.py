@@ -61,10 +61,6 @@ class RecordFilter:
         self._json = _json_predicate(spec)
         self._needles = [] if transform else _batch_needles(spec)
         self._escapes = _escapes(spec)
-        # Every match holds these bytes as they are (a plain substring, unmasked): the scan
-        # may decode only the records that hold them (batches.records_holding).
-        self.record_needle = spec.text.encode("utf-8") if spec.mode == "substring" and spec.text and not transform \
-            else None
         self._start, self._end = spec.start_time_ms, spec.end_time_ms
 
     def batch_may_match(self, raw: bytes, batch: BatchInfo) -> bool:

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput
-from console.kafka_gateway.batches import BatchInfo, ConsumedRecord, records_holding, scan_batches, to_consumed
+from console.kafka_gateway.batches import (
+    BatchInfo,
+    ConsumedRecord,
+    fast_records,
+    scan_batches,
+    to_consumed,
+)
 from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
 from console.messages.filters import RecordFilter
 
@@ -119,8 +125,8 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     stops within one batch of a limit; its positions are exact either way."""
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
     started = last_report = time.monotonic()
-    match, needle = record_filter.match, record_filter.record_needle
-    for partition, _raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
+    match = record_filter.match
+    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
         from_offset = progress.positions[partition]
         stats.bytes_scanned += info.end - info.start
         if batch is None:
@@ -128,21 +134,14 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
             stats.records_scanned += _records_after(info, from_offset)
         else:
             codec = info.compression
-            candidates = None if needle is None else records_holding(batch, needle)
-            if candidates is None:
-                for r in batch:
-                    if r.offset < from_offset:
-                        continue
-                    stats.records_scanned += 1
-                    if match(r):
-                        stats.matches += 1
-                        yield "match", to_consumed(partition, r, codec)
-            else:
-                stats.records_scanned += _records_after(info, from_offset)
-                for r in candidates:
-                    if r.offset >= from_offset and match(r):
-                        stats.matches += 1
-                        yield "match", to_consumed(partition, r, codec)
+            fast = fast_records(raw, info)
+            for r in batch if fast is None else fast:
+                if r.offset < from_offset:
+                    continue
+                stats.records_scanned += 1
+                if match(r):
+                    stats.matches += 1
+                    yield "match", to_consumed(partition, r, codec, info)
         now = time.monotonic()
         stats.elapsed_seconds = now - started
         stats.stopped_by = _limit_hit(stats, limits, should_stop)
