@@ -175,3 +175,17 @@ def test_bad_export_requests_and_unknown_topics_get_readable_errors(cluster, top
     assert viewer_client.get(url, {"format": "xml"}).status_code == 400
     missing = viewer_client.get(reverse("messages:browse", args=[cluster.pk, topic + "-nope"]))
     assert missing.status_code == 404
+
+
+def test_search_api_streams_json_lines_to_a_script_with_basic_auth(cluster, engine_cluster, topic, users):
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": b'{"n": %d}' % i} for i in range(100)])
+    url = reverse("api:message_search", args=[cluster.pk, topic])
+    auth = {"HTTP_AUTHORIZATION": "Basic " + base64.b64encode(b"viewer:viewer-password").decode()}
+    response = Client().get(url, {"json_path": "n", "json_op": ">", "json_value": "96"}, **auth)
+    assert response.status_code == 200 and response.streaming
+    lines = [json.loads(line) for line in b"".join(response.streaming_content).splitlines()]
+    assert [line["message"]["offset"] for line in lines if line["type"] == "match"] == [97, 98, 99]
+    assert lines[-1]["type"] == "done" and lines[-1]["stats"]["records_scanned"] == 100
+    bad = Client().get(url, {"mode": "regex", "text": "(["}, **auth)
+    assert bad.status_code == 400 and "Bad regular expression" in bad.json()["error"]
+    assert Client().get(url).status_code == 401
