@@ -34,9 +34,10 @@ def masked_for(user) -> bool:
 
 
 def _common(request, cluster, name: str) -> dict:
+    masked = masked_for(request.user)
     return {"cluster": cluster, "topic": name, "formats": FORMATS,
-            "chosen": selectors.message_settings_get(cluster=cluster, topic=name),
-            "masked": masked_for(request.user)}
+            "chosen": selectors.message_settings_get(cluster=cluster, topic=name), "masked": masked,
+            "masks_apply": masked and bool(selectors.masking_rules(cluster=cluster, topic=name))}
 
 
 @page(VIEWER)

@@ -62,6 +62,7 @@ def test_browse_and_record_view_keep_payloads_inert(login, hostile_topic, no_dia
     expect(rows.nth(0).locator(".msg-value")).to_have_text(XSS[0])
     expect(rows.nth(1).locator(".msg-key")).to_have_text(XSS[1])
     assert viewer.locator("#messages img").count() == 0
+    viewer.screenshot(path="/tmp/console-messages-browse.png", full_page=True)
     for i in range(len(XSS)):
         viewer.click(f'#messages tr[data-offset="{i}"] a')
         expect(viewer.locator("#record-value")).to_have_text(XSS[i])
@@ -79,6 +80,7 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
     expect(viewer.locator("#search-results tbody tr")).to_have_count(5)
     expect(viewer.locator("#stat-records")).to_have_text("600000")
     expect(viewer.locator("#stat-matches")).to_have_text("5")
+    viewer.screenshot(path="/tmp/console-messages-search.png", full_page=True)
 
     # A regex gets no batch pre-check: every record is decoded, so the scan runs long enough to stop.
     viewer.select_option("#search-form select[name=mode]", "regex")
