@@ -189,3 +189,16 @@ def test_search_api_streams_json_lines_to_a_script_with_basic_auth(cluster, engi
     bad = Client().get(url, {"mode": "regex", "text": "(["}, **auth)
     assert bad.status_code == 400 and "Bad regular expression" in bad.json()["error"]
     assert Client().get(url).status_code == 401
+
+
+def test_a_large_value_is_previewed_on_its_page_and_downloads_whole(cluster, engine_cluster, unique_topic, viewer_client):
+    topic = create_topic(engine_cluster.bootstrap, unique_topic(), config={"max.message.bytes": str(4 << 20)})
+    big = b'{"blob": "' + b"z" * (3 << 19) + b'"}'
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": big}], **{"message.max.bytes": 4 << 20})
+    page = viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 0]))
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="value-truncated"' in html and len(html) < 200_000
+    raw = viewer_client.get(reverse("messages:raw", args=[cluster.pk, topic, 0, 0]))
+    assert raw["Content-Type"] == "application/octet-stream" and "attachment" in raw["Content-Disposition"]
+    assert raw.content == big
+    assert viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 1])).status_code == 404
