@@ -117,3 +117,18 @@ def test_tail_shows_a_record_produced_after_the_page_opened(login, console_serve
     assert viewer.locator("#tail-results img").count() == 0
     viewer.click("#tail-pause")
     expect(viewer.locator("#tail-state")).to_have_text("paused")
+
+
+def test_tail_of_a_busy_topic_caps_what_it_draws_and_says_how_much_it_skipped(login, console_server, no_dialogs):
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "browser-busy", partitions=3)
+    viewer = no_dialogs(login("viewer"))
+    viewer.goto(f"{cluster_path(viewer)}topics/{topic}/messages/tail")
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    produce_confluent(bootstrap, topic, ({"value": b"busy %d" % i} for i in range(100_000)),
+                      **{"linger.ms": 20, "batch.num.messages": 5000})
+    expect(viewer.locator("#tail-matches")).to_have_text("100000", timeout=SLOW)
+    shown, not_shown = (int(viewer.locator(f"#tail-{name}").text_content()) for name in ("shown", "not-shown"))
+    assert shown + not_shown == 100_000 and not_shown > 0
+    assert viewer.evaluate("1 + 1") == 2          # the page still answers
+    assert 0 < viewer.locator("#tail-results tbody tr").count() <= 500
