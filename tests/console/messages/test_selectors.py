@@ -60,6 +60,19 @@ def test_browse_by_offset_and_by_timestamp_returns_exactly_what_was_produced(clu
     assert [m.offset for m in by_time.messages] == list(range(12, 20))
 
 
+@pytest.mark.parametrize("client", ["ck", "kp"])
+@pytest.mark.parametrize("codec", CODECS)
+def test_search_reads_every_codec_from_both_clients(cluster, codec_topics, client, codec):
+    events = list(selectors.message_search(
+        cluster=cluster, topic=codec_topics[(client, codec)], mask=False,
+        query=SearchQuery(filter=FilterSpec(json_path="codec", json_op="==", json_literal=f'"{codec}"'))))
+    found = [(r.offset, r.key, r.value, r.headers, r.timestamp) for kind, (r, _v) in
+             (e for e in events if e[0] == "match")]
+    assert found == [(i, r["key"], r["value"], tuple(r["headers"]), r["timestamp"])
+                     for i, r in enumerate(_records(client, codec))]
+    assert events[-1][1].records_scanned == 20
+
+
 def test_paging_forwards_and_backwards_and_clamping(cluster, codec_topics):
     topic = codec_topics[("ck", "none")]
     newest = selectors.message_browse(cluster=cluster, topic=topic, mask=False, query=BrowseQuery(count=6))
