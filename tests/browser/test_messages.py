@@ -132,3 +132,24 @@ def test_tail_of_a_busy_topic_caps_what_it_draws_and_says_how_much_it_skipped(lo
     assert shown + not_shown == 100_000 and not_shown > 0
     assert viewer.evaluate("1 + 1") == 2          # the page still answers
     assert 0 < viewer.locator("#tail-results tbody tr").count() <= 500
+
+
+def test_an_operator_produces_from_the_form_and_browses_it(login, console_server, no_dialogs):
+    topic = create_topic(console_server.engine.bootstrap, "browser-produce")
+    operator = no_dialogs(login("operator"))
+    operator.goto(f"{cluster_path(operator)}topics/{topic}/messages/")
+    operator.click('[data-admin-action="produce"]')
+    operator.fill("#produce-form textarea[name=key]", "order-1")
+    operator.fill("#produce-form textarea[name=value]", '{"total": 12, "note": "<b>bold</b>"}')
+    operator.select_option("#produce-form select[name=value_serializer]", "json")
+    operator.fill("#produce-form textarea[name=headers]", "source=console")
+    operator.fill("#produce-form input[name=copies]", "2")
+    operator.click("#produce-form button[type=submit]")
+    expect(operator.locator("ul.messages")).to_contain_text("Produced 2 record(s)")
+    operator.click("#messages-nav >> text=Browse")
+    rows = operator.locator("#messages tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator(".msg-value")).to_have_text('{"total": 12, "note": "<b>bold</b>"}')
+    expect(rows.nth(0).locator(".msg-headers")).to_have_text("source=console")
+    assert operator.locator("#messages b").count() == 0
+    operator.screenshot(path="/tmp/console-messages-produced.png", full_page=True)
