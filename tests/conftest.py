@@ -1,11 +1,33 @@
 """Shared fixtures: a real engine cluster on free ports."""
 from __future__ import annotations
 
+import os
 import re
+import secrets
 
 import pytest
 
 from tests.support.engine_process import EngineProcess
+
+# One engine admin token for the whole run, set before any engine starts: child engines
+# store it in their data dirs (engine/admin_token.py), and the console and Celery workers
+# started by the tests read the same value, so they may stop and start brokers.
+os.environ.setdefault("ENGINE_ADMIN_TOKEN", secrets.token_urlsafe(32))
+# Cluster rows that tests create (not the bundled one) name this variable for the same token,
+# as an operator names a CONSOLE_SECRET_* variable for a remote engine.
+TEST_ADMIN_TOKEN_ENV = "CONSOLE_SECRET_TEST_ENGINE_ADMIN_TOKEN"
+os.environ[TEST_ADMIN_TOKEN_ENV] = os.environ["ENGINE_ADMIN_TOKEN"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _console_knows_the_engine_admin_token():
+    """pytest-django loads the settings before this file runs; give them the token too."""
+    try:
+        from django.conf import settings
+        if settings.configured:
+            settings.ENGINE_ADMIN_TOKEN = os.environ["ENGINE_ADMIN_TOKEN"]
+    except ImportError:
+        pass
 
 
 @pytest.fixture(scope="session")
