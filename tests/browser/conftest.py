@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ class Console:
     url: str
     engine: EngineProcess
     log_path: Path
+    env: dict = field(default_factory=dict)     # DATABASE_URL, REDIS_URL...: for a Celery worker of the test's
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -89,7 +90,7 @@ def console_server(tmp_path_factory):
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
         daphne, url = _start_daphne(env, log_path)
-        yield Console(url=url, engine=engine, log_path=log_path)
+        yield Console(url=url, engine=engine, log_path=log_path, env=env)
     finally:
         if daphne is not None:
             daphne.terminate()
