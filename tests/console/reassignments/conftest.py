@@ -5,6 +5,7 @@ import pytest
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.services import cluster_create
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
 
 
@@ -12,7 +13,8 @@ from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
 def four_brokers(db, engine_factory):
     """A private 4-broker engine and its cluster row (tests move replicas onto broker 3)."""
     engine = engine_factory(brokers=4, configs=STOPPABLE_ENGINE_CONFIGS)
-    cluster = cluster_create(name="four brokers", bootstrap_servers=engine.bootstrap)
+    cluster = cluster_create(name="four brokers", bootstrap_servers=engine.bootstrap,
+                             admin_token_env=TEST_ADMIN_TOKEN_ENV)
     cluster.engine = engine
     return cluster
 

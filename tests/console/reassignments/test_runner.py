@@ -70,3 +70,53 @@ def test_cancel_after_the_first_batch_returns_the_partition_to_its_old_replicas(
     assert job.state == Reassignment.CANCELLED, job.message
     assert replicas_of(four_brokers, topic) == {0: (0, 1), 1: (1, 2)}
     assert throttle_configs(four_brokers, [topic], [0, 1, 2, 3]) == {}
+
+
+def test_pause_lets_moves_in_flight_finish_and_starts_no_new_one_until_resumed(four_brokers, users, unique_topic):
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [0, 1], 1: [1, 2]})
+    job = services.plan_from_assignment(cluster=four_brokers, actor=users["operator"], name="p",
+                                        assignment={(topic, 0): (0, 3), (topic, 1): (1, 3)})
+    job = services.job_start(job=job, actor=users["operator"], per_broker_limit=1)   # one move at a time
+    runner.job_step(job_id=job.pk, token=job.tick_token)
+    services.job_pause(job=job, actor=users["operator"])
+
+    def first_done():
+        runner.job_step(job_id=job.pk, token=job.tick_token)
+        return job.moves.get(partition=0).state == ReassignmentMove.DONE
+    wait_until(first_done, timeout=60, message="the move in flight to finish while paused")
+    for _ in range(3):
+        runner.job_step(job_id=job.pk, token=job.tick_token)
+    assert job.moves.get(partition=1).state == ReassignmentMove.PENDING
+    job.refresh_from_db()
+    assert job.state == Reassignment.PAUSED
+    services.job_resume(job=job, actor=users["operator"])
+    assert run_to_the_end(job).state == Reassignment.DONE
+    assert replicas_of(four_brokers, topic) == {0: (0, 3), 1: (1, 3)}
+
+
+def test_a_broker_that_stops_mid_job_makes_it_wait_then_fail_cleanly(four_brokers, users, unique_topic, settings):
+    from console.brokers.services import broker_start, broker_stop
+    from tests.console.reassignments.test_jobs import fill
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [0, 1]})
+    fill(four_brokers, topic, 0, 1)
+    job = services.plan_from_assignment(cluster=four_brokers, actor=users["operator"], name="b",
+                                        assignment={(topic, 0): (0, 3)})
+    job = services.job_start(job=job, actor=users["operator"], throttle_bytes_per_sec=32 * 1024)
+    runner.job_step(job_id=job.pk, token=job.tick_token)
+    assert job.moves.get().state == ReassignmentMove.IN_FLIGHT
+    broker_stop(cluster=four_brokers, actor=users["admin"], broker_id=3)
+
+    runner.job_step(job_id=job.pk, token=job.tick_token)
+    job.refresh_from_db()
+    assert (job.state, job.message) == (Reassignment.RUNNING, "Waiting for broker(s) 3 to come back.")
+
+    settings.REASSIGNMENT_BROKER_WAIT_SECONDS = 0
+    job = run_to_the_end(job)
+    assert job.state == Reassignment.FAILED
+    assert "Broker(s) 3 stayed down" in job.message
+    assert job.moves.get().state == ReassignmentMove.CANCELLED
+    assert replicas_of(four_brokers, topic) == {0: (0, 1)}
+    broker_start(cluster=four_brokers, actor=users["admin"], broker_id=3)
+    # Broker 3 was down when the job ended: its throttle could not be removed, and the job says so.
+    assert "broker 3" in job.message
+    assert set(throttle_configs(four_brokers, [topic], [0, 1, 2])) == set()
