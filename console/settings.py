@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "console.messages",
     "console.analytics",
     "console.reassignments",
+    "django_celery_beat",
 ]
 
 MIDDLEWARE = [
@@ -151,6 +152,12 @@ REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 30
 # A step holds its job this long at most: a step of a killed worker blocks the job until then.
 # Longer than a step takes (a handful of requests, each bounded by KAFKA_REQUEST_TIMEOUT_MS).
 REASSIGNMENT_STEP_LEASE_SECONDS = envint("REASSIGNMENT_STEP_LEASE_SECONDS", 60)
+# Beat reads its schedule from the database (django-celery-beat): reassignment schedules are
+# rows edited in the console. The watchdog restarts any job whose chain of steps broke.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "reassignment-watchdog": {"task": "console.reassignments.tasks.reassignment_watchdog", "schedule": 60.0},
+}
 # channels_redis receives with a 5 s blocking BZPOPMIN; redis-py 8 gives every connection a 5 s
 # socket timeout by default, so the read timed out first, the consumer died and each live socket
 # reconnected every ~5-7 s (channels_redis#422). A socket timeout well above the blocking time

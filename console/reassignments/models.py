@@ -104,3 +104,34 @@ class PartitionLock(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "topic", "partition"], name="one_job_per_partition")]
+
+
+class ReassignmentSchedule(models.Model):
+    """A recurring or one-off reassignment action, fired by beat through its PeriodicTask.
+
+    REBALANCE plans a rebalance of `topics` (all when empty) and runs it, when the preferred
+    leader skew is above `min_leader_skew_percent` (always when null); ELECT runs a
+    preferred leader election. `cron` ("m h dom mon dow", UTC) or `run_at` (once)."""
+
+    REBALANCE, ELECT = "rebalance", "elect"
+    KINDS = [(REBALANCE, "Rebalance"), (ELECT, "Preferred leader election")]
+
+    cluster = models.ForeignKey("clusters.Cluster", on_delete=models.CASCADE, related_name="reassignment_schedules")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    topics = models.JSONField(default=list, blank=True)
+    cron = models.CharField(max_length=100, blank=True, default="")
+    run_at = models.DateTimeField(null=True, blank=True)
+    min_leader_skew_percent = models.FloatField(null=True, blank=True)
+    throttle_bytes_per_sec = models.BigIntegerField(null=True, blank=True)
+    enabled = models.BooleanField(default=True)
+    periodic_task = models.OneToOneField("django_celery_beat.PeriodicTask", null=True, on_delete=models.SET_NULL,
+                                         related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_fired_at = models.DateTimeField(null=True, blank=True)
+    last_result = models.TextField(blank=True, default="")
+    last_job = models.ForeignKey(Reassignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["name"]

@@ -41,3 +41,9 @@ def reassignment_watchdog() -> None:
 def resume_jobs(sender=None, **kwargs) -> None:
     for job_id in Reassignment.objects.filter(state__in=Reassignment.ACTIVE).values_list("pk", flat=True):
         services.job_resume_chain(job_id=job_id)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def reassignment_schedule_fire(schedule_id: int) -> None:
+    from console.reassignments.schedules import schedule_fire
+    schedule_fire(schedule_id=schedule_id)
