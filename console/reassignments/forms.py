@@ -68,3 +68,26 @@ class RunForm(forms.Form):
     def throttle_bytes(self) -> int | None:
         value = self.cleaned_data.get("throttle_mb_per_sec")
         return None if value is None else int(value * 1024 * 1024)
+
+
+class ScheduleForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    kind = forms.ChoiceField(choices=[("rebalance", "Rebalance"), ("elect", "Preferred leader election")])
+    cron = forms.CharField(required=False, max_length=100, label="Cron window (UTC)",
+                           help_text='"0 2 * * *" is nightly at 02:00. Or give one time below.')
+    run_at = forms.DateTimeField(required=False, label="Or once at (UTC)",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                 input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
+    topics = forms.CharField(required=False, max_length=200_000, help_text="Comma-separated; empty: all topics.")
+    min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000,
+                                               label="Only if leader skew is over (%)")
+    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, label="Throttle (MB/s)")
+
+    def clean_topics(self) -> list[str]:
+        return _id_list(self.cleaned_data["topics"], "topics")
+
+
+class ScheduleEditForm(forms.Form):
+    cron = forms.CharField(required=False, max_length=100)
+    enabled = forms.BooleanField(required=False)
+    min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000)

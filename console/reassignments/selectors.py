@@ -10,7 +10,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.errors import NotFound
 from console.kafka_gateway import group_partitions
-from console.reassignments.models import Reassignment, ReassignmentMove
+from console.reassignments.models import Reassignment, ReassignmentMove, ReassignmentSchedule
 from console.reassignments.planner import Placement
 
 MOVES_SHOWN = 500    # rows on the review page; the export has them all
@@ -105,3 +105,14 @@ def job_progress(*, job: Reassignment) -> Progress:
                     moves_done=counts[ReassignmentMove.DONE], moves_in_flight=counts[ReassignmentMove.IN_FLIGHT],
                     bytes_total=job.bytes_total, bytes_done=job.bytes_done, percent=round(percent, 1),
                     eta_seconds=None if eta is None else round(eta, 1))
+
+
+def schedule_list(*, cluster: Cluster) -> QuerySet[ReassignmentSchedule]:
+    return ReassignmentSchedule.objects.filter(cluster=cluster).select_related("last_job")
+
+
+def schedule_get(*, cluster: Cluster, schedule_id: int) -> ReassignmentSchedule:
+    try:
+        return ReassignmentSchedule.objects.get(cluster=cluster, pk=schedule_id)
+    except ReassignmentSchedule.DoesNotExist:
+        raise NotFound(f"There is no schedule {schedule_id} on {cluster.name}.") from None

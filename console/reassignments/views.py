@@ -12,9 +12,10 @@ from django.views.decorators.http import require_POST
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, InvalidInput, NotFound
-from console.reassignments import selectors, services
+from console.reassignments import schedules, selectors, services
 from console.reassignments.charts import plan_load_chart
-from console.reassignments.forms import EditMoveForm, GenerateForm, ImportForm, RunForm
+from console.reassignments.forms import (EditMoveForm, GenerateForm, ImportForm, RunForm, ScheduleEditForm,
+                                          ScheduleForm)
 from console.reassignments.plan_json import export_json, import_json, parse_replica_list
 from console.web import page
 
@@ -25,11 +26,68 @@ def job_list(request, cluster_id: int):
     return _render_list(request, cluster, GenerateForm(), ImportForm())
 
 
-def _render_list(request, cluster, generate_form, import_form, status=200):
+def _render_list(request, cluster, generate_form, import_form, status=200, schedule_form=None):
     jobs = selectors.reassignment_list(cluster=cluster)[:200]
-    return render(request, "reassignments/list.html", {"cluster": cluster, "jobs": jobs,
-                                                       "generate_form": generate_form, "import_form": import_form},
-                  status=status)
+    return render(request, "reassignments/list.html", {
+        "cluster": cluster, "jobs": jobs, "generate_form": generate_form, "import_form": import_form,
+        "schedules": selectors.schedule_list(cluster=cluster), "schedule_form": schedule_form or ScheduleForm()},
+        status=status)
+
+
+@page(OPERATOR)
+@require_POST
+def schedule_create(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = ScheduleForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        throttle = data["throttle_mb_per_sec"]
+        try:
+            schedules.schedule_create(cluster=cluster, actor=request.user, name=data["name"], kind=data["kind"],
+                                      cron=data["cron"].strip(), run_at=_aware(data["run_at"]),
+                                      topics=data["topics"], min_leader_skew_percent=data["min_leader_skew_percent"],
+                                      throttle_bytes_per_sec=None if throttle is None else int(throttle * 1024 * 1024))
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Schedule {data['name']} saved.")
+            return redirect("reassignments:list", cluster_id=cluster.pk)
+    return _render_list(request, cluster, GenerateForm(), ImportForm(), status=400, schedule_form=form)
+
+
+@page(OPERATOR)
+@require_POST
+def schedule_edit(request, cluster_id: int, schedule_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    schedule = selectors.schedule_get(cluster=cluster, schedule_id=schedule_id)
+    form = ScheduleEditForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise InvalidInput(" ".join(e for errors in form.errors.values() for e in errors))
+        data = form.cleaned_data
+        schedules.schedule_update(schedule=schedule, actor=request.user, cron=data["cron"].strip() or None,
+                                  enabled=data["enabled"], min_leader_skew_percent=data["min_leader_skew_percent"])
+    except ConsoleError as exc:
+        messages.error(request, f"Schedule not changed: {exc}")
+    else:
+        messages.success(request, f"Schedule {schedule.name} updated.")
+    return redirect("reassignments:list", cluster_id=cluster.pk)
+
+
+@page(OPERATOR)
+@require_POST
+def schedule_delete(request, cluster_id: int, schedule_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    schedule = selectors.schedule_get(cluster=cluster, schedule_id=schedule_id)
+    schedules.schedule_delete(schedule=schedule, actor=request.user)
+    messages.success(request, f"Schedule {schedule.name} deleted.")
+    return redirect("reassignments:list", cluster_id=cluster.pk)
+
+
+def _aware(value):
+    if value is not None and timezone.is_naive(value):
+        return timezone.make_aware(value, timezone.utc)
+    return value
 
 
 @page(OPERATOR)
@@ -94,9 +152,7 @@ def job_run(request, cluster_id: int, job_id: int):
     form = RunForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        run_at = data["run_at"]
-        if run_at is not None and timezone.is_naive(run_at):
-            run_at = timezone.make_aware(run_at, timezone.utc)
+        run_at = _aware(data["run_at"])
         try:
             services.job_start(job=job, actor=request.user, throttle_bytes_per_sec=form.throttle_bytes(),
                                per_broker_limit=data["per_broker_limit"], cluster_limit=data["cluster_limit"],

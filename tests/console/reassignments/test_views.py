@@ -84,3 +84,23 @@ def test_bad_form_values_get_readable_errors(four_brokers, topic, operator_clien
     assert response.status_code == 400 and "Broker ids are numbers" in response.content.decode()
     response = generate(operator_client, four_brokers, topics=topic, brokers="9")
     assert response.status_code == 400 and "Unknown broker" in response.content.decode()
+
+
+def test_schedules_are_created_shown_edited_and_deleted_in_the_console(four_brokers, operator_client, viewer_client):
+    from console.reassignments.models import ReassignmentSchedule
+    base = f"/clusters/{four_brokers.pk}/reassignments/"
+    response = operator_client.post(base + "schedules/create", {"name": "nightly", "kind": "rebalance",
+                                                                "cron": "0 2 * * *", "min_leader_skew_percent": 10})
+    assert response.status_code == 302, response.content.decode()
+    schedule = ReassignmentSchedule.objects.get()
+    page = viewer_client.get(base).content.decode()
+    assert f'data-schedule="{schedule.pk}"' in page and "0 2 * * *" in page and "leader skew &gt; 10.0%" in page
+    assert viewer_client.post(base + f"schedules/{schedule.pk}/delete").status_code == 403
+    operator_client.post(base + f"schedules/{schedule.pk}/edit", {"cron": "15 1 * * *", "min_leader_skew_percent": 5})
+    schedule.refresh_from_db()
+    assert (schedule.cron, schedule.enabled, schedule.min_leader_skew_percent) == ("15 1 * * *", False, 5)
+    bad = operator_client.post(base + "schedules/create", {"name": "x", "kind": "elect", "cron": "nightly"})
+    assert bad.status_code == 400 and "cron" in bad.content.decode()
+    operator_client.post(base + f"schedules/{schedule.pk}/delete")
+    assert not ReassignmentSchedule.objects.exists()
+    assert AuditLogEntry.objects.filter(action__startswith="reassignment_schedule.").count() >= 3
