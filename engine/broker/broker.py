@@ -297,6 +297,28 @@ class Broker:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
 
+    def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
+                       replica_id: int, min_one_batch: bool):
+        """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
+
+        Consumers read up to the high watermark; a follower (replica_id >= 0) reads up to the
+        log end, and its fetch offset moves the high watermark and may grow the ISR; a
+        throttled follower gets no data while the leader throttle is exceeded. The slice's
+        descriptor belongs to the segment: a caller that keeps it past this turn of the event
+        loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
+        partition = self.leader_partition(topic, index)
+        partition.check_leader_epoch(current_leader_epoch)
+        max_offset = partition.high_watermark
+        if replica_id >= 0:
+            self.on_follower_fetch(partition, replica_id, fetch_offset)
+            max_offset = None
+            if self.is_throttled_leader(partition, replica_id) and self.leader_throttle.exceeded():
+                max_offset = fetch_offset      # throttled: answer with no data this time
+        file_slice = partition.log.read(fetch_offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
+        if replica_id >= 0 and file_slice is not None and self.is_throttled_leader(partition, replica_id):
+            self.leader_throttle.record(file_slice.size)
+        return partition, file_slice
+
     def is_throttled_leader(self, partition: Partition, follower_id: int) -> bool:
         configs = self.image.topics[partition.topic].configs
         return is_throttled(configs.get("leader.replication.throttled.replicas", ""), partition.index, follower_id) \
