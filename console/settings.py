@@ -7,7 +7,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envfloat, envint, envstr
+from console.env import envbool, envfloat, envint, envlist, envstr
 from console.localenv import load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ if not SECRET_KEY:
             "SECRET_KEY=..., which `make run` creates at first start. Only DEBUG=1 runs without one.")
     SECRET_KEY = "insecure-debug-only-key"   # DEBUG only: never signs a production session
 
-ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
 # Websockets are accepted only from pages of the console's own origin (console/origin.py):
 # the socket's own scheme, host and port, or exactly this origin behind a proxy.
 CONSOLE_ORIGIN = envstr("CONSOLE_ORIGIN", "")
@@ -85,8 +85,8 @@ CONTENT_SECURITY_POLICY = {
 # django-axes: after AXES_FAILURE_LIMIT failed logins for one username, or from one IP address,
 # that username or address is refused for AXES_COOLOFF_MINUTES.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
-AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
@@ -110,6 +110,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "console.accounts.context_processors.role",
+                "console.clusters.context_processors.nav_cluster",
             ],
         },
     },
@@ -145,7 +146,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
-SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600)
+SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
 # every broker in its bootstrap list so the console keeps working while any one is down. An
@@ -158,14 +159,17 @@ DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
 ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))
 # Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
-KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
-KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
-TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
+KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000, minimum=100, maximum=600_000)
+KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000, minimum=100, maximum=600_000)
+TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100, minimum=1, maximum=10_000)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.
 LIVE_POLL_SECONDS = envfloat("LIVE_POLL_SECONDS", 1.0)
 LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
+if LIVE_MAX_BACKOFF_SECONDS < LIVE_POLL_SECONDS:
+    raise ImproperlyConfigured(f"LIVE_MAX_BACKOFF_SECONDS={LIVE_MAX_BACKOFF_SECONDS} is below "
+                               f"LIVE_POLL_SECONDS={LIVE_POLL_SECONDS}: the backoff cannot be shorter than a poll")
 
 USE_TZ = True
 TIME_ZONE = "UTC"

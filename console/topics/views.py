@@ -10,7 +10,12 @@ from console.errors import ConsoleError, InvalidInput
 from console.topics import selectors, services
 from console.topics.charts import partition_messages_chart
 from console.topics.forms import TopicConfigsForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm, config_lines
-from console.web import page
+from console.web import page, unless_confirmed
+
+
+def elect_all_message(cluster) -> str:
+    return (f"Run a preferred replica election for every topic of {cluster.name}? Each partition led by another "
+            "replica than its first (preferred) one moves its leadership back to it; clients follow the new leaders.")
 
 
 def list_filters(request) -> dict:
@@ -126,8 +131,12 @@ def topic_add_partitions(request, cluster_id: int, name: str):
 @page(OPERATOR)
 @require_POST
 def topic_elect(request, cluster_id: int, name: str | None = None):
-    """Preferred replica election for one topic (`name`) or for all topics."""
+    """Preferred replica election for one topic (`name`) or for all topics (confirmed first)."""
     cluster = cluster_get(cluster_id=cluster_id)
+    if name is None:
+        asked = unless_confirmed(request, message=elect_all_message(cluster), action="Run the election for all topics")
+        if asked is not None:
+            return asked
     try:
         outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=request.user, name=name)
     except ConsoleError as exc:

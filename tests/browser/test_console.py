@@ -41,10 +41,13 @@ def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, 
     # Stop broker 2 from the brokers page, in another tab.
     brokers = admin.context.new_page()
     brokers.goto(cluster_path + "brokers/")
+    questions = []
+    brokers.once("dialog", lambda dialog: (questions.append(dialog.message), dialog.accept()))
     brokers.click('tr[data-broker="2"] [data-admin-action="stop-broker"]', timeout=SLOW)
     expect(brokers.locator('tr[data-broker="2"] [data-admin-action="start-broker"]')).to_be_visible(timeout=SLOW)
 
     expect(admin.locator("#ov-brokers-down")).to_have_text("1", timeout=SLOW)
+    assert questions and questions[0].startswith("Stop broker 2 (127.0.0.1:")
     expect(admin.locator("#ov-brokers-up")).to_have_text("2")
     expect(admin.locator('#ov-brokers tr[data-broker="2"]')).to_have_attribute("data-up", "false")
     expect(admin.locator("#ov-under-replicated")).not_to_have_text("0", timeout=SLOW)

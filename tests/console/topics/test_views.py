@@ -122,7 +122,11 @@ def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, oper
     elected = operator_client.post(reverse("topics:elect", args=[cluster.pk, name]), follow=True)
     assert "Preferred replica election: 0 partition(s) moved to their preferred leader, 4 already led by it." in \
         elected.content.decode()
-    all_topics = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]), follow=True)
+    asked = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]))
+    assert asked.status_code == 200 and "Run a preferred replica election for every topic of" in asked.content.decode()
+    assert not AuditLogEntry.objects.filter(action="topic.elect_preferred_leaders", target="*").exists()
+    all_topics = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]), {"confirmed": "yes"},
+                                      follow=True)
     assert "Preferred replica election:" in all_topics.content.decode()
 
 
