@@ -89,6 +89,12 @@ def _basic_auth_user(request):
     return authenticate(request, username=username, password=password)
 
 
+def form_error(form, exc) -> None:
+    """Show a service's ConsoleError on the form (kept filled in), Kafka's code apart."""
+    form.add_error(None, str(exc))
+    form.kafka_code = getattr(exc, "kafka_code", None)
+
+
 CONFIRMED = "confirmed"
 
 

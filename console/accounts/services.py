@@ -44,8 +44,9 @@ def audited(*, actor, cluster, action: str, target: str, details: dict) -> Itera
     try:
         yield details
     except ConsoleError as exc:
+        error = {"error": str(exc), **({"kafka_code": exc.kafka_code} if exc.kafka_code else {})}
         audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.FAILED,
-                         details={**details, "error": str(exc)})
+                         details={**details, **error})
         raise
     audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.OK,
                      details=details)

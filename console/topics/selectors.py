@@ -17,6 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
 STATUS_FILTERS = {
@@ -133,7 +134,7 @@ class TopicDetail:
     is_internal: bool
     stats: TopicStats
     partitions: list[PartitionRow]
-    configs: list[ConfigEntry]
+    configs: list[ConfigRow]
     consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
     warnings: list[str]
 
@@ -155,7 +156,7 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = gw.topic_configs(name)
+        configs = [_config_row(e) for e in gw.topic_config_details(name)]
         try:
             groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
         except GatewayError as exc:
@@ -206,3 +207,63 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
                              no_commit=len(partitions) - len(committed_rows),
                              lag_unknown=len(committed_rows) - len(known)))
     return rows
+
+
+# --- the configs table -----------------------------------------------------------------------
+
+SOURCE_LABELS = {"DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker",
+                 "DYNAMIC_DEFAULT_BROKER_CONFIG": "broker", "STATIC_BROKER_CONFIG": "broker",
+                 "DEFAULT_CONFIG": "default"}
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    name: str
+    value: str | None               # None for a sensitive value: never shown
+    default_value: str | None       # what applies without the topic's override
+    default_from: str | None        # the config that default comes from, when it is another one
+    source: str                     # topic, broker or default (Kafka's DescribeConfigs source, in words)
+    kafka_source: str
+    read_only: bool
+    is_sensitive: bool
+    config_type: str | None
+    doc: str                        # Kafka's documentation line, for the tooltip
+
+    @property
+    def is_override(self) -> bool:
+        return self.kafka_source == "DYNAMIC_TOPIC_CONFIG"
+
+
+@dataclass(frozen=True)
+class TopicConfigsPage:
+    cluster: ClusterRef
+    name: str
+    configs: list[ConfigRow]
+    warnings: list[str]
+
+
+def topic_configs(*, cluster: Cluster, name: str) -> TopicConfigsPage:
+    """Every config of the topic: value, default, source, read-only / sensitive, and doc line."""
+    with cluster_gateway(cluster) as gw:
+        if gw.metadata([name]).topic(name) is None:
+            raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+        entries = gw.topic_config_details(name)
+    return TopicConfigsPage(cluster=ClusterRef.of(cluster), name=name, configs=[_config_row(e) for e in entries],
+                            warnings=[])
+
+
+def topic_config(*, cluster: Cluster, name: str, key: str) -> ConfigRow:
+    row = next((c for c in topic_configs(cluster=cluster, name=name).configs if c.name == key), None)
+    if row is None:
+        raise NotFound(f"Topic {name} has no config {key!r}.")
+    return row
+
+
+def _config_row(entry: ConfigEntry) -> ConfigRow:
+    hidden = entry.is_sensitive
+    return ConfigRow(name=entry.name, value=None if hidden else entry.value,
+                     default_value=None if hidden else entry.default_value,
+                     default_from=entry.default_from if entry.default_from != entry.name else None,
+                     source=SOURCE_LABELS.get(entry.source, entry.source.lower()), kafka_source=entry.source,
+                     read_only=entry.read_only, is_sensitive=hidden, config_type=entry.config_type,
+                     doc=config_doc(entry.name, entry.documentation))

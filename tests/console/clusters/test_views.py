@@ -22,7 +22,7 @@ def all_routes(patterns=None, prefix=""):
 def test_every_page_needs_a_login(cluster):
     """Walks every route, so a page added later without the login check fails here."""
     anonymous = Client()
-    values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic"}
+    values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "key": "retention.ms"}
     routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
     assert len(routes) > 20
     for route, _ in routes:

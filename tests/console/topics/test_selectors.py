@@ -81,8 +81,10 @@ def test_topic_detail_partitions_offsets_sizes_and_configs(cluster, engine_clust
     assert view.partitions[0].size == 0 and view.partitions[1].size > 200
     assert view.stats.summed_offsets == 4 and view.stats.brokers == 3
     configs = {c.name: c for c in view.configs}
-    assert (configs["retention.ms"].value, configs["retention.ms"].is_default) == ("3600000", False)
-    assert configs["cleanup.policy"].is_default and configs["cleanup.policy"].value == "delete"
+    assert (configs["retention.ms"].value, configs["retention.ms"].source) == ("3600000", "topic")
+    assert configs["retention.ms"].is_override and configs["retention.ms"].default_from == "log.retention.hours"
+    assert configs["cleanup.policy"].source == "default" and configs["cleanup.policy"].value == "delete"
+    assert "compact" in configs["cleanup.policy"].doc            # Kafka's doc line, for the tooltip
     assert view.consumer_groups == []
 
 
