@@ -158,6 +158,17 @@ class Gateway:
         return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
 
     @translated
+    def topics_config_values(self, topics: Iterable[str], keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
+        """{topic: {key: value}} for a few keys of many topics, in one DescribeConfigs request."""
+        topics, keys = list(topics), list(keys)
+        if not topics:
+            return {}
+        answer = self._admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t, keys) for t in topics],
+                                              config_filter="all")
+        found = answer.get("topic", {})
+        return {t: {k: e.get("value") for k, e in found.get(t, {}).items()} for t in topics}
+
+    @translated
     def broker_configs(self, broker_id: int) -> list[ConfigEntry]:
         return self._describe_configs(ConfigResourceType.BROKER, str(broker_id))
 

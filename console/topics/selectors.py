@@ -28,11 +28,19 @@ STATUS_FILTERS = {
 }
 
 
+LIST_CONFIGS = ("retention.ms", "retention.bytes", "cleanup.policy")
+
+
 @dataclass(frozen=True)
 class TopicRow:
     name: str
     is_internal: bool
     stats: TopicStats
+    size: int | None = None              # bytes on disk, all replicas on live brokers
+    messages: int | None = None          # high watermark - log start offset, summed (an upper bound when compacted)
+    retention_ms: str | None = None
+    retention_bytes: str | None = None
+    cleanup_policy: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,22 +83,58 @@ def topic_list(*, cluster: Cluster, search: str = "", status: str = "", include_
         needle = search.strip().lower()
         matching = [t for t in metadata.topics if _matches(t, needle, status, include_internal)]
         shown = Paginator(matching, per_page).get_page(page)
-        offsets = None
-        try:
-            offsets = gw.high_watermarks(p for t in shown.object_list for p in t.partitions)
-        except GatewayError as exc:
-            warnings.append(f"Offsets: {exc}")
+        extras = _list_extras(gw, list(shown.object_list), [b.node_id for b in metadata.brokers], warnings)
     live = len(metadata.brokers)
     live_ids = {b.node_id for b in metadata.brokers}
-    rows = [TopicRow(name=t.name, is_internal=t.is_internal,
-                     stats=topic_stats(t.partitions, cluster_brokers=live, live_brokers=live_ids,
-                                       latest_offsets=None if offsets is None else
-                                       {p.partition: offsets[(t.name, p.partition)] for p in t.partitions
-                                        if (t.name, p.partition) in offsets}))
-            for t in shown.object_list]
+    rows = [_topic_row(t, extras, cluster_brokers=live, live_brokers=live_ids) for t in shown.object_list]
     return TopicsPage(cluster=ClusterRef.of(cluster), topics=rows, search=search.strip(), status=status,
                       include_internal=include_internal, page=shown.number, pages=shown.paginator.num_pages,
                       per_page=per_page, matching=len(matching), total=len(metadata.topics), warnings=warnings)
+
+
+@dataclass
+class _ListExtras:
+    offsets: dict | None = None          # {(topic, partition): PartitionOffsets}
+    sizes: dict | None = None            # {topic: bytes}
+    configs: dict | None = None          # {topic: {key: value}}
+
+
+def _list_extras(gw: Gateway, topics: list[TopicInfo], brokers: list[int], warnings: list[str]) -> _ListExtras:
+    """Offsets, sizes and a few configs of the topics shown: one batched request each
+    (ListOffsets per leader, DescribeLogDirs per broker, one DescribeConfigs). A failure
+    empties its columns and adds a warning."""
+    extras = _ListExtras()
+    partitions = [p for t in topics for p in t.partitions]
+    try:
+        extras.offsets = gw.partition_offsets(partitions)
+    except GatewayError as exc:
+        warnings.append(f"Offsets: {exc}")
+    try:
+        sizes: dict[str, int] = {}
+        for replica in gw.replica_log_dirs({t.name: [p.partition for p in t.partitions] for t in topics}, brokers):
+            sizes[replica.topic] = sizes.get(replica.topic, 0) + replica.size
+        extras.sizes = sizes
+    except GatewayError as exc:
+        warnings.append(f"Log dir sizes: {exc}")
+    try:
+        extras.configs = gw.topics_config_values([t.name for t in topics], LIST_CONFIGS)
+    except GatewayError as exc:
+        warnings.append(f"Configs: {exc}")
+    return extras
+
+
+def _topic_row(t: TopicInfo, extras: _ListExtras, *, cluster_brokers: int, live_brokers: set[int]) -> TopicRow:
+    offsets = None if extras.offsets is None else {
+        p.partition: extras.offsets[(t.name, p.partition)] for p in t.partitions if (t.name, p.partition) in extras.offsets}
+    configs = (extras.configs or {}).get(t.name, {})
+    return TopicRow(
+        name=t.name, is_internal=t.is_internal,
+        stats=topic_stats(t.partitions, cluster_brokers=cluster_brokers, live_brokers=live_brokers,
+                          latest_offsets=None if offsets is None else {k: o.high_watermark for k, o in offsets.items()}),
+        size=None if extras.sizes is None else extras.sizes.get(t.name, 0),
+        messages=None if offsets is None else sum(o.high_watermark - o.log_start_offset for o in offsets.values()),
+        retention_ms=configs.get("retention.ms"), retention_bytes=configs.get("retention.bytes"),
+        cleanup_policy=configs.get("cleanup.policy"))
 
 
 @dataclass(frozen=True)

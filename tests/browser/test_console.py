@@ -9,9 +9,9 @@ TOPIC = "browser-orders"
 SLOW = 60_000   # ms: a bound for a controlled shutdown or an ISR catching up, not a performance threshold
 
 
-def cell(page, topic: str, column: int):
-    """A stats cell of the topics table (1-based column: 2 = partitions, 3 = replication, 9 = preferred %)."""
-    return page.locator(f'tr[data-topic="{topic}"] td:nth-child({column})')
+def cell(page, topic: str, column: str):
+    """A cell of the topics table by its data-col: partitions, replication, preferred, size, messages, ..."""
+    return page.locator(f'tr[data-topic="{topic}"] td[data-col="{column}"]')
 
 
 def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, console_server):
@@ -28,9 +28,9 @@ def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, 
     admin.fill("input[name=replication_factor]", "3")
     admin.click("button:has-text('Create')")
     admin.goto(cluster_path + "topics/")
-    expect(cell(admin, TOPIC, 2)).to_have_text("6")
-    expect(cell(admin, TOPIC, 3)).to_have_text("3")
-    expect(cell(admin, TOPIC, 9)).to_have_text("100")
+    expect(cell(admin, TOPIC, "partitions")).to_have_text("6")
+    expect(cell(admin, TOPIC, "replication")).to_have_text("3")
+    expect(cell(admin, TOPIC, "preferred")).to_have_text("100")
 
     # The overview, with a marker that a reload would wipe out.
     admin.goto(overview_url)
@@ -61,11 +61,11 @@ def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, 
 
     # Leaders moved off broker 2 and stay off (no automatic rebalance): elect from the UI.
     admin.goto(cluster_path + "topics/")
-    expect(cell(admin, TOPIC, 9)).not_to_have_text("100")
+    expect(cell(admin, TOPIC, "preferred")).not_to_have_text("100")
     admin.goto(f"{cluster_path}topics/{TOPIC}/")
     admin.click('[data-admin-action="elect"]', timeout=SLOW)
     admin.goto(cluster_path + "topics/")
-    expect(cell(admin, TOPIC, 9)).to_have_text("100")
+    expect(cell(admin, TOPIC, "preferred")).to_have_text("100")
 
     # Delete it: the button waits for the typed name.
     admin.goto(f"{cluster_path}topics/{TOPIC}/")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 import pytest
@@ -25,17 +26,29 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+def engine_cluster_row(name: str, engine):
+    """A cluster row for a test engine, every broker in its bootstrap list. Once engines write
+    an admin token (issue 10, CONTRACTS.md), the row names it in a CONSOLE_SECRET_ variable,
+    as an operator would register a remote engine."""
+    token_file = engine.data_dir / "admin.token"
+    token_env = ""
+    if token_file.exists():
+        token_env = f"CONSOLE_SECRET_TEST_ENGINE_{engine.port}"
+        os.environ[token_env] = token_file.read_text().strip()
+    return cluster_create(name=name, bootstrap_servers=engine.bootstrap, admin_token_env=token_env)
+
+
 @pytest.fixture
 def cluster(db, engine_cluster):
     """A cluster row for the shared 3-broker engine."""
-    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap)
+    return engine_cluster_row("shared engine", engine_cluster)
 
 
 @pytest.fixture
 def private_cluster(db, engine_factory):
     """A fresh 3-broker engine of the test's own, with its cluster row: for stopping brokers."""
     engine = engine_factory(brokers=3, configs=STOPPABLE_ENGINE_CONFIGS)
-    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap)
+    return engine_cluster_row("private engine", engine)
 
 
 @pytest.fixture
