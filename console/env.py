@@ -57,3 +57,17 @@ def envlist(name: str, default: str) -> list[str]:
     if not values:
         raise ImproperlyConfigured(f"{name} is empty: give at least one value, comma-separated")
     return values
+
+
+def env_spark_conf(environ=None) -> dict[str, str]:
+    """Spark settings from the environment: every variable named `spark.*` (env allows dots:
+    `env spark.executor.memory=4g ...`), then `SPARK_CONF="spark.a=1;spark.b=2"`, which wins."""
+    environ = os.environ if environ is None else environ
+    conf = {k: v for k, v in environ.items() if k.startswith("spark.")}
+    for item in filter(None, (part.strip() for part in environ.get("SPARK_CONF", "").split(";"))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.startswith("spark.") or len(key) <= len("spark."):
+            raise ImproperlyConfigured(f"SPARK_CONF entry {item!r} is not spark.<name>=<value>")
+        conf[key] = value.strip()
+    return conf

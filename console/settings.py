@@ -7,7 +7,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import envbool, envfloat, envint, envlist, envstr
+from console.env import env_spark_conf, envbool, envfloat, envint, envlist, envstr
 from console.localenv import load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -40,6 +40,9 @@ INSTALLED_APPS = [
     "console.clusters",
     "console.brokers",
     "console.topics",
+    "console.groups",
+    "console.messages",
+    "console.analytics",
 ]
 
 MIDDLEWARE = [
@@ -121,11 +124,20 @@ def _database_from_env() -> dict:
     """SQLite in the project dir unless DATABASE_URL says otherwise (postgres://, sqlite:///...)."""
     url = envstr("DATABASE_URL", "")
     if not url:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3", "OPTIONS": _SQLITE_OPTIONS}
     try:
-        return dj_database_url.parse(url, conn_max_age=60)
+        database = dj_database_url.parse(url, conn_max_age=60)
     except (ValueError, KeyError) as exc:
         raise ImproperlyConfigured(f"DATABASE_URL={url!r} is not a database URL: {exc}") from None
+    if database["ENGINE"].endswith("sqlite3"):
+        database["OPTIONS"] = {**_SQLITE_OPTIONS, **database.get("OPTIONS", {})}
+    return database
+
+
+# The web server, Celery workers and beat write to one SQLite file at once: WAL lets readers
+# go on during a write, IMMEDIATE takes the write lock at BEGIN (no deadlock on upgrade), and
+# a writer waits up to 20 s for the lock instead of failing with "database is locked".
+_SQLITE_OPTIONS = {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}
 
 
 DATABASES = {"default": _database_from_env()}
@@ -170,6 +182,7 @@ LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
 if LIVE_MAX_BACKOFF_SECONDS < LIVE_POLL_SECONDS:
     raise ImproperlyConfigured(f"LIVE_MAX_BACKOFF_SECONDS={LIVE_MAX_BACKOFF_SECONDS} is below "
                                f"LIVE_POLL_SECONDS={LIVE_POLL_SECONDS}: the backoff cannot be shorter than a poll")
+GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100, minimum=1, maximum=10_000)
 
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -199,3 +212,11 @@ def channel_layers(redis_url: str) -> dict:
 
 CHANNEL_LAYERS = channel_layers(REDIS_URL)
 ASGI_APPLICATION = "console.asgi.application"
+
+# --- Analytics (console/analytics): the offsets lake and Spark -----------------------------
+# A path, file://, or a URL Spark and pyarrow both read (s3a://, hdfs://) when Spark runs on a cluster.
+ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
+ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
+SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
+SPARK_CONF = env_spark_conf()

@@ -1,5 +1,6 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
-and operator commands that talk to a running engine (`broker ...`, `groups ...`).
+operator commands that talk to a running engine (`broker ...`, `groups ...`), and
+`metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0).
@@ -14,7 +15,8 @@ import signal
 import sys
 
 from engine.config import InvalidConfigError
-from engine.tools import broker_command, groups_command
+from engine.cluster.journal import MetadataCorruptError
+from engine.tools import broker_command, groups_command, metadata_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -39,33 +41,37 @@ def build_parser() -> argparse.ArgumentParser:
                        help="broker config override, Kafka names (e.g. num.partitions=3); repeatable")
     serve.add_argument("--admin-port", type=int, default=None,
                        help="port of the engine's admin interface (default: the port after the last broker)")
+    serve.add_argument("--admin-host", default="127.0.0.1",
+                       help="address the admin interface binds to (default 127.0.0.1: loopback only)")
     serve.add_argument("--no-admin", action="store_true",
                        help="run without the admin interface (broker stop/start over HTTP); nothing is advertised")
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
+    metadata_command.add_parser(commands)
     return parser
 
 
 def raise_open_files_limit() -> None:
     """Thousands of partitions and connections need descriptors: take the hard limit, as
-    Kafka's start scripts advise, and size the segment-file cache from it."""
+    Kafka's start scripts advise, and split it (engine/resources.py)."""
+    from engine.resources import DESCRIPTORS
     from engine.storage import file_handles
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    file_handles.HANDLES.limit = file_handles.default_limit()
+    DESCRIPTORS.configure()
+    file_handles.HANDLES.limit = DESCRIPTORS.segment_files
 
 
 async def serve(args: argparse.Namespace) -> int:
     from engine.runtime import Engine
-    import engine.protocol.apis  # noqa: F401 - registers every API handler
 
     raise_open_files_limit()
 
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=_parse_config(args.config), admin_port=args.admin_port,
-                    admin=not args.no_admin)
+                    admin=not args.no_admin, admin_host=args.admin_host)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -83,12 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         return broker_command.run(args)
     if args.command == "groups":
         return groups_command.run(args)
+    if args.command == "metadata":
+        return metadata_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)
         return 2
     try:
         return asyncio.run(serve(args))
+    except MetadataCorruptError as exc:
+        logging.getLogger("engine").error("%s", exc)
+        return 1
     except (InvalidConfigError, argparse.ArgumentTypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from engine.cluster.topics import collision_key
+from engine.cluster.topics import collision_key, is_legal_name
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
 
@@ -49,10 +49,94 @@ def producer_ids_record(next_producer_id: int) -> dict:
     return {"type": "producer_ids", "next_producer_id": next_producer_id}
 
 
+class MetadataRecordError(ValueError):
+    """A record that decodes but cannot be applied: an unknown type or id, a value out of range."""
+
+
 def apply(image: MetadataImage, record: dict) -> None:
-    _APPLY[record["type"]](image, record)
+    applier = _APPLY.get(record.get("type"))
+    if applier is None:
+        raise MetadataRecordError(f"unknown record type {record.get('type')!r}")
+    try:
+        _CHECKS.get(record["type"], _no_check)(image, record)
+        applier(image, record)
+    except MetadataRecordError:
+        raise
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise MetadataRecordError(f"{type(exc).__name__}: {exc}") from None
     image.version += 1
 
+
+# --- checks: a record is applied whole or refused, never half-way ----------------------------
+
+def _no_check(image: MetadataImage, record: dict) -> None:
+    pass
+
+
+def _int(record: dict, key: str, minimum: int) -> int:
+    value = record[key]
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise MetadataRecordError(f"{key} must be an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def _broker_ids(record: dict, key: str) -> list[int]:
+    value = record.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(b, int) and not isinstance(b, bool) and b >= 0
+                                              for b in value):
+        raise MetadataRecordError(f"{key} must be a list of broker ids, not {value!r}")
+    return value
+
+
+def _known_topic_id(image: MetadataImage, record: dict) -> None:
+    if uuid.UUID(record["topic_id"]) not in image.topics_by_id:
+        raise MetadataRecordError(f"unknown topic id {record['topic_id']}")
+
+
+def _check_topic(image: MetadataImage, record: dict) -> None:
+    if not isinstance(record["name"], str) or not is_legal_name(record["name"]):
+        raise MetadataRecordError(f"illegal topic name {record['name']!r}")
+    if not isinstance(record["configs"], dict):
+        raise MetadataRecordError("configs must be an object")
+    uuid.UUID(record["topic_id"])
+
+
+def _check_partition(image: MetadataImage, record: dict) -> None:
+    _known_topic_id(image, record)
+    _int(record, "partition", 0)
+    _int(record, "leader", -1)
+    _int(record, "leader_epoch", 0)
+    if "partition_epoch" in record:
+        _int(record, "partition_epoch", 0)
+    if not _broker_ids(record, "replicas"):
+        raise MetadataRecordError("a partition needs at least one replica")
+    for key in ("isr", "adding", "removing"):
+        _broker_ids(record, key)
+
+
+def _check_config(image: MetadataImage, record: dict) -> None:
+    if record["resource"] not in ("topic", "broker"):
+        raise MetadataRecordError(f"unknown config resource {record['resource']!r}")
+    if record["resource"] == "topic" and record["name"] not in image.topics:
+        raise MetadataRecordError(f"config for unknown topic {record['name']!r}")
+
+
+def _check_broker(image: MetadataImage, record: dict) -> None:
+    _int(record, "node_id", 0)
+    _int(record, "port", 0)
+
+
+_CHECKS = {
+    "topic": _check_topic,
+    "partition": _check_partition,
+    "remove_topic": _known_topic_id,
+    "config": _check_config,
+    "broker": _check_broker,
+    "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
+}
+
+
+# --- appliers ----------------------------------------------------------------------------------
 
 def _apply_cluster(image: MetadataImage, record: dict) -> None:
     image.cluster_id = record["cluster_id"]

@@ -28,6 +28,10 @@ def validate_topic_name(name: str | None) -> None:
                        "ASCII alphanumerics, '.', '_' and '-'")
 
 
+def is_legal_name(name: str) -> bool:
+    return name not in (".", "..") and len(name) <= MAX_NAME_LENGTH and bool(_LEGAL.fullmatch(name))
+
+
 def collision_key(name: str) -> str:
     """Kafka refuses topics that differ only by '.' versus '_' (their metric names collide)."""
     return name.replace(".", "_")

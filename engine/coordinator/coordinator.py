@@ -8,7 +8,8 @@ creates it, starts and stops it, and tells it whenever its partitions change
 controller (to create `__consumer_offsets`) and partitions.
 
 Requests for a group this broker does not coordinate get NOT_COORDINATOR, so the client
-looks the coordinator up again (FindCoordinator). Group-level failures are raised as
+looks the coordinator up again (FindCoordinator); a group whose partition this broker leads
+but has not loaded yet gets COORDINATOR_LOAD_IN_PROGRESS, so the client retries here. Group-level failures are raised as
 ApiError; per-partition results are returned.
 """
 from __future__ import annotations
@@ -18,9 +19,10 @@ import logging
 
 import kafka.errors as Errors
 
+from engine.clock import now_ms
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
-from engine.coordinator.membership import GroupMembership, now_ms
+from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
 
@@ -107,6 +109,10 @@ class GroupCoordinator:
         if not self._broker.running:
             raise ApiError(Errors.CoordinatorNotAvailableError)
         if not self.store.owns(group_id):
+            if self.coordinator_for(group_id) == self._broker.node_id:
+                # Ours by the metadata, but its partition is not loaded yet: the client retries
+                # here, rather than look for another coordinator (Kafka answers the same).
+                raise ApiError(Errors.CoordinatorLoadInProgressError)
             raise ApiError(Errors.NotCoordinatorError)
 
     # --- membership ---------------------------------------------------------------------------
@@ -139,18 +145,8 @@ class GroupCoordinator:
             if generation_id >= 0:  # a member of a generation this coordinator never saw
                 raise ApiError(Errors.IllegalGenerationError)
             group = self.store.add(GroupMetadata(group_id, now_ms()))  # offsets only, no membership
-        if group.is_(S.DEAD):
-            raise ApiError(Errors.CoordinatorNotAvailableError)
-        if group.is_static_member_fenced(member_id, group_instance_id):
-            raise ApiError(Errors.FencedInstanceIdError)
-        if not (generation_id < 0 and group.is_(S.EMPTY)):
-            if group.is_(S.COMPLETING_REBALANCE):
-                raise ApiError(Errors.RebalanceInProgressError)
-            member = group.members.get(member_id)
-            if member is None:
-                raise ApiError(Errors.UnknownMemberIdError)
-            if generation_id != group.generation_id:
-                raise ApiError(Errors.IllegalGenerationError)
+        member = _validate_offset_commit(group, member_id, group_instance_id, generation_id)
+        if member is not None:
             self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
         await self.store.store_offsets(group, offsets, now_ms())
 
@@ -215,3 +211,32 @@ class GroupCoordinator:
         self._check_group(group_id, allow_empty=True)
         group = self.store.get(group_id)
         return None if group is None or group.is_(S.DEAD) else group
+
+
+def _validate_offset_commit(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                            generation_id: int):
+    """The committing member, None for a commit outside group membership; raises ApiError.
+
+    Kafka's order (ClassicGroup.validateOffsetCommit): the member and its generation first, and
+    only a valid member of the current generation hears REBALANCE_IN_PROGRESS, so a stale
+    member learns it is stale (ILLEGAL_GENERATION) instead of retrying."""
+    if group.is_(S.DEAD):
+        raise ApiError(Errors.CoordinatorNotAvailableError)
+    if generation_id < 0 and group.is_(S.EMPTY):
+        return None   # admin tools and standalone consumers commit for an empty group
+    if generation_id < 0 and not member_id and group_instance_id is None:
+        raise ApiError(Errors.UnknownMemberIdError)
+    if group_instance_id is not None:
+        known = group.static_member_id(group_instance_id)
+        if known is None:
+            raise ApiError(Errors.UnknownMemberIdError)
+        if known != member_id:
+            raise ApiError(Errors.FencedInstanceIdError)
+    member = group.members.get(member_id)
+    if member is None:
+        raise ApiError(Errors.UnknownMemberIdError)
+    if generation_id != group.generation_id:
+        raise ApiError(Errors.IllegalGenerationError)
+    if group.is_(S.COMPLETING_REBALANCE):
+        raise ApiError(Errors.RebalanceInProgressError)
+    return member

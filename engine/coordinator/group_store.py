@@ -58,6 +58,7 @@ class GroupStore:
         self._broker = broker
         self._shards: dict[int, object] = {}        # offsets partition -> the Partition loaded
         self.groups: dict[str, GroupMetadata] = {}
+        self.undecodable_records = 0                # skipped while loading, since start
 
     # --- ownership --------------------------------------------------------------------------
     def num_partitions(self) -> int:
@@ -105,21 +106,19 @@ class GroupStore:
         offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         records: dict[str, R.GroupRecord] = {}
         removed: set[str] = set()
-        for _, key_bytes, value in R.read_log(partition.log):
-            key = R.decode_key(key_bytes)
-            if isinstance(key, R.OffsetKey):
-                group_offsets = offsets.setdefault(key.group, {})
-                if value is None:
-                    group_offsets.pop((key.topic, key.partition), None)
-                else:
-                    group_offsets[(key.topic, key.partition)] = R.decode_offset_value(value)
-            elif isinstance(key, R.GroupKey):
-                if value is None:
-                    records.pop(key.group, None)
-                    removed.add(key.group)
-                else:
-                    records[key.group] = R.decode_group_value(value)
-                    removed.discard(key.group)
+
+        def skip(offset: int, reason: str) -> None:
+            # A record we cannot read must not stop the broker: Kafka's loaders skip unknown
+            # record types too. Only the coordinator writes here, so this is damage or an old bug.
+            self.undecodable_records += 1
+            log.warning("Broker %d: skipped an undecodable record at %s-%d offset %d: %s",
+                        self._broker.node_id, OFFSETS_TOPIC, index, offset, reason)
+
+        for offset, key_bytes, value in R.read_log(partition.log, on_undecodable=skip):
+            try:
+                self._replay(R.decode_key(key_bytes), value, offsets, records, removed)
+            except R.DECODE_ERRORS as exc:
+                skip(offset, f"{type(exc).__name__}: {exc}")
         loaded = []
         for group_id in sorted(set(records) | {g for g, o in offsets.items() if o}):
             group = _group_from_record(group_id, records.get(group_id), now_ms)
@@ -130,6 +129,22 @@ class GroupStore:
         log.log(logging.INFO if loaded else logging.DEBUG, "Broker %d: coordinator for %s-%d, loaded %d groups",
                 self._broker.node_id, OFFSETS_TOPIC, index, len(loaded))
         return loaded
+
+    @staticmethod
+    def _replay(key, value: bytes | None, offsets: dict, records: dict, removed: set) -> None:
+        if isinstance(key, R.OffsetKey):
+            group_offsets = offsets.setdefault(key.group, {})
+            if value is None:
+                group_offsets.pop((key.topic, key.partition), None)
+            else:
+                group_offsets[(key.topic, key.partition)] = R.decode_offset_value(value)
+        elif isinstance(key, R.GroupKey):
+            if value is None:
+                records.pop(key.group, None)
+                removed.add(key.group)
+            else:
+                records[key.group] = R.decode_group_value(value)
+                removed.discard(key.group)
 
     # --- groups -----------------------------------------------------------------------------
     def get(self, group_id: str) -> GroupMetadata | None:

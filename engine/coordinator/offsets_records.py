@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
+from kafka.errors import CorruptRecordException
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from engine.storage.log import Log
@@ -233,10 +234,18 @@ def decode_group_value(data: bytes) -> GroupRecord:
     return record
 
 
-def read_log(log: Log, start_offset: int | None = None) -> Iterator[tuple[int, bytes, bytes | None]]:
+# What a record that does not follow the schemas raises while decoded.
+DECODE_ERRORS = (struct.error, ValueError, IndexError, TypeError)
+
+
+def read_log(log: Log, start_offset: int | None = None, *,
+             on_undecodable: Callable[[int, str], None] | None = None
+             ) -> Iterator[tuple[int, bytes, bytes | None]]:
     """(offset, key, value) of every keyed record from `start_offset` (the log start) on.
 
-    Reads through the Log API batch by batch; gaps left by compaction are skipped.
+    Reads through the Log API batch by batch; gaps left by compaction are skipped. A batch
+    whose records cannot be parsed is passed to `on_undecodable(base offset, reason)` and
+    skipped (without a callback, it raises).
     """
     offset = log.log_start_offset if start_offset is None else start_offset
     while offset < log.log_end_offset:
@@ -247,9 +256,16 @@ def read_log(log: Log, start_offset: int | None = None) -> Iterator[tuple[int, b
             if pos + header.size > len(data):
                 break
             if not header.is_control:
-                for record in DefaultRecordBatch(data[pos:pos + header.size]):
-                    if record.offset >= offset and record.key is not None:
-                        yield record.offset, record.key, record.value
+                try:
+                    parsed = [(r.offset, r.key, r.value) for r in DefaultRecordBatch(data[pos:pos + header.size])]
+                except (CorruptRecordException, *DECODE_ERRORS) as exc:
+                    if on_undecodable is None:
+                        raise
+                    on_undecodable(header.base_offset, f"batch: {type(exc).__name__}: {exc}")
+                    parsed = []
+                for record_offset, key, value in parsed:
+                    if record_offset >= offset and key is not None:
+                        yield record_offset, key, value
             offset = header.next_offset
             pos += header.size
         if pos == 0:  # the read held no complete batch: nothing more below the log end

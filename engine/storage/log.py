@@ -12,11 +12,12 @@ from .errors import OffsetOutOfRangeError
 from .file_records import FileSlice
 from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
-from .log_files import delete_dir_name, fsync_dir
+from .log_files import STRAY_DIR_SUFFIX, delete_dir_name, fsync_dir
 from .log_loader import LogLoader, rebuild_producer_state
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
 from .producer_state import BatchMetadata, ProducerStateManager
+from .record_keys import check_keys
 from .segment import LogSegment
 from .segment_swap import commit_cleaned, finish_swap
 
@@ -55,6 +56,10 @@ class Log:
         self._closed = False
         # Which leader epoch began at which offset; replicas truncate by it (KIP-101).
         self.leader_epoch_cache = LeaderEpochFileCache(self.dir)
+        if self.leader_epoch_cache.damaged:
+            for segment in segments:
+                for header in segment.headers_from(segment.base_offset):
+                    self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
         self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
 
     @classmethod
@@ -111,6 +116,8 @@ class Log:
         batches = analyze_records(records, self.config, from_client=True)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        if self.config.compact:
+            check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
         stamped = assign_offsets_and_timestamps(
             records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,
@@ -435,6 +442,15 @@ class Log:
         os.rename(self.dir, doomed)
         fsync_dir(self.dir.parent)
         shutil.rmtree(doomed, ignore_errors=True)
+
+    def rename_stray(self) -> Path:
+        """Close the log and rename its dir `<topic>-<partition>.<uuid>-stray` (KIP-866): kept
+        for the operator, never loaded again. Returns the new path."""
+        self._close_files()
+        stray = self.dir.with_name(delete_dir_name(self.dir.name, STRAY_DIR_SUFFIX))
+        os.rename(self.dir, stray)
+        fsync_dir(self.dir.parent)
+        return stray
 
 
 def _now(now_ms: int | None) -> int:

@@ -17,6 +17,7 @@ TIME_INDEX_SUFFIX = ".timeindex"
 SNAPSHOT_SUFFIX = ".snapshot"
 TEMP_SUFFIX = ".tmp"
 DELETE_DIR_SUFFIX = "-delete"
+STRAY_DIR_SUFFIX = "-stray"     # KIP-866: a partition dir the metadata does not name
 # Leftovers of interrupted operations; none of them holds acknowledged data.
 STRAY_SUFFIXES = (TEMP_SUFFIX, ".deleted", ".cleaned", ".swap")
 MAX_FILE_NAME = 255
@@ -44,11 +45,12 @@ def partition_dir_name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
 
 
-def delete_dir_name(name: str) -> str:
-    """`<topic>-<partition>.<uuid>-delete`, shortening the topic to fit 255 bytes (as Kafka)."""
+def delete_dir_name(name: str, kind: str = DELETE_DIR_SUFFIX) -> str:
+    """`<topic>-<partition>.<uuid>-delete` (or `-stray`), shortening the topic to fit 255
+    bytes (as Kafka)."""
     parsed = parse_topic_partition(name)
     topic, partition = parsed if parsed else (name, None)
-    suffix = f".{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
+    suffix = f".{uuid.uuid4().hex}{kind}"
     if partition is not None:
         suffix = f"-{partition}{suffix}"
     return topic[:MAX_FILE_NAME - len(suffix)] + suffix

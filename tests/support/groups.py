@@ -118,7 +118,8 @@ class GroupClient:
             LeaveGroupRequest.MemberIdentity(member_id=member_id, group_instance_id=None)])
         return self.client.request(request, 5, LeaveGroupResponse)
 
-    def commit(self, offsets: dict, *, member_id: str = "", generation_id: int = -1, version: int = 9) -> dict:
+    def commit(self, offsets: dict, *, member_id: str = "", generation_id: int = -1, instance_id=None,
+               version: int = 9) -> dict:
         """offsets: {(topic, partition): offset}; returns {(topic, partition): error code}."""
         by_topic = defaultdict(list)
         for (topic, partition), offset in offsets.items():
@@ -127,7 +128,7 @@ class GroupClient:
                 committed_metadata=""))
         request = OffsetCommitRequest(
             group_id=self.group_id, generation_id_or_member_epoch=generation_id, member_id=member_id,
-            group_instance_id=None, retention_time_ms=-1,
+            group_instance_id=instance_id, retention_time_ms=-1,
             topics=[OffsetCommitRequest.OffsetCommitRequestTopic(name=t, partitions=p) for t, p in by_topic.items()])
         response = self.client.request(request, version, OffsetCommitResponse)
         return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}

@@ -1,9 +1,11 @@
 """Produce: v3-12.
 
-- Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`) and stored as
-  received: the broker only sets baseOffset and partitionLeaderEpoch (and rewrites the
-  timestamps under `message.timestamp.type=LogAppendTime`). Compressed batches are never
-  decompressed.
+- Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`, and the records
+  against the header: count, offset deltas, lengths, keys on compacted topics; a lie is
+  INVALID_RECORD) and stored as received: the broker only sets baseOffset and
+  partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
+  Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
+  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed.
 - acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
 - acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
   waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by
@@ -13,8 +15,12 @@
 - Idempotent producers: a duplicate of one of a producer's last five batches is acknowledged
   with its original offset and not appended again; a sequence gap is
   OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
+- Internal topics (`__consumer_offsets`, `__transaction_state`) are written only by their
+  coordinators: a client's produce there is INVALID_TOPIC_EXCEPTION on every broker, as in
+  Kafka's ReplicaManager, so no client can put records there that the loaders cannot read.
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
-  MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir).
+  MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir), INVALID_RECORD
+  (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator).
 Gaps: transactions are not supported (a transactional_id is refused with
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 """
@@ -24,7 +30,8 @@ import logging
 import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
-from engine.broker.broker import now_ms
+from engine.clock import now_ms
+from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
@@ -32,6 +39,7 @@ from engine.storage.errors import StorageError
 log = logging.getLogger(__name__)
 TopicResponse = ProduceResponse.TopicProduceResponse
 PartitionResponse = TopicResponse.PartitionProduceResponse
+RecordError = PartitionResponse.BatchIndexAndErrorMessage
 
 
 @api(ProduceRequest, ProduceResponse, versions=(3, 12))
@@ -59,6 +67,8 @@ def _append(ctx, request, topic: str, index: int, records):
     if request.transactional_id is not None:
         return _error(index, Errors.TransactionalIdAuthorizationFailedError.errno,
                       "Transactions are not supported"), None, -1
+    if topic in INTERNAL_TOPICS:
+        return _error(index, Errors.InvalidTopicError.errno, f"Cannot append to internal topic {topic}"), None, -1
     try:
         partition = ctx.broker.leader_partition(topic, index)
         if request.acks == -1:
@@ -69,7 +79,10 @@ def _append(ctx, request, topic: str, index: int, records):
     except ApiError as exc:
         return _error(index, exc.code, exc.message), None, -1
     except StorageError as exc:
-        return _error(index, exc.error_code, str(exc)), None, -1
+        answer = _error(index, exc.error_code, str(exc))
+        answer.record_errors = [RecordError(batch_index=i, batch_index_error_message=message)
+                                for i, message in getattr(exc, "record_errors", ())]
+        return answer, None, -1
     except OSError as exc:  # the log dir failed (e.g. rolling a segment on a full disk)
         return _error(index, Errors.KafkaStorageError.errno, str(exc)), None, -1
     answer = PartitionResponse(index=index, error_code=0, base_offset=info.first_offset,

@@ -9,7 +9,9 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
 - Illegal names get INVALID_TOPIC_EXCEPTION.
 - The all-topics answer is encoded once per metadata image, live broker set and version and
   then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s.
-Gaps: authorized operations are not computed (reported as -2147483648, "not requested").
+- Authorized operations (v8+): with no authorizer, include_topic_authorized_operations answers
+  Kafka's 8 topic operations, and v8-10's include_cluster_authorized_operations its 7 cluster
+  ones; unasked, the fields say -2147483648 ("not requested").
 """
 import uuid
 
@@ -19,6 +21,7 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 from engine.cluster.topics import validate_topic_name
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
+from engine.protocol.acl_operations import CLUSTER_OPERATIONS, TOPIC_OPERATIONS
 from engine.protocol.registry import api
 
 R = MetadataResponse
@@ -30,22 +33,32 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     image = broker.image
     live = broker.controller.live_brokers()
+    topic_ops = TOPIC_OPERATIONS if ctx.api_version >= 8 and request.include_topic_authorized_operations else None
+    cluster_ops = (CLUSTER_OPERATIONS if 8 <= ctx.api_version <= 10 and request.include_cluster_authorized_operations
+                   else None)
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
-        return broker.response_cache.get(image, ("metadata", frozenset(live)), ctx.api_version,
-                                         lambda: _all_topics_response(image, live))
+        key = ("metadata", frozenset(live), topic_ops is not None, cluster_ops is not None)
+        return broker.response_cache.get(image, key, ctx.api_version,
+                                         lambda: _all_topics_response(image, live, topic_ops, cluster_ops))
     allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
-    return _response(image, live, [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics])
+    topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
+    for topic in topics:   # Kafka answers them for every topic named, found or not
+        topic.authorized_operations = topic_ops
+    return _response(image, live, topics, cluster_ops)
 
 
-def _all_topics_response(image, live: set[int]) -> MetadataResponse:
-    return _response(image, live, [_topic(name, image, live) for name in sorted(image.topics)])
+def _all_topics_response(image, live: set[int], topic_ops, cluster_ops) -> MetadataResponse:
+    topics = [_topic(name, image, live) for name in sorted(image.topics)]
+    for topic in topics:
+        topic.authorized_operations = topic_ops
+    return _response(image, live, topics, cluster_ops)
 
 
-def _response(image, live: set[int], topics: list) -> MetadataResponse:
+def _response(image, live: set[int], topics: list, cluster_ops=None) -> MetadataResponse:
     brokers = [R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                for b in image.brokers.values() if b.node_id in live]
     return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=image.cluster_id,
-                            controller_id=image.controller_id, topics=topics)
+                            controller_id=image.controller_id, topics=topics, authorized_operations=cluster_ops)
 
 
 def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):

@@ -2,11 +2,12 @@
 
 Stores a group's committed offsets as records in `__consumer_offsets` and answers once they
 are replicated (the high watermark covers them).
-- Generation fencing: a member must name the group's current generation and a member id
-  the group knows (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID); during CompletingRebalance the
-  answer is REBALANCE_IN_PROGRESS. Generation -1 with no member commits for a group that
-  does not use group membership (standalone consumers, admin tools) - allowed only while
-  the group is Empty.
+- Generation fencing, in Kafka's order: the member first (UNKNOWN_MEMBER_ID; a static
+  member's instance id held by another member id is FENCED_INSTANCE_ID), then its generation
+  (ILLEGAL_GENERATION); only a valid member of the current generation hears
+  REBALANCE_IN_PROGRESS during CompletingRebalance. Generation -1 with no member commits for
+  a group that does not use group membership (standalone consumers, admin tools) - allowed
+  only while the group is Empty, else UNKNOWN_MEMBER_ID.
 - v2-4 retention_time_ms sets an expiry for these offsets; otherwise offsets.retention.minutes
   applies once the group is empty. v6+ carries the leader epoch; v7+ group_instance_id.
 - Per partition: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
@@ -16,7 +17,7 @@ are replicated (the high watermark covers them).
 import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
 
-from engine.broker.broker import now_ms
+from engine.clock import now_ms
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
 from engine.protocol.registry import api

@@ -14,11 +14,11 @@ from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
 
 from engine.coordinator.group import GroupState
 from engine.errors import ApiError
+from engine.protocol.acl_operations import GROUP_OPERATIONS
 from engine.protocol.registry import api
 
 Described = DescribeGroupsResponse.DescribedGroup
 Member = Described.DescribedGroupMember
-GROUP_OPERATIONS = {3, 6, 8, 10, 11}  # READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS
 
 
 @api(DescribeGroupsRequest, DescribeGroupsResponse, versions=(0, 6))

@@ -4,11 +4,12 @@ The cluster id, the controller id and the live brokers, from the metadata image:
 KRaft, a stopped (fenced) broker is left out (v2's include_fenced_brokers would list it).
 v1 endpoint_type 1 (brokers) is the only kind we have; asking for controllers (2) is
 UNSUPPORTED_ENDPOINT_TYPE, as a combined-mode Kafka answers.
-Gaps: authorized operations are not computed.
+include_cluster_authorized_operations: with no authorizer, Kafka's 7 cluster operations.
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import DescribeClusterRequest, DescribeClusterResponse
 
+from engine.protocol.acl_operations import CLUSTER_OPERATIONS
 from engine.protocol.registry import api
 
 UNSUPPORTED_ENDPOINT_TYPE = 119
@@ -27,4 +28,6 @@ async def handle_describe_cluster(ctx, request: DescribeClusterRequest) -> Descr
                for b in image.brokers.values() if b.node_id in live]
     return DescribeClusterResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, error_message=None,
                                    endpoint_type=1, cluster_id=image.cluster_id, controller_id=image.controller_id,
-                                   brokers=brokers, authorized_operations=None)
+                                   brokers=brokers,
+                                   authorized_operations=CLUSTER_OPERATIONS if request.include_cluster_authorized_operations
+                                   else None)

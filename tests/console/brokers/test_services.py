@@ -8,6 +8,7 @@ from console.clusters.selectors import cluster_overview
 from console.errors import InvalidInput, NotFound
 from console.topics.selectors import topic_list
 from console.topics.services import topic_elect_preferred_leaders
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
 from tests.console.conftest import make_topic, wait_for_partitions
 
 CRAFTED = {0: [0, 1], 1: [1, 2], 2: [2, 0], 3: [0, 1], 4: [1, 2], 5: [2, 0]}

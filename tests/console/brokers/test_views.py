@@ -23,9 +23,10 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
                                        "is_leader_skewed", "log_dir_size", "offline_partitions"}
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
     assert detail["broker"]["broker_id"] == 1
+    # num.partitions is fixed at start in Kafka (not a dynamic broker config): read-only.
     num_partitions = next(c for c in detail["configs"] if c["name"] == "num.partitions")
     assert {k: num_partitions[k] for k in ("value", "source", "is_default", "read_only", "is_sensitive")} == {
-        "value": "1", "source": "DEFAULT_CONFIG", "is_default": True, "read_only": False, "is_sensitive": False}
+        "value": "1", "source": "DEFAULT_CONFIG", "is_default": True, "read_only": True, "is_sensitive": False}
     assert viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/42").status_code == 404
 
 

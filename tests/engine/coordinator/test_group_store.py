@@ -6,11 +6,12 @@ import asyncio
 
 import kafka.errors as Errors
 import pytest
+from kafka.record.util import calc_crc32c
 
 from engine.coordinator.group import GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.coordinator.membership import now_ms
-from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.offsets_records import OffsetAndMetadata, build_batch, offset_key
 from engine.errors import ApiError
 from tests.support.groups import subscription
 
@@ -141,4 +142,29 @@ def test_losing_the_partition_unloads_its_groups(make_coordinator):
         coordinator.on_partitions_changed()  # leading again: loaded from the log
         assert fetched(coordinator) == {("t", 0): 1}
         assert coordinator.store.get("waiting") is None  # never reached Stable, so never written
+    asyncio.run(scenario())
+
+
+def test_undecodable_records_are_skipped_logged_and_counted(make_coordinator, caplog):
+    """A 3-byte key, a value cut short and a batch whose records do not parse: the loader
+    skips each, names partition and offset, and still loads the good records around them."""
+    async def scenario():
+        coordinator = make_coordinator()
+        await commit(coordinator, {("t", 0): 5})
+        partition = coordinator._broker.partitions[(OFFSETS_TOPIC, 0)]
+        garbage_at = partition.append(build_batch([(b"\x00\x01\x02", b"v")], now_ms()), now_ms()).first_offset
+        partition.append(build_batch([(offset_key("g", "t", 1), b"\x00\x03\x00")], now_ms()), now_ms())
+        unparsable = build_batch([(b"k", b"v")], now_ms())
+        unparsable[-4:-1] = b"\xff\xff\xff"              # a record's varints run past the batch
+        unparsable[17:21] = calc_crc32c(memoryview(unparsable)[21:]).to_bytes(4, "big")  # re-signed: not a CRC error
+        # Produce now refuses such a batch (CORRUPT_MESSAGE), so it is planted as replicated bytes,
+        # as if it had been written before that check existed.
+        unparsable[0:8] = partition.log.log_end_offset.to_bytes(8, "big")
+        partition.log.append_as_follower(unparsable, now_ms=now_ms())
+        await commit(coordinator, {("t", 2): 7})
+
+        reloaded = make_coordinator()
+        assert fetched(reloaded) == {("t", 0): 5, ("t", 2): 7}
+        assert reloaded.store.undecodable_records == 3
+        assert f"{OFFSETS_TOPIC}-0 offset {garbage_at}:" in caplog.text
     asyncio.run(scenario())

@@ -1,9 +1,11 @@
 import dataclasses
 
 import pytest
+from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from engine.storage.errors import (CorruptRecordError, InvalidRecordError,
                                    OffsetOutOfRangeError, RecordTooLargeError)
+from engine.storage.record_keys import RecordValidationError
 from engine.storage.records import read_header
 
 from .conftest import BASE_TS, crash, decode, make_batch, read_all, values
@@ -226,8 +228,9 @@ def test_retention_never_deletes_at_or_above_the_high_watermark(open_log, config
 
 
 def test_compact_only_policy_keeps_segments(open_log, config):
-    log = open_log(dataclasses.replace(config, retention_ms=0, cleanup_policy="compact"))
-    produce(log, batches=50, base_ts=0)
+    log = open_log(dataclasses.replace(config, retention_ms=0))
+    produce(log, batches=50, base_ts=0)   # keyless, so written before the policy turns compact-only
+    log.update_config(dataclasses.replace(config, retention_ms=0, cleanup_policy="compact"))
     assert log.delete_old_segments(BASE_TS) == 0
 
 
@@ -343,3 +346,26 @@ def test_crash_loses_nothing_acknowledged(open_log):
     crash(log)
     log = open_log(recovery_point=log.recovery_point)
     assert read_all(log) == before
+
+
+def test_a_compacted_log_refuses_a_batch_with_keyless_records(open_log, config):
+    log = open_log(dataclasses.replace(config, cleanup_policy="compact"))
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=1, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    for i, key in enumerate([None, b"k", None]):
+        builder.append(i, BASE_TS, key, b"v", headers=[])
+    with pytest.raises(RecordValidationError) as refused:
+        log.append(builder.build(), leader_epoch=0, now_ms=BASE_TS)
+    assert [index for index, _ in refused.value.record_errors] == [0, 2]   # found inside a gzip batch
+    assert refused.value.error_code == 87 and log.log_end_offset == 0
+
+
+def test_a_compacted_log_answers_corrupt_message_for_signed_records_that_do_not_parse(open_log, config):
+    from kafka.record.util import calc_crc32c
+    log = open_log(dataclasses.replace(config, cleanup_policy="compact"))
+    batch = make_batch([b"v"])
+    batch[-4:-1] = b"\xff\xff\xff"              # the record's varints run past the batch
+    batch[17:21] = calc_crc32c(memoryview(batch)[21:]).to_bytes(4, "big")   # re-signed: the CRC holds
+    with pytest.raises(CorruptRecordError) as refused:
+        log.append(batch, leader_epoch=0, now_ms=BASE_TS)
+    assert refused.value.error_code == 2 and log.log_end_offset == 0
