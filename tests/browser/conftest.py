@@ -80,6 +80,8 @@ def console_server(tmp_path_factory):
     engine = EngineProcess(tmp / "engine", brokers=3, configs=STOPPABLE_ENGINE_CONFIGS).start()
     redis = RedisServer(tmp / "redis").start()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
+           # The bundled engine's admin token, where the engine writes it (CONTRACTS.md, issue 10).
+           "ENGINE_ADMIN_TOKEN_FILE": str(engine.data_dir / "admin.token"),
            "REDIS_URL": redis.url, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
     daphne = None
@@ -108,11 +110,12 @@ def browser():
 
 @pytest.fixture
 def login(browser, console_server):
-    """`login(role)` -> a page of a fresh browser context, logged in as that role's user."""
+    """`login(role, **context_options)` -> a page of a fresh browser context (color_scheme=,
+    viewport=...), logged in as that role's user."""
     contexts = []
 
-    def make(role: str):
-        context = browser.new_context(base_url=console_server.url)
+    def make(role: str, **context_options):
+        context = browser.new_context(base_url=console_server.url, **context_options)
         context.set_default_timeout(30_000)
         contexts.append(context)
         page = context.new_page()
@@ -126,3 +129,19 @@ def login(browser, console_server):
     yield make
     for context in contexts:
         context.close()
+
+
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="package")
+def shoot():
+    """`shoot(page, name)` -> artifacts/screenshots/<name>-<theme>-<width>.png (CI keeps the folder)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> Path:
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        path = SCREENSHOTS / f"{name}-{theme}-{page.viewport_size['width']}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+    return take
