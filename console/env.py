@@ -19,14 +19,17 @@ def envbool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use one of {sorted(_TRUE | _FALSE)})")
 
 
-def envint(name: str, default: int) -> int:
+def envint(name: str, default: int, *, minimum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}")
+    return value
 
 
 def envfloat(name: str, default: float) -> float:
@@ -44,3 +47,17 @@ def envfloat(name: str, default: float) -> float:
 
 def envstr(name: str, default: str) -> str:
     return os.environ.get(name, default)
+
+
+def env_spark_conf(environ=None) -> dict[str, str]:
+    """Spark settings from the environment: every variable named `spark.*` (env allows dots:
+    `env spark.executor.memory=4g ...`), then `SPARK_CONF="spark.a=1;spark.b=2"`, which wins."""
+    environ = os.environ if environ is None else environ
+    conf = {k: v for k, v in environ.items() if k.startswith("spark.")}
+    for item in filter(None, (part.strip() for part in environ.get("SPARK_CONF", "").split(";"))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.startswith("spark.") or len(key) <= len("spark."):
+            raise ImproperlyConfigured(f"SPARK_CONF entry {item!r} is not spark.<name>=<value>")
+        conf[key] = value.strip()
+    return conf

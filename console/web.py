@@ -20,7 +20,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from console.accounts.roles import has_role
-from console.errors import ConsoleError, NotFound
+from console.errors import ConsoleError, InvalidInput, NotFound
 
 
 def page(minimum_role: str):
@@ -45,7 +45,8 @@ class ApiEncoder(DjangoJSONEncoder):
 
     def default(self, o):
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            return dataclasses.asdict(o)
+            # Fields marked clusters.records.INTERNAL are for the server only.
+            return {f.name: getattr(o, f.name) for f in dataclasses.fields(o) if not f.metadata.get("internal")}
         if isinstance(o, (set, frozenset)):
             return sorted(o)
         if isinstance(o, datetime):
@@ -70,6 +71,8 @@ def json_api(minimum_role: str):
                 data = view(request, *args, **kwargs)
             except NotFound as exc:
                 return JsonResponse({"error": str(exc)}, status=404)
+            except InvalidInput as exc:
+                return JsonResponse({"error": str(exc)}, status=400)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
             return JsonResponse(data, encoder=ApiEncoder, safe=False)

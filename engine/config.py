@@ -127,6 +127,11 @@ _BROKER_DEFS = [
     ConfigDef("default.replication.factor", TYPE_INT, 1, at_least(1)),
     ConfigDef("delete.topic.enable", TYPE_BOOLEAN, True),
     ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
+    ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
+    ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),

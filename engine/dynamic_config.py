@@ -86,8 +86,12 @@ _ENGINE_DYNAMIC = frozenset({
     "log.cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
     "log.preallocate", "log.message.timestamp.type", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
     "producer.id.expiration.ms", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
+    "max.connections", "max.connections.per.ip",
 })
-KAFKA_ONLY_DYNAMIC = {**SSL_RECONFIGURABLE, **LISTENER_RECONFIGURABLE, **_OTHER_DYNAMIC}
+# Kafka's dynamic names the engine stores and describes but does not act on (those it acts on
+# are in BROKER_CONFIGS and _ENGINE_DYNAMIC).
+KAFKA_ONLY_DYNAMIC = {name: spec for name, spec in {**SSL_RECONFIGURABLE, **LISTENER_RECONFIGURABLE,
+                                                     **_OTHER_DYNAMIC}.items() if name not in BROKER_CONFIGS}
 ALL_DYNAMIC_CONFIGS = frozenset(KAFKA_ONLY_DYNAMIC) | _ENGINE_DYNAMIC
 
 # Broker configs Kafka knows and fixes at start: every static config of ours, plus Kafka's

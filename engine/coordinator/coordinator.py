@@ -18,9 +18,10 @@ import logging
 
 import kafka.errors as Errors
 
+from engine.clock import now_ms
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
-from engine.coordinator.membership import GroupMembership, now_ms
+from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
 

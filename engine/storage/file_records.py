@@ -43,7 +43,23 @@ class FileSlice:
         return self.size
 
     def __repr__(self) -> str:
-        return f"FileSlice(fd={self.fd}, position={self.position}, size={self.size})"
+        return f"{type(self).__name__}(fd={self.fd}, position={self.position}, size={self.size})"
+
+    def dup(self) -> "OwnedFileSlice":
+        """The same bytes through a descriptor of their own, which stays valid when the
+        segment is closed or deleted meanwhile; the holder must close() it."""
+        return OwnedFileSlice(os.dup(self.fd), self.position, self.size)
+
+
+class OwnedFileSlice(FileSlice):
+    """A FileSlice that owns its descriptor (see FileSlice.dup)."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class FileRecords(PooledFileOwner):

@@ -82,6 +82,15 @@ class EngineProcess:
         return ",".join(f"127.0.0.1:{self.port + i}" for i in range(self.brokers))
 
     @property
+    def admin_token(self) -> str:
+        """The admin interface's token, as the engine stored it in its data dir."""
+        return (self.data_dir / "admin.token").read_text().strip()
+
+    @property
+    def admin_url(self) -> str:
+        return f"http://127.0.0.1:{self.port + self.brokers}"
+
+    @property
     def ports(self) -> list[int]:
         return [self.port + i for i in range(self.brokers)]
 

@@ -28,7 +28,7 @@ import logging
 import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
-from engine.broker.broker import now_ms
+from engine.clock import now_ms
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.registry import api

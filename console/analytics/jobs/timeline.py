@@ -1,0 +1,48 @@
+"""When did a partition's log end offset reach an offset? Interpolated from snapshots.
+
+Used by time lag (kafka-lag-exporter's method) and by effective retention (the age of the
+oldest retained offset). Each probe row asks about (topic, partition, offset); the answer is
+the time between the last snapshot whose log end offset was below it and the first one at
+or above it, interpolated linearly. One sort by offset per partition (window functions),
+not a join of every probe with every snapshot.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from console.analytics import lake as L
+
+REACHED_AT = "reached_at"
+_KIND, _POINT_TS, _POINT_OFFSET, _ID = "_kind", "_point_ts", "_point_offset", "_probe_id"
+_PROBE, _POINT = 0, 1          # at equal offsets probes sort first: a point equal to the offset is "at or above"
+
+
+def offset_reached_at(*, partitions: DataFrame, probes: DataFrame, offset_col: str) -> DataFrame:
+    """`probes` with a REACHED_AT timestamp: when the log end offset reached `offset_col`.
+    Null when the offset is older than the first snapshot (the lake cannot tell)."""
+    key = [L.TOPIC, L.PARTITION]
+    probes = probes.withColumn(_ID, F.monotonically_increasing_id())
+    points = partitions.select(*key, F.col(L.LOG_END_OFFSET).alias("_offset"), F.col(L.TS).alias("_ts"),
+                               F.lit(_POINT).alias(_KIND), F.lit(None).cast("bigint").alias(_ID))
+    asked = probes.select(*key, F.col(offset_col).alias("_offset"), F.lit(None).cast("timestamp").alias("_ts"),
+                          F.lit(_PROBE).alias(_KIND), F.col(_ID))
+    ordered = Window.partitionBy(*key).orderBy("_offset", _KIND, "_ts")
+    is_point = F.col(_KIND) == _POINT
+    point_ts = F.when(is_point, F.col("_ts"))
+    point_offset = F.when(is_point, F.col("_offset"))
+    before = ordered.rowsBetween(Window.unboundedPreceding, -1)
+    after = ordered.rowsBetween(1, Window.unboundedFollowing)
+    bracketed = (points.unionByName(asked)
+                 .withColumn("_a_ts", F.last(point_ts, ignorenulls=True).over(before))
+                 .withColumn("_a_offset", F.last(point_offset, ignorenulls=True).over(before))
+                 .withColumn("_b_ts", F.first(point_ts, ignorenulls=True).over(after))
+                 .withColumn("_b_offset", F.first(point_offset, ignorenulls=True).over(after))
+                 .where(F.col(_KIND) == _PROBE))
+    a_s, b_s = F.unix_millis("_a_ts") / 1000.0, F.unix_millis("_b_ts") / 1000.0
+    fraction = (F.col("_offset") - F.col("_a_offset")) / (F.col("_b_offset") - F.col("_a_offset"))
+    seconds = F.when(F.col("_a_ts").isNull(), F.lit(None)) \
+               .when(F.col("_b_ts").isNull(), a_s) \
+               .otherwise(a_s + fraction * (b_s - a_s))
+    answers = bracketed.select(_ID, F.timestamp_millis(F.round(seconds * 1000).cast("bigint")).alias(REACHED_AT))
+    return probes.join(answers, _ID, "left").drop(_ID)

@@ -1,0 +1,32 @@
+"""One real local Spark session for the whole test session (Spark takes seconds to start).
+
+Tests that need it import the `spark` fixture (tests/console/analytics/conftest.py does).
+local[2] matches the machine; two shuffle partitions keep small DataFrames fast.
+"""
+from __future__ import annotations
+
+import pytest
+
+from console.analytics.spark import build_session
+
+
+@pytest.fixture(scope="session")
+def spark():
+    session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2",
+                                                     "spark.default.parallelism": "2",
+                                                     "spark.driver.memory": "1g"})
+    yield session
+    session.stop()
+
+
+def frame(spark, table: str, rows, *, columns: list[str] | None = None):
+    """A DataFrame of lake table `table` from tuples (all its columns in order, or `columns`),
+    typed exactly as the lake stores it."""
+    from console.analytics import lake
+    schema = lake.SCHEMAS[table]
+    names = columns or schema.names
+    ddl = ", ".join(part for part in lake.spark_ddl(table).split(", ") if part.split(" ")[0].strip("`") in names)
+    ordered = sorted(names, key=schema.names.index)
+    if ordered != list(names):
+        raise ValueError(f"columns must follow the table's order: {ordered}")
+    return spark.createDataFrame(list(rows), ddl)
