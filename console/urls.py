@@ -28,6 +28,8 @@ api = [
     path("clusters/<int:cluster_id>/groups/<path:group_id>/delete", group_apis.group_delete, name="group_delete"),
     path("clusters/<int:cluster_id>/groups/<path:group_id>/", group_apis.group_detail, name="group"),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages", message_apis.message_browse, name="messages"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/search", message_apis.message_search,
+         name="message_search"),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/<int:partition>/<int:offset>",
          message_apis.message_detail, name="message"),
     path("audit", accounts_views.audit_log_api, name="audit"),

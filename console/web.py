@@ -17,6 +17,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_not_required
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from console.accounts.roles import has_role
@@ -75,6 +76,8 @@ def json_api(minimum_role: str):
                 return JsonResponse({"error": str(exc)}, status=400)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
+            if isinstance(data, HttpResponseBase):   # a decorator's answer (405) or a streamed one (JSON Lines)
+                return data
             return JsonResponse(data, encoder=ApiEncoder, safe=False)
         return wrapper
     return decorator

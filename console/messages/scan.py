@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput
-from console.kafka_gateway.batches import BatchInfo, ConsumedRecord, scan_batches, to_consumed
+from console.kafka_gateway.batches import (
+    BatchInfo,
+    ConsumedRecord,
+    fast_records,
+    scan_batches,
+    to_consumed,
+)
 from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
 from console.messages.filters import RecordFilter
 
@@ -34,14 +40,21 @@ class ReadProgress:
 
 
 def read_forward(reader: TopicReader, progress: ReadProgress, *,
-                 want: Callable[[bytes, BatchInfo], bool] | None = None,
+                 want: Callable[[bytes, BatchInfo], bool] | None = None, partition_bytes: int = FETCH_PARTITION_BYTES,
                  ) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
     """Yield (partition, record set, batch, kafka.record batch or None when `want` refused
     it) for every batch between the positions and the ends, advancing `progress.positions`
     past each batch as it is yielded. Stops when every partition reached its end."""
     stalled: dict[int, int] = {}
     while active := progress.active():
-        fetched = reader.fetch(active, partition_max_bytes=FETCH_PARTITION_BYTES, max_bytes=FETCH_MAX_BYTES)
+        alone = next((p for p in active if stalled.get(p)), None)
+        if alone is None:
+            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES)
+        else:
+            # No progress: its next batch may be larger than its share of the answer. Asked
+            # alone, it comes first, and KIP-74 lets the first partition return a whole batch.
+            fetched = reader.fetch({alone: active[alone]}, partition_max_bytes=FETCH_MAX_BYTES,
+                                   max_bytes=FETCH_MAX_BYTES)
         for partition, answer in fetched.items():
             start = progress.positions[partition]
             if answer.error_code == OFFSET_OUT_OF_RANGE:
@@ -113,7 +126,7 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
     started = last_report = time.monotonic()
     match = record_filter.match
-    for partition, _raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
+    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
         from_offset = progress.positions[partition]
         stats.bytes_scanned += info.end - info.start
         if batch is None:
@@ -121,13 +134,14 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
             stats.records_scanned += _records_after(info, from_offset)
         else:
             codec = info.compression
-            for r in batch:
+            fast = fast_records(raw, info)
+            for r in batch if fast is None else fast:
                 if r.offset < from_offset:
                     continue
                 stats.records_scanned += 1
                 if match(r):
                     stats.matches += 1
-                    yield "match", to_consumed(partition, r, codec)
+                    yield "match", to_consumed(partition, r, codec, info)
         now = time.monotonic()
         stats.elapsed_seconds = now - started
         stats.stopped_by = _limit_hit(stats, limits, should_stop)

@@ -34,9 +34,10 @@ def masked_for(user) -> bool:
 
 
 def _common(request, cluster, name: str) -> dict:
+    masked = masked_for(request.user)
     return {"cluster": cluster, "topic": name, "formats": FORMATS,
-            "chosen": selectors.message_settings_get(cluster=cluster, topic=name),
-            "masked": masked_for(request.user)}
+            "chosen": selectors.message_settings_get(cluster=cluster, topic=name), "masked": masked,
+            "masks_apply": masked and bool(selectors.masking_rules(cluster=cluster, topic=name))}
 
 
 @page(VIEWER)
@@ -98,14 +99,18 @@ def message_export(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     fmt = request.GET.get("format", "jsonl")
     if fmt not in EXPORT_FORMATS:
-        raise InvalidInput(f"Export as one of {', '.join(EXPORT_FORMATS)}.")
+        return render(request, "error.html", {"message": f"Export as one of {', '.join(EXPORT_FORMATS)}."},
+                      status=400)
     data = request.GET.copy()
     data.setdefault("max_matches", "100000000")
     data.setdefault("max_seconds", "600")
-    query, formats = search_query_from(data)
-    events = selectors.message_search(cluster=cluster, topic=name, query=query, mask=masked_for(request.user),
-                                      formats=formats)
-    next(events)   # the notes; also opens the reader, so a bad request fails here with a page
+    try:
+        query, formats = search_query_from(data)
+        events = selectors.message_search(cluster=cluster, topic=name, query=query,
+                                          mask=masked_for(request.user), formats=formats)
+        next(events)   # the notes; it compiles the filter and opens the reader, so bad input fails here
+    except InvalidInput as exc:
+        return render(request, "error.html", {"message": str(exc)}, status=400)
     response = StreamingHttpResponse(export_lines(events, fmt=fmt),
                                      content_type="text/csv" if fmt == "csv" else "application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
