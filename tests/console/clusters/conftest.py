@@ -4,10 +4,11 @@ the settings fall back to without REDIS_URL)."""
 import pytest
 from channels.layers import get_channel_layer
 
+from console.settings import channel_layers
+
 
 @pytest.fixture(autouse=True)
 def redis_channel_layer(settings, redis_server):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                                           "CONFIG": {"hosts": [redis_server.url]}}}
+    settings.CHANNEL_LAYERS = channel_layers(redis_server.url)
     assert type(get_channel_layer()).__name__ == "RedisChannelLayer"
     return redis_server
