@@ -170,3 +170,32 @@ def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], in
 def test_topic_detail_of_a_missing_topic_is_not_found(cluster):
     with pytest.raises(NotFound, match="no topic 'no-such-topic'"):
         topic_detail(cluster=cluster, name="no-such-topic")
+
+
+def test_status_filters_pick_the_topics_in_each_state(private_cluster, viewer_client, unique_topic):
+    """Broker 2 stops (controlled shutdown). By hand: `under` loses a replica; `offline` lived
+    only on broker 2; `moved` loses its preferred leader to broker 0; `healthy` never touched 2."""
+    from django.urls import reverse
+
+    prefix = unique_topic("status")
+    layouts = {"healthy": {0: [0, 1]}, "under": {0: [0, 2]}, "offline": {0: [2]}, "moved": {0: [2, 0]}}
+    names = {kind: make_topic(private_cluster, f"{prefix}-{kind}", assignments=layout)
+             for kind, layout in layouts.items()}
+    with cluster_gateway(private_cluster) as gw:
+        gw.engine_broker_command(gw.engine_admin_endpoint(via_broker=0), 2, "stop")
+    for kind in ("under", "moved"):
+        wait_for_partitions(private_cluster, names[kind], lambda ps: 2 not in ps[0].isr, f"{kind} without broker 2")
+    wait_for_partitions(private_cluster, names["offline"], lambda ps: ps[0].leader == -1, "offline partition")
+    wait_for_partitions(private_cluster, names["moved"], lambda ps: ps[0].leader == 0, "moved leadership")
+
+    def listed(status: str) -> set[str]:
+        return {t.name for t in topic_list(cluster=private_cluster, search=prefix, status=status).topics}
+
+    expected = {"": {"healthy", "under", "offline", "moved"}, "under_replicated": {"under", "offline", "moved"},
+                "offline": {"offline"}, "not_preferred": {"offline", "moved"},
+                "no-such-status": {"healthy", "under", "offline", "moved"}}   # unknown: no filter
+    for status, kinds in expected.items():
+        assert listed(status) == {names[k] for k in kinds}, status
+    page = viewer_client.get(reverse("topics:list", args=[private_cluster.pk]),
+                             {"q": prefix, "status": "not_preferred"}).content.decode()
+    assert {names[k] for k in layouts if f'data-topic="{names[k]}"' in page} == {names["offline"], names["moved"]}
