@@ -29,6 +29,7 @@ class Console:
     url: str
     engine: EngineProcess
     log_path: Path
+    env: dict
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -91,13 +92,27 @@ def console_server(tmp_path_factory):
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
         daphne, url = _start_daphne(env, log_path)
-        yield Console(url=url, engine=engine, log_path=log_path)
+        yield Console(url=url, engine=engine, log_path=log_path, env=env)
     finally:
         if daphne is not None:
             daphne.terminate()
             daphne.wait(15)
         redis.stop()
         engine.kill()
+
+
+@pytest.fixture(scope="package")
+def quiet_console(console_server):
+    """A second console process on the same database, Redis and engine whose overview never polls
+    (OVERVIEW_POLL_SECONDS=3600): a change made through the first console can reach its sockets
+    only as an event over Redis."""
+    log_path = console_server.log_path.with_name("daphne-quiet.log")
+    daphne, url = _start_daphne({**console_server.env, "OVERVIEW_POLL_SECONDS": "3600"}, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=console_server.env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
 
 
 @pytest.fixture(scope="package")
@@ -110,12 +125,12 @@ def browser():
 
 @pytest.fixture
 def login(browser, console_server):
-    """`login(role, **context_options)` -> a page of a fresh browser context (color_scheme=,
+    """`login(role, console=None, **context_options)` -> a page of a fresh browser context (color_scheme=,
     viewport=...), logged in as that role's user."""
     contexts = []
 
-    def make(role: str, **context_options):
-        context = browser.new_context(base_url=console_server.url, **context_options)
+    def make(role: str, console: Console | None = None, **context_options):
+        context = browser.new_context(base_url=(console or console_server).url, **context_options)
         context.set_default_timeout(30_000)
         contexts.append(context)
         page = context.new_page()

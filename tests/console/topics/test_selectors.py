@@ -193,3 +193,32 @@ def test_durations_and_byte_limits_read_as_people_say_them():
     assert [duration_ms(v) for v in ("604800000", "86400000", "5400000", "1500", "-1", None)] == [
         "7 d", "1 d", "90 min", "1500 ms", "forever", "—"]
     assert [byte_limit(v) for v in ("-1", "1073741824")] == ["no limit", "1.0\xa0GB"]
+
+
+def test_status_filters_pick_the_topics_in_each_state(private_cluster, viewer_client, unique_topic):
+    """Broker 2 stops (controlled shutdown). By hand: `under` loses a replica; `offline` lived
+    only on broker 2; `moved` loses its preferred leader to broker 0; `healthy` never touched 2."""
+    from django.urls import reverse
+
+    prefix = unique_topic("status")
+    layouts = {"healthy": {0: [0, 1]}, "under": {0: [0, 2]}, "offline": {0: [2]}, "moved": {0: [2, 0]}}
+    names = {kind: make_topic(private_cluster, f"{prefix}-{kind}", assignments=layout)
+             for kind, layout in layouts.items()}
+    with cluster_gateway(private_cluster) as gw:
+        gw.engine_broker_command(gw.engine_admin_endpoint(via_broker=0), 2, "stop")
+    for kind in ("under", "moved"):
+        wait_for_partitions(private_cluster, names[kind], lambda ps: 2 not in ps[0].isr, f"{kind} without broker 2")
+    wait_for_partitions(private_cluster, names["offline"], lambda ps: ps[0].leader == -1, "offline partition")
+    wait_for_partitions(private_cluster, names["moved"], lambda ps: ps[0].leader == 0, "moved leadership")
+
+    def listed(status: str) -> set[str]:
+        return {t.name for t in topic_list(cluster=private_cluster, search=prefix, status=status).topics}
+
+    expected = {"": {"healthy", "under", "offline", "moved"}, "under_replicated": {"under", "offline", "moved"},
+                "offline": {"offline"}, "not_preferred": {"offline", "moved"},
+                "no-such-status": {"healthy", "under", "offline", "moved"}}   # unknown: no filter
+    for status, kinds in expected.items():
+        assert listed(status) == {names[k] for k in kinds}, status
+    page = viewer_client.get(reverse("topics:list", args=[private_cluster.pk]),
+                             {"q": prefix, "status": "not_preferred"}).content.decode()
+    assert {names[k] for k in layouts if f'data-topic="{names[k]}"' in page} == {names["offline"], names["moved"]}
