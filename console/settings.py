@@ -127,8 +127,6 @@ TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
 LIVE_POLL_SECONDS = envfloat("LIVE_POLL_SECONDS", 1.0)
 LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
 GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100)
-# A group page watched live re-reads the group's lag this often (one feed per cluster).
-GROUP_LAG_POLL_SECONDS = envfloat("GROUP_LAG_POLL_SECONDS", 1.0)
 
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -76,7 +76,7 @@ def json_api(minimum_role: str):
                 return JsonResponse({"error": str(exc)}, status=400)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
-            if isinstance(data, HttpResponseBase):   # a streamed answer (JSON Lines) made by the view
+            if isinstance(data, HttpResponseBase):   # a decorator's answer (405) or a streamed one (JSON Lines)
                 return data
             return JsonResponse(data, encoder=ApiEncoder, safe=False)
         return wrapper

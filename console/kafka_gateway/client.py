@@ -118,17 +118,9 @@ class Gateway:
         for (all topics when `topics` is None). Topics the cluster does not know are left out."""
         # Sent by us (see the module docstring): describe_topics() would drop brokers and
         # controller, and turn 20,000 partitions into dicts first.
-        wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
-        request = MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
-                                  include_cluster_authorized_operations=False,
-                                  include_topic_authorized_operations=False)
         with _bulk_allocation():
-            response = self._admin._manager.run(_send, self._admin._manager, request)
-            brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                                    for b in response.brokers), key=lambda b: b.node_id))
-            topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
-        return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
-                               brokers=brokers, topics=tuple(topics_info))
+            response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
+            return cluster_metadata(response)
 
     # --- configs --------------------------------------------------------------------------
 
@@ -337,6 +329,22 @@ class Gateway:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
         return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,
                                            timeout=max(60.0, self._timeout_ms / 1000))
+
+
+def metadata_request(topics: Iterable[str] | None) -> MetadataRequest:
+    """Metadata for these topics (all when None), never creating one."""
+    wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+    return MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
+                           include_cluster_authorized_operations=False, include_topic_authorized_operations=False)
+
+
+def cluster_metadata(response) -> ClusterMetadata:
+    """From a decoded MetadataResponse; topics with an error (unknown ones) are left out."""
+    brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                            for b in response.brokers), key=lambda b: b.node_id))
+    topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
+    return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
+                           brokers=brokers, topics=tuple(topics_info))
 
 
 async def _send(manager, request):

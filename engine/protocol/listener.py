@@ -31,7 +31,8 @@ import time
 
 from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
 
-from engine.protocol.dispatch import CloseConnection, ZeroCopyResponse, dispatch
+from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
+from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,6 @@ _SIZE = struct.Struct(">i")
 # Unread bytes a connection may buffer before its transport pauses (asyncio's StreamReader
 # pauses at twice this); a frame larger than this is still read whole, in steps.
 _READ_LIMIT = 256 * 1024
-STATS: collections.Counter = collections.Counter()   # refused/idle-closed connections, for tests and logs
 
 
 class _Connection:
@@ -62,7 +62,6 @@ class Listener:
         self._per_ip: collections.Counter = collections.Counter()
         self._sweeper: asyncio.Task | None = None
         self._closing = False
-        self._last_refusal_log = 0.0
 
     def _config(self, name: str):
         return self.broker.config.get(name)
@@ -101,19 +100,12 @@ class Listener:
             return f"the process's socket share of descriptors ({DESCRIPTORS.sockets}) is in use"
         return None
 
-    def _log_refusal(self, peer_host: str, reason: str) -> None:
-        STATS["connections_refused"] += 1
-        now = time.monotonic()
-        if now - self._last_refusal_log >= 10:   # a flood of connections must not flood the log
-            self._last_refusal_log = now
-            log.warning("Broker on port %d refused a connection from %s: %s (%d refused so far)",
-                        self.port, peer_host, reason, STATS["connections_refused"])
-
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername") or ("?", 0)
         reason = self._refusal(peer[0])
         if reason is not None:
-            self._log_refusal(peer[0], reason)
+            refused(log, "connections_refused", "Broker on port %d refused a connection from %s: %s",
+                    self.port, peer[0], reason)
             writer.transport.abort()
             return
         task = asyncio.current_task()
@@ -122,7 +114,7 @@ class Listener:
         try:
             await self._serve_requests(reader, writer, connection)
         except CloseConnection as exc:
-            log.warning("Closing connection from %s: %s", peer, exc)
+            refused(log, "malformed_requests", "Closing connection from %s: %s", peer, exc)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         except asyncio.CancelledError:
@@ -152,6 +144,10 @@ class Listener:
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
+            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer, then close
+                writer.write(response.frame)
+                await writer.drain()
+                return
             if response is not None:
                 if isinstance(response, ZeroCopyResponse):
                     await _write_zero_copy(writer, response)

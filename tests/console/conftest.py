@@ -10,6 +10,7 @@ from django.test import Client
 from console.accounts.services import user_create
 from console.clusters.gateway import cluster_gateway
 from console.clusters.services import cluster_create
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
 from tests.support.celery_worker import CeleryWorker, celery_broker
 from tests.support.redis_server import RedisServer
 from tests.support.waiting import wait_until
@@ -30,14 +31,16 @@ def fast_password_hashing(settings):
 @pytest.fixture
 def cluster(db, engine_cluster):
     """A cluster row for the shared 3-broker engine."""
-    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap)
+    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap,
+                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
 
 
 @pytest.fixture
 def private_cluster(db, engine_factory):
     """A fresh 3-broker engine of the test's own, with its cluster row: for stopping brokers."""
     engine = engine_factory(brokers=3, configs=STOPPABLE_ENGINE_CONFIGS)
-    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap)
+    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap,
+                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
 
 
 @pytest.fixture

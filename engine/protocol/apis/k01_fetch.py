@@ -13,6 +13,10 @@
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+- A negative max_bytes or partition_max_bytes is INVALID_REQUEST, and the connection closes.
+- Each partition is answered once however often the request names it, and one response
+  holds at most FETCH_SLICES_PER_RESPONSE descriptors (engine/resources.py): the partitions
+  after that answer without records this time, as if max_bytes were reached.
 - Per-partition errors: NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
   OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR (an I/O failure, e.g. no descriptor left).
 - Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
@@ -34,6 +38,7 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 from engine.errors import ApiError
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
+from engine.protocol.validation import require
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 
@@ -64,6 +69,9 @@ class SentSlice:
 
 @api(FetchRequest, FetchResponse, versions=(4, 17))
 async def handle_fetch(ctx, request: FetchRequest):
+    require(request.max_bytes >= 0, f"max_bytes is negative ({request.max_bytes})")
+    require(all(p.partition_max_bytes >= 0 for t in request.topics for p in t.partitions),
+            "a partition_max_bytes is negative")
     broker = ctx.broker
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
