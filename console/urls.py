@@ -51,5 +51,6 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
+    path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("api/", include((api, "api"))),
 ]

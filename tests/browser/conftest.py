@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ class Console:
     url: str
     engine: EngineProcess
     log_path: Path
-    env: dict
+    env: dict = field(default_factory=dict)     # DATABASE_URL, REDIS_URL...: for a Celery worker of the test's
 
 
 def _manage(env: dict, *args: str) -> None:
