@@ -44,6 +44,8 @@ def build_session(*, master: str, conf: dict[str, str] | None = None) -> SparkSe
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
     if PROJECT_ROOT not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([PROJECT_ROOT, *filter(None, paths)])
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")     # stay on loopback, whatever the hostname says
     builder = SparkSession.builder.master(master)
     for key, value in {**DEFAULTS, **(conf or {})}.items():
         builder = builder.config(key, value)
