@@ -56,6 +56,9 @@ def processes(python: str, redis_command: str | None) -> dict[str, str]:
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 --port 9092",
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
+        # Spark jobs on their own queue, one process keeping one warm SparkSession.
+        "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
+                     "-n analytics@%h --loglevel INFO",
         "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO --schedule {DATA / 'celerybeat-schedule'}",
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
