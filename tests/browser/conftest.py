@@ -29,6 +29,7 @@ class Console:
     url: str
     engine: EngineProcess
     log_path: Path
+    lake: Path               # the console's ANALYTICS_LAKE
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -51,7 +52,7 @@ def console_server(tmp_path_factory):
     engine = EngineProcess(tmp / "engine", brokers=3, configs=STOPPABLE_ENGINE_CONFIGS).start()
     redis = RedisServer(tmp / "redis").start()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
-           "REDIS_URL": redis.url, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+           "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
     daphne = None
     log_path = tmp / "daphne.log"
@@ -67,7 +68,7 @@ def console_server(tmp_path_factory):
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: daphne.poll() is not None or _answers(url), timeout=30, message="daphne to answer")
         assert daphne.poll() is None, log_path.read_text()
-        yield Console(url=url, engine=engine, log_path=log_path)
+        yield Console(url=url, engine=engine, log_path=log_path, lake=tmp / "lake")
     finally:
         if daphne is not None:
             daphne.terminate()
