@@ -1,12 +1,14 @@
-"""Console pages with thousands of topics: server-side time of the topics, brokers and topic pages.
+"""Console pages with thousands of topics: server-side time of the topics, brokers, topic and group pages.
 
 Starts a private 1-broker engine, creates 5,000 topics of 4 partitions each (20,000 partitions,
-RF 1) in CreateTopics batches of 500, then renders each page through Django's test Client with a
+RF 1) in CreateTopics batches of 500 and 2,000 consumer groups, each with committed offsets on
+the 20 partitions of 5 topics (40,000 committed offsets, made with admin OffsetCommits as
+AlterConsumerGroupOffsets does), then renders each page through Django's test Client with a
 logged-in user (the whole view: selectors, gateway requests to the engine, template). Prints the
 figures next to the target (< 1 s each) and the peers' published numbers: the first request
 of the console process, then the median and worst of the following ones.
 
-    .venv/bin/python benchmarks/console_pages.py [--topics N] [--runs N]
+    .venv/bin/python benchmarks/console_pages.py [--topics N] [--groups N] [--runs N]
 """
 from __future__ import annotations
 
@@ -24,8 +26,11 @@ from tests.support.engine_process import EngineProcess  # noqa: E402
 PARTITIONS = 4
 BATCH = 500
 TARGET_S = 1.0
+TOPICS_PER_GROUP = 5
 PEERS = ("AKHQ: 65 s to list 1,000 topics (published)",
-         "kafka-ui: 90 s per refresh at 9k topics (published)")
+         "kafka-ui: 90 s per refresh at 9k topics (published)",
+         "kafka-ui: 90 s per consumer groups refresh at 9k topics and 2.2k groups (kafbat #1776)",
+         "Redpanda Console: about 5 minutes to list 45k groups (#292)")
 
 
 def create_topics(bootstrap: str, names: list[str]) -> None:
@@ -39,9 +44,24 @@ def create_topics(bootstrap: str, names: list[str]) -> None:
         admin.close()
 
 
+def create_groups(cluster, topics: list[str], count: int) -> None:
+    """Group i commits offsets on every partition of TOPICS_PER_GROUP topics, spread over all topics."""
+    from console.clusters.gateway import cluster_gateway
+
+    ids = [f"bench-group-{i:05d}" for i in range(count)]
+    with cluster_gateway(cluster) as gw:
+        coordinators = gw.groups.find_coordinators(ids).found
+        for i, group_id in enumerate(ids):
+            chosen = [topics[(i * TOPICS_PER_GROUP + k) % len(topics)] for k in range(TOPICS_PER_GROUP)]
+            failed = gw.groups.commit_offsets(group_id, coordinator=coordinators[group_id], offsets={
+                (t, p): (0, "") for t in chosen for p in range(PARTITIONS)})
+            assert not failed, failed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--topics", type=int, default=5000)
+    parser.add_argument("--groups", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
@@ -70,13 +90,20 @@ def main() -> None:
             create_topics(engine.bootstrap, names)
             print(f"created {args.topics} topics / {args.topics * PARTITIONS} partitions "
                   f"in {time.perf_counter() - started:.1f} s")
+            started = time.perf_counter()
+            create_groups(cluster, names, args.groups)
+            print(f"created {args.groups} groups with {args.groups * TOPICS_PER_GROUP * PARTITIONS} committed "
+                  f"offsets in {time.perf_counter() - started:.1f} s")
 
             pages = {"topics page": f"/clusters/{cluster.pk}/topics/",
                      "brokers page": f"/clusters/{cluster.pk}/brokers/",
                      "broker page": f"/clusters/{cluster.pk}/brokers/0/",
                      "topic page": f"/clusters/{cluster.pk}/topics/{names[len(names) // 2]}/",
                      "topics search": f"/clusters/{cluster.pk}/topics/?q=bench-049&status=not_preferred",
-                     "overview": f"/clusters/{cluster.pk}/"}
+                     "overview": f"/clusters/{cluster.pk}/",
+                     "groups page": f"/clusters/{cluster.pk}/groups/",
+                     "groups by lag": f"/clusters/{cluster.pk}/groups/?sort=lag&state=Empty",
+                     "group page": f"/clusters/{cluster.pk}/groups/bench-group-{args.groups // 2:05d}/"}
             print(f"\n{'page':<14} {'first':>8} {'median':>8} {'worst':>8}  target < {TARGET_S:.0f} s")
             for label, url in pages.items():
                 times = []

@@ -7,6 +7,9 @@ from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
 from console.clusters import views as cluster_views
+from console.groups import apis as group_apis
+from console.messages import apis as message_apis
+from console.messages import views as message_views
 from console.topics import apis as topic_apis
 
 api = [
@@ -22,6 +25,20 @@ api = [
          name="group_analytics"),
     path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
          name="topic_analytics"),
+    path("clusters/<int:cluster_id>/groups", group_apis.group_list, name="groups"),
+    # Group ids may hold '/': see console/groups/urls.py for why the detail ends with a slash.
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/reset-preview", group_apis.group_reset_preview,
+         name="group_reset_preview"),
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/reset", group_apis.group_reset, name="group_reset"),
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/delete-offsets", group_apis.group_delete_offsets,
+         name="group_delete_offsets"),
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/delete", group_apis.group_delete, name="group_delete"),
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/", group_apis.group_detail, name="group"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages", message_apis.message_browse, name="messages"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/search", message_apis.message_search,
+         name="message_search"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/<int:partition>/<int:offset>",
+         message_apis.message_detail, name="message"),
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 
@@ -34,5 +51,8 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/brokers/", include("console.brokers.urls")),
     path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
     path("clusters/<int:cluster_id>/analytics/", include("console.analytics.urls")),
+    path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
+    path("schemas/", message_views.schema_list, name="schemas"),
     path("api/", include((api, "api"))),
 ]

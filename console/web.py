@@ -17,10 +17,11 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_not_required
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from console.accounts.roles import has_role
-from console.errors import ConsoleError, NotFound
+from console.errors import ConsoleError, InvalidInput, NotFound
 
 
 def page(minimum_role: str):
@@ -45,7 +46,8 @@ class ApiEncoder(DjangoJSONEncoder):
 
     def default(self, o):
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            return dataclasses.asdict(o)
+            # Fields marked clusters.records.INTERNAL are for the server only.
+            return {f.name: getattr(o, f.name) for f in dataclasses.fields(o) if not f.metadata.get("internal")}
         if isinstance(o, (set, frozenset)):
             return sorted(o)
         if isinstance(o, datetime):
@@ -70,8 +72,12 @@ def json_api(minimum_role: str):
                 data = view(request, *args, **kwargs)
             except NotFound as exc:
                 return JsonResponse({"error": str(exc)}, status=404)
+            except InvalidInput as exc:
+                return JsonResponse({"error": str(exc)}, status=400)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
+            if isinstance(data, HttpResponseBase):   # a decorator's answer (405) or a streamed one (JSON Lines)
+                return data
             return JsonResponse(data, encoder=ApiEncoder, safe=False)
         return wrapper
     return decorator

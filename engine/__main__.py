@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="broker config override, Kafka names (e.g. num.partitions=3); repeatable")
     serve.add_argument("--admin-port", type=int, default=None,
                        help="port of the engine's admin interface (default: the port after the last broker)")
+    serve.add_argument("--admin-host", default="127.0.0.1",
+                       help="address the admin interface binds to (default 127.0.0.1: loopback only)")
     serve.add_argument("--no-admin", action="store_true",
                        help="run without the admin interface (broker stop/start over HTTP); nothing is advertised")
     serve.add_argument("--log-level", default="INFO")
@@ -52,23 +54,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def raise_open_files_limit() -> None:
     """Thousands of partitions and connections need descriptors: take the hard limit, as
-    Kafka's start scripts advise, and size the segment-file cache from it."""
+    Kafka's start scripts advise, and split it (engine/resources.py)."""
+    from engine.resources import DESCRIPTORS
     from engine.storage import file_handles
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    file_handles.HANDLES.limit = file_handles.default_limit()
+    DESCRIPTORS.configure()
+    file_handles.HANDLES.limit = DESCRIPTORS.segment_files
 
 
 async def serve(args: argparse.Namespace) -> int:
     from engine.runtime import Engine
-    import engine.protocol.apis  # noqa: F401 - registers every API handler
 
     raise_open_files_limit()
 
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=_parse_config(args.config), admin_port=args.admin_port,
-                    admin=not args.no_admin)
+                    admin=not args.no_admin, admin_host=args.admin_host)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -10,6 +10,11 @@ DescribeConfigs.
     POST /brokers/<id>/stop       -> controlled shutdown of one broker
     POST /brokers/<id>/start      -> start it again
 
+Security (CONTRACTS.md): it binds to loopback unless told otherwise (`--admin-host`); every
+request must carry `X-Engine-Admin-Token` (see admin_token.py), else 401; a request with an
+`Origin` header comes from a web page and gets 403, whatever its token. Every call is logged
+with its peer, method, path and status (never the token).
+
 Stops and starts run one at a time: each awaits (a controlled shutdown, opening logs), and a
 start that began while the same broker was still stopping would open its logs twice.
 An unexpected failure answers 500 with the error, so the caller is not left without a reply.
@@ -17,9 +22,12 @@ An unexpected failure answers 500 with the error, so the caller is not left with
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import re
+
+from engine.admin_token import HEADER
 
 log = logging.getLogger(__name__)
 _ROUTE = re.compile(r"^/brokers/(\d+)/(stop|start)$")
@@ -27,16 +35,22 @@ MAX_HEADER_BYTES = 16384
 
 
 class AdminServer:
-    def __init__(self, engine, host: str, port: int) -> None:
+    def __init__(self, engine, host: str, port: int, token: str) -> None:
+        if not token:
+            raise ValueError("the admin interface needs a token")
         self.engine = engine
         self.host = host
         self.port = port
+        self._token = token.encode()
         self._server: asyncio.base_events.Server | None = None
         self._changing = asyncio.Lock()
 
     @property
     def endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        host = self.host
+        if host in ("", "0.0.0.0", "::"):   # bound everywhere: advertise the brokers' host
+            host = self.engine.host
+        return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True)
@@ -48,17 +62,21 @@ class AdminServer:
             self._server = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        method = path = "?"
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
             if len(head) > MAX_HEADER_BYTES:
                 raise ValueError("headers too large")
-            method, path = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")[:2]
-            status, body = await self._route(method, path)
+            request_line, headers = _parse_head(head)
+            method, path = request_line
+            status, body = await self._authorised(method, path, headers)
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError) as exc:
             status, body = 400, {"error": f"bad request: {exc}"}
         except Exception as exc:  # noqa: BLE001 - answer, then let the log say what broke
             log.exception("Admin request failed")
             status, body = 500, {"error": repr(exc)}
+        log.info("Admin call from %s:%s: %s %s -> %d", peer[0], peer[1], method, path[:200], status)
         payload = json.dumps(body).encode()
         writer.write(f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
@@ -66,6 +84,14 @@ class AdminServer:
             await writer.drain()
         finally:
             writer.close()
+
+    async def _authorised(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, object]:
+        if "origin" in headers:
+            return 403, {"error": "requests from web pages (with an Origin header) are refused"}
+        given = headers.get(HEADER.lower(), "").encode()
+        if not hmac.compare_digest(given, self._token):
+            return 401, {"error": f"missing or wrong {HEADER} header"}
+        return await self._route(method, path)
 
     async def _route(self, method: str, path: str) -> tuple[int, object]:
         if method == "GET" and path == "/brokers":
@@ -89,4 +115,17 @@ class AdminServer:
         return {"id": broker.node_id, "host": broker.host, "port": broker.port, "running": broker.running}
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
+def _parse_head(head: bytes) -> tuple[tuple[str, str], dict[str, str]]:
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) < 2:
+        raise ValueError("no request line")
+    headers = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if sep:
+            headers[name.strip().lower()] = value.strip()
+    return (parts[0], parts[1]), headers
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}

@@ -6,6 +6,7 @@ each value came from with Kafka's config source codes.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -81,6 +82,17 @@ def _cleanup_policy(value: str) -> None:
         raise ValueError("must be a list of delete and compact")
 
 
+_REPLICA = re.compile(r"[0-9]+:[0-9]+")
+
+
+def _throttled_replicas(value: str) -> None:
+    """Kafka's ThrottledReplicaListValidator: `*`, or `partition:broker` pairs (or empty)."""
+    if value == "*" or all(_REPLICA.fullmatch(part) for part in value.split(",") if part):
+        return
+    raise ValueError("must be the literal '*' or a list of replicas in the following format: "
+                     "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
 def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
     def check(value):
         if not lo <= value <= hi:
@@ -116,8 +128,8 @@ _TOPIC_DEFS = [
     ConfigDef("segment.jitter.ms", TYPE_LONG, 0, at_least(0), ("log.roll.jitter.ms", "log.roll.jitter.hours")),
     ConfigDef("segment.ms", TYPE_LONG, 7 * DAY_MS, at_least(1), ("log.roll.ms", "log.roll.hours")),
     ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False, None, ("unclean.leader.election.enable",)),
-    ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", None, ()),
-    ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", None, ()),
+    ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
+    ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
 ]
 TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _TOPIC_DEFS}
 
@@ -127,6 +139,14 @@ _BROKER_DEFS = [
     ConfigDef("default.replication.factor", TYPE_INT, 1, at_least(1)),
     ConfigDef("delete.topic.enable", TYPE_BOOLEAN, True),
     ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
+    ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
+    ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
+    # get POLICY_VIOLATION.
+    ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
@@ -185,20 +205,13 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
     ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
     ConfigDef("log.cleaner.dedupe.buffer.size", TYPE_LONG, 128 * 1024 * 1024, at_least(1024)),
+    ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 
-# Broker configs that AlterConfigs may change at run time (cluster-wide or per broker).
-DYNAMIC_BROKER_CONFIGS = frozenset({
-    "log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms", "log.flush.interval.messages",
-    "log.flush.interval.ms", "log.cleanup.policy", "log.index.interval.bytes", "message.max.bytes",
-    "min.insync.replicas", "unclean.leader.election.enable", "compression.type", "num.partitions",
-    "log.message.timestamp.type", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
-    "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio", "log.retention.check.interval.ms",
-    "producer.id.expiration.ms",
-})
+# Which broker configs may change at run time: engine/dynamic_config.py (Kafka's DynamicBrokerConfig).
 
 # Broker-level unit conversions for synonym chains (hours/minutes -> ms).
 _SYNONYM_SCALE = {"log.retention.minutes": 60000, "log.retention.hours": 3600000, "log.roll.hours": 3600000,
@@ -216,7 +229,7 @@ class BrokerConfig:
     dynamic_default: dict[str, Any] = field(default_factory=dict)  # cluster-wide ("")
 
     def __post_init__(self) -> None:
-        self.static = validate_broker_configs(self.static, dynamic_only=False)
+        self.static = validate_broker_configs(self.static)
 
     def _layers(self):
         return ((self.dynamic, SOURCE_DYNAMIC_BROKER), (self.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER),
@@ -267,16 +280,12 @@ def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-def validate_broker_configs(raw: dict[str, Any], *, dynamic_only: bool) -> dict[str, Any]:
-    """Parse broker configs; with dynamic_only, refuse those Kafka cannot change at run time.
-
-    A None value (a deletion) is checked by name only and kept as None."""
+def validate_broker_configs(raw: dict[str, Any]) -> dict[str, Any]:
+    """Parse static broker configs (the command line), raising InvalidConfigError on unknown
+    names or bad values."""
     unknown = [name for name in raw if name not in BROKER_CONFIGS]
     if unknown:
         raise InvalidConfigError(f"Unknown broker config name: {unknown[0]}")
-    static_only = sorted(name for name in raw if name not in DYNAMIC_BROKER_CONFIGS)
-    if dynamic_only and static_only:
-        raise InvalidConfigError(f"Cannot update these configs dynamically: Set({', '.join(static_only)})")
     return {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
 
 

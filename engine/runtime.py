@@ -12,25 +12,34 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from engine import admin_token
 from engine.admin_server import AdminServer
 from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
+import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
+from engine.protocol.listener import Listener
 
 log = logging.getLogger(__name__)
 
 
 class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
-                 configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True) -> None:
+                 configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
+                 admin_host: str = "127.0.0.1") -> None:
         self.data_dir = Path(data_dir)
         self.host = host
         self.ports = [port + i for i in range(brokers)]
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
         self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
                         for i, p in enumerate(self.ports)]
+        for broker in self.brokers:
+            broker.listener = Listener(broker, host, broker.port)
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
-        self.admin = AdminServer(self, host, port + brokers if admin_port is None else admin_port) if admin else None
+        # The admin interface binds to loopback unless told otherwise, and wants the token of
+        # <data dir>/admin.token (engine/admin_token.py).
+        self.admin = AdminServer(self, admin_host, port + brokers if admin_port is None else admin_port,
+                                 admin_token.load_or_create(self.data_dir)) if admin else None
         for broker in self.brokers:
             broker.admin_endpoint = self.admin.endpoint if self.admin else None
 
@@ -47,6 +56,9 @@ class Engine:
         for broker in self.brokers:
             self.controller.register_broker(broker.node_id, broker.host, broker.port)
         self.controller.elect_controller()
+        for broker in self.brokers:   # all logs recovered before anyone leads or fetches
+            broker.load_logs()
+        self.controller.elect_longest_logs({b.node_id: b.recovered_replicas() for b in self.brokers})
         for broker in self.brokers:
             await broker.start()
         for broker in self.brokers:

@@ -1,11 +1,33 @@
 """Shared fixtures: a real engine cluster on free ports."""
 from __future__ import annotations
 
+import os
 import re
+import secrets
 
 import pytest
 
 from tests.support.engine_process import EngineProcess
+
+# One engine admin token for the whole run, set before any engine starts: child engines
+# store it in their data dirs (engine/admin_token.py), and the console and Celery workers
+# started by the tests read the same value, so they may stop and start brokers.
+os.environ.setdefault("ENGINE_ADMIN_TOKEN", secrets.token_urlsafe(32))
+# Cluster rows that tests create (not the bundled one) name this variable for the same token,
+# as an operator names a CONSOLE_SECRET_* variable for a remote engine.
+TEST_ADMIN_TOKEN_ENV = "CONSOLE_SECRET_TEST_ENGINE_ADMIN_TOKEN"
+os.environ[TEST_ADMIN_TOKEN_ENV] = os.environ["ENGINE_ADMIN_TOKEN"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _console_knows_the_engine_admin_token():
+    """pytest-django loads the settings before this file runs; give them the token too."""
+    try:
+        from django.conf import settings
+        if settings.configured:
+            settings.ENGINE_ADMIN_TOKEN = os.environ["ENGINE_ADMIN_TOKEN"]
+    except ImportError:
+        pass
 
 
 @pytest.fixture(scope="session")
@@ -37,3 +59,19 @@ def engine_factory(tmp_path):
 def topic_name(request):
     """A topic name unique to the test."""
     return "t-" + re.sub(r"[^a-zA-Z0-9.-]", "-", request.node.name)[:200]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """SQLite's test database in a file, not in memory, so that a Celery worker process
+    (tests/support/celery_worker.py) opens the same database as the test. On /dev/shm when
+    there is one: as fast as memory. One file per pytest process (its pid)."""
+    import os
+    from pathlib import Path
+
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
+        database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")

@@ -3,63 +3,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from console.brokers.models import KnownBroker
-from console.brokers.services import broker_record_seen
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
-from console.clusters.records import ClusterRef
+from console.clusters.records import INTERNAL, ClusterRef
+from console.clusters.selectors import BrokerStatus, broker_statuses
 from console.errors import NotFound
-from console.kafka_gateway import ClusterMetadata, ConfigEntry, EngineBroker, Gateway, GatewayError
-from console.topics.stats import broker_loads
+from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway, GatewayError
+from console.stats import broker_loads
 
 PREVIEW_PARTITIONS = 12
-
-
-@dataclass(frozen=True)
-class BrokerStatus:
-    broker_id: int
-    host: str
-    port: int
-    rack: str | None
-    is_up: bool
-    is_controller: bool
-
-
-@dataclass(frozen=True)
-class BrokerStatuses:
-    brokers: list[BrokerStatus]
-    engine_admin_endpoint: str | None   # set when the cluster is our engine: stop/start possible
-    warnings: list[str] = field(default_factory=list)
-
-
-def broker_statuses(*, cluster: Cluster, gateway: Gateway, metadata: ClusterMetadata) -> BrokerStatuses:
-    """Every broker of the cluster, up or down. Metadata lists only live brokers, so the
-    others come from what the console saw before (KnownBroker rows, which this updates), from
-    replica assignments that name them, and from the engine's own broker list when the
-    cluster is our engine."""
-    live = {b.node_id: b for b in metadata.brokers}
-    warnings: list[str] = []
-    endpoint = None
-    engine_listed: list[EngineBroker] = []
-    try:
-        endpoint = gateway.engine_admin_endpoint(via_broker=min(live)) if live else None
-        engine_listed = gateway.engine_brokers(endpoint) if endpoint else []
-    except GatewayError as exc:
-        warnings.append(f"Engine admin interface: {exc}")
-    broker_record_seen(cluster=cluster, brokers=[*live.values(), *engine_listed])
-
-    addresses = {kb.broker_id: (kb.host, kb.port, kb.rack or None)
-                 for kb in KnownBroker.objects.filter(cluster=cluster)}
-    addresses.update({e.node_id: (e.host, e.port, None) for e in engine_listed})
-    addresses.update({b.node_id: (b.host, b.port, b.rack) for b in live.values()})
-    for topic in metadata.topics:
-        for p in topic.partitions:
-            for replica in p.replicas:
-                addresses.setdefault(replica, ("", 0, None))
-    statuses = [BrokerStatus(broker_id=i, host=host, port=port, rack=rack, is_up=i in live,
-                             is_controller=i == metadata.controller_id)
-                for i, (host, port, rack) in sorted(addresses.items())]
-    return BrokerStatuses(brokers=statuses, engine_admin_endpoint=endpoint, warnings=warnings)
 
 
 @dataclass(frozen=True)
@@ -70,6 +22,7 @@ class BrokerRow:
     rack: str | None
     is_up: bool
     is_controller: bool
+    state: str                               # up, stopped (by the engine) or down
     partitions: int                          # replicas assigned to the broker
     leaders: int
     partition_ids: dict[str, list[int]]      # {topic: [partition ids]} assigned to the broker
@@ -77,6 +30,7 @@ class BrokerRow:
     is_skewed: bool
     is_leader_skewed: bool
     log_dir_size: int | None                 # bytes; None when the broker is down
+    offline_partitions: int = 0              # assigned partitions without a leader
 
 
 @dataclass(frozen=True)
@@ -86,6 +40,8 @@ class BrokersPage:
     brokers: list[BrokerRow]
     can_stop_start: bool
     warnings: list[str]
+    offline_partitions: int = 0              # in the whole cluster (Kafka's OfflinePartitionsCount)
+    seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)  # -> cluster_brokers_seen
 
 
 def broker_list(*, cluster: Cluster) -> BrokersPage:
@@ -97,7 +53,9 @@ def broker_list(*, cluster: Cluster) -> BrokersPage:
         sizes = _log_dir_sizes(gw, [b.node_id for b in metadata.brokers], warnings)
     rows = _broker_rows(metadata, statuses.brokers, sizes)
     return BrokersPage(cluster=ClusterRef.of(cluster), controller_id=metadata.controller_id,
-                       brokers=rows, can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings)
+                       offline_partitions=sum(p.is_offline for t in metadata.topics for p in t.partitions),
+                       brokers=rows, can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
+                       seen_brokers=statuses.seen)
 
 
 @dataclass(frozen=True)
@@ -115,6 +73,7 @@ class BrokerDetail:
     log_dirs: list[LogDirUsage]
     can_stop_start: bool
     warnings: list[str]
+    seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)
 
 
 def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
@@ -140,7 +99,8 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
     row = next(r for r in _broker_rows(metadata, statuses.brokers, sizes) if r.broker_id == broker_id)
     return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs,
                         log_dirs=sorted(usage.values(), key=lambda u: u.log_dir),
-                        can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings)
+                        can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
+                        seen_brokers=statuses.seen)
 
 
 def _log_dir_sizes(gw: Gateway, brokers: list[int], warnings: list[str]) -> dict[int, int]:
@@ -165,11 +125,11 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], sizes:
             by_topic.setdefault(topic, []).append(partition)
         rows.append(BrokerRow(
             broker_id=s.broker_id, host=s.host, port=s.port, rack=s.rack, is_up=s.is_up,
-            is_controller=s.is_controller, partitions=len(load.replicas) if load else 0,
+            is_controller=s.is_controller, state=s.state, partitions=len(load.replicas) if load else 0,
             leaders=load.leaders if load else 0, partition_ids=by_topic,
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),
-            log_dir_size=sizes.get(s.broker_id) if s.is_up else None))
+            log_dir_size=sizes.get(s.broker_id) if s.is_up else None, offline_partitions=load.offline if load else 0))
     return rows
 
 

@@ -11,6 +11,7 @@ from console.accounts.roles import OPERATOR, VIEWER
 from console.brokers import selectors, services
 from console.brokers.charts import broker_load_chart
 from console.clusters.selectors import cluster_get
+from console.clusters.services import cluster_brokers_seen
 from console.errors import ConsoleError
 from console.web import page
 
@@ -21,6 +22,7 @@ COMMANDS = {"stop": (services.broker_stop, "stopped"), "start": (services.broker
 def broker_list(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.broker_list(cluster=cluster)
+    cluster_brokers_seen(cluster=cluster, brokers=view.seen_brokers)
     return render(request, "brokers/list.html",
                   {"cluster": cluster, "view": view, "load_chart": broker_load_chart(brokers=view.brokers)})
 
@@ -29,6 +31,7 @@ def broker_list(request, cluster_id: int):
 def broker_detail(request, cluster_id: int, broker_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.broker_detail(cluster=cluster, broker_id=broker_id)
+    cluster_brokers_seen(cluster=cluster, brokers=view.seen_brokers)
     # Thousands of topics: the page shows them a page at a time (the JSON API has them all).
     topics = Paginator(list(view.broker.partition_ids.items()), settings.TOPICS_PER_PAGE).get_page(
         request.GET.get("page", 1))

@@ -1,6 +1,6 @@
 """JSON for scripts: the same selectors as the pages."""
 from console.accounts.roles import VIEWER
-from console.clusters import selectors
+from console.clusters import selectors, services
 from console.web import json_api
 
 
@@ -12,4 +12,7 @@ def cluster_list(request):
 
 @json_api(VIEWER)
 def overview(request, cluster_id: int):
-    return selectors.cluster_overview(cluster=selectors.cluster_get(cluster_id=cluster_id))
+    cluster = selectors.cluster_get(cluster_id=cluster_id)
+    overview = selectors.cluster_overview(cluster=cluster)
+    services.cluster_brokers_seen(cluster=cluster, brokers=overview.seen_brokers)
+    return overview

@@ -19,4 +19,5 @@ def _register_bundled_engine(sender, using="default", **kwargs) -> None:
 
     from console.clusters.services import cluster_register_bundled
 
-    cluster_register_bundled(bootstrap_servers=settings.ENGINE_BOOTSTRAP, using=using)
+    cluster_register_bundled(bootstrap_servers=settings.ENGINE_BOOTSTRAP, follow=settings.ENGINE_BOOTSTRAP_FROM_ENV,
+                             using=using)

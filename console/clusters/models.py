@@ -1,5 +1,6 @@
 import os
 import re
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -8,12 +9,36 @@ from console.errors import ConsoleError
 from console.kafka_gateway.records import ConnectionSettings
 
 _HOST_PORT = re.compile(r"^[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
+# Secrets are named by environment variable, and only variables with this prefix may be named:
+# otherwise an admin could point a cluster at SECRET_KEY or DATABASE_URL and have the console
+# send it to a broker of their choosing as a SASL password.
+SECRET_ENV_PREFIX = "CONSOLE_SECRET_"
+_SECRET_ENV = re.compile(rf"^{SECRET_ENV_PREFIX}[A-Z0-9_]+$")
+SECRET_ENV_HELP = f"The name of an environment variable of the console's processes starting with {SECRET_ENV_PREFIX}"
 
 
 def validate_bootstrap_servers(value: str) -> None:
     servers = [s.strip() for s in value.split(",")]
     if not all(servers) or not all(_HOST_PORT.match(s) for s in servers):
         raise ValidationError("Use host:port pairs separated by commas, e.g. 127.0.0.1:9092,127.0.0.1:9093.")
+
+
+def validate_secret_env_name(value: str) -> None:
+    if value and not _SECRET_ENV.match(value):
+        raise ValidationError(f"{value!r} is not allowed: secrets come only from environment variables named "
+                              f"{SECRET_ENV_PREFIX}<NAME> (capitals, digits and _).")
+
+
+def secret_from_env(name: str, *, what: str, cluster_name: str) -> str:
+    """The value of a CONSOLE_SECRET_* variable; rows saved before the prefix rule are refused too."""
+    if not _SECRET_ENV.match(name):
+        raise ConsoleError(f"Cluster {cluster_name!r} names {name!r} for its {what}, but secrets come only from "
+                           f"environment variables named {SECRET_ENV_PREFIX}<NAME>. Edit the cluster.")
+    value = os.environ.get(name, "")
+    if not value:
+        raise ConsoleError(f"Cluster {cluster_name!r} needs its {what} in the environment variable {name}, "
+                           "which is empty.")
+    return value
 
 
 class Cluster(models.Model):
@@ -31,7 +56,11 @@ class Cluster(models.Model):
     sasl_mechanism = models.CharField(max_length=16, choices=MECHANISMS, blank=True, default="")
     sasl_username = models.CharField(max_length=200, blank=True, default="")
     sasl_password_env = models.CharField(max_length=200, blank=True, default="",
+                                         validators=[validate_secret_env_name],
                                          help_text="Name of the environment variable holding the SASL password.")
+    admin_token_env = models.CharField(
+        max_length=200, blank=True, default="", validators=[validate_secret_env_name],
+        help_text="Name of the environment variable holding the engine admin token (our engine only).")
     is_bundled = models.BooleanField(default=False, help_text="The engine that `make run` starts.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -46,10 +75,51 @@ class Cluster(models.Model):
     def connection_settings(self) -> ConnectionSettings:
         password = ""
         if self.sasl_mechanism:
-            password = os.environ.get(self.sasl_password_env, "") if self.sasl_password_env else ""
-            if not password:
-                raise ConsoleError(f"Cluster {self.name!r} uses SASL, but the environment variable "
-                                   f"{self.sasl_password_env or '(none set)'} holding its password is empty.")
+            if not self.sasl_password_env:
+                raise ConsoleError(f"Cluster {self.name!r} uses SASL, but names no environment variable "
+                                   "holding its password.")
+            password = secret_from_env(self.sasl_password_env, what="SASL password", cluster_name=self.name)
         return ConnectionSettings(bootstrap_servers=self.bootstrap_servers, security_protocol=self.security_protocol,
                                   sasl_mechanism=self.sasl_mechanism, sasl_username=self.sasl_username,
-                                  sasl_password=password)
+                                  sasl_password=password, engine_admin_token=self.engine_admin_token())
+
+    def engine_admin_token(self) -> str:
+        """The token for the engine's admin port: the bundled engine's from ENGINE_ADMIN_TOKEN or
+        its token file (the engine writes DATA_DIR/admin.token), other clusters' from the
+        CONSOLE_SECRET_* variable they name. Empty when there is none: the engine refuses then."""
+        from django.conf import settings
+
+        if self.is_bundled:
+            if settings.ENGINE_ADMIN_TOKEN:
+                return settings.ENGINE_ADMIN_TOKEN
+            try:
+                return Path(settings.ENGINE_ADMIN_TOKEN_FILE).read_text().strip()
+            except OSError:
+                return ""
+        if self.admin_token_env:
+            return secret_from_env(self.admin_token_env, what="engine admin token", cluster_name=self.name)
+        return ""
+
+
+class KnownBroker(models.Model):
+    """A broker the console has seen in a Metadata response (or in the engine's broker list).
+
+    Metadata lists live brokers only; remembering the others is how the overview can say
+    "broker 2 is down" instead of silently showing two brokers. (Moved here from the brokers
+    app, table unchanged, so the cluster overview reads it without importing an app above it.)"""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="known_brokers")
+    broker_id = models.IntegerField()
+    host = models.CharField(max_length=255)
+    port = models.IntegerField()
+    rack = models.CharField(max_length=255, blank=True, default="")
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        db_table = "brokers_knownbroker"
+        ordering = ["cluster", "broker_id"]
+        constraints = [models.UniqueConstraint(fields=["cluster", "broker_id"], name="one_row_per_broker")]
+
+    def __str__(self) -> str:
+        return f"{self.cluster_id}/{self.broker_id} {self.host}:{self.port}"

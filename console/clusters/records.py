@@ -14,3 +14,7 @@ class ClusterRef:
     @classmethod
     def of(cls, cluster) -> ClusterRef:
         return cls(id=cluster.pk, name=cluster.name)
+
+
+# Dataclass field metadata: the field is for the server only, the JSON API leaves it out.
+INTERNAL = {"internal": True}

@@ -1,21 +1,22 @@
-"""Reads for clusters: the list, one row, and the overview.
+"""Reads for clusters: the list, one row, which brokers are up or down, and the overview.
 
-`cluster_overview` is the single source of the overview page, its JSON, and (later) the
-live updates a websocket consumer pushes: it returns a plain dataclass, cheap to build (one
-Metadata request for all topics, plus the engine's broker list when there is one).
+`cluster_overview` is the single source of the overview page, its JSON and its live
+fragment: one Metadata request for all topics, plus the engine's broker list when there is
+one. Selectors only read: the brokers they saw come back in `seen_brokers`, and the caller
+(a view, an API or a live fragment) hands them to `services.cluster_brokers_seen`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
-from console.brokers.selectors import BrokerStatus, broker_statuses
 from console.clusters.gateway import cluster_gateway
-from console.clusters.models import Cluster
-from console.clusters.records import ClusterRef
+from console.clusters.models import Cluster, KnownBroker
+from console.clusters.records import INTERNAL, ClusterRef
 from console.errors import NotFound
-from console.topics.stats import is_under_replicated
+from console.kafka_gateway import BrokerNode, ClusterMetadata, EngineBroker, Gateway, GatewayError
+from console.stats import is_under_replicated
 
 
 def cluster_list() -> QuerySet[Cluster]:
@@ -29,6 +30,59 @@ def cluster_get(*, cluster_id: int) -> Cluster:
         raise NotFound(f"There is no cluster {cluster_id}.") from None
 
 
+UP, STOPPED, DOWN = "up", "stopped", "down"
+
+
+@dataclass(frozen=True)
+class BrokerStatus:
+    broker_id: int
+    host: str
+    port: int
+    rack: str | None
+    is_up: bool
+    is_controller: bool
+    state: str = UP        # up; stopped (the engine says so: Start brings it back); down (not answering)
+
+
+@dataclass(frozen=True)
+class BrokerStatuses:
+    brokers: list[BrokerStatus]
+    engine_admin_endpoint: str | None   # set when the cluster is our engine: stop/start possible
+    seen: tuple[BrokerNode | EngineBroker, ...] = ()   # for services.cluster_brokers_seen
+    warnings: list[str] = field(default_factory=list)
+
+
+def broker_statuses(*, cluster: Cluster, gateway: Gateway, metadata: ClusterMetadata) -> BrokerStatuses:
+    """Every broker of the cluster, up or down. Metadata lists only live brokers, so the
+    others come from what the console saw before (KnownBroker rows), from replica assignments
+    that name them, and from the engine's own broker list when the cluster is our engine."""
+    live = {b.node_id: b for b in metadata.brokers}
+    warnings: list[str] = []
+    endpoint = None
+    engine_listed: list[EngineBroker] = []
+    try:
+        endpoint = gateway.engine_admin_endpoint(via_broker=min(live)) if live else None
+        engine_listed = gateway.engine_brokers(endpoint) if endpoint else []
+    except GatewayError as exc:
+        warnings.append(f"Engine admin interface: {exc}")
+
+    addresses = {kb.broker_id: (kb.host, kb.port, kb.rack or None)
+                 for kb in KnownBroker.objects.filter(cluster=cluster)}
+    addresses.update({e.node_id: (e.host, e.port, None) for e in engine_listed})
+    addresses.update({b.node_id: (b.host, b.port, b.rack) for b in live.values()})
+    for topic in metadata.topics:
+        for p in topic.partitions:
+            for replica in p.replicas:
+                addresses.setdefault(replica, ("", 0, None))
+    stopped = {e.node_id for e in engine_listed if not e.running}
+    statuses = [BrokerStatus(broker_id=i, host=host, port=port, rack=rack, is_up=i in live,
+                             is_controller=i == metadata.controller_id,
+                             state=UP if i in live else STOPPED if i in stopped else DOWN)
+                for i, (host, port, rack) in sorted(addresses.items())]
+    return BrokerStatuses(brokers=statuses, engine_admin_endpoint=endpoint,
+                          seen=(*live.values(), *engine_listed), warnings=warnings)
+
+
 @dataclass(frozen=True)
 class ClusterOverview:
     cluster: ClusterRef
@@ -40,9 +94,10 @@ class ClusterOverview:
     topics: int
     internal_topics: int
     partitions: int
-    under_replicated_partitions: int
-    offline_partitions: int
+    under_replicated_partitions: int   # offline partitions included, as Kafka counts them
+    offline_partitions: int            # no leader: Kafka's OfflinePartitionsCount
     warnings: list[str]
+    seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)
 
 
 def cluster_overview(*, cluster: Cluster) -> ClusterOverview:
@@ -56,4 +111,5 @@ def cluster_overview(*, cluster: Cluster) -> ClusterOverview:
         brokers=statuses.brokers, brokers_up=up, brokers_down=len(statuses.brokers) - up,
         topics=len(metadata.topics), internal_topics=sum(t.is_internal for t in metadata.topics),
         partitions=len(partitions), under_replicated_partitions=sum(map(is_under_replicated, partitions)),
-        offline_partitions=sum(p.is_offline for p in partitions), warnings=statuses.warnings)
+        offline_partitions=sum(p.is_offline for p in partitions), warnings=statuses.warnings,
+        seen_brokers=statuses.seen)

@@ -1,31 +1,46 @@
-"""Writes for clusters."""
+"""Writes for clusters: registering them, and remembering the brokers seen in them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import timedelta
+
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from console.accounts.services import audited
-from console.clusters.models import Cluster
+from console.clusters.models import Cluster, KnownBroker
 from console.errors import InvalidInput
+from console.events import notify_on_commit
+from console.kafka_gateway import BrokerNode, EngineBroker
 
 BUNDLED_NAME = "local engine"
+LAST_SEEN_PRECISION = timedelta(minutes=1)
 
 
 def cluster_create(*, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
-                   sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "") -> Cluster:
+                   sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
+                   admin_token_env: str = "") -> Cluster:
     cluster = Cluster(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                       sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                      sasl_password_env=sasl_password_env)
+                      sasl_password_env=sasl_password_env, admin_token_env=admin_token_env)
     cluster.full_clean()
     cluster.save()
     return cluster
 
 
-def cluster_register_bundled(*, bootstrap_servers: str, using: str = "default") -> Cluster:
-    """The bundled engine's row: created once, its bootstrap kept in step with ENGINE_BOOTSTRAP."""
+LEGACY_BUNDLED_BOOTSTRAP = "127.0.0.1:9092"   # before every broker was listed: one stopped broker broke it
+
+
+def cluster_register_bundled(*, bootstrap_servers: str, follow: bool = True, using: str = "default") -> Cluster:
+    """The bundled engine's row: created once. Its bootstrap list follows `bootstrap_servers`
+    when `follow` (ENGINE_BOOTSTRAP was set) or when it is still the old single-broker default;
+    otherwise an admin's edit stays."""
     cluster = Cluster.objects.using(using).filter(is_bundled=True).first()
     if cluster is None:
         return Cluster.objects.using(using).create(name=BUNDLED_NAME, bootstrap_servers=bootstrap_servers,
                                                    is_bundled=True)
+    if not follow and cluster.bootstrap_servers != LEGACY_BUNDLED_BOOTSTRAP:
+        return cluster
     if cluster.bootstrap_servers != bootstrap_servers:
         cluster.bootstrap_servers = bootstrap_servers
         cluster.save(using=using, update_fields=["bootstrap_servers"])
@@ -33,7 +48,8 @@ def cluster_register_bundled(*, bootstrap_servers: str, using: str = "default") 
 
 
 def cluster_add(*, actor, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
-                sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "") -> Cluster:
+                sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
+                admin_token_env: str = "") -> Cluster:
     """Register a cluster from the console (admins), audited. Nothing is asked of the cluster
     here: one that does not answer yet is still worth registering, and its overview says so."""
     with audited(actor=actor, cluster=None, action="cluster.add", target=name,
@@ -42,9 +58,38 @@ def cluster_add(*, actor, name: str, bootstrap_servers: str, security_protocol: 
         try:
             return cluster_create(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                                   sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                                  sasl_password_env=sasl_password_env)
+                                  sasl_password_env=sasl_password_env, admin_token_env=admin_token_env)
         except ValidationError as exc:
-            raise InvalidInput(" ".join(m for messages in exc.message_dict.values() for m in messages)) from None
+            raise InvalidInput(_messages(exc)) from None
+
+
+EDITABLE = ("name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "sasl_username",
+            "sasl_password_env", "admin_token_env")
+
+
+def cluster_update(*, actor, cluster: Cluster, **changes: str) -> Cluster:
+    """Edit a registered cluster (the bundled engine's bootstrap list too), audited with the
+    fields that changed. Secrets are not among them: only the names of their variables."""
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise InvalidInput(f"Cannot edit {', '.join(sorted(unknown))}.")
+    changed = {k: v for k, v in changes.items() if getattr(cluster, k) != v}
+    with audited(actor=actor, cluster=cluster, action="cluster.update", target=cluster.name,
+                 details={"changed": {k: [getattr(cluster, k), v] for k, v in changed.items()}}):
+        for name, value in changed.items():
+            setattr(cluster, name, value)
+        try:
+            cluster.full_clean()
+        except ValidationError as exc:
+            cluster.refresh_from_db()
+            raise InvalidInput(_messages(exc)) from None
+        cluster.save()
+    notify_on_commit("cluster.updated", {"cluster": cluster.pk})
+    return cluster
+
+
+def _messages(exc: ValidationError) -> str:
+    return " ".join(m for messages in exc.message_dict.values() for m in messages)
 
 
 def cluster_remove(*, actor, cluster: Cluster, confirmation: str) -> None:
@@ -55,3 +100,28 @@ def cluster_remove(*, actor, cluster: Cluster, confirmation: str) -> None:
         if confirmation != cluster.name:
             raise InvalidInput(f"Type the cluster's name, {cluster.name}, to confirm.")
         cluster.delete()
+
+
+def cluster_brokers_seen(*, cluster: Cluster, brokers: Iterable[BrokerNode | EngineBroker]) -> None:
+    """Remember these brokers (live in Metadata, or listed by the engine). At most three
+    queries, and writes only for new brokers or changed addresses, since every page calls it."""
+    seen = {b.node_id: b for b in brokers}
+    if not seen:
+        return
+    now = timezone.now()
+    known = {kb.broker_id: kb for kb in KnownBroker.objects.filter(cluster=cluster)}
+    new = [KnownBroker(cluster=cluster, broker_id=i, host=b.host, port=b.port, rack=getattr(b, "rack", None) or "",
+                       last_seen=now)
+           for i, b in seen.items() if i not in known]
+    if new:
+        KnownBroker.objects.bulk_create(new, ignore_conflicts=True)
+    for i, b in seen.items():
+        kb = known.get(i)
+        rack = getattr(b, "rack", None) or ""
+        if kb is not None and (kb.host, kb.port, kb.rack) != (b.host, b.port, rack):
+            kb.host, kb.port, kb.rack, kb.last_seen = b.host, b.port, rack, now
+            kb.save(update_fields=["host", "port", "rack", "last_seen"])
+    live = [i for i, b in seen.items() if isinstance(b, BrokerNode)]
+    if live:   # a minute's precision is plenty, and spares most page views a write
+        KnownBroker.objects.filter(cluster=cluster, broker_id__in=live,
+                                   last_seen__lt=now - LAST_SEEN_PRECISION).update(last_seen=now)

@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 
 from console.accounts.roles import ADMIN, VIEWER
 from console.clusters import selectors, services
-from console.clusters.forms import ClusterAddForm, ClusterRemoveForm
+from console.clusters.forms import CLUSTER_FIELDS, ClusterAddForm, ClusterEditForm, ClusterRemoveForm
 from console.errors import ConsoleError
 from console.web import page
 
@@ -26,8 +26,9 @@ def cluster_list(request):
 @page(VIEWER)
 def overview(request, cluster_id: int):
     cluster = selectors.cluster_get(cluster_id=cluster_id)
-    return render(request, "clusters/overview.html",
-                  {"cluster": cluster, "overview": selectors.cluster_overview(cluster=cluster)})
+    overview = selectors.cluster_overview(cluster=cluster)
+    services.cluster_brokers_seen(cluster=cluster, brokers=overview.seen_brokers)
+    return render(request, "clusters/overview.html", {"cluster": cluster, "overview": overview})
 
 
 @page(ADMIN)
@@ -42,6 +43,22 @@ def cluster_add(request):
             messages.success(request, f"Cluster {cluster.name} registered.")
             return redirect("clusters:overview", cluster_id=cluster.pk)
     return render(request, "clusters/add.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@page(ADMIN)
+def cluster_edit(request, cluster_id: int):
+    cluster = selectors.cluster_get(cluster_id=cluster_id)
+    form = ClusterEditForm(request.POST or None, initial={f: getattr(cluster, f) for f in CLUSTER_FIELDS})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.cluster_update(actor=request.user, cluster=cluster, **form.cleaned_data)
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Cluster {cluster.name} saved.")
+            return redirect("clusters:overview", cluster_id=cluster.pk)
+    return render(request, "clusters/edit.html", {"cluster": cluster, "form": form},
+                  status=400 if form.errors else 200)
 
 
 @page(ADMIN)

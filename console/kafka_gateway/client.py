@@ -63,7 +63,7 @@ def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 1000
                  bootstrap_timeout_ms: int = 5000) -> Iterator[Gateway]:
     admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
     try:
-        yield Gateway(admin, request_timeout_ms=request_timeout_ms)
+        yield Gateway(admin, request_timeout_ms=request_timeout_ms, engine_admin_token=settings.engine_admin_token)
     finally:
         admin.close()
 
@@ -104,8 +104,9 @@ class _AdminClient(KafkaAdminClient):
 class Gateway:
     """The calls the console makes to one cluster, over one admin client (see the module docstring)."""
 
-    def __init__(self, admin: KafkaAdminClient, *, request_timeout_ms: int) -> None:
+    def __init__(self, admin: KafkaAdminClient, *, request_timeout_ms: int, engine_admin_token: str = "") -> None:
         self._admin = admin
+        self._engine_admin_token = engine_admin_token
         self._timeout_ms = request_timeout_ms
         self._engine_endpoint: dict[int, str | None] = {}
 
@@ -117,17 +118,9 @@ class Gateway:
         for (all topics when `topics` is None). Topics the cluster does not know are left out."""
         # Sent by us (see the module docstring): describe_topics() would drop brokers and
         # controller, and turn 20,000 partitions into dicts first.
-        wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
-        request = MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
-                                  include_cluster_authorized_operations=False,
-                                  include_topic_authorized_operations=False)
         with _bulk_allocation():
-            response = self._admin._manager.run(_send, self._admin._manager, request)
-            brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                                    for b in response.brokers), key=lambda b: b.node_id))
-            topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
-        return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
-                               brokers=brokers, topics=tuple(topics_info))
+            response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
+            return cluster_metadata(response)
 
     # --- configs --------------------------------------------------------------------------
 
@@ -271,6 +264,12 @@ class Gateway:
 
     # --- consumer groups --------------------------------------------------------------------
 
+    @property
+    def groups(self):
+        """The batched consumer group calls (console.kafka_gateway.groups.GroupCalls)."""
+        from console.kafka_gateway.groups import GroupCalls   # groups.py imports this module
+        return GroupCalls(self)
+
     @translated
     def consumer_groups(self) -> list[GroupSummary] | None:
         """ListGroups on every broker; None when the cluster has no group APIs."""
@@ -324,11 +323,28 @@ class Gateway:
         return self._engine_endpoint[via_broker]
 
     def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
-        return engine_admin.list_brokers(endpoint, timeout=self._timeout_ms / 1000)
+        return engine_admin.list_brokers(endpoint, token=self._engine_admin_token, timeout=self._timeout_ms / 1000)
 
     def engine_broker_command(self, endpoint: str, broker_id: int, action: str) -> EngineBrokerChange:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
-        return engine_admin.broker_command(endpoint, broker_id, action, timeout=max(60.0, self._timeout_ms / 1000))
+        return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,
+                                           timeout=max(60.0, self._timeout_ms / 1000))
+
+
+def metadata_request(topics: Iterable[str] | None) -> MetadataRequest:
+    """Metadata for these topics (all when None), never creating one."""
+    wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
+    return MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
+                           include_cluster_authorized_operations=False, include_topic_authorized_operations=False)
+
+
+def cluster_metadata(response) -> ClusterMetadata:
+    """From a decoded MetadataResponse; topics with an error (unknown ones) are left out."""
+    brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                            for b in response.brokers), key=lambda b: b.node_id))
+    topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
+    return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
+                           brokers=brokers, topics=tuple(topics_info))
 
 
 async def _send(manager, request):

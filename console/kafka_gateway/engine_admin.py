@@ -2,7 +2,9 @@
 
 Kafka has no API to stop or start a broker. Our engine offers one over HTTP and advertises
 where with the read-only broker config `engine.admin.endpoint`; a cluster that does not
-advertise it (Apache Kafka) simply has no stop/start buttons. See engine/admin_server.py:
+advertise it (Apache Kafka) simply has no stop/start buttons. Every request carries the
+header `X-Engine-Admin-Token` (CONTRACTS.md); the token never appears in a message here.
+See engine/admin_server.py:
 
     GET  /brokers              -> [{"id", "host", "port", "running"}, ...]
     POST /brokers/<id>/stop    -> {"id", "host", "port", "running", "changed"}
@@ -21,14 +23,17 @@ ADMIN_ENDPOINT_CONFIG = "engine.admin.endpoint"
 ACTIONS = ("stop", "start")
 
 
-def list_brokers(endpoint: str, *, timeout: float) -> list[EngineBroker]:
-    return [_broker(item) for item in _call(endpoint, "GET", "/brokers", timeout=timeout)]
+TOKEN_HEADER = "X-Engine-Admin-Token"
 
 
-def broker_command(endpoint: str, broker_id: int, action: str, *, timeout: float) -> EngineBrokerChange:
+def list_brokers(endpoint: str, *, token: str, timeout: float) -> list[EngineBroker]:
+    return [_broker(item) for item in _call(endpoint, "GET", "/brokers", token=token, timeout=timeout)]
+
+
+def broker_command(endpoint: str, broker_id: int, action: str, *, token: str, timeout: float) -> EngineBrokerChange:
     if action not in ACTIONS:
         raise ValueError(f"unknown broker action {action!r}")
-    answer = _call(endpoint, "POST", f"/brokers/{int(broker_id)}/{action}", timeout=timeout)
+    answer = _call(endpoint, "POST", f"/brokers/{int(broker_id)}/{action}", token=token, timeout=timeout)
     return EngineBrokerChange(broker=_broker(answer), changed=bool(answer.get("changed", True)))
 
 
@@ -37,11 +42,12 @@ def _broker(item: dict) -> EngineBroker:
                         running=bool(item["running"]))
 
 
-def _call(endpoint: str, method: str, path: str, *, timeout: float):
+def _call(endpoint: str, method: str, path: str, *, token: str, timeout: float):
     url = endpoint.rstrip("/") + path
     if not url.startswith(("http://", "https://")):
         url = "http://" + url
-    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+    headers = {TOKEN_HEADER: token} if token else {}
+    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read())
@@ -50,6 +56,10 @@ def _call(endpoint: str, method: str, path: str, *, timeout: float):
             reason = json.loads(exc.read()).get("error", exc.reason)
         except ValueError:
             reason = exc.reason
+        if exc.code == 401:
+            reason = (f"{reason}. The console has {'a wrong' if token else 'no'} admin token for it: set "
+                      "ENGINE_ADMIN_TOKEN (or ENGINE_ADMIN_TOKEN_FILE) for the bundled engine, or the "
+                      "cluster's admin token variable")
         raise GatewayError(f"The engine's admin interface refused {method} {path}: {reason}") from None
     except (OSError, ValueError) as exc:
         raise GatewayError(f"The engine's admin interface at {endpoint} did not answer: {exc}") from None

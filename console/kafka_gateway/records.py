@@ -11,13 +11,15 @@ NO_LEADER = -1
 
 @dataclass(frozen=True)
 class ConnectionSettings:
-    """How to reach a cluster. `sasl_password` is already resolved from the environment."""
+    """How to reach a cluster. The secrets are already resolved from the environment, and kept
+    out of repr() so that no traceback or log line shows them."""
 
     bootstrap_servers: str
     security_protocol: str = "PLAINTEXT"
     sasl_mechanism: str = ""
     sasl_username: str = ""
-    sasl_password: str = ""
+    sasl_password: str = field(default="", repr=False)
+    engine_admin_token: str = field(default="", repr=False)   # sent as X-Engine-Admin-Token
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
-from console.topics.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
+from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
 STATUS_FILTERS = {
     "": "all topics",
@@ -80,8 +80,9 @@ def topic_list(*, cluster: Cluster, search: str = "", status: str = "", include_
         except GatewayError as exc:
             warnings.append(f"Offsets: {exc}")
     live = len(metadata.brokers)
+    live_ids = {b.node_id for b in metadata.brokers}
     rows = [TopicRow(name=t.name, is_internal=t.is_internal,
-                     stats=topic_stats(t.partitions, cluster_brokers=live,
+                     stats=topic_stats(t.partitions, cluster_brokers=live, live_brokers=live_ids,
                                        latest_offsets=None if offsets is None else
                                        {p.partition: offsets[(t.name, p.partition)] for p in t.partitions
                                         if (t.name, p.partition) in offsets}))
@@ -119,7 +120,9 @@ class GroupRow:
     state: str
     members: int
     partitions: list[GroupPartitionRow]
-    total_lag: int | None           # None unless every committed partition has a known lag
+    total_lag: int | None           # over the partitions with a commit and a known high watermark
+    no_commit: int = 0              # partitions assigned to the group without a committed offset
+    lag_unknown: int = 0            # committed partitions whose high watermark is unknown (offline)
 
 
 @dataclass(frozen=True)
@@ -170,32 +173,44 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
     return TopicDetail(cluster=ClusterRef.of(cluster), name=name, topic_id=topic.topic_id,
                        is_internal=topic.is_internal,
                        stats=topic_stats(topic.partitions, cluster_brokers=len(metadata.brokers),
-                                         latest_offsets=latest),
+                                         latest_offsets=latest, live_brokers={b.node_id for b in metadata.brokers}),
                        partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings)
 
 
 def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]) -> list[GroupRow] | None:
-    """Groups with committed offsets on the topic, or with a member assigned one of its partitions."""
-    summaries = gw.consumer_groups()
-    if summaries is None:
+    """Groups with committed offsets on the topic, or with a member assigned one of its partitions.
+
+    Batched (console.kafka_gateway.groups): OffsetFetch asks every group for this topic's
+    partitions only, and only groups that can have members (not Empty or Dead) or that
+    committed here are described."""
+    listed = gw.groups.list_groups()
+    if listed is None:
         return None
-    ids = [g.group_id for g in summaries]
-    committed = gw.group_offsets(ids)
-    described = gw.describe_groups(ids)
+    coordinators = gw.groups.find_coordinators(g.group_id for g in listed).found
+    mine = [(topic.name, p.partition) for p in topic.partitions]
+    committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets
+    may_have_members = {g.group_id for g in listed if g.state not in ("Empty", "Dead")}
+    described = gw.groups.describe_groups({g: c for g, c in coordinators.items()
+                                           if g in may_have_members or committed.get(g)})
     rows = []
-    for group in summaries:
-        mine = {p: o for (t, p), o in committed.get(group.group_id, {}).items() if t == topic.name}
+    for group in listed:
+        offsets = {p: c.offset for (_, p), c in committed.get(group.group_id, {}).items()}
         description = described.get(group.group_id)
-        assigned = {p for t, p in description.assigned if t == topic.name} if description else set()
-        if not mine and not assigned:
+        assigned = {p for m in description.members for t, p in m.assignment if t == topic.name} if description else set()
+        if not offsets and not assigned:
             continue
         partitions = []
-        for p in sorted(set(mine) | assigned):
-            hw, offset = high_watermarks.get(p), mine.get(p)
+        for p in sorted(set(offsets) | assigned):
+            hw, offset = high_watermarks.get(p), offsets.get(p)
             partitions.append(GroupPartitionRow(partition=p, committed_offset=offset, high_watermark=hw,
                                                 lag=hw - offset if hw is not None and offset is not None else None))
-        lags = [r.lag for r in partitions if r.committed_offset is not None]
-        rows.append(GroupRow(group_id=group.group_id, state=description.state if description else group.state,
-                             members=description.members if description else 0, partitions=partitions,
-                             total_lag=sum(lags) if lags and None not in lags else None))
+        # Never fold partitions without a commit into the total: they are counted apart.
+        committed_rows = [r for r in partitions if r.committed_offset is not None]
+        known = [r.lag for r in committed_rows if r.lag is not None]
+        rows.append(GroupRow(group_id=group.group_id,
+                             state=description.state if description and description.state else group.state,
+                             members=len(description.members) if description else 0, partitions=partitions,
+                             total_lag=sum(known) if known else None,
+                             no_commit=len(partitions) - len(committed_rows),
+                             lag_unknown=len(committed_rows) - len(known)))
     return rows

@@ -15,7 +15,7 @@ from console.clusters.models import Cluster
 from console.errors import InvalidInput, NotFound
 from console.events import notify_on_commit
 from console.kafka_gateway import ElectionResult
-from console.topics.stats import is_preferred_leader
+from console.stats import is_preferred_leader
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 MAX_PARTITIONS = 100_000

@@ -10,32 +10,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from pathlib import Path
 
 import kafka.errors as Errors
 
-from engine.broker.network import BrokerListener
+from engine.clock import now_ms
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
+from engine.cluster.replication_control import ReplicaLog
 from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
+from engine.broker.cleaner_thread import clean_off_loop
 from engine.storage.cleaner import LogCleaner
+from engine.storage.cleaner_steps import StepRunner
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
 HW_CHECKPOINT = "replication-offset-checkpoint"
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Broker:
@@ -47,11 +45,12 @@ class Broker:
         self.controller = controller
         self.config: BrokerConfig = controller.broker_config_for(node_id)
         self.log_manager = LogManager(log_dir)
+        self._logs_loaded = False
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
-        self.listener = BrokerListener(self, host, port, self.config.get("socket.request.max.bytes"))
+        self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._controller_epoch = -1
         self.running = False
@@ -66,16 +65,31 @@ class Broker:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    async def start(self) -> None:
+    def load_logs(self) -> None:
+        """Open and recover every log of the log dir; `start` does it unless done already."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_manager = LogManager(self.log_dir)
         self.log_manager.load(self._log_config_for_topic, now_ms())
-        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read()
+        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read_or_ignore(
+            "high watermarks restart from 0 and advance as followers fetch")
+        self._logs_loaded = True
+
+    def recovered_replicas(self) -> dict[tuple[str, int], ReplicaLog]:
+        """What each loaded log holds, for the controller's longest-log election."""
+        return {key: ReplicaLog(log_.leader_epoch_cache.latest_epoch, log_.log_end_offset,
+                                self._checkpointed_hw.get(key, 0))
+                for key, log_ in self.log_manager.all_logs().items()}
+
+    async def start(self) -> None:
+        if not self._logs_loaded:
+            self.load_logs()
+        self._logs_loaded = False   # a later restart (stop, start) loads again
         self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._set_aside_stray_logs()
-        await self.listener.start()
+        if self.listener is not None:
+            await self.listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
@@ -91,7 +105,8 @@ class Broker:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.listener.stop()
+        if self.listener is not None:
+            await self.listener.stop()
         self.group_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
@@ -304,12 +319,13 @@ class Broker:
 
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
-        self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"))
+        self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
+                                      io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]
 
     async def _run_log_cleaner(self) -> None:
-        """Every log.cleaner.backoff.ms, compact the logs that are due. A cleaning yields to
-        the event loop between batches; the cleaner notices if its log changes meanwhile."""
+        """Every log.cleaner.backoff.ms, compact the logs that are due. The cleaning runs on a
+        worker thread, off the event loop; only its segment swaps come back to the loop."""
         while True:
             await asyncio.sleep(self.config.get("log.cleaner.backoff.ms") / 1000)
             if not self.config.get("log.cleaner.enable"):
@@ -317,7 +333,6 @@ class Broker:
             try:
                 high_watermarks = self._high_watermarks()
                 for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), high_watermarks):
-                    for _ in self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp]):
-                        await asyncio.sleep(0)
+                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp])))
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: log cleaner failed", self.node_id)

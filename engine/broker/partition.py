@@ -174,8 +174,12 @@ class Partition:
         return [r for r in self.isr if r not in laggards] if laggards else None
 
     def _epoch_start_offset(self) -> int:
+        """Where this leader's epoch starts: its first append, or, before any, the log end (as
+        Kafka's makeLeader assigns it). Not 0: a follower that lost data could otherwise
+        rejoin the ISR below records this leader had when it was elected."""
         entries = self.log.leader_epoch_cache.entries
-        return next((offset for epoch, offset in reversed(entries) if epoch == self.leader_epoch), 0)
+        return next((offset for epoch, offset in reversed(entries) if epoch == self.leader_epoch),
+                    self.log.log_end_offset)
 
     # --- waiting ---------------------------------------------------------------------------------
 

@@ -28,8 +28,8 @@ from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster.topics import collision_key, validate_topic_name
-from engine.config import (BrokerConfig, InvalidConfigError, validate_broker_configs,
-                           validate_topic_configs)
+from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
+from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -169,6 +169,22 @@ class Controller:
         if self.image.controller_id not in self.live_brokers():
             self.elect_controller()
 
+    def elect_longest_logs(self, reports: dict[int, dict[tuple[str, int], RC.ReplicaLog]]) -> int:
+        """At engine start, before any broker serves: the ISR member with the longest
+        recovered log leads each partition (see RC.longest_log_records). `reports`: what each
+        restarted broker's logs hold. Returns how many partitions changed."""
+        records = RC.longest_log_records(self.image, reports, self.live_brokers())
+        for record in records:
+            topic = self.image.topics_by_id[uuid.UUID(record["topic_id"])]
+            before = topic.partitions[record["partition"]]
+            key = (topic.name, record["partition"])
+            lost = [b for b, logs in reports.items() if key in logs and logs[key].lost_acknowledged_data]
+            log.warning("%s-%d after recovery: leader %d -> %d, ISR %s -> %s (the longest log leads; shorter "
+                        "replicas re-fetch before rejoining)%s", *key, before.leader, record["leader"], before.isr,
+                        record["isr"], f"; replicas {lost} lost acknowledged data in recovery" if lost else "")
+        self._commit_partition_changes(records)
+        return len(records)
+
     def _unclean_default(self) -> bool:
         return bool(self.broker_config.get("unclean.leader.election.enable"))
 
@@ -289,6 +305,7 @@ class Controller:
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         if assignments:
+            self._check_partition_limit(len(assignments))
             return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -300,6 +317,7 @@ class Controller:
             num_partitions = self.broker_config.get("num.partitions")
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
+        self._check_partition_limit(num_partitions)
         brokers = self.image.live_broker_ids()
         if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -307,6 +325,16 @@ class Controller:
                            f"replication factor of {replication_factor} cannot be reached because only "
                            f"{len(brokers)} broker(s) are registered.")
         return assign_replicas(brokers, num_partitions, replication_factor)
+
+    def _check_partition_limit(self, adding: int) -> None:
+        """The cluster-wide partition limit (`max.partitions`, as KIP-578 names it), checked
+        before any work is done, so a request for two billion partitions costs nothing."""
+        limit = self.broker_config.get("max.partitions")
+        existing = sum(len(t.partitions) for t in self.image.topics.values())
+        if existing + adding > limit:
+            raise ApiError(Errors.PolicyViolationError,
+                           f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
+                           f"limit of {limit} (max.partitions).")
 
     def _manual_topic_assignment(self, num_partitions: int, replication_factor: int,
                                  assignments: dict[int, list[int]]) -> dict[int, list[int]]:
@@ -381,6 +409,7 @@ class Controller:
             raise ApiError(Errors.InvalidPartitionsError,
                            f"The topic {name} currently has {current} partition(s); {count} would not be an "
                            "increase.")
+        self._check_partition_limit(count - current)
         rf = len(topic.partitions[0].replicas)
         if assignments:
             if len(assignments) != count - current:
@@ -420,7 +449,7 @@ class Controller:
         if broker and int(broker) not in self.image.brokers:
             raise ApiError(Errors.InvalidRequestError, f"Unknown broker {broker}")
         try:
-            parsed = validate_broker_configs(changes, dynamic_only=True)
+            parsed = validate_dynamic_broker_configs(changes, per_broker=bool(broker))
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidRequestError, str(exc)) from None
         if validate_only:

@@ -10,6 +10,7 @@ needs (or raises ApiError), and the controller writes them. Conventions, as in K
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 import kafka.errors as Errors
@@ -87,6 +88,54 @@ def unfence_records(image: MetadataImage, node_id: int, live: set[int], broker_u
             continue
         leader, isr = choose_leader(state, state.isr, live, unclean=unclean_allowed(image, topic, broker_unclean))
         record = change(topic, state, leader=leader, isr=isr)
+        if record:
+            out.append(record)
+    return out
+
+
+@dataclass(frozen=True)
+class ReplicaLog:
+    """What one replica's log holds after recovery, as its broker reports it at start."""
+    last_epoch: int            # the leader epoch of its last batch (-1: empty)
+    log_end_offset: int
+    checkpointed_hw: int       # the high watermark it last checkpointed (0: none)
+
+    @property
+    def lost_acknowledged_data(self) -> bool:
+        """Recovery cut the log below what was known to be replicated: it lost data."""
+        return self.log_end_offset < self.checkpointed_hw
+
+    @property
+    def length(self) -> tuple[int, int]:
+        """Longest log first: the newest epoch, then the most offsets (a divergent tail of an
+        older epoch is not "more")."""
+        return self.last_epoch, self.log_end_offset
+
+
+def longest_log_records(image: MetadataImage, reports: dict[int, dict[tuple[str, int], ReplicaLog]],
+                        live: set[int]) -> list[dict]:
+    """After a restart, let the ISR member with the longest log lead (the idea of KIP-966).
+
+    `reports` maps each restarted broker to what its recovered logs hold. A leader whose
+    recovery lost data (a damaged segment, a torn tail) would otherwise stay leader, and its
+    followers would truncate to match it: the loss would spread to every replica. Instead
+    the longest ISR log leads, and shorter members leave the ISR: they may lack acknowledged
+    records, so they re-fetch as followers and rejoin only once they reach the new leader's
+    epoch start (Partition.isr_to_expand), which covers everything acknowledged. On ties the
+    leader stays, so a clean restart changes nothing."""
+    empty = ReplicaLog(-1, 0, 0)   # a replica whose partition dir is gone holds nothing
+    out = []
+    for topic, state in partitions_of(image):
+        key = (topic.name, state.partition)
+        replicas = {r: reports[r].get(key, empty) for r in state.isr if r in reports and r in live}
+        if len(replicas) < 2:
+            continue
+        best = max(replicas, key=lambda r: (replicas[r].length, r == state.leader, -state.replicas.index(r)))
+        leader = state.leader
+        if leader not in replicas or replicas[leader].length < replicas[best].length:
+            leader = best
+        shorter = {r for r in replicas if replicas[r].length < replicas[best].length}
+        record = change(topic, state, leader=leader, isr=[r for r in state.isr if r not in shorter])
         if record:
             out.append(record)
     return out

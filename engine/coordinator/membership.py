@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any, Callable
 
 import kafka.errors as Errors
 
+from engine.clock import now_ms
 from engine.coordinator.group import GroupMetadata, GroupState, JoinResult, MemberMetadata, SyncResult
 from engine.coordinator.group_store import GroupStore
 from engine.errors import ApiError
@@ -45,10 +45,6 @@ log = logging.getLogger(__name__)
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
 NONE = 0
 S = GroupState
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class GroupMembership:

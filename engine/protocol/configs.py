@@ -8,13 +8,15 @@ from typing import Any, NamedTuple
 
 import kafka.errors as Errors
 
-from engine.config import (BROKER_CONFIGS, DYNAMIC_BROKER_CONFIGS, SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_DYNAMIC_TOPIC,
-                           SOURCE_STATIC_BROKER, TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
+from engine.config import (BROKER_CONFIGS, SOURCE_DEFAULT, SOURCE_DYNAMIC_BROKER, SOURCE_DYNAMIC_DEFAULT_BROKER,
+                           SOURCE_DYNAMIC_TOPIC, SOURCE_STATIC_BROKER, TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
                            effective_topic_config)
+from engine.dynamic_config import config_type_of, is_read_only, is_sensitive, kafka_only_dynamic_configs
 from engine.errors import ApiError
 
 TOPIC = 2
 BROKER = 4
+TYPE_UNKNOWN = 0
 # IncrementalAlterConfigs operations (KIP-339).
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
@@ -27,6 +29,7 @@ class Described(NamedTuple):
     read_only: bool
     type: int
     synonyms: list[tuple[str, str | None, int]]
+    sensitive: bool = False   # the value (and its synonyms' values) is withheld
 
 
 def describe(broker, resource_type: int, name: str) -> list[Described]:
@@ -42,11 +45,18 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
         config = _broker_config(broker, name)
         if not name:
             # As Kafka: the cluster-wide resource lists only what was set on it.
-            return [_one_source(key, value, BROKER_CONFIGS[key].type, SOURCE_DYNAMIC_DEFAULT_BROKER, False)
-                    for key, value in config.dynamic_default.items()]
-        entries = [Described(key, config_value_string(config.get(key)), config.source(key),
-                             key not in DYNAMIC_BROKER_CONFIGS, d.type, _strings(config.synonyms((key,))))
+            return [_stored(key, [(value, SOURCE_DYNAMIC_DEFAULT_BROKER)]) for key, value in config.dynamic_default.items()]
+        entries = [Described(key, config_value_string(config.get(key)), config.source(key), is_read_only(key), d.type,
+                             _strings(config.synonyms((key,))), is_sensitive(key))
                    for key, d in BROKER_CONFIGS.items()]
+        # Dynamic configs the engine does not act on (SASL, thread pools ...) and custom ones.
+        others = {key: [(layer[key], source) for layer, source in ((config.dynamic, SOURCE_DYNAMIC_BROKER),
+                                                                   (config.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER))
+                        if key in layer]
+                  for key in [*config.dynamic, *config.dynamic_default] if key not in BROKER_CONFIGS}
+        entries += [_stored(key, values) for key, values in others.items()]
+        entries += [_kafka_default(key, config_type, default)
+                    for key, config_type, default in kafka_only_dynamic_configs() if key not in others]
         node = broker.image.brokers[int(name)]
         local = node.node_id == broker.node_id
         entries += [_one_source("broker.id", node.node_id, TYPE_INT),
@@ -62,6 +72,22 @@ def _topic_synonyms(key: str, overrides: dict[str, Any], config) -> list[tuple[s
     """As Kafka: the topic's own override, then the broker configs it falls back to."""
     own = [(key, overrides[key], SOURCE_DYNAMIC_TOPIC)] if key in overrides else []
     return _strings(own + config.synonyms(TOPIC_CONFIGS[key].synonyms))
+
+
+def _stored(key: str, values: list[tuple[Any, int]]) -> Described:
+    """A dynamic config with no definition of ours; `values` by precedence, as (value, source)."""
+    sensitive = is_sensitive(key)
+    synonyms = [(key, None if sensitive else config_value_string(value), source) for value, source in values]
+    return Described(key, synonyms[0][1], synonyms[0][2], is_read_only(key), config_type_of(key) or TYPE_UNKNOWN,
+                     synonyms, sensitive)
+
+
+def _kafka_default(key: str, config_type: int, default: Any) -> Described:
+    """A run-time config of Kafka's the engine does not act on, at Kafka's default."""
+    value = config_value_string(default)
+    sensitive = is_sensitive(key)
+    synonyms = [] if default is None else [(key, None if sensitive else value, SOURCE_DEFAULT)]
+    return Described(key, None if sensitive else value, SOURCE_DEFAULT, False, config_type, synonyms, sensitive)
 
 
 def _one_source(key: str, value: Any, config_type: int, source: int = SOURCE_STATIC_BROKER,

@@ -43,7 +43,23 @@ class FileSlice:
         return self.size
 
     def __repr__(self) -> str:
-        return f"FileSlice(fd={self.fd}, position={self.position}, size={self.size})"
+        return f"{type(self).__name__}(fd={self.fd}, position={self.position}, size={self.size})"
+
+    def dup(self) -> "OwnedFileSlice":
+        """The same bytes through a descriptor of their own, which stays valid when the
+        segment is closed or deleted meanwhile; the holder must close() it."""
+        return OwnedFileSlice(os.dup(self.fd), self.position, self.size)
+
+
+class OwnedFileSlice(FileSlice):
+    """A FileSlice that owns its descriptor (see FileSlice.dup)."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class FileRecords(PooledFileOwner):
@@ -86,7 +102,7 @@ class FileRecords(PooledFileOwner):
     def slice(self, position: int, size: int) -> FileSlice:
         return FileSlice(self._fd, position, max(0, min(size, self.size - position)))
 
-    def batches(self, start: int = 0, *, with_data: bool = False
+    def batches(self, start: int = 0, *, with_data: bool = False, chunk_bytes: int = SCAN_CHUNK
                 ) -> Iterator[tuple[int, BatchHeader, memoryview | None]]:
         """Yield (position, header, batch bytes or None) for each batch from `start`.
 
@@ -99,13 +115,13 @@ class FileRecords(PooledFileOwner):
         while pos < end:
             offset = pos - buf_start
             if offset + HEADER_SIZE > len(buf):
-                buf, buf_start, offset = self.read(pos, min(SCAN_CHUNK, end - pos)), pos, 0
+                buf, buf_start, offset = self.read(pos, min(chunk_bytes, end - pos)), pos, 0
             header = read_header(buf, offset)
             check_header(header, pos, end - pos)
             data = None
             if with_data:
                 if offset + header.size > len(buf):
-                    buf, buf_start, offset = self.read(pos, max(SCAN_CHUNK, header.size)), pos, 0
+                    buf, buf_start, offset = self.read(pos, max(chunk_bytes, header.size)), pos, 0
                     if len(buf) < header.size:
                         raise CorruptRecordError(f"short read of batch at position {pos}")
                 data = memoryview(buf)[offset:offset + header.size]

@@ -7,9 +7,10 @@ what is stored stays the bytes the client sent.
 """
 from __future__ import annotations
 
+import kafka.errors
 from kafka.record.default_records import DefaultRecordBatch
 
-from .errors import InvalidRecordError
+from .errors import CorruptRecordError, InvalidRecordError
 from .records import BatchHeader
 
 
@@ -32,10 +33,14 @@ def check_keys(records, batches: list[tuple[int, BatchHeader]], topic_partition:
     errors: list[tuple[int, str]] = []
     index = 0
     for position, header in batches:
-        for record in DefaultRecordBatch(bytes(records[position:position + header.size])):
-            if record.key is None:
-                errors.append((index, "Compacted topic cannot accept message without key in topic "
-                                      f"partition {topic_partition}."))
-            index += 1
+        try:
+            for record in DefaultRecordBatch(bytes(records[position:position + header.size])):
+                if record.key is None:
+                    errors.append((index, "Compacted topic cannot accept message without key in topic "
+                                          f"partition {topic_partition}."))
+                index += 1
+        except (kafka.errors.CorruptRecordError, ValueError, IndexError) as exc:
+            # The CRC held, so the client signed records that do not parse: CORRUPT_MESSAGE.
+            raise CorruptRecordError(f"records of the batch at byte {position} do not parse: {exc}") from None
     if errors:
         raise RecordValidationError(errors)

@@ -44,6 +44,35 @@ def _answers(url: str) -> bool:
         return False
 
 
+def _start_daphne(env: dict, log_path: Path) -> tuple[subprocess.Popen, str]:
+    """daphne on a free port, and its URL. If another process took the port before daphne bound
+    it, daphne exits and gets a fresh port; its own "Listening" line tells that the server
+    answering is ours."""
+    for _ in range(5):
+        port = free_port_range(1)
+        start = log_path.stat().st_size if log_path.exists() else 0
+        with open(log_path, "ab") as log:
+            daphne = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p",
+                                       str(port), "console.asgi:application"], cwd=ROOT, env=env, stdout=log,
+                                      stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+
+        def listening() -> bool:
+            with open(log_path, "rb") as log:
+                log.seek(start)
+                return f"Listening on TCP address 127.0.0.1:{port}".encode() in log.read()
+
+        wait_until(lambda: daphne.poll() is not None or (listening() and _answers(url)), timeout=60,
+                   message="daphne to answer")
+        if daphne.poll() is None:
+            return daphne, url
+        with open(log_path, "rb") as log:
+            log.seek(start)
+            if b"Address already in use" not in log.read():
+                raise AssertionError(log_path.read_text())
+    raise RuntimeError("daphne found no free port after 5 tries")
+
+
 # Package scope, not session: Playwright's sync API keeps an event loop running in this
 # thread while it is open, which would break every later test that calls asyncio.run().
 @pytest.fixture(scope="package")
@@ -60,14 +89,7 @@ def console_server(tmp_path_factory):
         _manage(env, "migrate", "--noinput")
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
-        port = free_port_range(1)
-        with open(log_path, "ab") as log:
-            daphne = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                                       "console.asgi:application"], cwd=ROOT, env=env, stdout=log,
-                                      stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        wait_until(lambda: daphne.poll() is not None or _answers(url), timeout=30, message="daphne to answer")
-        assert daphne.poll() is None, log_path.read_text()
+        daphne, url = _start_daphne(env, log_path)
         yield Console(url=url, engine=engine, log_path=log_path, lake=tmp / "lake")
     finally:
         if daphne is not None:

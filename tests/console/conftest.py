@@ -10,6 +10,9 @@ from django.test import Client
 from console.accounts.services import user_create
 from console.clusters.gateway import cluster_gateway
 from console.clusters.services import cluster_create
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
+from tests.support.celery_worker import CeleryWorker, celery_broker
+from tests.support.redis_server import RedisServer
 from tests.support.waiting import wait_until
 
 
@@ -28,14 +31,16 @@ def fast_password_hashing(settings):
 @pytest.fixture
 def cluster(db, engine_cluster):
     """A cluster row for the shared 3-broker engine."""
-    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap)
+    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap,
+                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
 
 
 @pytest.fixture
 def private_cluster(db, engine_factory):
     """A fresh 3-broker engine of the test's own, with its cluster row: for stopping brokers."""
     engine = engine_factory(brokers=3, configs=STOPPABLE_ENGINE_CONFIGS)
-    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap)
+    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap,
+                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
 
 
 @pytest.fixture
@@ -91,3 +96,30 @@ def operator_client(users):
 @pytest.fixture
 def console_admin_client(users):
     return _client_for(users["admin"])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """One real Redis for the session: the channel layer tests, and Celery's broker and result backend."""
+    redis = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield redis
+    redis.stop()
+
+
+@pytest.fixture
+def celery_worker_factory(redis_server, tmp_path):
+    """`make(**kwargs)` -> a started `CeleryWorker` (tests/support/celery_worker.py) on the session's
+    Redis; this process's Celery app sends there during the test. Every worker is stopped after.
+    Tests need `pytest.mark.django_db(transaction=True, serialized_rollback=True)`."""
+    started: list[CeleryWorker] = []
+
+    def make(**kwargs) -> CeleryWorker:
+        kwargs.setdefault("log_path", tmp_path / f"worker{len(started)}.log")
+        worker = CeleryWorker(broker_url=redis_server.url, **kwargs)
+        started.append(worker)
+        return worker.start()
+
+    with celery_broker(redis_server.url):
+        yield make
+        for worker in started:
+            worker.stop()

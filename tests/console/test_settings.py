@@ -35,9 +35,9 @@ def test_database_url_is_parsed_and_bad_urls_fail_loudly(monkeypatch):
 def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monkeypatch):
     from console.env import envfloat
 
-    monkeypatch.setenv("OVERVIEW_POLL_SECONDS", "0.5")
-    assert envfloat("OVERVIEW_POLL_SECONDS", 1.0) == 0.5
+    monkeypatch.setenv("LIVE_POLL_SECONDS", "0.5")
+    assert envfloat("LIVE_POLL_SECONDS", 1.0) == 0.5
     for raw in ("soon", "0", "-1"):
-        monkeypatch.setenv("OVERVIEW_POLL_SECONDS", raw)
+        monkeypatch.setenv("LIVE_POLL_SECONDS", raw)
         with pytest.raises(ImproperlyConfigured):
-            envfloat("OVERVIEW_POLL_SECONDS", 1.0)
+            envfloat("LIVE_POLL_SECONDS", 1.0)

@@ -14,7 +14,9 @@ from engine.tools.groups_command import format_table
 from tests.support.engine_process import ROOT
 from tests.support.groups import GroupClient, create_topic
 
-BASE_TS = 1_700_000_000_000
+# An hour ago, on a whole second: recent enough that retention (7 days) never deletes the
+# fixture records on the session's shared engine, as a fixed 2023 stamp would.
+BASE_TS = (int(time.time()) - 3600) * 1000
 
 
 def groups_cli(engine, *args: str) -> subprocess.CompletedProcess:

@@ -1,6 +1,7 @@
 """Run the real engine (`python -m engine serve`) as a child process on free ports."""
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Below Linux's ephemeral range (32768-60999 by default), so a port that was free when we
 # checked is not handed to some client's outgoing connection before the engine binds it.
 PORT_LOW, PORT_HIGH = 10000, 32000
+READY_MARKER = "engine ready:"   # `python -m engine serve` prints it once every listener is bound
 
 
 def free_port_range(count: int, attempts: int = 200) -> int:
@@ -44,6 +46,25 @@ def free_port_range(count: int, attempts: int = 200) -> int:
     raise RuntimeError("no free port range found")
 
 
+@contextlib.contextmanager
+def refused_port():
+    """A port on which nothing listens and nothing can: it is bound (so no other process gets
+    it) but never listens, so connecting to it is refused at once - for "cluster down" tests."""
+    for _ in range(200):
+        sock = socket.socket()
+        try:
+            sock.bind(("127.0.0.1", random.randint(PORT_LOW, PORT_HIGH)))
+        except OSError:
+            sock.close()
+            continue
+        try:
+            yield sock.getsockname()[1]
+        finally:
+            sock.close()
+        return
+    raise RuntimeError("no free port found")
+
+
 class EngineProcess:
     def __init__(self, data_dir: Path, brokers: int = 3, configs: dict[str, str] | None = None,
                  admin: bool = True) -> None:
@@ -59,6 +80,15 @@ class EngineProcess:
     @property
     def bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{self.port + i}" for i in range(self.brokers))
+
+    @property
+    def admin_token(self) -> str:
+        """The admin interface's token, as the engine stored it in its data dir."""
+        return (self.data_dir / "admin.token").read_text().strip()
+
+    @property
+    def admin_url(self) -> str:
+        return f"http://127.0.0.1:{self.port + self.brokers}"
 
     @property
     def ports(self) -> list[int]:
@@ -96,7 +126,9 @@ class EngineProcess:
                 if "address already in use" in self._log_since(log_start).lower():
                     raise PortTakenError(self.port)
                 raise RuntimeError(f"engine exited with {code}:\n{self.log_text()}")
-            if all(_answers_api_versions(p) for p in self.ports):
+            # Our engine printed that it bound its ports, so the brokers answering are ours and
+            # not another test run's that happened to pick the same ports.
+            if READY_MARKER in self._log_since(log_start) and all(_answers_api_versions(p) for p in self.ports):
                 self._started_before = True
                 return self
             time.sleep(0.05)

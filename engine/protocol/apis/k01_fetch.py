@@ -13,6 +13,10 @@
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+- A negative max_bytes or partition_max_bytes is INVALID_REQUEST, and the connection closes.
+- Each partition is answered once however often the request names it, and one response
+  holds at most FETCH_SLICES_PER_RESPONSE descriptors (engine/resources.py): the partitions
+  after that answer without records this time, as if max_bytes were reached.
 - Per-partition errors: NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
   OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR (an I/O failure, e.g. no descriptor left).
 - Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
@@ -25,7 +29,6 @@ read_committed reads like read_uncommitted (no transactions exist).
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 import uuid
 
@@ -35,6 +38,8 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 from engine.errors import ApiError
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
+from engine.protocol.validation import require
+from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 
 TopicResponse = FetchResponse.FetchableTopicResponse
@@ -42,27 +47,31 @@ PartitionData = TopicResponse.PartitionData
 
 
 class SentSlice:
-    """A file region to sendfile, holding its own duplicate descriptor so that retention
-    closing the segment meanwhile cannot pull the file away (the writer closes it)."""
+    """A file region to sendfile, through a duplicate descriptor of its own (FileSlice.dup)
+    so that retention closing the segment meanwhile cannot pull the file away. The
+    descriptor counts against DESCRIPTORS.fetch_slices until the writer closes it."""
 
-    __slots__ = ("fd", "position", "size")
+    __slots__ = ("_slice", "position", "size")
 
     def __init__(self, file_slice) -> None:
-        self.fd = os.dup(file_slice.fileno())
+        self._slice = file_slice.dup()
         self.position = file_slice.position
         self.size = file_slice.size
 
     def fileno(self) -> int:
-        return self.fd
+        return self._slice.fd
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        if self._slice.fd >= 0:
+            self._slice.close()
+            DESCRIPTORS.release_slice()
 
 
 @api(FetchRequest, FetchResponse, versions=(4, 17))
 async def handle_fetch(ctx, request: FetchRequest):
+    require(request.max_bytes >= 0, f"max_bytes is negative ({request.max_bytes})")
+    require(all(p.partition_max_bytes >= 0 for t in request.topics for p in t.partitions),
+            "a partition_max_bytes is negative")
     broker = ctx.broker
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
@@ -99,25 +108,36 @@ def _read_all(ctx, request) -> list[PartitionRead]:
     by_id = ctx.api_version >= 13
     replica_id = replica_id_of(ctx, request)
     image = ctx.broker.image
-    budget = request.max_bytes
-    reads = []
+    max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
+    budget = max_bytes
+    reads, seen, held = [], set(), 0
     for topic in request.topics:
         name = topic.topic
         if by_id:
             state = image.topics_by_id.get(topic.topic_id)
             name = state.name if state else None
         for wanted in topic.partitions:
+            # A partition named twice is read and answered once (Kafka keys the request by
+            # partition too), so a request cannot multiply the descriptors it holds.
+            key = (topic.topic_id if by_id else name, wanted.partition)
+            if key in seen:
+                continue
+            seen.add(key)
             read = PartitionRead(name, topic.topic_id, wanted.partition)
             reads.append(read)
             if name is None:
                 read.error = Errors.UnknownTopicIdError.errno
                 continue
-            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == request.max_bytes,
-                                      replica_id=replica_id)
+            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == max_bytes,
+                                      replica_id=replica_id, may_hold=held < FETCH_SLICES_PER_RESPONSE)
+            held += read.slice is not None
     return reads
 
 
-def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int) -> int:
+def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int,
+                    may_hold: bool) -> int:
+    """Read one partition; `may_hold` False (this response holds its share of descriptors)
+    answers its offsets without records, as if max_bytes were reached."""
     broker = ctx.broker
     try:
         partition = broker.leader_partition(read.topic, read.index)
@@ -136,8 +156,12 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                                         min_one_batch=min_one_batch)
         if replica_id >= 0 and file_slice is not None and broker.is_throttled_leader(partition, replica_id):
             broker.leader_throttle.record(file_slice.size)
-        if file_slice is not None and file_slice.size > 0:
-            read.slice = SentSlice(file_slice)
+        if file_slice is not None and file_slice.size > 0 and may_hold and DESCRIPTORS.take_slice():
+            try:
+                read.slice = SentSlice(file_slice)
+            except OSError:
+                DESCRIPTORS.release_slice()
+                raise
             read.size = file_slice.size
     except ApiError as exc:
         read.error = exc.code

@@ -17,7 +17,7 @@ are replicated (the high watermark covers them).
 import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
 
-from engine.broker.broker import now_ms
+from engine.clock import now_ms
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
 from engine.protocol.registry import api

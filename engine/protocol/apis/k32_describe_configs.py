@@ -4,8 +4,10 @@ Topic (2) and broker (4) resources, every config with its effective value and Ka
 config source: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG (set for this broker),
 DYNAMIC_DEFAULT_BROKER_CONFIG (set cluster-wide), STATIC_BROKER_CONFIG, DEFAULT_CONFIG.
 A topic's defaults are those of the broker that answers, as in Kafka. Broker configs that
-cannot change at run time are read-only. The cluster-wide resource (broker "") lists only
-what was set on it. `configuration_keys` filters; v3+ carries config types.
+cannot change at run time are read-only (Kafka's DynamicBrokerConfig, engine/dynamic_config.py).
+The cluster-wide resource (broker "") lists only what was set on it. Stored broker configs
+the engine has no definition for are listed too; passwords and custom (untyped) configs are
+sensitive, their values withheld, as Kafka does. `configuration_keys` filters; v3+ carries config types.
 include_synonyms (v1+) lists, per config, where else a value could come from, highest
 precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
 Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first
@@ -37,7 +39,7 @@ def _describe(ctx, resource, include_synonyms: bool):
                       resource_name=resource.resource_name, configs=[])
     wanted = set(resource.configuration_keys) if resource.configuration_keys else None
     out = [Entry(name=e.name, value=e.value, read_only=e.read_only, config_source=e.source,
-                 is_default=e.source == SOURCE_DEFAULT, is_sensitive=False,
+                 is_default=e.source == SOURCE_DEFAULT, is_sensitive=e.sensitive,
                  synonyms=[Synonym(name=n, value=v, source=s) for n, v, s in e.synonyms] if include_synonyms else [],
                  config_type=e.type, documentation=None)
            for e in entries if wanted is None or e.name in wanted]

@@ -2,9 +2,9 @@
 
 Replaces the resource's whole set of overrides: configs left out revert to their defaults,
 as in Kafka. Each resource changes all or nothing. Topic resources: bad names or values are
-INVALID_CONFIG. Broker resources ("<id>" or "" for the cluster-wide default): configs Kafka
-cannot change at run time, unknown names and bad values are INVALID_REQUEST, as Kafka's
-DynamicBrokerConfig answers.
+INVALID_CONFIG. Broker resources ("<id>" or "" for the cluster-wide default) follow Kafka's
+DynamicBrokerConfig (engine/dynamic_config.py): custom names are kept; configs Kafka cannot
+change at run time and bad values are INVALID_REQUEST with Kafka's message.
 """
 from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
 

@@ -3,8 +3,11 @@
 SET, DELETE (revert to default), APPEND and SUBTRACT (list configs only; they start from the
 override, else from the config's own default) on topic and broker resources. Each resource
 changes all or nothing; validate_only changes nothing. Errors as Kafka: a key twice is
-INVALID_REQUEST; APPEND/SUBTRACT on a non-list config and bad topic configs are INVALID_CONFIG;
-broker configs that cannot change at run time, or bad values for them, are INVALID_REQUEST.
+INVALID_REQUEST; APPEND/SUBTRACT on a non-list config and bad topic configs are INVALID_CONFIG.
+Broker resources follow Kafka's DynamicBrokerConfig (engine/dynamic_config.py): Kafka's run-time
+names and custom names are stored; names fixed at start, SSL stores without a listener prefix,
+per-broker configs on the cluster-wide resource and bad values are INVALID_REQUEST with Kafka's
+message. Deleting any name is allowed.
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 

@@ -17,9 +17,11 @@ def test_console_user_takes_the_password_from_the_environment(db, monkeypatch, d
 
 def test_cluster_add(db):
     call_command("cluster_add", "prod", "kafka-1:9092,kafka-2:9092", "--security-protocol", "SASL_SSL",
-                 "--sasl-mechanism", "PLAIN", "--sasl-username", "console", "--sasl-password-env", "PROD_PW")
+                 "--sasl-mechanism", "PLAIN", "--sasl-username", "console", "--sasl-password-env", "CONSOLE_SECRET_PROD_PW")
     prod = Cluster.objects.get(name="prod")
     assert (prod.bootstrap_servers, prod.sasl_password_env, prod.is_bundled) == ("kafka-1:9092,kafka-2:9092",
-                                                                                "PROD_PW", False)
+                                                                                "CONSOLE_SECRET_PROD_PW", False)
+    with pytest.raises(CommandError, match="CONSOLE_SECRET_"):
+        call_command("cluster_add", "leaky", "kafka-1:9092", "--sasl-password-env", "SECRET_KEY")
     with pytest.raises(CommandError, match="host:port"):
         call_command("cluster_add", "broken", "kafka-1")

@@ -12,13 +12,15 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
         'data-admin-action="stop-broker"') == 3
     data = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers").json()
     assert data["can_stop_start"] is True and [b["broker_id"] for b in data["brokers"]] == [0, 1, 2]
-    assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "partitions",
+    assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state",
+                                       "partitions",
                                        "leaders", "partition_ids", "partition_ids_preview", "is_skewed",
-                                       "is_leader_skewed", "log_dir_size"}
+                                       "is_leader_skewed", "log_dir_size", "offline_partitions"}
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
     assert detail["broker"]["broker_id"] == 1
+    # num.partitions is fixed at start in Kafka (not a dynamic broker config): read-only.
     assert {"name": "num.partitions", "value": "1", "source": "DEFAULT_CONFIG", "is_default": True,
-            "read_only": False, "is_sensitive": False} in detail["configs"]
+            "read_only": True, "is_sensitive": False} in detail["configs"]
     assert viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/42").status_code == 404
 
 
@@ -52,3 +54,31 @@ def test_broker_page_lists_its_topics_a_page_at_a_time(private_cluster, viewer_c
     assert shown == [names[:2], names[2:]]
     assert '<td class="ids">0, 1</td>' in first
     assert f'href="/clusters/{private_cluster.pk}/topics/{names[0]}/"' in first
+
+
+def test_the_console_keeps_working_with_the_first_bootstrap_broker_stopped(private_cluster, operator_client,
+                                                                          unique_topic):
+    """Broker 0 is first in the bootstrap list: every page still answers, and it shows as stopped
+    with a Start button; both actions are in the audit log."""
+    from console.accounts.models import AuditLogEntry
+
+    assert private_cluster.bootstrap_servers.count(",") == 2
+    name = make_topic(private_cluster, unique_topic(), partitions=3, replication_factor=1,
+                      assignments={0: [0], 1: [1], 2: [2]})
+    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 0]), follow=True)
+    assert "Broker 0 is stopped." in stopped.content.decode()
+    pages = [reverse("clusters:overview", args=[private_cluster.pk]), reverse("brokers:list", args=[private_cluster.pk]),
+             reverse("brokers:detail", args=[private_cluster.pk, 0]), reverse("topics:list", args=[private_cluster.pk]),
+             reverse("topics:detail", args=[private_cluster.pk, name])]
+    answers = {url: operator_client.get(url) for url in pages}
+    assert {url: r.status_code for url, r in answers.items()} == {url: 200 for url in pages}
+    brokers_html = answers[pages[1]].content.decode()
+    assert '<td class="bad" data-state="stopped">stopped</td>' in brokers_html
+    row_0 = brokers_html.split('<tr data-broker="0">')[1].split("</tr>")[0]
+    assert 'data-admin-action="start-broker"' in row_0
+    assert 'data-state="stopped"' in answers[pages[0]].content.decode()
+
+    started = operator_client.post(reverse("brokers:start", args=[private_cluster.pk, 0]), follow=True)
+    assert "Broker 0 is running." in started.content.decode()
+    assert list(AuditLogEntry.objects.filter(action__startswith="broker.").order_by("id").values_list(
+        "action", "target", "result")) == [("broker.stop", "0", "ok"), ("broker.start", "0", "ok")]

@@ -14,6 +14,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from console.asgi import application
+from console.clusters.live import OVERVIEW
 from console.clusters.gateway import cluster_gateway
 from console.topics.services import topic_create
 
@@ -74,7 +75,7 @@ def test_an_anonymous_connection_is_refused(cluster):
 
 def test_a_broker_stopped_behind_the_consoles_back_shows_up_without_a_reconnect(private_cluster, users, settings):
     """No console event here (the engine's admin interface is called directly): polling finds it."""
-    settings.OVERVIEW_POLL_SECONDS = 0.2
+    settings.LIVE_POLL_SECONDS = 0.2
 
     def stop_broker_2():
         with cluster_gateway(private_cluster) as gw:
@@ -92,13 +93,13 @@ def test_a_broker_stopped_behind_the_consoles_back_shows_up_without_a_reconnect(
     before, after = async_to_sync(scenario)()
     assert (figure(before, "brokers-up"), figure(before, "brokers-down")) == (3, 0)
     assert figure(after, "brokers-up") == 2
-    assert re.search(r'<tr data-broker="2" data-up="false">', after)
+    assert re.search(r'<tr data-broker="2" data-up="false" data-state="stopped">', after)
 
 
 def test_a_console_event_rerenders_at_once_without_waiting_for_the_poll(
         private_cluster, users, settings, unique_topic, django_capture_on_commit_callbacks):
     """With polling effectively off, only the topic.created event can bring the new count."""
-    settings.OVERVIEW_POLL_SECONDS = 3600
+    settings.LIVE_POLL_SECONDS = 3600
 
     def create_topic():
         # The test runs inside a transaction: run the on-commit callbacks (the event) as a commit would.
@@ -122,7 +123,7 @@ def test_a_console_event_rerenders_at_once_without_waiting_for_the_poll(
 
 
 def test_sockets_watching_one_cluster_share_one_feed(cluster, users):
-    from console.clusters.live import OverviewFeed
+    from console.live import ClusterFeed
 
     first, second = communicator_for(cluster, users["viewer"]), communicator_for(cluster, users["operator"])
 
@@ -131,11 +132,11 @@ def test_sockets_watching_one_cluster_share_one_feed(cluster, users):
         html_first = await first.receive_from(timeout=FIRST_RENDER)
         assert (await second.connect(timeout=FIRST_RENDER))[0]
         html_second = await second.receive_from(timeout=FIRST_RENDER)   # the feed's last render, at once
-        watched = OverviewFeed.watched()
+        watched = ClusterFeed.watched()
         await first.disconnect()
-        after_one_left = OverviewFeed.watched()
+        after_one_left = ClusterFeed.watched()
         await second.disconnect()
-        return html_first, html_second, watched, after_one_left, OverviewFeed.watched()
+        return html_first, html_second, watched, after_one_left, ClusterFeed.watched()
     html_first, html_second, watched, after_one_left, after_all_left = async_to_sync(scenario)()
     assert html_first == html_second
     assert watched[cluster.pk] == 2
@@ -174,24 +175,24 @@ def test_a_hanging_cluster_does_not_hold_up_another_clusters_sockets(cluster, en
 
 
 def test_a_socket_that_fails_does_not_stop_the_updates_of_the_others(cluster, users, settings, unique_topic):
-    from console.clusters.live import OverviewFeed
+    from console.live import ClusterFeed
     from tests.console.conftest import make_topic
 
-    settings.OVERVIEW_POLL_SECONDS = 0.2
+    settings.LIVE_POLL_SECONDS = 0.2
 
     class ClosedSocket:
         """A subscriber whose connection broke: every send raises."""
-        async def overview_changed(self, html):
+        async def fragment_changed(self, html):
             raise ConnectionResetError("the peer went away")
 
-        async def cluster_gone(self):
+        async def fragment_gone(self):
             raise ConnectionResetError("the peer went away")
 
     communicator = communicator_for(cluster, users["viewer"])
 
     async def scenario():
         closed = ClosedSocket()
-        feed = await OverviewFeed.subscribe(cluster.pk, closed)
+        feed = await ClusterFeed.subscribe(cluster.pk, closed, (OVERVIEW, ()))
         assert (await communicator.connect(timeout=FIRST_RENDER))[0]
         before = await communicator.receive_from(timeout=FIRST_RENDER)
         await database_sync_to_async(make_topic)(cluster, unique_topic(), partitions=2)

@@ -1,6 +1,6 @@
 from django.utils import timezone
 
-from console.brokers.models import KnownBroker
+from console.clusters.models import KnownBroker
 from console.clusters.selectors import cluster_overview
 from tests.console.conftest import make_topic
 

@@ -1,5 +1,7 @@
 import re
 
+import pytest
+
 from django.test import Client
 from django.urls import reverse
 
@@ -20,7 +22,8 @@ def all_routes(patterns=None, prefix=""):
 def test_every_page_needs_a_login(cluster):
     """Walks every route, so a page added later without the login check fails here."""
     anonymous = Client()
-    values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic"}
+    values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "group_id": "some/group",
+              "partition": "0", "offset": "0", "rule_id": "1"}
     routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
     assert len(routes) > 20
     for route, _ in routes:
@@ -62,22 +65,22 @@ def test_overview_json(cluster, viewer_client):
     assert set(data) == {"cluster", "cluster_id", "controller_id", "brokers", "brokers_up", "brokers_down", "topics",
                          "internal_topics", "partitions", "under_replicated_partitions", "offline_partitions",
                          "warnings"}
-    assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller"}
+    assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state"}
     clusters = viewer_client.get("/api/clusters").json()
     assert {c["name"] for c in clusters} >= {"shared engine", "local engine"}
 
 
 def test_an_unreachable_cluster_gives_a_readable_page(db, viewer_client, settings):
     from console.clusters.services import cluster_create
-    from tests.support.engine_process import free_port_range
+    from tests.support.engine_process import refused_port
 
     settings.KAFKA_BOOTSTRAP_TIMEOUT_MS = 300
-    port = free_port_range(1)
-    down = cluster_create(name="nowhere", bootstrap_servers=f"127.0.0.1:{port}")
-    response = viewer_client.get(reverse("clusters:overview", args=[down.pk]))
-    assert response.status_code == 503 and f"Cannot connect to 127.0.0.1:{port}" in response.content.decode()
-    api = viewer_client.get(f"/api/clusters/{down.pk}/topics")
-    assert api.status_code == 503 and api.json()["error"].startswith(f"Cannot connect to 127.0.0.1:{port}")
+    with refused_port() as port:   # held for the test: no other process can start listening there
+        down = cluster_create(name="nowhere", bootstrap_servers=f"127.0.0.1:{port}")
+        response = viewer_client.get(reverse("clusters:overview", args=[down.pk]))
+        assert response.status_code == 503 and f"Cannot connect to 127.0.0.1:{port}" in response.content.decode()
+        api = viewer_client.get(f"/api/clusters/{down.pk}/topics")
+        assert api.status_code == 503 and api.json()["error"].startswith(f"Cannot connect to 127.0.0.1:{port}")
     assert viewer_client.get("/api/clusters/999999/overview").status_code == 404
 
 
@@ -113,3 +116,48 @@ def test_an_admin_removes_a_cluster_after_typing_its_name(cluster, console_admin
     done = console_admin_client.post(url, {"confirmation": cluster.name}, follow=True)
     assert f"Cluster {cluster.name} removed from the console." in done.content.decode()
     assert not Cluster.objects.filter(pk=cluster.pk).exists()
+
+
+def test_secrets_come_only_from_console_secret_variables_and_the_form_says_so(db, console_admin_client):
+    form = console_admin_client.get(reverse("clusters:add")).content.decode()
+    assert "Only names starting with CONSOLE_SECRET_ are allowed." in form
+    for field in ("sasl_password_env", "admin_token_env"):
+        response = console_admin_client.post(reverse("clusters:add"), {
+            "name": "leaky", "bootstrap_servers": "127.0.0.1:9092", "security_protocol": "SASL_PLAINTEXT",
+            "sasl_mechanism": "PLAIN", "sasl_username": "u", field: "SECRET_KEY"})
+        html = response.content.decode()
+        assert response.status_code == 400 and "environment variables named CONSOLE_SECRET_" in html
+        assert html.count("is not allowed") == 1          # each error once, not twice
+    assert not Cluster.objects.filter(name="leaky").exists()
+
+
+def test_a_row_saved_before_the_prefix_rule_cannot_leak_another_variable(db, monkeypatch):
+    from console.errors import ConsoleError
+
+    old = Cluster.objects.create(name="old", bootstrap_servers="127.0.0.1:9092", sasl_mechanism="PLAIN",
+                                 sasl_password_env="SECRET_KEY")
+    monkeypatch.setenv("SECRET_KEY", "the-django-key")
+    with pytest.raises(ConsoleError, match="CONSOLE_SECRET_"):
+        old.connection_settings()
+
+
+def test_the_bundled_engine_lists_every_broker_and_an_admin_edits_its_bootstrap(db, console_admin_client):
+    from console.accounts.models import AuditLogEntry
+
+    bundled = Cluster.objects.get(is_bundled=True)
+    assert bundled.bootstrap_servers == "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094"
+    listed = console_admin_client.get(reverse("clusters:list")).content.decode()
+    row = listed.split(f'href="/clusters/{bundled.pk}/"')[1].split("</tr>")[0]
+    assert 'data-admin-action="edit-cluster"' in row and 'data-admin-action="remove-cluster"' not in row
+    url = reverse("clusters:edit", args=[bundled.pk])
+    assert 'value="127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094"' in console_admin_client.get(url).content.decode()
+    response = console_admin_client.post(url, {"name": bundled.name, "bootstrap_servers": "127.0.0.1:9093,127.0.0.1:9094",
+                                                "security_protocol": "PLAINTEXT"})
+    assert response.status_code == 302
+    assert Cluster.objects.get(pk=bundled.pk).bootstrap_servers == "127.0.0.1:9093,127.0.0.1:9094"
+    entry = AuditLogEntry.objects.get(action="cluster.update")
+    assert entry.details == {"changed": {"bootstrap_servers": ["127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094",
+                                                               "127.0.0.1:9093,127.0.0.1:9094"]}}
+    bad = console_admin_client.post(url, {"name": bundled.name, "bootstrap_servers": "nope",
+                                          "security_protocol": "PLAINTEXT"})
+    assert bad.status_code == 400 and "value=\"nope\"" in bad.content.decode()   # the input is kept

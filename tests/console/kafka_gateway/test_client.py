@@ -7,7 +7,7 @@ from console.clusters.gateway import cluster_gateway
 from console.kafka_gateway import ConnectionSettings, GatewayError, open_gateway
 from console.kafka_gateway.records import PartitionInfo
 from tests.console.conftest import make_topic
-from tests.support.engine_process import free_port_range
+from tests.support.engine_process import refused_port
 from tests.support.groups import produce
 from tests.support.waiting import wait_until
 
@@ -78,12 +78,13 @@ def test_kafka_errors_come_back_in_words(cluster, unique_topic):
 
 
 def test_an_unreachable_cluster_is_an_error_in_words_and_leaks_no_thread():
-    port = free_port_range(1)
     before = set(threading.enumerate())
-    for _ in range(3):
-        with pytest.raises(GatewayError, match=f"Cannot connect to 127.0.0.1:{port}"):
-            with open_gateway(ConnectionSettings(bootstrap_servers=f"127.0.0.1:{port}"), bootstrap_timeout_ms=200):
-                pass
+    with refused_port() as port:
+        for _ in range(3):
+            with pytest.raises(GatewayError, match=f"Cannot connect to 127.0.0.1:{port}"):
+                with open_gateway(ConnectionSettings(bootstrap_servers=f"127.0.0.1:{port}"),
+                                  bootstrap_timeout_ms=200):
+                    pass
     # Only threads this test started count: other tests' threads may come and go meanwhile.
     wait_until(lambda: not set(threading.enumerate()) - before, timeout=10, message="the I/O threads to end")
 

@@ -112,6 +112,51 @@ def test_topic_detail_lists_the_groups_that_read_it(cluster, engine_cluster, uni
         consumer.close()
 
 
+def test_partitions_without_a_commit_are_counted_apart_from_the_total_lag(cluster, engine_cluster, unique_topic):
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    produce(engine_cluster.bootstrap, name, [b"a"] * 3, partition=0)
+    produce(engine_cluster.bootstrap, name, [b"b"] * 5, partition=1)
+    group = unique_topic("half")
+    consumer = KafkaConsumer(name, bootstrap_servers=engine_cluster.bootstrap, group_id=group,
+                             auto_offset_reset="earliest", enable_auto_commit=False)
+    try:
+        wait_until(lambda: consumer.poll(100) is not None and len(consumer.assignment()) == 2, message="assignment")
+        consumer.commit({TopicPartition(name, 0): OffsetAndMetadata(1, "", -1)})    # partition 1: no commit
+        row = next(g for g in topic_detail(cluster=cluster, name=name).consumer_groups if g.group_id == group)
+    finally:
+        consumer.close()
+    assert [(p.partition, p.committed_offset, p.lag) for p in row.partitions] == [(0, 1, 2), (1, None, None)]
+    assert (row.total_lag, row.no_commit, row.lag_unknown) == (2, 1, 0)
+
+
+def test_stats_stay_honest_with_a_broker_stopped(private_cluster, unique_topic):
+    """Partition 2 lives only on broker 2: stopping it takes the partition offline."""
+    from console.brokers.selectors import broker_list
+    from console.clusters.selectors import cluster_overview
+
+    name = make_topic(private_cluster, unique_topic(), assignments={0: [0], 1: [1], 2: [2]})
+    for partition in range(3):
+        produce(private_cluster.bootstrap_servers, name, [b"m"] * (partition + 1), partition=partition)
+    with cluster_gateway(private_cluster) as gw:
+        gw.engine_broker_command(gw.engine_admin_endpoint(via_broker=0), 2, "stop")
+    wait_for_partitions(private_cluster, name, lambda ps: ps[2].leader == -1, "partition 2 offline")
+
+    view = topic_detail(cluster=private_cluster, name=name)
+    stats = view.stats
+    assert (stats.offline_partitions, stats.under_replicated_partitions) == (1, 1)
+    assert stats.under_replicated_percent == 33 and stats.brokers_spread_percent <= 100
+    assert (stats.summed_offsets, stats.offsets_unknown) == (1 + 2, 1)
+    assert [r.is_under_replicated for r in view.partitions] == [False, False, True]
+    listed = topic_list(cluster=private_cluster, search=name).topics[0].stats
+    assert (listed.offline_partitions, listed.offsets_unknown, listed.brokers_spread_percent) == (1, 1, 100)
+    brokers = broker_list(cluster=private_cluster)
+    assert brokers.offline_partitions >= 1
+    assert {b.broker_id: b.offline_partitions for b in brokers.brokers}[2] >= 1
+    assert {b.broker_id: b.state for b in brokers.brokers}[2] == "stopped"
+    overview = cluster_overview(cluster=private_cluster)
+    assert overview.offline_partitions >= 1 and overview.under_replicated_partitions >= overview.offline_partitions
+
+
 def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
     """Commit offsets for a group without joining it (manual assignment)."""
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)

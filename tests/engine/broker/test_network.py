@@ -19,18 +19,26 @@ from tests.support.raw_client import RawClient
 def in_process_engine(tmp_path):
     """An Engine on a background event loop in this process, so a test can watch its syscalls."""
     loop = asyncio.new_event_loop()
-    engine = Engine(tmp_path / "data", brokers=1, port=free_port_range(2))
     ready = threading.Event()
+    engines = []
 
     def run():
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(engine.start())
+        for attempt in range(5):   # a port taken between picking and binding: pick again, in a fresh dir
+            engines.append(Engine(tmp_path / f"data{attempt}", brokers=1, port=free_port_range(2)))
+            try:
+                loop.run_until_complete(engines[-1].start())
+                break
+            except OSError:
+                if attempt == 4:
+                    raise
         ready.set()
         loop.run_forever()
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     assert ready.wait(30)
+    engine = engines[-1]
     yield engine
     asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(30)
     loop.call_soon_threadsafe(loop.stop)

@@ -8,15 +8,15 @@ from tests.support.waiting import wait_until  # noqa: F401 - the cluster tests i
 
 
 def admin_url(engine) -> str:
-    return f"http://127.0.0.1:{engine.port + engine.brokers}"
+    return engine.admin_url
 
 
 def stop_broker(engine, node_id: int) -> dict:
-    return call(admin_url(engine), "POST", f"/brokers/{node_id}/stop")
+    return call(admin_url(engine), "POST", f"/brokers/{node_id}/stop", engine.admin_token)
 
 
 def start_broker(engine, node_id: int) -> dict:
-    return call(admin_url(engine), "POST", f"/brokers/{node_id}/start")
+    return call(admin_url(engine), "POST", f"/brokers/{node_id}/start", engine.admin_token)
 
 
 def create_topic(bootstrap: str, name: str, partitions: int, replication: int, configs: dict | None = None) -> None:

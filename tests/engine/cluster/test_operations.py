@@ -172,7 +172,7 @@ def test_broker_cli_stops_and_starts_a_broker(cluster):
     out = run("stop", "2", "--bootstrap", f"127.0.0.1:{cluster.port}")
     assert out.returncode == 0, out.stderr
     assert "broker 2 stopped" in out.stdout
-    listing = run("list", "--admin", admin_url(cluster))
+    listing = run("list", "--admin", admin_url(cluster), "--admin-token-file", str(cluster.data_dir / "admin.token"))
     assert "2\t127.0.0.1:%d\tstopped" % (cluster.port + 2) in listing.stdout
     out = run("start", "2", "--admin", admin_url(cluster))
     assert "broker 2 running" in out.stdout

@@ -157,7 +157,10 @@ def test_undecodable_records_are_skipped_logged_and_counted(make_coordinator, ca
         unparsable = build_batch([(b"k", b"v")], now_ms())
         unparsable[-4:-1] = b"\xff\xff\xff"              # a record's varints run past the batch
         unparsable[17:21] = calc_crc32c(memoryview(unparsable)[21:]).to_bytes(4, "big")  # re-signed: not a CRC error
-        partition.append(unparsable, now_ms())
+        # Produce now refuses such a batch (CORRUPT_MESSAGE), so it is planted as replicated bytes,
+        # as if it had been written before that check existed.
+        unparsable[0:8] = partition.log.log_end_offset.to_bytes(8, "big")
+        partition.log.append_as_follower(unparsable, now_ms=now_ms())
         await commit(coordinator, {("t", 2): 7})
 
         reloaded = make_coordinator()

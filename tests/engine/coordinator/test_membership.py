@@ -1,7 +1,10 @@
 """The rebalance state machine, driven directly: delays, timeouts, static members, fencing.
 
-Timers are real but short (tens of milliseconds); the tests wait for their effects with
-bounded polls and never assert how long anything took.
+The coordinator's timers are `loop.call_later` handles, and every scenario runs on an event
+loop on virtual time (tests/support/virtual_time.py): the clock jumps to the next timer when
+nothing else can run, so a 60 ms session against 10 ms heartbeats expires in the same order on
+an idle machine and under full CPU load. The tests wait for effects with bounded polls and
+never assert how long anything took.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import pytest
 
 from engine.coordinator.group import GroupState
 from engine.errors import ApiError
+from tests.support.virtual_time import run_in_virtual_time
 
 NONE = 0
 SUBSCRIPTION = [("range", b"sub")]
@@ -64,7 +68,7 @@ def test_the_initial_delay_gathers_members_into_one_generation(make_coordinator)
         assert sorted(m for m, _, _ in leader.members) == sorted(r.member_id for r in results)
         assert all(r.members == [] for r in results if r is not leader)
         assert all(r.member_id.startswith(f"c{i}-") for i, r in enumerate(results))
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_member_id_required_then_a_pending_member_expires(make_coordinator):
@@ -77,7 +81,7 @@ def test_member_id_required_then_a_pending_member_expires(make_coordinator):
         await eventually(lambda: not group.pending_members)  # never came back within its session
         late = await join(coordinator, first.member_id, require_known=True)
         assert late.error == Errors.UnknownMemberIdError.errno
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_a_silent_member_is_removed_after_its_session_timeout(make_coordinator):
@@ -92,7 +96,7 @@ def test_a_silent_member_is_removed_after_its_session_timeout(make_coordinator):
         rejoined = await join(coordinator, a, session=60)
         assert rejoined.generation_id == generation + 1 and [m for m, _, _ in rejoined.members] == [a]
         assert heartbeat(coordinator, b, generation) == Errors.UnknownMemberIdError.errno
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_members_that_do_not_rejoin_within_the_rebalance_timeout_are_dropped(make_coordinator):
@@ -105,7 +109,7 @@ def test_members_that_do_not_rejoin_within_the_rebalance_timeout_are_dropped(mak
         assert rejoined_a.generation_id == joined_c.generation_id == generation + 1
         assert sorted(m for m, _, _ in rejoined_a.members) == sorted([a, joined_c.member_id])
         assert b not in coordinator.store.get("g").members
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_members_that_do_not_sync_in_time_are_removed(make_coordinator):
@@ -119,7 +123,7 @@ def test_members_that_do_not_sync_in_time_are_removed(make_coordinator):
         group = coordinator.store.get("g")
         await eventually(lambda: follower.member_id not in group.members)  # it never sent SyncGroup
         assert heartbeat(coordinator, leader.member_id, 1) == Errors.RebalanceInProgressError.errno
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_a_static_member_restart_keeps_its_assignment_and_fences_its_old_id(make_coordinator):
@@ -149,7 +153,7 @@ def test_a_static_member_restart_keeps_its_assignment_and_fences_its_old_id(make
         reloaded = make_coordinator()
         assert heartbeat(reloaded, restarted.member_id, generation, instance="instance-s") == NONE
         assert reloaded.store.get("g").members[restarted.member_id].assignment == b"S"
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_leave_by_instance_id_and_unknown_members(make_coordinator):
@@ -163,7 +167,7 @@ def test_leave_by_instance_id_and_unknown_members(make_coordinator):
         group = coordinator.store.get("g")
         await eventually(lambda: group.is_(GroupState.EMPTY))
         assert coordinator.leave_group("other", [("m", None)]) == (NONE, [Errors.UnknownMemberIdError.errno])
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())
 
 
 def test_group_max_size_and_session_timeout_bounds(make_coordinator):
@@ -177,4 +181,4 @@ def test_group_max_size_and_session_timeout_bounds(make_coordinator):
         with pytest.raises(ApiError) as no_id:
             await join(coordinator, group="", session=1000)
         assert no_id.value.code == Errors.InvalidGroupIdError.errno
-    asyncio.run(scenario())
+    run_in_virtual_time(scenario())

@@ -64,7 +64,7 @@ def test_100k_keyed_records_round_trip_identical_and_in_order(engine_cluster, to
 def test_watermarks_and_offsets_for_times(engine_cluster, topic_name):
     create_topic(engine_cluster.bootstrap, topic_name, 1)
     producer = Producer({"bootstrap.servers": engine_cluster.bootstrap, "linger.ms": 0})
-    base = 1_700_000_000_000
+    base = (int(time.time()) - 3600) * 1000  # recent: retention must not delete the records mid-test
     for i in range(10):
         producer.produce(topic_name, value=f"v{i}".encode(), partition=0, timestamp=base + i * 1000)
         producer.flush(10)  # one batch per record so timestamps land in different batches

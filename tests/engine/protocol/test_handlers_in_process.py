@@ -16,6 +16,8 @@ from engine.protocol.apis import k01_fetch
 from engine.protocol.apis.k00_produce import PartitionResponse, _wait_for_replication
 from engine.protocol.apis.k02_list_offsets import LATEST_TIERED, _offset_for
 from engine.protocol.apis.k60_describe_cluster import handle_describe_cluster
+from engine.resources import DESCRIPTORS
+from engine.storage import file_records
 from engine.storage.file_records import FileSlice
 
 
@@ -68,7 +70,8 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
         def check_leader_epoch(self, current_leader_epoch):
             pass
 
-    broker = SimpleNamespace(leader_partition=lambda topic, index: Partition(), image=SimpleNamespace())
+    broker = SimpleNamespace(leader_partition=lambda topic, index: Partition(), image=SimpleNamespace(),
+                             config=SimpleNamespace(get=lambda name: 57671680))
     ctx = SimpleNamespace(broker=broker, api_version=12)
     F = FetchRequest.FetchTopic
     request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
@@ -84,14 +87,17 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
         dups.append(real_dup(fd_))
         return dups[-1]
 
-    monkeypatch.setattr(k01_fetch.os, "dup", dup_once)
+    monkeypatch.setattr(file_records.os, "dup", dup_once)
+    held_before = DESCRIPTORS.slices_open
     try:
         reads = k01_fetch._read_all(ctx, request)
     finally:
         os.close(fd)
     assert [r.error for r in reads] == [0, Errors.KafkaStorageError.errno]
-    assert reads[0].slice.fd == dups[0]
+    assert reads[0].slice.fileno() == dups[0]
+    assert DESCRIPTORS.slices_open == held_before + 1      # the failed dup gave its place back
     reads[0].slice.close()
+    assert DESCRIPTORS.slices_open == held_before
 
 
 def test_list_offsets_latest_tiered_is_none_without_remote_storage():

@@ -358,3 +358,14 @@ def test_a_compacted_log_refuses_a_batch_with_keyless_records(open_log, config):
         log.append(builder.build(), leader_epoch=0, now_ms=BASE_TS)
     assert [index for index, _ in refused.value.record_errors] == [0, 2]   # found inside a gzip batch
     assert refused.value.error_code == 87 and log.log_end_offset == 0
+
+
+def test_a_compacted_log_answers_corrupt_message_for_signed_records_that_do_not_parse(open_log, config):
+    from kafka.record.util import calc_crc32c
+    log = open_log(dataclasses.replace(config, cleanup_policy="compact"))
+    batch = make_batch([b"v"])
+    batch[-4:-1] = b"\xff\xff\xff"              # the record's varints run past the batch
+    batch[17:21] = calc_crc32c(memoryview(batch)[21:]).to_bytes(4, "big")   # re-signed: the CRC holds
+    with pytest.raises(CorruptRecordError) as refused:
+        log.append(batch, leader_epoch=0, now_ms=BASE_TS)
+    assert refused.value.error_code == 2 and log.log_end_offset == 0

@@ -16,7 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("--sasl-mechanism", default="", choices=[m for m, _ in Cluster.MECHANISMS])
         parser.add_argument("--sasl-username", default="")
         parser.add_argument("--sasl-password-env", default="",
-                            help="name of the environment variable that holds the SASL password")
+                            help="name of the environment variable (CONSOLE_SECRET_*) that holds the SASL password")
+        parser.add_argument("--admin-token-env", default="",
+                            help="our engine: the environment variable (CONSOLE_SECRET_*) holding its admin token")
 
     def handle(self, *args, **options):
         try:
@@ -24,7 +26,8 @@ class Command(BaseCommand):
                                      security_protocol=options["security_protocol"],
                                      sasl_mechanism=options["sasl_mechanism"],
                                      sasl_username=options["sasl_username"],
-                                     sasl_password_env=options["sasl_password_env"])
+                                     sasl_password_env=options["sasl_password_env"],
+                                     admin_token_env=options["admin_token_env"])
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         self.stdout.write(f"Cluster {cluster.name} registered (id {cluster.pk}).")

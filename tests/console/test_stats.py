@@ -1,6 +1,6 @@
 """CMAK's topic figures against values computed by hand for crafted assignments."""
 from console.kafka_gateway.records import PartitionInfo
-from console.topics.stats import BrokerTopicPartitions, broker_loads, topic_stats
+from console.stats import BrokerTopicPartitions, broker_loads, topic_stats
 
 # Six partitions, RF 2, three brokers; every broker is first replica of two partitions.
 REPLICAS = {0: (0, 1), 1: (1, 2), 2: (2, 0), 3: (0, 1), 4: (1, 2), 5: (2, 0)}
@@ -74,12 +74,23 @@ def test_uneven_assignment_is_skewed():
     assert stats.brokers_spread_percent == 66                 # 2 of 3 brokers
 
 
-def test_offline_partition_is_neither_preferred_nor_held():
+def test_an_offline_partition_is_counted_offline_and_under_replicated_and_held_by_no_live_broker():
     parts = [PartitionInfo("t", 0, leader=-1, replicas=(2,), isr=(2,)),      # Kafka keeps the last ISR member
              PartitionInfo("t", 1, leader=0, replicas=(0,), isr=(0,))]
-    stats = topic_stats(parts, cluster_brokers=2)
+    stats = topic_stats(parts, cluster_brokers=2, latest_offsets={1: 10}, live_brokers={0, 1})
     assert stats.preferred_replicas_percent == 50
-    assert stats.under_replicated_percent == 0
+    assert (stats.offline_partitions, stats.under_replicated_partitions, stats.under_replicated_percent) == (1, 1, 50)
+    assert (stats.summed_offsets, stats.offsets_unknown) == (10, 1)           # the sum says what it leaves out
+    assert stats.brokers == 1 and [b.broker_id for b in stats.partitions_by_broker] == [0]
+
+
+def test_spread_never_passes_100_with_a_broker_down():
+    """Broker 2 stopped: the partition it led alone is offline but keeps it in its ISR."""
+    parts = [PartitionInfo("t", 0, leader=-1, replicas=(2,), isr=(2,)),
+             PartitionInfo("t", 1, leader=0, replicas=(0,), isr=(0,)),
+             PartitionInfo("t", 2, leader=1, replicas=(1,), isr=(1,))]
+    assert topic_stats(parts, cluster_brokers=2, live_brokers={0, 1}).brokers_spread_percent == 100
+    assert topic_stats(parts, cluster_brokers=2).brokers_spread_percent == 100   # capped even without live ids
 
 
 def test_empty_topic_and_empty_cluster():

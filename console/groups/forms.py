@@ -1,0 +1,96 @@
+"""Forms for the group actions: they parse and bound the input (a bad date or offset is a form
+error, never a 500); the services decide."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django import forms
+
+from console.groups.reset import SCOPES, TARGETS, ResetSpec
+
+MAX_OFFSET = 2**63 - 1
+DATETIME_HELP = "YYYY-MM-DDTHH:MM[:SS[.sss]], in UTC unless a zone is given (Z or +hh:mm)."
+
+
+def parse_timestamp_ms(text: str) -> int:
+    """Kafka's --to-datetime format (ISO 8601), UTC when no zone is given; raises ValidationError."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise forms.ValidationError(f"{text!r} is not a date and time: use {DATETIME_HELP}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def parse_partitions(text: str) -> tuple[int, ...]:
+    """'0,2,5' or '0-3,7'."""
+    chosen: set[int] = set()
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        low, dash, high = item.partition("-")
+        try:
+            first, last = int(low), int(high) if dash else int(low)
+        except ValueError:
+            raise forms.ValidationError(f"{item!r} is not a partition number or range (such as 0,2,5 or 0-3).") \
+                from None
+        if first < 0 or last < first or last - first > 100_000:
+            raise forms.ValidationError(f"{item!r} is not a valid partition range.")
+        chosen.update(range(first, last + 1))
+    return tuple(sorted(chosen))
+
+
+class ResetForm(forms.Form):
+    target = forms.ChoiceField(choices=list(TARGETS.items()), initial="earliest", label="Reset to")
+    scope = forms.ChoiceField(choices=list(SCOPES.items()), initial="all")
+    topic = forms.CharField(required=False, max_length=249)
+    partitions = forms.CharField(required=False, max_length=2000, help_text="Such as 0,2,5 or 0-3.")
+    datetime = forms.CharField(required=False, max_length=64, label="Date and time", help_text=DATETIME_HELP)
+    offset = forms.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET)
+    shift = forms.IntegerField(required=False, min_value=-MAX_OFFSET, max_value=MAX_OFFSET, label="Shift by",
+                               help_text="Negative to re-read, positive to skip.")
+
+    def clean_partitions(self):
+        return parse_partitions(self.cleaned_data["partitions"] or "")
+
+    def clean_datetime(self):
+        text = (self.cleaned_data["datetime"] or "").strip()
+        return parse_timestamp_ms(text) if text else None
+
+    def clean(self):
+        data = super().clean()
+        target, scope = data.get("target"), data.get("scope")
+        needed = {"datetime": "datetime", "offset": "offset", "shift": "shift"}.get(target)
+        if needed and needed not in self.errors and data.get(needed) is None:
+            self.add_error(needed, f"Give the {self.fields[needed].label or needed} to reset to.")
+        if scope in ("topic", "partitions") and not data.get("topic"):
+            self.add_error("topic", "Name the topic to reset.")
+        if scope == "partitions" and "partitions" not in self.errors and not data.get("partitions"):
+            self.add_error("partitions", "Choose at least one partition.")
+        return data
+
+    def spec(self) -> ResetSpec:
+        data = self.cleaned_data
+        scope = data["scope"]
+        return ResetSpec(target=data["target"], scope=scope, topic=data["topic"].strip() if scope != "all" else "",
+                         partitions=data["partitions"] if scope == "partitions" else (),
+                         offset=data["offset"], shift=data["shift"], timestamp_ms=data["datetime"])
+
+
+class ConfirmGroupForm(forms.Form):
+    confirmation = forms.CharField(label="Type the group's id to confirm", max_length=2000, strip=False)
+
+    def __init__(self, *args, group_id: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.group_id = group_id
+
+    def clean_confirmation(self):
+        value = self.cleaned_data["confirmation"]
+        if value != self.group_id:
+            raise forms.ValidationError("That is not the group's id: nothing was deleted.")
+        return value
+
+
+class DeleteOffsetsForm(ConfirmGroupForm):
+    topic = forms.CharField(max_length=249)

@@ -1,0 +1,258 @@
+"""Reads for consumer groups: the groups list and one group in detail.
+
+Lag is Kafka's: the partition's high watermark (its log end offset for a consumer) minus the
+group's committed offset; unknown when either is. Both pages batch their requests through
+`console.kafka_gateway.groups` (see its docstring): the list costs ListGroups per broker, one
+FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one Metadata for the topics
+the groups name, and ListOffsets per leader, whatever the number of groups.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.paginator import Paginator
+
+from console.clusters.gateway import cluster_gateway
+from console.clusters.models import Cluster
+from console.clusters.records import ClusterRef
+from console.errors import NotFound
+from console.groups.reset import ResetPlan, ResetSpec, reset_plan
+from console.kafka_gateway import Gateway, GatewayError
+from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
+
+STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead")
+SORTS = {"id": "group id", "lag": "total lag, largest first"}
+
+
+def lag(log_end_offset: int | None, committed_offset: int | None) -> int | None:
+    if log_end_offset is None or log_end_offset < 0 or committed_offset is None or committed_offset < 0:
+        return None
+    return log_end_offset - committed_offset
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    topic: str
+    partition: int
+    lag: int
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    group_id: str
+    state: str
+    protocol_type: str
+    assignor: str
+    members: int
+    coordinator: int | None
+    topics: tuple[str, ...]           # committed on, assigned or subscribed
+    total_lag: int | None             # over the committed partitions with a known log end
+    worst: PartitionLag | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupsPage:
+    cluster: ClusterRef
+    supported: bool                   # False: the cluster has no consumer group APIs
+    groups: list[GroupRow]
+    search: str
+    state: str
+    topic: str
+    sort: str
+    page: int
+    pages: int
+    per_page: int
+    matching: int
+    total: int
+    warnings: list[str]
+
+
+def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: str = "", sort: str = "id",
+               page: int | str = 1, per_page: int | None = None) -> GroupsPage:
+    """Sorted by id without a topic filter, only the page's groups are read beyond ListGroups
+    (search and state come from it); sorting by lag or filtering by topic reads every matching
+    group (`GroupCalls.lag_snapshot`: three round trips whatever their number)."""
+    state = state if state in STATES else ""
+    sort = sort if sort in SORTS else "id"
+    per_page = per_page or settings.GROUPS_PER_PAGE
+    needle, topic = search.strip().lower(), topic.strip()
+    warnings: list[str] = []
+    with cluster_gateway(cluster) as gw:
+        listed = gw.groups.list_groups()
+        if listed is None:
+            return GroupsPage(ClusterRef.of(cluster), False, [], search, state, topic, sort, 1, 1, per_page, 0, 0, [])
+        # ListGroups before v4 (KIP-518) gives no state: then the descriptions decide.
+        states_listed = all(g.state for g in listed)
+        candidates = [g for g in listed if (not needle or needle in g.group_id.lower())
+                      and (not state or not states_listed or g.state == state)]
+        if sort == "lag" or topic or (state and not states_listed):
+            snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings)
+            matching = [r for r in (_row(g.group_id, g.state, g.protocol_type, snapshot) for g in candidates)
+                        if (not topic or topic in r.topics) and (not state or r.state == state)]
+            if sort == "lag":
+                matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
+            shown = Paginator(matching, per_page).get_page(page)
+            rows = list(shown.object_list)
+        else:
+            matching = candidates
+            shown = Paginator(matching, per_page).get_page(page)
+            snapshot = _snapshot(gw, [g.group_id for g in shown.object_list], warnings, all_topics=False)
+            rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
+    return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=rows, search=search.strip(),
+                      state=state, topic=topic, sort=sort, page=shown.number, pages=shown.paginator.num_pages,
+                      per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings)
+
+
+@dataclass
+class _Snapshot:
+    coordinators: dict[str, int]
+    described: dict[str, DescribedGroup]
+    committed: dict[str, dict[TopicPartitionKey, CommittedOffset]]
+    log_end: dict[TopicPartitionKey, int]
+    errors: dict[str, str]
+
+
+def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True) -> _Snapshot:
+    """Coordinators, descriptions, committed offsets and log end offsets of these groups
+    (`GroupCalls.lag_snapshot`). A group that fails keeps its error; a partition whose log
+    end is unknown has an unknown lag, with a warning."""
+    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics)
+    errors = {**snapshot.coordinators.errors, **snapshot.committed.errors}
+    errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
+    if snapshot.log_end_offsets.errors:
+        unknown = snapshot.log_end_offsets.errors
+        warnings.append(f"Log end offsets of {len(unknown)} partition(s) are unknown: {next(iter(unknown.values()))}")
+    if errors:
+        warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
+    return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
+                     snapshot.log_end_offsets.offsets, errors)
+
+
+def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snapshot) -> GroupRow:
+    described = snapshot.described.get(group_id)
+    committed = snapshot.committed.get(group_id, {})
+    lags = [PartitionLag(t, p, value) for (t, p), c in committed.items()
+            if (value := lag(snapshot.log_end.get((t, p)), c.offset)) is not None]
+    topics = {t for t, _ in committed}
+    members: tuple[GroupMember, ...] = described.members if described else ()
+    for m in members:
+        topics.update(t for t, _ in m.assignment)
+        topics.update(m.subscribed_topics)
+    return GroupRow(group_id=group_id, state=(described.state if described and described.state else listed_state),
+                    protocol_type=(described.protocol_type if described else "") or listed_protocol,
+                    assignor=described.protocol if described else "", members=len(members),
+                    coordinator=snapshot.coordinators.get(group_id), topics=tuple(sorted(topics)),
+                    total_lag=sum(p.lag for p in lags) if lags else None,
+                    worst=max(lags, key=lambda p: p.lag) if lags else None, error=snapshot.errors.get(group_id))
+
+
+# --- one group ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemberRow:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    subscribed_topics: tuple[str, ...]
+    assignment: tuple[tuple[str, tuple[int, ...]], ...]   # ((topic, (partitions...)), ...)
+    undecodable: bool
+
+
+@dataclass(frozen=True)
+class PartitionRow:
+    topic: str
+    partition: int
+    committed_offset: int | None
+    log_end_offset: int | None
+    lag: int | None
+    owner: str | None                 # member id
+    owner_client_id: str | None
+    metadata: str
+
+
+@dataclass(frozen=True)
+class TopicLag:
+    topic: str
+    partitions: int
+    lag: int | None
+
+
+@dataclass(frozen=True)
+class GroupDetail:
+    cluster: ClusterRef
+    group_id: str
+    state: str
+    protocol_type: str
+    assignor: str
+    coordinator: int
+    members: list[MemberRow]
+    partitions: list[PartitionRow]
+    topics: list[TopicLag]
+    total_lag: int | None
+    warnings: list[str]
+
+    @property
+    def is_empty(self) -> bool:
+        """No members: the group only holds committed offsets (and can be reset or deleted)."""
+        return not self.members
+
+
+def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
+    warnings: list[str] = []
+    with cluster_gateway(cluster) as gw:
+        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False)
+    described = snapshot.described.get(group_id)
+    committed = snapshot.committed.get(group_id, {})
+    if group_id not in snapshot.coordinators:
+        raise GatewayError(f"No coordinator for group {group_id!r}: {snapshot.errors.get(group_id, 'unknown')}")
+    if (described is None or not described.is_known) and not committed:
+        if described is not None and described.error:
+            raise GatewayError(f"Group {group_id!r} could not be described: {described.error}")
+        raise NotFound(f"Cluster {cluster.name} has no consumer group {group_id!r}.")
+    members = described.members if described else ()
+    owners = {tp: m for m in members for tp in m.assignment}
+    rows = []
+    for tp in sorted(set(committed) | set(owners)):
+        c, owner, end = committed.get(tp), owners.get(tp), snapshot.log_end.get(tp)
+        rows.append(PartitionRow(topic=tp[0], partition=tp[1], committed_offset=c.offset if c else None,
+                                 log_end_offset=end, lag=lag(end, c.offset if c else None),
+                                 owner=owner.member_id if owner else None,
+                                 owner_client_id=owner.client_id if owner else None,
+                                 metadata=c.metadata if c else ""))
+    topics = _topic_lags(rows)
+    known = [r.lag for r in rows if r.lag is not None]
+    return GroupDetail(cluster=ClusterRef.of(cluster), group_id=group_id, state=described.state if described else "",
+                       protocol_type=described.protocol_type if described else "",
+                       assignor=described.protocol if described else "",
+                       coordinator=snapshot.coordinators[group_id], members=[_member_row(m) for m in members],
+                       partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings)
+
+
+def _member_row(m: GroupMember) -> MemberRow:
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for topic, partition in m.assignment:
+        by_topic[topic].append(partition)
+    return MemberRow(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                     client_host=m.client_host, subscribed_topics=m.subscribed_topics,
+                     assignment=tuple((t, tuple(ps)) for t, ps in sorted(by_topic.items())), undecodable=m.undecodable)
+
+
+def _topic_lags(rows: list[PartitionRow]) -> list[TopicLag]:
+    by_topic: dict[str, list[PartitionRow]] = defaultdict(list)
+    for r in rows:
+        by_topic[r.topic].append(r)
+    result = []
+    for topic, partitions in sorted(by_topic.items()):
+        known = [r.lag for r in partitions if r.lag is not None]
+        result.append(TopicLag(topic=topic, partitions=len(partitions), lag=sum(known) if known else None))
+    return result
+
+
+def group_reset_preview(*, cluster: Cluster, group_id: str, spec: ResetSpec) -> ResetPlan:
+    """What a reset would commit, partition by partition, and who would stop Kafka from committing it."""
+    with cluster_gateway(cluster) as gw:
+        return reset_plan(gw, cluster_name=cluster.name, group_id=group_id, spec=spec)

@@ -1,0 +1,91 @@
+"""Consumer group pages and actions. Each view validates, calls one service or selector, and
+renders; a ConsoleError from a service becomes a message on the form."""
+from django.contrib import messages
+from django.shortcuts import redirect, render
+
+from console.accounts.roles import OPERATOR, VIEWER
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+from console.groups import selectors, services
+from console.groups.charts import partition_lag_chart
+from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm
+from console.web import page
+
+
+def list_filters(request) -> dict:
+    return {"search": request.GET.get("q", ""), "state": request.GET.get("state", ""),
+            "topic": request.GET.get("topic", ""), "sort": request.GET.get("sort", "id"),
+            "page": request.GET.get("page", 1)}
+
+
+@page(VIEWER)
+def group_list(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.group_list(cluster=cluster, **list_filters(request))
+    return render(request, "groups/list.html", {"cluster": cluster, "view": view, "states": selectors.STATES,
+                                                "sorts": selectors.SORTS})
+
+
+@page(VIEWER)
+def group_detail(request, cluster_id: int, group_id: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.group_detail(cluster=cluster, group_id=group_id)
+    return render(request, "groups/detail.html", {"cluster": cluster, "view": view,
+                                                  "lag_chart": partition_lag_chart(partitions=view.partitions),
+                                                  "reset_form": ResetForm()})
+
+
+@page(OPERATOR)
+def group_reset(request, cluster_id: int, group_id: str):
+    """GET: the preview of the reset the form describes; POST: apply it."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = ResetForm(request.POST if request.method == "POST" else request.GET)
+    plan = None
+    if form.is_valid():
+        try:
+            if request.method == "POST":
+                plan = services.group_reset_offsets(cluster=cluster, actor=request.user, group_id=group_id,
+                                                    spec=form.spec())
+                messages.success(request, f"Offsets of {len(plan.rows)} partition(s) reset "
+                                          f"({plan.spec.summary()}).")
+                return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
+            plan = selectors.group_reset_preview(cluster=cluster, group_id=group_id, spec=form.spec())
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+    return render(request, "groups/reset.html", {"cluster": cluster, "group_id": group_id, "form": form,
+                                                 "plan": plan}, status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def group_delete_offsets(request, cluster_id: int, group_id: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = DeleteOffsetsForm(request.POST or None, group_id=group_id, initial={"topic": request.GET.get("topic", "")})
+    if request.method == "POST" and form.is_valid():
+        topic = form.cleaned_data["topic"]
+        try:
+            deleted = services.group_delete_offsets(cluster=cluster, actor=request.user, group_id=group_id,
+                                                    topic=topic, confirmation=form.cleaned_data["confirmation"])
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Committed offsets of {deleted} partition(s) of {topic} deleted.")
+            return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
+    return render(request, "groups/delete_offsets.html", {"cluster": cluster, "group_id": group_id, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def group_delete(request, cluster_id: int, group_id: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = ConfirmGroupForm(request.POST or None, group_id=group_id)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.group_delete(cluster=cluster, actor=request.user, group_id=group_id,
+                                  confirmation=form.cleaned_data["confirmation"])
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Group {group_id} deleted.")
+            return redirect("groups:list", cluster_id=cluster.pk)
+    return render(request, "groups/delete.html", {"cluster": cluster, "group_id": group_id, "form": form},
+                  status=400 if form.errors else 200)

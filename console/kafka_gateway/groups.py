@@ -1,0 +1,425 @@
+"""Consumer group calls, batched so that a page about 2,000 groups costs a handful of requests.
+
+Use them through a gateway: `with open_gateway(settings) as gw: gw.groups.list_groups()`.
+Every method raises only `GatewayError` for a failure of the whole call; a failure that
+concerns one group or one partition is reported in the result (`errors`) instead, so one
+broken group never hides the others. Results are the dataclasses of `group_records`.
+
+How each Kafka API is batched (what a caller pays, whatever the number of groups):
+- ListGroups: one request to every live broker, all in flight together. Each broker lists
+  the groups it coordinates (`GroupListing.listed_by`).
+- FindCoordinator v4+ (KIP-699): one request carries every group id. Brokers before v4 get
+  one request per group, all in flight together.
+- DescribeGroups: one request per coordinator, naming all of its groups; member metadata
+  and assignments are decoded with kafka-python's ConsumerProtocolSubscription and
+  ConsumerProtocolAssignment (KIP-429 versions included).
+- OffsetFetch v8+ (KIP-709): one request per coordinator, naming all of its groups. Brokers
+  before v8 get one request per group, all in flight together.
+- ListOffsets: one request per partition leader for all partitions asked for: callers pass
+  the union of every group's partitions, so a partition read by 50 groups is asked once.
+- OffsetCommit (generation -1, no member: an admin commit, as AlterConsumerGroupOffsets),
+  OffsetDelete and DeleteGroups: one request per coordinator.
+
+`lag_snapshot(group_ids)` strings the reads together in three round trips for callers that
+want groups' members and committed offsets next to the partitions' high watermarks (the
+groups pages, lag analytics): start there.
+
+Requests go through kafka-python's connection manager (`_manager`), as in `client.py`: its
+public admin calls send one request per coordinator one after another, raise on the first
+group error, and turn every partition into a namedtuple first.
+"""
+from __future__ import annotations
+
+import struct
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import kafka.errors as Errors
+from kafka.protocol.admin import DeleteGroupsRequest, DescribeGroupsRequest, ListGroupsRequest
+from kafka.protocol.consumer import ListOffsetsRequest, OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+from kafka.protocol.metadata import FindCoordinatorRequest
+
+from console.kafka_gateway.client import _bulk_allocation, cluster_metadata, metadata_request
+from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
+from console.kafka_gateway.group_records import (
+    LATEST_TIMESTAMP,
+    CommittedOffset,
+    Coordinators,
+    DescribedGroup,
+    GroupListing,
+    GroupMember,
+    GroupOffsets,
+    LogOffsets,
+    TopicPartitionKey,
+)
+from console.kafka_gateway.records import PartitionInfo
+
+CONSUMER_PROTOCOL = "consumer"
+GROUP_KEY_TYPE = 0
+_NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
+_UNDECODABLE = (struct.error, ValueError, UnicodeDecodeError, EOFError, IndexError, TypeError)
+# OffsetCommit v9 is the KIP-848 shape; an admin commit (generation -1, no member) needs no more than v8.
+_OFFSET_COMMIT_MAX_VERSION = 8
+
+
+@dataclass(frozen=True)
+class LagSnapshot:
+    """Groups' coordinators, descriptions (members, decoded assignments) and committed offsets,
+    with the log end offset (high watermark) of every partition they committed on or own."""
+
+    coordinators: Coordinators
+    described: dict[str, DescribedGroup]
+    committed: GroupOffsets
+    log_end_offsets: LogOffsets
+
+
+class GroupCalls:
+    """The consumer group calls of one gateway (see the module docstring)."""
+
+    def __init__(self, gateway) -> None:
+        self._gateway = gateway
+        self._manager = gateway._admin._manager
+
+    # --- reads ------------------------------------------------------------------------------
+
+    @translated
+    def list_groups(self) -> list[GroupListing] | None:
+        """ListGroups on every live broker; None when the cluster has no group APIs."""
+        brokers = [b.node_id for b in self._manager.cluster.brokers()]
+        try:
+            answers = self._run(_send_all, [(b, ListGroupsRequest()) for b in brokers])
+        except _NO_GROUP_SUPPORT:
+            return None
+        listed: dict[str, GroupListing] = {}
+        for broker_id, answer in zip(brokers, answers):
+            if isinstance(answer, _NO_GROUP_SUPPORT):
+                return None
+            if isinstance(answer, Exception):
+                raise GatewayError(f"Broker {broker_id} did not list its groups: {readable(answer)}")
+            if answer.error_code:
+                raise GatewayError(f"Broker {broker_id} did not list its groups: "
+                                   f"{describe_error_code(answer.error_code)}")
+            for g in answer.groups:
+                listed[g.group_id] = GroupListing(group_id=g.group_id, state=g.group_state or "",
+                                                  protocol_type=g.protocol_type or "", listed_by=broker_id)
+        return sorted(listed.values(), key=lambda g: g.group_id)
+
+    @translated
+    def find_coordinators(self, group_ids: Iterable[str]) -> Coordinators:
+        group_ids = list(dict.fromkeys(group_ids))
+        if not group_ids:
+            return Coordinators()
+        if self._version(FindCoordinatorRequest) >= 4:
+            request = FindCoordinatorRequest(key_type=GROUP_KEY_TYPE, coordinator_keys=group_ids, min_version=4)
+            [answer] = self._run(_send_all, [(None, request)])
+            if isinstance(answer, Exception):
+                raise answer
+            rows = [(c.key, c.node_id, c.error_code, c.error_message) for c in answer.coordinators]
+        else:
+            requests = [(None, FindCoordinatorRequest(key=g, key_type=GROUP_KEY_TYPE, max_version=3))
+                        for g in group_ids]
+            rows = []
+            for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
+                if isinstance(answer, Exception):
+                    rows.append((group_id, -1, -1, readable(answer)))
+                else:
+                    rows.append((group_id, answer.node_id, answer.error_code, answer.error_message))
+        found, errors = {}, {}
+        for group_id, node_id, error_code, message in rows:
+            if error_code == 0:
+                found[group_id] = node_id
+            else:
+                errors[group_id] = message if error_code == -1 else describe_error_code(error_code, message)
+        return Coordinators(found=found, errors=errors)
+
+    @translated
+    def describe_groups(self, coordinators: Mapping[str, int]) -> dict[str, DescribedGroup]:
+        """DescribeGroups, one request per coordinator; a coordinator that fails gives its
+        groups a DescribedGroup with `error` set."""
+        by_node = _by_coordinator(coordinators)
+        return _described(by_node, self._run(_send_all, _describe_requests(by_node)))
+
+    @translated
+    def committed_offsets(self, coordinators: Mapping[str, int],
+                          partitions: Mapping[str, Iterable[TopicPartitionKey]] | None = None) -> GroupOffsets:
+        """OffsetFetch: every committed offset of each group (or only `partitions[group]`).
+        Partitions without a committed offset are left out."""
+        requests, asked = self._fetch_requests(_by_coordinator(coordinators), partitions)
+        if not requests:
+            return GroupOffsets()
+        with _bulk_allocation():
+            return _fetched(asked, self._run(_send_all, requests))
+
+    def _fetch_requests(self, by_node: dict[int, list[str]],
+                        partitions: Mapping[str, Iterable[TopicPartitionKey]] | None) -> tuple[list, list]:
+        """(node, OffsetFetch) pairs and the group ids each asks for: one per coordinator (v8+)
+        or one per group."""
+        wanted = (lambda g: None) if partitions is None else (lambda g: _fetch_topics(partitions.get(g, ())))
+        batched = self._version(OffsetFetchRequest) >= 8
+        requests, asked = [], []
+        for node, ids in by_node.items():
+            if batched:
+                groups = [OffsetFetchRequest.OffsetFetchRequestGroup(group_id=g, topics=wanted(g)) for g in ids]
+                requests.append((node, OffsetFetchRequest(groups=groups, require_stable=False, min_version=8)))
+                asked.append(ids)
+            else:
+                requests += [(node, OffsetFetchRequest(group_id=g, topics=wanted(g), min_version=2, max_version=7))
+                             for g in ids]
+                asked += [[g] for g in ids]
+        return requests, asked
+
+    @translated
+    def log_offsets(self, partitions: Iterable[PartitionInfo], *, timestamp: int = LATEST_TIMESTAMP) -> LogOffsets:
+        """ListOffsets for each partition once, one request per leader, all in flight together.
+        `timestamp`: LATEST_TIMESTAMP (high watermark), EARLIEST_TIMESTAMP (log start offset),
+        or milliseconds (the first offset whose record is at or after it; -1 if none)."""
+        by_leader: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        errors: dict[TopicPartitionKey, str] = {}
+        wanted = ListOffsetsRequest.ListOffsetsTopic.ListOffsetsPartition
+        for p in partitions:
+            if p.is_offline:
+                errors[(p.topic, p.partition)] = "The partition has no leader."
+                continue
+            by_leader[p.leader][p.topic].append(wanted(partition_index=p.partition, timestamp=timestamp,
+                                                       current_leader_epoch=-1))
+        requests = [(leader, ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+            ListOffsetsRequest.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
+            for leader, topics in by_leader.items()]
+        offsets: dict[TopicPartitionKey, int] = {}
+        with _bulk_allocation():
+            for (leader, topics), answer in zip(by_leader.items(), self._run(_send_all, requests)):
+                if isinstance(answer, Exception):
+                    reason = readable(answer)
+                    errors.update({(t, p.partition_index): reason for t, ps in topics.items() for p in ps})
+                    continue
+                for topic in answer.topics:
+                    name = topic.name
+                    for p in topic.partitions:
+                        if p.error_code:
+                            errors[(name, p.partition_index)] = describe_error_code(p.error_code)
+                        else:
+                            offsets[(name, p.partition_index)] = p.offset
+        return LogOffsets(offsets=offsets, errors=errors)
+
+    @translated
+    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True) -> LagSnapshot:
+        """Everything the lag of these groups needs, in three round trips whatever their number:
+        1. FindCoordinator (v4: one request);
+        2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
+        3. ListOffsets (latest) per leader, for every partition any of the groups committed on
+           or is assigned, each asked once.
+        `all_topics`: ask Metadata for every topic (the engine answers that from a cache, and
+        it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
+        for a few groups in a big cluster)."""
+        coordinators = self.find_coordinators(group_ids)
+        if not coordinators.found:
+            return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
+                               log_end_offsets=LogOffsets())
+        by_node = _by_coordinator(coordinators.found)
+        describe = _describe_requests(by_node)
+        fetch, asked = self._fetch_requests(by_node, None)
+        extra = [(None, metadata_request(None))] if all_topics else []
+        with _bulk_allocation():
+            answers = self._run(_send_all, describe + fetch + extra)
+            described = _described(by_node, answers[:len(describe)])
+            committed = _fetched(asked, answers[len(describe):len(describe) + len(fetch)])
+            partitions = {tp for offsets in committed.offsets.values() for tp in offsets}
+            partitions.update(tp for d in described.values() for m in d.members for tp in m.assignment)
+            if all_topics:
+                if isinstance(answers[-1], Exception):
+                    raise answers[-1]
+                metadata = cluster_metadata(answers[-1])
+            else:
+                metadata = self._gateway.metadata(sorted({t for t, _ in partitions})) if partitions else None
+        leaders = [p for t in metadata.topics for p in t.partitions
+                   if (p.topic, p.partition) in partitions] if metadata else []
+        return LagSnapshot(coordinators=coordinators, described=described, committed=committed,
+                           log_end_offsets=self.log_offsets(leaders))
+
+    # --- writes -----------------------------------------------------------------------------
+
+    @translated
+    def commit_offsets(self, group_id: str, *, coordinator: int,
+                       offsets: Mapping[TopicPartitionKey, tuple[int, str]]) -> dict[TopicPartitionKey, str]:
+        """OffsetCommit as an admin (generation -1, no member id: Kafka accepts it only while
+        the group is Empty). offsets: {(topic, partition): (offset, metadata)}.
+        Returns the partitions that failed, with the reason."""
+        if not offsets:
+            return {}
+        topic = OffsetCommitRequest.OffsetCommitRequestTopic
+        by_topic: dict[str, list] = defaultdict(list)
+        for (name, partition), (offset, metadata) in offsets.items():
+            by_topic[name].append(topic.OffsetCommitRequestPartition(
+                partition_index=partition, committed_offset=offset, committed_leader_epoch=-1,
+                committed_metadata=metadata))
+        request = OffsetCommitRequest(group_id=group_id, generation_id_or_member_epoch=-1, member_id="",
+                                      group_instance_id=None, retention_time_ms=-1,
+                                      topics=[topic(name=t, partitions=ps) for t, ps in by_topic.items()],
+                                      max_version=_OFFSET_COMMIT_MAX_VERSION)
+        answer = self._one(coordinator, request)
+        return {(t.name, p.partition_index): describe_error_code(p.error_code)
+                for t in answer.topics for p in t.partitions if p.error_code}
+
+    @translated
+    def delete_offsets(self, group_id: str, *, coordinator: int,
+                       partitions: Iterable[TopicPartitionKey]) -> dict[TopicPartitionKey, str]:
+        """OffsetDelete; returns the partitions that failed, with the reason. A group-level
+        refusal (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP ...) raises GatewayError."""
+        topic = OffsetDeleteRequest.OffsetDeleteRequestTopic
+        by_topic: dict[str, list] = defaultdict(list)
+        for name, partition in partitions:
+            by_topic[name].append(topic.OffsetDeleteRequestPartition(partition_index=partition))
+        if not by_topic:
+            return {}
+        answer = self._one(coordinator, OffsetDeleteRequest(
+            group_id=group_id, topics=[topic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+        if answer.error_code:
+            raise GatewayError(describe_error_code(answer.error_code))
+        return {(t.name, p.partition_index): describe_error_code(p.error_code)
+                for t in answer.topics for p in t.partitions if p.error_code}
+
+    @translated
+    def delete_groups(self, coordinators: Mapping[str, int]) -> dict[str, str]:
+        """DeleteGroups, one request per coordinator; returns the groups that failed, with the reason."""
+        by_node = _by_coordinator(coordinators)
+        requests = [(node, DeleteGroupsRequest(groups_names=ids)) for node, ids in by_node.items()]
+        failed: dict[str, str] = {}
+        for ids, answer in zip(by_node.values(), self._run(_send_all, requests)):
+            if isinstance(answer, Exception):
+                failed.update({g: readable(answer) for g in ids})
+                continue
+            failed.update({r.group_id: describe_error_code(r.error_code) for r in answer.results if r.error_code})
+        return failed
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    def _version(self, request_class) -> int:
+        try:
+            return self._manager.broker_version_data.api_version(request_class)
+        except Errors.IncompatibleBrokerVersion:
+            return -1
+
+    def _run(self, coroutine, *args):
+        return self._manager.run(coroutine, self._manager, *args)
+
+    def _one(self, node_id: int, request):
+        [answer] = self._run(_send_all, [(node_id, request)])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+async def _send_all(manager, requests: list[tuple[int | None, object]]) -> list:
+    """Send every (node id, request) at once; the answers in order, an exception standing in
+    for a request that failed, so one broker down does not lose the others' answers."""
+    futures = [manager.send(request, node_id=node_id) for node_id, request in requests]
+    answers = []
+    for future in futures:
+        try:
+            answers.append(await future)
+        except (Errors.KafkaError, OSError) as exc:
+            answers.append(exc)
+    return answers
+
+
+def _describe_requests(by_node: dict[int, list[str]]) -> list:
+    return [(node, DescribeGroupsRequest(groups=ids, include_authorized_operations=False))
+            for node, ids in by_node.items()]
+
+
+def _described(by_node: dict[int, list[str]], answers: list) -> dict[str, DescribedGroup]:
+    described: dict[str, DescribedGroup] = {}
+    for (node, ids), answer in zip(by_node.items(), answers):
+        if isinstance(answer, Exception):
+            described.update({g: _failed_description(g, node, readable(answer)) for g in ids})
+            continue
+        for g in answer.groups:
+            described[g.group_id] = _description(g, node)
+    return described
+
+
+def _fetched(asked: list[list[str]], answers: list) -> GroupOffsets:
+    offsets: dict[str, dict[TopicPartitionKey, CommittedOffset]] = {}
+    errors: dict[str, str] = {}
+    for ids, answer in zip(asked, answers):
+        if isinstance(answer, Exception):
+            errors.update({g: readable(answer) for g in ids})
+            continue
+        groups = answer.groups if answer.API_VERSION >= 8 else [_as_group(ids[0], answer)]
+        for group in groups:
+            if group.error_code:
+                errors[group.group_id] = describe_error_code(group.error_code)
+            else:
+                offsets[group.group_id] = _committed(group)
+    return GroupOffsets(offsets=offsets, errors=errors)
+
+
+def _by_coordinator(coordinators: Mapping[str, int]) -> dict[int, list[str]]:
+    by_node: dict[int, list[str]] = defaultdict(list)
+    for group_id, node_id in coordinators.items():
+        by_node[node_id].append(group_id)
+    return dict(by_node)
+
+
+def _fetch_topics(partitions: Iterable[TopicPartitionKey]) -> list:
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for topic, partition in partitions:
+        by_topic[topic].append(partition)
+    topic_class = OffsetFetchRequest.OffsetFetchRequestGroup.OffsetFetchRequestTopics
+    return [topic_class(name=t, partition_indexes=ps) for t, ps in by_topic.items()]
+
+
+class _as_group:
+    """An OffsetFetch v2-7 answer (one group) in the shape of a v8+ group entry."""
+
+    def __init__(self, group_id: str, answer) -> None:
+        self.group_id, self.error_code, self.topics = group_id, answer.error_code, answer.topics
+
+
+def _committed(group) -> dict[TopicPartitionKey, CommittedOffset]:
+    committed = {}
+    for topic in group.topics:
+        name = topic.name
+        for p in topic.partitions:
+            if p.error_code == 0 and p.committed_offset >= 0:
+                committed[(name, p.partition_index)] = CommittedOffset(p.committed_offset, p.committed_leader_epoch,
+                                                                       p.metadata or "")
+    return committed
+
+
+def _description(raw, coordinator: int) -> DescribedGroup:
+    consumer = raw.protocol_type == CONSUMER_PROTOCOL
+    members = tuple(sorted((_member(m, consumer) for m in raw.members), key=lambda m: (m.client_id, m.member_id)))
+    error = describe_error_code(raw.error_code, raw.error_message) if raw.error_code else None
+    if raw.error_code == Errors.GroupIdNotFoundError.errno:
+        error = None     # v6+ (KIP-1043) says so; older versions answer Dead with no members
+    return DescribedGroup(group_id=raw.group_id, state=raw.group_state or ("Dead" if not raw.error_code else ""),
+                          protocol_type=raw.protocol_type or "", protocol=raw.protocol_data or "",
+                          coordinator=coordinator, members=members, error=error)
+
+
+def _failed_description(group_id: str, coordinator: int, reason: str) -> DescribedGroup:
+    return DescribedGroup(group_id=group_id, state="", protocol_type="", protocol="", coordinator=coordinator,
+                          members=(), error=reason)
+
+
+def _member(raw, consumer: bool) -> GroupMember:
+    """Decode the consumer protocol's subscription and assignment bytes (other protocols,
+    such as Connect's, keep theirs opaque)."""
+    topics: tuple[str, ...] = ()
+    assignment: tuple[TopicPartitionKey, ...] = ()
+    undecodable = False
+    if consumer:
+        try:
+            if raw.member_metadata:
+                topics = tuple(sorted(ConsumerProtocolSubscription.decode(bytes(raw.member_metadata)).topics or ()))
+            if raw.member_assignment:
+                decoded = ConsumerProtocolAssignment.decode(bytes(raw.member_assignment))
+                assignment = tuple(sorted((a.topic, p) for a in decoded.assigned_partitions or () for p in a.partitions))
+        except _UNDECODABLE:
+            undecodable = True
+    return GroupMember(member_id=raw.member_id, group_instance_id=raw.group_instance_id, client_id=raw.client_id,
+                       client_host=raw.client_host, subscribed_topics=topics, assignment=assignment,
+                       undecodable=undecodable)

@@ -1,0 +1,51 @@
+"""The console's write path for records: kafka-python's KafkaProducer, acks=all, one per call.
+
+Produce from the console is a person pressing a button (N copies at most), so a producer is
+opened per call and flushed before it closes; every send is confirmed or its error returned.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import kafka.errors as Errors
+from kafka import KafkaProducer
+
+from console.kafka_gateway.errors import GatewayError, readable
+from console.kafka_gateway.records import ConnectionSettings
+
+
+@dataclass(frozen=True)
+class ProducedRecord:
+    partition: int
+    offset: int
+    timestamp: int
+
+
+def produce(settings: ConnectionSettings, *, topic: str, key: bytes | None, value: bytes | None,
+            headers: Sequence[tuple[str, bytes]] = (), partition: int | None = None, copies: int = 1,
+            request_timeout_ms: int = 10000) -> list[ProducedRecord]:
+    config = {"bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
+              "client_id": "kafka-console", "acks": "all", "request_timeout_ms": request_timeout_ms,
+              "max_block_ms": request_timeout_ms, "security_protocol": settings.security_protocol,
+              "max_request_size": 16 << 20}
+    if settings.sasl_mechanism:
+        config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
+                      sasl_plain_password=settings.sasl_password)
+    try:
+        producer = KafkaProducer(**config)
+    except (Errors.KafkaError, OSError, ValueError) as exc:
+        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
+    try:
+        futures = [producer.send(topic, key=key, value=value, headers=list(headers), partition=partition)
+                   for _ in range(copies)]
+        producer.flush(timeout=request_timeout_ms / 1000)
+        produced = []
+        for future in futures:
+            metadata = future.get(timeout=request_timeout_ms / 1000)
+            produced.append(ProducedRecord(metadata.partition, metadata.offset, metadata.timestamp))
+        return produced
+    except (Errors.KafkaError, OSError, ValueError, AssertionError) as exc:
+        raise GatewayError(readable(exc)) from exc
+    finally:
+        producer.close(timeout=5)

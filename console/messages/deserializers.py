@@ -1,0 +1,196 @@
+"""Turning a record's key, value or header bytes into text for a person, per format.
+
+`Deserializers.for_topic(settings)` builds one reader per topic; `decode(data, fmt)` never
+raises: bytes that do not decode come back as hex with the decoder's error beside them.
+
+Formats: auto (JSON if it parses, else UTF-8 text if valid, else hex), string, json
+(pretty-printed), avro (Confluent's framing, magic 0 + 4-byte schema id, resolved against the
+console's registered schemas; otherwise the topic's own schema), protobuf (the topic's
+FileDescriptorSet and message type, plain or in Confluent's framing), msgpack, hex, base64.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import struct
+from dataclasses import dataclass
+from functools import cached_property
+
+import fastavro
+import msgpack
+import orjson
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from kafka.record.util import decode_varint
+
+CONFLUENT_MAGIC = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str | None                 # None: the field is null
+    format: str                      # the format that produced `text` (auto resolves to json/string/hex)
+    error: str | None = None         # the decoder's complaint; `text` is then the raw bytes in hex
+
+
+class DecodeError(ValueError):
+    pass
+
+
+def _json_default(value):
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode()
+    return str(value)
+
+
+def to_json_text(value, *, pretty: bool = False) -> str:
+    """JSON text of a decoded Avro/MessagePack value (bytes as base64, others via str)."""
+    option = orjson.OPT_INDENT_2 if pretty else 0
+    try:
+        return orjson.dumps(value, default=_json_default, option=option | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, default=_json_default, indent=2 if pretty else None)
+
+
+def parse_avro_schema(text: str):
+    """A parsed fastavro schema; DecodeError with fastavro's reason when it is not one."""
+    try:
+        return fastavro.parse_schema(json.loads(text))
+    except (ValueError, TypeError, KeyError, fastavro.schema.SchemaParseException) as exc:
+        raise DecodeError(f"Not a valid Avro schema: {exc}") from exc
+
+
+def protobuf_message_class(descriptor_set: bytes, message_type: str):
+    """The message class named `message_type` in a serialized FileDescriptorSet."""
+    try:
+        files = descriptor_pb2.FileDescriptorSet.FromString(bytes(descriptor_set))
+        pool = descriptor_pool.DescriptorPool()
+        for file in files.file:
+            pool.Add(file)
+        return message_factory.GetMessageClass(pool.FindMessageTypeByName(message_type))
+    except Exception as exc:  # noqa: BLE001 - protobuf raises TypeError, KeyError, DecodeError...
+        raise DecodeError(f"Cannot use message type {message_type!r} from the descriptor set: {exc}") from exc
+
+
+def protobuf_message_types(descriptor_set: bytes) -> list[str]:
+    """Every message type (full name) a FileDescriptorSet defines, nested ones included."""
+    try:
+        files = descriptor_pb2.FileDescriptorSet.FromString(bytes(descriptor_set))
+    except Exception as exc:  # noqa: BLE001
+        raise DecodeError(f"Not a FileDescriptorSet: {exc}") from exc
+    names = []
+
+    def walk(prefix: str, messages) -> None:
+        for m in messages:
+            names.append(f"{prefix}{m.name}")
+            walk(f"{prefix}{m.name}.", m.nested_type)
+    for file in files.file:
+        walk(f"{file.package}." if file.package else "", file.message_type)
+    return names
+
+
+class Deserializers:
+    """The readers of one topic. Cheap to build; parsed schemas are cached on first use."""
+
+    def __init__(self, *, avro_schema: str = "", registered_schemas: dict[int, str] | None = None,
+                 protobuf_descriptor_set: bytes = b"", protobuf_message_type: str = "") -> None:
+        self._avro_schema_text = avro_schema
+        self._registered = registered_schemas or {}
+        self._parsed_registered: dict[int, object] = {}
+        self._descriptor_set = protobuf_descriptor_set
+        self._message_type = protobuf_message_type
+
+    def decode(self, data: bytes | None, fmt: str) -> Decoded:
+        if data is None:
+            return Decoded(None, fmt)
+        try:
+            return _DECODERS[fmt](self, data)
+        except KeyError:
+            return Decoded(data.hex(), "hex", f"Unknown format {fmt!r}.")
+        except Exception as exc:  # noqa: BLE001 - a record must never fail the page, whatever the decoder raises
+            return Decoded(data.hex(), "hex", f"{fmt}: {exc}" if str(exc) else f"{fmt}: {type(exc).__name__}")
+
+    # --- formats ----------------------------------------------------------------------------
+
+    def _auto(self, data: bytes) -> Decoded:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return Decoded(data.hex(), "hex")
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return Decoded(text, "string")
+        return Decoded(text, "json")
+
+    def _string(self, data: bytes) -> Decoded:
+        return Decoded(data.decode("utf-8"), "string")
+
+    def _json(self, data: bytes) -> Decoded:
+        return Decoded(orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2).decode(), "json")
+
+    def _avro(self, data: bytes) -> Decoded:
+        if len(data) >= 5 and data[0] == CONFLUENT_MAGIC:
+            (schema_id,) = struct.unpack_from(">I", data, 1)
+            if schema_id in self._registered:
+                value = fastavro.schemaless_reader(io.BytesIO(data[5:]), self._registered_schema(schema_id))
+                return Decoded(to_json_text(value, pretty=True), "avro")
+            if not self._avro_schema_text:
+                raise DecodeError(f"Confluent schema id {schema_id} is not registered in the console.")
+        if not self._avro_schema_text:
+            raise DecodeError("The topic has no Avro schema attached.")
+        reader = io.BytesIO(data)
+        value = fastavro.schemaless_reader(reader, self._avro_schema)
+        if reader.tell() != len(data):
+            raise DecodeError(f"{len(data) - reader.tell()} bytes left after the Avro record.")
+        return Decoded(to_json_text(value, pretty=True), "avro")
+
+    def _protobuf(self, data: bytes) -> Decoded:
+        if not self._descriptor_set or not self._message_type:
+            raise DecodeError("The topic has no Protobuf descriptor set and message type.")
+        if data[:1] == b"\x00":
+            # Field number 0 does not exist, so a leading zero byte is Confluent's framing:
+            # magic 0, a 4-byte schema id, then the message indexes (the topic's type is used).
+            data = _skip_message_indexes(data, 5)
+        message = self._protobuf_class.FromString(data)
+        as_dict = json_format.MessageToDict(message, preserving_proto_field_name=True)
+        return Decoded(to_json_text(as_dict, pretty=True), "protobuf")
+
+    def _msgpack(self, data: bytes) -> Decoded:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        return Decoded(to_json_text(value, pretty=True), "msgpack")
+
+    def _hex(self, data: bytes) -> Decoded:
+        return Decoded(data.hex(), "hex")
+
+    def _base64(self, data: bytes) -> Decoded:
+        return Decoded(base64.b64encode(data).decode(), "base64")
+
+    # --- cached schemas ---------------------------------------------------------------------
+
+    @cached_property
+    def _avro_schema(self):
+        return parse_avro_schema(self._avro_schema_text)
+
+    def _registered_schema(self, schema_id: int):
+        if schema_id not in self._parsed_registered:
+            self._parsed_registered[schema_id] = parse_avro_schema(self._registered[schema_id])
+        return self._parsed_registered[schema_id]
+
+    @cached_property
+    def _protobuf_class(self):
+        return protobuf_message_class(self._descriptor_set, self._message_type)
+
+
+def _skip_message_indexes(data: bytes, pos: int) -> bytes:
+    """Confluent's Protobuf message indexes: a zigzag varint count, then that many indexes
+    (a lone 0 byte stands for [0], the first message type)."""
+    count, pos = decode_varint(data, pos)
+    for _ in range(count):
+        _, pos = decode_varint(data, pos)
+    return data[pos:]
+
+
+_DECODERS = {"auto": Deserializers._auto, "string": Deserializers._string, "json": Deserializers._json,
+             "avro": Deserializers._avro, "protobuf": Deserializers._protobuf, "msgpack": Deserializers._msgpack,
+             "hex": Deserializers._hex, "base64": Deserializers._base64}

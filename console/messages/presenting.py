@@ -1,0 +1,124 @@
+"""Records as a page, a JSON answer, a websocket event or an export row show them.
+
+`Presenter` decodes key, value and header values with the topic's deserializers and, for a
+viewer, applies the topic's masking rules. Values of 1 MB or more are previewed: only the
+first PREVIEW_BYTES are decoded, and the record view offers the raw bytes as a download.
+All text here is plain data; templates autoescape it and the JavaScript writes it with
+textContent, never as HTML.
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from console.kafka_gateway.batches import CODEC_NAMES, TIMESTAMP_TYPES, ConsumedRecord
+from console.messages.deserializers import Decoded, Deserializers
+from console.messages.masking import Masker
+
+LARGE_VALUE_BYTES = 1 << 20
+PREVIEW_BYTES = 64 << 10
+TABLE_PREVIEW_CHARS = 200
+
+
+@dataclass(frozen=True)
+class MessageView:
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_iso: str
+    timestamp_type: str
+    key: Decoded
+    value: Decoded
+    headers: tuple[tuple[str, Decoded], ...]
+    size: int
+    value_size: int | None
+    value_truncated: bool            # the value is 1 MB or more: `value` decodes its first PREVIEW_BYTES only
+    compression: str
+    masked: bool
+
+    @property
+    def value_preview(self) -> str:
+        text = self.value.text
+        if text is None:
+            return ""
+        return text if len(text) <= TABLE_PREVIEW_CHARS else text[:TABLE_PREVIEW_CHARS] + "…"
+
+    def as_dict(self, *, preview: bool = False) -> dict:
+        return {"partition": self.partition, "offset": self.offset, "timestamp": self.timestamp,
+                "timestamp_iso": self.timestamp_iso, "timestamp_type": self.timestamp_type,
+                "key": _decoded(self.key), "value": _decoded(self.value, preview=preview),
+                "headers": [{"name": n, **_decoded(d)} for n, d in self.headers],
+                "size": self.size, "value_size": self.value_size, "value_truncated": self.value_truncated,
+                "compression": self.compression, "masked": self.masked}
+
+
+def _decoded(d: Decoded, *, preview: bool = False) -> dict:
+    text = d.text
+    if preview and text is not None and len(text) > TABLE_PREVIEW_CHARS:
+        text = text[:TABLE_PREVIEW_CHARS] + "…"
+    return {"text": text, "format": d.format, "error": d.error}
+
+
+def iso_time(ms: int) -> str:
+    if ms is None or ms < 0:
+        return ""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Presenter:
+    def __init__(self, *, deserializers: Deserializers, key_format: str, value_format: str, header_format: str,
+                 masker: Masker | None = None) -> None:
+        self._d = deserializers
+        self._formats = (key_format, value_format, header_format)
+        self._masker = masker if masker else None
+
+    @property
+    def masks(self) -> bool:
+        return self._masker is not None
+
+    @property
+    def masker(self) -> Masker | None:
+        return self._masker
+
+    def present(self, record: ConsumedRecord) -> MessageView:
+        key_format, value_format, header_format = self._formats
+        value = record.value
+        truncated = value is not None and len(value) >= LARGE_VALUE_BYTES
+        if truncated:
+            decoded = Decoded(value[:PREVIEW_BYTES].decode("utf-8", errors="replace"), "string (preview)")
+        else:
+            decoded = self._d.decode(value, value_format)
+        headers = tuple((name, self._mask(self._d.decode(v, header_format))) for name, v in record.headers)
+        return MessageView(partition=record.partition, offset=record.offset, timestamp=record.timestamp,
+                           timestamp_iso=iso_time(record.timestamp),
+                           timestamp_type=TIMESTAMP_TYPES.get(record.timestamp_type, "CreateTime"),
+                           key=self._d.decode(record.key, key_format), value=self._mask(decoded), headers=headers,
+                           size=record.size, value_size=None if value is None else len(value),
+                           value_truncated=truncated, compression=CODEC_NAMES.get(record.codec, "?"),
+                           masked=self.masks)
+
+    def _mask(self, decoded: Decoded) -> Decoded:
+        if self._masker is None or decoded.text is None:
+            return decoded
+        if decoded.error:   # undecodable bytes: nothing a rule can find safely, so hide them all
+            return Decoded("***", decoded.format, decoded.error)
+        return Decoded(self._masker.mask_text(decoded.text), decoded.format, decoded.error)
+
+    def raw_value(self, record: ConsumedRecord) -> bytes:
+        """The value's bytes for a download; masked (as UTF-8 text) for a viewer."""
+        value = record.value or b""
+        return self._masker.mask_bytes(value) if self._masker is not None else value
+
+
+def export_row(record: ConsumedRecord, view: MessageView) -> dict:
+    """One export line: the decoded (and, for a viewer, masked) text, and the raw bytes as base64
+    unless masking applies (the raw bytes would show what the mask hides)."""
+    row = {"partition": record.partition, "offset": record.offset, "timestamp": record.timestamp,
+           "timestamp_type": view.timestamp_type, "key": view.key.text, "value": view.value.text,
+           "headers": {n: d.text for n, d in view.headers}}
+    if not view.masked:
+        row["key_base64"] = None if record.key is None else base64.b64encode(record.key).decode()
+        row["value_base64"] = None if record.value is None else base64.b64encode(record.value).decode()
+        row["headers_base64"] = [[n, None if v is None else base64.b64encode(v).decode()] for n, v in record.headers]
+    return row

@@ -1,0 +1,215 @@
+"""Reading a topic's partitions between offsets: the loop under browse, search, tail and export.
+
+`read_forward` fetches every partition from its position towards its end, all partitions in
+one Fetch per leader per round, and yields each batch's records as kafka.record decodes
+them. `search` runs a RecordFilter over that loop with live stats and limits; its positions
+say where a stopped search can continue.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from console.errors import InvalidInput
+from console.kafka_gateway.batches import (
+    BatchInfo,
+    ConsumedRecord,
+    fast_records,
+    scan_batches,
+    to_consumed,
+)
+from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
+from console.messages.filters import RecordFilter
+
+FETCH_PARTITION_BYTES = 4 << 20
+FETCH_MAX_BYTES = 32 << 20
+STATS_EVERY_SECONDS = 0.25
+
+
+@dataclass
+class ReadProgress:
+    """Where each partition's read stands; `notes` tell the user about clamps and skips."""
+
+    positions: dict[int, int]
+    ends: dict[int, int]
+    notes: list[str] = field(default_factory=list)
+
+    def active(self) -> dict[int, int]:
+        return {p: o for p, o in self.positions.items() if o < self.ends[p]}
+
+
+def read_forward(reader: TopicReader, progress: ReadProgress, *,
+                 want: Callable[[bytes, BatchInfo], bool] | None = None, partition_bytes: int = FETCH_PARTITION_BYTES,
+                 ) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
+    """Yield (partition, record set, batch, kafka.record batch or None when `want` refused
+    it) for every batch between the positions and the ends, advancing `progress.positions`
+    past each batch as it is yielded. Stops when every partition reached its end."""
+    stalled: dict[int, int] = {}
+    while active := progress.active():
+        alone = next((p for p in active if stalled.get(p)), None)
+        if alone is None:
+            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES)
+        else:
+            # No progress: its next batch may be larger than its share of the answer. Asked
+            # alone, it comes first, and KIP-74 lets the first partition return a whole batch.
+            fetched = reader.fetch({alone: active[alone]}, partition_max_bytes=FETCH_MAX_BYTES,
+                                   max_bytes=FETCH_MAX_BYTES)
+        for partition, answer in fetched.items():
+            start = progress.positions[partition]
+            if answer.error_code == OFFSET_OUT_OF_RANGE:
+                _clamp(progress, partition, answer.log_start_offset)
+                continue
+            if answer.error_code:
+                progress.notes.append(f"Partition {partition} stopped at offset {start}: {answer.error}")
+                progress.ends[partition] = start
+                continue
+            progress.ends[partition] = min(progress.ends[partition], answer.high_watermark)
+            for info, batch in scan_batches(answer.records, from_offset=start,
+                                            want=None if want is None else (lambda b, raw=answer.records: want(raw, b))):
+                if info.next_offset > progress.positions[partition]:
+                    yield partition, answer.records, info, batch
+                    progress.positions[partition] = max(progress.positions[partition], info.next_offset)
+            if progress.positions[partition] == start:
+                stalled[partition] = stalled.get(partition, 0) + 1
+                if stalled[partition] >= 3:   # nothing readable below the high watermark (aborted data, a gap)
+                    progress.notes.append(f"Partition {partition}: no readable records from offset {start}.")
+                    progress.ends[partition] = start
+            else:
+                stalled.pop(partition, None)
+
+
+def _clamp(progress: ReadProgress, partition: int, log_start: int) -> None:
+    """The log start moved past our position (retention, DeleteRecords) while we read."""
+    old = progress.positions[partition]
+    progress.positions[partition] = max(old, log_start)
+    progress.notes.append(f"Partition {partition}: offset {old} is no longer in the log; continued at {log_start}.")
+    if progress.positions[partition] == old:
+        progress.ends[partition] = old
+
+
+@dataclass
+class SearchStats:
+    records_scanned: int = 0
+    bytes_scanned: int = 0
+    batches_skipped: int = 0
+    matches: int = 0
+    elapsed_seconds: float = 0.0
+    positions: dict[int, int] = field(default_factory=dict)
+    ends: dict[int, int] = field(default_factory=dict)
+    done: bool = False
+    stopped_by: str = ""             # "", records limit, time limit, matches limit, stop
+
+    def as_dict(self) -> dict:
+        return {"records_scanned": self.records_scanned, "bytes_scanned": self.bytes_scanned,
+                "batches_skipped": self.batches_skipped, "matches": self.matches,
+                "elapsed_seconds": round(self.elapsed_seconds, 3), "records_per_second":
+                    int(self.records_scanned / self.elapsed_seconds) if self.elapsed_seconds > 0 else 0,
+                "positions": {str(p): o for p, o in sorted(self.positions.items())},
+                "ends": {str(p): o for p, o in sorted(self.ends.items())},
+                "done": self.done, "stopped_by": self.stopped_by}
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    max_records: int = 10_000_000
+    max_seconds: float = 60.0
+    max_matches: int = 500
+
+
+def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFilter, limits: SearchLimits, *,
+           should_stop: Callable[[], bool] = lambda: False,
+           ) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
+    """Yield ("match", record) as matches are found, ("stats", stats) every quarter second,
+    and ("done", stats) once at the end. Limits are checked between batches, so a search
+    stops within one batch of a limit; its positions are exact either way."""
+    stats = SearchStats(positions=progress.positions, ends=progress.ends)
+    started = last_report = time.monotonic()
+    match = record_filter.match
+    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
+        from_offset = progress.positions[partition]
+        stats.bytes_scanned += info.end - info.start
+        if batch is None:
+            stats.batches_skipped += 1
+            stats.records_scanned += _records_after(info, from_offset)
+        else:
+            codec = info.compression
+            fast = fast_records(raw, info)
+            for r in batch if fast is None else fast:
+                if r.offset < from_offset:
+                    continue
+                stats.records_scanned += 1
+                if match(r):
+                    stats.matches += 1
+                    yield "match", to_consumed(partition, r, codec, info)
+        now = time.monotonic()
+        stats.elapsed_seconds = now - started
+        stats.stopped_by = _limit_hit(stats, limits, should_stop)
+        if stats.stopped_by:
+            # Positions move past this batch when the generator resumes; make them exact now.
+            progress.positions[partition] = max(progress.positions[partition], info.next_offset)
+            break
+        if now - last_report >= STATS_EVERY_SECONDS:
+            last_report = now
+            yield "stats", stats
+    stats.elapsed_seconds = time.monotonic() - started
+    stats.done = not stats.stopped_by and not progress.active()
+    yield "done", stats
+
+
+def _records_after(info: BatchInfo, from_offset: int) -> int:
+    """Records of a batch not decoded, at or after `from_offset` (compaction leaves holes in
+    offsets, so the batch's record count is the bound)."""
+    if info.base_offset >= from_offset:
+        return info.records_count
+    return min(info.records_count, info.next_offset - from_offset)
+
+
+def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[], bool]) -> str:
+    if should_stop():
+        return "stop"
+    if stats.records_scanned >= limits.max_records:
+        return "records limit"
+    if stats.elapsed_seconds >= limits.max_seconds:
+        return "time limit"
+    if stats.matches >= limits.max_matches:
+        return "matches limit"
+    return ""
+
+
+def initial_progress(reader: TopicReader, *, partitions: list[int] | None = None,
+                     start_offset: int | None = None, end_offset: int | None = None,
+                     start_time_ms: int | None = None, end_time_ms: int | None = None,
+                     positions: Mapping[int, int] | None = None) -> ReadProgress:
+    """Start and end per partition, from offsets, times, or a previous search's positions
+    (clamped to the log, with a note for each clamp)."""
+    partitions = reader.partitions if partitions is None else partitions
+    unknown = sorted(set(partitions) - set(reader.partitions))
+    if unknown:
+        raise InvalidInput(f"The topic has no partition {unknown[0]} (it has {len(reader.partitions)}).")
+    offsets = reader.offsets(partitions)
+    starts = {p: o.log_start_offset for p, o in offsets.items()}
+    ends = {p: o.high_watermark for p, o in offsets.items()}
+    notes: list[str] = []
+    if start_time_ms is not None:
+        found = reader.offsets_for_timestamp(start_time_ms, partitions)
+        starts = {p: ends[p] if found[p] is None else found[p] for p in partitions}
+    if start_offset is not None:
+        starts = {p: max(starts[p], start_offset) for p in partitions}
+    if end_time_ms is not None:
+        found = reader.offsets_for_timestamp(end_time_ms + 1, partitions)
+        ends = {p: ends[p] if found[p] is None else found[p] for p in partitions}
+    if end_offset is not None:
+        ends = {p: min(ends[p], end_offset + 1) for p in partitions}
+    if positions:
+        for p, o in positions.items():
+            if p in starts:
+                starts[p] = max(o, offsets[p].log_start_offset)
+    for p in partitions:
+        if start_offset is not None and start_offset < offsets[p].log_start_offset:
+            notes.append(f"Partition {p} starts at offset {offsets[p].log_start_offset}; "
+                         f"offset {start_offset} is no longer in the log.")
+        if start_offset is not None and start_offset > offsets[p].high_watermark:
+            notes.append(f"Partition {p} ends at offset {offsets[p].high_watermark}; offset {start_offset} is past it.")
+        starts[p] = min(starts[p], ends[p]) if starts[p] > ends[p] else starts[p]
+    return ReadProgress(positions=starts, ends=ends, notes=notes)

@@ -1,0 +1,255 @@
+"""Reads for messages: browse pages, one record, search, tail and export.
+
+Everything reads through `console.kafka_gateway.consumer.TopicReader` (manual assignment, no
+group, no commits). Browse pages are addressed by a cursor, the first offset shown in each
+partition, so a page can be linked, reloaded and paged forwards or backwards.
+`mask=True` (the viewer role) applies the topic's masking rules to everything returned.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from console.clusters.models import Cluster
+from console.errors import InvalidInput, NotFound
+from console.kafka_gateway.batches import ConsumedRecord, to_consumed
+from console.kafka_gateway.consumer import TopicReader, UnknownTopic, open_topic_reader
+from console.messages.deserializers import Deserializers
+from console.messages.filters import FilterSpec, RecordFilter
+from console.messages.masking import Masker, Rule
+from console.messages.models import MaskingRule, RegisteredSchema, TopicMessageSettings
+from console.messages.presenting import MessageView, Presenter
+from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
+
+MAX_PAGE = 500
+BROWSE_FETCH_BYTES = 256 << 10
+START_MODES = ("newest", "oldest", "offset", "timestamp")
+
+
+@contextmanager
+def topic_reader(*, cluster: Cluster, topic: str) -> Iterator[TopicReader]:
+    try:
+        with open_topic_reader(cluster.connection_settings(), topic,
+                               request_timeout_ms=settings.KAFKA_REQUEST_TIMEOUT_MS,
+                               bootstrap_timeout_ms=settings.KAFKA_BOOTSTRAP_TIMEOUT_MS) as reader:
+            yield reader
+    except UnknownTopic as exc:
+        raise NotFound(f"Cluster {cluster.name} has no topic {topic!r}.") from exc
+
+
+def message_settings_get(*, cluster: Cluster, topic: str) -> TopicMessageSettings:
+    """The topic's row, or an unsaved one with the defaults."""
+    found = TopicMessageSettings.objects.filter(cluster=cluster, topic=topic).first()
+    return found or TopicMessageSettings(cluster=cluster, topic=topic)
+
+
+def masking_rules(*, cluster: Cluster, topic: str) -> list[MaskingRule]:
+    return list(MaskingRule.objects.filter(cluster=cluster, topic=topic))
+
+
+def registered_schemas() -> list[RegisteredSchema]:
+    return list(RegisteredSchema.objects.all())
+
+
+def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | None = None) -> Presenter:
+    """The topic's deserializers (formats overridable per request) and, if `mask`, its masks."""
+    row = message_settings_get(cluster=cluster, topic=topic)
+    deserializers = Deserializers(avro_schema=row.avro_schema,
+                                  registered_schemas={s.schema_id: s.schema for s in registered_schemas()},
+                                  protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
+                                  protobuf_message_type=row.protobuf_message_type)
+    formats = formats or {}
+    masker = Masker([Rule(r.kind, r.pattern, r.replacement) for r in masking_rules(cluster=cluster, topic=topic)]) \
+        if mask else None
+    return Presenter(deserializers=deserializers, key_format=formats.get("key") or row.key_format,
+                     value_format=formats.get("value") or row.value_format,
+                     header_format=formats.get("header") or row.header_format, masker=masker)
+
+
+# --- browse ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BrowseQuery:
+    partition: int | None = None     # None: all partitions
+    start: str = "newest"            # newest | oldest | offset | timestamp
+    offset: int | None = None
+    timestamp_ms: int | None = None
+    count: int = 50
+    cursor: dict[int, int] | None = None   # paging: first offset of the page in each partition
+    direction: str = "next"          # with a cursor: next (from it) or prev (the page before it)
+
+
+@dataclass(frozen=True)
+class BrowsePage:
+    topic: str
+    partitions: list[int]
+    messages: list[MessageView]
+    next_cursor: dict[int, int] | None
+    prev_cursor: dict[int, int] | None      # the current page's start: "prev" reads before it
+    notes: list[str] = field(default_factory=list)
+    offsets: dict[int, tuple[int, int]] = field(default_factory=dict)   # {p: (log start, high watermark)}
+
+
+def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bool,
+                   formats: dict | None = None) -> BrowsePage:
+    if query.start not in START_MODES:
+        raise InvalidInput(f"Start from one of {', '.join(START_MODES)}.")
+    count = max(1, min(query.count, MAX_PAGE))
+    presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
+    with _reader(cluster, topic) as reader:
+        partitions = _partitions(reader, query.partition)
+        offsets = reader.offsets(partitions)
+        notes: list[str] = []
+        if query.cursor is not None:
+            cursor = {p: _clamp(p, o, offsets, notes) for p, o in query.cursor.items() if p in offsets}
+            backwards = query.direction == "prev"
+        elif query.start == "newest":
+            cursor, backwards = {p: offsets[p].high_watermark for p in partitions}, True
+        elif query.start == "oldest":
+            cursor, backwards = {p: offsets[p].log_start_offset for p in partitions}, False
+        elif query.start == "offset":
+            if query.offset is None:
+                raise InvalidInput("Give an offset to start from.")
+            cursor, backwards = {p: _clamp(p, query.offset, offsets, notes) for p in partitions}, False
+        else:
+            if query.timestamp_ms is None:
+                raise InvalidInput("Give a date and time to start from.")
+            found = reader.offsets_for_timestamp(query.timestamp_ms, partitions)
+            cursor = {p: offsets[p].high_watermark if found[p] is None else found[p] for p in partitions}
+            backwards = False
+        if backwards:
+            records, start = _page_backward(reader, cursor, offsets, count)
+        else:
+            records, start = _page_forward(reader, cursor, offsets, count), cursor
+    after = dict(start)
+    for r in records:
+        after[r.partition] = r.offset + 1
+    has_more = any(after[p] < offsets[p].high_watermark for p in after)
+    has_before = any(start[p] > offsets[p].log_start_offset for p in start)
+    return BrowsePage(topic=topic, partitions=partitions, messages=[presenter.present(r) for r in records],
+                      next_cursor=after if has_more else None, prev_cursor=start if has_before else None,
+                      notes=notes, offsets={p: (o.log_start_offset, o.high_watermark) for p, o in offsets.items()})
+
+
+def _reader(cluster: Cluster, topic: str) -> AbstractContextManager[TopicReader]:
+    return topic_reader(cluster=cluster, topic=topic)
+
+
+def _partitions(reader: TopicReader, partition: int | None) -> list[int]:
+    if partition is None:
+        return reader.partitions
+    if partition not in reader.partitions:
+        raise InvalidInput(f"Topic {reader.topic} has no partition {partition} (it has {len(reader.partitions)}).")
+    return [partition]
+
+
+def _clamp(partition: int, offset: int, offsets, notes: list[str]) -> int:
+    o = offsets[partition]
+    if offset < o.log_start_offset:
+        notes.append(f"Offset {offset} is before the start of partition {partition}; "
+                     f"showing from its first offset, {o.log_start_offset}.")
+        return o.log_start_offset
+    if offset > o.high_watermark:
+        notes.append(f"Offset {offset} is past the end of partition {partition}; "
+                     f"showing from its high watermark, {o.high_watermark}.")
+        return o.high_watermark
+    return offset
+
+
+def _order(record: ConsumedRecord):
+    return (record.timestamp, record.partition, record.offset)
+
+
+def _read(reader: TopicReader, starts: dict[int, int], ends: dict[int, int], per_partition: int) -> list[ConsumedRecord]:
+    """Up to `per_partition` records of each partition from `starts` (inclusive) to `ends`."""
+    progress = ReadProgress(positions=dict(starts), ends=dict(ends))
+    taken: dict[int, list[ConsumedRecord]] = {p: [] for p in starts}
+    # A page needs few records: small fetches, so a page of 100 partitions moves ~MBs, not 32 MB.
+    for partition, _raw, info, batch in read_forward(reader, progress, partition_bytes=BROWSE_FETCH_BYTES):
+        mine = taken[partition]
+        if batch is None or len(mine) >= per_partition:
+            continue
+        from_offset = progress.positions[partition]
+        for r in batch:
+            if from_offset <= r.offset < ends[partition] and len(mine) < per_partition:
+                mine.append(to_consumed(partition, r, info.compression))
+        if len(mine) >= per_partition:
+            progress.ends[partition] = progress.positions[partition]
+    return [r for records in taken.values() for r in records]
+
+
+def _page_forward(reader, cursor, offsets, count) -> list[ConsumedRecord]:
+    ends = {p: offsets[p].high_watermark for p in cursor}
+    return sorted(_read(reader, cursor, ends, count), key=_order)[:count]
+
+
+def _page_backward(reader, cursor, offsets, count) -> tuple[list[ConsumedRecord], dict[int, int]]:
+    """The `count` newest records before `cursor`; also the page's own start cursor."""
+    starts = {p: max(offsets[p].log_start_offset, o - count) for p, o in cursor.items()}
+    records = sorted(_read(reader, starts, dict(cursor), count), key=_order)[-count:]
+    start = dict(cursor)
+    for r in records:
+        start[r.partition] = min(start[r.partition], r.offset)
+    return records, start
+
+
+# --- one record -----------------------------------------------------------------------------
+
+def message_get_raw(*, cluster: Cluster, topic: str, partition: int, offset: int) -> ConsumedRecord:
+    with _reader(cluster, topic) as reader:
+        _partitions(reader, partition)
+        bounds = reader.offsets([partition])[partition]
+        if not bounds.log_start_offset <= offset < bounds.high_watermark:
+            raise NotFound(f"Partition {partition} holds offsets {bounds.log_start_offset} to "
+                           f"{bounds.high_watermark - 1}; there is no offset {offset}.")
+        found = _read(reader, {partition: offset}, {partition: offset + 1}, 1)
+    if not found or found[0].offset != offset:
+        raise NotFound(f"No record at offset {offset} of partition {partition} (compacted away or a transaction marker).")
+    return found[0]
+
+
+def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, mask: bool,
+                formats: dict | None = None) -> tuple[ConsumedRecord, MessageView, Presenter]:
+    record = message_get_raw(cluster=cluster, topic=topic, partition=partition, offset=offset)
+    presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
+    return record, presenter.present(record), presenter
+
+
+def record_filter(*, spec: FilterSpec, presenter: Presenter) -> RecordFilter:
+    """The compiled filter; for a masked reader it compares masked values (see masking)."""
+    masker = presenter.masker
+    return RecordFilter(spec, transform=masker.mask_bytes if masker is not None else None)
+
+
+# --- search, tail and export ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SearchQuery:
+    filter: FilterSpec = FilterSpec()
+    partition: int | None = None
+    start_offset: int | None = None
+    end_offset: int | None = None
+    positions: dict[int, int] | None = None    # continue a stopped search from here
+    limits: SearchLimits = SearchLimits()
+
+
+def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bool, formats: dict | None = None,
+                   should_stop=lambda: False) -> Iterator[tuple[str, object]]:
+    """Yield ("notes", [str]) once, then ("match", (record, view)), ("stats", SearchStats)
+    and finally ("done", SearchStats); see scan.search."""
+    presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
+    compiled = record_filter(spec=query.filter, presenter=presenter)
+    with _reader(cluster, topic) as reader:
+        progress = initial_progress(reader, partitions=None if query.partition is None else [query.partition],
+                                    start_offset=query.start_offset, end_offset=query.end_offset,
+                                    start_time_ms=query.filter.start_time_ms, end_time_ms=query.filter.end_time_ms,
+                                    positions=query.positions)
+        yield "notes", list(progress.notes)
+        for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop):
+            if kind == "match":
+                yield kind, (item, presenter.present(item))
+            else:
+                yield kind, item

@@ -1,0 +1,202 @@
+"""A broker's listener: asyncio TCP server, connection limits, request framing, response writing.
+
+One request per connection at a time, as Kafka's SocketServer does by muting a channel while
+its request is in flight: once a whole frame is read the transport stops reading, and reads
+again only after the response is written and drained. A client that pipelines, or that sends
+requests and never reads the replies, therefore fills its own socket buffers, not our memory
+or descriptors.
+
+Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
+body, so a huge or negative prefix costs nothing and closes only that connection.
+
+Limits, with Kafka's names and meanings (read from the broker config on each use, so dynamic
+changes apply at once):
+- `max.connections`: a broker with that many connections closes new ones at once;
+- `max.connections.per.ip`: likewise per client address;
+- `connections.max.idle.ms` (10 min): a connection that neither sent a request nor drained a
+  reply for that long is closed; one whose request is being handled (a long poll) is not idle;
+- and, process-wide, the socket share of the descriptors (engine/resources.py), so that
+  accepting clients can never exhaust the descriptors that logs and listeners need.
+
+Fetch responses are written zero-copy: the encoded headers go through the transport and the
+record bytes go from the segment file to the socket with sendfile (`loop.sendfile`).
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import struct
+import time
+
+from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
+
+from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
+from engine.protocol.stats import STATS, refused
+from engine.resources import DESCRIPTORS
+
+log = logging.getLogger(__name__)
+_SIZE = struct.Struct(">i")
+# Unread bytes a connection may buffer before its transport pauses (asyncio's StreamReader
+# pauses at twice this); a frame larger than this is still read whole, in steps.
+_READ_LIMIT = 256 * 1024
+
+
+class _Connection:
+    __slots__ = ("peer_host", "last_active", "handling", "writer")
+
+    def __init__(self, peer_host: str, writer: asyncio.StreamWriter) -> None:
+        self.peer_host = peer_host
+        self.writer = writer
+        self.last_active = time.monotonic()
+        self.handling = False          # a handler is working on this connection's request
+
+
+class Listener:
+    def __init__(self, broker, host: str, port: int) -> None:
+        self.broker = broker
+        self.host = host
+        self.port = port
+        self._server: asyncio.base_events.Server | None = None
+        self._connections: dict[asyncio.Task, _Connection] = {}
+        self._per_ip: collections.Counter = collections.Counter()
+        self._sweeper: asyncio.Task | None = None
+        self._closing = False
+
+    def _config(self, name: str):
+        return self.broker.config.get(name)
+
+    async def start(self) -> None:
+        self._closing = False
+        self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
+                                                  limit=_READ_LIMIT)
+        self._sweeper = asyncio.create_task(self._close_idle_connections())
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._closing = True   # a connection accepted from here on is closed at once
+        self._server.close()
+        self._sweeper.cancel()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(self._sweeper, *self._connections, return_exceptions=True)
+        try:
+            await asyncio.wait_for(self._server.wait_closed(), 5)
+        except asyncio.TimeoutError:
+            log.warning("Listener on port %d: connections still open after close", self.port)
+        self._server = None
+
+    # --- connections ----------------------------------------------------------------------
+
+    def _refusal(self, peer_host: str) -> str | None:
+        if self._closing:
+            return "the broker is stopping"
+        if len(self._connections) >= self._config("max.connections"):
+            return f"max.connections ({self._config('max.connections')}) reached"
+        if self._per_ip[peer_host] >= self._config("max.connections.per.ip"):
+            return f"max.connections.per.ip ({self._config('max.connections.per.ip')}) reached for {peer_host}"
+        if not DESCRIPTORS.take_socket():
+            return f"the process's socket share of descriptors ({DESCRIPTORS.sockets}) is in use"
+        return None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        reason = self._refusal(peer[0])
+        if reason is not None:
+            refused(log, "connections_refused", "Broker on port %d refused a connection from %s: %s",
+                    self.port, peer[0], reason)
+            writer.transport.abort()
+            return
+        task = asyncio.current_task()
+        connection = self._connections[task] = _Connection(peer[0], writer)
+        self._per_ip[peer[0]] += 1
+        try:
+            await self._serve_requests(reader, writer, connection)
+        except CloseConnection as exc:
+            refused(log, "malformed_requests", "Closing connection from %s: %s", peer, exc)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # noqa: BLE001 - one bad request must not take the listener down
+            log.exception("Unexpected error serving %s; closing the connection", peer)
+        finally:
+            del self._connections[task]
+            self._per_ip[peer[0]] -= 1
+            if not self._per_ip[peer[0]]:
+                del self._per_ip[peer[0]]
+            DESCRIPTORS.release_socket()
+            writer.transport.abort()
+
+    async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
+        transport = writer.transport
+        while not self._closing:
+            (size,) = _SIZE.unpack(await reader.readexactly(4))
+            limit = self._config("socket.request.max.bytes")
+            if size <= 0 or size > limit:
+                raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
+            frame = await reader.readexactly(size)
+            transport.pause_reading()     # muted until this request's reply is drained
+            connection.handling = True
+            try:
+                response = await dispatch(self.broker, frame, connection.peer_host)
+            finally:
+                connection.handling = False
+                connection.last_active = time.monotonic()
+            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer, then close
+                writer.write(response.frame)
+                await writer.drain()
+                return
+            if response is not None:
+                if isinstance(response, ZeroCopyResponse):
+                    await _write_zero_copy(writer, response)
+                else:
+                    writer.write(response)
+                    await writer.drain()
+            connection.last_active = time.monotonic()
+            transport.resume_reading()
+
+    async def _close_idle_connections(self) -> None:
+        """Kafka's `connections.max.idle.ms`: close connections with no request and no
+        written reply for that long (a stuck reader included)."""
+        while True:
+            idle_s = self._config("connections.max.idle.ms") / 1000
+            await asyncio.sleep(min(max(idle_s / 4, 0.05), 30))
+            now = time.monotonic()
+            for connection in list(self._connections.values()):
+                if not connection.handling and now - connection.last_active > idle_s:
+                    STATS["connections_idle_closed"] += 1
+                    log.info("Closing connection from %s: idle for more than %d ms (connections.max.idle.ms)",
+                             connection.peer_host, idle_s * 1000)
+                    connection.writer.transport.abort()
+
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+
+async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyResponse) -> None:
+    """Write the encoded parts, and sendfile each slice's bytes in place of its marker.
+    The markers appear in the frame in the order of `response.markers` (k01_fetch)."""
+    try:
+        frame = response.frame
+        prefix_of = (lambda n: UnsignedVarInt32.encode(n + 1)) if response.compact else Int32.encode
+        placeholders = [prefix_of(len(m)) + m for m in response.markers]
+        sizes = [s.size for s in response.slices]
+        # The frame's size field counted the markers; recount with the real prefixes and bytes.
+        total = len(frame) - 4 - sum(map(len, placeholders)) + sum(len(prefix_of(n)) + n for n in sizes)
+        writer.write(_SIZE.pack(total))
+        position = 4
+        loop = asyncio.get_running_loop()
+        for placeholder, file_slice in zip(placeholders, response.slices):
+            at = frame.index(placeholder, position)
+            writer.write(bytes(frame[position:at]) + prefix_of(file_slice.size))
+            position = at + len(placeholder)
+            await writer.drain()
+            with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
+                await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
+        writer.write(bytes(frame[position:]))
+        await writer.drain()
+    finally:
+        for file_slice in response.slices:
+            file_slice.close()

@@ -1,0 +1,171 @@
+"""Group pages and actions through Django's test client, against the shared engine."""
+import html
+
+from django.urls import reverse
+
+from console.accounts.models import AuditLogEntry
+from console.clusters.services import cluster_create
+from tests.console.conftest import make_topic
+from tests.console.groups.conftest import commit, committed
+from tests.support.engine_process import free_port_range
+from tests.support.groups import produce
+
+ADMIN_MARKER = "data-admin-action"
+XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
+
+
+def action_posts(cluster, group_id: str, topic: str):
+    pk = cluster.pk
+    return [
+        (reverse("groups:reset", args=[pk, group_id]), {"target": "earliest", "scope": "all"}),
+        (reverse("groups:delete_offsets", args=[pk, group_id]), {"topic": topic, "confirmation": group_id}),
+        (reverse("groups:delete", args=[pk, group_id]), {"confirmation": group_id}),
+        (reverse("api:group_reset", args=[pk, group_id]), {"target": "earliest", "scope": "all"}),
+        (reverse("api:group_delete_offsets", args=[pk, group_id]), {"topic": topic, "confirmation": group_id}),
+        (reverse("api:group_delete", args=[pk, group_id]), {"confirmation": group_id}),
+    ]
+
+
+def test_list_and_detail_show_lag(cluster, engine_cluster, viewer_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), assignments={0: [0], 1: [1]})
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 8, partition=0)
+    produce(engine_cluster.bootstrap, topic, [b"y"] * 5, partition=1)
+    group = unique_group("lagging")
+    commit(cluster, group, {(topic, 0): 3, (topic, 1): 5}, metadata="from-test")
+
+    listed = viewer_client.get(reverse("groups:list", args=[cluster.pk]), {"q": group})
+    assert listed.status_code == 200
+    [row] = listed.context["view"].groups
+    assert (row.group_id, row.state, row.members, row.total_lag) == (group, "Empty", 0, 5)
+    assert (row.worst.topic, row.worst.partition, row.worst.lag) == (topic, 0, 5)
+    assert row.topics == (topic,)
+
+    page = viewer_client.get(reverse("groups:detail", args=[cluster.pk, group]))
+    assert page.status_code == 200
+    view = page.context["view"]
+    assert [(p.partition, p.committed_offset, p.log_end_offset, p.lag, p.metadata) for p in view.partitions] == [
+        (0, 3, 8, 5, "from-test"), (1, 5, 5, 0, "from-test")]
+    assert [(t.topic, t.lag) for t in view.topics] == [(topic, 5)]
+    body = page.content.decode()
+    assert 'id="empty-group"' in body and "no members" in body
+    assert 'data-chart="partition-lag-data"' in body and ADMIN_MARKER not in body
+
+    api = viewer_client.get(reverse("api:group", args=[cluster.pk, group])).json()
+    assert api["total_lag"] == 5 and api["is_empty"] is True
+    assert api["partitions"][0]["committed_offset"] == 3
+    api_list = viewer_client.get(reverse("api:groups", args=[cluster.pk]), {"q": group, "sort": "lag"}).json()
+    assert [g["group_id"] for g in api_list["groups"]] == [group]
+
+
+def test_filters_sort_and_pages(cluster, viewer_client, unique_topic, unique_group, settings):
+    settings.GROUPS_PER_PAGE = 2
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    other = make_topic(cluster, unique_topic(), partitions=1)
+    produce(cluster.bootstrap_servers, topic, [b"x"] * 9)
+    prefix = unique_group("many")
+    for i, offset in enumerate([9, 2, 5]):
+        commit(cluster, f"{prefix}-{i}", {(topic, 0): offset})
+    commit(cluster, f"{prefix}-other", {(other, 0): 0})
+    url = reverse("groups:list", args=[cluster.pk])
+    by_lag = viewer_client.get(url, {"q": prefix, "sort": "lag", "topic": topic}).context["view"]
+    assert (by_lag.matching, by_lag.pages) == (3, 2)
+    assert [g.total_lag for g in by_lag.groups] == [7, 4]
+    second = viewer_client.get(url, {"q": prefix, "sort": "lag", "topic": topic, "page": 2}).context["view"]
+    assert [g.group_id for g in second.groups] == [f"{prefix}-0"]
+    assert viewer_client.get(url, {"q": prefix, "state": "Stable"}).context["view"].matching == 0
+    assert viewer_client.get(url, {"q": prefix, "state": "Empty"}).context["view"].matching == 4
+
+
+def test_unknown_group_is_404_and_unreachable_cluster_is_readable(cluster, viewer_client, db):
+    assert viewer_client.get(reverse("groups:detail", args=[cluster.pk, "no-such-group"])).status_code == 404
+    assert viewer_client.get(reverse("api:group", args=[cluster.pk, "no-such-group"])).status_code == 404
+    down = cluster_create(name="down", bootstrap_servers=f"127.0.0.1:{free_port_range(1)}")
+    for url in (reverse("groups:list", args=[down.pk]), reverse("groups:detail", args=[down.pk, "g"])):
+        page = viewer_client.get(url)
+        assert page.status_code == 503 and "Cannot connect" in page.content.decode()
+
+
+def test_viewer_sees_no_buttons_and_is_refused(cluster, viewer_client, operator_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("guarded")
+    commit(cluster, group, {(topic, 0): 0})
+    detail = reverse("groups:detail", args=[cluster.pk, group])
+    assert ADMIN_MARKER not in viewer_client.get(detail).content.decode()
+    assert ADMIN_MARKER in operator_client.get(detail).content.decode()
+    for url, data in action_posts(cluster, group, topic):
+        assert viewer_client.post(url, data).status_code == 403, url
+    assert viewer_client.get(reverse("groups:reset", args=[cluster.pk, group])).status_code == 403
+    assert committed(cluster, group) == {(topic, 0): 0}
+    assert not AuditLogEntry.objects.exists()
+
+
+def test_bad_reset_input_is_a_form_error(cluster, operator_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("badinput")
+    commit(cluster, group, {(topic, 0): 0})
+    url = reverse("groups:reset", args=[cluster.pk, group])
+    for data, field in [({"target": "datetime", "scope": "all", "datetime": "yesterday-ish"}, "datetime"),
+                        ({"target": "offset", "scope": "all", "offset": "twelve"}, "offset"),
+                        ({"target": "shift", "scope": "all"}, "shift"),
+                        ({"target": "earliest", "scope": "partitions", "topic": topic, "partitions": "0,x"},
+                         "partitions"),
+                        ({"target": "earliest", "scope": "topic"}, "topic")]:
+        for answer in (operator_client.get(url, data), operator_client.post(url, data)):
+            assert answer.status_code == 400, data
+            assert field in answer.context["form"].errors, data
+    api = operator_client.get(reverse("api:group_reset_preview", args=[cluster.pk, group]),
+                              {"target": "offset", "scope": "all", "offset": "x"})
+    assert api.status_code == 400 and "offset" in api.json()["error"]
+    missing_topic = operator_client.get(url, {"target": "earliest", "scope": "topic", "topic": "no-such-topic"})
+    assert missing_topic.status_code == 400 and "no topic" in missing_topic.content.decode()
+    assert committed(cluster, group) == {(topic, 0): 0}
+
+
+def test_xss_group_ids_render_as_text(cluster, console_admin_client, engine_cluster, unique_topic):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    for group in XSS_IDS:
+        commit(cluster, group, {(topic, 0): 0})
+        pages = [console_admin_client.get(reverse("groups:list", args=[cluster.pk])),
+                 console_admin_client.get(reverse("groups:detail", args=[cluster.pk, group])),
+                 console_admin_client.get(reverse("topics:detail", args=[cluster.pk, topic]))]
+        console_admin_client.post(reverse("groups:delete", args=[cluster.pk, group]), {"confirmation": "wrong"})
+        console_admin_client.post(reverse("groups:reset", args=[cluster.pk, group]),
+                                  {"target": "offset", "scope": "all", "offset": "0"})
+        pages.append(console_admin_client.get(reverse("audit_log")))
+        for page in pages:
+            body = page.content.decode()
+            assert page.status_code == 200
+            assert group not in body
+            assert html.escape(group) in body
+    assert AuditLogEntry.objects.filter(target__in=XSS_IDS, action="group.reset_offsets", result="ok").count() == 2
+
+
+def test_api_preview_and_reset_and_csrf(cluster, engine_cluster, operator_client, users, unique_topic, unique_group):
+    from django.test import Client
+
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 6)
+    group = unique_group("api")
+    commit(cluster, group, {(topic, 0): 2})
+    preview = operator_client.get(reverse("api:group_reset_preview", args=[cluster.pk, group]),
+                                  {"target": "offset", "offset": "99", "scope": "all"}).json()
+    assert preview["refusal"] is None and preview["members"] == []
+    [row] = preview["partitions"]
+    assert (row["current_offset"], row["new_offset"], row["lag_after"], row["clamped"]) == (2, 6, 0, True)
+    assert committed(cluster, group) == {(topic, 0): 2}
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(users["operator"])
+    url = reverse("api:group_reset", args=[cluster.pk, group])
+    assert strict.post(url, {"target": "earliest", "scope": "all"}).status_code == 403   # no CSRF token
+    assert committed(cluster, group) == {(topic, 0): 2}
+
+    applied = operator_client.post(url, {"target": "shift", "shift": "-1", "scope": "all"})
+    assert applied.status_code == 200 and applied.json()["partitions"][0]["new_offset"] == 1
+    assert committed(cluster, group) == {(topic, 0): 1}
+    assert operator_client.get(url).status_code == 405
+    refused = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": "x"})
+    assert refused.status_code == 400 and "confirmation" in refused.json()["error"]
+    deleted = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": group})
+    assert deleted.json() == {"group_id": group, "deleted": True}
+    assert operator_client.get(reverse("api:group", args=[cluster.pk, group])).status_code == 404

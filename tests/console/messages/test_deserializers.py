@@ -1,0 +1,97 @@
+"""Each deserializer round-trips through its serializer; bad bytes come back as hex with the error."""
+import base64
+import json
+import struct
+
+import pytest
+from google.protobuf import descriptor_pb2
+
+from console.errors import InvalidInput
+from console.messages.deserializers import Deserializers, protobuf_message_types
+from console.messages.serializers import serialize
+
+AVRO = json.dumps({"type": "record", "name": "Order", "fields": [
+    {"name": "id", "type": "long"}, {"name": "item", "type": "string"}, {"name": "price", "type": "double"}]})
+ORDER = {"id": 7, "item": "<script>alert(1)</script>", "price": 9.5}
+
+
+def descriptor_set() -> bytes:
+    """A FileDescriptorSet for `shop.Order {int64 id = 1; string item = 2; repeated string tags = 3;}`."""
+    file = descriptor_pb2.FileDescriptorProto(name="shop.proto", package="shop", syntax="proto3")
+    message = file.message_type.add(name="Order")
+    F = descriptor_pb2.FieldDescriptorProto
+    message.field.add(name="id", number=1, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+    message.field.add(name="item", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    message.field.add(name="tags", number=3, type=F.TYPE_STRING, label=F.LABEL_REPEATED)
+    return descriptor_pb2.FileDescriptorSet(file=[file]).SerializeToString()
+
+
+def test_auto_picks_json_then_text_then_hex():
+    d = Deserializers()
+    assert d.decode(b'{"a": 1}', "auto").format == "json"
+    assert d.decode("héllo".encode(), "auto").text == "héllo"
+    assert d.decode(b"\xff\x00", "auto").text == "ff00"
+    assert d.decode(None, "auto").text is None
+
+
+def test_json_round_trip_pretty_prints():
+    raw = serialize('{"b": [1, 2], "a": "x"}', "json", what="value")
+    decoded = Deserializers().decode(raw, "json")
+    assert json.loads(decoded.text) == {"b": [1, 2], "a": "x"} and "\n" in decoded.text
+
+
+def test_bad_json_is_refused_on_produce():
+    with pytest.raises(InvalidInput, match="not valid JSON"):
+        serialize("{nope", "json", what="value")
+
+
+def test_avro_plain_round_trip():
+    raw = serialize(json.dumps(ORDER), "avro", what="value", avro_schema=AVRO)
+    assert json.loads(Deserializers(avro_schema=AVRO).decode(raw, "avro").text) == ORDER
+
+
+def test_avro_confluent_framing_resolves_the_registered_schema():
+    raw = serialize(json.dumps(ORDER), "avro", what="value", registered_schema=(42, AVRO))
+    assert raw[0] == 0 and struct.unpack(">I", raw[1:5]) == (42,)
+    decoded = Deserializers(registered_schemas={42: AVRO}).decode(raw, "avro")
+    assert decoded.error is None and json.loads(decoded.text) == ORDER
+    unknown = Deserializers(registered_schemas={}).decode(raw, "avro")
+    assert unknown.text == raw.hex() and "not registered" in unknown.error
+
+
+def test_protobuf_round_trip_and_message_types():
+    fds = descriptor_set()
+    assert protobuf_message_types(fds) == ["shop.Order"]
+    raw = serialize('{"id": 5, "item": "pen", "tags": ["a", "b"]}', "protobuf", what="value",
+                    protobuf_descriptor_set=fds, protobuf_message_type="shop.Order")
+    decoded = Deserializers(protobuf_descriptor_set=fds, protobuf_message_type="shop.Order").decode(raw, "protobuf")
+    assert json.loads(decoded.text) == {"id": "5", "item": "pen", "tags": ["a", "b"]}   # int64 as a string: proto3 JSON
+
+
+def test_msgpack_round_trip():
+    raw = serialize('{"n": 1, "list": [true, null, "x"]}', "msgpack", what="value")
+    assert json.loads(Deserializers().decode(raw, "msgpack").text) == {"n": 1, "list": [True, None, "x"]}
+
+
+def test_hex_and_base64():
+    d = Deserializers()
+    assert d.decode(b"\x01\xab", "hex").text == "01ab"
+    assert base64.b64decode(d.decode(b"\x01\xab", "base64").text) == b"\x01\xab"
+
+
+@pytest.mark.parametrize("fmt", ["json", "avro", "protobuf", "msgpack", "string"])
+def test_undecodable_bytes_are_hex_with_the_error(fmt):
+    decoded = Deserializers(avro_schema=AVRO, protobuf_descriptor_set=descriptor_set(),
+                            protobuf_message_type="shop.Order").decode(b"\xff\xfe\x00garbage\x80", fmt)
+    assert decoded.text == b"\xff\xfe\x00garbage\x80".hex()
+    assert decoded.error and decoded.format == "hex"
+
+
+def test_protobuf_in_confluent_framing_reads_with_the_topics_type():
+    fds = descriptor_set()
+    plain = serialize('{"id": 9, "item": "cup"}', "protobuf", what="value", protobuf_descriptor_set=fds,
+                      protobuf_message_type="shop.Order")
+    d = Deserializers(protobuf_descriptor_set=fds, protobuf_message_type="shop.Order")
+    for indexes in (b"\x00", b"\x02\x00"):          # [0] in short form, and [0] spelled out
+        decoded = d.decode(b"\x00" + struct.pack(">I", 3) + indexes + plain, "protobuf")
+        assert decoded.error is None and json.loads(decoded.text) == {"id": "9", "item": "cup"}
