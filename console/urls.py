@@ -21,7 +21,7 @@ api = [
     path("clusters/<int:cluster_id>/topics/<str:name>", topic_apis.topic_detail, name="topic"),
     path("clusters/<int:cluster_id>/analytics", analytics_apis.cluster_analytics, name="analytics"),
     path("clusters/<int:cluster_id>/analytics/group-status", analytics_apis.group_statuses, name="group_statuses"),
-    path("clusters/<int:cluster_id>/analytics/groups/<str:group_id>", analytics_apis.group_analytics,
+    path("clusters/<int:cluster_id>/analytics/groups/<path:group_id>", analytics_apis.group_analytics,
          name="group_analytics"),
     path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
          name="topic_analytics"),
