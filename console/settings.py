@@ -237,5 +237,13 @@ ASGI_APPLICATION = "console.asgi.application"
 ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
 ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
 SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+# Beat queues a run of the Spark jobs for every cluster this often (the "run now" button too).
+ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
+CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+CELERY_BEAT_SCHEDULE = {
+    "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
+    "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
+    "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
+}

@@ -30,6 +30,7 @@ class Console:
     engine: EngineProcess
     log_path: Path
     env: dict = field(default_factory=dict)     # DATABASE_URL, REDIS_URL...: for a Celery worker of the test's
+    lake: Path | None = None  # the console's ANALYTICS_LAKE
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -83,7 +84,7 @@ def console_server(tmp_path_factory):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
            # The bundled engine's admin token, where the engine writes it (CONTRACTS.md, issue 10).
            "ENGINE_ADMIN_TOKEN_FILE": str(engine.data_dir / "admin.token"),
-           "REDIS_URL": redis.url, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+           "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
     daphne = None
     log_path = tmp / "daphne.log"
@@ -92,7 +93,7 @@ def console_server(tmp_path_factory):
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
         daphne, url = _start_daphne(env, log_path)
-        yield Console(url=url, engine=engine, log_path=log_path, env=env)
+        yield Console(url=url, engine=engine, log_path=log_path, env=env, lake=tmp / "lake")
     finally:
         if daphne is not None:
             daphne.terminate()
