@@ -204,7 +204,7 @@ class GroupCalls:
         return LogOffsets(offsets=offsets, errors=errors)
 
     @translated
-    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True) -> LagSnapshot:
+    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True, describe: bool = True) -> LagSnapshot:
         """Everything the lag of these groups needs, in three round trips whatever their number:
         1. FindCoordinator (v4: one request);
         2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
@@ -212,13 +212,14 @@ class GroupCalls:
            or is assigned, each asked once.
         `all_topics`: ask Metadata for every topic (the engine answers that from a cache, and
         it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
-        for a few groups in a big cluster)."""
+        for a few groups in a big cluster). `describe=False` skips DescribeGroups (lag only:
+        partitions owned without a commit are then not included)."""
         coordinators = self.find_coordinators(group_ids)
         if not coordinators.found:
             return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
                                log_end_offsets=LogOffsets())
         by_node = _by_coordinator(coordinators.found)
-        describe = _describe_requests(by_node)
+        describe = _describe_requests(by_node) if describe else []
         fetch, asked = self._fetch_requests(by_node, None)
         extra = [(None, metadata_request(None))] if all_topics else []
         with _bulk_allocation():

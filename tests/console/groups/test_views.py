@@ -72,6 +72,10 @@ def test_filters_sort_and_pages(cluster, viewer_client, unique_topic, unique_gro
     assert [g.total_lag for g in by_lag.groups] == [7, 4]
     second = viewer_client.get(url, {"q": prefix, "sort": "lag", "topic": topic, "page": 2}).context["view"]
     assert [g.group_id for g in second.groups] == [f"{prefix}-0"]
+    no_topic = viewer_client.get(url, {"q": prefix, "sort": "lag"}).context["view"]
+    assert [(g.group_id, g.total_lag, g.state) for g in no_topic.groups] == [(f"{prefix}-1", 7, "Empty"),
+                                                                             (f"{prefix}-2", 4, "Empty")]
+    assert no_topic.matching == 4
     assert viewer_client.get(url, {"q": prefix, "state": "Stable"}).context["view"].matching == 0
     assert viewer_client.get(url, {"q": prefix, "state": "Empty"}).context["view"].matching == 4
 
