@@ -128,7 +128,7 @@ def main() -> None:
                       f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s  {verdict}")
             print("\nfirst: the first request of this console process, right after the topics were created;"
                   "\nmedian and worst: the requests after it; cpu: median CPU seconds per request, console and"
-                  "\nengine together (the wall time of a request on an idle machine is at most that).")
+                  "\nengine together (on an idle 2-core machine the two overlap: wall time is about that or less).")
             print("\npeers, same scale or smaller:")
             for line in PEERS:
                 print("  " + line)
