@@ -80,6 +80,11 @@ def test_reset_to_earliest_through_the_preview_brings_the_lag_back(login, consol
     expect(operator.locator('[data-figure="total-lag"]')).to_have_text("0")
     expect(operator.locator("#empty-group")).to_be_visible()
 
+    form = operator.locator("#reset-offsets")
+    expect(form.locator("input[name=shift]")).to_be_hidden()       # only the chosen target's fields show
+    operator.select_option("#reset-offsets select[name=target]", "shift")
+    expect(form.locator("input[name=shift]")).to_be_visible()
+    expect(form.locator("input[name=datetime]")).to_be_hidden()
     operator.select_option("#reset-offsets select[name=target]", "earliest")
     operator.click('[data-admin-action="reset-preview"]')
     preview = operator.locator("#reset-preview")
