@@ -45,6 +45,9 @@ def test_xss_group_ids_show_as_text_and_open_no_dialog(login, console_server):
         expect(admin.locator("#groups")).to_contain_text(group)
     admin.goto(path + "groups/?q=" + urllib.parse.quote('">'))
     expect(admin.locator("#groups")).to_contain_text(XSS_IDS[1])
+    admin.goto(path + "groups/?sort=lag")
+    expect(admin.locator("#groups")).to_contain_text(XSS_IDS[1])
+    admin.screenshot(path="/tmp/console-groups.png", full_page=True)
     for group in XSS_IDS:
         admin.goto(_group_url(path, group))
         expect(admin.locator("h1")).to_contain_text(group)
