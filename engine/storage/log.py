@@ -56,6 +56,10 @@ class Log:
         self._closed = False
         # Which leader epoch began at which offset; replicas truncate by it (KIP-101).
         self.leader_epoch_cache = LeaderEpochFileCache(self.dir)
+        if self.leader_epoch_cache.damaged:
+            for segment in segments:
+                for header in segment.headers_from(segment.base_offset):
+                    self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
         self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
 
     @classmethod
@@ -433,11 +437,18 @@ class Log:
     def delete(self) -> None:
         """Remove the partition dir: renamed aside first, so a crash mid-way never leaves
         a half-deleted dir that would load as a live partition."""
+        doomed = self.rename_for_deletion()
+        fsync_dir(self.dir.parent)
+        shutil.rmtree(doomed, ignore_errors=True)
+
+    def rename_for_deletion(self) -> Path:
+        """Close the log and rename its dir `<topic>-<partition>.<uuid>-delete`, which the
+        next load removes; the caller fsyncs the parent dir and removes the renamed dir
+        (for many logs: one fsync, and the removal off the event loop)."""
         self._close_files()
         doomed = self.dir.with_name(delete_dir_name(self.dir.name))
         os.rename(self.dir, doomed)
-        fsync_dir(self.dir.parent)
-        shutil.rmtree(doomed, ignore_errors=True)
+        return doomed
 
     def rename_stray(self) -> Path:
         """Close the log and rename its dir `<topic>-<partition>.<uuid>-stray` (KIP-866): kept

@@ -53,8 +53,12 @@ class LogManager:
             # Removed before loading: a crash from here on must count as unclean.
             marker.unlink()
             fsync_dir(self.log_dir)
-        recovery_points = self._recovery_points.read()
-        log_start_offsets = self._log_start_offsets.read()
+        recovery_points = self._recovery_points.read_or_ignore(
+            "every log is recovered from its segments, from the start")
+        if not recovery_points and self._recovery_points.path.exists():
+            self.had_clean_shutdown = False   # so the loader validates every segment
+        log_start_offsets = self._log_start_offsets.read_or_ignore(
+            "log start offsets fall back to the first segment of each log")
         for entry in sorted(os.scandir(self.log_dir), key=lambda e: e.name):
             if not entry.is_dir():
                 continue
@@ -99,6 +103,20 @@ class LogManager:
         # A stale recovery point would let a re-created partition skip its recovery.
         self.checkpoint()
         return True
+
+    def delete_logs(self, partitions: list[TopicPartition]) -> list[Path]:
+        """Delete many logs at the cost of one: each dir is renamed `-delete` (the next load
+        removes what is left of it), then one fsync of the log dir and one checkpoint.
+        Returns the renamed dirs, for the caller to remove (off the event loop)."""
+        doomed = []
+        for tp in partitions:
+            log = self._logs.pop(tp, None)
+            if log is not None:
+                doomed.append(log.rename_for_deletion())
+        if doomed:
+            fsync_dir(self.log_dir)
+            self.checkpoint()
+        return doomed
 
     def mark_stray(self, topic: str, partition: int) -> Path | None:
         """Set aside a log the metadata does not name (KIP-866): renamed, never deleted."""
