@@ -144,6 +144,9 @@ _BROKER_DEFS = [
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
+    # get POLICY_VIOLATION.
+    ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),

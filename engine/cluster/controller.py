@@ -305,6 +305,7 @@ class Controller:
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         if assignments:
+            self._check_partition_limit(len(assignments))
             return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -316,6 +317,7 @@ class Controller:
             num_partitions = self.broker_config.get("num.partitions")
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
+        self._check_partition_limit(num_partitions)
         brokers = self.image.live_broker_ids()
         if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -323,6 +325,16 @@ class Controller:
                            f"replication factor of {replication_factor} cannot be reached because only "
                            f"{len(brokers)} broker(s) are registered.")
         return assign_replicas(brokers, num_partitions, replication_factor)
+
+    def _check_partition_limit(self, adding: int) -> None:
+        """The cluster-wide partition limit (`max.partitions`, as KIP-578 names it), checked
+        before any work is done, so a request for two billion partitions costs nothing."""
+        limit = self.broker_config.get("max.partitions")
+        existing = sum(len(t.partitions) for t in self.image.topics.values())
+        if existing + adding > limit:
+            raise ApiError(Errors.PolicyViolationError,
+                           f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
+                           f"limit of {limit} (max.partitions).")
 
     def _manual_topic_assignment(self, num_partitions: int, replication_factor: int,
                                  assignments: dict[int, list[int]]) -> dict[int, list[int]]:
@@ -397,6 +409,7 @@ class Controller:
             raise ApiError(Errors.InvalidPartitionsError,
                            f"The topic {name} currently has {current} partition(s); {count} would not be an "
                            "increase.")
+        self._check_partition_limit(count - current)
         rf = len(topic.partitions[0].replicas)
         if assignments:
             if len(assignments) != count - current:

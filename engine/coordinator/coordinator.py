@@ -8,7 +8,8 @@ creates it, starts and stops it, and tells it whenever its partitions change
 controller (to create `__consumer_offsets`) and partitions.
 
 Requests for a group this broker does not coordinate get NOT_COORDINATOR, so the client
-looks the coordinator up again (FindCoordinator). Group-level failures are raised as
+looks the coordinator up again (FindCoordinator); a group whose partition this broker leads
+but has not loaded yet gets COORDINATOR_LOAD_IN_PROGRESS, so the client retries here. Group-level failures are raised as
 ApiError; per-partition results are returned.
 """
 from __future__ import annotations
@@ -108,6 +109,10 @@ class GroupCoordinator:
         if not self._broker.running:
             raise ApiError(Errors.CoordinatorNotAvailableError)
         if not self.store.owns(group_id):
+            if self.coordinator_for(group_id) == self._broker.node_id:
+                # Ours by the metadata, but its partition is not loaded yet: the client retries
+                # here, rather than look for another coordinator (Kafka answers the same).
+                raise ApiError(Errors.CoordinatorLoadInProgressError)
             raise ApiError(Errors.NotCoordinatorError)
 
     # --- membership ---------------------------------------------------------------------------

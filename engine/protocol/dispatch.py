@@ -4,13 +4,19 @@ Requests whose API key is unknown, or whose version we do not support, cannot be
 in a format the client would parse, so the connection is closed, as Kafka's SocketServer
 does. ApiVersions is the exception (KIP-511): an unsupported version gets a v0 response with
 UNSUPPORTED_VERSION and our ranges, so the client can retry with a version we speak.
+
+A request that decodes but breaks the rules (a null where the schema allows none, a value
+a handler refuses with `validation.InvalidRequest`, or one that trips a handler over a type
+it did not expect) is answered INVALID_REQUEST and the connection is closed, as Kafka does.
+It is logged as one line and counted (stats.py); no traceback, because nothing broke.
 """
 from __future__ import annotations
 
 import io
 import logging
 import struct
-from dataclasses import dataclass, field
+import traceback
+from dataclasses import dataclass
 from typing import Any
 
 import kafka.errors as Errors
@@ -18,6 +24,9 @@ from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.metadata import ApiVersionsResponse
 
 from engine.protocol import registry
+from engine.protocol.broker_view import BrokerView
+from engine.protocol.stats import refused
+from engine.protocol.validation import InvalidRequest, null_violation
 
 log = logging.getLogger(__name__)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
@@ -29,15 +38,24 @@ class CloseConnection(Exception):
 
 @dataclass
 class RequestContext:
-    broker: Any                     # engine.broker.broker.Broker
+    broker: BrokerView
     header: RequestHeader
     api_version: int
     client_host: str = ""
-    extras: dict = field(default_factory=dict)
 
     @property
     def client_id(self) -> str | None:
         return self.header.client_id
+
+    @property
+    def controller(self):
+        """The cluster's controller: metadata changes (topics, configs, elections)."""
+        return self.broker.controller
+
+    @property
+    def coordinator(self):
+        """This broker's group coordinator."""
+        return self.broker.group_coordinator
 
 
 @dataclass
@@ -51,6 +69,12 @@ class ZeroCopyResponse:
     markers: list[bytes]
     slices: list[Any]               # engine.storage FileSlice, one per marker
     compact: bool
+
+
+@dataclass(frozen=True)
+class FinalResponse:
+    """The last response on a connection: the listener writes it, then closes."""
+    frame: bytes
 
 
 @dataclass(frozen=True)
@@ -80,8 +104,20 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
         request = spec.request_class.decode(memoryview(frame)[stream.tell():], version=api_version)
     except Exception as exc:  # noqa: BLE001 - any decode failure means a malformed request
         raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
+    problem = null_violation(request, spec.request_class.fields, api_version)
+    if problem:
+        return _invalid_request(spec, api_version, correlation_id, client_host, problem)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host)
-    response = await spec.handler(ctx, request)
+    try:
+        response = await registry.handler_for(spec)(ctx, request)
+    except InvalidRequest as exc:
+        return _invalid_request(spec, api_version, correlation_id, client_host, str(exc))
+    except _RULE_BREAKS as exc:
+        # A value the handler did not expect (a count too large for a range, a string where
+        # bytes belong): the request's fault, so it is refused like any other bad request;
+        # where it tripped is logged in place of a traceback.
+        return _invalid_request(spec, api_version, correlation_id, client_host,
+                                f"{type(exc).__name__}: {exc} (at {_where(exc)})")
     if response is None:
         return None
     if isinstance(response, ZeroCopyResponse):
@@ -89,6 +125,27 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
     if isinstance(response, EncodedBody):
         return frame_encoded_body(response, correlation_id)
     return encode_response(response, api_version, correlation_id)
+
+
+_RULE_BREAKS = (TypeError, ValueError, OverflowError, struct.error, UnicodeError, KeyError, IndexError, AttributeError)
+
+
+def _where(exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
+
+
+def _invalid_request(spec, api_version: int, correlation_id: int, client_host: str, problem: str) -> FinalResponse:
+    refused(log, "invalid_requests", "INVALID_REQUEST from %s: %s v%d: %s; closing the connection",
+            client_host, spec.name, api_version, problem)
+    if spec.key == 18:    # clients parse an ApiVersions error as v0 (KIP-511), whatever they asked
+        return FinalResponse(encode_response(ApiVersionsResponse(version=0, error_code=Errors.InvalidRequestError.errno,
+                                                                 api_keys=[]), 0, correlation_id))
+    response = spec.response_class()
+    if "error_code" in spec.response_class.fields and spec.response_class.fields["error_code"].for_version_q(
+            api_version):
+        response.error_code = Errors.InvalidRequestError.errno
+    return FinalResponse(encode_response(response, api_version, correlation_id))
 
 
 def encode_response(response, api_version: int, correlation_id: int) -> bytes:

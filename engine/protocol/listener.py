@@ -1,10 +1,11 @@
 """A broker's listener: asyncio TCP server, connection limits, request framing, response writing.
 
 One request per connection at a time, as Kafka's SocketServer does by muting a channel while
-its request is in flight: once a whole frame is read the transport stops reading, and reads
-again only after the response is written and drained. A client that pipelines, or that sends
-requests and never reads the replies, therefore fills its own socket buffers, not our memory
-or descriptors.
+its request is in flight: a connection's task reads a frame, answers it, drains the reply, and
+only then reads the next. Meanwhile at most 2 * _READ_LIMIT unread bytes are buffered (the
+StreamReader pauses the transport there), so a client that pipelines, or that sends requests
+and never reads the replies, fills its own socket buffers, not our memory or descriptors.
+(Pausing the transport explicitly around every request cost produce throughput for nothing.)
 
 Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
 body, so a huge or negative prefix costs nothing and closes only that connection.
@@ -31,15 +32,15 @@ import time
 
 from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
 
-from engine.protocol.dispatch import CloseConnection, ZeroCopyResponse, dispatch
+from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
+from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
 
 log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
 # Unread bytes a connection may buffer before its transport pauses (asyncio's StreamReader
 # pauses at twice this); a frame larger than this is still read whole, in steps.
-_READ_LIMIT = 256 * 1024
-STATS: collections.Counter = collections.Counter()   # refused/idle-closed connections, for tests and logs
+_READ_LIMIT = 1 << 20
 
 
 class _Connection:
@@ -62,7 +63,6 @@ class Listener:
         self._per_ip: collections.Counter = collections.Counter()
         self._sweeper: asyncio.Task | None = None
         self._closing = False
-        self._last_refusal_log = 0.0
 
     def _config(self, name: str):
         return self.broker.config.get(name)
@@ -101,19 +101,12 @@ class Listener:
             return f"the process's socket share of descriptors ({DESCRIPTORS.sockets}) is in use"
         return None
 
-    def _log_refusal(self, peer_host: str, reason: str) -> None:
-        STATS["connections_refused"] += 1
-        now = time.monotonic()
-        if now - self._last_refusal_log >= 10:   # a flood of connections must not flood the log
-            self._last_refusal_log = now
-            log.warning("Broker on port %d refused a connection from %s: %s (%d refused so far)",
-                        self.port, peer_host, reason, STATS["connections_refused"])
-
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername") or ("?", 0)
         reason = self._refusal(peer[0])
         if reason is not None:
-            self._log_refusal(peer[0], reason)
+            refused(log, "connections_refused", "Broker on port %d refused a connection from %s: %s",
+                    self.port, peer[0], reason)
             writer.transport.abort()
             return
         task = asyncio.current_task()
@@ -122,7 +115,7 @@ class Listener:
         try:
             await self._serve_requests(reader, writer, connection)
         except CloseConnection as exc:
-            log.warning("Closing connection from %s: %s", peer, exc)
+            refused(log, "malformed_requests", "Closing connection from %s: %s", peer, exc)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         except asyncio.CancelledError:
@@ -138,20 +131,22 @@ class Listener:
             writer.transport.abort()
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
-        transport = writer.transport
         while not self._closing:
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             limit = self._config("socket.request.max.bytes")
             if size <= 0 or size > limit:
                 raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
             frame = await reader.readexactly(size)
-            transport.pause_reading()     # muted until this request's reply is drained
             connection.handling = True
             try:
                 response = await dispatch(self.broker, frame, connection.peer_host)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
+            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer, then close
+                writer.write(response.frame)
+                await writer.drain()
+                return
             if response is not None:
                 if isinstance(response, ZeroCopyResponse):
                     await _write_zero_copy(writer, response)
@@ -159,7 +154,6 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
-            transport.resume_reading()
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no

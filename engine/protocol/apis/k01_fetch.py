@@ -13,6 +13,10 @@
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+- A negative max_bytes or partition_max_bytes is INVALID_REQUEST, and the connection closes.
+- Each partition is answered once however often the request names it, and one response
+  holds at most FETCH_SLICES_PER_RESPONSE descriptors (engine/resources.py): the partitions
+  after that answer without records this time, as if max_bytes were reached.
 - Per-partition errors: NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
   OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR (an I/O failure, e.g. no descriptor left).
 - Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
@@ -34,6 +38,7 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 from engine.errors import ApiError
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
+from engine.protocol.validation import require
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 
@@ -64,6 +69,9 @@ class SentSlice:
 
 @api(FetchRequest, FetchResponse, versions=(4, 17))
 async def handle_fetch(ctx, request: FetchRequest):
+    require(request.max_bytes >= 0, f"max_bytes is negative ({request.max_bytes})")
+    require(all(p.partition_max_bytes >= 0 for t in request.topics for p in t.partitions),
+            "a partition_max_bytes is negative")
     broker = ctx.broker
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
@@ -130,24 +138,14 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                     may_hold: bool) -> int:
     """Read one partition; `may_hold` False (this response holds its share of descriptors)
     answers its offsets without records, as if max_bytes were reached."""
-    broker = ctx.broker
     try:
-        partition = broker.leader_partition(read.topic, read.index)
+        partition, file_slice = ctx.broker.read_for_fetch(
+            read.topic, read.index, fetch_offset=wanted.fetch_offset,
+            max_bytes=min(wanted.partition_max_bytes, max(budget, 0)),
+            current_leader_epoch=wanted.current_leader_epoch, replica_id=replica_id, min_one_batch=min_one_batch)
         read.partition = partition
-        partition.check_leader_epoch(wanted.current_leader_epoch)
-        max_offset = partition.high_watermark
-        if replica_id >= 0:
-            broker.on_follower_fetch(partition, replica_id, wanted.fetch_offset)
-            max_offset = None
-            if broker.is_throttled_leader(partition, replica_id) and broker.leader_throttle.exceeded():
-                max_offset = wanted.fetch_offset      # throttled: answer with no data this time
         read.high_watermark = partition.high_watermark
         read.log_start_offset = partition.log_start_offset
-        max_bytes = min(wanted.partition_max_bytes, max(budget, 0))
-        file_slice = partition.log.read(wanted.fetch_offset, max_bytes, max_offset=max_offset,
-                                        min_one_batch=min_one_batch)
-        if replica_id >= 0 and file_slice is not None and broker.is_throttled_leader(partition, replica_id):
-            broker.leader_throttle.record(file_slice.size)
         if file_slice is not None and file_slice.size > 0 and may_hold and DESCRIPTORS.take_slice():
             try:
                 read.slice = SentSlice(file_slice)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import kafka.errors as Errors
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
@@ -13,11 +14,23 @@ from tests.support.groups import (GROUP_TEST_CONFIGS, GroupClient, assignment, c
 
 
 def committed(bootstrap: str, group_id: str) -> dict[tuple[str, int], int]:
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        return {(tp.topic, tp.partition): o.offset for tp, o in admin.list_group_offsets(group_id)[group_id].items()}
-    finally:
-        admin.close()
+    """The group's committed offsets. After a restart the coordinator may still move (the
+    preferred replicas take their leadership back once in sync, later on a loaded machine)
+    or still be loading: NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS are retried, as
+    Kafka's own AdminClient does, up to a generous deadline."""
+    deadline = time.monotonic() + 60
+    while True:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        try:
+            offsets = admin.list_group_offsets(group_id)[group_id]
+            return {(tp.topic, tp.partition): o.offset for tp, o in offsets.items()}
+        except (Errors.NotCoordinatorError, Errors.CoordinatorLoadInProgressError,
+                Errors.CoordinatorNotAvailableError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+        finally:
+            admin.close()
 
 
 def consume(bootstrap: str, topic: str, group_id: str, count: int) -> list[tuple[int, int]]:
