@@ -51,6 +51,10 @@ class FileHandles:
             if threading.get_ident() == self._closing_thread:
                 self._evict()
 
+    def adopt_current_thread(self) -> None:
+        """The calling thread (the one that owns the logs) becomes the one that closes descriptors."""
+        self._closing_thread = threading.get_ident()
+
     def _evict(self) -> None:
         """Close the least recently used unpinned descriptors until under the limit."""
         for key in list(self._open):

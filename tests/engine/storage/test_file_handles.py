@@ -1,4 +1,5 @@
 import os
+import threading
 
 from engine.storage import file_handles
 from engine.storage.log import Log
@@ -24,3 +25,26 @@ def test_many_logs_stay_within_the_descriptor_cap(tmp_path, monkeypatch):
         assert log.log_end_offset == 3
     for log in logs:
         log.close()
+
+
+def test_pinned_files_stay_open_and_other_threads_never_close(tmp_path, monkeypatch):
+    """The cleaner's thread pins what it uses: the owner's evictions skip it, and a close while
+    pinned waits for the unpin; a thread that is not the owner never evicts."""
+    monkeypatch.setattr(file_handles.HANDLES, "limit", 2)
+    first = file_handles.PooledFile(tmp_path / "a")
+    with first.pinned():
+        fd = first.fd
+        others = [file_handles.PooledFile(tmp_path / f"f{i}") for i in range(4)]
+        assert first._raw_fd == fd                        # evictions passed it by
+        first.close()
+        assert os.fstat(fd)                               # still open while pinned
+    assert first._raw_fd == -1                            # closed once let go
+
+    opened = []
+    worker = threading.Thread(target=lambda: opened.extend(file_handles.PooledFile(tmp_path / f"t{i}")
+                                                           for i in range(4)))
+    worker.start()
+    worker.join()
+    assert all(f._raw_fd >= 0 for f in opened)            # the worker evicted nothing
+    for f in others + opened:
+        f.close()
