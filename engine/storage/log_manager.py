@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Callable
 
 from .checkpoint import OffsetCheckpointFile
-from .file_handles import HANDLES
 from .log import Log
 from .log_config import LogConfig
 from .log_files import (DELETE_DIR_SUFFIX, fsync_dir, parse_topic_partition, partition_dir_name,
@@ -48,7 +47,6 @@ class LogManager:
     def load(self, config_for: Callable[[str], LogConfig], now_ms: int) -> None:
         """Open every partition dir; `config_for(topic)` gives each topic's config."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        HANDLES.adopt_current_thread()   # the logs' owner: only it closes pooled descriptors
         marker = self.log_dir / CLEAN_SHUTDOWN_FILE
         self.had_clean_shutdown = marker.exists()
         if self.had_clean_shutdown:

@@ -28,8 +28,8 @@ def test_many_logs_stay_within_the_descriptor_cap(tmp_path, monkeypatch):
 
 
 def test_pinned_files_stay_open_and_other_threads_never_close(tmp_path, monkeypatch):
-    """The cleaner's thread pins what it uses: the owner's evictions skip it, and a close while
-    pinned waits for the unpin; a thread that is not the owner never evicts."""
+    """The cleaner's thread pins what it uses: evictions skip it, and a close while pinned waits
+    for the unpin; a thread that runs never_evicting closes no one's descriptor."""
     monkeypatch.setattr(file_handles.HANDLES, "limit", 2)
     first = file_handles.PooledFile(tmp_path / "a")
     with first.pinned():
@@ -41,8 +41,11 @@ def test_pinned_files_stay_open_and_other_threads_never_close(tmp_path, monkeypa
     assert first._raw_fd == -1                            # closed once let go
 
     opened = []
-    worker = threading.Thread(target=lambda: opened.extend(file_handles.PooledFile(tmp_path / f"t{i}")
-                                                           for i in range(4)))
+
+    def open_files_quietly():
+        with file_handles.HANDLES.never_evicting():
+            opened.extend(file_handles.PooledFile(tmp_path / f"t{i}") for i in range(4))
+    worker = threading.Thread(target=open_files_quietly)
     worker.start()
     worker.join()
     assert all(f._raw_fd >= 0 for f in opened)            # the worker evicted nothing
