@@ -6,6 +6,7 @@ each value came from with Kafka's config source codes.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -81,6 +82,17 @@ def _cleanup_policy(value: str) -> None:
         raise ValueError("must be a list of delete and compact")
 
 
+_REPLICA = re.compile(r"[0-9]+:[0-9]+")
+
+
+def _throttled_replicas(value: str) -> None:
+    """Kafka's ThrottledReplicaListValidator: `*`, or `partition:broker` pairs (or empty)."""
+    if value == "*" or all(_REPLICA.fullmatch(part) for part in value.split(",") if part):
+        return
+    raise ValueError("must be the literal '*' or a list of replicas in the following format: "
+                     "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
 def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
     def check(value):
         if not lo <= value <= hi:
@@ -121,8 +133,8 @@ _TOPIC_DEFS = [
     ConfigDef("segment.jitter.ms", TYPE_LONG, 0, at_least(0), ("log.roll.jitter.ms", "log.roll.jitter.hours")),
     ConfigDef("segment.ms", TYPE_LONG, 7 * DAY_MS, at_least(1), ("log.roll.ms", "log.roll.hours")),
     ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False, None, ("unclean.leader.election.enable",)),
-    ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", None, ()),
-    ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", None, ()),
+    ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
+    ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
 ]
 TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _TOPIC_DEFS}
 
@@ -200,6 +212,7 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.enable", TYPE_BOOLEAN, True),
     ConfigDef("log.cleaner.backoff.ms", TYPE_LONG, 15000, at_least(0)),
     ConfigDef("log.cleaner.dedupe.buffer.size", TYPE_LONG, 128 * 1024 * 1024, at_least(1024)),
+    ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
 ]

@@ -13,6 +13,10 @@ from tests.support.engine_process import EngineProcess
 # store it in their data dirs (engine/admin_token.py), and the console and Celery workers
 # started by the tests read the same value, so they may stop and start brokers.
 os.environ.setdefault("ENGINE_ADMIN_TOKEN", secrets.token_urlsafe(32))
+# Cluster rows that tests create (not the bundled one) name this variable for the same token,
+# as an operator names a CONSOLE_SECRET_* variable for a remote engine.
+TEST_ADMIN_TOKEN_ENV = "CONSOLE_SECRET_TEST_ENGINE_ADMIN_TOKEN"
+os.environ[TEST_ADMIN_TOKEN_ENV] = os.environ["ENGINE_ADMIN_TOKEN"]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -71,3 +75,4 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     if database["ENGINE"].endswith("sqlite3"):
         base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
         database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")
+

@@ -6,3 +6,6 @@ class GroupsConfig(AppConfig):
 
     name = "console.groups"
     label = "groups"
+
+    def ready(self) -> None:
+        from console.groups import live  # noqa: F401 - registers the group page's live fragment

@@ -72,26 +72,38 @@ class GroupsPage:
 
 def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: str = "", sort: str = "id",
                page: int | str = 1, per_page: int | None = None) -> GroupsPage:
+    """Sorted by id without a topic filter, only the page's groups are read beyond ListGroups
+    (search and state come from it); sorting by lag or filtering by topic reads every matching
+    group (`GroupCalls.lag_snapshot`: three round trips whatever their number)."""
     state = state if state in STATES else ""
     sort = sort if sort in SORTS else "id"
     per_page = per_page or settings.GROUPS_PER_PAGE
+    needle, topic = search.strip().lower(), topic.strip()
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
         listed = gw.groups.list_groups()
         if listed is None:
             return GroupsPage(ClusterRef.of(cluster), False, [], search, state, topic, sort, 1, 1, per_page, 0, 0, [])
-        snapshot = _snapshot(gw, [g.group_id for g in listed], warnings)
-    rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in listed]
-    needle, topic = search.strip().lower(), topic.strip()
-    matching = [r for r in rows if (not needle or needle in r.group_id.lower()) and (not state or r.state == state)
-                and (not topic or topic in r.topics)]
-    if sort == "lag":
-        matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
-    shown = Paginator(matching, per_page).get_page(page)
-    return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=list(shown.object_list),
-                      search=search.strip(), state=state, topic=topic, sort=sort, page=shown.number,
-                      pages=shown.paginator.num_pages, per_page=per_page, matching=len(matching), total=len(rows),
-                      warnings=warnings)
+        # ListGroups before v4 (KIP-518) gives no state: then the descriptions decide.
+        states_listed = all(g.state for g in listed)
+        candidates = [g for g in listed if (not needle or needle in g.group_id.lower())
+                      and (not state or not states_listed or g.state == state)]
+        if sort == "lag" or topic or (state and not states_listed):
+            snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings)
+            matching = [r for r in (_row(g.group_id, g.state, g.protocol_type, snapshot) for g in candidates)
+                        if (not topic or topic in r.topics) and (not state or r.state == state)]
+            if sort == "lag":
+                matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
+            shown = Paginator(matching, per_page).get_page(page)
+            rows = list(shown.object_list)
+        else:
+            matching = candidates
+            shown = Paginator(matching, per_page).get_page(page)
+            snapshot = _snapshot(gw, [g.group_id for g in shown.object_list], warnings, all_topics=False)
+            rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
+    return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=rows, search=search.strip(),
+                      state=state, topic=topic, sort=sort, page=shown.number, pages=shown.paginator.num_pages,
+                      per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings)
 
 
 @dataclass
@@ -103,31 +115,20 @@ class _Snapshot:
     errors: dict[str, str]
 
 
-def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str]) -> _Snapshot:
-    """Coordinators, descriptions, committed offsets and log end offsets of these groups.
-    A group that fails keeps its error; a failing ListOffsets leaves lag unknown, with a warning."""
-    coordinators = gw.groups.find_coordinators(group_ids)
-    described = gw.groups.describe_groups(coordinators.found)
-    committed = gw.groups.committed_offsets(coordinators.found)
-    errors = {**coordinators.errors, **committed.errors}
-    errors.update({g: d.error for g, d in described.items() if d.error})
-    partitions = {tp for offsets in committed.offsets.values() for tp in offsets}
-    partitions.update(tp for d in described.values() for m in d.members for tp in m.assignment)
-    log_end: dict[TopicPartitionKey, int] = {}
-    if partitions:
-        try:
-            metadata = gw.metadata(sorted({t for t, _ in partitions}))
-            answer = gw.groups.log_offsets(p for t in metadata.topics for p in t.partitions
-                                           if (p.topic, p.partition) in partitions)
-            log_end = answer.offsets
-            if answer.errors:
-                warnings.append(f"Log end offsets of {len(answer.errors)} partition(s) are unknown: "
-                                f"{next(iter(answer.errors.values()))}")
-        except GatewayError as exc:
-            warnings.append(f"Log end offsets: {exc}")
+def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True) -> _Snapshot:
+    """Coordinators, descriptions, committed offsets and log end offsets of these groups
+    (`GroupCalls.lag_snapshot`). A group that fails keeps its error; a partition whose log
+    end is unknown has an unknown lag, with a warning."""
+    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics)
+    errors = {**snapshot.coordinators.errors, **snapshot.committed.errors}
+    errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
+    if snapshot.log_end_offsets.errors:
+        unknown = snapshot.log_end_offsets.errors
+        warnings.append(f"Log end offsets of {len(unknown)} partition(s) are unknown: {next(iter(unknown.values()))}")
     if errors:
         warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
-    return _Snapshot(coordinators.found, described, committed.offsets, log_end, errors)
+    return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
+                     snapshot.log_end_offsets.offsets, errors)
 
 
 def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snapshot) -> GroupRow:
@@ -203,7 +204,7 @@ class GroupDetail:
 def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
-        snapshot = _snapshot(gw, [group_id], warnings)
+        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False)
     described = snapshot.described.get(group_id)
     committed = snapshot.committed.get(group_id, {})
     if group_id not in snapshot.coordinators:

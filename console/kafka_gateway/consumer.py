@@ -80,7 +80,7 @@ class TopicReader:
         response = self._manager.run(_send, self._manager, request)
         topic = next((t for t in response.topics if t.name == self.topic), None)
         if topic is None or topic.error_code == Errors.UnknownTopicOrPartitionError.errno:
-            raise GatewayError(f"The cluster has no topic {self.topic!r}.")
+            raise UnknownTopic(f"The cluster has no topic {self.topic!r}.")
         if topic.error_code:
             raise GatewayError(describe_error_code(topic.error_code))
         self._leaders = {p.partition_index: p.leader_id for p in topic.partitions}
@@ -197,3 +197,7 @@ class TopicReader:
 
 class _LeaderMoved(Exception):
     pass
+
+
+class UnknownTopic(GatewayError):
+    """The cluster has no such topic."""

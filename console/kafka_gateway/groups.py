@@ -20,8 +20,9 @@ How each Kafka API is batched (what a caller pays, whatever the number of groups
 - OffsetCommit (generation -1, no member: an admin commit, as AlterConsumerGroupOffsets),
   OffsetDelete and DeleteGroups: one request per coordinator.
 
-`lag_snapshot()` strings the reads together for callers that want every group's committed
-offsets next to the partitions' high watermarks (the groups list, lag analytics).
+`lag_snapshot(group_ids)` strings the reads together in three round trips for callers that
+want groups' members and committed offsets next to the partitions' high watermarks (the
+groups pages, lag analytics): start there.
 
 Requests go through kafka-python's connection manager (`_manager`), as in `client.py`: its
 public admin calls send one request per coordinator one after another, raise on the first
@@ -40,7 +41,7 @@ from kafka.protocol.consumer import ListOffsetsRequest, OffsetCommitRequest, Off
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 from kafka.protocol.metadata import FindCoordinatorRequest
 
-from console.kafka_gateway.client import _bulk_allocation
+from console.kafka_gateway.client import _bulk_allocation, cluster_metadata, metadata_request
 from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
 from console.kafka_gateway.group_records import (
     LATEST_TIMESTAMP,
@@ -65,12 +66,13 @@ _OFFSET_COMMIT_MAX_VERSION = 8
 
 @dataclass(frozen=True)
 class LagSnapshot:
-    """Every group's committed offsets and the high watermark of each partition they name."""
+    """Groups' coordinators, descriptions (members, decoded assignments) and committed offsets,
+    with the log end offset (high watermark) of every partition they committed on or own."""
 
-    groups: list[GroupListing]
     coordinators: Coordinators
+    described: dict[str, DescribedGroup]
     committed: GroupOffsets
-    high_watermarks: LogOffsets
+    log_end_offsets: LogOffsets
 
 
 class GroupCalls:
@@ -137,25 +139,23 @@ class GroupCalls:
         """DescribeGroups, one request per coordinator; a coordinator that fails gives its
         groups a DescribedGroup with `error` set."""
         by_node = _by_coordinator(coordinators)
-        requests = [(node, DescribeGroupsRequest(groups=ids, include_authorized_operations=False))
-                    for node, ids in by_node.items()]
-        described: dict[str, DescribedGroup] = {}
-        for (node, ids), answer in zip(by_node.items(), self._run(_send_all, requests)):
-            if isinstance(answer, Exception):
-                described.update({g: _failed_description(g, node, readable(answer)) for g in ids})
-                continue
-            for g in answer.groups:
-                described[g.group_id] = _description(g, node)
-        return described
+        return _described(by_node, self._run(_send_all, _describe_requests(by_node)))
 
     @translated
     def committed_offsets(self, coordinators: Mapping[str, int],
                           partitions: Mapping[str, Iterable[TopicPartitionKey]] | None = None) -> GroupOffsets:
         """OffsetFetch: every committed offset of each group (or only `partitions[group]`).
         Partitions without a committed offset are left out."""
-        by_node = _by_coordinator(coordinators)
-        if not by_node:
+        requests, asked = self._fetch_requests(_by_coordinator(coordinators), partitions)
+        if not requests:
             return GroupOffsets()
+        with _bulk_allocation():
+            return _fetched(asked, self._run(_send_all, requests))
+
+    def _fetch_requests(self, by_node: dict[int, list[str]],
+                        partitions: Mapping[str, Iterable[TopicPartitionKey]] | None) -> tuple[list, list]:
+        """(node, OffsetFetch) pairs and the group ids each asks for: one per coordinator (v8+)
+        or one per group."""
         wanted = (lambda g: None) if partitions is None else (lambda g: _fetch_topics(partitions.get(g, ())))
         batched = self._version(OffsetFetchRequest) >= 8
         requests, asked = [], []
@@ -168,20 +168,7 @@ class GroupCalls:
                 requests += [(node, OffsetFetchRequest(group_id=g, topics=wanted(g), min_version=2, max_version=7))
                              for g in ids]
                 asked += [[g] for g in ids]
-        offsets: dict[str, dict[TopicPartitionKey, CommittedOffset]] = {}
-        errors: dict[str, str] = {}
-        with _bulk_allocation():
-            for ids, answer in zip(asked, self._run(_send_all, requests)):
-                if isinstance(answer, Exception):
-                    errors.update({g: readable(answer) for g in ids})
-                    continue
-                groups = answer.groups if batched else [_as_group(ids[0], answer)]
-                for group in groups:
-                    if group.error_code:
-                        errors[group.group_id] = describe_error_code(group.error_code)
-                    else:
-                        offsets[group.group_id] = _committed(group)
-        return GroupOffsets(offsets=offsets, errors=errors)
+        return requests, asked
 
     @translated
     def log_offsets(self, partitions: Iterable[PartitionInfo], *, timestamp: int = LATEST_TIMESTAMP) -> LogOffsets:
@@ -216,19 +203,40 @@ class GroupCalls:
                             offsets[(name, p.partition_index)] = p.offset
         return LogOffsets(offsets=offsets, errors=errors)
 
-    def lag_snapshot(self) -> LagSnapshot | None:
-        """Every group (ListGroups), its coordinator (FindCoordinator), its committed offsets
-        (OffsetFetch), and the high watermark of every partition any group committed on
-        (Metadata for those topics, then ListOffsets per leader). None without group APIs."""
-        groups = self.list_groups()
-        if groups is None:
-            return None
-        coordinators = self.find_coordinators(g.group_id for g in groups)
-        committed = self.committed_offsets(coordinators.found)
-        topics = {t for offsets in committed.offsets.values() for t, _ in offsets}
-        partitions = [p for t in self._gateway.metadata(sorted(topics)).topics for p in t.partitions] if topics else []
-        return LagSnapshot(groups=groups, coordinators=coordinators, committed=committed,
-                           high_watermarks=self.log_offsets(partitions))
+    @translated
+    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True) -> LagSnapshot:
+        """Everything the lag of these groups needs, in three round trips whatever their number:
+        1. FindCoordinator (v4: one request);
+        2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
+        3. ListOffsets (latest) per leader, for every partition any of the groups committed on
+           or is assigned, each asked once.
+        `all_topics`: ask Metadata for every topic (the engine answers that from a cache, and
+        it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
+        for a few groups in a big cluster)."""
+        coordinators = self.find_coordinators(group_ids)
+        if not coordinators.found:
+            return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
+                               log_end_offsets=LogOffsets())
+        by_node = _by_coordinator(coordinators.found)
+        describe = _describe_requests(by_node)
+        fetch, asked = self._fetch_requests(by_node, None)
+        extra = [(None, metadata_request(None))] if all_topics else []
+        with _bulk_allocation():
+            answers = self._run(_send_all, describe + fetch + extra)
+            described = _described(by_node, answers[:len(describe)])
+            committed = _fetched(asked, answers[len(describe):len(describe) + len(fetch)])
+            partitions = {tp for offsets in committed.offsets.values() for tp in offsets}
+            partitions.update(tp for d in described.values() for m in d.members for tp in m.assignment)
+            if all_topics:
+                if isinstance(answers[-1], Exception):
+                    raise answers[-1]
+                metadata = cluster_metadata(answers[-1])
+            else:
+                metadata = self._gateway.metadata(sorted({t for t, _ in partitions})) if partitions else None
+        leaders = [p for t in metadata.topics for p in t.partitions
+                   if (p.topic, p.partition) in partitions] if metadata else []
+        return LagSnapshot(coordinators=coordinators, described=described, committed=committed,
+                           log_end_offsets=self.log_offsets(leaders))
 
     # --- writes -----------------------------------------------------------------------------
 
@@ -314,6 +322,38 @@ async def _send_all(manager, requests: list[tuple[int | None, object]]) -> list:
         except (Errors.KafkaError, OSError) as exc:
             answers.append(exc)
     return answers
+
+
+def _describe_requests(by_node: dict[int, list[str]]) -> list:
+    return [(node, DescribeGroupsRequest(groups=ids, include_authorized_operations=False))
+            for node, ids in by_node.items()]
+
+
+def _described(by_node: dict[int, list[str]], answers: list) -> dict[str, DescribedGroup]:
+    described: dict[str, DescribedGroup] = {}
+    for (node, ids), answer in zip(by_node.items(), answers):
+        if isinstance(answer, Exception):
+            described.update({g: _failed_description(g, node, readable(answer)) for g in ids})
+            continue
+        for g in answer.groups:
+            described[g.group_id] = _description(g, node)
+    return described
+
+
+def _fetched(asked: list[list[str]], answers: list) -> GroupOffsets:
+    offsets: dict[str, dict[TopicPartitionKey, CommittedOffset]] = {}
+    errors: dict[str, str] = {}
+    for ids, answer in zip(asked, answers):
+        if isinstance(answer, Exception):
+            errors.update({g: readable(answer) for g in ids})
+            continue
+        groups = answer.groups if answer.API_VERSION >= 8 else [_as_group(ids[0], answer)]
+        for group in groups:
+            if group.error_code:
+                errors[group.group_id] = describe_error_code(group.error_code)
+            else:
+                offsets[group.group_id] = _committed(group)
+    return GroupOffsets(offsets=offsets, errors=errors)
 
 
 def _by_coordinator(coordinators: Mapping[str, int]) -> dict[int, list[str]]:

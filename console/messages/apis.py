@@ -1,8 +1,13 @@
 """JSON twins of the message pages (viewers get masked values, as on the pages)."""
+import itertools
+import json
+
+from django.http import StreamingHttpResponse
+
 from console.accounts.roles import VIEWER
 from console.clusters.selectors import cluster_get
 from console.messages import selectors
-from console.messages.forms import browse_query_from, format_cursor, formats_from
+from console.messages.forms import browse_query_from, format_cursor, formats_from, search_query_from
 from console.messages.views import masked_for
 from console.web import json_api
 
@@ -26,3 +31,25 @@ def message_detail(request, cluster_id: int, name: str, partition: int, offset: 
                                              partition=partition, offset=offset, mask=masked_for(request.user),
                                              formats=formats_from(request.GET))
     return view.as_dict()
+
+
+@json_api(VIEWER)
+def message_search(request, cluster_id: int, name: str):
+    """The search page's fields as a query string; answers JSON Lines as the scan goes:
+    {"type": "notes"|"match"|"stats"|"done", ...}, the last line being "done" with the stats."""
+    query, formats = search_query_from(request.GET)
+    events = selectors.message_search(cluster=cluster_get(cluster_id=cluster_id), topic=name, query=query,
+                                      mask=masked_for(request.user), formats=formats)
+    first = next(events)   # compiles the filter and opens the reader: bad input is a 400 here, not mid-stream
+    return StreamingHttpResponse(_json_lines(first, events), content_type="application/x-ndjson")
+
+
+def _json_lines(first, events):
+    for kind, item in itertools.chain([first], events):
+        if kind == "notes":
+            line = {"type": "notes", "notes": item}
+        elif kind == "match":
+            line = {"type": "match", "message": item[1].as_dict()}
+        else:
+            line = {"type": kind, "stats": item.as_dict()}
+        yield json.dumps(line) + "\n"

@@ -6,7 +6,7 @@ raises: bytes that do not decode come back as hex with the decoder's error besid
 Formats: auto (JSON if it parses, else UTF-8 text if valid, else hex), string, json
 (pretty-printed), avro (Confluent's framing, magic 0 + 4-byte schema id, resolved against the
 console's registered schemas; otherwise the topic's own schema), protobuf (the topic's
-FileDescriptorSet and message type), msgpack, hex, base64.
+FileDescriptorSet and message type, plain or in Confluent's framing), msgpack, hex, base64.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import fastavro
 import msgpack
 import orjson
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from kafka.record.util import decode_varint
 
 CONFLUENT_MAGIC = 0
 
@@ -147,6 +148,10 @@ class Deserializers:
     def _protobuf(self, data: bytes) -> Decoded:
         if not self._descriptor_set or not self._message_type:
             raise DecodeError("The topic has no Protobuf descriptor set and message type.")
+        if data[:1] == b"\x00":
+            # Field number 0 does not exist, so a leading zero byte is Confluent's framing:
+            # magic 0, a 4-byte schema id, then the message indexes (the topic's type is used).
+            data = _skip_message_indexes(data, 5)
         message = self._protobuf_class.FromString(data)
         as_dict = json_format.MessageToDict(message, preserving_proto_field_name=True)
         return Decoded(to_json_text(as_dict, pretty=True), "protobuf")
@@ -175,6 +180,15 @@ class Deserializers:
     @cached_property
     def _protobuf_class(self):
         return protobuf_message_class(self._descriptor_set, self._message_type)
+
+
+def _skip_message_indexes(data: bytes, pos: int) -> bytes:
+    """Confluent's Protobuf message indexes: a zigzag varint count, then that many indexes
+    (a lone 0 byte stands for [0], the first message type)."""
+    count, pos = decode_varint(data, pos)
+    for _ in range(count):
+        _, pos = decode_varint(data, pos)
+    return data[pos:]
 
 
 _DECODERS = {"auto": Deserializers._auto, "string": Deserializers._string, "json": Deserializers._json,

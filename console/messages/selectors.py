@@ -8,7 +8,7 @@ partition, so a page can be linked, reloaded and paged forwards or backwards.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -16,7 +16,7 @@ from django.conf import settings
 from console.clusters.models import Cluster
 from console.errors import InvalidInput, NotFound
 from console.kafka_gateway.batches import ConsumedRecord, to_consumed
-from console.kafka_gateway.consumer import TopicReader, open_topic_reader
+from console.kafka_gateway.consumer import TopicReader, UnknownTopic, open_topic_reader
 from console.messages.deserializers import Deserializers
 from console.messages.filters import FilterSpec, RecordFilter
 from console.messages.masking import Masker, Rule
@@ -25,13 +25,19 @@ from console.messages.presenting import MessageView, Presenter
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 
 MAX_PAGE = 500
+BROWSE_FETCH_BYTES = 256 << 10
 START_MODES = ("newest", "oldest", "offset", "timestamp")
 
 
-def topic_reader(*, cluster: Cluster, topic: str) -> AbstractContextManager[TopicReader]:
-    return open_topic_reader(cluster.connection_settings(), topic,
-                             request_timeout_ms=settings.KAFKA_REQUEST_TIMEOUT_MS,
-                             bootstrap_timeout_ms=settings.KAFKA_BOOTSTRAP_TIMEOUT_MS)
+@contextmanager
+def topic_reader(*, cluster: Cluster, topic: str) -> Iterator[TopicReader]:
+    try:
+        with open_topic_reader(cluster.connection_settings(), topic,
+                               request_timeout_ms=settings.KAFKA_REQUEST_TIMEOUT_MS,
+                               bootstrap_timeout_ms=settings.KAFKA_BOOTSTRAP_TIMEOUT_MS) as reader:
+            yield reader
+    except UnknownTopic as exc:
+        raise NotFound(f"Cluster {cluster.name} has no topic {topic!r}.") from exc
 
 
 def message_settings_get(*, cluster: Cluster, topic: str) -> TopicMessageSettings:
@@ -51,16 +57,20 @@ def registered_schemas() -> list[RegisteredSchema]:
 def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | None = None) -> Presenter:
     """The topic's deserializers (formats overridable per request) and, if `mask`, its masks."""
     row = message_settings_get(cluster=cluster, topic=topic)
-    deserializers = Deserializers(avro_schema=row.avro_schema,
-                                  registered_schemas={s.schema_id: s.schema for s in registered_schemas()},
+    registered = {s.schema_id: s.schema for s in registered_schemas()}
+    deserializers = Deserializers(avro_schema=row.avro_schema, registered_schemas=registered,
                                   protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
                                   protobuf_message_type=row.protobuf_message_type)
+    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, registered_schemas=registered,
+                                      protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
+                                      protobuf_message_type=row.protobuf_message_type)
     formats = formats or {}
     masker = Masker([Rule(r.kind, r.pattern, r.replacement) for r in masking_rules(cluster=cluster, topic=topic)]) \
         if mask else None
     return Presenter(deserializers=deserializers, key_format=formats.get("key") or row.key_format,
                      value_format=formats.get("value") or row.value_format,
-                     header_format=formats.get("header") or row.header_format, masker=masker)
+                     header_format=formats.get("header") or row.header_format, masker=masker,
+                     key_deserializers=key_deserializers)
 
 
 # --- browse ----------------------------------------------------------------------------------
@@ -161,7 +171,8 @@ def _read(reader: TopicReader, starts: dict[int, int], ends: dict[int, int], per
     """Up to `per_partition` records of each partition from `starts` (inclusive) to `ends`."""
     progress = ReadProgress(positions=dict(starts), ends=dict(ends))
     taken: dict[int, list[ConsumedRecord]] = {p: [] for p in starts}
-    for partition, _raw, info, batch in read_forward(reader, progress):
+    # A page needs few records: small fetches, so a page of 100 partitions moves ~MBs, not 32 MB.
+    for partition, _raw, info, batch in read_forward(reader, progress, partition_bytes=BROWSE_FETCH_BYTES):
         mine = taken[partition]
         if batch is None or len(mine) >= per_partition:
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
-from console.kafka_gateway.batches import scan_batches, to_consumed
+from console.kafka_gateway.batches import fast_records, scan_batches, to_consumed
 from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
 from console.messages.filters import RecordFilter
 
@@ -41,7 +41,8 @@ def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_seco
                 continue
             for info, batch in scan_batches(answer.records, from_offset=positions[partition]):
                 if batch is not None:
-                    for r in batch:
+                    fast = fast_records(answer.records, info)
+                    for r in batch if fast is None else fast:
                         if r.offset < positions[partition]:
                             continue
                         seen += 1
@@ -54,7 +55,7 @@ def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_seco
                         if shown_in_window < max_shown_per_second:
                             shown_in_window += 1
                             shown += 1
-                            yield "record", to_consumed(partition, r, info.compression)
+                            yield "record", to_consumed(partition, r, info.compression, info)
                         else:
                             not_shown += 1
                 positions[partition] = max(positions[partition], info.next_offset)

@@ -34,9 +34,10 @@ def masked_for(user) -> bool:
 
 
 def _common(request, cluster, name: str) -> dict:
+    masked = masked_for(request.user)
     return {"cluster": cluster, "topic": name, "formats": FORMATS,
-            "chosen": selectors.message_settings_get(cluster=cluster, topic=name),
-            "masked": masked_for(request.user)}
+            "chosen": selectors.message_settings_get(cluster=cluster, topic=name), "masked": masked,
+            "masks_apply": masked and bool(selectors.masking_rules(cluster=cluster, topic=name))}
 
 
 @page(VIEWER)
@@ -98,14 +99,18 @@ def message_export(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     fmt = request.GET.get("format", "jsonl")
     if fmt not in EXPORT_FORMATS:
-        raise InvalidInput(f"Export as one of {', '.join(EXPORT_FORMATS)}.")
+        return render(request, "error.html", {"message": f"Export as one of {', '.join(EXPORT_FORMATS)}."},
+                      status=400)
     data = request.GET.copy()
     data.setdefault("max_matches", "100000000")
     data.setdefault("max_seconds", "600")
-    query, formats = search_query_from(data)
-    events = selectors.message_search(cluster=cluster, topic=name, query=query, mask=masked_for(request.user),
-                                      formats=formats)
-    next(events)   # the notes; also opens the reader, so a bad request fails here with a page
+    try:
+        query, formats = search_query_from(data)
+        events = selectors.message_search(cluster=cluster, topic=name, query=query,
+                                          mask=masked_for(request.user), formats=formats)
+        next(events)   # the notes; it compiles the filter and opens the reader, so bad input fails here
+    except InvalidInput as exc:
+        return render(request, "error.html", {"message": str(exc)}, status=400)
     response = StreamingHttpResponse(export_lines(events, fmt=fmt),
                                      content_type="text/csv" if fmt == "csv" else "application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
@@ -143,7 +148,8 @@ def message_settings(request, cluster_id: int, name: str):
     row = selectors.message_settings_get(cluster=cluster, topic=name)
     form = MessageSettingsForm(request.POST or None, request.FILES or None, initial={
         "key_format": row.key_format, "value_format": row.value_format, "header_format": row.header_format,
-        "avro_schema": row.avro_schema, "protobuf_message_type": row.protobuf_message_type})
+        "avro_schema": row.avro_schema, "avro_key_schema": row.avro_key_schema,
+        "protobuf_message_type": row.protobuf_message_type})
     if request.method == "POST":
         if not has_role(request.user, OPERATOR):
             return render(request, "error.html", {"message": "Changing deserializers needs the operator role."},
@@ -155,7 +161,8 @@ def message_settings(request, cluster_id: int, name: str):
                 services.message_settings_update(
                     cluster=cluster, actor=request.user, topic=name, key_format=data["key_format"],
                     value_format=data["value_format"], header_format=data["header_format"],
-                    avro_schema=data["avro_schema"], protobuf_descriptor_set=upload.read() if upload else None,
+                    avro_schema=data["avro_schema"], avro_key_schema=data["avro_key_schema"],
+                    protobuf_descriptor_set=upload.read() if upload else None,
                     protobuf_message_type=data["protobuf_message_type"])
             except ConsoleError as exc:
                 form.add_error(None, str(exc))

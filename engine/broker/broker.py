@@ -30,7 +30,9 @@ from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
+from engine.broker.cleaner_thread import clean_off_loop
 from engine.storage.cleaner import LogCleaner
+from engine.storage.cleaner_steps import StepRunner
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -82,7 +84,8 @@ class Broker:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_manager = LogManager(self.log_dir)
         self.log_manager.load(self._log_config_for_topic, now_ms())
-        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read()
+        self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read_or_ignore(
+            "high watermarks restart from 0 and advance as followers fetch")
         self._logs_loaded = True
 
     def recovered_replicas(self) -> dict[tuple[str, int], ReplicaLog]:
@@ -415,12 +418,13 @@ class Broker:
 
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
-        self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"))
+        self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
+                                      io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]
 
     async def _run_log_cleaner(self) -> None:
-        """Every log.cleaner.backoff.ms, compact the logs that are due. A cleaning yields to
-        the event loop between batches; the cleaner notices if its log changes meanwhile."""
+        """Every log.cleaner.backoff.ms, compact the logs that are due. The cleaning runs on a
+        worker thread, off the event loop; only its segment swaps come back to the loop."""
         while True:
             await asyncio.sleep(self.config.get("log.cleaner.backoff.ms") / 1000)
             if not self.config.get("log.cleaner.enable"):
@@ -428,7 +432,6 @@ class Broker:
             try:
                 high_watermarks = self._high_watermarks()
                 for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), high_watermarks):
-                    for _ in self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp]):
-                        await asyncio.sleep(0)
+                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp])))
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: log cleaner failed", self.node_id)

@@ -1,12 +1,14 @@
 """Offset checkpoint files of a log dir, in Kafka's text format (OffsetCheckpointFile)."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from .errors import StorageError
 from .log_files import write_atomically
 
 VERSION = 0
+log = logging.getLogger(__name__)
 
 
 class OffsetCheckpointFile:
@@ -43,6 +45,16 @@ class OffsetCheckpointFile:
         except (OSError, UnicodeDecodeError) as exc:
             raise StorageError(f"cannot read {self.path}: {exc}") from exc
         return self._parse(text.splitlines())
+
+    def read_or_ignore(self, consequence: str) -> dict[tuple[str, int], int]:
+        """The checkpointed offsets, or {} with a warning if the file is damaged: a checkpoint
+        only saves work (recovery re-derives what it says from the segments), so a garbled
+        one must not stop the broker. `consequence` tells the operator what ignoring costs."""
+        try:
+            return self.read()
+        except StorageError as exc:
+            log.warning("%s; ignoring it: %s", exc, consequence)
+            return {}
 
     def _parse(self, lines: list[str]) -> dict[tuple[str, int], int]:
         try:

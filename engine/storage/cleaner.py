@@ -33,30 +33,33 @@ the same timestamps. A later cleaning past the horizon drops them, and a log who
 earliest horizon has passed is cleaned even when it has no new dirty data (the horizons
 are tracked in memory, as in Kafka).
 
-Cleaning is a generator that yields between batches, so the broker's event loop can
-interleave it with requests; the log may change between steps (appends, retention,
-deletion) and the cleaner checks before every swap that its segments are still there.
-No asyncio and no threads here. Gaps: no transactional cleanup (aborted transactions
+Cleaning is a generator of steps (`StepRunner` drives it). The broker runs the steps on a
+worker thread, off the event loop, except the segment swap, which the generator hands back
+as an `OnOwner` step for the log's owner (the loop) to run. The log may change between
+steps (appends, retention, deletion): the cleaner pins the files it reads and writes
+(file_handles.py), so their descriptors stay valid, and checks on the owner, right before
+every swap, that its segments are still there. Memory stays bounded: the offset map holds
+16-byte key digests, at most log.cleaner.dedupe.buffer.size / 24 entries, as Kafka's; files
+are read in log.cleaner.io.buffer.size chunks; a compressed batch is inflated as a bounded
+stream (decompression.py), and one that inflates past the bound is kept as it is. No asyncio
+here. Gaps: no transactional cleanup (aborted transactions
 are not removed; there are none yet), and empty batches are not kept for idempotent
 producers' sequence state (Kafka keeps the last one per producer).
 """
 from __future__ import annotations
 
 import logging
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from kafka.codec import gzip_encode, lz4_encode, snappy_encode, zstd_encode
-from kafka.record.default_records import DefaultRecordBatch
-from kafka.record.util import calc_crc32c, encode_varint
-
 from .checkpoint import OffsetCheckpointFile
+from .cleaner_batches import digest, filter_batch, records_of
+from .cleaner_steps import OnOwner, StepRunner
+from .decompression import decompressed_limit
 from .log import Log
 from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offset_file, unlink_quietly
-from .records import (ATTRIBUTES_OFFSET, CRC_OFFSET, HEADER, HEADER_SIZE, INT32_MAX, LOG_OVERHEAD,
-                      TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader, read_header)
+from .records import INT32_MAX, read_header
 from .segment import LogSegment
 from .segment_swap import CLEANED_SUFFIX
 
@@ -65,9 +68,6 @@ log = logging.getLogger(__name__)
 CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 OFFSET_MAP_ENTRY_BYTES = 24
 BATCHES_PER_STEP = 200
-DELETE_HORIZON_MASK = 0x40       # batch attribute bit 6 (KIP-534)
-_COMPRESSORS = {1: gzip_encode, 2: snappy_encode, 3: lz4_encode, 4: zstd_encode}
-_UINT32 = struct.Struct(">I")
 
 TopicPartition = tuple[str, int]
 
@@ -106,15 +106,19 @@ class Cleanable:
 class LogCleaner:
     """Compacts the logs of one log dir and owns its `cleaner-offset-checkpoint`.
 
-    Not thread-safe: the broker's event loop drives it, one cleaning at a time.
+    One cleaning at a time: `logs_to_clean` on the owner's thread, then the steps of `clean`
+    through a StepRunner (see the module docstring).
     """
 
-    def __init__(self, log_dir: Path | str, *, dedupe_buffer_size: int = 128 * 1024 * 1024) -> None:
+    def __init__(self, log_dir: Path | str, *, dedupe_buffer_size: int = 128 * 1024 * 1024,
+                 io_buffer_size: int = 512 * 1024) -> None:
         self._checkpoint_file = OffsetCheckpointFile(Path(log_dir) / CLEANER_CHECKPOINT)
-        self._first_dirty: dict[TopicPartition, int] = self._checkpoint_file.read()
+        self._first_dirty: dict[TopicPartition, int] = self._checkpoint_file.read_or_ignore(
+            "compacted logs are cleaned again from their start")
         self._seen: dict[TopicPartition, Log] = {}
         self._delete_horizons: dict[TopicPartition, int] = {}
         self.max_map_entries = max(1, dedupe_buffer_size // OFFSET_MAP_ENTRY_BYTES)
+        self.io_buffer_size = io_buffer_size
 
     # --- which logs, and how much of them -------------------------------------------
     def first_dirty_offset(self, tp: TopicPartition, log: Log) -> int:
@@ -176,13 +180,9 @@ class LogCleaner:
         """Clean every log that is due, without yielding (tests, tools)."""
         results = []
         for tp, log_ in self.logs_to_clean(logs, now_ms, high_watermarks):
-            steps = self.clean(tp, log_, now_ms, _bound(high_watermarks, tp))
-            try:
-                while True:
-                    next(steps)
-            except StopIteration as done:
-                if done.value is not None:
-                    results.append(done.value)
+            stats = StepRunner(self.clean(tp, log_, now_ms, _bound(high_watermarks, tp))).run_here()
+            if stats is not None:
+                results.append(stats)
         return results
 
     def clean(self, tp: TopicPartition, log_: Log, now_ms: int,
@@ -225,21 +225,23 @@ class LogCleaner:
         return stats
 
     def _build_offset_map(self, log_: Log, segments: list[LogSegment], dirty: list[LogSegment], end: int):
-        """key -> latest offset over as many whole dirty segments as the map holds; returns
-        the map and the offset where the unmapped rest begins (`end` if nothing is mapped)."""
+        """key digest -> latest offset over as many whole dirty segments as the map holds;
+        returns the map and the offset where the unmapped rest begins (`end` if nothing is mapped)."""
         offset_map: dict[bytes, int] = {}
+        limit = decompressed_limit(log_.config.max_message_bytes)
         for segment in dirty:
             segment_map: dict[bytes, int] = {}
             steps = 0
-            for _, header, data in segment.log.batches(0, with_data=True):
-                if not header.is_control:
-                    for record in DefaultRecordBatch(bytes(data)):
-                        if record.key is not None:
-                            segment_map[record.key] = record.offset
-                steps += 1
-                if steps % BATCHES_PER_STEP == 0:
-                    yield
-                    _check_still_there(log_, [segment])
+            with segment.log.pinned():
+                for _, header, data in segment.log.batches(0, with_data=True, chunk_bytes=self.io_buffer_size):
+                    if not header.is_control:
+                        for record in records_of(data, header, limit, log_.dir.name) or ():
+                            if record.key is not None:
+                                segment_map[digest(record.key)] = record.offset
+                    steps += 1
+                    if steps % BATCHES_PER_STEP == 0:
+                        yield
+                        _check_still_there(log_, [segment])
             if offset_map and len(offset_map.keys() | segment_map.keys()) > self.max_map_entries:
                 break
             offset_map.update(segment_map)
@@ -254,24 +256,33 @@ class LogCleaner:
         base = group[0].base_offset
         _remove_cleaned_files(log_.dir, base)  # left over from an aborted round
         cleaned = LogSegment.open(log_.dir, base, log_.config, now_ms, file_suffix=CLEANED_SUFFIX)
+        limit = decompressed_limit(log_.config.max_message_bytes)
         try:
             steps = 0
-            for segment in group:
-                for _, header, data in segment.log.batches(0, with_data=True):
-                    stats.bytes_read += header.size
-                    kept = _filter_batch(data, header, offset_map, now_ms, log_.config.delete_retention_ms, stats)
-                    if kept is not None:
-                        new_header = read_header(kept)
-                        cleaned.append(kept, new_header.base_offset, new_header.last_offset,
-                                       new_header.max_timestamp, new_header.last_offset)
-                        stats.bytes_written += len(kept)
-                    steps += 1
-                    if steps % BATCHES_PER_STEP == 0:
-                        yield
-                        _check_still_there(log_, group)
-            _check_still_there(log_, group)
+            with cleaned.pinned():
+                for segment in group:
+                    with segment.log.pinned():
+                        for _, header, data in segment.log.batches(0, with_data=True,
+                                                                   chunk_bytes=self.io_buffer_size):
+                            stats.bytes_read += header.size
+                            kept = filter_batch(data, header, offset_map, now_ms, log_.config.delete_retention_ms,
+                                                 stats, limit, log_.dir.name)
+                            if kept is not None:
+                                new_header = read_header(kept)
+                                cleaned.append(kept, new_header.base_offset, new_header.last_offset,
+                                               new_header.max_timestamp, new_header.last_offset)
+                                stats.bytes_written += len(kept)
+                            steps += 1
+                            if steps % BATCHES_PER_STEP == 0:
+                                yield
+                                _check_still_there(log_, group)
+                cleaned.flush()
             last_modified = max(s.log.last_modified_ms() for s in group)
-            log_.replace_segments(cleaned, group, last_modified_ms=last_modified, now_ms=now_ms)
+
+            def swap() -> None:   # on the log's owner: the only step that changes the Log
+                _check_still_there(log_, group)
+                log_.replace_segments(cleaned, group, last_modified_ms=last_modified, now_ms=now_ms)
+            yield OnOwner(swap)
         except BaseException:
             cleaned.delete()
             _remove_cleaned_files(log_.dir, base)
@@ -298,92 +309,6 @@ def group_segments_by_size(segments: list[LogSegment], max_size: int) -> list[li
             i += 1
         groups.append(group)
     return groups
-
-
-def _filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms: int,
-                  delete_retention_ms: int, stats: CleanerStats) -> bytes | bytearray | None:
-    """The batch with only the records worth keeping, or None if none is."""
-    if header.is_control:
-        return bytes(data)
-    horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
-    records = list(DefaultRecordBatch(bytes(data)))
-    kept, tombstones = [], 0
-    for record in records:
-        stats.records_read += 1
-        key = record.key
-        if key is None:
-            continue
-        latest = offset_map.get(key)
-        if latest is not None and record.offset < latest:
-            continue
-        if record.value is None:
-            if horizon is not None and horizon <= now_ms:
-                stats.tombstones_dropped += 1
-                continue
-            tombstones += 1
-        kept.append(record)
-    stats.records_retained += len(kept)
-    if not kept:
-        return None
-    if tombstones:
-        if horizon is None:
-            horizon = now_ms + delete_retention_ms  # first time kept: start the clock
-        stats.kept_tombstones_until(horizon)
-        if len(kept) == len(records) and header.attributes & DELETE_HORIZON_MASK:
-            return bytes(data)
-        return encode_batch(kept, header, delete_horizon=horizon)
-    if len(kept) == len(records):
-        return bytes(data)
-    return encode_batch(kept, header, delete_horizon=None)
-
-
-def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | None) -> bytearray:
-    """A v2 batch of `records` (kafka.record records) with `original`'s base offset, last
-    offset delta, leader epoch, producer fields, timestamp type and codec.
-
-    kafka.record's builder always bases timestamps on the first record; a delete horizon
-    must be the base timestamp instead, so the batch is encoded here.
-    """
-    base_ts = delete_horizon if delete_horizon is not None else records[0].timestamp
-    body = bytearray()
-    for record in records:
-        encoded = bytearray(b"\x00")  # record attributes: unused
-        put = encoded.append
-        encode_varint(record.timestamp - base_ts, put)
-        encode_varint(record.offset - original.base_offset, put)
-        for field in (record.key, record.value):
-            if field is None:
-                encode_varint(-1, put)
-            else:
-                encode_varint(len(field), put)
-                encoded += field
-        encode_varint(len(record.headers), put)
-        for name, value in record.headers:
-            name = name.encode()
-            encode_varint(len(name), put)
-            encoded += name
-            if value is None:
-                encode_varint(-1, put)
-            else:
-                encode_varint(len(value), put)
-                encoded += value
-        encode_varint(len(encoded), body.append)
-        body += encoded
-    codec = original.compression_type
-    if codec:
-        body = _COMPRESSORS[codec](bytes(body))
-    log_append_time = original.timestamp_type == 1
-    attributes = codec | (original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK))
-    if delete_horizon is not None:
-        attributes |= DELETE_HORIZON_MASK
-    max_ts = original.max_timestamp if log_append_time else max(r.timestamp for r in records)
-    buf = bytearray(HEADER_SIZE) + body
-    HEADER.pack_into(buf, 0, original.base_offset, len(buf) - LOG_OVERHEAD, original.partition_leader_epoch, 2, 0,
-                     attributes, original.last_offset_delta, base_ts, max_ts, original.producer_id,
-                     original.producer_epoch, original.base_sequence, len(records))
-    with memoryview(buf) as view:
-        _UINT32.pack_into(buf, CRC_OFFSET, calc_crc32c(view[ATTRIBUTES_OFFSET:]))
-    return buf
 
 
 def _check_still_there(log_: Log, segments: list[LogSegment]) -> None:

@@ -6,14 +6,23 @@ first use and the least recently used ones are closed once the cap is reached; t
 reopens on the next use. Closing an fd loses nothing: written bytes are in the page cache
 and fsync flushes the file whichever fd wrote it.
 
-Not thread-safe: the engine's event loop is the only caller, as for the rest of storage.
+Threads: the engine's event loop is the main user. The log cleaner's thread also reads and
+writes segment files; it *pins* each file it uses (`pinned`), and only the thread that
+created the pool (the loop's) ever closes a descriptor, never a pinned one. So no thread's
+descriptor is closed - or its number reused for another file - while that thread uses it.
+The pool's bookkeeping is under a lock.
 """
 from __future__ import annotations
 
 import os
 import resource
+import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from . import filesystem
 
 
 def default_limit() -> int:
@@ -26,22 +35,33 @@ class FileHandles:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._open: OrderedDict[int, "PooledFile"] = OrderedDict()
+        self.lock = threading.RLock()
+        self._closing_thread = threading.get_ident()
 
     def __len__(self) -> int:
         return len(self._open)
 
     def used(self, owner: "PooledFile") -> None:
-        key = id(owner)
-        if key in self._open:
-            self._open.move_to_end(key)
-            return
-        self._open[key] = owner
-        while len(self._open) > self.limit:
-            _, oldest = self._open.popitem(last=False)
-            oldest.release_fd()
+        with self.lock:
+            key = id(owner)
+            if key in self._open:
+                self._open.move_to_end(key)
+                return
+            self._open[key] = owner
+            if threading.get_ident() == self._closing_thread:
+                self._evict()
+
+    def _evict(self) -> None:
+        """Close the least recently used unpinned descriptors until under the limit."""
+        for key in list(self._open):
+            if len(self._open) <= self.limit:
+                return
+            if not self._open[key].pins:
+                self._open.pop(key).release_fd()
 
     def forget(self, owner: "PooledFile") -> None:
-        self._open.pop(id(owner), None)
+        with self.lock:
+            self._open.pop(id(owner), None)
 
 
 HANDLES = FileHandles(default_limit())
@@ -54,27 +74,50 @@ class PooledFile:
         # A str, not a Path: one PooledFile per segment file adds up to tens of thousands,
         # and a str is no work for the garbage collector (a PosixPath and its parts list are).
         self.path = os.fspath(path)
-        self._raw_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self.pins = 0                 # > 0 while another thread uses the descriptor
+        self._close_when_unpinned = False
+        self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         HANDLES.used(self)
 
     @property
     def fd(self) -> int:
-        if self._raw_fd < 0:
-            # No O_CREAT: a file renamed or deleted behind our back must fail loudly, not
-            # come back empty.
-            self._raw_fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-        HANDLES.used(self)
-        return self._raw_fd
+        with HANDLES.lock:
+            if self._raw_fd < 0:
+                # No O_CREAT: a file renamed or deleted behind our back must fail loudly, not
+                # come back empty.
+                self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_APPEND)
+            HANDLES.used(self)
+            return self._raw_fd
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Keep the descriptor open (and its number ours) for the duration."""
+        with HANDLES.lock:
+            self.pins += 1
+        try:
+            yield
+        finally:
+            with HANDLES.lock:
+                self.pins -= 1
+                if not self.pins and self._close_when_unpinned:
+                    self._close_when_unpinned = False
+                    self.release_fd()
 
     def release_fd(self) -> None:
         """Close the descriptor only (the LRU needs room); the next use reopens the file."""
-        if self._raw_fd >= 0:
-            os.close(self._raw_fd)
-            self._raw_fd = -1
+        with HANDLES.lock:
+            if self._raw_fd >= 0:
+                os.close(self._raw_fd)
+                self._raw_fd = -1
 
     def close(self) -> None:
-        HANDLES.forget(self)
-        self.release_fd()
+        """Close now, or, while another thread has it pinned, once it lets go."""
+        with HANDLES.lock:
+            HANDLES.forget(self)
+            if self.pins:
+                self._close_when_unpinned = True
+            else:
+                self.release_fd()
 
 
 class PooledFileOwner:
@@ -89,10 +132,13 @@ class PooledFileOwner:
         return self._file.fd
 
     def flush(self) -> None:
-        os.fsync(self._fd)
+        filesystem.FS.fsync(self._fd)
 
     def close(self) -> None:
         self._file.close()
+
+    def pinned(self):
+        return self._file.pinned()
 
     def delete(self) -> None:
         self.close()

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from . import filesystem
 from .errors import CorruptRecordError, StorageError
 from .file_handles import PooledFile, PooledFileOwner
 from .records import HEADER_SIZE, BatchHeader, check_header, read_header
@@ -86,10 +87,10 @@ class FileRecords(PooledFileOwner):
         view = memoryview(buf)
         try:
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[filesystem.FS.write(self._fd, view):]
         except OSError as exc:
             # Never leave half a batch behind: the next append would follow garbage.
-            os.ftruncate(self._fd, position)
+            filesystem.FS.ftruncate(self._fd, position)
             raise StorageError(f"append to {self.path} failed: {exc}") from exc
         finally:
             view.release()
@@ -102,7 +103,7 @@ class FileRecords(PooledFileOwner):
     def slice(self, position: int, size: int) -> FileSlice:
         return FileSlice(self._fd, position, max(0, min(size, self.size - position)))
 
-    def batches(self, start: int = 0, *, with_data: bool = False
+    def batches(self, start: int = 0, *, with_data: bool = False, chunk_bytes: int = SCAN_CHUNK
                 ) -> Iterator[tuple[int, BatchHeader, memoryview | None]]:
         """Yield (position, header, batch bytes or None) for each batch from `start`.
 
@@ -115,13 +116,13 @@ class FileRecords(PooledFileOwner):
         while pos < end:
             offset = pos - buf_start
             if offset + HEADER_SIZE > len(buf):
-                buf, buf_start, offset = self.read(pos, min(SCAN_CHUNK, end - pos)), pos, 0
+                buf, buf_start, offset = self.read(pos, min(chunk_bytes, end - pos)), pos, 0
             header = read_header(buf, offset)
             check_header(header, pos, end - pos)
             data = None
             if with_data:
                 if offset + header.size > len(buf):
-                    buf, buf_start, offset = self.read(pos, max(SCAN_CHUNK, header.size)), pos, 0
+                    buf, buf_start, offset = self.read(pos, max(chunk_bytes, header.size)), pos, 0
                     if len(buf) < header.size:
                         raise CorruptRecordError(f"short read of batch at position {pos}")
                 data = memoryview(buf)[offset:offset + header.size]
@@ -132,7 +133,7 @@ class FileRecords(PooledFileOwner):
         """Cut the file at `position`; return how many bytes were removed."""
         removed = self.size - position
         if removed > 0:
-            os.ftruncate(self._fd, position)
+            filesystem.FS.ftruncate(self._fd, position)
             self.size = position
         return max(0, removed)
 

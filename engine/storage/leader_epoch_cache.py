@@ -15,11 +15,13 @@ Not thread-safe: the partition's Log owns it.
 """
 from __future__ import annotations
 
+import logging
 from bisect import bisect_right
 from pathlib import Path
 
-from .errors import StorageError
 from .log_files import write_atomically
+
+log = logging.getLogger(__name__)
 
 FILE_NAME = "leader-epoch-checkpoint"
 UNDEFINED = (-1, -1)
@@ -28,6 +30,7 @@ UNDEFINED = (-1, -1)
 class LeaderEpochFileCache:
     def __init__(self, directory: Path | str) -> None:
         self.path = Path(directory) / FILE_NAME
+        self.damaged = False          # the file could not be read: the Log rebuilds it from its batches
         self._entries: list[tuple[int, int]] = self._load()
 
     def _load(self) -> list[tuple[int, int]]:
@@ -37,9 +40,12 @@ class LeaderEpochFileCache:
             lines = self.path.read_text("utf-8").split("\n")
             count = int(lines[1])
             entries = [tuple(map(int, line.split())) for line in lines[2:2 + count]]
-        except (ValueError, IndexError) as exc:
-            raise StorageError(f"malformed {self.path}: {exc}") from None
-        return [(epoch, offset) for epoch, offset in entries]
+            pairs = [(epoch, offset) for epoch, offset in entries]
+        except (ValueError, IndexError, UnicodeDecodeError) as exc:
+            log.warning("Malformed %s (%s): ignored, rebuilt from the log's batches", self.path, exc)
+            self.damaged = True
+            return []
+        return pairs
 
     def _write(self) -> None:
         lines = ["0", str(len(self._entries))] + [f"{e} {o}" for e, o in self._entries]

@@ -56,6 +56,10 @@ class Log:
         self._closed = False
         # Which leader epoch began at which offset; replicas truncate by it (KIP-101).
         self.leader_epoch_cache = LeaderEpochFileCache(self.dir)
+        if self.leader_epoch_cache.damaged:
+            for segment in segments:
+                for header in segment.headers_from(segment.base_offset):
+                    self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
         self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
 
     @classmethod

@@ -53,8 +53,12 @@ class LogManager:
             # Removed before loading: a crash from here on must count as unclean.
             marker.unlink()
             fsync_dir(self.log_dir)
-        recovery_points = self._recovery_points.read()
-        log_start_offsets = self._log_start_offsets.read()
+        recovery_points = self._recovery_points.read_or_ignore(
+            "every log is recovered from its segments, from the start")
+        if not recovery_points and self._recovery_points.path.exists():
+            self.had_clean_shutdown = False   # so the loader validates every segment
+        log_start_offsets = self._log_start_offsets.read_or_ignore(
+            "log start offsets fall back to the first segment of each log")
         for entry in sorted(os.scandir(self.log_dir), key=lambda e: e.name):
             if not entry.is_dir():
                 continue

@@ -1,12 +1,19 @@
 """Checks and stamps the batches of a Produce request before they reach the log
-(Kafka's LogValidator).  Works on the request buffer in place; never touches disk."""
+(Kafka's LogValidator).  Works on the request buffer in place; never touches disk.
+
+A client's batch is checked whole: size, CRC, and then its records against its header
+(batch_records.py: count, offset deltas, lengths), inflating a compressed batch as a
+bounded stream (decompression.py); record_keys.py then checks keys on compacted topics. The batch is still stored as
+received: nothing is recompressed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .batch_records import RecordWalker
+from .decompression import decompressed_limit, inflate
 from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
-from .records import (TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
+from .records import (HEADER_SIZE, TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
                       set_log_append_time, validate_crc)
 
 
@@ -62,7 +69,22 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
         validate_crc(records, position, header)
         if from_client:
             _check_client_batch(header)
+            _check_records(records, position, header, config)
     return batches
+
+
+def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
+    walker = RecordWalker(header.records_count)
+    start, end = position + HEADER_SIZE, position + header.size
+    if header.compression_type == 0:
+        walker.walk(records, start, end)
+        return
+    with memoryview(records) as view:
+        compressed = view[start:end]
+        for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
+            walker.feed(chunk)
+        compressed.release()
+    walker.finish()
 
 
 def _check_client_batch(header: BatchHeader) -> None:

@@ -2,6 +2,8 @@
 share a base offset (Kafka's LogSegment)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from pathlib import Path
 from typing import Iterator
 
@@ -35,6 +37,12 @@ class LogSegment:
 
     Not thread-safe: the owning Log's caller (the broker's event loop) serialises calls.
     """
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Keep the three files' descriptors open while another thread (the cleaner's) uses them."""
+        with self.log.pinned(), self.offset_index.pinned(), self.time_index.pinned():
+            yield
 
     def __init__(self, directory: Path, base_offset: int, *, index_interval_bytes: int,
                  max_index_size: int, now_ms: int, file_suffix: str = "") -> None:

@@ -15,11 +15,11 @@ SLOW = 60_000   # ms: a bound for a rebalance or a poll, not a performance thres
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
 
 
-def _commit(bootstrap: str, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
+def _commit(bootstrap: str, group_id: str, offsets: dict[tuple[str, int], int], metadata: str = "") -> None:
     with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
         coordinator = gw.groups.find_coordinators([group_id]).found[group_id]
         assert gw.groups.commit_offsets(group_id, coordinator=coordinator,
-                                        offsets={tp: (o, "") for tp, o in offsets.items()}) == {}
+                                        offsets={tp: (o, metadata) for tp, o in offsets.items()}) == {}
 
 
 def _cluster_path(page) -> str:
@@ -34,7 +34,7 @@ def test_xss_group_ids_show_as_text_and_open_no_dialog(login, console_server):
     bootstrap = console_server.engine.bootstrap
     create_topic(bootstrap, "browser-xss", 1)
     for group in XSS_IDS:
-        _commit(bootstrap, group, {("browser-xss", 0): 0})
+        _commit(bootstrap, group, {("browser-xss", 0): 0}, metadata=group)   # shown in the live fragment
     admin = login("admin")
     dialogs: list[str] = []
     admin.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
@@ -48,6 +48,13 @@ def test_xss_group_ids_show_as_text_and_open_no_dialog(login, console_server):
     for group in XSS_IDS:
         admin.goto(_group_url(path, group))
         expect(admin.locator("h1")).to_contain_text(group)
+        live = admin.locator("#group-live")
+        expect(live).to_have_attribute("data-live", "connected", timeout=SLOW)
+        # Empty the fragment, then change the group: only a websocket push can refill it.
+        admin.evaluate("document.getElementById('group-live').innerHTML = ''")
+        _commit(bootstrap, group, {("browser-xss", 0): 1}, metadata=group)
+        expect(live.locator("#partitions")).to_contain_text(group, timeout=SLOW)
+        assert live.locator("img").count() == 0
         # A reset through the form puts the id in the audit log too.
         admin.select_option("#reset-offsets select[name=target]", "latest")
         admin.click('[data-admin-action="reset-preview"]')
@@ -83,3 +90,44 @@ def test_reset_to_earliest_through_the_preview_brings_the_lag_back(login, consol
     expect(operator.locator('[data-figure="total-lag"]')).to_have_text("12")
     expect(operator.locator('#partitions tr[data-partition="browser-reset-0"] [data-lag]')).to_have_text("7")
     operator.screenshot(path="/tmp/console-group.png", full_page=True)
+
+
+def test_lag_falls_to_zero_live_while_a_consumer_reads(login, console_server):
+    bootstrap = console_server.engine.bootstrap
+    create_topic(bootstrap, "browser-live", 2)
+    produce(bootstrap, "browser-live", [b"x"] * 9, partition=0)
+    produce(bootstrap, "browser-live", [b"y"] * 6, partition=1)
+    _commit(bootstrap, "browser-live-group", {("browser-live", 0): 0, ("browser-live", 1): 0})
+    operator = login("operator")
+    operator.goto(_group_url(_cluster_path(operator), "browser-live-group"))
+    expect(operator.locator("#group-live")).to_have_attribute("data-live", "connected", timeout=SLOW)
+    expect(operator.locator('[data-figure="total-lag"]')).to_have_text("15")
+    operator.evaluate("window.notReloaded = true")
+
+    stop = threading.Event()
+    consumed: list[int] = []
+
+    def consume() -> None:
+        consumer = KafkaConsumer("browser-live", bootstrap_servers=bootstrap, group_id="browser-live-group",
+                                 client_id="live-reader", enable_auto_commit=True, auto_commit_interval_ms=200,
+                                 session_timeout_ms=10000, heartbeat_interval_ms=300)
+        try:
+            while not stop.is_set():
+                for records in consumer.poll(timeout_ms=200).values():
+                    consumed.extend(r.offset for r in records)
+        finally:
+            consumer.close()
+    reader = threading.Thread(target=consume, daemon=True)
+    reader.start()
+    try:
+        expect(operator.locator('[data-figure="total-lag"]')).to_have_text("0", timeout=SLOW)
+        expect(operator.locator("#members")).to_contain_text("live-reader", timeout=SLOW)
+        assert operator.evaluate("window.notReloaded") is True
+        expect(operator.locator("#partition-lag-chart")).to_have_attribute("data-drawn", "true")
+    finally:
+        stop.set()
+        reader.join(30)
+    assert len(consumed) == 15
+    # The consumer left: the page says so, still without a reload.
+    expect(operator.locator("#empty-group")).to_be_visible(timeout=SLOW)
+    assert operator.evaluate("window.notReloaded") is True

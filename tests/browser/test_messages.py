@@ -62,6 +62,7 @@ def test_browse_and_record_view_keep_payloads_inert(login, hostile_topic, no_dia
     expect(rows.nth(0).locator(".msg-value")).to_have_text(XSS[0])
     expect(rows.nth(1).locator(".msg-key")).to_have_text(XSS[1])
     assert viewer.locator("#messages img").count() == 0
+    viewer.screenshot(path="/tmp/console-messages-browse.png", full_page=True)
     for i in range(len(XSS)):
         viewer.click(f'#messages tr[data-offset="{i}"] a')
         expect(viewer.locator("#record-value")).to_have_text(XSS[i])
@@ -79,18 +80,30 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
     expect(viewer.locator("#search-results tbody tr")).to_have_count(5)
     expect(viewer.locator("#stat-records")).to_have_text("600000")
     expect(viewer.locator("#stat-matches")).to_have_text("5")
+    viewer.screenshot(path="/tmp/console-messages-search.png", full_page=True)
 
-    # A regex gets no batch pre-check: every record is decoded, so the scan runs long enough to stop.
+    # A regex gets no batch pre-check: every record is decoded. A records limit stops the scan
+    # where it says; "Continue from here" picks up at those positions and finishes.
     viewer.select_option("#search-form select[name=mode]", "regex")
-    viewer.fill("#search-form input[name=text]", "^nothing here$")
+    viewer.fill("#search-form input[name=text]", "^rec 59999[0-9] plain$")
+    viewer.fill("#search-form input[name=max_records]", "400000")
     viewer.click("#search-start")
-    expect(viewer.locator("#stat-records")).not_to_have_text("0", timeout=SLOW)
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (records limit)", timeout=SLOW)
+    assert 400_000 <= int(viewer.locator("#stat-records").text_content()) < 600_000
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(0)
+    viewer.click("#search-continue")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(10)
+    continued = int(viewer.locator("#stat-records").text_content())
+    assert 0 < continued <= 200_000
+
+    # Stop, pressed at once, ends a search that has 600k records to go.
+    viewer.fill("#search-form input[name=max_records]", "10000000")
+    viewer.click("#search-start")
     viewer.click("#search-stop")
-    expect(viewer.locator("#stat-state")).to_have_text(re.compile(r"stopped \(stop\)|finished"), timeout=SLOW)
-    if viewer.locator("#stat-state").text_content() == "stopped (stop)":
-        scanned = int(viewer.locator("#stat-records").text_content())
-        assert 0 < scanned < 600_000
-        expect(viewer.locator("#search-continue")).to_be_visible()
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (stop)", timeout=SLOW)
+    assert int(viewer.locator("#stat-records").text_content()) < 600_000
+    expect(viewer.locator("#search-continue")).to_be_visible()
 
     # Search results carry the hostile payloads as text only.
     viewer.goto(f"{cluster_path(viewer)}topics/{hostile_topic}/messages/search")
@@ -115,3 +128,39 @@ def test_tail_shows_a_record_produced_after_the_page_opened(login, console_serve
     assert viewer.locator("#tail-results img").count() == 0
     viewer.click("#tail-pause")
     expect(viewer.locator("#tail-state")).to_have_text("paused")
+
+
+def test_tail_of_a_busy_topic_caps_what_it_draws_and_says_how_much_it_skipped(login, console_server, no_dialogs):
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "browser-busy", partitions=3)
+    viewer = no_dialogs(login("viewer"))
+    viewer.goto(f"{cluster_path(viewer)}topics/{topic}/messages/tail")
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    produce_confluent(bootstrap, topic, ({"value": b"busy %d" % i} for i in range(100_000)),
+                      **{"linger.ms": 20, "batch.num.messages": 5000})
+    expect(viewer.locator("#tail-matches")).to_have_text("100000", timeout=SLOW)
+    shown, not_shown = (int(viewer.locator(f"#tail-{name}").text_content()) for name in ("shown", "not-shown"))
+    assert shown + not_shown == 100_000 and not_shown > 0
+    assert viewer.evaluate("1 + 1") == 2          # the page still answers
+    assert 0 < viewer.locator("#tail-results tbody tr").count() <= 500
+
+
+def test_an_operator_produces_from_the_form_and_browses_it(login, console_server, no_dialogs):
+    topic = create_topic(console_server.engine.bootstrap, "browser-produce")
+    operator = no_dialogs(login("operator"))
+    operator.goto(f"{cluster_path(operator)}topics/{topic}/messages/")
+    operator.click('[data-admin-action="produce"]')
+    operator.fill("#produce-form textarea[name=key]", "order-1")
+    operator.fill("#produce-form textarea[name=value]", '{"total": 12, "note": "<b>bold</b>"}')
+    operator.select_option("#produce-form select[name=value_serializer]", "json")
+    operator.fill("#produce-form textarea[name=headers]", "source=console")
+    operator.fill("#produce-form input[name=copies]", "2")
+    operator.click("#produce-form button[type=submit]")
+    expect(operator.locator("ul.messages")).to_contain_text("Produced 2 record(s)")
+    operator.click("#messages-nav >> text=Browse")
+    rows = operator.locator("#messages tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator(".msg-value")).to_have_text('{"total": 12, "note": "<b>bold</b>"}')
+    expect(rows.nth(0).locator(".msg-headers")).to_have_text("source=console")
+    assert operator.locator("#messages b").count() == 0
+    operator.screenshot(path="/tmp/console-messages-produced.png", full_page=True)

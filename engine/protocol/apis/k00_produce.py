@@ -1,9 +1,10 @@
 """Produce: v3-12.
 
-- Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`) and stored as
-  received: the broker only sets baseOffset and partitionLeaderEpoch (and rewrites the
-  timestamps under `message.timestamp.type=LogAppendTime`). Compressed batches are never
-  decompressed.
+- Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`, and the records
+  against the header: count, offset deltas, lengths; a lie is INVALID_RECORD) and stored as received: the broker only sets baseOffset and
+  partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
+  Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
+  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed.
 - acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
 - acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
   waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by

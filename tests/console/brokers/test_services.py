@@ -8,6 +8,7 @@ from console.clusters.selectors import cluster_overview
 from console.errors import InvalidInput, NotFound
 from console.topics.selectors import topic_list
 from console.topics.services import topic_elect_preferred_leaders
+from tests.conftest import TEST_ADMIN_TOKEN_ENV
 from tests.console.conftest import make_topic, wait_for_partitions
 
 CRAFTED = {0: [0, 1], 1: [1, 2], 2: [2, 0], 3: [0, 1], 4: [1, 2], 5: [2, 0]}
@@ -57,10 +58,10 @@ def test_skew_after_a_broker_stops_and_the_election_after_it_returns(private_clu
 
 
 def test_stop_refuses_unknown_brokers_and_the_last_live_one(engine_factory, db, users):
-    from console.clusters.services import cluster_create
+    from tests.console.conftest import engine_cluster_row
 
     engine = engine_factory(brokers=1)
-    single = cluster_create(name="single", bootstrap_servers=engine.bootstrap)
+    single = engine_cluster_row("single", engine)
     with pytest.raises(NotFound, match="no broker 5"):
         services.broker_stop(cluster=single, actor=users["operator"], broker_id=5)
     with pytest.raises(InvalidInput, match="last live broker"):

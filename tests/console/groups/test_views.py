@@ -138,3 +138,45 @@ def test_xss_group_ids_render_as_text(cluster, console_admin_client, engine_clus
             assert group not in body
             assert html.escape(group) in body
     assert AuditLogEntry.objects.filter(target__in=XSS_IDS, action="group.reset_offsets", result="ok").count() == 2
+
+
+def test_api_preview_and_reset_and_csrf(cluster, engine_cluster, operator_client, users, unique_topic, unique_group):
+    from django.test import Client
+
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 6)
+    group = unique_group("api")
+    commit(cluster, group, {(topic, 0): 2})
+    preview = operator_client.get(reverse("api:group_reset_preview", args=[cluster.pk, group]),
+                                  {"target": "offset", "offset": "99", "scope": "all"}).json()
+    assert preview["refusal"] is None and preview["members"] == []
+    [row] = preview["partitions"]
+    assert (row["current_offset"], row["new_offset"], row["lag_after"], row["clamped"]) == (2, 6, 0, True)
+    assert committed(cluster, group) == {(topic, 0): 2}
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(users["operator"])
+    url = reverse("api:group_reset", args=[cluster.pk, group])
+    assert strict.post(url, {"target": "earliest", "scope": "all"}).status_code == 403   # no CSRF token
+    assert committed(cluster, group) == {(topic, 0): 2}
+
+    applied = operator_client.post(url, {"target": "shift", "shift": "-1", "scope": "all"})
+    assert applied.status_code == 200 and applied.json()["partitions"][0]["new_offset"] == 1
+    assert committed(cluster, group) == {(topic, 0): 1}
+    assert operator_client.get(url).status_code == 405
+    refused = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": "x"})
+    assert refused.status_code == 400 and "confirmation" in refused.json()["error"]
+    deleted = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": group})
+    assert deleted.json() == {"group_id": group, "deleted": True}
+    assert operator_client.get(reverse("api:group", args=[cluster.pk, group])).status_code == 404
+
+
+def test_reset_page_without_a_target_shows_the_form(cluster, operator_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("blank")
+    commit(cluster, group, {(topic, 0): 0})
+    page = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]))
+    assert page.status_code == 200 and page.context["plan"] is None and not page.context["form"].errors
+    preview = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
+                                  {"target": "latest", "scope": "all"})
+    assert preview.status_code == 200 and 'id="apply-reset"' in preview.content.decode()

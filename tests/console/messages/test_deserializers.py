@@ -85,3 +85,13 @@ def test_undecodable_bytes_are_hex_with_the_error(fmt):
                             protobuf_message_type="shop.Order").decode(b"\xff\xfe\x00garbage\x80", fmt)
     assert decoded.text == b"\xff\xfe\x00garbage\x80".hex()
     assert decoded.error and decoded.format == "hex"
+
+
+def test_protobuf_in_confluent_framing_reads_with_the_topics_type():
+    fds = descriptor_set()
+    plain = serialize('{"id": 9, "item": "cup"}', "protobuf", what="value", protobuf_descriptor_set=fds,
+                      protobuf_message_type="shop.Order")
+    d = Deserializers(protobuf_descriptor_set=fds, protobuf_message_type="shop.Order")
+    for indexes in (b"\x00", b"\x02\x00"):          # [0] in short form, and [0] spelled out
+        decoded = d.decode(b"\x00" + struct.pack(">I", 3) + indexes + plain, "protobuf")
+        assert decoded.error is None and json.loads(decoded.text) == {"id": "9", "item": "cup"}

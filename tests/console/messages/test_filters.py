@@ -72,3 +72,15 @@ def test_time_range_skips_batches_before_it():
 def test_bad_filters_get_a_readable_error(spec, message):
     with pytest.raises(InvalidInput, match=message):
         RecordFilter(spec)
+
+
+@pytest.mark.parametrize("compression", [0, 1, 2, 3, 4])
+def test_the_fast_decoder_reads_what_kafka_record_reads_sizes_included(compression):
+    from kafka.record import MemoryRecords
+
+    from console.kafka_gateway.batches import fast_records, to_consumed
+    raw = record_set([[b'{"n": %d}' % i for i in range(n)] + [None, b""] for n in (1, 150, 3000)], compression)
+    slow = [to_consumed(0, r, compression) for b in MemoryRecords(raw) for r in b]
+    fast = [to_consumed(0, r, compression, info) for info, _ in scan_batches(raw, from_offset=0)
+            for r in fast_records(raw, info)]
+    assert fast == slow and len(fast) == 3 * 2 + 1 + 150 + 3000

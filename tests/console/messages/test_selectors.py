@@ -60,6 +60,31 @@ def test_browse_by_offset_and_by_timestamp_returns_exactly_what_was_produced(clu
     assert [m.offset for m in by_time.messages] == list(range(12, 20))
 
 
+@pytest.mark.parametrize("client", ["ck", "kp"])
+@pytest.mark.parametrize("codec", CODECS)
+def test_search_reads_every_codec_from_both_clients(cluster, codec_topics, client, codec):
+    events = list(selectors.message_search(
+        cluster=cluster, topic=codec_topics[(client, codec)], mask=False,
+        query=SearchQuery(filter=FilterSpec(json_path="codec", json_op="==", json_literal=f'"{codec}"'))))
+    found = [(r.offset, r.key, r.value, r.headers, r.timestamp) for kind, (r, _v) in
+             (e for e in events if e[0] == "match")]
+    assert found == [(i, r["key"], r["value"], tuple(r["headers"]), r["timestamp"])
+                     for i, r in enumerate(_records(client, codec))]
+    assert events[-1][1].records_scanned == 20
+
+
+def test_search_by_time_and_offset_ranges(cluster, codec_topics):
+    topic = codec_topics[("kp", "lz4")]
+
+    def offsets(**query) -> tuple[list[int], int]:
+        events = list(selectors.message_search(cluster=cluster, topic=topic, mask=False, query=SearchQuery(**query)))
+        return [r.offset for k, (r, _v) in (e for e in events if e[0] == "match")], events[-1][1].records_scanned
+    by_time = FilterSpec(start_time_ms=BASE_TS + 5_000, end_time_ms=BASE_TS + 9_000)
+    assert offsets(filter=by_time) == ([5, 6, 7, 8, 9], 5)      # ListOffsets bounds the scan itself
+    assert offsets(start_offset=3, end_offset=6) == ([3, 4, 5, 6], 4)
+    assert offsets(filter=by_time, start_offset=7) == ([7, 8, 9], 3)
+
+
 def test_paging_forwards_and_backwards_and_clamping(cluster, codec_topics):
     topic = codec_topics[("ck", "none")]
     newest = selectors.message_browse(cluster=cluster, topic=topic, mask=False, query=BrowseQuery(count=6))
@@ -181,3 +206,16 @@ def test_tail_caps_what_it_shows_and_counts_the_rest(cluster, engine_cluster):
     assert stats["matches"] == 200 and stats["records_seen"] == 250
     assert stats["shown"] == len(shown) >= 1 and stats["not_shown"] == 200 - len(shown) > 0
     assert all(r.value.startswith(b"new") for r in shown)
+
+
+def test_a_batch_larger_than_a_partitions_share_is_still_read(cluster, engine_cluster):
+    """Partition 1's record is bigger than browse's per-partition fetch size; partition 0's
+    comes first in the answer, so only a fetch of partition 1 alone can return it (KIP-74)."""
+    topic = create_topic(engine_cluster.bootstrap, "msg-big-batch", partitions=2,
+                         config={"max.message.bytes": str(4 << 20)})
+    produce_confluent(engine_cluster.bootstrap, topic, [{"partition": 0, "value": b"small"},
+                                                        {"partition": 1, "value": b"B" * (2 << 20)}],
+                      **{"message.max.bytes": 4 << 20})
+    page = selectors.message_browse(cluster=cluster, topic=topic, mask=False, query=BrowseQuery(start="oldest"))
+    assert sorted((m.partition, m.value_size) for m in page.messages) == [(0, 5), (1, 2 << 20)]
+    assert page.notes == []

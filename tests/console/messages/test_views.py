@@ -81,6 +81,18 @@ def test_avro_plain_and_confluent_framed_round_trip_through_the_ui(cluster, topi
     assert all(m["value"]["format"] == "avro" for m in page["messages"])
 
 
+def test_avro_keys_have_their_own_schema(cluster, topic, operator_client):
+    key_schema = json.dumps({"type": "record", "name": "Key", "fields": [{"name": "customer", "type": "int"}]})
+    response = operator_client.post(reverse("messages:settings", args=[cluster.pk, topic]), {
+        "key_format": "avro", "value_format": "avro", "header_format": "auto", "avro_schema": AVRO,
+        "avro_key_schema": key_schema})
+    assert response.status_code == 302, response.content.decode()
+    assert produce(operator_client, cluster, topic, key='{"customer": 41}', key_serializer="avro",
+                   value=json.dumps(ORDER), value_serializer="avro").status_code == 302
+    message = browse(operator_client, cluster, topic)["messages"][0]
+    assert json.loads(message["key"]["text"]) == {"customer": 41} and json.loads(message["value"]["text"]) == ORDER
+
+
 def test_protobuf_round_trip_through_the_ui(cluster, topic, operator_client):
     upload = io.BytesIO(descriptor_set())
     upload.name = "shop.desc"
@@ -164,3 +176,41 @@ def test_masking_rules_are_admin_only_and_apply_to_viewers(cluster, topic, opera
     export = b"".join(viewer_client.get(reverse("messages:export", args=[cluster.pk, topic])).streaming_content)
     assert b"123-45" not in export and b"MTIzLTQ1" not in export
     assert AuditLogEntry.objects.filter(action="masking_rule.add", result="failed").count() == 1
+
+
+def test_bad_export_requests_and_unknown_topics_get_readable_errors(cluster, topic, viewer_client):
+    url = reverse("messages:export", args=[cluster.pk, topic])
+    bad_regex = viewer_client.get(url, {"mode": "regex", "text": "(["})
+    assert bad_regex.status_code == 400 and "Bad regular expression" in bad_regex.content.decode()
+    bad_path = viewer_client.get(url, {"json_path": "a..b"})
+    assert bad_path.status_code == 400 and "Bad JSON path" in bad_path.content.decode()
+    assert viewer_client.get(url, {"format": "xml"}).status_code == 400
+    missing = viewer_client.get(reverse("messages:browse", args=[cluster.pk, topic + "-nope"]))
+    assert missing.status_code == 404
+
+
+def test_search_api_streams_json_lines_to_a_script_with_basic_auth(cluster, engine_cluster, topic, users):
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": b'{"n": %d}' % i} for i in range(100)])
+    url = reverse("api:message_search", args=[cluster.pk, topic])
+    auth = {"HTTP_AUTHORIZATION": "Basic " + base64.b64encode(b"viewer:viewer-password").decode()}
+    response = Client().get(url, {"json_path": "n", "json_op": ">", "json_value": "96"}, **auth)
+    assert response.status_code == 200 and response.streaming
+    lines = [json.loads(line) for line in b"".join(response.streaming_content).splitlines()]
+    assert [line["message"]["offset"] for line in lines if line["type"] == "match"] == [97, 98, 99]
+    assert lines[-1]["type"] == "done" and lines[-1]["stats"]["records_scanned"] == 100
+    bad = Client().get(url, {"mode": "regex", "text": "(["}, **auth)
+    assert bad.status_code == 400 and "Bad regular expression" in bad.json()["error"]
+    assert Client().get(url).status_code == 401
+
+
+def test_a_large_value_is_previewed_on_its_page_and_downloads_whole(cluster, engine_cluster, unique_topic, viewer_client):
+    topic = create_topic(engine_cluster.bootstrap, unique_topic(), config={"max.message.bytes": str(4 << 20)})
+    big = b'{"blob": "' + b"z" * (3 << 19) + b'"}'
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": big}], **{"message.max.bytes": 4 << 20})
+    page = viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 0]))
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="value-truncated"' in html and len(html) < 200_000
+    raw = viewer_client.get(reverse("messages:raw", args=[cluster.pk, topic, 0, 0]))
+    assert raw["Content-Type"] == "application/octet-stream" and "attachment" in raw["Content-Disposition"]
+    assert raw.content == big
+    assert viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 1])).status_code == 404

@@ -9,6 +9,7 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.record.util import calc_crc32c
 
 from tests.support.raw_client import RawClient
 
@@ -160,6 +161,19 @@ def test_bad_crc_is_corrupt_message(stored):
     truncated = bytes(build_batch([b"short"]))[:-4]
     assert produce(client, topic, truncated) == Errors.CorruptRecordError.errno
     client.close()
+
+
+def test_a_header_that_lies_about_its_record_count_is_invalid_record(stored):
+    """The log end offset would jump by 2^31 and consumers stall (Kafka's LogValidator reads
+    the records too)."""
+    topic, port = stored
+    batch = build_batch([b"one", b"two"])
+    struct.pack_into(">i", batch, 57, 2**31 - 1)         # recordsCount
+    struct.pack_into(">i", batch, 23, 2**31 - 2)         # lastOffsetDelta, to match it
+    struct.pack_into(">I", batch, 17, calc_crc32c(memoryview(batch)[21:]))   # and re-signed
+    client = RawClient(port)
+    assert produce(client, topic, bytes(batch)) == Errors.InvalidRecordError.errno
+    client.close()   # `stored` checks that the log is as it was
 
 
 @pytest.mark.parametrize("name", ["bad/name", "a" * 250, "..", "spaces are bad", "", "trailing-newline\n"])

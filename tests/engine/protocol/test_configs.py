@@ -154,6 +154,7 @@ def test_incremental_append_and_subtract_on_list_configs(admin, topic_name):
     assert overrides(admin, topic_name)[key] == "0:1,0:2,0:0"
     assert alter(admin, topic_name, {key: (SUBTRACT, "0:2,0:9")}) == "OK"
     assert overrides(admin, topic_name)[key] == "0:1,0:0"
+    assert alter(admin, topic_name, {key: (SET, "*")}) == "OK"   # Kafka's other legal form
 
 
 @pytest.mark.parametrize("configs, error", [
@@ -163,6 +164,9 @@ def test_incremental_append_and_subtract_on_list_configs(admin, topic_name):
     ({"cleanup.policy": (APPEND, "shred")}, Errors.InvalidConfigurationError),
     ({"no.such.config": (SET, "1")}, Errors.InvalidConfigurationError),
     ({"retention.ms": (SET, "1000"), "max.message.bytes": (SET, "-5")}, Errors.InvalidConfigurationError),
+    ({"leader.replication.throttled.replicas": (SET, "0:1,garbage")}, Errors.InvalidConfigurationError),
+    ({"follower.replication.throttled.replicas": (SET, "*,0:1")}, Errors.InvalidConfigurationError),
+    ({"follower.replication.throttled.replicas": (APPEND, "-1:2")}, Errors.InvalidConfigurationError),
 ])
 def test_incremental_alter_refuses_bad_changes_atomically(admin, topic_name, configs, error):
     assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1,

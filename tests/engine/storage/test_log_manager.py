@@ -137,3 +137,34 @@ def test_remove_expired_producers(manager):
     assert manager.remove_expired_producers(BASE_TS + 10, expiration_ms=1000) == 0
     assert manager.remove_expired_producers(BASE_TS + 2000, expiration_ms=1000) == 1
     assert dict(log.producer_state.producers) == {}
+
+
+@pytest.mark.parametrize("garbage", [b"", b"0\n2\nt 0 5\n", b"\xff\xfe garbled \x00", b"7\n1\nt 0 zz\n"])
+def test_garbled_checkpoints_are_ignored_and_the_segments_recovered(tmp_path, manager, caplog, garbage):
+    """A checkpoint only saves work: a damaged one is a warning, never a failed start."""
+    log = manager.get_or_create_log("t", 0, CONFIG, BASE_TS)
+    fill(log, 30)
+    records = read_all(log)
+    log.delete_records_before(7)
+    manager.shutdown()
+    last = sorted((tmp_path / "t-0").glob("*.log"))[-1]
+    with last.open("ab") as segment:
+        segment.write(b"\x00" * 30)    # a torn tail that only a full recovery removes
+    for name in ("recovery-point-offset-checkpoint", "log-start-offset-checkpoint"):
+        (tmp_path / name).write_bytes(garbage)
+    (tmp_path / "t-0" / "leader-epoch-checkpoint").write_bytes(garbage)
+
+    restarted = LogManager(tmp_path)
+    restarted.load(lambda topic: CONFIG, BASE_TS)
+    recovered = restarted.get_log("t", 0)
+    assert recovered.log_start_offset == 0     # its checkpoint lost: the first segment's base
+    assert read_all(recovered) == records
+    assert recovered.log_end_offset == log.log_end_offset
+    assert recovered.leader_epoch_cache.entries == [(0, 0)]   # rebuilt from the batches
+    assert "ignoring it" in caplog.text and "rebuilt from the log's batches" in caplog.text
+    restarted.shutdown()
+    again = LogManager(tmp_path)    # and the next start reads the rewritten checkpoints quietly
+    caplog.clear()
+    again.load(lambda topic: CONFIG, BASE_TS)
+    assert "ignoring it" not in caplog.text
+    again.shutdown()

@@ -1,0 +1,135 @@
+"""What the log cleaner does to one batch (see cleaner.py): read its records (a compressed
+batch inflated as a bounded stream), keep the latest record of each key, and re-encode what
+is left with the original's offsets, producer fields and codec. Pure functions over bytes."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import struct
+
+from kafka.codec import gzip_encode, lz4_encode, snappy_encode, zstd_encode
+from kafka.record.default_records import DefaultRecordBatch
+from kafka.record.util import calc_crc32c, encode_varint
+
+from .decompression import inflate
+from .errors import StorageError
+from .records import (ATTRIBUTES_OFFSET, CODEC_MASK, CRC_OFFSET, HEADER, HEADER_SIZE, LOG_OVERHEAD,
+                      TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader)
+
+log = logging.getLogger(__name__)
+
+DELETE_HORIZON_MASK = 0x40       # batch attribute bit 6 (KIP-534)
+_COMPRESSORS = {1: gzip_encode, 2: snappy_encode, 3: lz4_encode, 4: zstd_encode}
+_UINT32 = struct.Struct(">I")
+_INT32 = struct.Struct(">i")
+_INT16 = struct.Struct(">h")
+
+
+def digest(key: bytes) -> bytes:
+    """16 bytes per key in the offset map whatever the key's size, as Kafka's SkimpyOffsetMap."""
+    return hashlib.md5(key, usedforsecurity=False).digest()
+
+
+def records_of(data, header: BatchHeader, limit: int, where: str) -> list | None:
+    """The batch's records, a compressed one inflated as a bounded stream; None if it cannot
+    be read within the bound (it is then kept as it is, never dropped)."""
+    if not header.compression_type:
+        return list(DefaultRecordBatch(bytes(data)))
+    try:
+        with memoryview(data) as view:
+            body = b"".join(inflate(header.compression_type, view[HEADER_SIZE:header.size], limit))
+    except StorageError as exc:
+        log.warning("Cleaner keeps the batch at offset %d of %s as it is: %s", header.base_offset, where, exc)
+        return None
+    plain = bytearray(data[:HEADER_SIZE]) + body   # the same batch, uncompressed, for kafka.record to parse
+    _INT16.pack_into(plain, ATTRIBUTES_OFFSET, header.attributes & ~CODEC_MASK)
+    _INT32.pack_into(plain, 8, len(plain) - LOG_OVERHEAD)
+    return list(DefaultRecordBatch(bytes(plain)))
+
+
+def filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms: int,
+                  delete_retention_ms: int, stats, limit: int, where: str) -> bytes | bytearray | None:
+    """The batch with only the records worth keeping, or None if none is."""
+    if header.is_control:
+        return bytes(data)
+    horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
+    records = records_of(data, header, limit, where)
+    if records is None:
+        return bytes(data)
+    kept, tombstones = [], 0
+    for record in records:
+        stats.records_read += 1
+        key = record.key
+        if key is None:
+            continue
+        latest = offset_map.get(digest(key))
+        if latest is not None and record.offset < latest:
+            continue
+        if record.value is None:
+            if horizon is not None and horizon <= now_ms:
+                stats.tombstones_dropped += 1
+                continue
+            tombstones += 1
+        kept.append(record)
+    stats.records_retained += len(kept)
+    if not kept:
+        return None
+    if tombstones:
+        if horizon is None:
+            horizon = now_ms + delete_retention_ms  # first time kept: start the clock
+        stats.kept_tombstones_until(horizon)
+        if len(kept) == len(records) and header.attributes & DELETE_HORIZON_MASK:
+            return bytes(data)
+        return encode_batch(kept, header, delete_horizon=horizon)
+    if len(kept) == len(records):
+        return bytes(data)
+    return encode_batch(kept, header, delete_horizon=None)
+
+
+def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | None) -> bytearray:
+    """A v2 batch of `records` (kafka.record records) with `original`'s base offset, last
+    offset delta, leader epoch, producer fields, timestamp type and codec.
+
+    kafka.record's builder always bases timestamps on the first record; a delete horizon
+    must be the base timestamp instead, so the batch is encoded here.
+    """
+    base_ts = delete_horizon if delete_horizon is not None else records[0].timestamp
+    body = bytearray()
+    for record in records:
+        encoded = bytearray(b"\x00")  # record attributes: unused
+        put = encoded.append
+        encode_varint(record.timestamp - base_ts, put)
+        encode_varint(record.offset - original.base_offset, put)
+        for field in (record.key, record.value):
+            if field is None:
+                encode_varint(-1, put)
+            else:
+                encode_varint(len(field), put)
+                encoded += field
+        encode_varint(len(record.headers), put)
+        for name, value in record.headers:
+            name = name.encode()
+            encode_varint(len(name), put)
+            encoded += name
+            if value is None:
+                encode_varint(-1, put)
+            else:
+                encode_varint(len(value), put)
+                encoded += value
+        encode_varint(len(encoded), body.append)
+        body += encoded
+    codec = original.compression_type
+    if codec:
+        body = _COMPRESSORS[codec](bytes(body))
+    log_append_time = original.timestamp_type == 1
+    attributes = codec | (original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK))
+    if delete_horizon is not None:
+        attributes |= DELETE_HORIZON_MASK
+    max_ts = original.max_timestamp if log_append_time else max(r.timestamp for r in records)
+    buf = bytearray(HEADER_SIZE) + body
+    HEADER.pack_into(buf, 0, original.base_offset, len(buf) - LOG_OVERHEAD, original.partition_leader_epoch, 2, 0,
+                     attributes, original.last_offset_delta, base_ts, max_ts, original.producer_id,
+                     original.producer_epoch, original.base_sequence, len(records))
+    with memoryview(buf) as view:
+        _UINT32.pack_into(buf, CRC_OFFSET, calc_crc32c(view[ATTRIBUTES_OFFSET:]))
+    return buf
