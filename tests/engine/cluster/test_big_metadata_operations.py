@@ -142,7 +142,7 @@ def test_sigterm_while_thousands_of_replicas_are_being_opened_stops_cleanly(engi
     finally:
         client.close()
     assert engine.terminate(timeout=120) == 0
-    engine.start()
+    engine.start(timeout=300)           # opening 3,000 logs at start: a generous bound for a loaded machine
     client = RawClient(engine.ports[0], timeout=120)
     try:
         assert produce_to(client, "big", PARTITIONS - 1) == 0
