@@ -4,6 +4,7 @@ main pages (light and dark, 1280 and 390 px) in artifacts/screenshots/."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import urllib.request
@@ -31,17 +32,19 @@ def make_topic(bootstrap: str, name: str, assignments: dict[int, list[int]]) -> 
         admin.close()
 
 
-def engine_broker_running(engine, broker_id: int) -> bool:
-    with urllib.request.urlopen(f"http://127.0.0.1:{engine.port + engine.brokers}/brokers", timeout=10) as answer:
-        return next(b for b in json.loads(answer.read()) if b["id"] == broker_id)["running"]
+def engine_admin(engine, method: str, path: str):
+    """The engine's admin port, with the run's token (tests/conftest.py)."""
+    request = urllib.request.Request(f"http://127.0.0.1:{engine.port + engine.brokers}{path}", method=method,
+                                     data=b"" if method == "POST" else None,
+                                     headers={"X-Engine-Admin-Token": os.environ["ENGINE_ADMIN_TOKEN"]})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        return json.loads(answer.read())
 
 
 def start_broker_if_stopped(engine, broker_id: int) -> None:
     """Leave the shared engine whole for the next test, whatever happened in this one."""
-    if not engine_broker_running(engine, broker_id):
-        request = urllib.request.Request(f"http://127.0.0.1:{engine.port + engine.brokers}/brokers/{broker_id}/start",
-                                         method="POST", data=b"")
-        urllib.request.urlopen(request, timeout=60).close()
+    if not next(b for b in engine_admin(engine, "GET", "/brokers") if b["id"] == broker_id)["running"]:
+        engine_admin(engine, "POST", f"/brokers/{broker_id}/start")
 
 
 @pytest.fixture(scope="module")
