@@ -59,3 +59,10 @@ def test_no_template_shows_a_forms_own_errors_twice():
             if f"{form}.as_p" in text or f"{form}.as_div" in text or f"{form}.as_table" in text:
                 twice.append(f"{template.relative_to(root)}: {form}")
     assert twice == []
+
+
+def test_every_table_is_a_sortable_data_table():
+    root = Path(__file__).resolve().parents[2] / "templates"
+    plain = [f"{t.relative_to(root)}: {tag}" for t in root.rglob("*.html")
+             for tag in re.findall(r"<table\b[^>]*>", t.read_text()) if 'class="data' not in tag]
+    assert plain == []
