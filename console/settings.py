@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "console.groups",
     "console.messages",
     "console.analytics",
+    "console.reassignments",
+    "django_celery_beat",
 ]
 
 MIDDLEWARE = [
@@ -195,6 +197,23 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis redelivers a task a killed worker held only after this many seconds (kombu's default,
+# stated here on purpose): reassignment steps do not rely on it (console/reassignments/tasks.py),
+# and a shorter one would run long tasks twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# Reassignment jobs: how often a running job looks at the cluster, and how long it waits for
+# a stopped broker before it cancels its moves in flight and fails.
+REASSIGNMENT_POLL_SECONDS = envfloat("REASSIGNMENT_POLL_SECONDS", 2.0)
+REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 300)
+# A step holds its job this long at most: a step of a killed worker blocks the job until then.
+# Longer than a step takes (a handful of requests, each bounded by KAFKA_REQUEST_TIMEOUT_MS).
+REASSIGNMENT_STEP_LEASE_SECONDS = envint("REASSIGNMENT_STEP_LEASE_SECONDS", 60)
+# Beat reads its schedule from the database (django-celery-beat): reassignment schedules are
+# rows edited in the console. The watchdog restarts any job whose chain of steps broke.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "reassignment-watchdog": {"task": "console.reassignments.tasks.reassignment_watchdog", "schedule": 60.0},
+}
 # channels_redis receives with a 5 s blocking BZPOPMIN; redis-py 8 gives every connection a 5 s
 # socket timeout by default, so the read timed out first, the consumer died and each live socket
 # reconnected every ~5-7 s (channels_redis#422). A socket timeout well above the blocking time
@@ -218,5 +237,13 @@ ASGI_APPLICATION = "console.asgi.application"
 ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
 ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
 SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+# Beat queues a run of the Spark jobs for every cluster this often (the "run now" button too).
+ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
+CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+CELERY_BEAT_SCHEDULE = {
+    "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
+    "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
+    "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
+}

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from console.accounts import views as accounts_views
+from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
 from console.clusters import views as cluster_views
@@ -18,6 +19,12 @@ api = [
     path("clusters/<int:cluster_id>/brokers/<int:broker_id>", broker_apis.broker_detail, name="broker"),
     path("clusters/<int:cluster_id>/topics", topic_apis.topic_list, name="topics"),
     path("clusters/<int:cluster_id>/topics/<str:name>", topic_apis.topic_detail, name="topic"),
+    path("clusters/<int:cluster_id>/analytics", analytics_apis.cluster_analytics, name="analytics"),
+    path("clusters/<int:cluster_id>/analytics/group-status", analytics_apis.group_statuses, name="group_statuses"),
+    path("clusters/<int:cluster_id>/analytics/groups/<path:group_id>", analytics_apis.group_analytics,
+         name="group_analytics"),
+    path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
+         name="topic_analytics"),
     path("clusters/<int:cluster_id>/groups", group_apis.group_list, name="groups"),
     # Group ids may hold '/': see console/groups/urls.py for why the detail ends with a slash.
     path("clusters/<int:cluster_id>/groups/<path:group_id>/reset-preview", group_apis.group_reset_preview,
@@ -48,8 +55,10 @@ urlpatterns = [
     path("clusters/", include("console.clusters.urls")),
     path("clusters/<int:cluster_id>/brokers/", include("console.brokers.urls")),
     path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
+    path("clusters/<int:cluster_id>/analytics/", include("console.analytics.urls")),
     path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
+    path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("api/", include((api, "api"))),
 ]

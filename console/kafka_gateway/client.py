@@ -129,6 +129,12 @@ class Gateway:
             response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
             return cluster_metadata(response)
 
+    @property
+    def reassignments(self):
+        """Partition reassignment calls (console.kafka_gateway.reassignments.ReassignmentCalls)."""
+        from console.kafka_gateway.reassignments import ReassignmentCalls   # it imports this module's errors
+        return ReassignmentCalls(self)
+
     # --- configs --------------------------------------------------------------------------
 
     @translated

@@ -169,3 +169,14 @@ def test_api_preview_and_reset_and_csrf(cluster, engine_cluster, operator_client
     deleted = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": group})
     assert deleted.json() == {"group_id": group, "deleted": True}
     assert operator_client.get(reverse("api:group", args=[cluster.pk, group])).status_code == 404
+
+
+def test_reset_page_without_a_target_shows_the_form(cluster, operator_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("blank")
+    commit(cluster, group, {(topic, 0): 0})
+    page = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]))
+    assert page.status_code == 200 and page.context["plan"] is None and not page.context["form"].errors
+    preview = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
+                                  {"target": "latest", "scope": "all"})
+    assert preview.status_code == 200 and 'id="apply-reset"' in preview.content.decode()

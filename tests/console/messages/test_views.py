@@ -81,6 +81,18 @@ def test_avro_plain_and_confluent_framed_round_trip_through_the_ui(cluster, topi
     assert all(m["value"]["format"] == "avro" for m in page["messages"])
 
 
+def test_avro_keys_have_their_own_schema(cluster, topic, operator_client):
+    key_schema = json.dumps({"type": "record", "name": "Key", "fields": [{"name": "customer", "type": "int"}]})
+    response = operator_client.post(reverse("messages:settings", args=[cluster.pk, topic]), {
+        "key_format": "avro", "value_format": "avro", "header_format": "auto", "avro_schema": AVRO,
+        "avro_key_schema": key_schema})
+    assert response.status_code == 302, response.content.decode()
+    assert produce(operator_client, cluster, topic, key='{"customer": 41}', key_serializer="avro",
+                   value=json.dumps(ORDER), value_serializer="avro").status_code == 302
+    message = browse(operator_client, cluster, topic)["messages"][0]
+    assert json.loads(message["key"]["text"]) == {"customer": 41} and json.loads(message["value"]["text"]) == ORDER
+
+
 def test_protobuf_round_trip_through_the_ui(cluster, topic, operator_client):
     upload = io.BytesIO(descriptor_set())
     upload.name = "shop.desc"
