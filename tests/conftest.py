@@ -75,3 +75,4 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     if database["ENGINE"].endswith("sqlite3"):
         base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
         database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")
+

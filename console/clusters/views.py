@@ -6,7 +6,7 @@ from console.accounts.roles import ADMIN, VIEWER
 from console.clusters import selectors, services
 from console.clusters.forms import CLUSTER_FIELDS, ClusterAddForm, ClusterEditForm, ClusterRemoveForm
 from console.errors import ConsoleError
-from console.web import page
+from console.web import form_error, page
 
 
 @page(VIEWER)
@@ -38,7 +38,7 @@ def cluster_add(request):
         try:
             cluster = services.cluster_add(actor=request.user, **form.cleaned_data)
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} registered.")
             return redirect("clusters:overview", cluster_id=cluster.pk)
@@ -53,7 +53,7 @@ def cluster_edit(request, cluster_id: int):
         try:
             services.cluster_update(actor=request.user, cluster=cluster, **form.cleaned_data)
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} saved.")
             return redirect("clusters:overview", cluster_id=cluster.pk)
@@ -70,7 +70,7 @@ def cluster_remove(request, cluster_id: int):
             services.cluster_remove(actor=request.user, cluster=cluster,
                                     confirmation=form.cleaned_data["confirmation"])
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} removed from the console.")
             return redirect("clusters:list")

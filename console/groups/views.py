@@ -43,9 +43,9 @@ def group_detail(request, cluster_id: int, group_id: str):
 def group_reset(request, cluster_id: int, group_id: str):
     """GET: the preview of the reset the form describes; POST: apply it."""
     cluster = cluster_get(cluster_id=cluster_id)
-    form = ResetForm(request.POST if request.method == "POST" else request.GET)
+    form = ResetForm(request.POST if request.method == "POST" else (request.GET or None))
     plan = None
-    if form.is_valid():
+    if form.is_bound and form.is_valid():
         try:
             if request.method == "POST":
                 plan = services.group_reset_offsets(cluster=cluster, actor=request.user, group_id=group_id,

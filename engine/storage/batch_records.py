@@ -10,8 +10,8 @@ record is laid out as (varints are zigzag-encoded, as in Kafka's DefaultRecord):
 The walk checks that the records fill the batch exactly (every `length` lands inside it and
 the last one ends at its end), that the count matches `recordsCount`, and that record i has
 offsetDelta i, so the header's `lastOffsetDelta` (which moves the log end offset) is what the
-records hold. A compacted topic also needs a key on every record. Anything else - keys,
-values, headers - is the consumer's business and is not parsed.
+records hold. Keys (record_keys.py checks them on compacted topics, once this walk has
+bounded the batch), values and headers are not parsed.
 
 The walker takes the bytes in chunks, so a compressed batch is checked while it is inflated
 (decompression.py) and never held whole. Pure computation over buffers: no I/O, not shared
@@ -22,13 +22,12 @@ from __future__ import annotations
 from .errors import InvalidRecordError
 
 MIN_RECORD_LENGTH = 6   # attributes, and one byte each for the two deltas, key, value, headers
-FIELDS_BYTES = 24       # attributes, timestampDelta, offsetDelta and the key length fit in this
+FIELDS_BYTES = 24       # attributes, timestampDelta and offsetDelta fit in this
 
 
 class RecordWalker:
-    def __init__(self, expected_count: int, *, need_key: bool) -> None:
+    def __init__(self, expected_count: int) -> None:
         self.expected_count = expected_count
-        self.need_key = need_key
         self.count = 0
         self._pending = bytearray()   # the start of a record cut by a chunk boundary
         self._skip = 0                # bytes of a checked record still to come: not kept
@@ -70,7 +69,7 @@ class RecordWalker:
         come).
 
         Hot path (every produced record): the common one-byte varints are read inline."""
-        count, expected, need_key, streaming = self.count, self.expected_count, self.need_key, self._streaming
+        count, expected, streaming = self.count, self.expected_count, self._streaming
         try:
             while pos < end:
                 start = pos
@@ -101,8 +100,6 @@ class RecordWalker:
                         delta, pos = _varint(buf, pos - 2)
                 if (delta >> 1) ^ -(delta & 1) != count:
                     raise InvalidRecordError(f"record {count} has offset delta {(delta >> 1) ^ -(delta & 1)}")
-                if need_key and buf[pos] == 1:           # zigzag(-1): a null key
-                    raise InvalidRecordError("Compacted topic cannot accept message without key")
                 if pos >= record_end:
                     raise InvalidRecordError(f"record {count} is shorter than its fields")
                 count += 1

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from . import filesystem
+
 
 def default_limit() -> int:
     """A quarter of the soft RLIMIT_NOFILE (sockets need the rest), between 64 and 16384."""
@@ -74,7 +76,7 @@ class PooledFile:
         self.path = os.fspath(path)
         self.pins = 0                 # > 0 while another thread uses the descriptor
         self._close_when_unpinned = False
-        self._raw_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         HANDLES.used(self)
 
     @property
@@ -83,7 +85,7 @@ class PooledFile:
             if self._raw_fd < 0:
                 # No O_CREAT: a file renamed or deleted behind our back must fail loudly, not
                 # come back empty.
-                self._raw_fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+                self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_APPEND)
             HANDLES.used(self)
             return self._raw_fd
 
@@ -130,7 +132,7 @@ class PooledFileOwner:
         return self._file.fd
 
     def flush(self) -> None:
-        os.fsync(self._fd)
+        filesystem.FS.fsync(self._fd)
 
     def close(self) -> None:
         self._file.close()

@@ -2,8 +2,8 @@
 (Kafka's LogValidator).  Works on the request buffer in place; never touches disk.
 
 A client's batch is checked whole: size, CRC, and then its records against its header
-(batch_records.py: count, offset deltas, lengths, keys on compacted topics), inflating a
-compressed batch as a bounded stream (decompression.py). The batch is still stored as
+(batch_records.py: count, offset deltas, lengths), inflating a compressed batch as a
+bounded stream (decompression.py); record_keys.py then checks keys on compacted topics. The batch is still stored as
 received: nothing is recompressed."""
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
 
 
 def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
-    walker = RecordWalker(header.records_count, need_key=config.compact)
+    walker = RecordWalker(header.records_count)
     start, end = position + HEADER_SIZE, position + header.size
     if header.compression_type == 0:
         walker.walk(records, start, end)

@@ -119,7 +119,7 @@ class GroupClient:
         return self.client.request(request, 5, LeaveGroupResponse)
 
     def commit(self, offsets: dict, *, member_id: str = "", generation_id: int = -1, instance_id=None,
-               version: int = 9) -> dict:
+               retention_time_ms: int = -1, version: int = 9) -> dict:
         """offsets: {(topic, partition): offset}; returns {(topic, partition): error code}."""
         by_topic = defaultdict(list)
         for (topic, partition), offset in offsets.items():
@@ -128,7 +128,7 @@ class GroupClient:
                 committed_metadata=""))
         request = OffsetCommitRequest(
             group_id=self.group_id, generation_id_or_member_epoch=generation_id, member_id=member_id,
-            group_instance_id=instance_id, retention_time_ms=-1,
+            group_instance_id=instance_id, retention_time_ms=retention_time_ms,
             topics=[OffsetCommitRequest.OffsetCommitRequestTopic(name=t, partitions=p) for t, p in by_topic.items()])
         response = self.client.request(request, version, OffsetCommitResponse)
         return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}

@@ -35,7 +35,7 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
 
 
 def _create(ctx, topic, validate_only: bool):
-    controller = ctx.broker.controller
+    controller = ctx.controller
     try:
         if topic.name in INTERNAL_TOPICS:
             raise ApiError(Errors.InvalidRequestError,

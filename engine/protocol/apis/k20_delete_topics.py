@@ -37,7 +37,7 @@ def _delete(ctx, name, topic_id):
     state = image.topics.get(name)
     resolved_id = state.topic_id if state else topic_id
     try:
-        ctx.broker.controller.delete_topic(name)
+        ctx.controller.delete_topic(name)
     except ApiError as exc:
         return Result(name=name, topic_id=resolved_id, error_code=exc.code, error_message=exc.message)
     return Result(name=name, topic_id=resolved_id, error_code=0, error_message=None)

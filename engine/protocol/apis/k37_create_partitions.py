@@ -17,7 +17,7 @@ async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> Cre
     for topic in request.topics:
         assignments = [list(a.broker_ids) for a in topic.assignments] if topic.assignments else None
         try:
-            ctx.broker.controller.create_partitions(topic.name, topic.count, assignments,
+            ctx.controller.create_partitions(topic.name, topic.count, assignments,
                                                     validate_only=request.validate_only)
         except ApiError as exc:
             results.append(Result(name=topic.name, error_code=exc.code, error_message=exc.message))

@@ -51,3 +51,37 @@ def test_corrupt_journal_refuses_start_then_repair_keeps_the_orphaned_data(engin
                for p in next((data_dir / "broker-0").glob("after-0.*-stray")).iterdir())
     assert "is not a replica of this broker in the metadata; its log dir was renamed" in engine.log_text()
     assert engine.terminate() == 0
+
+
+def _journal_files(data_dir):
+    return sorted((data_dir / "__cluster_metadata").glob("journal*"))
+
+
+def test_a_torn_last_record_is_dropped_and_everything_before_it_survives(engine_factory, tmp_path):
+    """A crash in the middle of the journal's last write (whatever its format): the engine starts,
+    the earlier records all hold, and what it writes next survives the next restart."""
+    data_dir = tmp_path / "data"
+    engine = engine_factory(brokers=1, data_dir=data_dir)
+    for name in ("first", "second"):
+        create_topic(engine.bootstrap, name, 1, 1)
+        send_values(engine.bootstrap, name, [f"{name}-value".encode()])
+    engine.kill()
+    journal = _journal_files(data_dir)[-1]
+    size_before_last = journal.stat().st_size
+    engine = engine_factory(brokers=1, data_dir=data_dir)
+    create_topic(engine.bootstrap, "torn", 1, 1)   # the last write, cut short below
+    engine.kill()
+    grown = journal.stat().st_size - size_before_last
+    assert grown > 8
+    with open(journal, "r+b") as f:
+        f.truncate(journal.stat().st_size - grown // 2)
+
+    engine = engine_factory(brokers=1, data_dir=data_dir)
+    for name in ("first", "second"):
+        assert read_values(engine.bootstrap, name, 1) == [f"{name}-value".encode()]
+    create_topic(engine.bootstrap, "after", 1, 1)
+    send_values(engine.bootstrap, "after", [b"after-value"])
+    assert engine.terminate() == 0
+    engine = engine_factory(brokers=1, data_dir=data_dir)
+    for name in ("first", "second", "after"):
+        assert read_values(engine.bootstrap, name, 1) == [f"{name}-value".encode()]

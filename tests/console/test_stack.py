@@ -1,0 +1,104 @@
+"""`make run` itself (console/stack.py): every process starts and serves, the first admin and
+its password file are created, and Ctrl-C (SIGINT to the terminal's process group) stops
+everything it started."""
+from __future__ import annotations
+
+import http.cookiejar
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from tests.support.engine_process import ROOT, _answers_api_versions, free_port_range
+from tests.support.waiting import wait_until
+
+
+def session_processes(session_id: int) -> list[int]:
+    """Pids of live processes in a session (field 6 of /proc/<pid>/stat)."""
+    pids = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session_id and fields[0] != "Z":
+            pids.append(int(stat_file.parent.name))
+    return pids
+
+
+def answers(port: int, payload: bytes, expected: bytes) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            sock.sendall(payload)
+            return sock.recv(64).startswith(expected)
+    except OSError:
+        return False
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def log_in(url: str, password: str) -> str:
+    """Log in through the login form; the URL the console sends the admin to."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    form = opener.open(url + "/login/", timeout=30).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": "admin",
+                                   "password": password}).encode()
+    request = urllib.request.Request(url + "/login/", data=data, headers={"Referer": url + "/login/"})
+    return opener.open(request, timeout=30).geturl()
+
+
+def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_all(tmp_path):
+    engine_port, web_port, redis_port = free_port_range(4), free_port_range(1), free_port_range(1)
+    data = tmp_path / "data"
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ENGINE_BOOTSTRAP")}
+    env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", ENGINE_PORT=str(engine_port),
+               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), DJANGO_SETTINGS_MODULE="console.settings",
+               ENGINE_BOOTSTRAP=",".join(f"127.0.0.1:{engine_port + i}" for i in range(3)), PYTHONUNBUFFERED="1")
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=300)
+    log_path = tmp_path / "stack.log"
+    with open(log_path, "wb") as log:
+        stack = subprocess.Popen([sys.executable, "-m", "console.stack"], cwd=ROOT, env=env, stdout=log,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{web_port}"
+    try:
+        def output() -> str:
+            return log_path.read_text(errors="replace")
+
+        def everything_up() -> bool:
+            assert stack.poll() is None, output()
+            return (all(_answers_api_versions(engine_port + i) for i in range(3))
+                    and answers(redis_port, b"PING\r\n", b"+PONG")
+                    and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
+                    and re.search(r"worker\s*\|.*celery@\S+ ready", output()) is not None
+                    and "beat: Starting" in output())
+
+        wait_until(everything_up, timeout=120, message="the engine, Redis, the web server, the worker and beat")
+        credentials = data / "console-admin.txt"
+        assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+        password = re.search(r"password: (\S+)", credentials.read_text()).group(1)
+        assert f"admin / {password}" in output()
+        assert "/login/" not in log_in(url, password)
+
+        os.killpg(stack.pid, signal.SIGINT)   # what Ctrl-C in the terminal does
+        stack.wait(60)
+        wait_until(lambda: not session_processes(stack.pid), timeout=30, message="every process of the stack gone")
+        assert not any(listening(port) for port in (engine_port, engine_port + 1, engine_port + 2, web_port,
+                                                    redis_port))
+    finally:
+        if stack.poll() is None or session_processes(stack.pid):
+            os.killpg(stack.pid, signal.SIGKILL)
+            stack.wait(10)
