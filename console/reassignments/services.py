@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -234,6 +234,21 @@ def job_resume_chain(*, job_id: int) -> None:
         job.tick_token = uuid.uuid4().hex
         job.save(update_fields=["tick_token"])
         _kick_on_commit(job)
+
+
+def job_watchdog_sweep() -> None:
+    """Beat's watchdog: restart the chain of any active job that has not moved for a while, and
+    retry removing the throttles a finished job had to leave behind (a broker was down)."""
+    from console.reassignments import runner
+    stale = timezone.now() - timedelta(seconds=max(60.0, 20 * runner.poll_seconds()))
+    for job_id in Reassignment.objects.filter(state__in=(Reassignment.RUNNING, Reassignment.PAUSED,
+                                                         Reassignment.CANCELLING),
+                                              updated_at__lt=stale).values_list("pk", flat=True):
+        job_resume_chain(job_id=job_id)
+    leftovers = (Reassignment.objects.filter(state__in=Reassignment.FINISHED)
+                 .exclude(throttled_brokers=[], throttled_topics=[]).values_list("pk", flat=True))
+    for job_id in leftovers:
+        runner.clear_leftover_throttles(job_id=job_id)
 
 
 def _control(job: Reassignment, actor, action: str, allowed_from: tuple[str, ...], new_state: str) -> Reassignment:
