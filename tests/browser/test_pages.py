@@ -90,6 +90,7 @@ def test_with_broker_0_stopped_every_page_works_live_and_start_brings_it_back(lo
         expect(overview.locator('#ov-brokers tr[data-broker="0"]')).to_have_attribute("data-state", "stopped",
                                                                                        timeout=SLOW)
         expect(overview.locator("#ov-offline")).not_to_have_text("0")
+        expect(overview.locator("#ov-brokers th.sortable").first).to_be_visible()   # the pushed table sorts too
 
         brokers.goto(path + "brokers/")
         brokers.click('tr[data-broker="0"] [data-admin-action="start-broker"]')
