@@ -192,7 +192,7 @@ def job_start(*, job: Reassignment, actor, throttle_bytes_per_sec: int | None = 
                 job.state, job.started_at = Reassignment.RUNNING, timezone.now()
             job.tick_token = uuid.uuid4().hex
             job.save()
-            _kick_on_commit(job, eta=job.run_at if job.state == Reassignment.SCHEDULED else None)
+            _kick_on_commit(job)
             notify_on_commit("reassignment.changed", {"cluster": job.cluster_id, "job": job.pk})
     return job
 
@@ -215,10 +215,13 @@ def _lock_partitions(job: Reassignment) -> None:
         raise InvalidInput("Another job started moving some of these partitions just now.") from None
 
 
-def _kick_on_commit(job: Reassignment, eta: datetime | None = None) -> None:
+def _kick_on_commit(job: Reassignment) -> None:
+    """The job's first step, now. A scheduled job's steps wait at most 5 minutes at a time
+    (runner): a task with an ETA hours away would outlive Redis's visibility timeout and be
+    delivered twice."""
     from console.reassignments.tasks import reassignment_step
     job_id, token = job.pk, job.tick_token
-    transaction.on_commit(lambda: reassignment_step.apply_async((job_id, token), eta=eta))
+    transaction.on_commit(lambda: reassignment_step.apply_async((job_id, token)))
 
 
 def job_resume_chain(*, job_id: int) -> None:
@@ -230,7 +233,7 @@ def job_resume_chain(*, job_id: int) -> None:
             return
         job.tick_token = uuid.uuid4().hex
         job.save(update_fields=["tick_token"])
-        _kick_on_commit(job, eta=job.run_at if job.state == Reassignment.SCHEDULED else None)
+        _kick_on_commit(job)
 
 
 def _control(job: Reassignment, actor, action: str, allowed_from: tuple[str, ...], new_state: str) -> Reassignment:

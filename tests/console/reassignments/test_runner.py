@@ -131,3 +131,19 @@ def test_a_broker_that_stops_mid_job_makes_it_wait_then_fail_cleanly(four_broker
     job.refresh_from_db()
     assert job.throttled_brokers == [] and "Throttle" not in job.message
     assert throttle_configs(four_brokers, [topic], [0, 1, 2, 3]) == {}
+
+
+def test_a_job_run_at_a_later_time_waits_in_short_steps_then_runs(four_brokers, users, unique_topic):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [0, 1]})
+    job = services.plan_from_assignment(cluster=four_brokers, actor=users["operator"], name="later",
+                                        assignment={(topic, 0): (0, 3)})
+    job = services.job_start(job=job, actor=users["operator"], run_at=timezone.now() + timedelta(hours=6))
+    assert job.state == Reassignment.SCHEDULED
+    assert runner.job_step(job_id=job.pk, token=job.tick_token) == 300.0   # well under Redis's visibility timeout
+    assert job.moves.get().state == ReassignmentMove.PENDING
+    Reassignment.objects.filter(pk=job.pk).update(run_at=timezone.now() - timedelta(seconds=1))   # time passes
+    assert run_to_the_end(job).state == Reassignment.DONE
+    assert replicas_of(four_brokers, topic) == {0: (0, 3)}
