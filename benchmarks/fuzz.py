@@ -66,6 +66,8 @@ def run(engine: EngineProcess, args) -> int:
     print(f"RSS               {rss_before >> 20} MiB before, {max(canary.rss) >> 20} MiB at peak")
     print(f"log               {log.count('Traceback')} tracebacks, "
           f"{log.count('INVALID_REQUEST')} INVALID_REQUEST lines, {len(log) >> 10} KiB")
+    for api_key, version, verdict, head in outcomes.bad[:10]:
+        print(f"  {verdict}: API {api_key} v{version}, frame starts {head!r}")
     bad = outcomes.counts["timeout"] + outcomes.counts["bad_reply"] + len(canary.failures) + log.count("Traceback")
     return 1 if bad or not engine.alive() else 0
 

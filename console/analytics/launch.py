@@ -41,8 +41,9 @@ class JobSpec:
     build: Callable[[dict[str, DataFrame]], DataFrame]
 
 
-# The results the pages read. Horizons keep each history small: 1-minute points for a day,
-# 5-minute points for a week, hourly points for everything in the lake.
+# The results the pages read. Horizons keep each history small: per group, 1-minute points
+# for a day, 5-minute points for a week, hourly points for everything the run reads; per
+# partition (one line per partition on a group's page), the last day at each resolution.
 HISTORY_HORIZON_DAYS = {"1m": 1, "5m": 7, "1h": None}
 
 

@@ -106,18 +106,18 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
         raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
     problem = null_violation(request, spec.request_class.fields, api_version)
     if problem:
-        return _invalid_request(spec, api_version, correlation_id, client_host, problem)
+        return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host)
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:
-        return _invalid_request(spec, api_version, correlation_id, client_host, str(exc))
+        return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
     except _RULE_BREAKS as exc:
         # A value the handler did not expect (a count too large for a range, a string where
         # bytes belong): the request's fault, so it is refused like any other bad request;
         # where it tripped is logged in place of a traceback.
         return _invalid_request(spec, api_version, correlation_id, client_host,
-                                f"{type(exc).__name__}: {exc} (at {_where(exc)})")
+                                f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
     if response is None:
         return None
     if isinstance(response, ZeroCopyResponse):
@@ -135,9 +135,12 @@ def _where(exc: BaseException) -> str:
     return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
 
 
-def _invalid_request(spec, api_version: int, correlation_id: int, client_host: str, problem: str) -> FinalResponse:
+def _invalid_request(spec, api_version: int, correlation_id: int, client_host: str, problem: str,
+                     request) -> FinalResponse:
     refused(log, "invalid_requests", "INVALID_REQUEST from %s: %s v%d: %s; closing the connection",
             client_host, spec.name, api_version, problem)
+    if spec.key == 0 and getattr(request, "acks", None) == 0:
+        return FinalResponse(b"")     # acks=0 is never answered, not even an error: only closed (as Kafka)
     if spec.key == 18:    # clients parse an ApiVersions error as v0 (KIP-511), whatever they asked
         return FinalResponse(encode_response(ApiVersionsResponse(version=0, error_code=Errors.InvalidRequestError.errno,
                                                                  api_keys=[]), 0, correlation_id))

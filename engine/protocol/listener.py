@@ -143,9 +143,10 @@ class Listener:
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
-            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer, then close
-                writer.write(response.frame)
-                await writer.drain()
+            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer (unless acks=0), then close
+                if response.frame:
+                    writer.write(response.frame)
+                    await writer.drain()
                 return
             if response is not None:
                 if isinstance(response, ZeroCopyResponse):

@@ -105,10 +105,10 @@ def console_server(tmp_path_factory):
 @pytest.fixture(scope="package")
 def quiet_console(console_server):
     """A second console process on the same database, Redis and engine whose overview never polls
-    (OVERVIEW_POLL_SECONDS=3600): a change made through the first console can reach its sockets
+    (LIVE_POLL_SECONDS=3600): a change made through the first console can reach its sockets
     only as an event over Redis."""
     log_path = console_server.log_path.with_name("daphne-quiet.log")
-    daphne, url = _start_daphne({**console_server.env, "OVERVIEW_POLL_SECONDS": "3600"}, log_path)
+    daphne, url = _start_daphne({**console_server.env, "LIVE_POLL_SECONDS": "3600", "LIVE_MAX_BACKOFF_SECONDS": "3600"}, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=console_server.env)
     finally:
