@@ -60,6 +60,9 @@ def celery_broker(url: str) -> Iterator[None]:
     """Point this process's Celery app (console.celery.app) at `url` for the block, then back."""
     from console.celery import app
 
+    # Import every app's tasks module now (as a worker does at start), so that the tasks this
+    # process sends are all registered whichever test finalizes the app first.
+    app.loader.import_default_modules()
     before = (app.conf.broker_url, app.conf.result_backend)
     app.conf.update(broker_url=url, result_backend=url)
     app.close()   # drop pooled connections made with the old URL
