@@ -20,7 +20,9 @@ def topic(engine_cluster):
     """Three partitions of records with and without keys, values, headers; explicit timestamps."""
     name = "spark-source"
     admin = AdminClient({"bootstrap.servers": engine_cluster.bootstrap})
-    admin.create_topics([NewTopic(name, 3, 1)])[name].result(timeout=30)
+    # retention.ms=-1: the records carry fixed past timestamps, which the shared engine's
+    # 7-day retention would delete at its next check.
+    admin.create_topics([NewTopic(name, 3, 1, config={"retention.ms": "-1"})])[name].result(timeout=30)
     producer = Producer({"bootstrap.servers": engine_cluster.bootstrap, "acks": "all", "linger.ms": 5})
     for i in range(RECORDS):
         producer.produce(name, partition=i % 3, timestamp=BASE_TS + 1000 * i,

@@ -7,7 +7,10 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None) -> str:
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(name, partitions, 1, config=config or {})])[name].result(timeout=30)
+    # retention.ms=-1: tests stamp records with fixed past times, which the shared engine's
+    # retention (7 days, checked every 5 minutes) would otherwise delete mid-test.
+    admin.create_topics([NewTopic(name, partitions, 1, config={"retention.ms": "-1", **(config or {})})])[name].result(
+        timeout=30)
     return name
 
 
