@@ -28,9 +28,9 @@ def envint(name: str, default: int, *, minimum: int | None = None, maximum: int 
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
     if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}")
+        raise ImproperlyConfigured(f"{name}={raw!r} is too small: use at least {minimum}")
     if maximum is not None and value > maximum:
-        raise ImproperlyConfigured(f"{name}={raw!r} must be at most {maximum}")
+        raise ImproperlyConfigured(f"{name}={raw!r} is too large: use at most {maximum}")
     return value
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.broker.mutation_quota import ControllerMutationQuota
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -32,6 +33,7 @@ from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
 from engine.storage.cleaner import LogCleaner
 from engine.storage.cleaner_steps import StepRunner
+from engine.storage.errors import is_io_failure
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -56,10 +58,12 @@ class Broker:
         self.config: BrokerConfig = controller.broker_config_for(node_id)
         self.log_manager = LogManager(log_dir)
         self._logs_loaded = False
+        self.log_dir_error: str | None = None   # set once an I/O error takes the log dir offline
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
+        self.mutation_quota = ControllerMutationQuota(lambda: self.config.get("controller_mutation_rate"))
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
@@ -96,6 +100,7 @@ class Broker:
         if not self._logs_loaded:
             self.load_logs()
         self._logs_loaded = False   # a later restart (stop, start) loads again
+        self.log_dir_error = None
         self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
@@ -131,6 +136,24 @@ class Broker:
         self._write_hw_checkpoint()
         self.log_manager.shutdown()
         self.partitions.clear()
+
+    # --- log dir failure (Kafka's LogDirFailureChannel) ----------------------------------------
+
+    def log_dir_failed(self, exc: BaseException) -> None:
+        """An I/O error (a full disk, EIO) hit the log dir: it is offline until the broker
+        restarts. Its replicas stop - the controller moves their leaderships to replicas on
+        healthy dirs and drops this broker from the ISRs, as when it is fenced - while the
+        broker keeps answering (KAFKA_STORAGE_ERROR, NOT_LEADER_OR_FOLLOWER), and
+        DescribeLogDirs reports the error."""
+        if self.log_dir_error is not None:
+            return
+        self.log_dir_error = str(exc)
+        log.error("Broker %d: log dir %s is offline after an I/O error (%s); its leaderships move to replicas "
+                  "on healthy log dirs until this broker restarts", self.node_id, self.log_dir, exc)
+        try:
+            self.controller.fence_broker(self.node_id)
+        except OSError as fence_error:   # the metadata journal shares the failed disk
+            log.error("Broker %d: cannot record the offline log dir in the metadata: %s", self.node_id, fence_error)
 
     # --- metadata -------------------------------------------------------------------------
 
@@ -240,6 +263,7 @@ class Broker:
     def _open_partition(self, topic: TopicState, index: int, config) -> Partition:
         log_ = self.log_manager.get_or_create_log(topic.name, index, config, now_ms())
         partition = Partition(topic.name, index, topic.topic_id, log_, self.node_id)
+        partition.on_storage_failure = self.log_dir_failed
         partition.high_watermark = min(self._checkpointed_hw.get((topic.name, index), 0), log_.log_end_offset)
         self.partitions[(topic.name, index)] = partition
         return partition
@@ -407,7 +431,9 @@ class Broker:
             await asyncio.sleep(interval_s())
             try:
                 action()
-            except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
+            except Exception as exc:  # noqa: BLE001 - keep the broker alive; the next round retries
+                if is_io_failure(exc):
+                    self.log_dir_failed(exc)
                 log.exception("Broker %d: background task %s failed", self.node_id, action.__name__)
 
     # --- consumer groups and log compaction -------------------------------------------------

@@ -12,6 +12,11 @@ class StorageError(Exception):
     error_code = 56
 
 
+def is_io_failure(exc: BaseException) -> bool:
+    """An error of the log dir itself (the disk), not of the data a client sent."""
+    return isinstance(exc, OSError) or type(exc) is StorageError
+
+
 class CorruptRecordError(StorageError):
     """A batch failed its CRC, has the wrong magic, or a bad or truncated length."""
 

@@ -7,10 +7,10 @@ reopens on the next use. Closing an fd loses nothing: written bytes are in the p
 and fsync flushes the file whichever fd wrote it.
 
 Threads: the engine's event loop is the main user. The log cleaner's thread also reads and
-writes segment files; it *pins* each file it uses (`pinned`), and only the thread that
-created the pool (the loop's) ever closes a descriptor, never a pinned one. So no thread's
-descriptor is closed - or its number reused for another file - while that thread uses it.
-The pool's bookkeeping is under a lock.
+writes segment files; it *pins* each file it uses (`pinned`) and runs `never_evicting`, so
+only the loop closes descriptors, and never a pinned one. So no thread's descriptor is
+closed - or its number reused for another file - while that thread uses it. The pool's
+bookkeeping is under a lock.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class FileHandles:
         self.limit = limit
         self._open: OrderedDict[int, "PooledFile"] = OrderedDict()
         self.lock = threading.RLock()
-        self._closing_thread = threading.get_ident()
+        self._quiet = threading.local()   # .on: this thread never closes others' descriptors
 
     def __len__(self) -> int:
         return len(self._open)
@@ -48,8 +48,18 @@ class FileHandles:
                 self._open.move_to_end(key)
                 return
             self._open[key] = owner
-            if threading.get_ident() == self._closing_thread:
+            if not getattr(self._quiet, "on", False):
                 self._evict()
+
+    @contextmanager
+    def never_evicting(self) -> Iterator[None]:
+        """For a thread beside the loop (the cleaner's): its files count towards the limit,
+        but it closes no one else's descriptor - the loop may be using it right now."""
+        self._quiet.on = True
+        try:
+            yield
+        finally:
+            self._quiet.on = False
 
     def _evict(self) -> None:
         """Close the least recently used unpinned descriptors until under the limit."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .batch_records import RecordWalker
+from .batch_records import RecordWalker, check_plain_batch
 from .decompression import decompressed_limit, inflate
 from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
@@ -74,11 +74,11 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
 
 
 def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
+    if header.compression_type == 0:
+        check_plain_batch(records, position, header)
+        return
     walker = RecordWalker(header.records_count)
     start, end = position + HEADER_SIZE, position + header.size
-    if header.compression_type == 0:
-        walker.walk(records, start, end)
-        return
     with memoryview(records) as view:
         compressed = view[start:end]
         for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):

@@ -3,16 +3,14 @@ configs table, sortable tables at desktop and phone width, dark mode, and screen
 main pages (light and dark, 1280 and 390 px) in artifacts/screenshots/."""
 from __future__ import annotations
 
-import json
-import os
 import re
 import time
-import urllib.request
 
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 from playwright.sync_api import expect
 
+from tests.engine.cluster.helpers import list_brokers, start_broker
 from tests.support.groups import produce
 
 SLOW = 60_000            # ms: a bound for a controlled shutdown or a broker start, not a threshold
@@ -32,19 +30,14 @@ def make_topic(bootstrap: str, name: str, assignments: dict[int, list[int]]) -> 
         admin.close()
 
 
-def engine_admin(engine, method: str, path: str):
-    """The engine's admin port, with the run's token (tests/conftest.py)."""
-    request = urllib.request.Request(f"http://127.0.0.1:{engine.port + engine.brokers}{path}", method=method,
-                                     data=b"" if method == "POST" else None,
-                                     headers={"X-Engine-Admin-Token": os.environ["ENGINE_ADMIN_TOKEN"]})
-    with urllib.request.urlopen(request, timeout=60) as answer:
-        return json.loads(answer.read())
+def engine_broker_running(engine, broker_id: int) -> bool:
+    return next(b for b in list_brokers(engine) if b["id"] == broker_id)["running"]
 
 
 def start_broker_if_stopped(engine, broker_id: int) -> None:
     """Leave the shared engine whole for the next test, whatever happened in this one."""
-    if not next(b for b in engine_admin(engine, "GET", "/brokers") if b["id"] == broker_id)["running"]:
-        engine_admin(engine, "POST", f"/brokers/{broker_id}/start")
+    if not engine_broker_running(engine, broker_id):
+        start_broker(engine, broker_id)
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,8 @@ def test_every_page_needs_a_login(cluster):
     """Walks every route, so a page added later without the login check fails here."""
     anonymous = Client()
     values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "group_id": "some/group",
-              "partition": "0", "offset": "0", "rule_id": "1", "key": "retention.ms",
-              "topic": "some-topic"}
+              "partition": "0", "offset": "0", "rule_id": "1", "key": "retention.ms", "topic": "some-topic",
+              "job_id": "1", "schedule_id": "1", "which": "proposed"}
     routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
     assert len(routes) > 20
     for route, _ in routes:

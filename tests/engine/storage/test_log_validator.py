@@ -128,3 +128,14 @@ def test_a_snappy_block_claiming_a_gigabyte_is_refused_before_inflating():
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20
+
+
+@pytest.mark.parametrize("codec", [1, 3, 4], ids=["gzip", "lz4", "zstd"])
+def test_records_across_inflated_chunks_are_walked_whole(codec):
+    """Records cut by the 64 KiB chunk boundaries, one bigger than a chunk (its body skipped)."""
+    pairs = [(b"k%d" % i, bytes([i]) * 10_000) for i in range(30)] + [(b"big", b"\x07" * 200_000), (b"z", b"")]
+    assert analyze_records(keyed(pairs, codec), LogConfig(), from_client=True)
+    lying = keyed(pairs, codec)
+    struct.pack_into(">i", lying, LOG_OVERHEAD + 45, len(pairs) + 1)
+    struct.pack_into(">i", lying, LOG_OVERHEAD + 11, len(pairs))
+    refused(resign(lying), match="records")
