@@ -14,14 +14,6 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env()   # local.env (written by `make run`); the environment wins over it
 
 DEBUG = envbool("DEBUG", False)
-SECRET_KEY = envstr("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured(
-            f"SECRET_KEY is not set. Set it in the environment (a long random string, e.g. from "
-            f"`python -c 'import secrets; print(secrets.token_urlsafe(50))'`), or in {local_env_path()} as "
-            "SECRET_KEY=..., which `make run` creates at first start. Only DEBUG=1 runs without one.")
-    SECRET_KEY = "insecure-debug-only-key"   # DEBUG only: never signs a production session
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
 # Websockets are accepted only from pages of the console's own origin (console/origin.py):
@@ -249,3 +241,13 @@ CELERY_BEAT_SCHEDULE.update({
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
 })
+
+# Last, so that a wrong value above is reported first (it names the setting to fix).
+SECRET_KEY = envstr("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is not set. Set it in the environment (a long random string, e.g. from "
+            f"`python -c 'import secrets; print(secrets.token_urlsafe(50))'`), or in {local_env_path()} as "
+            "SECRET_KEY=..., which `make run` creates at first start. Only DEBUG=1 runs without one.")
+    SECRET_KEY = "insecure-debug-only-key"   # DEBUG only: never signs a production session
