@@ -241,9 +241,11 @@ SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
 ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
+# Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
+# reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE.update({
     "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
-}
+})

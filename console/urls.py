@@ -10,6 +10,7 @@ from console.clusters import views as cluster_views
 from console.groups import apis as group_apis
 from console.messages import apis as message_apis
 from console.messages import views as message_views
+from console.reassignments import apis as reassignment_apis
 from console.topics import apis as topic_apis
 
 api = [
@@ -18,6 +19,8 @@ api = [
     path("clusters/<int:cluster_id>/brokers", broker_apis.broker_list, name="brokers"),
     path("clusters/<int:cluster_id>/brokers/<int:broker_id>", broker_apis.broker_detail, name="broker"),
     path("clusters/<int:cluster_id>/topics", topic_apis.topic_list, name="topics"),
+    path("clusters/<int:cluster_id>/reassignments", reassignment_apis.job_list, name="reassignments"),
+    path("clusters/<int:cluster_id>/reassignments/<int:job_id>", reassignment_apis.job_detail, name="reassignment"),
     path("clusters/<int:cluster_id>/topics/<str:name>", topic_apis.topic_detail, name="topic"),
     path("clusters/<int:cluster_id>/analytics", analytics_apis.cluster_analytics, name="analytics"),
     path("clusters/<int:cluster_id>/analytics/group-status", analytics_apis.group_statuses, name="group_statuses"),

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import logging
+
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
@@ -14,6 +17,7 @@ from console.analytics.storage import lake_filesystem
 from console.clusters.models import Cluster
 
 RESOLUTIONS = ("1m", "5m", "1h")
+log = logging.getLogger(__name__)
 
 
 def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None = None,
@@ -64,8 +68,14 @@ def run_last_finished(*, cluster: Cluster) -> RunInfo | None:
 
 
 def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
-    """{group_id: {status, reason, lag}}: the badges of the groups list."""
-    return {r[L.GROUP]: r for r in result_rows(lake_url=lake_url, job="group_status", cluster_id=cluster.pk)}
+    """{group_id: {status, reason, lag}}: the badges of the groups list. A lake that cannot be
+    read (an unreachable s3a:// store) costs the badges, never the groups page."""
+    try:
+        rows = result_rows(lake_url=lake_url, job="group_status", cluster_id=cluster.pk)
+    except (OSError, pa.ArrowException) as exc:
+        log.warning("group status badges unavailable: %s", exc)
+        return {}
+    return {r[L.GROUP]: r for r in rows}
 
 
 def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:

@@ -1,11 +1,14 @@
 """Cluster pages: the list, each cluster's overview, and registering clusters (admins)."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
+from console import live
 from console.accounts.roles import ADMIN, VIEWER
 from console.clusters import selectors, services
 from console.clusters.forms import CLUSTER_FIELDS, ClusterAddForm, ClusterEditForm, ClusterRemoveForm
 from console.errors import ConsoleError
+from console.kafka_gateway import GatewayError
 from console.web import form_error, page
 
 
@@ -26,7 +29,14 @@ def cluster_list(request):
 @page(VIEWER)
 def overview(request, cluster_id: int):
     cluster = selectors.cluster_get(cluster_id=cluster_id)
-    overview = selectors.cluster_overview(cluster=cluster)
+    try:
+        overview = selectors.cluster_overview(cluster=cluster)
+    except GatewayError as exc:
+        # Still the overview page, with its live socket: it turns back into the overview by
+        # itself once the cluster answers (the feed retries with backoff meanwhile).
+        unreachable = live.unreachable_html(message=str(exc), since=timezone.now())
+        return render(request, "clusters/overview.html", {"cluster": cluster, "unreachable": unreachable},
+                      status=503)
     services.cluster_brokers_seen(cluster=cluster, brokers=overview.seen_brokers)
     return render(request, "clusters/overview.html", {"cluster": cluster, "overview": overview})
 

@@ -21,7 +21,7 @@ from console.messages.deserializers import Deserializers
 from console.messages.filters import FilterSpec, RecordFilter
 from console.messages.masking import Masker, Rule
 from console.messages.models import MaskingRule, RegisteredSchema, TopicMessageSettings
-from console.messages.presenting import MessageView, Presenter
+from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 
 MAX_PAGE = 500
@@ -124,6 +124,8 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
             found = reader.offsets_for_timestamp(query.timestamp_ms, partitions)
             cursor = {p: offsets[p].high_watermark if found[p] is None else found[p] for p in partitions}
             backwards = False
+            if all(o is None for o in found.values()):
+                notes.append(f"No record has a timestamp at or after {iso_time(query.timestamp_ms)}.")
         if backwards:
             records, start = _page_backward(reader, cursor, offsets, count)
         else:

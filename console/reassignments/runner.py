@@ -315,6 +315,24 @@ class _Step:
         return ("Throttle configs could not be removed (" + "; ".join(problems) + ").") if problems else ""
 
 
+def clear_leftover_throttles(*, job_id: int) -> bool:
+    """A finished job whose throttles could not all be removed (a broker was down) tries again;
+    True once none is left. Beat's watchdog calls it."""
+    job = Reassignment.objects.select_related("cluster").get(pk=job_id)
+    if job.state not in Reassignment.FINISHED or not (job.throttled_brokers or job.throttled_topics):
+        return True
+    try:
+        with cluster_gateway(job.cluster) as gw:
+            step = _Step(job, gw)
+            problems = step._clear_throttles()
+    except ConsoleError:
+        return False
+    if not problems:
+        job.message = job.message.split(" Throttle configs could not be removed")[0]
+    job.save(update_fields=["throttled_brokers", "throttled_topics", "parameters", "message", "updated_at"])
+    return not problems
+
+
 def _involved(m: ReassignmentMove) -> set[int]:
     """The brokers a move loads: the ones receiving a replica and the ones losing one."""
     return set(m.adding) | set(m.removing)

@@ -29,12 +29,17 @@ def reassignment_step(job_id: int, token: str) -> None:
 
 @shared_task(acks_late=True, ignore_result=True)
 def reassignment_watchdog() -> None:
-    """Restart the chain of any active job that has not moved for a while."""
+    """Restart the chain of any active job that has not moved for a while, and retry removing
+    the throttles a finished job had to leave behind (a broker was down when it ended)."""
     stale = timezone.now() - timedelta(seconds=max(60.0, 20 * runner.poll_seconds()))
     for job_id in Reassignment.objects.filter(state__in=(Reassignment.RUNNING, Reassignment.PAUSED,
                                                          Reassignment.CANCELLING),
                                               updated_at__lt=stale).values_list("pk", flat=True):
         services.job_resume_chain(job_id=job_id)
+    leftovers = (Reassignment.objects.filter(state__in=Reassignment.FINISHED)
+                 .exclude(throttled_brokers=[], throttled_topics=[]).values_list("pk", flat=True))
+    for job_id in leftovers:
+        runner.clear_leftover_throttles(job_id=job_id)
 
 
 @worker_ready.connect

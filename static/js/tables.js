@@ -1,4 +1,5 @@
-// Every table.data sorts by a click on its column header (again: the other way). Numbers sort
+// Every table.data sorts by a click on its column header (again: the other way), also the
+// tables a live fragment brings. Numbers sort
 // as numbers ("1.2 KB" and "—" included: sizes by their bytes in data-sort, dashes last);
 // a cell's data-sort attribute, when present, is the value sorted on.
 (function () {
@@ -29,8 +30,12 @@
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) { th.removeAttribute("aria-sort"); });
     header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
   }
-  document.querySelectorAll("table.data").forEach(function (table) {
-    if (!table.tHead || !table.tHead.rows.length) return;
+  function enhance(root) {
+    root.querySelectorAll("table.data").forEach(enhanceTable);
+  }
+  function enhanceTable(table) {
+    if (!table.tHead || !table.tHead.rows.length || table.dataset.sortable) return;
+    table.dataset.sortable = "true";
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, index) {
       if (!header.textContent.trim()) return;
       header.classList.add("sortable");
@@ -40,5 +45,8 @@
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(table, header, index); }
       });
     });
-  });
+  }
+  enhance(document);
+  // Live fragments (live.js) replace their content: their new tables sort too.
+  document.addEventListener("live:updated", function (event) { enhance(event.target); });
 })();

@@ -3,15 +3,14 @@ configs table, sortable tables at desktop and phone width, dark mode, and screen
 main pages (light and dark, 1280 and 390 px) in artifacts/screenshots/."""
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.request
 
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 from playwright.sync_api import expect
 
+from tests.engine.cluster.helpers import list_brokers, start_broker
 from tests.support.groups import produce
 
 SLOW = 60_000            # ms: a bound for a controlled shutdown or a broker start, not a threshold
@@ -32,16 +31,13 @@ def make_topic(bootstrap: str, name: str, assignments: dict[int, list[int]]) -> 
 
 
 def engine_broker_running(engine, broker_id: int) -> bool:
-    with urllib.request.urlopen(f"http://127.0.0.1:{engine.port + engine.brokers}/brokers", timeout=10) as answer:
-        return next(b for b in json.loads(answer.read()) if b["id"] == broker_id)["running"]
+    return next(b for b in list_brokers(engine) if b["id"] == broker_id)["running"]
 
 
 def start_broker_if_stopped(engine, broker_id: int) -> None:
     """Leave the shared engine whole for the next test, whatever happened in this one."""
     if not engine_broker_running(engine, broker_id):
-        request = urllib.request.Request(f"http://127.0.0.1:{engine.port + engine.brokers}/brokers/{broker_id}/start",
-                                         method="POST", data=b"")
-        urllib.request.urlopen(request, timeout=60).close()
+        start_broker(engine, broker_id)
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +90,7 @@ def test_with_broker_0_stopped_every_page_works_live_and_start_brings_it_back(lo
         expect(overview.locator('#ov-brokers tr[data-broker="0"]')).to_have_attribute("data-state", "stopped",
                                                                                        timeout=SLOW)
         expect(overview.locator("#ov-offline")).not_to_have_text("0")
+        expect(overview.locator("#ov-brokers th.sortable").first).to_be_visible()   # the pushed table sorts too
 
         brokers.goto(path + "brokers/")
         brokers.click('tr[data-broker="0"] [data-admin-action="start-broker"]')

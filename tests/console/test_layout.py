@@ -1,4 +1,7 @@
 """Every page, error pages included, keeps the navigation of the layout (templates/base.html)."""
+import re
+from pathlib import Path
+
 from django.urls import reverse
 
 from console.clusters.services import cluster_create
@@ -43,3 +46,23 @@ def test_the_server_error_page_keeps_the_navigation(rf, users):
     request.user = users["viewer"]
     response = server_error(request)
     assert response.status_code == 500 and nav_of(response.content.decode())["log_out"]
+
+
+def test_no_template_shows_a_forms_own_errors_twice():
+    """`form.as_p` already lists the non-field errors: a template adding them again says
+    everything twice (templates/_form.html is the shared way to render a form)."""
+    root = Path(__file__).resolve().parents[2] / "templates"
+    twice = []
+    for template in root.rglob("*.html"):
+        text = template.read_text()
+        for form in set(re.findall(r"\{\{ *(\w+)\.non_field_errors *\}\}", text)):
+            if f"{form}.as_p" in text or f"{form}.as_div" in text or f"{form}.as_table" in text:
+                twice.append(f"{template.relative_to(root)}: {form}")
+    assert twice == []
+
+
+def test_every_table_is_a_sortable_data_table():
+    root = Path(__file__).resolve().parents[2] / "templates"
+    plain = [f"{t.relative_to(root)}: {tag}" for t in root.rglob("*.html")
+             for tag in re.findall(r"<table\b[^>]*>", t.read_text()) if 'class="data' not in tag]
+    assert plain == []

@@ -123,3 +123,12 @@ def test_a_socket_from_another_port_is_refused_through_the_asgi_stack(db, users)
         await communicator.disconnect()
         return connected
     assert async_to_sync(scenario)() is False
+
+
+def test_manage_py_says_what_is_wrong_without_a_traceback(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    env.update(DJANGO_SETTINGS_MODULE="console.settings", LOCAL_ENV_FILE=str(tmp_path / "local.env"))
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Configuration error: SECRET_KEY is not set.") and "Traceback" not in result.stderr

@@ -3,6 +3,7 @@ its password file are created, and Ctrl-C (SIGINT to the terminal's process grou
 everything it started."""
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import os
 import re
@@ -19,17 +20,35 @@ from tests.support.engine_process import ROOT, _answers_api_versions, free_port_
 from tests.support.waiting import wait_until
 
 
-def session_processes(session_id: int) -> list[int]:
-    """Pids of live processes in a session (field 6 of /proc/<pid>/stat)."""
-    pids = []
+def descendants(root: int) -> set[int]:
+    """Live pids below `root` in the process tree (honcho starts each child in a session of its
+    own, so the tree, not the session, says what the stack started)."""
+    children: dict[int, list[int]] = {}
     for stat_file in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat_file.read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(fields[3]) == session_id and fields[0] != "Z":
-            pids.append(int(stat_file.parent.name))
-    return pids
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(stat_file.parent.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    living = set()
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                living.add(pid)
+        except OSError:   # gone
+            pass
+    return living
 
 
 def answers(port: int, payload: bytes, expected: bytes) -> bool:
@@ -74,6 +93,7 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         stack = subprocess.Popen([sys.executable, "-m", "console.stack"], cwd=ROOT, env=env, stdout=log,
                                  stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{web_port}"
+    started: set[int] = set()
     try:
         def output() -> str:
             return log_path.read_text(errors="replace")
@@ -87,6 +107,8 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
                     and "beat: Starting" in output())
 
         wait_until(everything_up, timeout=120, message="the engine, Redis, the web server, the worker and beat")
+        started = descendants(stack.pid)
+        assert len(started) >= 5   # at least one process per service (the shells and forks add more)
         credentials = data / "console-admin.txt"
         assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
         password = re.search(r"password: (\S+)", credentials.read_text()).group(1)
@@ -95,10 +117,13 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
 
         os.killpg(stack.pid, signal.SIGINT)   # what Ctrl-C in the terminal does
         stack.wait(60)
-        wait_until(lambda: not session_processes(stack.pid), timeout=30, message="every process of the stack gone")
+        wait_until(lambda: not alive(started), timeout=30, message="every process of the stack gone")
         assert not any(listening(port) for port in (engine_port, engine_port + 1, engine_port + 2, web_port,
                                                     redis_port))
     finally:
-        if stack.poll() is None or session_processes(stack.pid):
-            os.killpg(stack.pid, signal.SIGKILL)
+        for pid in descendants(stack.pid) | alive(started):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if stack.poll() is None:
+            stack.kill()
             stack.wait(10)

@@ -88,7 +88,9 @@ class CeleryWorker:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> CeleryWorker:
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+        # The settings module of this test run (pytest-django exports it), so the worker sees the same.
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "console.settings"),
+               "PYTHONUNBUFFERED": "1",
                "REDIS_URL": self.broker_url, "DATABASE_URL": self.database_url or worker_database_url(),
                **self.extra_env}
         command = self.command()

@@ -32,3 +32,15 @@ def test_groups_list_shows_each_groups_status_with_its_reason(settings, tmp_path
     assert f'href="/clusters/{cluster.pk}/analytics/groups/{stalled}/"' in row
     unseen_row = page.split(f'<tr data-group="{unseen}">')[1].split("</tr>")[0]
     assert 'title="Not computed yet"' in unseen_row
+
+
+def test_an_unreadable_result_costs_the_badges_not_the_page(db, tmp_path):
+    from console.analytics.selectors import group_statuses
+    from console.clusters.models import Cluster
+
+    cluster = Cluster.objects.create(name="lake only", bootstrap_servers="127.0.0.1:1")
+    results = tmp_path / L.RESULTS / "group_status" / f"{L.CLUSTER}={cluster.pk}"
+    results.mkdir(parents=True)
+    (results / "part-0.parquet").write_bytes(b"not parquet at all")
+    assert group_statuses(lake_url=str(tmp_path), cluster=cluster) == {}
+    assert group_statuses(lake_url=str(tmp_path / "missing"), cluster=cluster) == {}

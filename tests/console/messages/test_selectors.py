@@ -58,6 +58,9 @@ def test_browse_by_offset_and_by_timestamp_returns_exactly_what_was_produced(clu
     by_time = selectors.message_browse(cluster=cluster, topic=topic, mask=False,
                                        query=BrowseQuery(start="timestamp", timestamp_ms=BASE_TS + 12_000, count=50))
     assert [m.offset for m in by_time.messages] == list(range(12, 20))
+    too_late = selectors.message_browse(cluster=cluster, topic=topic, mask=False,
+                                        query=BrowseQuery(start="timestamp", timestamp_ms=BASE_TS + 60_000))
+    assert too_late.messages == [] and too_late.notes == ["No record has a timestamp at or after 2023-11-14T22:14:20.000Z."]
 
 
 @pytest.mark.parametrize("client", ["ck", "kp"])

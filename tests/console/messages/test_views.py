@@ -214,3 +214,8 @@ def test_a_large_value_is_previewed_on_its_page_and_downloads_whole(cluster, eng
     assert raw["Content-Type"] == "application/octet-stream" and "attachment" in raw["Content-Disposition"]
     assert raw.content == big
     assert viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 1])).status_code == 404
+
+
+def test_producing_to_a_partition_that_does_not_exist_is_a_readable_error(cluster, topic, operator_client):
+    response = produce(operator_client, cluster, topic, value="x", partition=7)
+    assert response.status_code == 400 and "there is no partition 7" in response.content.decode()

@@ -118,5 +118,16 @@ def test_a_broker_that_stops_mid_job_makes_it_wait_then_fail_cleanly(four_broker
     assert replicas_of(four_brokers, topic) == {0: (0, 1)}
     broker_start(cluster=four_brokers, actor=users["admin"], broker_id=3)
     # Broker 3 was down when the job ended: its throttle could not be removed, and the job says so.
-    assert "broker 3" in job.message
+    assert "broker 3" in job.message and job.throttled_brokers == [3]
     assert set(throttle_configs(four_brokers, [topic], [0, 1, 2])) == set()
+    # Once it is back, the watchdog's retry removes it.
+    from console.reassignments.tasks import reassignment_watchdog
+
+    def watchdog_cleared():
+        reassignment_watchdog()      # the task's body, run here
+        job.refresh_from_db()
+        return not job.throttled_brokers
+    wait_until(watchdog_cleared, timeout=60, interval=0.5, message="the leftover throttle to go")
+    job.refresh_from_db()
+    assert job.throttled_brokers == [] and "Throttle" not in job.message
+    assert throttle_configs(four_brokers, [topic], [0, 1, 2, 3]) == {}

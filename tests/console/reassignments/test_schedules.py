@@ -74,3 +74,21 @@ def test_a_one_time_schedule_fires_at_its_time_in_real_beat_and_worker(four_brok
         assert len(set(leaders)) == 4
     finally:
         beat.stop()
+
+
+def test_an_election_schedule_puts_leaders_back_on_their_preferred_replicas(four_brokers, users, unique_topic):
+    from console.brokers.services import broker_start, broker_stop
+    from console.clusters.gateway import cluster_gateway
+    from tests.console.conftest import wait_for_partitions
+
+    topic = make_topic(four_brokers, unique_topic(), assignments={0: [3, 0], 1: [3, 1]})
+    broker_stop(cluster=four_brokers, actor=users["admin"], broker_id=3)
+    broker_start(cluster=four_brokers, actor=users["admin"], broker_id=3)
+    wait_for_partitions(four_brokers, topic, lambda ps: all(3 in p.isr for p in ps), "broker 3 back in the ISRs")
+    with cluster_gateway(four_brokers) as gw:
+        assert all(p.leader != 3 for p in gw.metadata([topic]).topic(topic).partitions)   # no auto rebalance
+    schedule = schedules.schedule_create(cluster=four_brokers, actor=users["operator"], name="elect",
+                                         kind=ReassignmentSchedule.ELECT, cron="*/5 * * * *", topics=[topic])
+    assert schedules.schedule_fire(schedule_id=schedule.pk).startswith("Elected 2 leader(s)")
+    with cluster_gateway(four_brokers) as gw:
+        assert all(p.leader == 3 for p in gw.metadata([topic]).topic(topic).partitions)

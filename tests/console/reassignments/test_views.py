@@ -104,3 +104,14 @@ def test_schedules_are_created_shown_edited_and_deleted_in_the_console(four_brok
     operator_client.post(base + f"schedules/{schedule.pk}/delete")
     assert not ReassignmentSchedule.objects.exists()
     assert AuditLogEntry.objects.filter(action__startswith="reassignment_schedule.").count() >= 3
+
+
+def test_jobs_as_json(four_brokers, topic, operator_client, viewer_client):
+    generate(operator_client, four_brokers, topics=topic)
+    job = Reassignment.objects.get()
+    listing = viewer_client.get(f"/api/clusters/{four_brokers.pk}/reassignments").json()
+    assert [j["id"] for j in listing["jobs"]] == [job.pk]
+    detail = viewer_client.get(f"/api/clusters/{four_brokers.pk}/reassignments/{job.pk}").json()
+    assert detail["state"] == "draft" and len(detail["moves"]) == job.summary["moves"]
+    assert detail["progress"]["moves_total"] == job.summary["moves"]
+    assert Client().get(f"/api/clusters/{four_brokers.pk}/reassignments").status_code == 401

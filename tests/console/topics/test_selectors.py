@@ -177,8 +177,9 @@ def test_topic_detail_of_a_missing_topic_is_not_found(cluster):
 def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster, engine_cluster, unique_topic):
     name = make_topic(cluster, unique_topic(), partitions=2, replication_factor=2,
                       configs={"retention.ms": "86400000", "cleanup.policy": "compact,delete"})
-    produce(engine_cluster.bootstrap, name, [b"k" * 50] * 4, partition=0)
-    produce(engine_cluster.bootstrap, name, [b"k" * 50] * 3, partition=1)
+    # Keyed records: a compacted topic refuses keyless ones (INVALID_RECORD), as Kafka does.
+    produce(engine_cluster.bootstrap, name, [(b"k%d" % i, b"v" * 50) for i in range(4)], partition=0)
+    produce(engine_cluster.bootstrap, name, [(b"k%d" % i, b"v" * 50) for i in range(3)], partition=1)
     wait_for_partitions(cluster, name, lambda ps: all(len(p.isr) == 2 for p in ps), "both replicas in sync")
     row = topic_list(cluster=cluster, search=name).topics[0]
     assert (row.messages, row.retention_ms, row.cleanup_policy, row.retention_bytes) == (

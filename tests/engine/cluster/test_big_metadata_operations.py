@@ -125,3 +125,26 @@ def test_the_cluster_wide_partition_limit_refuses_with_a_readable_message(in_pro
         assert "over its limit of 3010 (max.partitions)" in answer.error_message
     finally:
         client.close()
+
+
+def test_sigterm_while_thousands_of_replicas_are_being_opened_stops_cleanly(engine_factory):
+    """The background task applying a big change is cancelled by a clean stop, and the next
+    start opens every partition of the committed metadata."""
+    engine = engine_factory(brokers=1, admin=False)
+    client = RawClient(engine.ports[0], timeout=120)
+    try:
+        assert create_topic(client, "big") == 0
+        T = CreatePartitionsRequest.CreatePartitionsTopic
+        grown = client.request(CreatePartitionsRequest(topics=[T(name="big", count=PARTITIONS, assignments=None)],
+                                                       timeout_ms=60000, validate_only=False), 1,
+                               CreatePartitionsResponse)
+        assert grown.results[0].error_code == 0
+    finally:
+        client.close()
+    assert engine.terminate(timeout=120) == 0
+    engine.start(timeout=300)           # opening 3,000 logs at start: a generous bound for a loaded machine
+    client = RawClient(engine.ports[0], timeout=120)
+    try:
+        assert produce_to(client, "big", PARTITIONS - 1) == 0
+    finally:
+        client.close()
