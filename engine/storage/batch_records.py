@@ -10,7 +10,8 @@ record is laid out as (varints are zigzag-encoded, as in Kafka's DefaultRecord):
 The walk checks that the records fill the batch exactly (every `length` lands inside it and
 the last one ends at its end), that the count matches `recordsCount`, and that record i has
 offsetDelta i, so the header's `lastOffsetDelta` (which moves the log end offset) is what the
-records hold. A compacted topic also needs a key on every record. Anything else - keys,
+records hold. A compacted topic also needs a key on every record: the walker lists the index
+of each record without one (Kafka names them all in the Produce answer). Anything else - keys,
 values, headers - is the consumer's business and is not parsed.
 
 The walker takes the bytes in chunks, so a compressed batch is checked while it is inflated
@@ -29,6 +30,7 @@ class RecordWalker:
     def __init__(self, expected_count: int, *, need_key: bool) -> None:
         self.expected_count = expected_count
         self.need_key = need_key
+        self.keyless: list[int] = []  # indexes of records without a key (need_key only)
         self.count = 0
         self._pending = bytearray()   # the start of a record cut by a chunk boundary
         self._skip = 0                # bytes of a checked record still to come: not kept
@@ -102,7 +104,7 @@ class RecordWalker:
                 if (delta >> 1) ^ -(delta & 1) != count:
                     raise InvalidRecordError(f"record {count} has offset delta {(delta >> 1) ^ -(delta & 1)}")
                 if need_key and buf[pos] == 1:           # zigzag(-1): a null key
-                    raise InvalidRecordError("Compacted topic cannot accept message without key")
+                    self.keyless.append(count)           # all are named in the Produce answer
                 if pos >= record_end:
                     raise InvalidRecordError(f"record {count} is shorter than its fields")
                 count += 1

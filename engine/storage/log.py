@@ -113,7 +113,7 @@ class Log:
     def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write."""
         records = records if isinstance(records, bytearray) else bytearray(records)
-        batches = analyze_records(records, self.config, from_client=True)
+        batches = analyze_records(records, self.config, from_client=True, topic_partition=self.dir.name)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
         if self.config.compact:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .batch_records import RecordWalker
 from .decompression import decompressed_limit, inflate
-from .errors import InvalidRecordError, RecordTooLargeError
+from .errors import InvalidRecordError, RecordTooLargeError, RecordValidationError
 from .log_config import LogConfig
 from .records import (HEADER_SIZE, TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
                       set_log_append_time, validate_crc)
@@ -54,11 +54,12 @@ class StampedBatches:
                    offset_of_max, sum(h.records_count for h in headers))
 
 
-def analyze_records(records, config: LogConfig, *, from_client: bool
+def analyze_records(records, config: LogConfig, *, from_client: bool, topic_partition: str = ""
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
     All batches are checked before any is written, so a request is taken whole or not at all.
+    `topic_partition` ("topic-0") names the partition in per-record error messages.
     """
     batches = list(iter_batches(records))
     for position, header in batches:
@@ -69,22 +70,24 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
         validate_crc(records, position, header)
         if from_client:
             _check_client_batch(header)
-            _check_records(records, position, header, config)
+            _check_records(records, position, header, config, topic_partition)
     return batches
 
 
-def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
+def _check_records(records, position: int, header: BatchHeader, config: LogConfig, topic_partition: str) -> None:
     walker = RecordWalker(header.records_count, need_key=config.compact)
     start, end = position + HEADER_SIZE, position + header.size
     if header.compression_type == 0:
         walker.walk(records, start, end)
-        return
-    with memoryview(records) as view:
-        compressed = view[start:end]
-        for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
-            walker.feed(chunk)
-        compressed.release()
-    walker.finish()
+    else:
+        with memoryview(records) as view:
+            compressed = view[start:end]
+            for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
+                walker.feed(chunk)
+            compressed.release()
+        walker.finish()
+    if walker.keyless:
+        raise RecordValidationError.keyless(walker.keyless, topic_partition)
 
 
 def _check_client_batch(header: BatchHeader) -> None:
