@@ -20,6 +20,7 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 run: venv
+	$(PY) -m console.localenv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	DATA_DIR=$(DATA_DIR) $(PY) -m console.stack

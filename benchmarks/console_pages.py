@@ -44,6 +44,14 @@ def create_topics(bootstrap: str, names: list[str]) -> None:
         admin.close()
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time of this console process (all threads) plus the engine's, so that a figure can be
+    read on a machine shared with other work: wall time there depends on the load."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return time.process_time() + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def create_groups(cluster, topics: list[str], count: int) -> None:
     """Group i commits offsets on every partition of TOPICS_PER_GROUP topics, spread over all topics."""
     from console.clusters.gateway import cluster_gateway
@@ -104,19 +112,23 @@ def main() -> None:
                      "groups page": f"/clusters/{cluster.pk}/groups/",
                      "groups by lag": f"/clusters/{cluster.pk}/groups/?sort=lag&state=Empty",
                      "group page": f"/clusters/{cluster.pk}/groups/bench-group-{args.groups // 2:05d}/"}
-            print(f"\n{'page':<14} {'first':>8} {'median':>8} {'worst':>8}  target < {TARGET_S:.0f} s")
+            print(f"load average before the pages: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+            print(f"\n{'page':<14} {'first':>8} {'median':>8} {'worst':>8} {'cpu':>8}  target < {TARGET_S:.0f} s")
             for label, url in pages.items():
-                times = []
+                times, cpu = [], []
                 for _ in range(args.runs):
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), cpu_seconds(engine.process.pid)
                     response = client.get(url)
                     times.append(time.perf_counter() - t0)
+                    cpu.append(cpu_seconds(engine.process.pid) - c0)
                     assert response.status_code == 200, (url, response.status_code)
                 later = sorted(times[1:]) or times
                 verdict = "ok" if max(times) < TARGET_S else "SLOW"
-                print(f"{label:<14} {times[0]:>7.3f}s {later[len(later) // 2]:>7.3f}s {max(later):>7.3f}s  {verdict}")
+                print(f"{label:<14} {times[0]:>7.3f}s {later[len(later) // 2]:>7.3f}s {max(later):>7.3f}s "
+                      f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s  {verdict}")
             print("\nfirst: the first request of this console process, right after the topics were created;"
-                  "\nmedian and worst: the requests after it.")
+                  "\nmedian and worst: the requests after it; cpu: median CPU seconds per request, console and"
+                  "\nengine together (on an idle 2-core machine the two overlap: wall time is about that or less).")
             print("\npeers, same scale or smaller:")
             for line in PEERS:
                 print("  " + line)

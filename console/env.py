@@ -19,7 +19,7 @@ def envbool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use one of {sorted(_TRUE | _FALSE)})")
 
 
-def envint(name: str, default: int, *, minimum: int | None = None) -> int:
+def envint(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None:
         return default
@@ -28,7 +28,9 @@ def envint(name: str, default: int, *, minimum: int | None = None) -> int:
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
     if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}")
+        raise ImproperlyConfigured(f"{name}={raw!r} is too small: use at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={raw!r} is too large: use at most {maximum}")
     return value
 
 
@@ -47,6 +49,14 @@ def envfloat(name: str, default: float) -> float:
 
 def envstr(name: str, default: str) -> str:
     return os.environ.get(name, default)
+
+
+def envlist(name: str, default: str) -> list[str]:
+    """Comma-separated values; an empty list fails (ALLOWED_HOSTS="" would refuse every request)."""
+    values = [v.strip() for v in os.environ.get(name, default).split(",") if v.strip()]
+    if not values:
+        raise ImproperlyConfigured(f"{name} is empty: give at least one value, comma-separated")
+    return values
 
 
 def env_spark_conf(environ=None) -> dict[str, str]:

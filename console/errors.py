@@ -2,7 +2,12 @@
 
 
 class ConsoleError(Exception):
-    """A failure with a message fit for a page or a JSON `error` field."""
+    """A failure with a message fit for a page or a JSON `error` field. `kafka_code`, when the
+    cluster refused with a Kafka error, names it ("INVALID_CONFIG (40)") for the small print."""
+
+    def __init__(self, message: str = "", *, kafka_code: str | None = None) -> None:
+        super().__init__(message)
+        self.kafka_code = kafka_code
 
     @property
     def message(self) -> str:

@@ -5,10 +5,12 @@ from console.clusters.live import OVERVIEW
 from console.groups.live import GROUP_FRAGMENT
 from console.live import FragmentConsumer
 from console.messages.live import MessagesConsumer
+from console.reassignments.live import JobProgressConsumer
 
 websocket_urlpatterns: list = [
     path("ws/clusters/<int:cluster_id>/overview/", FragmentConsumer.as_asgi(fragment=OVERVIEW)),
     # Group ids may hold '/': the page puts the id percent-encoded, the server sees it decoded.
     path("ws/clusters/<int:cluster_id>/groups/<path:group_id>/", FragmentConsumer.as_asgi(fragment=GROUP_FRAGMENT)),
     path("ws/clusters/<int:cluster_id>/topics/<str:name>/messages/", MessagesConsumer.as_asgi()),
+    path("ws/reassignments/<int:job_id>/", JobProgressConsumer.as_asgi()),
 ]

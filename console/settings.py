@@ -1,25 +1,35 @@
 """Console settings. Secrets and deployment choices come from the environment."""
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from console.env import env_spark_conf, envbool, envfloat, envint, envstr
+from console.env import env_spark_conf, envbool, envfloat, envint, envlist, envstr
+from console.localenv import load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+load_local_env()   # local.env (written by `make run`); the environment wins over it
 
 DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG and envbool("REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set when REQUIRE_SECRET_KEY is on")
-    # Local default for `make run` and tests; production sets SECRET_KEY.
-    SECRET_KEY = "insecure-local-development-key"
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is not set. Set it in the environment (a long random string, e.g. from "
+            f"`python -c 'import secrets; print(secrets.token_urlsafe(50))'`), or in {local_env_path()} as "
+            "SECRET_KEY=..., which `make run` creates at first start. Only DEBUG=1 runs without one.")
+    SECRET_KEY = "insecure-debug-only-key"   # DEBUG only: never signs a production session
 
-ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
+# Websockets are accepted only from pages of the console's own origin (console/origin.py):
+# the socket's own scheme, host and port, or exactly this origin behind a proxy.
+CONSOLE_ORIGIN = envstr("CONSOLE_ORIGIN", "")
 
 INSTALLED_APPS = [
+    "axes",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -33,6 +43,8 @@ INSTALLED_APPS = [
     "console.groups",
     "console.messages",
     "console.analytics",
+    "console.reassignments",
+    "django_celery_beat",
 ]
 
 MIDDLEWARE = [
@@ -46,6 +58,48 @@ MIDDLEWARE = [
     # Every page needs a login; the login page and the JSON API (which answers 401 itself,
     # instead of redirecting a script to an HTML form) opt out with @login_not_required.
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it answers locked-out logins.
+    "axes.middleware.AxesMiddleware",
+]
+
+# --- Security headers ---------------------------------------------------------------------
+# No page may be framed (clickjacking: a framed "elect all" button ran as the admin). The CSP
+# says the same to current browsers, and allows scripts, styles, images, fonts and sockets from
+# the console's own origin only: no inline script, no CDN.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+        "base-uri": [NONE],
+        "object-src": [NONE],
+    },
+}
+
+# --- Login ----------------------------------------------------------------------------------
+# django-axes: after AXES_FAILURE_LIMIT failed logins for one username, or from one IP address,
+# that username or address is refused for AXES_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 ROOT_URLCONF = "console.urls"
@@ -61,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "console.accounts.context_processors.role",
+                "console.clusters.context_processors.nav_cluster",
             ],
         },
     },
@@ -105,7 +160,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
-SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600)
+SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
 # every broker in its bootstrap list so the console keeps working while any one is down. An
@@ -118,15 +173,18 @@ DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
 ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))
 # Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
-KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000)
-KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000)
-TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100)
+KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000, minimum=100, maximum=600_000)
+KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000, minimum=100, maximum=600_000)
+TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100, minimum=1, maximum=10_000)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.
 LIVE_POLL_SECONDS = envfloat("LIVE_POLL_SECONDS", 1.0)
 LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
-GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100)
+if LIVE_MAX_BACKOFF_SECONDS < LIVE_POLL_SECONDS:
+    raise ImproperlyConfigured(f"LIVE_MAX_BACKOFF_SECONDS={LIVE_MAX_BACKOFF_SECONDS} is below "
+                               f"LIVE_POLL_SECONDS={LIVE_POLL_SECONDS}: the backoff cannot be shorter than a poll")
+GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100, minimum=1, maximum=10_000)
 
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -139,6 +197,23 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis redelivers a task a killed worker held only after this many seconds (kombu's default,
+# stated here on purpose): reassignment steps do not rely on it (console/reassignments/tasks.py),
+# and a shorter one would run long tasks twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# Reassignment jobs: how often a running job looks at the cluster, and how long it waits for
+# a stopped broker before it cancels its moves in flight and fails.
+REASSIGNMENT_POLL_SECONDS = envfloat("REASSIGNMENT_POLL_SECONDS", 2.0)
+REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 300)
+# A step holds its job this long at most: a step of a killed worker blocks the job until then.
+# Longer than a step takes (a handful of requests, each bounded by KAFKA_REQUEST_TIMEOUT_MS).
+REASSIGNMENT_STEP_LEASE_SECONDS = envint("REASSIGNMENT_STEP_LEASE_SECONDS", 60)
+# Beat reads its schedule from the database (django-celery-beat): reassignment schedules are
+# rows edited in the console. The watchdog restarts any job whose chain of steps broke.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "reassignment-watchdog": {"task": "console.reassignments.tasks.reassignment_watchdog", "schedule": 60.0},
+}
 # channels_redis receives with a 5 s blocking BZPOPMIN; redis-py 8 gives every connection a 5 s
 # socket timeout by default, so the read timed out first, the consumer died and each live socket
 # reconnected every ~5-7 s (channels_redis#422). A socket timeout well above the blocking time
@@ -162,5 +237,15 @@ ASGI_APPLICATION = "console.asgi.application"
 ANALYTICS_LAKE = envstr("ANALYTICS_LAKE", "") or str(DATA_DIR / "lake")
 ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, minimum=1)
 SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
+# Beat queues a run of the Spark jobs for every cluster this often (the "run now" button too).
+ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
+# Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
+# reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
+CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+CELERY_BEAT_SCHEDULE.update({
+    "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
+    "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
+    "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
+})

@@ -61,7 +61,12 @@ def processes(python: str, redis_command: str | None) -> dict[str, str]:
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 "
                   f"--port {engine_port()}",
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
-        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO --schedule {DATA / 'celerybeat-schedule'}",
+        # Spark jobs on their own queue, one process keeping one warm SparkSession.
+        "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
+                     "-n analytics@%h --loglevel INFO",
+        # Schedules live in the database (django-celery-beat), edited in the console.
+        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
+                "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
     if redis_command:

@@ -3,12 +3,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from console.accounts import views as accounts_views
+from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
 from console.clusters import views as cluster_views
 from console.groups import apis as group_apis
 from console.messages import apis as message_apis
 from console.messages import views as message_views
+from console.reassignments import apis as reassignment_apis
 from console.topics import apis as topic_apis
 
 api = [
@@ -17,7 +19,15 @@ api = [
     path("clusters/<int:cluster_id>/brokers", broker_apis.broker_list, name="brokers"),
     path("clusters/<int:cluster_id>/brokers/<int:broker_id>", broker_apis.broker_detail, name="broker"),
     path("clusters/<int:cluster_id>/topics", topic_apis.topic_list, name="topics"),
+    path("clusters/<int:cluster_id>/reassignments", reassignment_apis.job_list, name="reassignments"),
+    path("clusters/<int:cluster_id>/reassignments/<int:job_id>", reassignment_apis.job_detail, name="reassignment"),
     path("clusters/<int:cluster_id>/topics/<str:name>", topic_apis.topic_detail, name="topic"),
+    path("clusters/<int:cluster_id>/analytics", analytics_apis.cluster_analytics, name="analytics"),
+    path("clusters/<int:cluster_id>/analytics/group-status", analytics_apis.group_statuses, name="group_statuses"),
+    path("clusters/<int:cluster_id>/analytics/groups/<path:group_id>", analytics_apis.group_analytics,
+         name="group_analytics"),
+    path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
+         name="topic_analytics"),
     path("clusters/<int:cluster_id>/groups", group_apis.group_list, name="groups"),
     # Group ids may hold '/': see console/groups/urls.py for why the detail ends with a slash.
     path("clusters/<int:cluster_id>/groups/<path:group_id>/reset-preview", group_apis.group_reset_preview,
@@ -35,6 +45,11 @@ api = [
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 
+# Error pages render base.html with the request, so they keep the navigation (console/web.py).
+handler404 = "console.web.not_found"
+handler403 = "console.web.forbidden"
+handler500 = "console.web.server_error"
+
 urlpatterns = [
     path("", cluster_views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -43,8 +58,10 @@ urlpatterns = [
     path("clusters/", include("console.clusters.urls")),
     path("clusters/<int:cluster_id>/brokers/", include("console.brokers.urls")),
     path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
+    path("clusters/<int:cluster_id>/analytics/", include("console.analytics.urls")),
     path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
+    path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("api/", include((api, "api"))),
 ]

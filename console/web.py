@@ -92,3 +92,47 @@ def _basic_auth_user(request):
     except (binascii.Error, UnicodeDecodeError):
         return None
     return authenticate(request, username=username, password=password)
+
+
+def form_error(form, exc) -> None:
+    """Show a service's ConsoleError on the form (kept filled in), Kafka's code apart."""
+    form.add_error(None, str(exc))
+    form.kafka_code = getattr(exc, "kafka_code", None)
+
+
+CONFIRMED = "confirmed"
+
+
+def unless_confirmed(request, *, message: str, action: str):
+    """A confirmation page for a POST that has not been confirmed yet, or None once it has.
+
+    Forms with `data-confirm="message"` ask in the browser first (static/js/confirm.js sets
+    the hidden `confirmed` field); a POST without it (no JavaScript, a script, a stale form)
+    gets this page, which names what will happen and posts the same fields again, confirmed."""
+    if request.POST.get(CONFIRMED) == "yes":
+        return None
+    fields = [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", CONFIRMED)]
+    return render(request, "confirm.html", {"message": message, "action": action, "fields": fields,
+                                            "target": request.path})
+
+
+# --- Error pages: the same layout and navigation as every other page ------------------------
+
+def not_found(request, exception=None):
+    return render(request, "404.html", {"exception": _detail(exception)}, status=404)
+
+
+def forbidden(request, exception=None):
+    return render(request, "403.html", {"exception": _detail(exception)}, status=403)
+
+
+def server_error(request):
+    """500: the layout with its navigation; if even that fails, Django's plain page does."""
+    return render(request, "500.html", status=500)
+
+
+def _detail(exception) -> str:
+    # Http404 and PermissionDenied raised by our own code carry a sentence meant for the page;
+    # Django's resolver puts a dict in it ("tried": [...]), which is not.
+    message = exception.args[0] if exception is not None and exception.args else ""
+    return message if isinstance(message, str) else ""

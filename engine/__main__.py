@@ -29,6 +29,16 @@ def _parse_config(values: list[str]) -> dict[str, str]:
     return configs
 
 
+def _parse_racks(values: list[str], brokers: int) -> dict[int, str]:
+    racks = {}
+    for item in values:
+        broker, sep, rack = item.partition("=")
+        if not sep or not broker.strip().isdigit() or not rack.strip() or int(broker) >= brokers:
+            raise argparse.ArgumentTypeError(f"--rack expects ID=RACK with ID in 0..{brokers - 1}, got {item!r}")
+        racks[int(broker)] = rack.strip()
+    return racks
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Kafka-compatible streaming engine")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address the admin interface binds to (default 127.0.0.1: loopback only)")
     serve.add_argument("--no-admin", action="store_true",
                        help="run without the admin interface (broker stop/start over HTTP); nothing is advertised")
+    serve.add_argument("--rack", action="append", default=[], metavar="ID=RACK",
+                       help="broker.rack of broker ID (Kafka's rack-aware placement reads it); repeatable")
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
@@ -71,7 +83,8 @@ async def serve(args: argparse.Namespace) -> int:
 
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=_parse_config(args.config), admin_port=args.admin_port,
-                    admin=not args.no_admin, admin_host=args.admin_host)
+                    admin=not args.no_admin, admin_host=args.admin_host,
+                    racks=_parse_racks(args.rack, args.brokers))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

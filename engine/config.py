@@ -103,6 +103,11 @@ def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
 DAY_MS = 24 * 3600 * 1000
 INT_MAX = 2**31 - 1
 
+
+def _positive(value) -> None:
+    if not value > 0:
+        raise ValueError("value must be greater than 0")
+
 _TOPIC_DEFS = [
     ConfigDef("cleanup.policy", TYPE_LIST, "delete", _cleanup_policy, ("log.cleanup.policy",)),
     ConfigDef("compression.type", TYPE_STRING, "producer",
@@ -147,6 +152,8 @@ _BROKER_DEFS = [
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
     # get POLICY_VIOLATION.
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
+    # KIP-599's quota, as every client's default (engine/broker/mutation_quota.py); unset: none.
+    ConfigDef("controller_mutation_rate", TYPE_DOUBLE, float("inf"), _positive),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),

@@ -26,8 +26,9 @@ log = logging.getLogger(__name__)
 class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
-                 admin_host: str = "127.0.0.1") -> None:
+                 admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None) -> None:
         self.data_dir = Path(data_dir)
+        self.racks = dict(racks or {})     # broker.rack per broker id, advertised in Metadata
         self.host = host
         self.ports = [port + i for i in range(brokers)]
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
@@ -54,7 +55,7 @@ class Engine:
 
     async def start(self) -> None:
         for broker in self.brokers:
-            self.controller.register_broker(broker.node_id, broker.host, broker.port)
+            self.controller.register_broker(broker.node_id, broker.host, broker.port, self.racks.get(broker.node_id))
         self.controller.elect_controller()
         for broker in self.brokers:   # all logs recovered before anyone leads or fetches
             broker.load_logs()

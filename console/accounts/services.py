@@ -6,6 +6,8 @@ from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 
 from console.accounts.models import AuditLogEntry
 from console.accounts.roles import ROLES
@@ -16,7 +18,12 @@ def user_create(*, username: str, password: str, role: str, email: str = ""):
     """A console user in exactly one role group."""
     if role not in ROLES:
         raise InvalidInput(f"Unknown role {role!r}: use one of {', '.join(ROLES)}.")
-    user = get_user_model().objects.create_user(username=username, password=password, email=email)
+    User = get_user_model()
+    try:   # Django's password validators (settings.AUTH_PASSWORD_VALIDATORS)
+        validate_password(password, user=User(username=username, email=email))
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
+    user = User.objects.create_user(username=username, password=password, email=email)
     user.groups.add(Group.objects.get(name=role))
     return user
 
@@ -37,8 +44,9 @@ def audited(*, actor, cluster, action: str, target: str, details: dict) -> Itera
     try:
         yield details
     except ConsoleError as exc:
+        error = {"error": str(exc), **({"kafka_code": exc.kafka_code} if exc.kafka_code else {})}
         audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.FAILED,
-                         details={**details, "error": str(exc)})
+                         details={**details, **error})
         raise
     audit_log_record(actor=actor, cluster=cluster, action=action, target=target, result=AuditLogEntry.OK,
                      details=details)

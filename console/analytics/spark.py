@@ -11,7 +11,13 @@ import os
 import sys
 import threading
 
+from pathlib import Path
+
 from pyspark.sql import SparkSession
+
+from console.kafka_gateway.spark_source import KafkaDataSource
+
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 
 # Sensible for a console's small-to-medium jobs; any of them can be overridden by SPARK_CONF.
 DEFAULTS = {
@@ -33,11 +39,19 @@ def build_session(*, master: str, conf: dict[str, str] | None = None) -> SparkSe
     # Python workers (the Kafka data source, UDFs) must run this interpreter, with our packages.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # ... and import the project (the Kafka data source is unpickled there). On a Spark cluster,
+    # ship the project with spark.submit.pyFiles instead.
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if PROJECT_ROOT not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([PROJECT_ROOT, *filter(None, paths)])
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")     # stay on loopback, whatever the hostname says
     builder = SparkSession.builder.master(master)
     for key, value in {**DEFAULTS, **(conf or {})}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
+    session.dataSource.register(KafkaDataSource)
     return session
 
 

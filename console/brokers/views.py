@@ -13,9 +13,14 @@ from console.brokers.charts import broker_load_chart
 from console.clusters.selectors import cluster_get
 from console.clusters.services import cluster_brokers_seen
 from console.errors import ConsoleError
-from console.web import page
+from console.web import page, unless_confirmed
 
 COMMANDS = {"stop": (services.broker_stop, "stopped"), "start": (services.broker_start, "started")}
+
+
+def stop_message(broker_id: int) -> str:
+    return (f"Stop broker {broker_id}? A controlled shutdown moves its partition leaderships to other in-sync "
+            "replicas first; partitions with no other replica in sync go offline until it is started again.")
 
 
 @page(VIEWER)
@@ -43,6 +48,10 @@ def broker_detail(request, cluster_id: int, broker_id: int):
 def broker_command(request, cluster_id: int, broker_id: int, action: str):
     cluster = cluster_get(cluster_id=cluster_id)
     command, done = COMMANDS[action]
+    if action == "stop":
+        asked = unless_confirmed(request, message=stop_message(broker_id), action=f"Stop broker {broker_id}")
+        if asked is not None:
+            return asked
     try:
         broker = command(cluster=cluster, actor=request.user, broker_id=broker_id)
     except ConsoleError as exc:

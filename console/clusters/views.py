@@ -1,12 +1,15 @@
 """Cluster pages: the list, each cluster's overview, and registering clusters (admins)."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
+from console import live
 from console.accounts.roles import ADMIN, VIEWER
 from console.clusters import selectors, services
 from console.clusters.forms import CLUSTER_FIELDS, ClusterAddForm, ClusterEditForm, ClusterRemoveForm
 from console.errors import ConsoleError
-from console.web import page
+from console.kafka_gateway import GatewayError
+from console.web import form_error, page
 
 
 @page(VIEWER)
@@ -26,7 +29,14 @@ def cluster_list(request):
 @page(VIEWER)
 def overview(request, cluster_id: int):
     cluster = selectors.cluster_get(cluster_id=cluster_id)
-    overview = selectors.cluster_overview(cluster=cluster)
+    try:
+        overview = selectors.cluster_overview(cluster=cluster)
+    except GatewayError as exc:
+        # Still the overview page, with its live socket: it turns back into the overview by
+        # itself once the cluster answers (the feed retries with backoff meanwhile).
+        unreachable = live.unreachable_html(message=str(exc), since=timezone.now())
+        return render(request, "clusters/overview.html", {"cluster": cluster, "unreachable": unreachable},
+                      status=503)
     services.cluster_brokers_seen(cluster=cluster, brokers=overview.seen_brokers)
     return render(request, "clusters/overview.html", {"cluster": cluster, "overview": overview})
 
@@ -38,7 +48,7 @@ def cluster_add(request):
         try:
             cluster = services.cluster_add(actor=request.user, **form.cleaned_data)
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} registered.")
             return redirect("clusters:overview", cluster_id=cluster.pk)
@@ -53,7 +63,7 @@ def cluster_edit(request, cluster_id: int):
         try:
             services.cluster_update(actor=request.user, cluster=cluster, **form.cleaned_data)
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} saved.")
             return redirect("clusters:overview", cluster_id=cluster.pk)
@@ -70,7 +80,7 @@ def cluster_remove(request, cluster_id: int):
             services.cluster_remove(actor=request.user, cluster=cluster,
                                     confirmation=form.cleaned_data["confirmation"])
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Cluster {cluster.name} removed from the console.")
             return redirect("clusters:list")

@@ -89,13 +89,26 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
         candidates = [g for g in listed if (not needle or needle in g.group_id.lower())
                       and (not state or not states_listed or g.state == state)]
         if sort == "lag" or topic or (state and not states_listed):
-            snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings)
-            matching = [r for r in (_row(g.group_id, g.state, g.protocol_type, snapshot) for g in candidates)
-                        if (not topic or topic in r.topics) and (not state or r.state == state)]
-            if sort == "lag":
-                matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
-            shown = Paginator(matching, per_page).get_page(page)
-            rows = list(shown.object_list)
+            # Members' topics are needed to filter by topic; sorting by lag needs only offsets,
+            # and then only the page's groups are described.
+            describe_all = bool(topic) or (state and not states_listed)
+            snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings, describe=describe_all)
+            if not describe_all:
+                candidates.sort(key=lambda g: -1 if (t := _total_lag(g.group_id, snapshot)) is None else t,
+                                reverse=True)
+                matching = candidates
+                shown = Paginator(matching, per_page).get_page(page)
+                snapshot.described.update(gw.groups.describe_groups(
+                    {g.group_id: snapshot.coordinators[g.group_id] for g in shown.object_list
+                     if g.group_id in snapshot.coordinators}))
+                rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
+            else:
+                matching = [r for r in (_row(g.group_id, g.state, g.protocol_type, snapshot) for g in candidates)
+                            if (not topic or topic in r.topics) and (not state or r.state == state)]
+                if sort == "lag":
+                    matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
+                shown = Paginator(matching, per_page).get_page(page)
+                rows = list(shown.object_list)
         else:
             matching = candidates
             shown = Paginator(matching, per_page).get_page(page)
@@ -115,11 +128,12 @@ class _Snapshot:
     errors: dict[str, str]
 
 
-def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True) -> _Snapshot:
+def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True,
+              describe: bool = True) -> _Snapshot:
     """Coordinators, descriptions, committed offsets and log end offsets of these groups
     (`GroupCalls.lag_snapshot`). A group that fails keeps its error; a partition whose log
     end is unknown has an unknown lag, with a warning."""
-    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics)
+    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe)
     errors = {**snapshot.coordinators.errors, **snapshot.committed.errors}
     errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
     if snapshot.log_end_offsets.errors:
@@ -129,6 +143,13 @@ def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_top
         warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
     return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
                      snapshot.log_end_offsets.offsets, errors)
+
+
+def _total_lag(group_id: str, snapshot: _Snapshot) -> int | None:
+    log_end = snapshot.log_end
+    lags = [lag(log_end.get(tp), c.offset) for tp, c in snapshot.committed.get(group_id, {}).items()]
+    known = [value for value in lags if value is not None]
+    return sum(known) if known else None
 
 
 def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snapshot) -> GroupRow:

@@ -1,9 +1,11 @@
 """Consumer group pages and actions. Each view validates, calls one service or selector, and
 renders; a ConsoleError from a service becomes a message on the form."""
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from console.accounts.roles import OPERATOR, VIEWER
+from console.analytics.selectors import group_statuses
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.groups import selectors, services
@@ -22,8 +24,10 @@ def list_filters(request) -> dict:
 def group_list(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.group_list(cluster=cluster, **list_filters(request))
+    # Burrow-style badges from the last analytics run (a Parquet read, no Spark, no Kafka).
+    statuses = group_statuses(lake_url=settings.ANALYTICS_LAKE, cluster=cluster)
     return render(request, "groups/list.html", {"cluster": cluster, "view": view, "states": selectors.STATES,
-                                                "sorts": selectors.SORTS})
+                                                "sorts": selectors.SORTS, "statuses": statuses})
 
 
 @page(VIEWER)
@@ -39,9 +43,9 @@ def group_detail(request, cluster_id: int, group_id: str):
 def group_reset(request, cluster_id: int, group_id: str):
     """GET: the preview of the reset the form describes; POST: apply it."""
     cluster = cluster_get(cluster_id=cluster_id)
-    form = ResetForm(request.POST if request.method == "POST" else request.GET)
+    form = ResetForm(request.POST if request.method == "POST" else (request.GET or None))
     plan = None
-    if form.is_valid():
+    if form.is_bound and form.is_valid():
         try:
             if request.method == "POST":
                 plan = services.group_reset_offsets(cluster=cluster, actor=request.user, group_id=group_id,

@@ -19,6 +19,7 @@ uses KafkaAdminClient's public methods.
 from __future__ import annotations
 
 import gc
+import re
 import operator
 import uuid
 from collections import defaultdict
@@ -28,12 +29,18 @@ from contextlib import contextmanager
 import kafka.errors as Errors
 from kafka import KafkaAdminClient, TopicPartition
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
-from kafka.protocol.admin import DescribeLogDirsRequest
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
 from kafka.protocol.metadata import MetadataRequest
 
 from console.kafka_gateway import engine_admin
-from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
+from console.kafka_gateway.errors import (
+    GatewayError,
+    describe_error_code,
+    error_for_code,
+    readable,
+    translated,
+)
 from console.kafka_gateway.records import (
     BrokerNode,
     ClusterMetadata,
@@ -122,11 +129,42 @@ class Gateway:
             response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
             return cluster_metadata(response)
 
+    @property
+    def reassignments(self):
+        """Partition reassignment calls (console.kafka_gateway.reassignments.ReassignmentCalls)."""
+        from console.kafka_gateway.reassignments import ReassignmentCalls   # it imports this module's errors
+        return ReassignmentCalls(self)
+
     # --- configs --------------------------------------------------------------------------
 
     @translated
     def topic_configs(self, topic: str) -> list[ConfigEntry]:
         return self._describe_configs(ConfigResourceType.TOPIC, topic)
+
+    @translated
+    def topic_config_details(self, topic: str) -> list[ConfigEntry]:
+        """Every config of the topic with its synonyms (so: its default without the topic's
+        override), and the broker's documentation and type when it sends them (v3+)."""
+        request = DescribeConfigsRequest(resources=[(ConfigResourceType.TOPIC, topic, None)], include_synonyms=True,
+                                         include_documentation=True)
+        response = self._admin._manager.run(_send, self._admin._manager, request)
+        for result in response.results:
+            if result.error_code:
+                raise error_for_code(result.error_code, result.error_message)
+        answer = KafkaAdminClient._describe_configs_process_responses([response], "all")
+        entries = answer.get("topic", {}).get(topic, {})
+        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+
+    @translated
+    def topics_config_values(self, topics: Iterable[str], keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
+        """{topic: {key: value}} for a few keys of many topics, in one DescribeConfigs request."""
+        topics, keys = list(topics), list(keys)
+        if not topics:
+            return {}
+        answer = self._admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, t, keys) for t in topics],
+                                              config_filter="all")
+        found = answer.get("topic", {})
+        return {t: {k: e.get("value") for k, e in found.get(t, {}).items()} for t in topics}
 
     @translated
     def broker_configs(self, broker_id: int) -> list[ConfigEntry]:
@@ -150,7 +188,7 @@ class Gateway:
                                            incremental=True, raise_on_unknown=False)
         result = answer.get("topic", {}).get(topic, "OK")
         if result != "OK":
-            raise GatewayError(_strip_errno(result))
+            raise _config_error(result)
 
     # --- offsets and log dirs -------------------------------------------------------------
 
@@ -191,7 +229,7 @@ class Gateway:
             replicas = []
             for broker_id, response in zip(brokers, responses):
                 if response.error_code:
-                    raise GatewayError(describe_error_code(response.error_code))
+                    raise error_for_code(response.error_code)
                 for result in response.results:
                     if result.error_code:
                         continue
@@ -217,7 +255,7 @@ class Gateway:
         answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise GatewayError(describe_error_code(topic["error_code"], topic.get("error_message")))
+                raise error_for_code(topic["error_code"], topic.get("error_message"))
         self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
 
     @translated
@@ -225,7 +263,7 @@ class Gateway:
         answer = self._admin.delete_topics([name], timeout_ms=self._timeout_ms, raise_errors=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise GatewayError(describe_error_code(topic["error_code"], topic.get("error_message")))
+                raise error_for_code(topic["error_code"], topic.get("error_message"))
 
     @translated
     def create_partitions(self, topic: str, *, total_count: int) -> None:
@@ -233,7 +271,7 @@ class Gateway:
                                                  raise_errors=False)
         for result in response.results:
             if result.error_code != 0:
-                raise GatewayError(describe_error_code(result.error_code, result.error_message))
+                raise error_for_code(result.error_code, result.error_message)
 
     @translated
     def elect_preferred_leaders(self, partitions: Mapping[str, Iterable[int]]) -> ElectionResult:
@@ -244,7 +282,7 @@ class Gateway:
         response = self._admin.elect_leaders(PREFERRED_ELECTION, wanted, timeout_ms=self._timeout_ms,
                                              raise_errors=False)
         if getattr(response, "error_code", 0):
-            raise GatewayError(describe_error_code(response.error_code))
+            raise error_for_code(response.error_code)
         elected, failed, not_needed = [], [], 0
         for result in response.replica_election_results:
             for p in result.partition_result:
@@ -389,13 +427,25 @@ def _topic_info(raw) -> TopicInfo:
 
 def _config_entry(name: str, raw: dict) -> ConfigEntry:
     source = raw.get("config_source", "UNKNOWN")
+    # Synonyms come highest precedence first; the first one not set on the topic is what the
+    # topic would have without its override.
+    below = [s for s in raw.get("synonyms") or () if s.get("source") != "DYNAMIC_TOPIC_CONFIG"]
+    default = below[0].get("value") if below else (raw.get("value") if source != "DYNAMIC_TOPIC_CONFIG" else None)
+    default_from = below[0].get("name") if below else (name if source != "DYNAMIC_TOPIC_CONFIG" else None)
+    config_type = raw.get("config_type")
     return ConfigEntry(name=name, value=raw.get("value"), source=source, is_default=source == "DEFAULT_CONFIG",
-                       read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")))
+                       read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")),
+                       default_value=default, default_from=default_from,
+                       documentation=raw.get("documentation") or None,
+                       config_type=config_type if config_type not in (None, "UNKNOWN") else None)
 
 
-def _strip_errno(message: str) -> str:
+def _config_error(result: str) -> GatewayError:
     """kafka-python formats config errors as '[Error 40] InvalidConfigurationError: why'."""
-    return message.split("] ", 1)[1] if message.startswith("[Error ") and "] " in message else message
+    match = re.match(r"^\[Error (\d+)\] [A-Za-z]+: ?(.*)$", result, re.DOTALL)
+    if match is None:
+        return GatewayError(result)
+    return error_for_code(int(match.group(1)), match.group(2).strip() or None)
 
 
 def group_partitions(partitions: Iterable[PartitionInfo]) -> dict[str, list[int]]:

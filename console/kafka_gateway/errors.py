@@ -14,6 +14,20 @@ class GatewayError(ConsoleError):
     """A Kafka request failed; the message says why in words, with Kafka's error name."""
 
 
+def code_label(code: int) -> str:
+    """Kafka's name and number for an error code: "INVALID_CONFIG (40)"."""
+    return f"{Errors.for_code(code).message} ({code})"
+
+
+def error_for_code(code: int, message: str | None = None) -> GatewayError:
+    """A GatewayError that reads as a sentence, with the broker's own words and Kafka's code apart."""
+    error = Errors.for_code(code)
+    sentence = error.description.rstrip(".") + "." if error.description else error.message
+    if message and message not in sentence:
+        sentence = f"{sentence} The cluster said: {message.rstrip('.')}."
+    return GatewayError(sentence, kafka_code=code_label(code))
+
+
 def describe_error_code(code: int, message: str | None = None) -> str:
     """`Topic with this name already exists. (TOPIC_ALREADY_EXISTS: Topic 'x' already exists.)`"""
     error = Errors.for_code(code)
@@ -36,6 +50,13 @@ def readable(exc: BaseException) -> str:
     return str(exc)
 
 
+def gateway_error(exc: BaseException) -> GatewayError:
+    if isinstance(exc, Errors.BrokerResponseError) and getattr(exc, "errno", None) is not None:
+        detail = exc.args[0] if exc.args and isinstance(exc.args[0], str) and len(exc.args[0]) < 300 else None
+        return error_for_code(exc.errno, detail)
+    return GatewayError(readable(exc))
+
+
 def translated(method):
     """Run a gateway method; let GatewayError through and turn Kafka and socket failures into one.
 
@@ -47,5 +68,5 @@ def translated(method):
         except GatewayError:
             raise
         except (Errors.KafkaError, OSError, ValueError) as exc:
-            raise GatewayError(readable(exc)) from exc
+            raise gateway_error(exc) from exc
     return wrapper

@@ -31,6 +31,7 @@ group error, and turn every partition into a namedtuple first.
 from __future__ import annotations
 
 import struct
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ CONSUMER_PROTOCOL = "consumer"
 GROUP_KEY_TYPE = 0
 _NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
 _UNDECODABLE = (struct.error, ValueError, UnicodeDecodeError, EOFError, IndexError, TypeError)
+_RETRIABLE_COORDINATOR_ERRORS = (Errors.CoordinatorNotAvailableError.errno, Errors.CoordinatorLoadInProgressError.errno)
+_COORDINATOR_RETRY_SECONDS = 0.5
 # OffsetCommit v9 is the KIP-848 shape; an admin commit (generation -1, no member) needs no more than v8.
 _OFFSET_COMMIT_MAX_VERSION = 8
 
@@ -108,31 +111,44 @@ class GroupCalls:
 
     @translated
     def find_coordinators(self, group_ids: Iterable[str]) -> Coordinators:
+        """FindCoordinator for every group id. The first lookup on a cluster creates
+        `__consumer_offsets`, and until its leaders are up Kafka answers COORDINATOR_NOT_AVAILABLE
+        (clients retry): those ids are asked once more after a short pause."""
         group_ids = list(dict.fromkeys(group_ids))
+        found: dict[str, int] = {}
+        errors: dict[str, str] = {}
+        for attempt in range(2):
+            retry = []
+            for group_id, node_id, error_code, message in self._lookup_coordinators(group_ids):
+                if error_code == 0:
+                    found[group_id] = node_id
+                    errors.pop(group_id, None)
+                elif error_code in _RETRIABLE_COORDINATOR_ERRORS and attempt == 0:
+                    retry.append(group_id)
+                    errors[group_id] = describe_error_code(error_code, message)
+                else:
+                    errors[group_id] = message if error_code == -1 else describe_error_code(error_code, message)
+            if not retry:
+                break
+            group_ids = retry
+            time.sleep(_COORDINATOR_RETRY_SECONDS)
+        return Coordinators(found=found, errors=errors)
+
+    def _lookup_coordinators(self, group_ids: list[str]) -> list[tuple[str, int, int, str | None]]:
+        """(group id, node id, error code (-1: no answer), message) per id."""
         if not group_ids:
-            return Coordinators()
+            return []
         if self._version(FindCoordinatorRequest) >= 4:
             request = FindCoordinatorRequest(key_type=GROUP_KEY_TYPE, coordinator_keys=group_ids, min_version=4)
-            [answer] = self._run(_send_all, [(None, request)])
+            return [(c.key, c.node_id, c.error_code, c.error_message) for c in self._one(None, request).coordinators]
+        requests = [(None, FindCoordinatorRequest(key=g, key_type=GROUP_KEY_TYPE, max_version=3)) for g in group_ids]
+        rows = []
+        for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
             if isinstance(answer, Exception):
-                raise answer
-            rows = [(c.key, c.node_id, c.error_code, c.error_message) for c in answer.coordinators]
-        else:
-            requests = [(None, FindCoordinatorRequest(key=g, key_type=GROUP_KEY_TYPE, max_version=3))
-                        for g in group_ids]
-            rows = []
-            for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
-                if isinstance(answer, Exception):
-                    rows.append((group_id, -1, -1, readable(answer)))
-                else:
-                    rows.append((group_id, answer.node_id, answer.error_code, answer.error_message))
-        found, errors = {}, {}
-        for group_id, node_id, error_code, message in rows:
-            if error_code == 0:
-                found[group_id] = node_id
+                rows.append((group_id, -1, -1, readable(answer)))
             else:
-                errors[group_id] = message if error_code == -1 else describe_error_code(error_code, message)
-        return Coordinators(found=found, errors=errors)
+                rows.append((group_id, answer.node_id, answer.error_code, answer.error_message))
+        return rows
 
     @translated
     def describe_groups(self, coordinators: Mapping[str, int]) -> dict[str, DescribedGroup]:
@@ -204,7 +220,7 @@ class GroupCalls:
         return LogOffsets(offsets=offsets, errors=errors)
 
     @translated
-    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True) -> LagSnapshot:
+    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True, describe: bool = True) -> LagSnapshot:
         """Everything the lag of these groups needs, in three round trips whatever their number:
         1. FindCoordinator (v4: one request);
         2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
@@ -212,13 +228,14 @@ class GroupCalls:
            or is assigned, each asked once.
         `all_topics`: ask Metadata for every topic (the engine answers that from a cache, and
         it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
-        for a few groups in a big cluster)."""
+        for a few groups in a big cluster). `describe=False` skips DescribeGroups (lag only:
+        partitions owned without a commit are then not included)."""
         coordinators = self.find_coordinators(group_ids)
         if not coordinators.found:
             return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
                                log_end_offsets=LogOffsets())
         by_node = _by_coordinator(coordinators.found)
-        describe = _describe_requests(by_node)
+        describe = _describe_requests(by_node) if describe else []
         fetch, asked = self._fetch_requests(by_node, None)
         extra = [(None, metadata_request(None))] if all_topics else []
         with _bulk_allocation():
@@ -304,7 +321,7 @@ class GroupCalls:
     def _run(self, coroutine, *args):
         return self._manager.run(coroutine, self._manager, *args)
 
-    def _one(self, node_id: int, request):
+    def _one(self, node_id: int | None, request):
         [answer] = self._run(_send_all, [(node_id, request)])
         if isinstance(answer, Exception):
             raise answer

@@ -37,6 +37,7 @@ def produce(settings: ConnectionSettings, *, topic: str, key: bytes | None, valu
     except (Errors.KafkaError, OSError, ValueError) as exc:
         raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
     try:
+        _check_partition(producer, topic, partition)
         futures = [producer.send(topic, key=key, value=value, headers=list(headers), partition=partition)
                    for _ in range(copies)]
         producer.flush(timeout=request_timeout_ms / 1000)
@@ -49,3 +50,12 @@ def produce(settings: ConnectionSettings, *, topic: str, key: bytes | None, valu
         raise GatewayError(readable(exc)) from exc
     finally:
         producer.close(timeout=5)
+
+
+def _check_partition(producer: KafkaProducer, topic: str, partition: int | None) -> None:
+    """Fail with a sentence, not kafka-python's assertion, for a topic or partition that is not there."""
+    known = producer.partitions_for(topic)
+    if not known:
+        raise GatewayError(f"The cluster has no topic {topic!r}.")
+    if partition is not None and partition not in known:
+        raise GatewayError(f"Topic {topic} has partitions 0 to {max(known)}; there is no partition {partition}.")

@@ -78,6 +78,10 @@ class ConfigEntry:
     is_default: bool = False         # left at Kafka's own default: source DEFAULT_CONFIG
     read_only: bool = False
     is_sensitive: bool = False
+    default_value: str | None = None     # what applies without a topic override (from the synonyms) ...
+    default_from: str | None = None      # ... and the config it comes from (log.retention.hours for retention.ms)
+    documentation: str | None = None     # the broker's doc line (DescribeConfigs v3+), when it sends one
+    config_type: str | None = None       # BOOLEAN, STRING, INT, LONG, ... (v3+)
 
 
 @dataclass(frozen=True)

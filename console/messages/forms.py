@@ -158,6 +158,8 @@ class MessageSettingsForm(forms.Form):
     header_format = forms.ChoiceField(choices=FORMAT_CHOICES)
     avro_schema = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}),
                                   help_text="Avro schema (JSON) of the values; empty: none.")
+    avro_key_schema = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
+                                      help_text="Avro schema (JSON) of the keys; empty: none.")
     protobuf_descriptor_set = forms.FileField(required=False, help_text="A FileDescriptorSet "
                                               "(protoc --descriptor_set_out=… --include_imports).")
     protobuf_message_type = forms.CharField(required=False, max_length=300)

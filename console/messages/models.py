@@ -16,6 +16,7 @@ class TopicMessageSettings(models.Model):
     value_format = models.CharField(max_length=16, choices=FORMAT_CHOICES, default="auto")
     header_format = models.CharField(max_length=16, choices=FORMAT_CHOICES, default="auto")
     avro_schema = models.TextField(blank=True, default="", help_text="Avro schema (JSON) of the topic's values.")
+    avro_key_schema = models.TextField(blank=True, default="", help_text="Avro schema (JSON) of the topic's keys.")
     protobuf_descriptor_set = models.BinaryField(blank=True, default=b"")
     protobuf_message_type = models.CharField(max_length=300, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)

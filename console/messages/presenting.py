@@ -68,8 +68,9 @@ def iso_time(ms: int) -> str:
 
 class Presenter:
     def __init__(self, *, deserializers: Deserializers, key_format: str, value_format: str, header_format: str,
-                 masker: Masker | None = None) -> None:
+                 masker: Masker | None = None, key_deserializers: Deserializers | None = None) -> None:
         self._d = deserializers
+        self._keys = key_deserializers or deserializers     # keys may have an Avro schema of their own
         self._formats = (key_format, value_format, header_format)
         self._masker = masker if masker else None
 
@@ -93,7 +94,7 @@ class Presenter:
         return MessageView(partition=record.partition, offset=record.offset, timestamp=record.timestamp,
                            timestamp_iso=iso_time(record.timestamp),
                            timestamp_type=TIMESTAMP_TYPES.get(record.timestamp_type, "CreateTime"),
-                           key=self._d.decode(record.key, key_format), value=self._mask(decoded), headers=headers,
+                           key=self._keys.decode(record.key, key_format), value=self._mask(decoded), headers=headers,
                            size=record.size, value_size=None if value is None else len(value),
                            value_truncated=truncated, compression=CODEC_NAMES.get(record.codec, "?"),
                            masked=self.masks)

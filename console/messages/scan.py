@@ -69,7 +69,11 @@ def read_forward(reader: TopicReader, progress: ReadProgress, *,
                                             want=None if want is None else (lambda b, raw=answer.records: want(raw, b))):
                 if info.next_offset > progress.positions[partition]:
                     yield partition, answer.records, info, batch
-                    progress.positions[partition] = max(progress.positions[partition], info.next_offset)
+                    # A batch may run past the end asked for: the position stops at the end.
+                    progress.positions[partition] = min(max(progress.positions[partition], info.next_offset),
+                                                        max(progress.ends[partition], progress.positions[partition]))
+                if progress.positions[partition] >= progress.ends[partition]:
+                    break
             if progress.positions[partition] == start:
                 stalled[partition] = stalled.get(partition, 0) + 1
                 if stalled[partition] >= 3:   # nothing readable below the high watermark (aborted data, a gap)
@@ -127,17 +131,19 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     started = last_report = time.monotonic()
     match = record_filter.match
     for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
-        from_offset = progress.positions[partition]
+        from_offset, end = progress.positions[partition], progress.ends[partition]
         stats.bytes_scanned += info.end - info.start
         if batch is None:
             stats.batches_skipped += 1
-            stats.records_scanned += _records_after(info, from_offset)
+            stats.records_scanned += _records_between(info, from_offset, end)
         else:
             codec = info.compression
             fast = fast_records(raw, info)
             for r in batch if fast is None else fast:
                 if r.offset < from_offset:
                     continue
+                if r.offset >= end:
+                    break
                 stats.records_scanned += 1
                 if match(r):
                     stats.matches += 1
@@ -147,7 +153,7 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
         stats.stopped_by = _limit_hit(stats, limits, should_stop)
         if stats.stopped_by:
             # Positions move past this batch when the generator resumes; make them exact now.
-            progress.positions[partition] = max(progress.positions[partition], info.next_offset)
+            progress.positions[partition] = max(progress.positions[partition], min(info.next_offset, end))
             break
         if now - last_report >= STATS_EVERY_SECONDS:
             last_report = now
@@ -157,12 +163,12 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     yield "done", stats
 
 
-def _records_after(info: BatchInfo, from_offset: int) -> int:
-    """Records of a batch not decoded, at or after `from_offset` (compaction leaves holes in
+def _records_between(info: BatchInfo, from_offset: int, end: int) -> int:
+    """Records of a batch not decoded, in [from_offset, end) (compaction leaves holes in
     offsets, so the batch's record count is the bound)."""
-    if info.base_offset >= from_offset:
+    if info.base_offset >= from_offset and info.next_offset <= end:
         return info.records_count
-    return min(info.records_count, info.next_offset - from_offset)
+    return max(0, min(info.records_count, min(info.next_offset, end) - max(info.base_offset, from_offset)))
 
 
 def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[], bool]) -> str:

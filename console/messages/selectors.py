@@ -21,7 +21,7 @@ from console.messages.deserializers import Deserializers
 from console.messages.filters import FilterSpec, RecordFilter
 from console.messages.masking import Masker, Rule
 from console.messages.models import MaskingRule, RegisteredSchema, TopicMessageSettings
-from console.messages.presenting import MessageView, Presenter
+from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 
 MAX_PAGE = 500
@@ -57,16 +57,20 @@ def registered_schemas() -> list[RegisteredSchema]:
 def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | None = None) -> Presenter:
     """The topic's deserializers (formats overridable per request) and, if `mask`, its masks."""
     row = message_settings_get(cluster=cluster, topic=topic)
-    deserializers = Deserializers(avro_schema=row.avro_schema,
-                                  registered_schemas={s.schema_id: s.schema for s in registered_schemas()},
+    registered = {s.schema_id: s.schema for s in registered_schemas()}
+    deserializers = Deserializers(avro_schema=row.avro_schema, registered_schemas=registered,
                                   protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
                                   protobuf_message_type=row.protobuf_message_type)
+    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, registered_schemas=registered,
+                                      protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
+                                      protobuf_message_type=row.protobuf_message_type)
     formats = formats or {}
     masker = Masker([Rule(r.kind, r.pattern, r.replacement) for r in masking_rules(cluster=cluster, topic=topic)]) \
         if mask else None
     return Presenter(deserializers=deserializers, key_format=formats.get("key") or row.key_format,
                      value_format=formats.get("value") or row.value_format,
-                     header_format=formats.get("header") or row.header_format, masker=masker)
+                     header_format=formats.get("header") or row.header_format, masker=masker,
+                     key_deserializers=key_deserializers)
 
 
 # --- browse ----------------------------------------------------------------------------------
@@ -120,6 +124,8 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
             found = reader.offsets_for_timestamp(query.timestamp_ms, partitions)
             cursor = {p: offsets[p].high_watermark if found[p] is None else found[p] for p in partitions}
             backwards = False
+            if all(o is None for o in found.values()):
+                notes.append(f"No record has a timestamp at or after {iso_time(query.timestamp_ms)}.")
         if backwards:
             records, start = _page_backward(reader, cursor, offsets, count)
         else:

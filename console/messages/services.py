@@ -44,7 +44,7 @@ def message_produce(*, cluster: Cluster, actor, topic: str, key: str | None, val
             registered = (found.schema_id, found.schema)
         common = {"avro_schema": row.avro_schema, "protobuf_descriptor_set": bytes(row.protobuf_descriptor_set or b""),
                   "protobuf_message_type": row.protobuf_message_type}
-        key_bytes = serialize(key, key_serializer, what="key", **common)
+        key_bytes = serialize(key, key_serializer, what="key", **{**common, "avro_schema": row.avro_key_schema})
         value_bytes = serialize(value, value_serializer, what="value", registered_schema=registered, **common)
         for name, _ in headers:
             if not name:
@@ -57,7 +57,7 @@ def message_produce(*, cluster: Cluster, actor, topic: str, key: str | None, val
 
 
 def message_settings_update(*, cluster: Cluster, actor, topic: str, key_format: str, value_format: str,
-                            header_format: str, avro_schema: str | None = None,
+                            header_format: str, avro_schema: str | None = None, avro_key_schema: str | None = None,
                             protobuf_descriptor_set: bytes | None = None,
                             protobuf_message_type: str | None = None) -> TopicMessageSettings:
     """Remember the topic's deserializers; optionally replace its Avro schema or Protobuf types."""
@@ -69,10 +69,11 @@ def message_settings_update(*, cluster: Cluster, actor, topic: str, key_format: 
         row = message_settings_get(cluster=cluster, topic=topic)
         row.key_format, row.value_format, row.header_format = key_format, value_format, header_format
         try:
-            if avro_schema is not None:
-                if avro_schema.strip():
-                    parse_avro_schema(avro_schema)
-                row.avro_schema = avro_schema.strip()
+            for field, schema in (("avro_schema", avro_schema), ("avro_key_schema", avro_key_schema)):
+                if schema is not None:
+                    if schema.strip():
+                        parse_avro_schema(schema)
+                    setattr(row, field, schema.strip())
             if protobuf_descriptor_set is not None:
                 protobuf_message_types(protobuf_descriptor_set)
                 row.protobuf_descriptor_set = protobuf_descriptor_set

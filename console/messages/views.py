@@ -148,7 +148,8 @@ def message_settings(request, cluster_id: int, name: str):
     row = selectors.message_settings_get(cluster=cluster, topic=name)
     form = MessageSettingsForm(request.POST or None, request.FILES or None, initial={
         "key_format": row.key_format, "value_format": row.value_format, "header_format": row.header_format,
-        "avro_schema": row.avro_schema, "protobuf_message_type": row.protobuf_message_type})
+        "avro_schema": row.avro_schema, "avro_key_schema": row.avro_key_schema,
+        "protobuf_message_type": row.protobuf_message_type})
     if request.method == "POST":
         if not has_role(request.user, OPERATOR):
             return render(request, "error.html", {"message": "Changing deserializers needs the operator role."},
@@ -160,7 +161,8 @@ def message_settings(request, cluster_id: int, name: str):
                 services.message_settings_update(
                     cluster=cluster, actor=request.user, topic=name, key_format=data["key_format"],
                     value_format=data["value_format"], header_format=data["header_format"],
-                    avro_schema=data["avro_schema"], protobuf_descriptor_set=upload.read() if upload else None,
+                    avro_schema=data["avro_schema"], avro_key_schema=data["avro_key_schema"],
+                    protobuf_descriptor_set=upload.read() if upload else None,
                     protobuf_message_type=data["protobuf_message_type"])
             except ConsoleError as exc:
                 form.add_error(None, str(exc))

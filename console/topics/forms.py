@@ -68,9 +68,30 @@ class TopicDeleteForm(forms.Form):
         return value
 
 
-class TopicConfigsForm(forms.Form):
-    configs = ConfigLinesField(label="Overrides", help_text=(
-        "The topic's overrides, one name=value per line. Remove a line to reset that config to its default."))
+
+
+class TopicConfigValueForm(forms.Form):
+    """One config's new value, or back to its default. `previewed` is the change the diff showed:
+    a save goes through only when it is still the change in the form."""
+
+    value = forms.CharField(max_length=10_000, required=False, strip=False, label="New value")
+    reset = forms.BooleanField(required=False, label="Remove the topic's override (back to the default)")
+    previewed = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("reset") and not (data.get("value") or "").strip():
+            raise forms.ValidationError("Give a value, or tick the box to go back to the default.")
+        return data
+
+    @property
+    def new_value(self) -> str | None:
+        return None if self.cleaned_data.get("reset") else self.cleaned_data["value"]
+
+    @property
+    def change_marker(self) -> str:
+        """What `previewed` holds for this change: "reset", or "set:" and the value."""
+        return "reset" if self.new_value is None else "set:" + self.new_value
 
 
 class TopicPartitionsForm(forms.Form):

@@ -17,6 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
 STATUS_FILTERS = {
@@ -27,11 +28,19 @@ STATUS_FILTERS = {
 }
 
 
+LIST_CONFIGS = ("retention.ms", "retention.bytes", "cleanup.policy")
+
+
 @dataclass(frozen=True)
 class TopicRow:
     name: str
     is_internal: bool
     stats: TopicStats
+    size: int | None = None              # bytes on disk, all replicas on live brokers
+    messages: int | None = None          # high watermark - log start offset, summed (an upper bound when compacted)
+    retention_ms: str | None = None
+    retention_bytes: str | None = None
+    cleanup_policy: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,22 +83,58 @@ def topic_list(*, cluster: Cluster, search: str = "", status: str = "", include_
         needle = search.strip().lower()
         matching = [t for t in metadata.topics if _matches(t, needle, status, include_internal)]
         shown = Paginator(matching, per_page).get_page(page)
-        offsets = None
-        try:
-            offsets = gw.high_watermarks(p for t in shown.object_list for p in t.partitions)
-        except GatewayError as exc:
-            warnings.append(f"Offsets: {exc}")
+        extras = _list_extras(gw, list(shown.object_list), [b.node_id for b in metadata.brokers], warnings)
     live = len(metadata.brokers)
     live_ids = {b.node_id for b in metadata.brokers}
-    rows = [TopicRow(name=t.name, is_internal=t.is_internal,
-                     stats=topic_stats(t.partitions, cluster_brokers=live, live_brokers=live_ids,
-                                       latest_offsets=None if offsets is None else
-                                       {p.partition: offsets[(t.name, p.partition)] for p in t.partitions
-                                        if (t.name, p.partition) in offsets}))
-            for t in shown.object_list]
+    rows = [_topic_row(t, extras, cluster_brokers=live, live_brokers=live_ids) for t in shown.object_list]
     return TopicsPage(cluster=ClusterRef.of(cluster), topics=rows, search=search.strip(), status=status,
                       include_internal=include_internal, page=shown.number, pages=shown.paginator.num_pages,
                       per_page=per_page, matching=len(matching), total=len(metadata.topics), warnings=warnings)
+
+
+@dataclass
+class _ListExtras:
+    offsets: dict | None = None          # {(topic, partition): PartitionOffsets}
+    sizes: dict | None = None            # {topic: bytes}
+    configs: dict | None = None          # {topic: {key: value}}
+
+
+def _list_extras(gw: Gateway, topics: list[TopicInfo], brokers: list[int], warnings: list[str]) -> _ListExtras:
+    """Offsets, sizes and a few configs of the topics shown: one batched request each
+    (ListOffsets per leader, DescribeLogDirs per broker, one DescribeConfigs). A failure
+    empties its columns and adds a warning."""
+    extras = _ListExtras()
+    partitions = [p for t in topics for p in t.partitions]
+    try:
+        extras.offsets = gw.partition_offsets(partitions)
+    except GatewayError as exc:
+        warnings.append(f"Offsets: {exc}")
+    try:
+        sizes: dict[str, int] = {}
+        for replica in gw.replica_log_dirs({t.name: [p.partition for p in t.partitions] for t in topics}, brokers):
+            sizes[replica.topic] = sizes.get(replica.topic, 0) + replica.size
+        extras.sizes = sizes
+    except GatewayError as exc:
+        warnings.append(f"Log dir sizes: {exc}")
+    try:
+        extras.configs = gw.topics_config_values([t.name for t in topics], LIST_CONFIGS)
+    except GatewayError as exc:
+        warnings.append(f"Configs: {exc}")
+    return extras
+
+
+def _topic_row(t: TopicInfo, extras: _ListExtras, *, cluster_brokers: int, live_brokers: set[int]) -> TopicRow:
+    offsets = None if extras.offsets is None else {
+        p.partition: extras.offsets[(t.name, p.partition)] for p in t.partitions if (t.name, p.partition) in extras.offsets}
+    configs = (extras.configs or {}).get(t.name, {})
+    return TopicRow(
+        name=t.name, is_internal=t.is_internal,
+        stats=topic_stats(t.partitions, cluster_brokers=cluster_brokers, live_brokers=live_brokers,
+                          latest_offsets=None if offsets is None else {k: o.high_watermark for k, o in offsets.items()}),
+        size=None if extras.sizes is None else extras.sizes.get(t.name, 0),
+        messages=None if offsets is None else sum(o.high_watermark - o.log_start_offset for o in offsets.values()),
+        retention_ms=configs.get("retention.ms"), retention_bytes=configs.get("retention.bytes"),
+        cleanup_policy=configs.get("cleanup.policy"))
 
 
 @dataclass(frozen=True)
@@ -133,7 +178,7 @@ class TopicDetail:
     is_internal: bool
     stats: TopicStats
     partitions: list[PartitionRow]
-    configs: list[ConfigEntry]
+    configs: list[ConfigRow]
     consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
     warnings: list[str]
 
@@ -155,7 +200,7 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = gw.topic_configs(name)
+        configs = [_config_row(e) for e in gw.topic_config_details(name)]
         try:
             groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
         except GatewayError as exc:
@@ -214,3 +259,63 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
                              no_commit=len(partitions) - len(committed_rows),
                              lag_unknown=len(committed_rows) - len(known)))
     return rows
+
+
+# --- the configs table -----------------------------------------------------------------------
+
+SOURCE_LABELS = {"DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker",
+                 "DYNAMIC_DEFAULT_BROKER_CONFIG": "broker", "STATIC_BROKER_CONFIG": "broker",
+                 "DEFAULT_CONFIG": "default"}
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    name: str
+    value: str | None               # None for a sensitive value: never shown
+    default_value: str | None       # what applies without the topic's override
+    default_from: str | None        # the config that default comes from, when it is another one
+    source: str                     # topic, broker or default (Kafka's DescribeConfigs source, in words)
+    kafka_source: str
+    read_only: bool
+    is_sensitive: bool
+    config_type: str | None
+    doc: str                        # Kafka's documentation line, for the tooltip
+
+    @property
+    def is_override(self) -> bool:
+        return self.kafka_source == "DYNAMIC_TOPIC_CONFIG"
+
+
+@dataclass(frozen=True)
+class TopicConfigsPage:
+    cluster: ClusterRef
+    name: str
+    configs: list[ConfigRow]
+    warnings: list[str]
+
+
+def topic_configs(*, cluster: Cluster, name: str) -> TopicConfigsPage:
+    """Every config of the topic: value, default, source, read-only / sensitive, and doc line."""
+    with cluster_gateway(cluster) as gw:
+        if gw.metadata([name]).topic(name) is None:
+            raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+        entries = gw.topic_config_details(name)
+    return TopicConfigsPage(cluster=ClusterRef.of(cluster), name=name, configs=[_config_row(e) for e in entries],
+                            warnings=[])
+
+
+def topic_config(*, cluster: Cluster, name: str, key: str) -> ConfigRow:
+    row = next((c for c in topic_configs(cluster=cluster, name=name).configs if c.name == key), None)
+    if row is None:
+        raise NotFound(f"Topic {name} has no config {key!r}.")
+    return row
+
+
+def _config_row(entry: ConfigEntry) -> ConfigRow:
+    hidden = entry.is_sensitive
+    return ConfigRow(name=entry.name, value=None if hidden else entry.value,
+                     default_value=None if hidden else entry.default_value,
+                     default_from=entry.default_from if entry.default_from != entry.name else None,
+                     source=SOURCE_LABELS.get(entry.source, entry.source.lower()), kafka_source=entry.source,
+                     read_only=entry.read_only, is_sensitive=hidden, config_type=entry.config_type,
+                     doc=config_doc(entry.name, entry.documentation))

@@ -130,3 +130,42 @@ def topic_elect_preferred_leaders(*, cluster: Cluster, actor, name: str | None =
         details.update(elected=len(result.elected), failed=[f"{t}-{p}: {why}" for t, p, why in result.failed])
     notify_on_commit("topic.leaders_elected", {"cluster": cluster.pk, "topic": name})
     return outcome
+
+
+MAX_CONFIG_VALUE = 10_000
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    key: str
+    old: str | None
+    new: str | None                 # None: the override was removed (back to the default)
+
+
+def topic_config_set(*, cluster: Cluster, actor, name: str, key: str, value: str | None) -> ConfigChange:
+    """Set one topic config (IncrementalAlterConfigs SET), or remove its override when `value`
+    is None (DELETE: back to the broker's or Kafka's default). The broker validates the value
+    and answers with Kafka's error, which the page shows with the form still filled in."""
+    with audited(actor=actor, cluster=cluster, action="topic.config_set", target=f"{name} {key}",
+                 details={"key": key, "value": value}) as details:
+        if value is not None and (not value.strip() or len(value) > MAX_CONFIG_VALUE):
+            raise InvalidInput(f"Give {key} a value of 1 to {MAX_CONFIG_VALUE} characters, or reset it to the default.")
+        with cluster_gateway(cluster) as gw:
+            current = {c.name: c for c in gw.topic_configs(name)}
+            if not current:
+                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+            entry = current.get(key)
+            if entry is None:
+                raise InvalidInput(f"{key} is not a topic config of this cluster.")
+            if entry.is_sensitive:   # never into the audit log, even when the change fails
+                details["value"] = "(sensitive)"
+            if entry.read_only:
+                raise InvalidInput(f"{key} is read-only on this cluster.")
+            if value is None:
+                gw.alter_topic_configs(name, set_configs={}, delete=[key])
+            else:
+                gw.alter_topic_configs(name, set_configs={key: value})
+        old = None if entry.is_sensitive else entry.value
+        details["old"] = "(sensitive)" if entry.is_sensitive else old
+    notify_on_commit("topic.configs_updated", {"cluster": cluster.pk, "topic": name})
+    return ConfigChange(key=key, old=old, new=value)

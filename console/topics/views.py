@@ -9,8 +9,13 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, InvalidInput
 from console.topics import selectors, services
 from console.topics.charts import partition_messages_chart
-from console.topics.forms import TopicConfigsForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm, config_lines
-from console.web import page
+from console.topics.forms import TopicConfigValueForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm
+from console.web import form_error, page, unless_confirmed
+
+
+def elect_all_message(cluster) -> str:
+    return (f"Run a preferred replica election for every topic of {cluster.name}? Each partition led by another "
+            "replica than its first (preferred) one moves its leadership back to it; clients follow the new leaders.")
 
 
 def list_filters(request) -> dict:
@@ -47,7 +52,7 @@ def topic_create(request, cluster_id: int):
                                   partitions=data["partitions"], replication_factor=data["replication_factor"],
                                   configs=data["configs"])
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Topic {data['name']} created.")
             return redirect("topics:detail", cluster_id=cluster.pk, name=data["name"])
@@ -64,7 +69,7 @@ def topic_delete(request, cluster_id: int, name: str):
             services.topic_delete(cluster=cluster, actor=request.user, name=name,
                                   confirmation=form.cleaned_data["confirmation"])
         except ConsoleError as exc:
-            form.add_error(None, str(exc))
+            form_error(form, exc)
         else:
             messages.success(request, f"Topic {name} deleted.")
             return redirect("topics:list", cluster_id=cluster.pk)
@@ -72,38 +77,38 @@ def topic_delete(request, cluster_id: int, name: str):
                   status=400 if form.errors else 200)
 
 
-@page(OPERATOR)
+@page(VIEWER)
 def topic_configs(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
-    if request.method == "POST":
-        form = TopicConfigsForm(request.POST)
-        if form.is_valid():
+    view = selectors.topic_configs(cluster=cluster, name=name)
+    return render(request, "topics/configs.html", {"cluster": cluster, "name": name, "view": view})
+
+
+@page(OPERATOR)
+def topic_config_edit(request, cluster_id: int, name: str, key: str):
+    """One config: the form, then the diff (old -> new), then the save; the form stays filled
+    in through every step and after a Kafka error."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    row = selectors.topic_config(cluster=cluster, name=name, key=key)
+    form = TopicConfigValueForm(request.POST or None, initial={"value": row.value or ""})
+    diff = None
+    if request.method == "POST" and form.is_valid():
+        if form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
             try:
-                change = services.topic_update_configs(cluster=cluster, actor=request.user, name=name,
-                                                       configs=form.cleaned_data["configs"])
+                change = services.topic_config_set(cluster=cluster, actor=request.user, name=name, key=key,
+                                                   value=form.new_value)
             except ConsoleError as exc:
-                form.add_error(None, str(exc))
+                form_error(form, exc)
             else:
-                messages.success(request, _config_change_message(change))
-                return redirect("topics:detail", cluster_id=cluster.pk, name=name)
-        view = None
-    else:
-        view = selectors.topic_detail(cluster=cluster, name=name)
-        overrides = {c.name: c.value for c in view.configs if c.source == "DYNAMIC_TOPIC_CONFIG"}
-        form = TopicConfigsForm(initial={"configs": config_lines(overrides)})
-    return render(request, "topics/configs.html", {"cluster": cluster, "name": name, "form": form, "view": view},
-                  status=400 if form.errors else 200)
-
-
-def _config_change_message(change: dict) -> str:
-    if not change["set"] and not change["reset"]:
-        return "No config changed."
-    parts = []
-    if change["set"]:
-        parts.append("set " + ", ".join(f"{k}={v}" for k, v in sorted(change["set"].items())))
-    if change["reset"]:
-        parts.append("reset to default " + ", ".join(change["reset"]))
-    return "Configs updated: " + "; ".join(parts) + "."
+                done = "reset to its default" if change.new is None else f"set to {change.new}"
+                messages.success(request, f"{key} of {name} {done}.")
+                return redirect("topics:configs", cluster_id=cluster.pk, name=name)
+        if not form.errors:
+            diff = {"old": row.value, "new": form.new_value, "default": row.default_value,
+                    "unchanged": form.new_value == row.value and row.is_override}
+            form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker})
+    return render(request, "topics/config_edit.html", {"cluster": cluster, "name": name, "row": row, "form": form,
+                                                       "diff": diff}, status=400 if form.errors else 200)
 
 
 @page(OPERATOR)
@@ -126,8 +131,12 @@ def topic_add_partitions(request, cluster_id: int, name: str):
 @page(OPERATOR)
 @require_POST
 def topic_elect(request, cluster_id: int, name: str | None = None):
-    """Preferred replica election for one topic (`name`) or for all topics."""
+    """Preferred replica election for one topic (`name`) or for all topics (confirmed first)."""
     cluster = cluster_get(cluster_id=cluster_id)
+    if name is None:
+        asked = unless_confirmed(request, message=elect_all_message(cluster), action="Run the election for all topics")
+        if asked is not None:
+            return asked
     try:
         outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=request.user, name=name)
     except ConsoleError as exc:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import time
 from pathlib import Path
 
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.broker.mutation_quota import ControllerMutationQuota
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -30,10 +33,19 @@ from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
 from engine.storage.cleaner import LogCleaner
 from engine.storage.cleaner_steps import StepRunner
+from engine.storage.errors import is_io_failure
 from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
 HW_CHECKPOINT = "replication-offset-checkpoint"
+# A metadata change of more replicas than this is applied in slices of SLICE_S seconds.
+INLINE_PARTITIONS = 256
+SLICE_S = 0.02
+
+
+def _remove_dirs(paths: list[Path]) -> None:
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class Broker:
@@ -46,12 +58,16 @@ class Broker:
         self.config: BrokerConfig = controller.broker_config_for(node_id)
         self.log_manager = LogManager(log_dir)
         self._logs_loaded = False
+        self.log_dir_error: str | None = None   # set once an I/O error takes the log dir offline
         self.partitions: dict[tuple[str, int], Partition] = {}
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
+        self.mutation_quota = ControllerMutationQuota(lambda: self.config.get("controller_mutation_rate"))
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
+        self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
+        self._pending_task: asyncio.Task | None = None
         self._controller_epoch = -1
         self.running = False
         self._isr_proposals: dict[tuple[str, int], tuple[Partition, list[int]]] = {}
@@ -84,6 +100,7 @@ class Broker:
         if not self._logs_loaded:
             self.load_logs()
         self._logs_loaded = False   # a later restart (stop, start) loads again
+        self.log_dir_error = None
         self.running = True
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
@@ -102,9 +119,12 @@ class Broker:
         """Clean shutdown: close the listener, stop fetching, then flush, checkpoint and close every log."""
         self.running = False
         self.controller.remove_listener(self.on_metadata_change)
-        for task in self._tasks:
+        self._pending.clear()
+        for task in [*self._tasks, *([self._pending_task] if self._pending_task else [])]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *([self._pending_task] if self._pending_task else []),
+                             return_exceptions=True)
+        self._pending_task = None
         if self.listener is not None:
             await self.listener.stop()
         self.group_coordinator.shutdown()
@@ -116,6 +136,24 @@ class Broker:
         self._write_hw_checkpoint()
         self.log_manager.shutdown()
         self.partitions.clear()
+
+    # --- log dir failure (Kafka's LogDirFailureChannel) ----------------------------------------
+
+    def log_dir_failed(self, exc: BaseException) -> None:
+        """An I/O error (a full disk, EIO) hit the log dir: it is offline until the broker
+        restarts. Its replicas stop - the controller moves their leaderships to replicas on
+        healthy dirs and drops this broker from the ISRs, as when it is fenced - while the
+        broker keeps answering (KAFKA_STORAGE_ERROR, NOT_LEADER_OR_FOLLOWER), and
+        DescribeLogDirs reports the error."""
+        if self.log_dir_error is not None:
+            return
+        self.log_dir_error = str(exc)
+        log.error("Broker %d: log dir %s is offline after an I/O error (%s); its leaderships move to replicas "
+                  "on healthy log dirs until this broker restarts", self.node_id, self.log_dir, exc)
+        try:
+            self.controller.fence_broker(self.node_id)
+        except OSError as fence_error:   # the metadata journal shares the failed disk
+            log.error("Broker %d: cannot record the offline log dir in the metadata: %s", self.node_id, fence_error)
 
     # --- metadata -------------------------------------------------------------------------
 
@@ -132,39 +170,100 @@ class Broker:
         self._controller_epoch = controller_epoch
         self.config = self.controller.broker_config_for(self.node_id)
         if self.running:
-            self._sync_partitions(changed, deleted)
+            self._sync_partitions(changed, deleted, sliced=True)
 
     def resync(self) -> None:
         """Re-apply the whole image (after this broker was unfenced, which may change no record)."""
         if self.running:
             self._sync_partitions(set(self.image.topics), [])
 
-    def _sync_partitions(self, changed: set[str], deleted: list[TopicState]) -> None:
+    def _sync_partitions(self, changed: set[str], deleted: list[TopicState], *, sliced: bool = False) -> None:
+        """Follow the image: drop deleted topics' replicas, open and (re)state changed ones.
+
+        With `sliced` (metadata changes at run time), a change of more than INLINE_PARTITIONS
+        partitions is applied by a background task that yields to the event loop every
+        SLICE_S, so that creating thousands of partitions never freezes the other connections;
+        only new replicas wait (opening their logs is the cost), and until its turn one answers
+        NOT_LEADER_OR_FOLLOWER, as on a broker that has
+        not caught up with the metadata yet. Queued partitions are applied from the image as it
+        is when their turn comes, so later changes are never overtaken by older ones."""
+        doomed = []
         for topic in deleted:
-            for index in topic.partitions:
-                self._remove_replica((topic.name, index), delete_log=True)
-            for (name, index) in [k for k in self.partitions if k[0] == topic.name]:
-                self._remove_replica((name, index), delete_log=True)
-        for name in changed:
-            topic = self.image.topics.get(name)
-            if topic is None:
-                continue
-            config = log_config_for(topic.configs, self.config)
-            for index, state in topic.partitions.items():
-                key = (name, index)
-                if self.node_id not in state.replicas:
-                    if key in self.partitions:
-                        self._remove_replica(key, delete_log=True)
-                    continue
-                partition = self.partitions.get(key) or self._open_partition(topic, index, config)
-                partition.log.update_config(config)
-                self._apply_partition_state(partition, state)
-        if OFFSETS_TOPIC in changed or any(t.name == OFFSETS_TOPIC for t in deleted):
+            keys = {(topic.name, index) for index in topic.partitions}
+            keys |= {k for k in self.partitions if k[0] == topic.name}
+            for key in keys:
+                self._pending.pop(key, None)
+                self._remove_replica(key, delete_log=False)
+                doomed.append(key)
+        if doomed:
+            self._delete_logs(doomed)
+        work = [(name, index) for name in changed if name in self.image.topics
+                for index in self.image.topics[name].partitions]
+        offsets = [key for key in work if key[0] == OFFSETS_TOPIC]
+        others = [key for key in work if key[0] != OFFSETS_TOPIC and key not in self._pending]
+        # Opening a log is the costly part, so only replicas new to this broker wait their turn;
+        # the state of open ones (leader or follower) changes at once.
+        new = [key for key in others if key not in self.partitions]
+        if sliced and len(new) > INLINE_PARTITIONS:
+            self._pending.update(dict.fromkeys(new))
+            if self._pending_task is None or self._pending_task.done():
+                self._pending_task = asyncio.get_running_loop().create_task(self._apply_pending())
+            others = [key for key in others if key in self.partitions]
+        configs: dict[str, object] = {}
+        for key in offsets + others:
+            self._apply_replica(key, configs)
+        if offsets or any(t.name == OFFSETS_TOPIC for t in deleted):
             self.group_coordinator.on_partitions_changed()
+
+    def _apply_replica(self, key: tuple[str, int], configs: dict[str, object]) -> None:
+        """Make one replica match the image now: open, restate, or remove it."""
+        name, index = key
+        topic = self.image.topics.get(name)
+        state = topic.partitions.get(index) if topic is not None else None
+        if state is None or self.node_id not in state.replicas:
+            if key in self.partitions:
+                self._remove_replica(key, delete_log=True)
+            return
+        config = configs.get(name)
+        if config is None:
+            config = configs[name] = log_config_for(topic.configs, self.config)
+        partition = self.partitions.get(key) or self._open_partition(topic, index, config)
+        partition.log.update_config(config)
+        self._apply_partition_state(partition, state)
+
+    async def _apply_pending(self) -> None:
+        configs: dict[str, object] = {}
+        while self._pending and self.running:
+            deadline = time.monotonic() + SLICE_S
+            while self._pending and time.monotonic() < deadline:
+                key = next(iter(self._pending))
+                del self._pending[key]
+                try:
+                    self._apply_replica(key, configs)
+                except Exception:  # noqa: BLE001 - one replica's failure must not stall the rest
+                    log.exception("Broker %d: applying the metadata of %s-%d failed", self.node_id, *key)
+            configs.clear()     # configs may change between slices
+            await asyncio.sleep(0)
+
+    def _delete_logs(self, keys: list[tuple[str, int]]) -> None:
+        """Deleted topics' logs: renamed aside at once, with one fsync and one checkpoint for
+        all of them; their files are removed off the event loop (a restart removes leftovers)."""
+        doomed = self.log_manager.delete_logs(keys)
+        if not doomed:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            _remove_dirs(doomed)
+        else:
+            loop.run_in_executor(None, _remove_dirs, doomed)
 
     def _open_partition(self, topic: TopicState, index: int, config) -> Partition:
         log_ = self.log_manager.get_or_create_log(topic.name, index, config, now_ms())
         partition = Partition(topic.name, index, topic.topic_id, log_, self.node_id)
+        partition.on_storage_failure = self.log_dir_failed
         partition.high_watermark = min(self._checkpointed_hw.get((topic.name, index), 0), log_.log_end_offset)
         self.partitions[(topic.name, index)] = partition
         return partition
@@ -224,6 +323,28 @@ class Broker:
         if self.image.partition(topic, index) is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
+
+    def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
+                       replica_id: int, min_one_batch: bool):
+        """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
+
+        Consumers read up to the high watermark; a follower (replica_id >= 0) reads up to the
+        log end, and its fetch offset moves the high watermark and may grow the ISR; a
+        throttled follower gets no data while the leader throttle is exceeded. The slice's
+        descriptor belongs to the segment: a caller that keeps it past this turn of the event
+        loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
+        partition = self.leader_partition(topic, index)
+        partition.check_leader_epoch(current_leader_epoch)
+        max_offset = partition.high_watermark
+        if replica_id >= 0:
+            self.on_follower_fetch(partition, replica_id, fetch_offset)
+            max_offset = None
+            if self.is_throttled_leader(partition, replica_id) and self.leader_throttle.exceeded():
+                max_offset = fetch_offset      # throttled: answer with no data this time
+        file_slice = partition.log.read(fetch_offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
+        if replica_id >= 0 and file_slice is not None and self.is_throttled_leader(partition, replica_id):
+            self.leader_throttle.record(file_slice.size)
+        return partition, file_slice
 
     def is_throttled_leader(self, partition: Partition, follower_id: int) -> bool:
         configs = self.image.topics[partition.topic].configs
@@ -310,7 +431,9 @@ class Broker:
             await asyncio.sleep(interval_s())
             try:
                 action()
-            except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
+            except Exception as exc:  # noqa: BLE001 - keep the broker alive; the next round retries
+                if is_io_failure(exc):
+                    self.log_dir_failed(exc)
                 log.exception("Broker %d: background task %s failed", self.node_id, action.__name__)
 
     # --- consumer groups and log compaction -------------------------------------------------

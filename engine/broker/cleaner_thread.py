@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import asyncio
 
-from engine.storage.cleaner_steps import StepRunner
+from engine.storage.cleaner_steps import OnOwner, StepRunner
+from engine.storage.file_handles import HANDLES
 
 
 async def clean_off_loop(runner: StepRunner):
     """Run the cleaning to its end; returns its CleanerStats (or None)."""
     loop = asyncio.get_running_loop()
     while not runner.done:
-        step = loop.run_in_executor(None, runner.advance)
+        step = loop.run_in_executor(None, _advance, runner)
         try:
             owner_step = await asyncio.shield(step)
         except asyncio.CancelledError:
@@ -25,3 +26,8 @@ async def clean_off_loop(runner: StepRunner):
         if owner_step is not None:
             runner.run_on_owner(owner_step)
     return runner.result
+
+
+def _advance(runner: StepRunner) -> OnOwner | None:
+    with HANDLES.never_evicting():   # the loop may be using any other descriptor right now
+        return runner.advance()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import kafka.errors as Errors
 
 from engine.errors import ApiError
+from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.log import Log
 
 
@@ -33,6 +34,8 @@ class FollowerState:
 
 class Partition:
     def __init__(self, topic: str, index: int, topic_id: uuid.UUID, log: Log, node_id: int) -> None:
+        # Called with the error when the log dir fails under an append (the broker takes the dir offline).
+        self.on_storage_failure = lambda exc: None
         self.topic = topic
         self.index = index
         self.topic_id = topic_id
@@ -133,7 +136,15 @@ class Partition:
     # --- leader: appends and follower fetches ---------------------------------------------------
 
     def append(self, records: bytearray, now_ms: int):
-        info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+        try:
+            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+        except OSError as exc:   # e.g. rolling a segment on a full disk
+            self.on_storage_failure(exc)
+            raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc
+        except StorageError as exc:
+            if is_io_failure(exc):
+                self.on_storage_failure(exc)
+            raise
         if not info.duplicate:
             self.maybe_advance_high_watermark()   # a lone ISR member commits at once
             self.notify_fetchers()

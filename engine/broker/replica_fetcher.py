@@ -27,7 +27,7 @@ from kafka.protocol.consumer import (FetchRequest, FetchResponse, OffsetForLeade
 
 from engine.broker.connection import BrokerConnection
 from engine.broker.partition import Partition
-from engine.storage.errors import StorageError
+from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.records import whole_batches_size
 
 log = logging.getLogger(__name__)
@@ -196,8 +196,10 @@ class ReplicaFetcher:
                 partition.log.append_as_follower(bytearray(records[:size]), now_ms=int(time.time() * 1000))
                 if self.broker.is_throttled_follower(partition):
                     self.broker.follower_throttle.record(size)
-        except StorageError as exc:
+        except (StorageError, OSError) as exc:
             log.error("Broker %d could not append to %s-%d as follower: %s", self.broker.node_id, *key, exc)
+            if is_io_failure(exc):
+                self.broker.log_dir_failed(exc)
             self._to_truncate.add(key)
             return False
         partition.high_watermark = min(data.high_watermark, partition.log.log_end_offset)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.cluster import journal_format as F
+from engine.storage import filesystem
 
 log = logging.getLogger(__name__)
 
@@ -100,19 +101,19 @@ class MetadataJournal:
     def append(self, records: list[dict]) -> None:
         if self._fd < 0:
             path = self._journal_path(self.generation)
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = filesystem.FS.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             _fsync_dir(self.directory)
         payload = b"".join(F.frame(r) for r in records)
         end = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             view = memoryview(payload)
             while view:
-                view = view[os.write(self._fd, view):]
-            os.fsync(self._fd)
+                view = view[filesystem.FS.write(self._fd, view):]
+            filesystem.FS.fsync(self._fd)
         except OSError:
             # Nothing applies, and no torn record may stay: the next append would follow it,
             # and a bad record with good ones after it refuses the next start.
-            os.ftruncate(self._fd, end)
+            filesystem.FS.ftruncate(self._fd, end)
             raise
 
     def write_snapshot(self, records: list[dict]) -> None:
@@ -124,7 +125,7 @@ class MetadataJournal:
             handle.write(b"".join(F.frame(r) for r in records))
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, self._snapshot_path(new_generation))
+        filesystem.FS.replace(tmp, self._snapshot_path(new_generation))
         _fsync_dir(self.directory)
         old = self.generation
         self.generation = new_generation

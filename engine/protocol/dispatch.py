@@ -16,7 +16,7 @@ import io
 import logging
 import struct
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import kafka.errors as Errors
@@ -24,6 +24,7 @@ from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.metadata import ApiVersionsResponse
 
 from engine.protocol import registry
+from engine.protocol.broker_view import BrokerView
 from engine.protocol.stats import refused
 from engine.protocol.validation import InvalidRequest, null_violation
 
@@ -37,15 +38,24 @@ class CloseConnection(Exception):
 
 @dataclass
 class RequestContext:
-    broker: Any                     # engine.broker.broker.Broker
+    broker: BrokerView
     header: RequestHeader
     api_version: int
     client_host: str = ""
-    extras: dict = field(default_factory=dict)
 
     @property
     def client_id(self) -> str | None:
         return self.header.client_id
+
+    @property
+    def controller(self):
+        """The cluster's controller: metadata changes (topics, configs, elections)."""
+        return self.broker.controller
+
+    @property
+    def coordinator(self):
+        """This broker's group coordinator."""
+        return self.broker.group_coordinator
 
 
 @dataclass
@@ -99,7 +109,7 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
         return _invalid_request(spec, api_version, correlation_id, client_host, problem)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host)
     try:
-        response = await spec.handler(ctx, request)
+        response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:
         return _invalid_request(spec, api_version, correlation_id, client_host, str(exc))
     except _RULE_BREAKS as exc:

@@ -1,10 +1,11 @@
 """A broker's listener: asyncio TCP server, connection limits, request framing, response writing.
 
 One request per connection at a time, as Kafka's SocketServer does by muting a channel while
-its request is in flight: once a whole frame is read the transport stops reading, and reads
-again only after the response is written and drained. A client that pipelines, or that sends
-requests and never reads the replies, therefore fills its own socket buffers, not our memory
-or descriptors.
+its request is in flight: a connection's task reads a frame, answers it, drains the reply, and
+only then reads the next. Meanwhile at most 2 * _READ_LIMIT unread bytes are buffered (the
+StreamReader pauses the transport there), so a client that pipelines, or that sends requests
+and never reads the replies, fills its own socket buffers, not our memory or descriptors.
+(Pausing the transport explicitly around every request cost produce throughput for nothing.)
 
 Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
 body, so a huge or negative prefix costs nothing and closes only that connection.
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
 # Unread bytes a connection may buffer before its transport pauses (asyncio's StreamReader
 # pauses at twice this); a frame larger than this is still read whole, in steps.
-_READ_LIMIT = 256 * 1024
+_READ_LIMIT = 1 << 20
 
 
 class _Connection:
@@ -130,14 +131,12 @@ class Listener:
             writer.transport.abort()
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
-        transport = writer.transport
         while not self._closing:
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             limit = self._config("socket.request.max.bytes")
             if size <= 0 or size > limit:
                 raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
             frame = await reader.readexactly(size)
-            transport.pause_reading()     # muted until this request's reply is drained
             connection.handling = True
             try:
                 response = await dispatch(self.broker, frame, connection.peer_host)
@@ -155,7 +154,6 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
-            transport.resume_reading()
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no

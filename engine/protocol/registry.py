@@ -3,11 +3,16 @@
 Each handler module registers itself with `@api(Request, Response, versions=(lo, hi))`, next to
 the handler, as franz-go's kfake does with `regKey`. Registering a key twice is a bug and
 raises at import time.
+
+Tests inject faults by API key with `intercept(key, handler)`: while the `with` block runs,
+requests of that API go to `handler(ctx, request)` (which may await the real one), as
+franz-go's kfake does with ControlKey, instead of monkeypatching handler modules.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterator
 
 from kafka.protocol.api_message import ApiMessage
 
@@ -52,3 +57,24 @@ def lookup(key: int) -> ApiSpec | None:
 
 def all_apis() -> list[ApiSpec]:
     return [_APIS[key] for key in sorted(_APIS)]
+
+
+_INTERCEPTS: dict[int, Callable[..., Awaitable[object]]] = {}
+
+
+def handler_for(spec: ApiSpec) -> Callable[..., Awaitable[object]]:
+    return _INTERCEPTS.get(spec.key, spec.handler)
+
+
+@contextlib.contextmanager
+def intercept(key: int, handler: Callable[..., Awaitable[object]]) -> Iterator[ApiSpec]:
+    """Answer API `key` with `handler(ctx, request)` inside the block; yields the API's spec,
+    whose `handler` is the real one. For tests (fault injection) only."""
+    spec = _APIS[key]
+    if key in _INTERCEPTS:
+        raise RuntimeError(f"API key {key} is already intercepted")
+    _INTERCEPTS[key] = handler
+    try:
+        yield spec
+    finally:
+        del _INTERCEPTS[key]

@@ -16,31 +16,60 @@ class InvalidRequest(Exception):
     """The request decodes but breaks the protocol's rules: INVALID_REQUEST, then close."""
 
 
-def null_violation(message, fields: dict, version: int, path: str = "") -> str | None:
-    for name, field in fields.items():
-        if not field.for_version_q(version):
-            continue
+_SCALAR, _STRUCT, _STRUCT_ARRAY, _ARRAY = range(4)
+_PLANS: dict[tuple[int, int], tuple] = {}
+
+
+def _plan(fields: dict, version: int) -> tuple:
+    """The checks for one schema at one version, worked out once: the schema's methods are
+    too slow to call on every request (this runs on every request, Produce included)."""
+    key = (id(fields), version)
+    plan = _PLANS.get(key)
+    if plan is None:
+        steps = []
+        for name, field in fields.items():
+            if not field.for_version_q(version):
+                continue
+            type_name = field._json["type"]
+            # kafka.protocol decodes the all-zero UUID (Kafka's Uuid.ZERO_UUID) as None.
+            may_be_null = (type_name == "uuid" or field.nullable_for_version_q(version)
+                           or field.tagged_field_q(version))
+            if field.is_struct_array():
+                steps.append((name, may_be_null, _STRUCT_ARRAY, _plan(field.fields, version)))
+            elif field.is_struct():
+                steps.append((name, may_be_null, _STRUCT, _plan(field.fields, version)))
+            elif type_name.startswith("[]") and type_name != "[]uuid":
+                steps.append((name, may_be_null, _ARRAY, None))
+            else:
+                steps.append((name, may_be_null, _SCALAR, None))
+        plan = _PLANS[key] = tuple(steps)
+    return plan
+
+
+def null_violation(message, fields: dict, version: int) -> str | None:
+    return _check(message, _plan(fields, version), version, "")
+
+
+def _check(message, plan: tuple, version: int, path: str) -> str | None:
+    for name, may_be_null, kind, subplan in plan:
         value = getattr(message, name, None)
         if value is None:
-            # kafka.protocol decodes the all-zero UUID (Kafka's Uuid.ZERO_UUID) as None.
-            if field._json["type"] == "uuid":
-                continue
-            if not field.nullable_for_version_q(version) and not field.tagged_field_q(version):
+            if not may_be_null:
                 return f"{path}{name} is null, which version {version} does not allow"
             continue
-        if field.is_struct_array():
+        if kind == _SCALAR:
+            continue
+        if kind == _STRUCT_ARRAY:
             for index, item in enumerate(value):
-                if item is None:
-                    return f"{path}{name}[{index}] is null"
-                problem = null_violation(item, field.fields, version, f"{path}{name}[{index}].")
+                problem = (f"{path}{name}[{index}] is null" if item is None
+                           else _check(item, subplan, version, f"{path}{name}[{index}]."))
                 if problem:
                     return problem
-        elif field.is_struct():
-            problem = null_violation(value, field.fields, version, f"{path}{name}.")
+        elif kind == _STRUCT:
+            problem = _check(value, subplan, version, f"{path}{name}.")
             if problem:
                 return problem
-        elif field._json["type"] not in ("[]uuid", "uuid") and field._json["type"].startswith("[]") \
-                and any(item is None for item in value):
+        elif None in value:
             return f"{path}{name} holds a null"
     return None
 

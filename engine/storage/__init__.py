@@ -4,6 +4,11 @@ No sockets and no asyncio in this package: callers own the threads and the event
 
     LogManager (one per log dir) -> Log (one per partition) -> LogSegment (.log/.index/.timeindex)
                                      `-> ProducerStateManager (.snapshot)
+
+Around them: log_validator (+ batch_records, decompression: a client's batch checked against
+its records, compressed ones inflated as a bounded stream), cleaner (+ cleaner_batches,
+cleaner_steps: compaction in steps a worker thread can run), and filesystem, the seam every
+write goes through (FaultyFileSystem injects ENOSPC, EIO and torn writes in tests).
 """
 from .errors import (CorruptIndexError, CorruptRecordError, InvalidProducerEpochError,
                      InvalidRecordError, OffsetOutOfRangeError, OutOfOrderSequenceError,

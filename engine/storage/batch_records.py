@@ -10,43 +10,56 @@ record is laid out as (varints are zigzag-encoded, as in Kafka's DefaultRecord):
 The walk checks that the records fill the batch exactly (every `length` lands inside it and
 the last one ends at its end), that the count matches `recordsCount`, and that record i has
 offsetDelta i, so the header's `lastOffsetDelta` (which moves the log end offset) is what the
-records hold. A compacted topic also needs a key on every record: the walker lists the index
-of each record without one (Kafka names them all in the Produce answer). Anything else - keys,
-values, headers - is the consumer's business and is not parsed.
+records hold. Keys (record_keys.py checks them on compacted topics, once this walk has
+bounded the batch), values and headers are not parsed.
 
-The walker takes the bytes in chunks, so a compressed batch is checked while it is inflated
-(decompression.py) and never held whole. Pure computation over buffers: no I/O, not shared
-between threads.
+An uncompressed batch - the produce hot path - is read by aiokafka's C record reader
+(`check_plain_batch`, about 7x faster than a walk in Python), which refuses a count or
+lengths that do not fill the batch (the walker then says which rule broke); its offsets
+are compared with 0, 1, 2, ... The
+walker (`RecordWalker`) takes the bytes of a compressed batch in chunks, so that batch is
+checked while it is inflated (decompression.py) and never held whole. Pure computation over
+buffers: no I/O, not shared between threads.
 """
 from __future__ import annotations
 
-from .errors import InvalidRecordError
+from aiokafka.errors import CorruptRecordException
+from aiokafka.record.default_records import DefaultRecordBatch as FastRecordBatch
+
+from .errors import CorruptRecordError, InvalidRecordError
+from .records import HEADER_SIZE, BatchHeader
 
 MIN_RECORD_LENGTH = 6   # attributes, and one byte each for the two deltas, key, value, headers
-FIELDS_BYTES = 24       # attributes, timestampDelta, offsetDelta and the key length fit in this
+FIELDS_BYTES = 24       # attributes, timestampDelta and offsetDelta fit in this
+
+
+def check_plain_batch(buf, position: int, header: BatchHeader) -> None:
+    """The records of the uncompressed batch at `position` match its header: INVALID_RECORD if
+    the count, an offset delta or a length lies, CORRUPT_MESSAGE if they hold but a record's
+    own fields do not parse (the CRC held: the client signed garbage)."""
+    try:
+        offsets = [record.offset for record in FastRecordBatch(bytes(buf[position:position + header.size]))]
+    except (CorruptRecordException, ValueError, IndexError) as exc:
+        walker = RecordWalker(header.records_count)   # the slow path says which rule broke
+        with memoryview(buf) as view:
+            walker.feed(view[position + HEADER_SIZE:position + header.size])
+        walker.finish()
+        raise CorruptRecordError(f"the records of the batch do not parse: {exc}") from None
+    if offsets != list(range(header.base_offset, header.base_offset + header.records_count)):
+        bad = next(i for i, offset in enumerate(offsets) if offset != header.base_offset + i)
+        raise InvalidRecordError(f"record {bad} has offset delta {offsets[bad] - header.base_offset}")
 
 
 class RecordWalker:
-    def __init__(self, expected_count: int, *, need_key: bool) -> None:
+    def __init__(self, expected_count: int) -> None:
         self.expected_count = expected_count
-        self.need_key = need_key
-        self.keyless: list[int] = []  # indexes of records without a key (need_key only)
         self.count = 0
         self._pending = bytearray()   # the start of a record cut by a chunk boundary
         self._skip = 0                # bytes of a checked record still to come: not kept
-        self._streaming = False
-
-    def walk(self, buf, start: int, end: int) -> None:
-        """Check all records in buf[start:end], which must hold whole records only."""
-        pos = self._walk(buf, start, end)
-        if pos != end:
-            raise InvalidRecordError(f"record {self.count} runs past the end of the batch")
-        self.finish()
 
     def feed(self, chunk: bytes) -> None:
         """Check the records of the next `chunk` of the stream. Memory stays at a chunk and a
         record's first bytes: once a record's fields are checked, the rest is skipped."""
-        self._streaming = True
         with memoryview(chunk) as view:
             skipped = min(self._skip, len(view))
             self._skip -= skipped
@@ -68,11 +81,10 @@ class RecordWalker:
 
     def _walk(self, buf, pos: int, end: int) -> int:
         """Check the records from `pos`; return where the first one too short to check starts,
-        or, streaming, the end of the last record checked (past `end` when its body is still to
-        come).
+        or the end of the last record checked (past `end` when its body is still to come).
 
         Hot path (every produced record): the common one-byte varints are read inline."""
-        count, expected, need_key, streaming = self.count, self.expected_count, self.need_key, self._streaming
+        count, expected = self.count, self.expected_count
         try:
             while pos < end:
                 start = pos
@@ -86,7 +98,7 @@ class RecordWalker:
                         length, pos = _varint(buf, start)
                 length = (length >> 1) ^ -(length & 1)
                 record_end = pos + length
-                if record_end > end and (not streaming or end - pos < FIELDS_BYTES):
+                if record_end > end and end - pos < FIELDS_BYTES:
                     return start                         # cut by the chunk boundary (or lying)
                 if length < MIN_RECORD_LENGTH:
                     raise InvalidRecordError(f"record {count} has length {length}")
@@ -103,8 +115,6 @@ class RecordWalker:
                         delta, pos = _varint(buf, pos - 2)
                 if (delta >> 1) ^ -(delta & 1) != count:
                     raise InvalidRecordError(f"record {count} has offset delta {(delta >> 1) ^ -(delta & 1)}")
-                if need_key and buf[pos] == 1:           # zigzag(-1): a null key
-                    self.keyless.append(count)           # all are named in the Produce answer
                 if pos >= record_end:
                     raise InvalidRecordError(f"record {count} is shorter than its fields")
                 count += 1

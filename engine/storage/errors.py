@@ -12,6 +12,11 @@ class StorageError(Exception):
     error_code = 56
 
 
+def is_io_failure(exc: BaseException) -> bool:
+    """An error of the log dir itself (the disk), not of the data a client sent."""
+    return isinstance(exc, OSError) or type(exc) is StorageError
+
+
 class CorruptRecordError(StorageError):
     """A batch failed its CRC, has the wrong magic, or a bad or truncated length."""
 
@@ -22,23 +27,6 @@ class InvalidRecordError(StorageError):
     """A well-formed batch that a client may not write (control batch, bad count)."""
 
     error_code = 87  # INVALID_RECORD
-
-
-class RecordValidationError(InvalidRecordError):
-    """Records of a batch broke a per-record rule; `record_errors` lists (index in the batch,
-    message) for each, as Kafka's RecordValidationException does for the Produce response."""
-
-    def __init__(self, record_errors: list[tuple[int, str]]) -> None:
-        shown = ", ".join(f"RecordError(batchIndex={index}, message='{message}')"
-                          for index, message in record_errors[:3])
-        super().__init__(f"One or more records have been rejected due to {len(record_errors)} record errors "
-                         f"in total, and only showing the first three errors at most: [{shown}]")
-        self.record_errors = record_errors
-
-    @classmethod
-    def keyless(cls, indexes: list[int], topic_partition: str) -> RecordValidationError:
-        message = f"Compacted topic cannot accept message without key in topic partition {topic_partition}."
-        return cls([(index, message) for index in indexes])
 
 
 class RecordTooLargeError(StorageError):

@@ -7,10 +7,10 @@ reopens on the next use. Closing an fd loses nothing: written bytes are in the p
 and fsync flushes the file whichever fd wrote it.
 
 Threads: the engine's event loop is the main user. The log cleaner's thread also reads and
-writes segment files; it *pins* each file it uses (`pinned`), and only the thread that
-created the pool (the loop's) ever closes a descriptor, never a pinned one. So no thread's
-descriptor is closed - or its number reused for another file - while that thread uses it.
-The pool's bookkeeping is under a lock.
+writes segment files; it *pins* each file it uses (`pinned`) and runs `never_evicting`, so
+only the loop closes descriptors, and never a pinned one. So no thread's descriptor is
+closed - or its number reused for another file - while that thread uses it. The pool's
+bookkeeping is under a lock.
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from . import filesystem
 
 
 def default_limit() -> int:
@@ -34,7 +36,7 @@ class FileHandles:
         self.limit = limit
         self._open: OrderedDict[int, "PooledFile"] = OrderedDict()
         self.lock = threading.RLock()
-        self._closing_thread = threading.get_ident()
+        self._quiet = threading.local()   # .on: this thread never closes others' descriptors
 
     def __len__(self) -> int:
         return len(self._open)
@@ -46,8 +48,18 @@ class FileHandles:
                 self._open.move_to_end(key)
                 return
             self._open[key] = owner
-            if threading.get_ident() == self._closing_thread:
+            if not getattr(self._quiet, "on", False):
                 self._evict()
+
+    @contextmanager
+    def never_evicting(self) -> Iterator[None]:
+        """For a thread beside the loop (the cleaner's): its files count towards the limit,
+        but it closes no one else's descriptor - the loop may be using it right now."""
+        self._quiet.on = True
+        try:
+            yield
+        finally:
+            self._quiet.on = False
 
     def _evict(self) -> None:
         """Close the least recently used unpinned descriptors until under the limit."""
@@ -74,7 +86,7 @@ class PooledFile:
         self.path = os.fspath(path)
         self.pins = 0                 # > 0 while another thread uses the descriptor
         self._close_when_unpinned = False
-        self._raw_fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         HANDLES.used(self)
 
     @property
@@ -83,7 +95,7 @@ class PooledFile:
             if self._raw_fd < 0:
                 # No O_CREAT: a file renamed or deleted behind our back must fail loudly, not
                 # come back empty.
-                self._raw_fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+                self._raw_fd = filesystem.FS.open(self.path, os.O_RDWR | os.O_APPEND)
             HANDLES.used(self)
             return self._raw_fd
 
@@ -130,7 +142,7 @@ class PooledFileOwner:
         return self._file.fd
 
     def flush(self) -> None:
-        os.fsync(self._fd)
+        filesystem.FS.fsync(self._fd)
 
     def close(self) -> None:
         self._file.close()

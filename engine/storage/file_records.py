@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from . import filesystem
 from .errors import CorruptRecordError, StorageError
 from .file_handles import PooledFile, PooledFileOwner
 from .records import HEADER_SIZE, BatchHeader, check_header, read_header
@@ -86,10 +87,10 @@ class FileRecords(PooledFileOwner):
         view = memoryview(buf)
         try:
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[filesystem.FS.write(self._fd, view):]
         except OSError as exc:
             # Never leave half a batch behind: the next append would follow garbage.
-            os.ftruncate(self._fd, position)
+            filesystem.FS.ftruncate(self._fd, position)
             raise StorageError(f"append to {self.path} failed: {exc}") from exc
         finally:
             view.release()
@@ -132,7 +133,7 @@ class FileRecords(PooledFileOwner):
         """Cut the file at `position`; return how many bytes were removed."""
         removed = self.size - position
         if removed > 0:
-            os.ftruncate(self._fd, position)
+            filesystem.FS.ftruncate(self._fd, position)
             self.size = position
         return max(0, removed)
 

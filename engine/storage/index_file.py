@@ -11,6 +11,7 @@ import os
 import struct
 from pathlib import Path
 
+from . import filesystem
 from .errors import CorruptIndexError
 from .file_handles import PooledFile, PooledFileOwner
 
@@ -67,18 +68,18 @@ class IndexFile(PooledFileOwner):
         return self.ENTRY.unpack(os.pread(self._fd, self.ENTRY.size, n * self.ENTRY.size))
 
     def _write_entry(self, *fields) -> None:
-        os.write(self._fd, self.ENTRY.pack(*fields))
+        filesystem.FS.write(self._fd, self.ENTRY.pack(*fields))
         self._file_size += self.ENTRY.size
 
     def _truncate_entries(self, keep: int) -> None:
         if keep < self.entries:
-            os.ftruncate(self._fd, keep * self.ENTRY.size)
+            filesystem.FS.ftruncate(self._fd, keep * self.ENTRY.size)
             self._file_size = keep * self.ENTRY.size
         self._clear(keep)
 
     def reset(self) -> None:
         """Drop every entry (before a rebuild from the log)."""
-        os.ftruncate(self._fd, 0)
+        filesystem.FS.ftruncate(self._fd, 0)
         self._file_size = 0
         self._clear(0)
         self._loaded = True

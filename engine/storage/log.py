@@ -113,7 +113,7 @@ class Log:
     def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write."""
         records = records if isinstance(records, bytearray) else bytearray(records)
-        batches = analyze_records(records, self.config, from_client=True, topic_partition=self.dir.name)
+        batches = analyze_records(records, self.config, from_client=True)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
         if self.config.compact:
@@ -437,11 +437,18 @@ class Log:
     def delete(self) -> None:
         """Remove the partition dir: renamed aside first, so a crash mid-way never leaves
         a half-deleted dir that would load as a live partition."""
+        doomed = self.rename_for_deletion()
+        fsync_dir(self.dir.parent)
+        shutil.rmtree(doomed, ignore_errors=True)
+
+    def rename_for_deletion(self) -> Path:
+        """Close the log and rename its dir `<topic>-<partition>.<uuid>-delete`, which the
+        next load removes; the caller fsyncs the parent dir and removes the renamed dir
+        (for many logs: one fsync, and the removal off the event loop)."""
         self._close_files()
         doomed = self.dir.with_name(delete_dir_name(self.dir.name))
         os.rename(self.dir, doomed)
-        fsync_dir(self.dir.parent)
-        shutil.rmtree(doomed, ignore_errors=True)
+        return doomed
 
     def rename_stray(self) -> Path:
         """Close the log and rename its dir `<topic>-<partition>.<uuid>-stray` (KIP-866): kept

@@ -11,6 +11,8 @@ import os
 import uuid
 from pathlib import Path
 
+from . import filesystem
+
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
@@ -69,15 +71,15 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file."""
     path = Path(path)
     tmp = path.with_name(path.name + TEMP_SUFFIX)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = filesystem.FS.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+            view = view[filesystem.FS.write(fd, view):]
+        filesystem.FS.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    filesystem.FS.replace(tmp, path)
     fsync_dir(path.parent)
 
 

@@ -104,6 +104,20 @@ class LogManager:
         self.checkpoint()
         return True
 
+    def delete_logs(self, partitions: list[TopicPartition]) -> list[Path]:
+        """Delete many logs at the cost of one: each dir is renamed `-delete` (the next load
+        removes what is left of it), then one fsync of the log dir and one checkpoint.
+        Returns the renamed dirs, for the caller to remove (off the event loop)."""
+        doomed = []
+        for tp in partitions:
+            log = self._logs.pop(tp, None)
+            if log is not None:
+                doomed.append(log.rename_for_deletion())
+        if doomed:
+            fsync_dir(self.log_dir)
+            self.checkpoint()
+        return doomed
+
     def mark_stray(self, topic: str, partition: int) -> Path | None:
         """Set aside a log the metadata does not name (KIP-866): renamed, never deleted."""
         log = self._logs.pop((topic, partition), None)

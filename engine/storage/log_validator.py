@@ -2,16 +2,16 @@
 (Kafka's LogValidator).  Works on the request buffer in place; never touches disk.
 
 A client's batch is checked whole: size, CRC, and then its records against its header
-(batch_records.py: count, offset deltas, lengths, keys on compacted topics), inflating a
-compressed batch as a bounded stream (decompression.py). The batch is still stored as
+(batch_records.py: count, offset deltas, lengths), inflating a compressed batch as a
+bounded stream (decompression.py); record_keys.py then checks keys on compacted topics. The batch is still stored as
 received: nothing is recompressed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .batch_records import RecordWalker
+from .batch_records import RecordWalker, check_plain_batch
 from .decompression import decompressed_limit, inflate
-from .errors import InvalidRecordError, RecordTooLargeError, RecordValidationError
+from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
 from .records import (HEADER_SIZE, TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
                       set_log_append_time, validate_crc)
@@ -54,12 +54,11 @@ class StampedBatches:
                    offset_of_max, sum(h.records_count for h in headers))
 
 
-def analyze_records(records, config: LogConfig, *, from_client: bool, topic_partition: str = ""
+def analyze_records(records, config: LogConfig, *, from_client: bool
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
     All batches are checked before any is written, so a request is taken whole or not at all.
-    `topic_partition` ("topic-0") names the partition in per-record error messages.
     """
     batches = list(iter_batches(records))
     for position, header in batches:
@@ -70,24 +69,22 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, topic_part
         validate_crc(records, position, header)
         if from_client:
             _check_client_batch(header)
-            _check_records(records, position, header, config, topic_partition)
+            _check_records(records, position, header, config)
     return batches
 
 
-def _check_records(records, position: int, header: BatchHeader, config: LogConfig, topic_partition: str) -> None:
-    walker = RecordWalker(header.records_count, need_key=config.compact)
-    start, end = position + HEADER_SIZE, position + header.size
+def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
     if header.compression_type == 0:
-        walker.walk(records, start, end)
-    else:
-        with memoryview(records) as view:
-            compressed = view[start:end]
-            for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
-                walker.feed(chunk)
-            compressed.release()
-        walker.finish()
-    if walker.keyless:
-        raise RecordValidationError.keyless(walker.keyless, topic_partition)
+        check_plain_batch(records, position, header)
+        return
+    walker = RecordWalker(header.records_count)
+    start, end = position + HEADER_SIZE, position + header.size
+    with memoryview(records) as view:
+        compressed = view[start:end]
+        for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
+            walker.feed(chunk)
+        compressed.release()
+    walker.finish()
 
 
 def _check_client_batch(header: BatchHeader) -> None:

@@ -1,9 +1,4 @@
-"""Kafka's rule that every record of a compacted topic carries a key (LogValidator.validateKey),
-and parses: the cleaner must read every record of a compacted topic.
-
-The streaming check of log_validator (batch_records.RecordWalker) already names keyless
-records; this full parse, for compacted topics only, also refuses signed records that do not
-parse with CORRUPT_MESSAGE.
+"""Kafka's rule that every record of a compacted topic carries a key (LogValidator.validateKey).
 
 A keyless record could never be compacted away, so Kafka refuses the whole batch with
 INVALID_RECORD and lists each offending record (its index in the batch and a message) in the
@@ -15,8 +10,19 @@ from __future__ import annotations
 import kafka.errors
 from kafka.record.default_records import DefaultRecordBatch
 
-from .errors import CorruptRecordError, RecordValidationError
+from .errors import CorruptRecordError, InvalidRecordError
 from .records import BatchHeader
+
+
+class RecordValidationError(InvalidRecordError):
+    """Some records of a batch broke a per-record rule; `record_errors` lists (index, message)."""
+
+    def __init__(self, record_errors: list[tuple[int, str]]) -> None:
+        shown = ", ".join(f"RecordError(batchIndex={index}, message='{message}')"
+                          for index, message in record_errors[:3])
+        super().__init__(f"One or more records have been rejected due to {len(record_errors)} record errors "
+                         f"in total, and only showing the first three errors at most: [{shown}]")
+        self.record_errors = record_errors
 
 
 def check_keys(records, batches: list[tuple[int, BatchHeader]], topic_partition: str) -> None:

@@ -38,12 +38,6 @@ class LogSegment:
     Not thread-safe: the owning Log's caller (the broker's event loop) serialises calls.
     """
 
-    @contextmanager
-    def pinned(self) -> Iterator[None]:
-        """Keep the three files' descriptors open while another thread (the cleaner's) uses them."""
-        with self.log.pinned(), self.offset_index.pinned(), self.time_index.pinned():
-            yield
-
     def __init__(self, directory: Path, base_offset: int, *, index_interval_bytes: int,
                  max_index_size: int, now_ms: int, file_suffix: str = "") -> None:
         self.base_offset = base_offset
@@ -60,6 +54,12 @@ class LogSegment:
         self._offset_of_max_timestamp = -1
         self._bytes_since_last_index_entry = 0
         self._rolling_timestamp: int | None = None
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Keep the three files' descriptors open while another thread (the cleaner's) uses them."""
+        with self.log.pinned(), self.offset_index.pinned(), self.time_index.pinned():
+            yield
 
     @classmethod
     def open(cls, directory: Path, base_offset: int, config: LogConfig, now_ms: int, *,

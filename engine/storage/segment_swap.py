@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import filesystem
 from .file_records import FileRecords
 from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, fsync_dir, offset_file,
                         offset_from_file, unlink_quietly)
@@ -45,7 +46,7 @@ def commit_cleaned(directory: Path, base_offset: int) -> None:
 def finish_swap(directory: Path, base_offset: int) -> None:
     """Step 3: `.swap` -> final names (the old segments are gone by now)."""
     for suffix in (LOG_SUFFIX, *_INDEX_SUFFIXES):
-        os.replace(_path(directory, base_offset, suffix, SWAP_SUFFIX), _path(directory, base_offset, suffix))
+        filesystem.FS.replace(_path(directory, base_offset, suffix, SWAP_SUFFIX), _path(directory, base_offset, suffix))
     fsync_dir(directory)
 
 
@@ -68,7 +69,7 @@ def complete_interrupted_swaps(directory: Path) -> int:
         for suffix in _INDEX_SUFFIXES:
             unlink_quietly(_path(directory, base, suffix, SWAP_SUFFIX))
             unlink_quietly(_path(directory, base, suffix))
-        os.replace(directory / name, _path(directory, base, LOG_SUFFIX))
+        filesystem.FS.replace(directory / name, _path(directory, base, LOG_SUFFIX))
     if swaps:
         fsync_dir(directory)
     return len(swaps)

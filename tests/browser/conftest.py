@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,8 @@ class Console:
     url: str
     engine: EngineProcess
     log_path: Path
-    env: dict
+    env: dict = field(default_factory=dict)     # DATABASE_URL, REDIS_URL...: for a Celery worker of the test's
+    lake: Path | None = None  # the console's ANALYTICS_LAKE
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -81,7 +82,9 @@ def console_server(tmp_path_factory):
     engine = EngineProcess(tmp / "engine", brokers=3, configs=STOPPABLE_ENGINE_CONFIGS).start()
     redis = RedisServer(tmp / "redis").start()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
-           "REDIS_URL": redis.url, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+           # The bundled engine's admin token, where the engine writes it (CONTRACTS.md, issue 10).
+           "ENGINE_ADMIN_TOKEN_FILE": str(engine.data_dir / "admin.token"),
+           "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
     daphne = None
     log_path = tmp / "daphne.log"
@@ -90,7 +93,7 @@ def console_server(tmp_path_factory):
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
         daphne, url = _start_daphne(env, log_path)
-        yield Console(url=url, engine=engine, log_path=log_path, env=env)
+        yield Console(url=url, engine=engine, log_path=log_path, env=env, lake=tmp / "lake")
     finally:
         if daphne is not None:
             daphne.terminate()
@@ -123,11 +126,12 @@ def browser():
 
 @pytest.fixture
 def login(browser, console_server):
-    """`login(role)` -> a page of a fresh browser context, logged in as that role's user."""
+    """`login(role, console=None, **context_options)` -> a page of a fresh browser context (color_scheme=,
+    viewport=...), logged in as that role's user."""
     contexts = []
 
-    def make(role: str, console: Console | None = None):
-        context = browser.new_context(base_url=(console or console_server).url)
+    def make(role: str, console: Console | None = None, **context_options):
+        context = browser.new_context(base_url=(console or console_server).url, **context_options)
         context.set_default_timeout(30_000)
         contexts.append(context)
         page = context.new_page()
@@ -141,3 +145,19 @@ def login(browser, console_server):
     yield make
     for context in contexts:
         context.close()
+
+
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="package")
+def shoot():
+    """`shoot(page, name)` -> artifacts/screenshots/<name>-<theme>-<width>.png (CI keeps the folder)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> Path:
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        path = SCREENSHOTS / f"{name}-{theme}-{page.viewport_size['width']}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+    return take

@@ -45,6 +45,9 @@ def test_xss_group_ids_show_as_text_and_open_no_dialog(login, console_server):
         expect(admin.locator("#groups")).to_contain_text(group)
     admin.goto(path + "groups/?q=" + urllib.parse.quote('">'))
     expect(admin.locator("#groups")).to_contain_text(XSS_IDS[1])
+    admin.goto(path + "groups/?sort=lag")
+    expect(admin.locator("#groups")).to_contain_text(XSS_IDS[1])
+    admin.screenshot(path="/tmp/console-groups.png", full_page=True)
     for group in XSS_IDS:
         admin.goto(_group_url(path, group))
         expect(admin.locator("h1")).to_contain_text(group)
@@ -80,6 +83,11 @@ def test_reset_to_earliest_through_the_preview_brings_the_lag_back(login, consol
     expect(operator.locator('[data-figure="total-lag"]')).to_have_text("0")
     expect(operator.locator("#empty-group")).to_be_visible()
 
+    form = operator.locator("#reset-offsets")
+    expect(form.locator("input[name=shift]")).to_be_hidden()       # only the chosen target's fields show
+    operator.select_option("#reset-offsets select[name=target]", "shift")
+    expect(form.locator("input[name=shift]")).to_be_visible()
+    expect(form.locator("input[name=datetime]")).to_be_hidden()
     operator.select_option("#reset-offsets select[name=target]", "earliest")
     operator.click('[data-admin-action="reset-preview"]')
     preview = operator.locator("#reset-preview")

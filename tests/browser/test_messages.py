@@ -82,17 +82,28 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
     expect(viewer.locator("#stat-matches")).to_have_text("5")
     viewer.screenshot(path="/tmp/console-messages-search.png", full_page=True)
 
-    # A regex gets no batch pre-check: every record is decoded, so the scan runs long enough to stop.
+    # A regex gets no batch pre-check: every record is decoded. A records limit stops the scan
+    # where it says; "Continue from here" picks up at those positions and finishes.
     viewer.select_option("#search-form select[name=mode]", "regex")
-    viewer.fill("#search-form input[name=text]", "^nothing here$")
+    viewer.fill("#search-form input[name=text]", "^rec 59999[0-9] plain$")
+    viewer.fill("#search-form input[name=max_records]", "400000")
     viewer.click("#search-start")
-    expect(viewer.locator("#stat-records")).not_to_have_text("0", timeout=SLOW)
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (records limit)", timeout=SLOW)
+    assert 400_000 <= int(viewer.locator("#stat-records").text_content()) < 600_000
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(0)
+    viewer.click("#search-continue")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(10)
+    continued = int(viewer.locator("#stat-records").text_content())
+    assert 0 < continued <= 200_000
+
+    # Stop, pressed at once, ends a search that has 600k records to go.
+    viewer.fill("#search-form input[name=max_records]", "10000000")
+    viewer.click("#search-start")
     viewer.click("#search-stop")
-    expect(viewer.locator("#stat-state")).to_have_text(re.compile(r"stopped \(stop\)|finished"), timeout=SLOW)
-    if viewer.locator("#stat-state").text_content() == "stopped (stop)":
-        scanned = int(viewer.locator("#stat-records").text_content())
-        assert 0 < scanned < 600_000
-        expect(viewer.locator("#search-continue")).to_be_visible()
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (stop)", timeout=SLOW)
+    assert int(viewer.locator("#stat-records").text_content()) < 600_000
+    expect(viewer.locator("#search-continue")).to_be_visible()
 
     # Search results carry the hostile payloads as text only.
     viewer.goto(f"{cluster_path(viewer)}topics/{hostile_topic}/messages/search")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 import pytest
@@ -28,19 +29,23 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+def engine_cluster_row(name: str, engine):
+    """A cluster row for a test engine, every broker in its bootstrap list, naming the run's
+    engine admin token by its CONSOLE_SECRET_ variable as an operator would (tests/conftest.py)."""
+    return cluster_create(name=name, bootstrap_servers=engine.bootstrap, admin_token_env=TEST_ADMIN_TOKEN_ENV)
+
+
 @pytest.fixture
 def cluster(db, engine_cluster):
     """A cluster row for the shared 3-broker engine."""
-    return cluster_create(name="shared engine", bootstrap_servers=engine_cluster.bootstrap,
-                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
+    return engine_cluster_row("shared engine", engine_cluster)
 
 
 @pytest.fixture
 def private_cluster(db, engine_factory):
     """A fresh 3-broker engine of the test's own, with its cluster row: for stopping brokers."""
     engine = engine_factory(brokers=3, configs=STOPPABLE_ENGINE_CONFIGS)
-    return cluster_create(name="private engine", bootstrap_servers=engine.bootstrap,
-                          admin_token_env=TEST_ADMIN_TOKEN_ENV)
+    return engine_cluster_row("private engine", engine)
 
 
 @pytest.fixture

@@ -41,3 +41,25 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
         monkeypatch.setenv("LIVE_POLL_SECONDS", raw)
         with pytest.raises(ImproperlyConfigured):
             envfloat("LIVE_POLL_SECONDS", 1.0)
+
+
+@pytest.mark.parametrize("name, raw, why", [
+    ("TOPICS_PER_PAGE", "0", "TOPICS_PER_PAGE='0' is too small: use at least 1"),
+    ("TOPICS_PER_PAGE", "-5", "too small"),
+    ("TOPICS_PER_PAGE", "1000000", "too large"),
+    ("KAFKA_REQUEST_TIMEOUT_MS", "0", "too small"),
+    ("SESSION_COOKIE_AGE", "1", "too small"),
+    ("AXES_FAILURE_LIMIT", "0", "too small"),
+    ("ALLOWED_HOSTS", " , ", "ALLOWED_HOSTS is empty"),
+    ("LIVE_MAX_BACKOFF_SECONDS", "0.1", "below LIVE_POLL_SECONDS"),
+])
+def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):
+    """The settings module itself, imported fresh with the bad value."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings", name: raw}
+    result = subprocess.run([sys.executable, "-c", "import console.settings"], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode != 0 and why in result.stderr

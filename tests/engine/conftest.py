@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from engine.storage import filesystem
 from tests.support.engine_process import EngineProcess
 from tests.support.groups import GROUP_TEST_CONFIGS
 
@@ -23,3 +24,12 @@ def group_cluster(tmp_path_factory):
 def group_id(request):
     """A consumer group id unique to the test."""
     return "g-" + re.sub(r"[^a-zA-Z0-9.-]", "-", request.node.name)[:200]
+
+
+@pytest.fixture
+def faulty_fs():
+    """The storage layer's FileSystem, failing what the test asks: `faulty_fs.fail("write",
+    errno.ENOSPC, path_contains=".index", torn_bytes=10, times=1)`. Request it before the
+    fixtures that open files, so it knows their paths."""
+    with filesystem.use(filesystem.FaultyFileSystem()) as fs:
+        yield fs

@@ -73,6 +73,8 @@ def celery_broker(url: str) -> Iterator[None]:
 class CeleryWorker:
     """`celery -A console worker` as a child process, ready once it logs that it is."""
 
+    READY = " ready."
+
     def __init__(self, *, broker_url: str, log_path: Path, queues: Sequence[str] = ("celery",),
                  concurrency: int = 2, pool: str = "threads", extra_env: dict[str, str] | None = None,
                  database_url: str | None = None) -> None:
@@ -86,13 +88,12 @@ class CeleryWorker:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> CeleryWorker:
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
+        # The settings module of this test run (pytest-django exports it), so the worker sees the same.
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "console.settings"),
+               "PYTHONUNBUFFERED": "1",
                "REDIS_URL": self.broker_url, "DATABASE_URL": self.database_url or worker_database_url(),
                **self.extra_env}
-        # A unique node name: a restarted worker must not look like a duplicate of the killed one.
-        command = [sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO",
-                   "--pool", self.pool, "--concurrency", str(self.concurrency), "-Q", ",".join(self.queues),
-                   "-n", f"test-{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle"]
+        command = self.command()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         with open(self.log_path, "ab") as log:
@@ -102,11 +103,17 @@ class CeleryWorker:
             if self.process.poll() is not None:
                 code, self.process = self.process.returncode, None
                 raise RuntimeError(f"celery worker exited with {code}:\n{self.log_text()}")
-            if " ready." in self._log_since(log_start):
+            if self.READY in self._log_since(log_start):
                 return self
             time.sleep(0.1)
         self.kill()
         raise RuntimeError(f"celery worker not ready after {timeout}s:\n{self.log_text()}")
+
+    def command(self) -> list[str]:
+        # A unique node name: a restarted worker must not look like a duplicate of the killed one.
+        return [sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO",
+                "--pool", self.pool, "--concurrency", str(self.concurrency), "-Q", ",".join(self.queues),
+                "-n", f"test-{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle"]
 
     def kill(self) -> None:
         """SIGKILL (kill -9): no warm shutdown, tasks in progress stay unacknowledged."""
@@ -137,3 +144,15 @@ class CeleryWorker:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")[-8000:] if self.log_path.exists() else ""
+
+
+class CeleryBeat(CeleryWorker):
+    """`celery -A console beat` with the database scheduler (django-celery-beat), as `make run`
+    starts it: it reads the test database's PeriodicTask rows (same rules as the worker)."""
+
+    READY = "beat: Starting..."
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "celery", "-A", "console", "beat", "--loglevel", "INFO",
+                "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
+                "--pidfile", str(self.log_path.with_suffix(".pid"))]

@@ -67,7 +67,8 @@ def refused_port():
 
 class EngineProcess:
     def __init__(self, data_dir: Path, brokers: int = 3, configs: dict[str, str] | None = None,
-                 admin: bool = True) -> None:
+                 admin: bool = True, extra_args: list[str] | None = None) -> None:
+        self.extra_args = list(extra_args or [])     # more `engine serve` options, e.g. ["--rack", "0=a"]
         self.data_dir = Path(data_dir)
         self.brokers = brokers
         self.configs = configs or {}
@@ -115,6 +116,7 @@ class EngineProcess:
             cmd += ["--config", f"{name}={value}"]
         if not self.admin:
             cmd.append("--no-admin")
+        cmd += self.extra_args
         log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,

@@ -1,7 +1,7 @@
 """One real local Spark session for the whole test session (Spark takes seconds to start).
 
 Tests that need it import the `spark` fixture (tests/console/analytics/conftest.py does).
-local[2] matches the machine; two shuffle partitions keep small DataFrames fast.
+local[2] matches the machine.
 """
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ import pytest
 from console.analytics.spark import build_session
 
 
+# Tests use DataFrames of a few dozen rows: one shuffle partition, and no whole-stage code
+# generation, whose compile time (not the data) dominated every first query of a shape.
+TEST_CONF = {"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "2", "spark.driver.memory": "1g",
+             "spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+
+
 @pytest.fixture(scope="session")
 def spark():
-    session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2",
-                                                     "spark.default.parallelism": "2",
-                                                     "spark.driver.memory": "1g"})
+    session = build_session(master="local[2]", conf=TEST_CONF)
     yield session
     session.stop()
 

@@ -27,17 +27,22 @@ def offset_reached_at(*, partitions: DataFrame, probes: DataFrame, offset_col: s
                                F.lit(_POINT).alias(_KIND), F.lit(None).cast("bigint").alias(_ID))
     asked = probes.select(*key, F.col(offset_col).alias("_offset"), F.lit(None).cast("timestamp").alias("_ts"),
                           F.lit(_PROBE).alias(_KIND), F.col(_ID))
+    # Both look-ups use growing frames (unbounded preceding .. the row before), which Spark
+    # computes in one pass; a frame reaching to UNBOUNDED FOLLOWING is recomputed for every row
+    # (quadratic: 415 s instead of seconds for a day of 1,000 partitions). "The first point
+    # after" is therefore "the last point before" in the reverse order.
     ordered = Window.partitionBy(*key).orderBy("_offset", _KIND, "_ts")
+    reversed_ = Window.partitionBy(*key).orderBy(F.col("_offset").desc(), F.col(_KIND).desc(), F.col("_ts").desc())
     is_point = F.col(_KIND) == _POINT
     point_ts = F.when(is_point, F.col("_ts"))
     point_offset = F.when(is_point, F.col("_offset"))
     before = ordered.rowsBetween(Window.unboundedPreceding, -1)
-    after = ordered.rowsBetween(1, Window.unboundedFollowing)
+    after = reversed_.rowsBetween(Window.unboundedPreceding, -1)
     bracketed = (points.unionByName(asked)
                  .withColumn("_a_ts", F.last(point_ts, ignorenulls=True).over(before))
                  .withColumn("_a_offset", F.last(point_offset, ignorenulls=True).over(before))
-                 .withColumn("_b_ts", F.first(point_ts, ignorenulls=True).over(after))
-                 .withColumn("_b_offset", F.first(point_offset, ignorenulls=True).over(after))
+                 .withColumn("_b_ts", F.last(point_ts, ignorenulls=True).over(after))
+                 .withColumn("_b_offset", F.last(point_offset, ignorenulls=True).over(after))
                  .where(F.col(_KIND) == _PROBE))
     a_s, b_s = F.unix_millis("_a_ts") / 1000.0, F.unix_millis("_b_ts") / 1000.0
     fraction = (F.col("_offset") - F.col("_a_offset")) / (F.col("_b_offset") - F.col("_a_offset"))

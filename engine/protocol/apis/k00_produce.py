@@ -1,8 +1,7 @@
 """Produce: v3-12.
 
 - Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`, and the records
-  against the header: count, offset deltas, lengths, keys on compacted topics; a lie is
-  INVALID_RECORD) and stored as received: the broker only sets baseOffset and
+  against the header: count, offset deltas, lengths; a lie is INVALID_RECORD) and stored as received: the broker only sets baseOffset and
   partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
   Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
   at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed.

@@ -138,24 +138,14 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                     may_hold: bool) -> int:
     """Read one partition; `may_hold` False (this response holds its share of descriptors)
     answers its offsets without records, as if max_bytes were reached."""
-    broker = ctx.broker
     try:
-        partition = broker.leader_partition(read.topic, read.index)
+        partition, file_slice = ctx.broker.read_for_fetch(
+            read.topic, read.index, fetch_offset=wanted.fetch_offset,
+            max_bytes=min(wanted.partition_max_bytes, max(budget, 0)),
+            current_leader_epoch=wanted.current_leader_epoch, replica_id=replica_id, min_one_batch=min_one_batch)
         read.partition = partition
-        partition.check_leader_epoch(wanted.current_leader_epoch)
-        max_offset = partition.high_watermark
-        if replica_id >= 0:
-            broker.on_follower_fetch(partition, replica_id, wanted.fetch_offset)
-            max_offset = None
-            if broker.is_throttled_leader(partition, replica_id) and broker.leader_throttle.exceeded():
-                max_offset = wanted.fetch_offset      # throttled: answer with no data this time
         read.high_watermark = partition.high_watermark
         read.log_start_offset = partition.log_start_offset
-        max_bytes = min(wanted.partition_max_bytes, max(budget, 0))
-        file_slice = partition.log.read(wanted.fetch_offset, max_bytes, max_offset=max_offset,
-                                        min_one_batch=min_one_batch)
-        if replica_id >= 0 and file_slice is not None and broker.is_throttled_leader(partition, replica_id):
-            broker.leader_throttle.record(file_slice.size)
         if file_slice is not None and file_slice.size > 0 and may_hold and DESCRIPTORS.take_slice():
             try:
                 read.slice = SentSlice(file_slice)

@@ -78,11 +78,11 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
     if name == OFFSETS_TOPIC and allow_create:
         # Internal: created with the offsets.topic.* settings, never with num.partitions
         # (as Kafka's AutoTopicCreationManager does).
-        ctx.broker.group_coordinator.ensure_offsets_topic()
+        ctx.coordinator.ensure_offsets_topic()
         return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:
-            ctx.broker.controller.create_topic(name, -1, -1)
+            ctx.controller.create_topic(name, -1, -1)
         except ApiError as exc:
             if exc.code != Errors.TopicAlreadyExistsError.errno:
                 return _error_topic(exc.code, name)

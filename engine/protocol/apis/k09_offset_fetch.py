@@ -41,7 +41,7 @@ def _fetch(ctx, group_id: str, requested, classes) -> tuple[int, list]:
     topic_class, partition_class = classes
     wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
     try:
-        found = ctx.broker.group_coordinator.fetch_offsets(group_id, wanted)
+        found = ctx.coordinator.fetch_offsets(group_id, wanted)
         error = 0
     except ApiError as exc:
         found, error = ([] if wanted is None else [(tp, None) for tp in wanted]), exc.code

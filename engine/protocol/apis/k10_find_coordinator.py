@@ -39,12 +39,12 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
         return _error(Errors.InvalidRequestError, f"Unsupported coordinator key type {key_type}")
     if not key:
         return _error(Errors.InvalidGroupIdError)
-    coordinator = ctx.broker.group_coordinator
+    coordinator = ctx.coordinator
     if not coordinator.ensure_offsets_topic():
         return _error(Errors.CoordinatorNotAvailableError)
     node_id = coordinator.coordinator_for(key)
     node = ctx.broker.image.brokers.get(node_id) if node_id is not None else None
-    if node is None or node_id not in ctx.broker.controller.live_brokers():
+    if node is None or node_id not in ctx.controller.live_brokers():
         return _error(Errors.CoordinatorNotAvailableError)
     return node.node_id, node.host, node.port, 0, None
 

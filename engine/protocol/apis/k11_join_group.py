@@ -27,7 +27,7 @@ Member = JoinGroupResponse.JoinGroupResponseMember
 async def handle_join_group(ctx, request: JoinGroupRequest) -> JoinGroupResponse:
     version = ctx.api_version
     try:
-        result = await ctx.broker.group_coordinator.join_group(
+        result = await ctx.coordinator.join_group(
             group_id=request.group_id, member_id=request.member_id,
             group_instance_id=request.group_instance_id if version >= 5 else None,
             require_known_member_id=version >= 4, client_id=ctx.client_id or "", client_host=f"/{ctx.client_host}",

@@ -14,7 +14,7 @@ from engine.protocol.registry import api
 @api(HeartbeatRequest, HeartbeatResponse, versions=(0, 4))
 async def handle_heartbeat(ctx, request: HeartbeatRequest) -> HeartbeatResponse:
     try:
-        error = ctx.broker.group_coordinator.heartbeat(
+        error = ctx.coordinator.heartbeat(
             group_id=request.group_id, member_id=request.member_id, generation_id=request.generation_id,
             group_instance_id=request.group_instance_id if ctx.api_version >= 3 else None)
     except ApiError as exc:

@@ -19,7 +19,7 @@ async def handle_leave_group(ctx, request: LeaveGroupRequest) -> LeaveGroupRespo
     else:
         members = [(m.member_id, m.group_instance_id) for m in request.members]
     try:
-        error, member_errors = ctx.broker.group_coordinator.leave_group(request.group_id, members)
+        error, member_errors = ctx.coordinator.leave_group(request.group_id, members)
     except ApiError as exc:
         error, member_errors = exc.code, []
     if ctx.api_version <= 2:

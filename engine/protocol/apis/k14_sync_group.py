@@ -20,7 +20,7 @@ from engine.protocol.registry import api
 async def handle_sync_group(ctx, request: SyncGroupRequest) -> SyncGroupResponse:
     version = ctx.api_version
     try:
-        result = await ctx.broker.group_coordinator.sync_group(
+        result = await ctx.coordinator.sync_group(
             group_id=request.group_id, generation_id=request.generation_id, member_id=request.member_id,
             group_instance_id=request.group_instance_id if version >= 3 else None,
             protocol_type=request.protocol_type if version >= 5 else None,

@@ -30,7 +30,7 @@ async def handle_describe_groups(ctx, request: DescribeGroupsRequest) -> Describ
 
 def _describe(ctx, group_id: str, operations) -> Described:
     try:
-        group = ctx.broker.group_coordinator.describe_group(group_id)
+        group = ctx.coordinator.describe_group(group_id)
     except ApiError as exc:
         return _described(group_id, "", exc.code, exc.message, operations)
     if group is None:

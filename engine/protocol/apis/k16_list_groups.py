@@ -14,7 +14,7 @@ from engine.protocol.registry import api
 async def handle_list_groups(ctx, request: ListGroupsRequest) -> ListGroupsResponse:
     states = request.states_filter if ctx.api_version >= 4 else None
     types = request.types_filter if ctx.api_version >= 5 else None
-    groups = ctx.broker.group_coordinator.list_groups(states, types)
+    groups = ctx.coordinator.list_groups(states, types)
     return ListGroupsResponse(throttle_time_ms=0, error_code=0, groups=[
         ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type or "",
                                        group_state=g.state.value, group_type=GROUP_TYPE_CLASSIC)

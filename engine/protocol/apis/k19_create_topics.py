@@ -9,6 +9,8 @@
 - Configs are checked against Kafka's topic config names and ranges; null values are refused
   (INVALID_CONFIG).
 - validate_only checks everything and creates nothing.
+- The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
+  (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
 import kafka.errors as Errors
@@ -17,6 +19,7 @@ from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 from engine.config import config_value_string, effective_topic_config
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
+from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 
 Result = CreateTopicsResponse.CreatableTopicResult
@@ -26,16 +29,24 @@ Result = CreateTopicsResponse.CreatableTopicResult
 async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopicsResponse:
     names = [t.name for t in request.topics]
     results = []
+    throttle = MutationThrottle(ctx, 19)
     for topic in request.topics:
         if names.count(topic.name) > 1:
             results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
             continue
-        results.append(_create(ctx, topic, request.validate_only))
-    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
+        refused = None if request.validate_only else throttle.refused()
+        if refused:
+            results.append(_error(topic.name, *refused))
+            continue
+        result = _create(ctx, topic, request.validate_only)
+        if result.error_code == 0 and not request.validate_only:
+            throttle.record(len(ctx.broker.image.topics[topic.name].partitions))
+        results.append(result)
+    return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
 
 
 def _create(ctx, topic, validate_only: bool):
-    controller = ctx.broker.controller
+    controller = ctx.controller
     try:
         if topic.name in INTERNAL_TOPICS:
             raise ApiError(Errors.InvalidRequestError,

@@ -3,7 +3,8 @@
 Deletes by name, or by topic id (v6+). The controller removes the topic from the metadata
 first; each broker then deletes the partition logs (renamed to `*-delete`, then removed).
 UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for topics that do not exist;
-TOPIC_DELETION_DISABLED when `delete.topic.enable` is false.
+TOPIC_DELETION_DISABLED when `delete.topic.enable` is false; THROTTLING_QUOTA_EXCEEDED (v5+)
+under the controller mutation quota (KIP-599, mutation_throttle.py).
 """
 import uuid
 
@@ -11,6 +12,7 @@ import kafka.errors as Errors
 from kafka.protocol.admin import DeleteTopicsRequest, DeleteTopicsResponse
 
 from engine.errors import ApiError
+from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 
 Result = DeleteTopicsResponse.DeletableTopicResult
@@ -23,10 +25,12 @@ async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopic
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
-    return DeleteTopicsResponse(throttle_time_ms=0, responses=[_delete(ctx, n, i) for n, i in wanted])
+    throttle = MutationThrottle(ctx, 20)
+    responses = [_delete(ctx, n, i, throttle) for n, i in wanted]
+    return DeleteTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, responses=responses)
 
 
-def _delete(ctx, name, topic_id):
+def _delete(ctx, name, topic_id, throttle: MutationThrottle):
     image = ctx.broker.image
     if name is None:
         state = image.topics_by_id.get(topic_id)
@@ -36,8 +40,12 @@ def _delete(ctx, name, topic_id):
         name = state.name
     state = image.topics.get(name)
     resolved_id = state.topic_id if state else topic_id
+    refused = throttle.refused() if state is not None else None
+    if refused:
+        return Result(name=name, topic_id=resolved_id, error_code=refused[0], error_message=refused[1])
     try:
-        ctx.broker.controller.delete_topic(name)
+        ctx.controller.delete_topic(name)
     except ApiError as exc:
         return Result(name=name, topic_id=resolved_id, error_code=exc.code, error_message=exc.message)
+    throttle.record(len(state.partitions))
     return Result(name=name, topic_id=resolved_id, error_code=0, error_message=None)

@@ -24,5 +24,5 @@ async def handle_init_producer_id(ctx, request: InitProducerIdRequest) -> InitPr
     if ctx.api_version >= 3 and request.producer_id >= 0 and 0 <= request.producer_epoch < MAX_EPOCH - 1:
         return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=request.producer_id,
                                       producer_epoch=request.producer_epoch + 1)
-    producer_id = ctx.broker.controller.allocate_producer_id()
+    producer_id = ctx.controller.allocate_producer_id()
     return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id, producer_epoch=0)

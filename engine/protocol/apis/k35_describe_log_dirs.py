@@ -3,9 +3,12 @@
 This broker's log dir (one per broker) with the size of every partition replica it holds
 and its offset lag (as Kafka: high watermark minus log end offset, floored at 0).
 topics null means every partition. v4 adds the file system's total and usable bytes.
+A log dir taken offline by an I/O error (a full disk) answers KAFKA_STORAGE_ERROR and no
+partitions, as Kafka's offline dirs do.
 """
 import shutil
 
+import kafka.errors as Errors
 from kafka.protocol.admin import DescribeLogDirsRequest, DescribeLogDirsResponse
 
 from engine.protocol.registry import api
@@ -18,6 +21,10 @@ PartitionInfo = Topic.DescribeLogDirsPartition
 @api(DescribeLogDirsRequest, DescribeLogDirsResponse, versions=(1, 4))
 async def handle_describe_log_dirs(ctx, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
     broker = ctx.broker
+    if broker.log_dir_error is not None:
+        offline = Result(error_code=Errors.KafkaStorageError.errno, log_dir=str(broker.log_dir.resolve()), topics=[],
+                         total_bytes=-1, usable_bytes=-1)
+        return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[offline])
     wanted = None if request.topics is None else {(t.topic, p) for t in request.topics for p in t.partitions}
     topics: dict[str, list] = {}
     for (name, index), partition in sorted(broker.partitions.items()):

@@ -2,10 +2,12 @@
 
 Grows a topic to `count` partitions, with a manual assignment or Kafka's spread for the
 new ones. Shrinking or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
+THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599).
 """
 from kafka.protocol.admin import CreatePartitionsRequest, CreatePartitionsResponse
 
 from engine.errors import ApiError
+from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 
 Result = CreatePartitionsResponse.CreatePartitionsTopicResult
@@ -14,13 +16,22 @@ Result = CreatePartitionsResponse.CreatePartitionsTopicResult
 @api(CreatePartitionsRequest, CreatePartitionsResponse, versions=(0, 3))
 async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
     results = []
+    throttle = MutationThrottle(ctx, 37)
     for topic in request.topics:
         assignments = [list(a.broker_ids) for a in topic.assignments] if topic.assignments else None
+        refused = None if request.validate_only else throttle.refused()
+        if refused:
+            results.append(Result(name=topic.name, error_code=refused[0], error_message=refused[1]))
+            continue
+        state = ctx.broker.image.topics.get(topic.name)
+        before = len(state.partitions) if state else 0
         try:
-            ctx.broker.controller.create_partitions(topic.name, topic.count, assignments,
-                                                    validate_only=request.validate_only)
+            ctx.controller.create_partitions(topic.name, topic.count, assignments,
+                                             validate_only=request.validate_only)
         except ApiError as exc:
             results.append(Result(name=topic.name, error_code=exc.code, error_message=exc.message))
             continue
+        if not request.validate_only:
+            throttle.record(topic.count - before)
         results.append(Result(name=topic.name, error_code=0, error_message=None))
-    return CreatePartitionsResponse(throttle_time_ms=0, results=results)
+    return CreatePartitionsResponse(throttle_time_ms=throttle.throttle_time_ms, results=results)

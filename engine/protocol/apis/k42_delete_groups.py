@@ -11,7 +11,7 @@ from engine.protocol.registry import api
 
 @api(DeleteGroupsRequest, DeleteGroupsResponse, versions=(0, 2))
 async def handle_delete_groups(ctx, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
-    results = await ctx.broker.group_coordinator.delete_groups(list(request.groups_names))
+    results = await ctx.coordinator.delete_groups(list(request.groups_names))
     return DeleteGroupsResponse(throttle_time_ms=0, results=[
         DeleteGroupsResponse.DeletableGroupResult(group_id=group_id, error_code=results[group_id])
         for group_id in request.groups_names])

@@ -17,7 +17,7 @@ PartitionResult = Result.PartitionResult
 
 @api(ElectLeadersRequest, ElectLeadersResponse, versions=(0, 2))
 async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeadersResponse:
-    controller = ctx.broker.controller
+    controller = ctx.controller
     election_type = request.election_type if ctx.api_version >= 1 else 0
     if request.topic_partitions is None:
         wanted = {name: sorted(t.partitions) for name, t in ctx.broker.image.topics.items()}

@@ -17,7 +17,7 @@ PartitionResponse = TopicResponse.ReassignablePartitionResponse
 
 @api(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, versions=(0, 0))
 async def handle_alter_partition_reassignments(ctx, request):
-    controller = ctx.broker.controller
+    controller = ctx.controller
     responses = []
     for topic in request.topics:
         answers = []

@@ -13,7 +13,7 @@ Ongoing = Topic.OngoingPartitionReassignment
 
 @api(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, versions=(0, 0))
 async def handle_list_partition_reassignments(ctx, request):
-    ongoing = ctx.broker.controller.ongoing_reassignments()
+    ongoing = ctx.controller.ongoing_reassignments()
     if request.topics is not None:
         wanted = {(t.name, p) for t in request.topics for p in t.partition_indexes}
         ongoing = {key: state for key, state in ongoing.items() if key in wanted}

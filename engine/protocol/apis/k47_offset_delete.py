@@ -22,7 +22,7 @@ async def handle_offset_delete(ctx, request: OffsetDeleteRequest) -> OffsetDelet
     requested = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
     errors = {tp: Errors.UnknownTopicOrPartitionError.errno for tp in requested if image.partition(*tp) is None}
     try:
-        errors.update(await ctx.broker.group_coordinator.delete_offsets(
+        errors.update(await ctx.coordinator.delete_offsets(
             request.group_id, [tp for tp in requested if tp not in errors]))
     except ApiError as exc:
         return OffsetDeleteResponse(error_code=exc.code, throttle_time_ms=0, topics=[])

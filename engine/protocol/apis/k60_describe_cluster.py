@@ -22,7 +22,7 @@ async def handle_describe_cluster(ctx, request: DescribeClusterRequest) -> Descr
         return DescribeClusterResponse(throttle_time_ms=0, error_code=UNSUPPORTED_ENDPOINT_TYPE,
                                        error_message="Only broker endpoints are supported", endpoint_type=1,
                                        cluster_id=image.cluster_id, controller_id=-1, brokers=[])
-    live = ctx.broker.controller.live_brokers()
+    live = ctx.controller.live_brokers()
     brokers = [DescribeClusterResponse.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port,
                                                              rack=b.rack, is_fenced=False)
                for b in image.brokers.values() if b.node_id in live]

@@ -6,13 +6,22 @@ from console.clusters.models import Cluster
 
 
 def test_console_user_takes_the_password_from_the_environment(db, monkeypatch, django_user_model):
-    monkeypatch.setenv("NEW_USER_PASSWORD", "pw-1")
+    monkeypatch.setenv("NEW_USER_PASSWORD", "amber-kettle-9-rivers")
     call_command("console_user", "ops", "--role", "operator", "--password-env", "NEW_USER_PASSWORD")
     user = django_user_model.objects.get(username="ops")
-    assert role_of(user) == "operator" and user.check_password("pw-1")
+    assert role_of(user) == "operator" and user.check_password("amber-kettle-9-rivers")
     monkeypatch.delenv("NEW_USER_PASSWORD")
     with pytest.raises(CommandError, match="NEW_USER_PASSWORD is empty"):
         call_command("console_user", "ops2", "--role", "viewer", "--password-env", "NEW_USER_PASSWORD")
+
+
+@pytest.mark.parametrize("password, why", [("pw-1", "too short"), ("password123", "too common"),
+                                           ("8675309123456", "entirely numeric")])
+def test_weak_passwords_are_refused_by_djangos_validators(db, monkeypatch, django_user_model, password, why):
+    monkeypatch.setenv("NEW_USER_PASSWORD", password)
+    with pytest.raises(CommandError, match=why):
+        call_command("console_user", "weak", "--role", "viewer", "--password-env", "NEW_USER_PASSWORD")
+    assert not django_user_model.objects.filter(username="weak").exists()
 
 
 def test_cluster_add(db):

@@ -58,10 +58,10 @@ def test_skew_after_a_broker_stops_and_the_election_after_it_returns(private_clu
 
 
 def test_stop_refuses_unknown_brokers_and_the_last_live_one(engine_factory, db, users):
-    from console.clusters.services import cluster_create
+    from tests.console.conftest import engine_cluster_row
 
     engine = engine_factory(brokers=1)
-    single = cluster_create(name="single", bootstrap_servers=engine.bootstrap, admin_token_env=TEST_ADMIN_TOKEN_ENV)
+    single = engine_cluster_row("single", engine)
     with pytest.raises(NotFound, match="no broker 5"):
         services.broker_stop(cluster=single, actor=users["operator"], broker_id=5)
     with pytest.raises(InvalidInput, match="last live broker"):

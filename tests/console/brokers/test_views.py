@@ -3,6 +3,11 @@ from django.urls import reverse
 from tests.console.conftest import make_topic, wait_for_partitions
 
 
+def broker_states(cluster) -> dict[int, str]:
+    from console.brokers.selectors import broker_list
+    return {b.broker_id: b.state for b in broker_list(cluster=cluster).brokers}
+
+
 def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_client):
     page = viewer_client.get(reverse("brokers:list", args=[cluster.pk])).content.decode()
     for port in engine_cluster.ports:
@@ -19,16 +24,21 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
     assert detail["broker"]["broker_id"] == 1
     # num.partitions is fixed at start in Kafka (not a dynamic broker config): read-only.
-    assert {"name": "num.partitions", "value": "1", "source": "DEFAULT_CONFIG", "is_default": True,
-            "read_only": True, "is_sensitive": False} in detail["configs"]
+    num_partitions = next(c for c in detail["configs"] if c["name"] == "num.partitions")
+    assert {k: num_partitions[k] for k in ("value", "source", "is_default", "read_only", "is_sensitive")} == {
+        "value": "1", "source": "DEFAULT_CONFIG", "is_default": True, "read_only": True, "is_sensitive": False}
     assert viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/42").status_code == 404
 
 
 def test_operator_stops_and_starts_a_broker(private_cluster, operator_client, unique_topic):
     name = make_topic(private_cluster, unique_topic(), assignments={0: [1, 2]})
     brokers = reverse("brokers:list", args=[private_cluster.pk])
-    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 2]), {"next": brokers},
-                                   follow=True)
+    asked = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 2]), {"next": brokers})
+    assert asked.status_code == 200 and "Stop broker 2? A controlled shutdown moves" in asked.content.decode()
+    assert 'name="next" value="%s"' % brokers in asked.content.decode()      # the confirmation posts it again
+    assert broker_states(private_cluster)[2] == "up"                          # nothing done before confirming
+    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 2]),
+                                   {"next": brokers, "confirmed": "yes"}, follow=True)
     html = stopped.content.decode()
     assert stopped.redirect_chain[-1][0] == brokers
     assert "Broker 2 is stopped." in html and 'data-admin-action="start-broker"' in html
@@ -65,7 +75,8 @@ def test_the_console_keeps_working_with_the_first_bootstrap_broker_stopped(priva
     assert private_cluster.bootstrap_servers.count(",") == 2
     name = make_topic(private_cluster, unique_topic(), partitions=3, replication_factor=1,
                       assignments={0: [0], 1: [1], 2: [2]})
-    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 0]), follow=True)
+    stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 0]), {"confirmed": "yes"},
+                                   follow=True)
     assert "Broker 0 is stopped." in stopped.content.decode()
     pages = [reverse("clusters:overview", args=[private_cluster.pk]), reverse("brokers:list", args=[private_cluster.pk]),
              reverse("brokers:detail", args=[private_cluster.pk, 0]), reverse("topics:list", args=[private_cluster.pk]),

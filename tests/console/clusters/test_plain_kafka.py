@@ -43,5 +43,6 @@ def test_every_page_works_without_the_engine_admin_interface(plain_cluster, oper
 
 def test_stopping_a_broker_is_refused_with_a_reason(plain_cluster, operator_client):
     page = reverse("brokers:list", args=[plain_cluster.pk])
-    response = operator_client.post(reverse("brokers:stop", args=[plain_cluster.pk, 1]), {"next": page}, follow=True)
+    response = operator_client.post(reverse("brokers:stop", args=[plain_cluster.pk, 1]),
+                                    {"next": page, "confirmed": "yes"}, follow=True)
     assert "does not advertise the engine&#x27;s admin interface" in response.content.decode()

@@ -23,7 +23,8 @@ def test_every_page_needs_a_login(cluster):
     """Walks every route, so a page added later without the login check fails here."""
     anonymous = Client()
     values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "group_id": "some/group",
-              "partition": "0", "offset": "0", "rule_id": "1"}
+              "partition": "0", "offset": "0", "rule_id": "1", "key": "retention.ms", "topic": "some-topic",
+              "job_id": "1", "schedule_id": "1", "which": "proposed"}
     routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
     assert len(routes) > 20
     for route, _ in routes:
@@ -78,7 +79,10 @@ def test_an_unreachable_cluster_gives_a_readable_page(db, viewer_client, setting
     with refused_port() as port:   # held for the test: no other process can start listening there
         down = cluster_create(name="nowhere", bootstrap_servers=f"127.0.0.1:{port}")
         response = viewer_client.get(reverse("clusters:overview", args=[down.pk]))
-        assert response.status_code == 503 and f"Cannot connect to 127.0.0.1:{port}" in response.content.decode()
+        html = response.content.decode()
+        assert response.status_code == 503 and f"Cannot connect to 127.0.0.1:{port}" in html
+        assert "Cluster unreachable since" in html and 'aria-label="Cluster"' in html      # menu kept
+        assert f'data-live-fragment="/ws/clusters/{down.pk}/overview/"' in html            # recovers live
         api = viewer_client.get(f"/api/clusters/{down.pk}/topics")
         assert api.status_code == 503 and api.json()["error"].startswith(f"Cannot connect to 127.0.0.1:{port}")
     assert viewer_client.get("/api/clusters/999999/overview").status_code == 404

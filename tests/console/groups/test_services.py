@@ -128,3 +128,34 @@ def test_delete_offsets_then_group(cluster, unique_topic, unique_group, users):
     assert committed(cluster, group) == {}
     actions = AuditLogEntry.objects.filter(target=group).values_list("action", "result")
     assert sorted(actions) == [("group.delete", "failed"), ("group.delete", "ok"), ("group.delete_offsets", "ok")]
+
+
+def test_previews_match_the_engines_groups_command(cluster, engine_cluster, unique_topic, unique_group):
+    """Same meaning as `python -m engine groups --reset-offsets` (engine/tools/consumer_groups.py)."""
+    from kafka import TopicPartition
+
+    from engine.tools import consumer_groups as tool
+
+    topic = make_topic(cluster, unique_topic(), assignments={0: [0], 1: [1]})
+    producer = KafkaProducer(bootstrap_servers=engine_cluster.bootstrap)
+    base = int(time.time() * 1000) - 60_000
+    for i in range(5):
+        producer.send(topic, b"t", partition=0, timestamp_ms=base + i * 1000).get(timeout=15)
+    producer.close()
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 3, partition=1)
+    group = unique_group("same-meaning")
+    commit(cluster, group, {(topic, 0): 2, (topic, 1): 2})
+    cases = [(ResetSpec(target="earliest"), tool.ResetSpec(to_earliest=True)),
+             (ResetSpec(target="latest"), tool.ResetSpec(to_latest=True)),
+             (ResetSpec(target="offset", offset=4), tool.ResetSpec(to_offset=4)),
+             (ResetSpec(target="datetime", timestamp_ms=base + 2500), tool.ResetSpec(to_timestamp=base + 2500))]
+    admin = tool.connect(engine_cluster.bootstrap)
+    try:
+        partitions = [TopicPartition(topic, 0), TopicPartition(topic, 1)]
+        for ours, theirs in cases:
+            plan = selectors.group_reset_preview(cluster=cluster, group_id=group, spec=ours)
+            expected = {(tp.topic, tp.partition): offset
+                        for tp, offset in tool.plan_reset(admin, group, partitions, theirs).items()}
+            assert {(r.topic, r.partition): r.new_offset for r in plan.rows} == expected, ours
+    finally:
+        admin.close()

@@ -72,6 +72,10 @@ def test_filters_sort_and_pages(cluster, viewer_client, unique_topic, unique_gro
     assert [g.total_lag for g in by_lag.groups] == [7, 4]
     second = viewer_client.get(url, {"q": prefix, "sort": "lag", "topic": topic, "page": 2}).context["view"]
     assert [g.group_id for g in second.groups] == [f"{prefix}-0"]
+    no_topic = viewer_client.get(url, {"q": prefix, "sort": "lag"}).context["view"]
+    assert [(g.group_id, g.total_lag, g.state) for g in no_topic.groups] == [(f"{prefix}-1", 7, "Empty"),
+                                                                             (f"{prefix}-2", 4, "Empty")]
+    assert no_topic.matching == 4
     assert viewer_client.get(url, {"q": prefix, "state": "Stable"}).context["view"].matching == 0
     assert viewer_client.get(url, {"q": prefix, "state": "Empty"}).context["view"].matching == 4
 
@@ -169,3 +173,23 @@ def test_api_preview_and_reset_and_csrf(cluster, engine_cluster, operator_client
     deleted = operator_client.post(reverse("api:group_delete", args=[cluster.pk, group]), {"confirmation": group})
     assert deleted.json() == {"group_id": group, "deleted": True}
     assert operator_client.get(reverse("api:group", args=[cluster.pk, group])).status_code == 404
+
+
+def test_reset_page_without_a_target_shows_the_form(cluster, operator_client, unique_topic, unique_group):
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("blank")
+    commit(cluster, group, {(topic, 0): 0})
+    page = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]))
+    assert page.status_code == 200 and page.context["plan"] is None and not page.context["form"].errors
+    preview = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
+                                  {"target": "latest", "scope": "all"})
+    assert preview.status_code == 200 and 'id="apply-reset"' in preview.content.decode()
+
+
+def test_first_group_lookup_on_a_fresh_cluster_is_a_404_not_an_outage(viewer_client, engine_factory, db):
+    """The first FindCoordinator creates __consumer_offsets (the engine answers it at once; Kafka may
+    answer COORDINATOR_NOT_AVAILABLE first, which find_coordinators asks again once)."""
+    fresh = cluster_create(name="fresh", bootstrap_servers=engine_factory(brokers=1).bootstrap)
+    assert viewer_client.get(reverse("groups:detail", args=[fresh.pk, "nobody-yet"])).status_code == 404
+    listed = viewer_client.get(reverse("groups:list", args=[fresh.pk]))
+    assert listed.status_code == 200 and listed.context["view"].total == 0

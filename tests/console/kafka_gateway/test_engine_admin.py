@@ -1,9 +1,9 @@
 """The engine admin token on the console's side: where it comes from, that every call carries
 it, and that it never shows in a message, a repr or the audit log.
 
-The engine enforces the token once issue 10 lands (CONTRACTS.md); until then the calls are
-checked against a small HTTP listener that answers as the engine's admin port does (JSON
-broker list, 401 with a JSON error for a wrong token) and records the headers it got."""
+The last test runs against the real engine, which enforces the token (issue 10,
+CONTRACTS.md). The first also records the exact header sent, with a small HTTP listener that
+answers as the engine's admin port does (JSON broker list, 401 with a JSON error)."""
 from __future__ import annotations
 
 import json
@@ -86,3 +86,29 @@ def test_other_clusters_name_a_console_secret_variable(db, monkeypatch):
     with pytest.raises(ConsoleError, match="CONSOLE_SECRET_REMOTE_ADMIN, which is empty"):
         other.connection_settings()
     assert cluster_create(name="kafka", bootstrap_servers="10.0.0.2:9092").connection_settings().engine_admin_token == ""
+
+
+def test_against_the_real_engine_only_the_right_token_opens_the_admin_port(db, engine_cluster, settings, monkeypatch):
+    """The engine (issue 10) enforces the token: no token, a wrong one, the file's one."""
+    from console.clusters.gateway import cluster_gateway
+
+    def brokers_of(cluster):
+        with cluster_gateway(cluster) as gw:
+            return gw.engine_brokers(gw.engine_admin_endpoint(via_broker=0))
+
+    bundled = Cluster.objects.get(is_bundled=True)
+    bundled.bootstrap_servers = engine_cluster.bootstrap
+    bundled.save()
+    # The bundled engine's token from the file the engine wrote in its data dir.
+    settings.ENGINE_ADMIN_TOKEN, settings.ENGINE_ADMIN_TOKEN_FILE = "", engine_cluster.data_dir / "admin.token"
+    assert [b.node_id for b in brokers_of(bundled)] == [0, 1, 2]
+
+    untokened = cluster_create(name="no token", bootstrap_servers=engine_cluster.bootstrap)
+    with pytest.raises(GatewayError, match="no admin token"):
+        brokers_of(untokened)
+    monkeypatch.setenv("CONSOLE_SECRET_WRONG", "not-the-token")
+    wrong = cluster_create(name="wrong token", bootstrap_servers=engine_cluster.bootstrap,
+                           admin_token_env="CONSOLE_SECRET_WRONG")
+    with pytest.raises(GatewayError, match="a wrong admin token") as refused:
+        brokers_of(wrong)
+    assert "not-the-token" not in str(refused.value) and engine_cluster.admin_token not in str(refused.value)

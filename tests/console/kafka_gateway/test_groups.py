@@ -123,3 +123,24 @@ def test_delete_offsets_and_group(cluster, engine_cluster, unique_topic):
         assert gw.groups.committed_offsets({group_id: coordinator}).offsets[group_id] == {}
         failed = gw.groups.delete_groups({group_id: coordinator})
     assert "GROUP_ID_NOT_FOUND" in failed[group_id]
+
+
+def test_brokers_without_batched_versions_get_one_request_per_group(cluster, engine_cluster, unique_topic,
+                                                                    counted_requests, monkeypatch):
+    """Kafka before 3.0 has neither FindCoordinator v4 nor OffsetFetch v8: same answers, more requests."""
+    from console.kafka_gateway.groups import GroupCalls
+
+    topic = make_topic(cluster, unique_topic(), assignments={0: [0], 1: [1]})
+    prefix = unique_topic("old")
+    with cluster_gateway(cluster) as gw:
+        expected = _committed_groups(gw, topic, 4, prefix)
+        batched = gw.groups.committed_offsets(expected).offsets
+    monkeypatch.setattr(GroupCalls, "_version", lambda self, request_class: 3 if "Coordinator" in
+                        request_class.__name__ else 7)
+    with cluster_gateway(cluster) as gw:
+        counts = counted_requests(gw)
+        coordinators = gw.groups.find_coordinators(expected)
+        offsets = gw.groups.committed_offsets(coordinators.found).offsets
+    assert coordinators.found == expected
+    assert offsets == batched and len(offsets) == 4
+    assert counts["FindCoordinatorRequest"] == 4 and counts["OffsetFetchRequest"] == 4

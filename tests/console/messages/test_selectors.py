@@ -58,6 +58,9 @@ def test_browse_by_offset_and_by_timestamp_returns_exactly_what_was_produced(clu
     by_time = selectors.message_browse(cluster=cluster, topic=topic, mask=False,
                                        query=BrowseQuery(start="timestamp", timestamp_ms=BASE_TS + 12_000, count=50))
     assert [m.offset for m in by_time.messages] == list(range(12, 20))
+    too_late = selectors.message_browse(cluster=cluster, topic=topic, mask=False,
+                                        query=BrowseQuery(start="timestamp", timestamp_ms=BASE_TS + 60_000))
+    assert too_late.messages == [] and too_late.notes == ["No record has a timestamp at or after 2023-11-14T22:14:20.000Z."]
 
 
 @pytest.mark.parametrize("client", ["ck", "kp"])
@@ -71,6 +74,18 @@ def test_search_reads_every_codec_from_both_clients(cluster, codec_topics, clien
     assert found == [(i, r["key"], r["value"], tuple(r["headers"]), r["timestamp"])
                      for i, r in enumerate(_records(client, codec))]
     assert events[-1][1].records_scanned == 20
+
+
+def test_search_by_time_and_offset_ranges(cluster, codec_topics):
+    topic = codec_topics[("kp", "lz4")]
+
+    def offsets(**query) -> tuple[list[int], int]:
+        events = list(selectors.message_search(cluster=cluster, topic=topic, mask=False, query=SearchQuery(**query)))
+        return [r.offset for k, (r, _v) in (e for e in events if e[0] == "match")], events[-1][1].records_scanned
+    by_time = FilterSpec(start_time_ms=BASE_TS + 5_000, end_time_ms=BASE_TS + 9_000)
+    assert offsets(filter=by_time) == ([5, 6, 7, 8, 9], 5)      # ListOffsets bounds the scan itself
+    assert offsets(start_offset=3, end_offset=6) == ([3, 4, 5, 6], 4)
+    assert offsets(filter=by_time, start_offset=7) == ([7, 8, 9], 3)
 
 
 def test_paging_forwards_and_backwards_and_clamping(cluster, codec_topics):

@@ -81,6 +81,18 @@ def test_avro_plain_and_confluent_framed_round_trip_through_the_ui(cluster, topi
     assert all(m["value"]["format"] == "avro" for m in page["messages"])
 
 
+def test_avro_keys_have_their_own_schema(cluster, topic, operator_client):
+    key_schema = json.dumps({"type": "record", "name": "Key", "fields": [{"name": "customer", "type": "int"}]})
+    response = operator_client.post(reverse("messages:settings", args=[cluster.pk, topic]), {
+        "key_format": "avro", "value_format": "avro", "header_format": "auto", "avro_schema": AVRO,
+        "avro_key_schema": key_schema})
+    assert response.status_code == 302, response.content.decode()
+    assert produce(operator_client, cluster, topic, key='{"customer": 41}', key_serializer="avro",
+                   value=json.dumps(ORDER), value_serializer="avro").status_code == 302
+    message = browse(operator_client, cluster, topic)["messages"][0]
+    assert json.loads(message["key"]["text"]) == {"customer": 41} and json.loads(message["value"]["text"]) == ORDER
+
+
 def test_protobuf_round_trip_through_the_ui(cluster, topic, operator_client):
     upload = io.BytesIO(descriptor_set())
     upload.name = "shop.desc"
@@ -202,3 +214,8 @@ def test_a_large_value_is_previewed_on_its_page_and_downloads_whole(cluster, eng
     assert raw["Content-Type"] == "application/octet-stream" and "attachment" in raw["Content-Disposition"]
     assert raw.content == big
     assert viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 1])).status_code == 404
+
+
+def test_producing_to_a_partition_that_does_not_exist_is_a_readable_error(cluster, topic, operator_client):
+    response = produce(operator_client, cluster, topic, value="x", partition=7)
+    assert response.status_code == 400 and "there is no partition 7" in response.content.decode()

@@ -81,8 +81,10 @@ def test_topic_detail_partitions_offsets_sizes_and_configs(cluster, engine_clust
     assert view.partitions[0].size == 0 and view.partitions[1].size > 200
     assert view.stats.summed_offsets == 4 and view.stats.brokers == 3
     configs = {c.name: c for c in view.configs}
-    assert (configs["retention.ms"].value, configs["retention.ms"].is_default) == ("3600000", False)
-    assert configs["cleanup.policy"].is_default and configs["cleanup.policy"].value == "delete"
+    assert (configs["retention.ms"].value, configs["retention.ms"].source) == ("3600000", "topic")
+    assert configs["retention.ms"].is_override and configs["retention.ms"].default_from == "log.retention.hours"
+    assert configs["cleanup.policy"].source == "default" and configs["cleanup.policy"].value == "delete"
+    assert "compact" in configs["cleanup.policy"].doc            # Kafka's doc line, for the tooltip
     assert view.consumer_groups == []
 
 
@@ -170,6 +172,28 @@ def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], in
 def test_topic_detail_of_a_missing_topic_is_not_found(cluster):
     with pytest.raises(NotFound, match="no topic 'no-such-topic'"):
         topic_detail(cluster=cluster, name="no-such-topic")
+
+
+def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster, engine_cluster, unique_topic):
+    name = make_topic(cluster, unique_topic(), partitions=2, replication_factor=2,
+                      configs={"retention.ms": "86400000", "cleanup.policy": "compact,delete"})
+    # Keyed records: a compacted topic refuses keyless ones (INVALID_RECORD), as Kafka does.
+    produce(engine_cluster.bootstrap, name, [(b"k%d" % i, b"v" * 50) for i in range(4)], partition=0)
+    produce(engine_cluster.bootstrap, name, [(b"k%d" % i, b"v" * 50) for i in range(3)], partition=1)
+    wait_for_partitions(cluster, name, lambda ps: all(len(p.isr) == 2 for p in ps), "both replicas in sync")
+    row = topic_list(cluster=cluster, search=name).topics[0]
+    assert (row.messages, row.retention_ms, row.cleanup_policy, row.retention_bytes) == (
+        7, "86400000", "compact,delete", "-1")
+    # Two replicas of 7 records of 50 bytes, with batch headers: more than 700 bytes on disk.
+    wait_until(lambda: topic_list(cluster=cluster, search=name).topics[0].size > 700, message="replicas' sizes")
+
+
+def test_durations_and_byte_limits_read_as_people_say_them():
+    from console.topics.templatetags.kafka_format import byte_limit, duration_ms
+
+    assert [duration_ms(v) for v in ("604800000", "86400000", "5400000", "1500", "-1", None)] == [
+        "7 d", "1 d", "90 min", "1500 ms", "forever", "—"]
+    assert [byte_limit(v) for v in ("-1", "1073741824")] == ["no limit", "1.0\xa0GB"]
 
 
 def test_status_filters_pick_the_topics_in_each_state(private_cluster, viewer_client, unique_topic):

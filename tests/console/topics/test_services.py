@@ -58,7 +58,8 @@ def test_failed_actions_are_audited_with_the_reason(cluster, users, unique_topic
                                   replication_factor=1)
     failed = AuditLogEntry.objects.filter(result="failed").order_by("id")
     assert [e.target for e in failed] == [name, "bad name!"]
-    assert failed[0].details["error"].startswith("Topic with this name already exists. (TOPIC_ALREADY_EXISTS")
+    assert failed[0].details["error"].startswith("Topic with this name already exists.")
+    assert failed[0].details["kafka_code"] == "TOPIC_ALREADY_EXISTS (36)"
     assert failed[1].details["error"].startswith("'bad name!' is not a legal topic name")
     assert events == []
 

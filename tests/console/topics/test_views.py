@@ -14,13 +14,34 @@ def topic_exists(cluster, name) -> bool:
         return gw.metadata([name]).topic(name) is not None
 
 
+def config_value(cluster, topic: str, key: str) -> str:
+    with cluster_gateway(cluster) as gw:
+        return next(c.value for c in gw.topic_configs(topic) if c.name == key)
+
+
+def test_a_refused_config_value_reads_as_a_sentence_keeps_the_form_and_shows_kafkas_code(
+        cluster, operator_client, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    edit = reverse("topics:config_edit", args=[cluster.pk, name, "retention.ms"])
+    refused = operator_client.post(edit, {"value": "soon", "previewed": "set:soon", "confirmed": "yes"})
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert 'value="soon"' in html                                          # what the user typed stays
+    assert html.count('<p class="error">') == 1                            # said once
+    error = html.split('<p class="error">')[1].split("</p>")[0]
+    assert "[Error" not in error and "InvalidConfigurationError" not in error and error.endswith(".")
+    assert '<small class="kafka-code">Kafka error: INVALID_CONFIG (40)</small>' in html
+    assert config_value(cluster, name, "retention.ms") == "604800000"
+
+
 def admin_posts(cluster, name):
     """Every admin URL with a POST body that would change something."""
     pk = cluster.pk
     return [
         (reverse("topics:create", args=[pk]), {"name": name + "-new", "partitions": 1, "replication_factor": 1}),
         (reverse("topics:delete", args=[pk, name]), {"confirmation": name}),
-        (reverse("topics:configs", args=[pk, name]), {"configs": "retention.ms=1000"}),
+        (reverse("topics:config_edit", args=[pk, name, "retention.ms"]),
+         {"value": "1000", "previewed": "set:1000", "confirmed": "yes"}),
         (reverse("topics:add_partitions", args=[pk, name]), {"total_partitions": 3}),
         (reverse("topics:elect", args=[pk, name]), {}),
         (reverse("topics:elect_all", args=[pk]), {}),
@@ -111,18 +132,39 @@ def test_bad_input_gets_a_readable_message(cluster, operator_client, unique_topi
 
 def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, operator_client, unique_topic):
     name = make_topic(cluster, unique_topic(), configs={"retention.ms": "60000"})
-    form = operator_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
-    assert "retention.ms=60000" in form
-    saved = operator_client.post(reverse("topics:configs", args=[cluster.pk, name]),
-                                 {"configs": "cleanup.policy=compact"}, follow=True)
-    assert "set cleanup.policy=compact; reset to default retention.ms" in saved.content.decode()
+    table = operator_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
+    row = table.split('data-config="retention.ms"')[1].split("</tr>")[0]
+    assert '<td class="value">60000</td>' in row and 'data-source="topic"' in row and "log.retention.hours" in row
+    assert 'title="How long records are kept' in row
+    edit = reverse("topics:config_edit", args=[cluster.pk, name, "cleanup.policy"])
+    preview = operator_client.post(edit, {"value": "compact"})
+    html = preview.content.decode()
+    assert 'id="config-diff"' in html and "<del>delete</del>" in html and "<ins>compact</ins>" in html
+    assert 'value="compact"' in html                                      # the form keeps the value
+    assert config_value(cluster, name, "cleanup.policy") == "delete"      # nothing saved before the diff
+    stale = operator_client.post(edit, {"value": "compact,delete", "previewed": "set:compact", "confirmed": "yes"})
+    assert "<ins>compact,delete</ins>" in stale.content.decode()          # changed after the diff: shown again
+    saved = operator_client.post(edit, {"value": "compact", "previewed": "set:compact", "confirmed": "yes"},
+                                 follow=True)
+    assert "cleanup.policy of %s set to compact." % name in saved.content.decode()
+    assert config_value(cluster, name, "cleanup.policy") == "compact"
+    reset = reverse("topics:config_edit", args=[cluster.pk, name, "retention.ms"])
+    operator_client.post(reset, {"reset": "on", "previewed": "reset", "confirmed": "yes"}, follow=True)
+    assert config_value(cluster, name, "retention.ms") == "604800000"
+    assert list(AuditLogEntry.objects.filter(action="topic.config_set").order_by("id").values_list(
+        "target", "result")) == [
+        (f"{name} cleanup.policy", "ok"), (f"{name} retention.ms", "ok")]
     added = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 4},
                                  follow=True)
     assert f"{name} now has 4 partitions." in added.content.decode()
     elected = operator_client.post(reverse("topics:elect", args=[cluster.pk, name]), follow=True)
     assert "Preferred replica election: 0 partition(s) moved to their preferred leader, 4 already led by it." in \
         elected.content.decode()
-    all_topics = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]), follow=True)
+    asked = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]))
+    assert asked.status_code == 200 and "Run a preferred replica election for every topic of" in asked.content.decode()
+    assert not AuditLogEntry.objects.filter(action="topic.elect_preferred_leaders", target="*").exists()
+    all_topics = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]), {"confirmed": "yes"},
+                                      follow=True)
     assert "Preferred replica election:" in all_topics.content.decode()
 
 
@@ -155,7 +197,10 @@ def test_topics_json(cluster, engine_cluster, viewer_client, unique_topic):
                                        "is_under_replicated": False, "log_start_offset": 0, "high_watermark": 0,
                                        "size": 0}
     config = next(c for c in detail["configs"] if c["name"] == "retention.ms")
-    assert config == {"name": "retention.ms", "value": "604800000", "source": "DEFAULT_CONFIG", "is_default": True,
-                      "read_only": False, "is_sensitive": False}
+    assert {k: config[k] for k in ("name", "value", "source", "kafka_source", "read_only", "is_sensitive",
+                                   "config_type")} == {
+        "name": "retention.ms", "value": "604800000", "source": "default", "kafka_source": "DEFAULT_CONFIG",
+        "read_only": False, "is_sensitive": False, "config_type": "LONG"}
+    assert config["doc"].startswith("How long records are kept")
     assert detail["consumer_groups"] == []
     assert viewer_client.get(f"/api/clusters/{cluster.pk}/topics/not-there").status_code == 404

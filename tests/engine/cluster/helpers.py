@@ -11,6 +11,10 @@ def admin_url(engine) -> str:
     return engine.admin_url
 
 
+def list_brokers(engine) -> list[dict]:
+    return call(admin_url(engine), "GET", "/brokers", engine.admin_token)
+
+
 def stop_broker(engine, node_id: int) -> dict:
     return call(admin_url(engine), "POST", f"/brokers/{node_id}/stop", engine.admin_token)
 

@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from engine.cluster import journal as journal_module
 from engine.cluster import journal_format as F
 from engine.cluster.controller import Controller
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal, repair
@@ -25,20 +24,14 @@ def write_three(directory) -> bytes:
     return (directory / "journal-0.log").read_bytes()
 
 
-def test_a_failed_append_leaves_no_torn_record_behind(tmp_path, monkeypatch):
+def test_a_failed_append_leaves_no_torn_record_behind(tmp_path, faulty_fs):
     """A batch that hits a full disk half-way is cut off again: the batches after it replay."""
     journal = MetadataJournal(tmp_path)
     journal.append([{"type": "first"}])
-    real_write = os.write
-
-    def half_then_full(fd, data):
-        real_write(fd, bytes(data[:len(data) // 2]))
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(journal_module.os, "write", half_then_full)
+    faulty_fs.fail("write", errno.ENOSPC, path_contains="journal-", torn_bytes=40, times=1)
     with pytest.raises(OSError):
         journal.append([{"type": "lost", "padding": "x" * 100}])
-    monkeypatch.setattr(journal_module.os, "write", real_write)
+    assert faulty_fs.injected == 1
     journal.append([{"type": "third"}])
     journal.close()
 

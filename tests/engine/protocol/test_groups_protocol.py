@@ -9,6 +9,7 @@ from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorRespo
 
 from tests.support.groups import GroupClient, assignment, create_topic, subscription
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until
 
 NONE = 0
 
@@ -114,7 +115,12 @@ def test_a_second_member_triggers_a_rebalance(group_cluster, group_id, topic_nam
         member_a, generation = stable_member(first, topic_name)
         member_b = second.join(protocols=protocols).member_id  # MEMBER_ID_REQUIRED
         join_b = second.begin("join", member_b, protocols=protocols)  # waits for the rebalance
-        assert first.heartbeat(member_a, generation) == Errors.RebalanceInProgressError.errno
+        # The second join is sent from another thread: once it reaches the coordinator, the
+        # first member's heartbeats say a rebalance is in progress (until then they say NONE).
+        answers = []
+        wait_until(lambda: answers.append(first.heartbeat(member_a, generation)) or answers[-1] != NONE,
+                   message="a heartbeat answered during the rebalance")
+        assert answers[-1] == Errors.RebalanceInProgressError.errno
         rejoined = first.join(member_a, protocols=protocols)
         joined_b = join_b()
         assert rejoined.error_code == joined_b.error_code == NONE

@@ -46,7 +46,7 @@ def test_describe_cluster_lists_only_live_brokers():
     brokers = {i: BrokerRegistration(i, "127.0.0.1", 9092 + i, None) for i in range(3)}
     image = SimpleNamespace(brokers=brokers, cluster_id=str(uuid.uuid4()), controller_id=0)
     broker = SimpleNamespace(image=image, controller=SimpleNamespace(live_brokers=lambda: {0, 2}))
-    ctx = SimpleNamespace(broker=broker, api_version=1)
+    ctx = SimpleNamespace(broker=broker, controller=broker.controller, api_version=1)
 
     response = asyncio.run(handle_describe_cluster(ctx, DescribeClusterRequest(include_cluster_authorized_operations=False,
                                                                                 endpoint_type=1)))
@@ -70,8 +70,8 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
         def check_leader_epoch(self, current_leader_epoch):
             pass
 
-    broker = SimpleNamespace(leader_partition=lambda topic, index: Partition(), image=SimpleNamespace(),
-                             config=SimpleNamespace(get=lambda name: 57671680))
+    broker = SimpleNamespace(read_for_fetch=lambda topic, index, **kw: (Partition(), FileSlice(fd, 0, 100)),
+                             image=SimpleNamespace(), config=SimpleNamespace(get=lambda name: 57671680))
     ctx = SimpleNamespace(broker=broker, api_version=12)
     F = FetchRequest.FetchTopic
     request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,

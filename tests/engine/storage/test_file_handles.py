@@ -1,4 +1,5 @@
 import os
+import threading
 
 from engine.storage import file_handles
 from engine.storage.log import Log
@@ -24,3 +25,29 @@ def test_many_logs_stay_within_the_descriptor_cap(tmp_path, monkeypatch):
         assert log.log_end_offset == 3
     for log in logs:
         log.close()
+
+
+def test_pinned_files_stay_open_and_other_threads_never_close(tmp_path, monkeypatch):
+    """The cleaner's thread pins what it uses: evictions skip it, and a close while pinned waits
+    for the unpin; a thread that runs never_evicting closes no one's descriptor."""
+    monkeypatch.setattr(file_handles.HANDLES, "limit", 2)
+    first = file_handles.PooledFile(tmp_path / "a")
+    with first.pinned():
+        fd = first.fd
+        others = [file_handles.PooledFile(tmp_path / f"f{i}") for i in range(4)]
+        assert first._raw_fd == fd                        # evictions passed it by
+        first.close()
+        assert os.fstat(fd)                               # still open while pinned
+    assert first._raw_fd == -1                            # closed once let go
+
+    opened = []
+
+    def open_files_quietly():
+        with file_handles.HANDLES.never_evicting():
+            opened.extend(file_handles.PooledFile(tmp_path / f"t{i}") for i in range(4))
+    worker = threading.Thread(target=open_files_quietly)
+    worker.start()
+    worker.join()
+    assert all(f._raw_fd >= 0 for f in opened)            # the worker evicted nothing
+    for f in others + opened:
+        f.close()

@@ -1,3 +1,4 @@
+import errno
 import os
 
 import pytest
@@ -60,19 +61,11 @@ def test_truncate_to(records):
     assert records.truncate_to(len(a) + 100) == 0
 
 
-def test_a_short_write_followed_by_an_error_leaves_no_partial_batch(records, monkeypatch):
+def test_a_short_write_followed_by_an_error_leaves_no_partial_batch(records, faulty_fs):
     first = make_batch(values(2))
     records.append(first)
-    real_write = os.write
-    calls = []
-
-    def flaky_write(fd, data):
-        calls.append(len(data))
-        if len(calls) == 1:
-            return real_write(fd, bytes(data[:10]))  # short write ...
-        raise OSError(28, "No space left on device")  # ... then the disk is full
-    monkeypatch.setattr("engine.storage.file_records.os.write", flaky_write)
+    faulty_fs.fail("write", errno.ENOSPC, torn_bytes=10, times=1)   # 10 bytes land, then the disk is full
     with pytest.raises(StorageError):
         records.append(make_batch(values(3)))
-    monkeypatch.undo()
+    assert faulty_fs.injected == 1
     assert records.size == len(first) == os.path.getsize(records.path)

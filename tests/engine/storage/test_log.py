@@ -4,7 +4,8 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from engine.storage.errors import (CorruptRecordError, InvalidRecordError,
-                                   OffsetOutOfRangeError, RecordTooLargeError, RecordValidationError)
+                                   OffsetOutOfRangeError, RecordTooLargeError)
+from engine.storage.record_keys import RecordValidationError
 from engine.storage.records import read_header
 
 from .conftest import BASE_TS, crash, decode, make_batch, read_all, values

@@ -1,3 +1,4 @@
+import errno
 import os
 
 import pytest
@@ -202,17 +203,14 @@ def test_delete_removes_all_three_files(tmp_path, segment):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failed_index_write_undoes_the_append(segment, monkeypatch):
+def test_a_failed_index_write_undoes_the_append(faulty_fs, segment):
     fill(segment, batches=3)
     size, end = segment.size, segment.next_offset
-
-    def disk_full(*args):
-        raise OSError(28, "No space left on device")
     segment.index_interval_bytes = 0  # the next append writes an index entry
-    monkeypatch.setattr(segment.offset_index, "append", disk_full)
+    faulty_fs.fail("write", errno.ENOSPC, path_contains=".index", times=1)
     with pytest.raises(OSError):
         append(segment, end, 5)
+    assert faulty_fs.injected == 1
     assert (segment.size, segment.next_offset) == (size, end)
-    monkeypatch.undo()
     append(segment, end, 5)
     assert [r[0] for r in decode(segment.read(end, 1 << 20).read())] == list(range(end, end + 5))

@@ -1,0 +1,306 @@
+"""Analytics: each Spark job on a week of one-minute snapshots, next to the same query in DuckDB,
+and the Kafka data source's read rate next to a plain confluent-kafka consumer.
+
+The lake: 7 days x 1,440 snapshots of 1,000 partitions (100 topics x 10) and 200 groups reading
+5 partitions each: 10.1M partition rows + 10.1M group offset rows (+ 1M topic config rows and
+30k log dir rows). It is generated once by DuckDB into the lake's own layout (Parquet, Hive
+partitions cluster=/date=) under --data (default /tmp/analytics-bench-lake) and reused by later
+runs. Every job runs once with Spark local[2] (the job functions of console.analytics.jobs,
+forced with Spark's `noop` sink) and once in DuckDB (2 threads, `CREATE TEMP TABLE AS` the
+equivalent SQL), both reading the same Parquet files. Rows/s counts input rows.
+
+The data source: a private 1-broker engine, one topic of 4 partitions and --records records of
+100 bytes; the same topic read by a plain confluent-kafka consumer and by
+`spark.read.format("kafka_protocol")`, alternately, --rounds times; the median ratio is printed.
+
+    .venv/bin/python benchmarks/analytics.py [--data DIR] [--records N] [--rounds N] [--skip-source]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import duckdb  # noqa: E402
+
+from console.analytics import lake as L  # noqa: E402
+
+DAYS, SNAPSHOTS_PER_DAY, PARTITIONS, GROUPS, PARTITIONS_PER_GROUP = 7, 1440, 1000, 200, 5
+CLUSTER = 1
+T0 = "2026-11-01 00:00:00+00"
+
+# --- the lake, generated once -------------------------------------------------------------------
+# Partition p of topic-(p // 10) grows by 1 + p % 7 records per second; retention keeps 3 days.
+# Group g reads partitions 5g..5g+4 with a lag that wanders between 0 and 599 records; every 20th
+# group stops moving after snapshot 9,000 (a STALL), every 33rd commits nothing after 9,500 and
+# has no members (a STOP).
+def generate_queries(days: int) -> dict[str, str]:
+    return {
+        L.PARTITIONS: f"""
+            SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'topic-' || (p // 10) AS {L.TOPIC},
+                   (p % 10)::INTEGER AS {L.PARTITION}, (p % 3)::INTEGER AS {L.LEADER},
+                   greatest(0, s * 60 * (1 + p % 7) - 3 * 86400 * (1 + p % 7))::BIGINT AS {L.LOG_START_OFFSET},
+                   (s * 60 * (1 + p % 7))::BIGINT AS {L.LOG_END_OFFSET},
+                   (least(s, 3 * 1440) * 60 * (1 + p % 7) * 100)::BIGINT AS {L.SIZE_BYTES},
+                   {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
+            FROM range({days * SNAPSHOTS_PER_DAY}) t(s), range({PARTITIONS}) q(p)""",
+        L.GROUP_OFFSETS: f"""
+            WITH base AS (
+              SELECT s, g, g * {PARTITIONS_PER_GROUP} + i AS p FROM range({days * SNAPSHOTS_PER_DAY}) t(s),
+                     range({GROUPS}) u(g), range({PARTITIONS_PER_GROUP}) v(i))
+            SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'group-' || g AS {L.GROUP}, 'topic-' || (p // 10) AS {L.TOPIC},
+                   (p % 10)::INTEGER AS {L.PARTITION},
+                   (CASE WHEN g % 20 = 0 AND s > 9000 THEN 9000 * 60 * (1 + p % 7) - 100
+                         WHEN g % 33 = 0 AND s > 9500 THEN 9500 * 60 * (1 + p % 7) - 100
+                         ELSE greatest(0, s * 60 * (1 + p % 7) - (s * 7 + g * 13 + p) % 600) END)::BIGINT AS {L.COMMITTED_OFFSET},
+                   (s * 60 * (1 + p % 7))::BIGINT AS {L.LOG_END_OFFSET},
+                   (CASE WHEN g % 33 = 0 AND s > 9500 THEN 0 ELSE 1 END)::INTEGER AS {L.MEMBERS},
+                   {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
+            FROM base""",
+        L.LOG_DIRS: f"""
+            SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, b::INTEGER AS {L.BROKER}, '/data/broker-' || b AS {L.LOG_DIR},
+                   1000000000000::BIGINT AS {L.TOTAL_BYTES}, (500000000000 - s * 1000000 * (b + 1))::BIGINT AS {L.USABLE_BYTES},
+                   (s * 1000000 * (b + 1))::BIGINT AS {L.SIZE_BYTES},
+                   {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
+            FROM range({days * SNAPSHOTS_PER_DAY}) t(s), range(3) u(b)""",
+        L.TOPIC_CONFIGS: f"""
+            SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'topic-' || t AS {L.TOPIC}, 'delete' AS {L.CLEANUP_POLICY},
+                   259200000::BIGINT AS {L.RETENTION_MS}, (-1)::BIGINT AS {L.RETENTION_BYTES},
+                   1073741824::BIGINT AS {L.SEGMENT_BYTES},
+                   {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
+            FROM range({days * SNAPSHOTS_PER_DAY}) r(s), range({PARTITIONS // 10}) u(t)""",
+    }
+
+
+def lake_generate(lake: Path, days: int) -> None:
+    done = lake / ".complete"
+    if done.exists():
+        print(f"Reusing the lake in {lake}")
+        return
+    started = time.perf_counter()
+    lake.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    con.execute("SET threads = 2; SET preserve_insertion_order = false;")
+    for table, query in generate_queries(days).items():
+        target = L.table_url(str(lake), table)
+        con.execute(f"COPY ({query}) TO '{target}' (FORMAT parquet, PARTITION_BY ({L.CLUSTER}, {L.DATE}), "
+                    "OVERWRITE_OR_IGNORE true)")
+    done.touch()
+    print(f"Generated the lake in {time.perf_counter() - started:.0f} s: {lake}")
+
+
+# --- the jobs: Spark's and DuckDB's ---------------------------------------------------------------
+
+def spark_jobs(tables):
+    from console.analytics.jobs import lag, rates, retention
+    from console.analytics.launch import _recent
+    go, parts = tables[L.GROUP_OFFSETS], tables[L.PARTITIONS]
+    return {
+        "lag history, 5 min, per group": (go, lambda: lag.group_lag_history(lag.lag_history(go, resolution_seconds=300))),
+        "lag history, 1 h, per partition": (go, lambda: lag.lag_history(go, resolution_seconds=3600)),
+        "time lag, last day": (None, lambda: lag.time_lag(_recent(go, 1), _recent(parts, 1))),
+        "Burrow status, 10 snapshots": (go, lambda: lag.group_status(lag.partition_status(go))),
+        "production rate, 5 min": (parts, lambda: rates.production_rates(parts, resolution_seconds=300)),
+        "catch-up time, 15 min": (go, lambda: rates.catch_up(go, window_seconds=900)),
+        "topic growth per day": (parts, lambda: retention.growth_per_day(
+            retention.topic_bytes(parts, resolution_seconds=60), key=[L.TOPIC])),
+    }
+
+
+DUCK_VIEWS = {t: f"read_parquet('{{lake}}/{t}/*/*/*.parquet', hive_partitioning = true)" for t in L.TABLES}
+DUCK_JOBS = {
+    "lag history, 5 min, per group": f"""
+        WITH h AS (SELECT group_id, topic, partition, time_bucket(INTERVAL 5 MINUTE, ts) AS bucket,
+                          max(greatest(log_end_offset - committed_offset, 0)) AS lag, arg_max(committed_offset, ts) AS c
+                   FROM {L.GROUP_OFFSETS} GROUP BY ALL)
+        SELECT group_id, bucket, sum(lag) AS lag FROM h GROUP BY ALL""",
+    "lag history, 1 h, per partition": f"""
+        SELECT group_id, topic, partition, time_bucket(INTERVAL 1 HOUR, ts) AS bucket,
+               max(greatest(log_end_offset - committed_offset, 0)) AS lag, arg_max(committed_offset, ts) AS c
+        FROM {L.GROUP_OFFSETS} GROUP BY ALL""",
+    "time lag, last day": f"""
+        WITH go AS (SELECT * FROM {L.GROUP_OFFSETS} WHERE ts >= (SELECT max(ts) FROM {L.GROUP_OFFSETS}) - INTERVAL 1 DAY),
+             p AS (SELECT * FROM {L.PARTITIONS} WHERE ts >= (SELECT max(ts) FROM {L.PARTITIONS}) - INTERVAL 1 DAY),
+             probes AS (SELECT row_number() OVER () AS id, * FROM go),
+             u AS (SELECT topic, partition, log_end_offset AS o, ts AS t, 1 AS kind, NULL::BIGINT AS id FROM p
+                   UNION ALL SELECT topic, partition, committed_offset, NULL, 0, id FROM probes),
+             w AS (SELECT *, last_value(CASE WHEN kind = 1 THEN t END IGNORE NULLS) OVER b AS a_t,
+                             last_value(CASE WHEN kind = 1 THEN o END IGNORE NULLS) OVER b AS a_o,
+                             first_value(CASE WHEN kind = 1 THEN t END IGNORE NULLS) OVER f AS b_t,
+                             first_value(CASE WHEN kind = 1 THEN o END IGNORE NULLS) OVER f AS b_o
+                   FROM u WINDOW b AS (PARTITION BY topic, partition ORDER BY o, kind, t
+                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                                 f AS (PARTITION BY topic, partition ORDER BY o, kind, t
+                                       ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING))
+        SELECT probes.*, CASE WHEN probes.log_end_offset <= probes.committed_offset THEN 0.0
+                              ELSE epoch(probes.ts) - (epoch(a_t) + (w.o - a_o) / (b_o - a_o) * (epoch(b_t) - epoch(a_t)))
+                         END AS time_lag_seconds
+        FROM w JOIN probes USING (id) WHERE w.kind = 0""",
+    "Burrow status, 10 snapshots": f"""
+        WITH r AS (SELECT *, greatest(log_end_offset - committed_offset, 0) AS lag FROM {L.GROUP_OFFSETS}
+                   QUALIFY row_number() OVER (PARTITION BY group_id, topic, partition ORDER BY ts DESC) <= 10),
+             d AS (SELECT *, committed_offset - lag(committed_offset) OVER w AS d_o, lag - lag(lag) OVER w AS d_l
+                   FROM r WINDOW w AS (PARTITION BY group_id, topic, partition ORDER BY ts)),
+             f AS (SELECT group_id, topic, partition, count(*) AS n, min(d_o) AS min_o, max(d_o) AS max_o,
+                          min(d_l) AS min_l, arg_max(lag, ts) AS lag, arg_max(members, ts) AS members
+                   FROM d GROUP BY ALL),
+             s AS (SELECT *, CASE WHEN n < 2 THEN 'OK' WHEN min_o < 0 THEN 'REWIND' WHEN lag = 0 THEN 'OK'
+                                  WHEN max_o = 0 AND members = 0 THEN 'STOP' WHEN max_o = 0 THEN 'STALL'
+                                  WHEN min_l > 0 THEN 'WARN' ELSE 'OK' END AS status FROM f)
+        SELECT group_id, arg_max(status, CASE status WHEN 'STOP' THEN 4 WHEN 'STALL' THEN 3 WHEN 'REWIND' THEN 2
+                                                     WHEN 'WARN' THEN 1 ELSE 0 END) AS status,
+               sum(lag) AS lag FROM s GROUP BY ALL""",
+    "production rate, 5 min": f"""
+        WITH d AS (SELECT topic, partition, ts, log_end_offset - lag(log_end_offset) OVER w AS d,
+                          epoch(ts) - epoch(lag(ts) OVER w) AS dt
+                   FROM {L.PARTITIONS} WINDOW w AS (PARTITION BY topic, partition ORDER BY ts)),
+             p AS (SELECT topic, partition, time_bucket(INTERVAL 5 MINUTE, ts) AS bucket,
+                          sum(greatest(d, 0)) / sum(dt) AS rate FROM d WHERE dt > 0 GROUP BY ALL)
+        SELECT topic, bucket, sum(rate) AS rate FROM p GROUP BY ALL""",
+    "catch-up time, 15 min": f"""
+        WITH r AS (SELECT *, greatest(log_end_offset - committed_offset, 0) AS lag,
+                          max(ts) OVER (PARTITION BY group_id) AS newest FROM {L.GROUP_OFFSETS}),
+             p AS (SELECT group_id, topic, partition, arg_max(lag, ts) AS lag,
+                          greatest(arg_max(committed_offset, ts) - arg_min(committed_offset, ts), 0)
+                            / nullif(epoch(max(ts)) - epoch(min(ts)), 0) AS c,
+                          (arg_max(log_end_offset, ts) - arg_min(log_end_offset, ts))
+                            / nullif(epoch(max(ts)) - epoch(min(ts)), 0) AS p
+                   FROM r WHERE ts >= newest - INTERVAL 900 SECOND GROUP BY ALL)
+        SELECT group_id, sum(lag) AS lag, sum(c) AS c, sum(p) AS p,
+               CASE WHEN sum(lag) = 0 THEN 0 WHEN sum(c) > sum(p) THEN sum(lag) / (sum(c) - sum(p)) END AS catch_up
+        FROM p GROUP BY ALL""",
+    "topic growth per day": f"""
+        WITH b AS (SELECT topic, partition, time_bucket(INTERVAL 1 MINUTE, ts) AS bucket, arg_max(size_bytes, ts) AS size
+                   FROM {L.PARTITIONS} GROUP BY ALL),
+             t AS (SELECT topic, bucket, sum(size) AS size FROM b GROUP BY ALL)
+        SELECT topic, regr_slope(size, epoch(bucket)) * 86400 AS growth FROM t GROUP BY ALL""",
+}
+
+
+def rows_of(con, table: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def run_jobs(lake: Path, days: int) -> None:
+    from console.analytics.launch import lake_frame
+    from console.analytics.spark import build_session
+
+    spark = build_session(master="local[2]", conf={"spark.driver.memory": "6g", "spark.sql.shuffle.partitions": "8"})
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    for table, view in DUCK_VIEWS.items():
+        con.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE ({L.CLUSTER}, {L.DATE}) FROM {view.format(lake=lake)} "
+                    f"WHERE {L.CLUSTER} = {CLUSTER}")
+    counts = {t: rows_of(con, t) for t in L.TABLES}
+    print("Rows: " + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
+    tables = {t: lake_frame(spark, lake_url=str(lake), table=t, cluster_id=CLUSTER) for t in L.TABLES}
+    last_day = {L.GROUP_OFFSETS: counts[L.GROUP_OFFSETS] // days, L.PARTITIONS: counts[L.PARTITIONS] // days}
+    print(f"\n{'job':<34}{'input rows':>12}{'Spark s':>9}{'Spark rows/s':>14}{'DuckDB s':>10}"
+          f"{'DuckDB rows/s':>15}{'Spark/DuckDB':>14}")
+    for name, (source, build) in spark_jobs(tables).items():
+        rows = sum(last_day.values()) if source is None else (
+            counts[L.GROUP_OFFSETS] if source is tables[L.GROUP_OFFSETS] else counts[L.PARTITIONS])
+        started = time.perf_counter()
+        build().write.format("noop").mode("overwrite").save()
+        spark_s = time.perf_counter() - started
+        started = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE result AS {DUCK_JOBS[name]}")
+        duck_s = time.perf_counter() - started
+        print(f"{name:<34}{rows:>12,}{spark_s:>9.1f}{rows / spark_s:>14,.0f}{duck_s:>10.1f}{rows / duck_s:>15,.0f}"
+              f"{spark_s / duck_s:>13.1f}x", flush=True)
+    spark.stop()
+
+
+# --- the data source against a plain consumer -------------------------------------------------------
+
+def source_rate(records: int, rounds: int) -> None:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from console.analytics.spark import build_session
+    from console.kafka_gateway.spark_source import NAME
+    from tests.support.engine_process import EngineProcess
+
+    engine = EngineProcess(Path(tempfile.mkdtemp(prefix="analytics-bench-")) / "data", brokers=1).start()
+    topic, partitions = "analytics-source", 4
+    try:
+        admin = AdminClient({"bootstrap.servers": engine.bootstrap})     # kept: its futures need it alive
+        admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(30)
+        producer = Producer({"bootstrap.servers": engine.bootstrap, "linger.ms": 20,
+                             "queue.buffering.max.messages": 1_000_000})
+        value = b"v" * 100
+        for i in range(records):
+            producer.produce(topic, value=value, key=str(i % 1000).encode(), partition=i % partitions)
+            if i % 100_000 == 0:
+                producer.poll(0)
+        assert producer.flush(120) == 0
+        producer = None              # closed before the engine stops (no reconnect noise)
+
+        def plain() -> float:
+            consumer = Consumer({"bootstrap.servers": engine.bootstrap, "group.id": "bench",
+                                 "enable.partition.eof": True, "enable.auto.commit": False})
+            started = time.perf_counter()
+            consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+            seen, ended = 0, set()
+            while len(ended) < partitions:
+                for m in consumer.consume(10_000, timeout=1):
+                    if m.error():
+                        if m.error().code() == KafkaError._PARTITION_EOF:
+                            ended.add(m.partition())
+                        continue
+                    seen += 1
+            elapsed = time.perf_counter() - started
+            consumer.close()
+            assert seen == records, seen
+            return elapsed
+
+        spark = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "4"})
+
+        def via_spark() -> float:
+            started = time.perf_counter()
+            frame = spark.read.format(NAME).option("kafka.bootstrap.servers", engine.bootstrap) \
+                .option("subscribe", topic).load()
+            frame.write.format("noop").mode("overwrite").save()
+            return time.perf_counter() - started
+
+        assert spark.read.format(NAME).option("kafka.bootstrap.servers", engine.bootstrap) \
+            .option("subscribe", topic).load().count() == records      # also warms the Python workers
+        ratios = []
+        print(f"\nData source: {records:,} records of 100 bytes, {partitions} partitions, 1-broker engine")
+        for round_ in range(rounds):
+            consumer_s, spark_s = plain(), via_spark()
+            ratios.append(consumer_s / spark_s)
+            print(f"  round {round_ + 1}: confluent-kafka consumer {records / consumer_s:>10,.0f} rec/s   "
+                  f"Spark data source (local[2]) {records / spark_s:>10,.0f} rec/s   ratio {ratios[-1]:.2f}", flush=True)
+        print(f"  data source / plain consumer, median: {statistics.median(ratios):.2f}x")
+        spark.stop()
+    finally:
+        engine.terminate()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="/tmp/analytics-bench-lake")
+    parser.add_argument("--days", type=int, default=DAYS, help="days of snapshots (a smaller lake for a smoke run)")
+    parser.add_argument("--records", type=int, default=500_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--skip-jobs", action="store_true")
+    parser.add_argument("--skip-source", action="store_true")
+    args = parser.parse_args()
+    lake = Path(args.data)
+    if not args.skip_jobs:
+        lake_generate(lake, args.days)
+        run_jobs(lake, args.days)
+    if not args.skip_source:
+        source_rate(args.records, args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Launchers: read the lake, call a job, write its result. Nothing else happens here.
+
+`lake_frame` reads a table of one cluster with partition pruning on cluster and date; the
+results go to `<lake>/results/<job>/cluster=<id>/` (overwritten by each run), where the
+pages read them with pyarrow (console.analytics.selectors).
+"""
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from console.analytics import lake as L
+from console.analytics.jobs import lag, rates, retention
+
+Progress = Callable[[str, int], None]
+
+
+def lake_frame(spark: SparkSession, *, lake_url: str, table: str, cluster_id: int,
+               since: dt.date | None = None) -> DataFrame:
+    """A lake table of one cluster (from `since` on), without its partition columns."""
+    frame = (spark.read.schema(f"{L.spark_ddl(table)}, {L.CLUSTER} int, {L.DATE} date")
+             .option("basePath", L.table_url(lake_url, table))
+             .parquet(L.table_url(lake_url, table)))
+    frame = frame.where(F.col(L.CLUSTER) == cluster_id)
+    if since is not None:
+        frame = frame.where(F.col(L.DATE) >= F.lit(since))
+    return frame.drop(L.CLUSTER, L.DATE)
+
+
+def result_write(frame: DataFrame, *, lake_url: str, job: str, cluster_id: int) -> None:
+    frame.write.mode("overwrite").parquet(L.result_url(lake_url, job, cluster_id))
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    name: str
+    build: Callable[[dict[str, DataFrame]], DataFrame]
+
+
+# The results the pages read. Horizons keep each history small: 1-minute points for a day,
+# 5-minute points for a week, hourly points for everything in the lake.
+HISTORY_HORIZON_DAYS = {"1m": 1, "5m": 7, "1h": None}
+
+
+def _recent(frame: DataFrame, days: int | None) -> DataFrame:
+    if days is None:
+        return frame
+    newest = frame.agg(F.max(L.TS)).first()[0]
+    return frame if newest is None else frame.where(F.col(L.TS) >= F.lit(newest - dt.timedelta(days=days)))
+
+
+def job_specs() -> list[JobSpec]:
+    specs = []
+    for name, seconds in lag.RESOLUTIONS.items():
+        days = HISTORY_HORIZON_DAYS[name]
+        specs.append(JobSpec(f"group_lag_{name}", lambda t, s=seconds, d=days: lag.group_lag_history(
+            lag.lag_history(_recent(t[L.GROUP_OFFSETS], d), resolution_seconds=s))))
+        specs.append(JobSpec(f"partition_lag_{name}", lambda t, s=seconds, d=days: lag.lag_history(
+            _recent(t[L.GROUP_OFFSETS], min(d or 1, 1)), resolution_seconds=s)))
+    specs += [
+        JobSpec("time_lag", lambda t: _newest(lag.time_lag(_recent(t[L.GROUP_OFFSETS], 1), t[L.PARTITIONS]))),
+        JobSpec("partition_status", lambda t: lag.partition_status(t[L.GROUP_OFFSETS])),
+        JobSpec("group_status", lambda t: lag.group_status(lag.partition_status(t[L.GROUP_OFFSETS]))),
+        JobSpec("production_5m", lambda t: rates.production_rates(t[L.PARTITIONS], resolution_seconds=300)),
+        JobSpec("consumption_5m", lambda t: rates.consumption_rates(t[L.GROUP_OFFSETS], resolution_seconds=300)),
+        JobSpec("catch_up", lambda t: rates.catch_up(t[L.GROUP_OFFSETS], window_seconds=900)),
+        JobSpec("topic_bytes_1h", lambda t: retention.topic_bytes(t[L.PARTITIONS], resolution_seconds=3600)),
+        JobSpec("broker_bytes_1h", lambda t: retention.broker_bytes(t[L.LOG_DIRS], resolution_seconds=3600)),
+        JobSpec("topic_growth", lambda t: retention.growth_per_day(
+            retention.topic_bytes(t[L.PARTITIONS], resolution_seconds=60), key=[L.TOPIC])),
+        JobSpec("days_until_full", lambda t: retention.days_until_full(t[L.LOG_DIRS])),
+        JobSpec("effective_retention", lambda t: retention.effective_retention(t[L.PARTITIONS], t[L.TOPIC_CONFIGS])),
+    ]
+    return specs
+
+
+def _newest(frame: DataFrame) -> DataFrame:
+    """The rows of each group partition's newest snapshot."""
+    newest = frame.groupBy(L.GROUP, L.TOPIC, L.PARTITION).agg(F.max(L.TS).alias(L.TS))
+    return frame.join(newest, [L.GROUP, L.TOPIC, L.PARTITION, L.TS])
+
+
+def analytics_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, days: int,
+                       today: dt.date, progress: Progress) -> dict[str, float]:
+    """Run every job on the last `days` of the cluster's lake; returns seconds per job."""
+    since = today - dt.timedelta(days=days)
+    tables = {t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
+              for t in L.TABLES}
+    timings = {}
+    specs = job_specs()
+    try:
+        for done, spec in enumerate(specs):
+            progress(spec.name, int(100 * done / len(specs)))
+            started = dt.datetime.now()
+            result_write(spec.build(tables), lake_url=lake_url, job=spec.name, cluster_id=cluster_id)
+            timings[spec.name] = (dt.datetime.now() - started).total_seconds()
+    finally:
+        for frame in tables.values():
+            frame.unpersist()
+    progress("done", 100)
+    return timings

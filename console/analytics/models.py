@@ -1,0 +1,33 @@
+from django.conf import settings
+from django.db import models
+
+
+class AnalyticsRun(models.Model):
+    """One run of the Spark jobs for a cluster. The Celery task writes its progress here; the
+    pages and the websocket only read and announce it."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
+    ACTIVE = (QUEUED, RUNNING)
+
+    cluster = models.ForeignKey("clusters.Cluster", on_delete=models.CASCADE, related_name="analytics_runs")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    state = models.CharField(max_length=8, choices=STATES, default=QUEUED)
+    step = models.CharField(max_length=64, blank=True, default="")
+    progress = models.PositiveSmallIntegerField(default=0)         # percent
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    job_seconds = models.JSONField(default=dict, blank=True)        # {job name: seconds}
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["cluster", "-created_at"])]
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None

@@ -1,0 +1,124 @@
+"""Reads for the analytics pages and API: job results from the lake (pyarrow, milliseconds)
+and the run rows. Nothing here starts Spark."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import logging
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+from console.analytics import lake as L
+from console.analytics.jobs.rates import CATCH_UP_SECONDS
+from console.analytics.models import AnalyticsRun
+from console.analytics.storage import lake_filesystem
+from console.clusters.models import Cluster
+
+RESOLUTIONS = ("1m", "5m", "1h")
+log = logging.getLogger(__name__)
+
+
+def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None = None,
+                sort: str | None = None) -> list[dict]:
+    """A job's latest result as rows (empty before its first run), filtered by equality."""
+    fs, root = lake_filesystem(lake_url)
+    path = L.result_url(root, job, cluster_id)
+    if fs.get_file_info(path).type.name != "Directory":
+        return []
+    dataset = ds.dataset(path, format="parquet", filesystem=fs)
+    condition = None
+    for column, value in (where or {}).items():
+        term = pc.field(column) == value
+        condition = term if condition is None else condition & term
+    table = dataset.to_table(filter=condition)
+    if sort and table.num_rows:
+        table = table.sort_by(sort)
+    return table.to_pylist()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    state: str
+    step: str
+    progress: int
+    created_at: object
+    started_at: object
+    finished_at: object
+    duration_seconds: float | None
+    error: str
+
+    @classmethod
+    def of(cls, run: AnalyticsRun | None) -> RunInfo | None:
+        if run is None:
+            return None
+        return cls(run.pk, run.state, run.step, run.progress, run.created_at, run.started_at, run.finished_at,
+                   run.duration_seconds, run.error)
+
+
+def run_latest(*, cluster: Cluster) -> RunInfo | None:
+    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster).first())
+
+
+def run_last_finished(*, cluster: Cluster) -> RunInfo | None:
+    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster, state=AnalyticsRun.DONE)
+                      .order_by("-finished_at").first())
+
+
+def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
+    """{group_id: {status, reason, lag}}: the badges of the groups list. A lake that cannot be
+    read (an unreachable s3a:// store) costs the badges, never the groups page."""
+    try:
+        rows = result_rows(lake_url=lake_url, job="group_status", cluster_id=cluster.pk)
+    except (OSError, pa.ArrowException) as exc:
+        log.warning("group status badges unavailable: %s", exc)
+        return {}
+    return {r[L.GROUP]: r for r in rows}
+
+
+def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
+    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    catch_up = {r[L.GROUP]: r[CATCH_UP_SECONDS] for r in rows("catch_up")}
+    return {
+        "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
+        "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP])} for g in rows("group_status", sort=L.GROUP)],
+        "log_dirs": rows("days_until_full", sort=L.BROKER),
+        "topic_growth": rows("topic_growth", sort=L.TOPIC),
+        "retention": rows("effective_retention", sort=L.TOPIC),
+        "broker_bytes": rows("broker_bytes_1h", sort=L.BUCKET),
+        "production": rows("production_5m", sort=L.BUCKET),
+    }
+
+
+def group_analytics(*, lake_url: str, cluster: Cluster, group_id: str, resolution: str = "5m") -> dict:
+    if resolution not in RESOLUTIONS:
+        resolution = "5m"
+    group = {L.GROUP: group_id}
+    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    status = rows("group_status", where=group)
+    catch_up = rows("catch_up", where=group)
+    return {
+        "group_id": group_id, "resolution": resolution, "run": run_latest(cluster=cluster),
+        "last_finished": run_last_finished(cluster=cluster),
+        "status": status[0] if status else None, "catch_up": catch_up[0] if catch_up else None,
+        "partitions": rows("partition_status", where=group, sort=L.PARTITION),
+        "time_lag": rows("time_lag", where=group, sort=L.PARTITION),
+        "lag_history": rows(f"group_lag_{resolution}", where=group, sort=L.BUCKET),
+        "partition_lag_history": rows(f"partition_lag_{resolution}", where=group, sort=L.BUCKET),
+        "consumption": rows("consumption_5m", where=group, sort=L.BUCKET),
+    }
+
+
+def topic_analytics(*, lake_url: str, cluster: Cluster, topic: str) -> dict:
+    where = {L.TOPIC: topic}
+    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    growth = rows("topic_growth", where=where)
+    retention = rows("effective_retention", where=where)
+    return {
+        "topic": topic, "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
+        "growth": growth[0] if growth else None, "retention": retention[0] if retention else None,
+        "bytes": rows("topic_bytes_1h", where=where, sort=L.BUCKET),
+        "production": rows("production_5m", where=where, sort=L.BUCKET),
+    }

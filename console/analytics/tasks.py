@@ -1,0 +1,47 @@
+"""Celery tasks for analytics: thin wrappers around services.
+
+`analytics_run` runs on the `analytics` queue (settings.CELERY_TASK_ROUTES), served by a
+worker that keeps one warm SparkSession per process: with ANALYTICS_WARM_SPARK=1 the session
+starts when the worker does (`--pool solo`: ready; prefork: each child), not on the first job. Snapshots and lake upkeep are
+cheap and run on the default queue, from beat.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+from celery import shared_task
+from celery.signals import worker_process_init, worker_ready
+from django.conf import settings
+
+from console.analytics import services
+
+
+@worker_process_init.connect
+@worker_ready.connect
+def _warm_spark(**_) -> None:
+    if os.environ.get("ANALYTICS_WARM_SPARK") == "1":
+        from console.analytics.spark import spark_session
+        spark_session()
+
+
+@shared_task(acks_late=True)
+def analytics_run(run_id: int) -> None:
+    from console.analytics.spark import spark_session
+    services.analytics_run_execute(run_id=run_id, spark=spark_session())
+
+
+@shared_task(acks_late=True)
+def analytics_snapshot() -> int:
+    return len(services.snapshots_take(lake_url=settings.ANALYTICS_LAKE))
+
+
+@shared_task(acks_late=True)
+def analytics_lake_upkeep() -> None:
+    services.lake_upkeep(lake_url=settings.ANALYTICS_LAKE, retention_days=settings.ANALYTICS_LAKE_RETENTION_DAYS,
+                         today=dt.datetime.now(dt.timezone.utc).date())
+
+
+@shared_task(acks_late=True)
+def analytics_runs_schedule() -> int:
+    return len(services.analytics_runs_schedule())

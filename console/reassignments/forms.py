@@ -1,0 +1,93 @@
+"""Forms for reassignments: they parse and bound the input; services decide."""
+from __future__ import annotations
+
+from django import forms
+
+from console.reassignments.plan_json import MAX_JSON_BYTES
+from console.reassignments.services import SCENARIOS
+
+SCENARIO_LABELS = {"rebalance": "Rebalance", "add": "Add brokers (fill the new ones)",
+                   "decommission": "Decommission brokers (move everything off)",
+                   "restrict": "Restrict topics to chosen brokers", "rf": "Change the replication factor"}
+
+
+def _id_list(value: str, what: str) -> list:
+    items = [s.strip() for s in value.replace("\n", ",").split(",") if s.strip()]
+    if len(items) > 10_000:
+        raise forms.ValidationError(f"Too many {what}.")
+    return items
+
+
+class GenerateForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    scenario = forms.ChoiceField(choices=[(s, SCENARIO_LABELS[s]) for s in SCENARIOS])
+    topics = forms.CharField(required=False, max_length=200_000,
+                             help_text="Comma-separated; empty means every topic of the cluster.")
+    brokers = forms.CharField(required=False, max_length=2000,
+                              help_text="Broker ids, comma-separated: to fill, to empty, or to restrict to.")
+    replication_factor = forms.IntegerField(required=False, min_value=1, max_value=100)
+    bytes_tolerance_percent = forms.IntegerField(initial=10, min_value=1, max_value=100,
+                                                 help_text="Bytes per broker within this % of the mean.")
+
+    def clean_topics(self) -> list[str]:
+        return _id_list(self.cleaned_data["topics"], "topics")
+
+    def clean_brokers(self) -> list[int]:
+        try:
+            return [int(b) for b in _id_list(self.cleaned_data["brokers"], "brokers")]
+        except ValueError:
+            raise forms.ValidationError("Broker ids are numbers, e.g. 1,2,3.") from None
+
+
+class ImportForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 8, "cols": 70, "spellcheck": "false"}),
+                               max_length=MAX_JSON_BYTES,
+                               help_text="The JSON of kafka-reassign-partitions.sh (version 1).")
+
+
+class EditMoveForm(forms.Form):
+    topic = forms.CharField(max_length=249)
+    partition = forms.IntegerField(min_value=0)
+    replicas = forms.CharField(max_length=2000)
+
+
+class RunForm(forms.Form):
+    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, initial=50,
+                                           label="Throttle (MB/s)", help_text="Empty: no throttle.")
+    per_broker_limit = forms.IntegerField(initial=5, min_value=1, max_value=1000,
+                                          label="Moves in or out per broker at a time")
+    cluster_limit = forms.IntegerField(initial=50, min_value=1, max_value=100_000,
+                                       label="Moves in the cluster at a time")
+    elect_preferred = forms.BooleanField(required=False, initial=True,
+                                         label="Preferred leader election after each batch")
+    run_at = forms.DateTimeField(required=False, label="Run at (UTC, empty: now)",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                 input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
+
+    def throttle_bytes(self) -> int | None:
+        value = self.cleaned_data.get("throttle_mb_per_sec")
+        return None if value is None else int(value * 1024 * 1024)
+
+
+class ScheduleForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    kind = forms.ChoiceField(choices=[("rebalance", "Rebalance"), ("elect", "Preferred leader election")])
+    cron = forms.CharField(required=False, max_length=100, label="Cron window (UTC)",
+                           help_text='"0 2 * * *" is nightly at 02:00. Or give one time below.')
+    run_at = forms.DateTimeField(required=False, label="Or once at (UTC)",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                 input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
+    topics = forms.CharField(required=False, max_length=200_000, help_text="Comma-separated; empty: all topics.")
+    min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000,
+                                               label="Only if leader skew is over (%)")
+    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, label="Throttle (MB/s)")
+
+    def clean_topics(self) -> list[str]:
+        return _id_list(self.cleaned_data["topics"], "topics")
+
+
+class ScheduleEditForm(forms.Form):
+    cron = forms.CharField(required=False, max_length=100)
+    enabled = forms.BooleanField(required=False)
+    min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000)

@@ -1,0 +1,118 @@
+"""Reads for reassignments: the cluster's placement snapshot, jobs, and a job's progress."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from console.clusters.gateway import cluster_gateway
+from console.clusters.models import Cluster
+from console.errors import NotFound
+from console.kafka_gateway import group_partitions
+from console.reassignments.models import Reassignment, ReassignmentMove, ReassignmentSchedule
+from console.reassignments.planner import Placement
+
+MOVES_SHOWN = 500    # rows on the review page; the export has them all
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    placements: list[Placement]
+    brokers: dict[int, str | None]      # live brokers and brokers holding replicas -> rack
+    live_brokers: frozenset[int]
+
+
+def cluster_snapshot(*, cluster: Cluster, topics: Iterable[str] | None = None) -> Snapshot:
+    """Every partition of `topics` (all non-internal topics when None) with its replicas and
+    its leader's log size (DescribeLogDirs), and the brokers with their racks."""
+    with cluster_gateway(cluster) as gw:
+        meta = gw.metadata(None if topics is None else list(topics))
+        wanted = [t for t in meta.topics if not t.is_internal]
+        if topics is not None:
+            missing = sorted(set(topics) - {t.name for t in wanted})
+            if missing:
+                raise NotFound(f"Unknown topic(s): {', '.join(missing)}.")
+        partitions = [p for t in wanted for p in t.partitions]
+        live = frozenset(b.node_id for b in meta.brokers)
+        sizes = {}
+        if partitions:
+            for r in gw.replica_log_dirs(group_partitions(partitions), sorted(live)):
+                sizes[r.topic, r.partition, r.broker_id] = r.size
+    brokers: dict[int, str | None] = {b.node_id: b.rack for b in meta.brokers}
+    for p in partitions:
+        for b in p.replicas:
+            brokers.setdefault(b, None)
+    placements = [Placement(p.topic, p.partition, tuple(p.replicas), _partition_size(p, sizes))
+                  for p in partitions]
+    return Snapshot(placements=placements, brokers=brokers, live_brokers=live)
+
+
+def _partition_size(p, sizes: dict) -> int:
+    """The leader's size; the largest replica's when the leader did not answer."""
+    if (p.topic, p.partition, p.leader) in sizes:
+        return sizes[p.topic, p.partition, p.leader]
+    return max((sizes.get((p.topic, p.partition, b), 0) for b in p.replicas), default=0)
+
+
+def reassignment_list(*, cluster: Cluster) -> QuerySet[Reassignment]:
+    return Reassignment.objects.filter(cluster=cluster)
+
+
+def reassignment_get(*, cluster: Cluster, job_id: int) -> Reassignment:
+    try:
+        return Reassignment.objects.get(cluster=cluster, pk=job_id)
+    except Reassignment.DoesNotExist:
+        raise NotFound(f"There is no reassignment {job_id} on {cluster.name}.") from None
+
+
+@dataclass(frozen=True)
+class Progress:
+    job_id: int
+    state: str
+    message: str
+    moves_total: int
+    moves_done: int
+    moves_in_flight: int
+    bytes_total: int
+    bytes_done: int
+    percent: float
+    eta_seconds: float | None
+
+    def as_event(self) -> dict:
+        return {"job": self.job_id, "state": self.state, "message": self.message, "moves_total": self.moves_total,
+                "moves_done": self.moves_done, "moves_in_flight": self.moves_in_flight,
+                "bytes_total": self.bytes_total, "bytes_done": self.bytes_done, "percent": self.percent,
+                "eta_seconds": self.eta_seconds}
+
+
+def job_progress(*, job: Reassignment) -> Progress:
+    """Moves and bytes done; the percentage counts bytes (moves when nothing is to copy)."""
+    counts = {s: 0 for s, _ in ReassignmentMove.STATES}
+    for state in job.moves.values_list("state", flat=True):
+        counts[state] += 1
+    total = sum(counts.values())
+    finished = counts[ReassignmentMove.DONE] + counts[ReassignmentMove.CANCELLED] + counts[ReassignmentMove.FAILED]
+    if job.state == Reassignment.DONE:
+        percent = 100.0
+    elif job.bytes_total > 0:
+        percent = min(100.0, 100.0 * job.bytes_done / job.bytes_total)
+    else:
+        percent = 100.0 * finished / total if total else 100.0
+    remaining = max(0, job.bytes_total - job.bytes_done)
+    eta = remaining / job.rate_bytes_per_sec if job.rate_bytes_per_sec > 0 and job.is_active else None
+    return Progress(job_id=job.pk, state=job.state, message=job.message, moves_total=total,
+                    moves_done=counts[ReassignmentMove.DONE], moves_in_flight=counts[ReassignmentMove.IN_FLIGHT],
+                    bytes_total=job.bytes_total, bytes_done=job.bytes_done, percent=round(percent, 1),
+                    eta_seconds=None if eta is None else round(eta, 1))
+
+
+def schedule_list(*, cluster: Cluster) -> QuerySet[ReassignmentSchedule]:
+    return ReassignmentSchedule.objects.filter(cluster=cluster).select_related("last_job")
+
+
+def schedule_get(*, cluster: Cluster, schedule_id: int) -> ReassignmentSchedule:
+    try:
+        return ReassignmentSchedule.objects.get(cluster=cluster, pk=schedule_id)
+    except ReassignmentSchedule.DoesNotExist:
+        raise NotFound(f"There is no schedule {schedule_id} on {cluster.name}.") from None

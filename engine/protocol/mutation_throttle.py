@@ -1,0 +1,32 @@
+"""The controller mutation quota (KIP-599) as CreateTopics, CreatePartitions and DeleteTopics
+apply it, topic by topic (engine/broker/mutation_quota.py holds the buckets)."""
+from __future__ import annotations
+
+import kafka.errors as Errors
+
+# The first version of each API whose clients know THROTTLING_QUOTA_EXCEEDED.
+QUOTA_ERROR_SINCE = {19: 6, 20: 5, 37: 3}
+
+
+class MutationThrottle:
+    """One request's view of its client's quota: `refused()` before a topic, `record()` after."""
+
+    def __init__(self, ctx, api_key: int) -> None:
+        self._quota = ctx.broker.mutation_quota
+        self._client = ctx.client_id
+        self._may_refuse = ctx.api_version >= QUOTA_ERROR_SINCE[api_key]
+        self.throttle_time_ms = 0
+
+    def refused(self) -> tuple[int, str] | None:
+        """(error code, message) if this topic must be refused now, else None."""
+        wait = self._quota.throttle_ms(self._client)
+        if not wait:
+            return None
+        self.throttle_time_ms = max(self.throttle_time_ms, wait)
+        if not self._may_refuse:
+            return None        # an older client is accepted, and told to back off by throttle_time_ms
+        return (Errors.ThrottlingQuotaExceededError.errno,
+                f"The throttling quota has been exceeded (controller_mutation_rate); retry in {wait} ms.")
+
+    def record(self, partitions: int) -> None:
+        self._quota.record(self._client, partitions)

@@ -1,0 +1,53 @@
+"""The group analytics page in a real browser: its Plotly charts draw, and nothing is fetched
+from another host (plotly.js is served by the console itself)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from playwright.sync_api import expect
+
+from console.analytics import lake as L
+from console.analytics.jobs import lag, rates
+
+NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def write_result(lake_dir, job: str, cluster_id: int, rows: list[dict]) -> None:
+    """A job result as the launcher leaves it: a directory of Parquet files (these rows are
+    what the jobs compute; the jobs themselves are tested in tests/console/analytics)."""
+    directory = lake_dir / L.RESULTS / job / f"{L.CLUSTER}={cluster_id}"
+    directory.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), directory / "part-0.parquet")
+
+
+def test_group_analytics_page_draws_its_charts_without_other_hosts(login, console_server):
+    page = login("viewer")
+    cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
+    minutes = [NOW + dt.timedelta(minutes=5 * i) for i in range(24)]
+    write_result(console_server.lake, "group_lag_5m", cluster_id,
+                 [{L.GROUP: "billing", L.BUCKET: t, L.LAG: 10 * i} for i, t in enumerate(minutes)])
+    write_result(console_server.lake, "partition_lag_5m", cluster_id,
+                 [{L.GROUP: "billing", L.TOPIC: "orders", L.PARTITION: p, L.BUCKET: t, L.LAG: 5 * i + p,
+                   L.COMMITTED_OFFSET: 100 * i} for i, t in enumerate(minutes) for p in (0, 1)])
+    write_result(console_server.lake, "consumption_5m", cluster_id,
+                 [{L.GROUP: "billing", L.BUCKET: t, rates.RATE: 2.5} for t in minutes])
+    write_result(console_server.lake, "group_status", cluster_id,
+                 [{L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: 230,
+                   lag.REASON: "orders-1: lag grew at every snapshot, from 1 to 116"}])
+
+    requested_hosts = set()
+    page.on("request", lambda request: requested_hosts.add(urlparse(request.url).netloc))
+    page.goto(f"/clusters/{cluster_id}/analytics/groups/billing/")
+    for chart in ("#group-lag-chart", "#partition-lag-chart", "#consumption-chart"):
+        expect(page.locator(chart)).to_have_attribute("data-drawn", "true")
+        expect(page.locator(f"{chart} .main-svg").first).to_be_visible()
+    traces = page.evaluate("['group-lag-chart', 'partition-lag-chart'].map(id => "
+                           "document.getElementById(id).data.map(t => t.y.length))")
+    assert traces == [[24], [24, 24]]              # one total, one line per partition, every point
+    expect(page.locator("#group-lag-chart .rangeslider-container")).to_have_count(1)      # zoomable range
+    expect(page.locator('h1 [data-status="WARN"]')).to_be_visible()
+    assert requested_hosts == {urlparse(console_server.url).netloc}

@@ -1,0 +1,62 @@
+"""Reassignment in a real browser: generate a plan, review it, run it on a real Celery worker,
+and watch the progress bar reach 100% without reloading the page."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from console.kafka_gateway import ConnectionSettings, open_gateway
+from tests.support.celery_worker import CeleryWorker
+from tests.support.partition_io import send_values
+
+TOPIC = "browser-reassign"
+SLOW = 120_000   # ms: a bound for a throttled copy, not a performance threshold
+
+
+@pytest.fixture
+def worker(console_server, tmp_path):
+    env = console_server.env
+    worker = CeleryWorker(broker_url=env["REDIS_URL"], database_url=env["DATABASE_URL"],
+                          log_path=tmp_path / "worker.log",
+                          extra_env={"ENGINE_BOOTSTRAP": env["ENGINE_BOOTSTRAP"], "REASSIGNMENT_POLL_SECONDS": "0.3"})
+    yield worker.start()
+    worker.stop()
+
+
+def test_generate_review_run_and_watch_progress_reach_100_percent(login, console_server, worker):
+    bootstrap = console_server.engine.bootstrap
+    with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
+        gw.create_topic(name=TOPIC, assignments={p: [p % 2, (p + 1) % 2] for p in range(4)})
+    for p in range(4):
+        send_values(bootstrap, TOPIC, [bytes(1024) for _ in range(256)], partition=p, acks="all")
+
+    page = login("operator")
+    cluster_path = re.search(r"/clusters/\d+/", page.url).group(0)
+    page.goto(cluster_path + "reassignments/")
+    page.fill("#generate-form input[name=name]", "fill broker 2")
+    page.select_option("#generate-form select[name=scenario]", "add")
+    page.fill("#generate-form input[name=topics]", TOPIC)
+    page.fill("#generate-form input[name=brokers]", "2")
+    page.click('[data-admin-action="generate"]')
+
+    # Review: moves, totals, the chart, and an ETA that follows the throttle typed in.
+    expect(page.locator("#moves tbody tr")).not_to_have_count(0)
+    expect(page.locator('#brokers tr[data-broker="2"]')).to_be_visible()
+    expect(page.locator("#plan-load-chart")).to_have_attribute("data-drawn", "true")
+    page.fill("#id_throttle_mb_per_sec", "0.25")
+    expect(page.locator("#eta-throttle")).to_have_text("0.25 MB/s per broker")
+    expect(page.locator("#eta-estimate")).not_to_have_text("—")
+
+    page.click('[data-admin-action="run"]')
+    expect(page.locator("#job-live")).to_have_attribute("data-live", "connected")
+    page.evaluate("window.notReloaded = true")
+    expect(page.locator("#job-state")).to_have_text("done", timeout=SLOW)
+    expect(page.locator("#job-percent")).to_have_text(re.compile(r"^100(\.0)?$"))
+    expect(page.locator("#job-progress-bar")).to_have_attribute("style", re.compile(r"width: 100%"))
+    assert page.evaluate("window.notReloaded") is True, worker.log_text()
+
+    with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
+        replicas = [p.replicas for p in gw.metadata([TOPIC]).topic(TOPIC).partitions]
+    assert sum(2 in r for r in replicas) >= 2

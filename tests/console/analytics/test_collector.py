@@ -1,0 +1,93 @@
+"""The collector against a real engine with live producers and consumers; Spark reads the lake back."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from console.analytics import lake as L
+from console.analytics.collector import snapshot_collect
+from console.analytics.launch import lake_frame
+from tests.console.conftest import make_topic
+from tests.support.waiting import wait_until
+
+T1 = dt.datetime(2026, 11, 1, 10, 0, tzinfo=dt.timezone.utc)
+T2 = T1 + dt.timedelta(seconds=30)
+
+
+def produce(bootstrap: str, topic: str, counts: dict[int, int]) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    for partition, count in counts.items():
+        for i in range(count):
+            producer.produce(topic, value=b"x" * 100, key=f"k{i}".encode(), partition=partition)
+    assert producer.flush(30) == 0
+
+
+def consume_and_commit(consumer: Consumer, topic: str, upto: dict[int, int]) -> None:
+    """Read until every partition's position reaches `upto`, then commit exactly those offsets."""
+    positions = consumer.positions = getattr(consumer, "positions", {})
+
+    def read_enough():
+        for m in consumer.consume(100, timeout=0.5):
+            if not m.error():
+                positions[m.partition()] = m.offset() + 1
+        return all(positions.get(p, 0) >= o for p, o in upto.items())
+    wait_until(read_enough, timeout=60, message="the consumer to read its records")
+    consumer.commit(offsets=[TopicPartition(topic, p, o) for p, o in upto.items()], asynchronous=False)
+
+
+class _Consumer(Consumer):
+    """A confluent consumer that can remember how far it read."""
+
+
+@pytest.fixture
+def live_consumer(engine_cluster):
+    consumers = []
+
+    def make(group: str, topic: str) -> Consumer:
+        consumer = _Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group,
+                              "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                              "session.timeout.ms": 30000})
+        consumer.subscribe([topic])
+        consumers.append(consumer)
+        return consumer
+    yield make
+    for consumer in consumers:
+        consumer.close()
+
+
+def test_snapshots_hold_offsets_sizes_groups_and_configs_that_spark_reads_back(
+        spark, cluster, engine_cluster, unique_topic, live_consumer, tmp_path):
+    topic = make_topic(cluster, unique_topic(), partitions=2, configs={"retention.ms": "3600000",
+                                                                      "segment.bytes": "1048576"})
+    bootstrap, lake_url, group = engine_cluster.bootstrap, str(tmp_path / "lake"), unique_topic("group")
+    produce(bootstrap, topic, {0: 30, 1: 20})
+    consumer = live_consumer(group, topic)
+    consume_and_commit(consumer, topic, {0: 25, 1: 20})
+    first = snapshot_collect(cluster=cluster, lake_url=lake_url, taken_at=T1)
+    produce(bootstrap, topic, {0: 10})
+    consume_and_commit(consumer, topic, {0: 40, 1: 20})
+    second = snapshot_collect(cluster=cluster, lake_url=lake_url, taken_at=T2)
+    assert first.rows[L.PARTITIONS] >= 2 and second.rows[L.LOG_DIRS] >= 3
+
+    def rows(table, **where):
+        frame = lake_frame(spark, lake_url=lake_url, table=table, cluster_id=cluster.pk)
+        for column, value in where.items():
+            frame = frame.where(frame[column] == value)
+        return [r.asDict() for r in frame.orderBy(*frame.columns).collect()]
+
+    partitions = rows(L.PARTITIONS, topic=topic)
+    assert [(r[L.TS].replace(tzinfo=dt.timezone.utc), r[L.PARTITION], r[L.LOG_START_OFFSET], r[L.LOG_END_OFFSET])
+            for r in partitions] == [(T1, 0, 0, 30), (T1, 1, 0, 20), (T2, 0, 0, 40), (T2, 1, 0, 20)]
+    assert all(r[L.SIZE_BYTES] > 100 * r[L.LOG_END_OFFSET] for r in partitions)      # records plus framing
+    assert all(r[L.LEADER] in (0, 1, 2) for r in partitions)
+    offsets = rows(L.GROUP_OFFSETS, group_id=group)
+    assert [(r[L.PARTITION], r[L.COMMITTED_OFFSET], r[L.LOG_END_OFFSET], r[L.MEMBERS]) for r in offsets] == [
+        (0, 25, 30, 1), (1, 20, 20, 1), (0, 40, 40, 1), (1, 20, 20, 1)]               # one live member
+    dirs = rows(L.LOG_DIRS)
+    assert {r[L.BROKER] for r in dirs} == {0, 1, 2}
+    assert all(r[L.TOTAL_BYTES] > r[L.USABLE_BYTES] > 0 for r in dirs)                 # DescribeLogDirs v4
+    [config, _] = rows(L.TOPIC_CONFIGS, topic=topic)
+    assert (config[L.CLEANUP_POLICY], config[L.RETENTION_MS], config[L.RETENTION_BYTES], config[L.SEGMENT_BYTES]) == (
+        "delete", 3_600_000, -1, 1_048_576)
