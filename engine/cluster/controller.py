@@ -290,13 +290,16 @@ class Controller:
     # --- topics ---------------------------------------------------------------------------
 
     def validate_new_topic(self, name: str, num_partitions: int, replication_factor: int,
-                           assignments: dict[int, list[int]] | None, configs: dict[str, Any]) -> dict[int, list[int]]:
-        """Check a CreateTopics entry and return its replica assignment; raises ApiError."""
+                           assignments: dict[int, list[int]] | None, configs: dict[str, Any], *,
+                           planned: NewTopics | None = None) -> dict[int, list[int]]:
+        """Check a CreateTopics entry and return its replica assignment; raises ApiError.
+        `planned`: topics accepted earlier in the same request, not yet in the image."""
         validate_topic_name(name)
-        if name in self.image.topics:
+        if name in self.image.topics or (planned and name in planned.names):
             raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
-        colliding = [self.image.topics_by_collision_key[collision_key(name)]] \
-            if collision_key(name) in self.image.topics_by_collision_key else []
+        key = collision_key(name)
+        colliding = [taken[key] for taken in (self.image.topics_by_collision_key, planned.collision_keys if planned
+                                              else {}) if key in taken][:1]
         if colliding:
             raise ApiError(Errors.InvalidTopicError,
                            f"Topic '{name}' collides with existing topic: {colliding[0]}")
@@ -304,8 +307,9 @@ class Controller:
             validate_topic_configs(configs)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        existing = planned.partitions if planned else None
         if assignments:
-            self._check_partition_limit(len(assignments))
+            self._check_partition_limit(len(assignments), existing)
             return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -317,7 +321,7 @@ class Controller:
             num_partitions = self.broker_config.get("num.partitions")
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
-        self._check_partition_limit(num_partitions)
+        self._check_partition_limit(num_partitions, existing)
         brokers = self.image.live_broker_ids()
         if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -326,11 +330,15 @@ class Controller:
                            f"{len(brokers)} broker(s) are registered.")
         return assign_replicas(brokers, num_partitions, replication_factor)
 
-    def _check_partition_limit(self, adding: int) -> None:
+    def partition_count(self) -> int:
+        return sum(len(t.partitions) for t in self.image.topics.values())
+
+    def _check_partition_limit(self, adding: int, existing: int | None = None) -> None:
         """The cluster-wide partition limit (`max.partitions`, as KIP-578 names it), checked
-        before any work is done, so a request for two billion partitions costs nothing."""
+        before any work is done, so a request for two billion partitions costs nothing.
+        `existing`: the count when the caller knows it (a CreateTopics batch counts once)."""
         limit = self.broker_config.get("max.partitions")
-        existing = sum(len(t.partitions) for t in self.image.topics.values())
+        existing = self.partition_count() if existing is None else existing
         if existing + adding > limit:
             raise ApiError(Errors.PolicyViolationError,
                            f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
@@ -379,15 +387,14 @@ class Controller:
     def create_topic(self, name: str, num_partitions: int, replication_factor: int,
                      assignments: dict[int, list[int]] | None = None,
                      configs: dict[str, Any] | None = None) -> TopicState:
-        configs = configs or {}
-        assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
-        topic_id = uuid.uuid4()
-        records = [R.topic_record(name, topic_id, validate_topic_configs(configs))]
-        records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
-                    for p, replicas in sorted(assignment.items())]
-        self._commit(records, changed={name})
-        log.info("Created topic %s with %d partitions", name, len(assignment))
+        batch = self.new_topics()
+        batch.add(name, num_partitions, replication_factor, assignments, configs)
+        batch.commit()
         return self.image.topics[name]
+
+    def new_topics(self) -> NewTopics:
+        """Topics validated one by one and created together, in one journal write (CreateTopics)."""
+        return NewTopics(self)
 
     def delete_topic(self, name: str) -> None:
         topic = self.image.topics.get(name)
@@ -476,3 +483,41 @@ class Controller:
 def _new_cluster_id() -> str:
     import base64
     return base64.urlsafe_b64encode(uuid.UUID(int=random.getrandbits(128)).bytes).decode().rstrip("=")
+
+
+class NewTopics:
+    """Topics of one CreateTopics request: each is validated against the image and the ones
+    accepted before it (`add`), then all are created in one metadata commit (`commit`): one
+    journal fsync and one announcement to the brokers instead of one per topic (10,000
+    topics took 80 s one by one, most of it fsyncs and per-commit work)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._controller = controller
+        self.names: set[str] = set()
+        self.collision_keys: dict[str, str] = {}
+        self.partitions = controller.partition_count()   # in the image plus accepted here
+        self._records: list[dict] = []
+
+    def add(self, name: str, num_partitions: int, replication_factor: int,
+            assignments: dict[int, list[int]] | None = None, configs: dict[str, Any] | None = None,
+            ) -> dict[int, list[int]]:
+        """Validate one topic and keep it for `commit`; returns its assignment. Raises ApiError."""
+        configs = configs or {}
+        assignment = self._controller.validate_new_topic(name, num_partitions, replication_factor, assignments,
+                                                         configs, planned=self)
+        topic_id = uuid.uuid4()
+        self._records.append(R.topic_record(name, topic_id, validate_topic_configs(configs)))
+        self._records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
+                          for p, replicas in sorted(assignment.items())]
+        self.names.add(name)
+        self.collision_keys[collision_key(name)] = name
+        self.partitions += len(assignment)
+        return assignment
+
+    def commit(self) -> None:
+        if not self._records:
+            return
+        self._controller._commit(self._records, changed=set(self.names))
+        log.info("Created %d topic(s) with %d partitions in all", len(self.names),
+                 sum(r["type"] == "partition" for r in self._records))
+        self._records = []

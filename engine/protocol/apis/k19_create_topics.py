@@ -13,6 +13,8 @@
   (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
+from collections import Counter
+
 import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
@@ -27,42 +29,46 @@ Result = CreateTopicsResponse.CreatableTopicResult
 
 @api(CreateTopicsRequest, CreateTopicsResponse, versions=(2, 7))
 async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopicsResponse:
-    names = [t.name for t in request.topics]
-    results = []
+    """Each topic is validated in request order (against the image and the topics accepted
+    before it); the accepted ones are created together in one metadata commit."""
+    counts = Counter(t.name for t in request.topics)
     throttle = MutationThrottle(ctx, 19)
+    batch = ctx.controller.new_topics()
+    results, accepted = [], []
     for topic in request.topics:
-        if names.count(topic.name) > 1:
+        if counts[topic.name] > 1:
             results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
             continue
         refused = None if request.validate_only else throttle.refused()
         if refused:
             results.append(_error(topic.name, *refused))
             continue
-        result = _create(ctx, topic, request.validate_only)
-        if result.error_code == 0 and not request.validate_only:
-            throttle.record(len(ctx.broker.image.topics[topic.name].partitions))
-        results.append(result)
+        try:
+            assignment = _add(batch, topic)
+        except ApiError as exc:
+            results.append(_error(topic.name, exc.code, exc.message))
+            continue
+        if request.validate_only:
+            results.append(_success(ctx, topic.name, None, assignment, _configs(topic)))
+            continue
+        throttle.record(len(assignment))
+        accepted.append(len(results))
+        results.append(topic.name)
+    if not request.validate_only:
+        batch.commit()
+        for i in accepted:
+            state = ctx.broker.image.topics[results[i]]
+            results[i] = _success(ctx, state.name, state.topic_id,
+                                  {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
 
 
-def _create(ctx, topic, validate_only: bool):
-    controller = ctx.controller
-    try:
-        if topic.name in INTERNAL_TOPICS:
-            raise ApiError(Errors.InvalidRequestError,
-                           f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
-        assignments = _assignments(topic)
-        configs = _configs(topic)
-        if validate_only:
-            assignment = controller.validate_new_topic(topic.name, topic.num_partitions, topic.replication_factor,
-                                                       assignments, configs)
-            return _success(ctx, topic.name, None, assignment, configs)
-        state = controller.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
-                                        assignments, configs)
-    except ApiError as exc:
-        return _error(topic.name, exc.code, exc.message)
-    assignment = {p.partition: p.replicas for p in state.partitions.values()}
-    return _success(ctx, topic.name, state.topic_id, assignment, state.configs)
+def _add(batch, topic) -> dict[int, list[int]]:
+    if topic.name in INTERNAL_TOPICS:
+        raise ApiError(Errors.InvalidRequestError,
+                       f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
+    return batch.add(topic.name, topic.num_partitions, topic.replication_factor, _assignments(topic),
+                     _configs(topic))
 
 
 def _assignments(topic) -> dict[int, list[int]] | None:
