@@ -101,22 +101,6 @@ class ReplicaLogDir:
 
 
 @dataclass(frozen=True)
-class GroupSummary:
-    group_id: str
-    state: str
-    protocol_type: str
-
-
-@dataclass(frozen=True)
-class GroupDescription:
-    group_id: str
-    state: str
-    protocol_type: str
-    members: int
-    assigned: frozenset[tuple[str, int]] = frozenset()   # (topic, partition) owned by a member
-
-
-@dataclass(frozen=True)
 class ElectionResult:
     elected: tuple[tuple[str, int], ...] = ()
     not_needed: int = 0
