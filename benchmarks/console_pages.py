@@ -106,6 +106,9 @@ def measure(args) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from console.warmup import warm_up
+    warm_up()     # what console/asgi.py does when the server starts, before it serves anything
+
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench"))
     times, cpu = [], []
