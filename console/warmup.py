@@ -8,6 +8,8 @@ anyway (its system checks do).
 """
 from __future__ import annotations
 
+import gc
+
 from django.conf import settings
 from django.template import TemplateDoesNotExist, TemplateSyntaxError
 from django.template.loader import get_template
@@ -15,6 +17,8 @@ from django.urls import get_resolver
 
 
 def warm_up() -> None:
+    """Then freeze what start-up built (modules, templates, settings: long-lived) out of the
+    cyclic GC's walks, as CPython advises: full collections then walk only what requests add."""
     get_resolver().url_patterns          # imports console.urls: every view, selector and gateway module
     for directory in settings.TEMPLATES[0]["DIRS"]:
         for path in sorted(directory.rglob("*.html")):
@@ -22,3 +26,4 @@ def warm_up() -> None:
                 get_template(path.relative_to(directory).as_posix())   # cached by Django's cached loader
             except (TemplateDoesNotExist, TemplateSyntaxError):   # a template only an include can render
                 continue
+    gc.freeze()

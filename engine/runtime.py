@@ -17,6 +17,7 @@ from engine.admin_server import AdminServer
 from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
+from engine.heap import HeapFreezer
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 
@@ -43,6 +44,7 @@ class Engine:
                                  admin_token.load_or_create(self.data_dir)) if admin else None
         for broker in self.brokers:
             broker.admin_endpoint = self.admin.endpoint if self.admin else None
+        self.heap = HeapFreezer(self.controller)
 
     @property
     def bootstrap_servers(self) -> str:
@@ -68,6 +70,9 @@ class Engine:
             await self.admin.start()
         self.controller.restoring_preferred_leaders = True
         self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
+        # The recovered state is long-lived: out of the cyclic GC's way (engine/heap.py).
+        self.heap.freeze()
+        self.controller.add_listener(self.heap.on_metadata_change)
         log.info("Engine up: cluster %s, brokers %s", self.controller.image.cluster_id, self.bootstrap_servers)
 
     async def _rebalance_leaders_periodically(self) -> None:

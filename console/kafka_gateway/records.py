@@ -30,7 +30,7 @@ class BrokerNode:
     rack: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: tens of thousands per cluster, no dict each
 class PartitionInfo:
     topic: str
     partition: int
@@ -49,7 +49,7 @@ class PartitionInfo:
         return self.leader == NO_LEADER
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicInfo:
     name: str
     is_internal: bool
