@@ -93,7 +93,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def setup_django(database: str, bootstrap: str) -> None:
-    os.environ.update(DATABASE_URL=f"sqlite:///{database}", ENGINE_BOOTSTRAP=bootstrap,
+    token = Path(database).parent / "engine" / "admin.token"     # the engine's admin token (CONTRACTS.md)
+    os.environ.update(DATABASE_URL=f"sqlite:///{database}", ENGINE_BOOTSTRAP=bootstrap, ENGINE_ADMIN_TOKEN_FILE=str(token),
                       ALLOWED_HOSTS="testserver", DJANGO_SETTINGS_MODULE="console.settings")
     os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key")   # DEBUG off, as in production
     import django

@@ -20,6 +20,7 @@ from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
+from engine.protocol.response_cache import ImageResponseCache
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,11 @@ class Engine:
         for broker in self.brokers:
             broker.admin_endpoint = self.admin.endpoint if self.admin else None
         self.heap = HeapFreezer(self.controller)
+        # Every broker answers the all-topics Metadata with the same bytes: one cache for all
+        # of them builds it once per image instead of once per broker (0.3 s at 40,000 partitions).
+        shared = ImageResponseCache()
+        for broker in self.brokers:
+            broker.response_cache = shared
 
     @property
     def bootstrap_servers(self) -> str:

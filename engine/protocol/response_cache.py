@@ -6,7 +6,9 @@ pattern-subscribed consumers ask for it again and again while nothing changes, s
 is kept per (API version, live brokers) and thrown away as soon as the image changes (its
 `version` moves, or the controller swaps in another image object).
 
-Not thread-safe: one cache belongs to one broker and is used only from the event loop.
+The answers cached depend only on the image, the live brokers and the version asked, not on
+the broker asked, so the brokers of one engine share one cache (engine/runtime.py).
+Not thread-safe: used only from the event loop the brokers share.
 """
 from __future__ import annotations
 
