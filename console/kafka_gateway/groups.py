@@ -13,11 +13,12 @@ How each Kafka API is batched (what a caller pays, whatever the number of groups
 - DescribeGroups: one request per coordinator, naming all of its groups; member metadata
   and assignments are decoded with kafka-python's ConsumerProtocolSubscription and
   ConsumerProtocolAssignment (KIP-429 versions included).
-- OffsetFetch v8+ (KIP-709): one request per coordinator and 250 of its groups. Brokers
+- OffsetFetch v8+ (KIP-709): one request per coordinator, naming all of its groups. Brokers
   before v8 get one request per group, all in flight together.
-- ListOffsets: one request per partition leader and ~4,000 of the partitions asked for:
-  callers pass the union of every group's partitions, so a partition read by 50 groups is
-  asked once. (Why several requests per broker: see LIST_OFFSETS_PER_REQUEST.)
+- ListOffsets: one request per partition leader for all partitions asked for: callers pass
+  the union of every group's partitions, so a partition read by 50 groups is asked once.
+  (Not split further: kafka-python fails a sixth request in flight to one broker
+  (NodeNotReadyError "max_in_flight"), and splitting measured no faster.)
 - OffsetCommit (generation -1, no member: an admin commit, as AlterConsumerGroupOffsets),
   OffsetDelete and DeleteGroups: one request per coordinator.
 
@@ -65,12 +66,6 @@ _NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersion
 _UNDECODABLE = (struct.error, ValueError, UnicodeDecodeError, EOFError, IndexError, TypeError)
 _RETRIABLE_COORDINATOR_ERRORS = (Errors.CoordinatorNotAvailableError.errno, Errors.CoordinatorLoadInProgressError.errno)
 _COORDINATOR_RETRY_SECONDS = 0.5
-# Big reads go out as several requests per broker, all in flight together: the broker answers
-# one while the console encodes the next and decodes the last, so on two cores the console's
-# and the engine's work overlap instead of adding up (40,000 partitions: one request each
-# way is ~0.5 s of encoding and decoding on both sides).
-LIST_OFFSETS_PER_REQUEST = 4000
-OFFSET_FETCH_GROUPS_PER_REQUEST = 250
 # OffsetCommit v9 is the KIP-848 shape; an admin commit (generation -1, no member) needs no more than v8.
 _OFFSET_COMMIT_MAX_VERSION = 8
 
@@ -183,17 +178,15 @@ class GroupCalls:
         wanted = (lambda g: None) if partitions is None else (lambda g: _fetch_topics(partitions.get(g, ())))
         batched = self._version(OffsetFetchRequest) >= 8
         requests, asked = [], []
-        for node, all_ids in by_node.items():
+        for node, ids in by_node.items():
             if batched:
-                for start in range(0, len(all_ids), OFFSET_FETCH_GROUPS_PER_REQUEST):
-                    ids = all_ids[start:start + OFFSET_FETCH_GROUPS_PER_REQUEST]
-                    groups = [OffsetFetchRequest.OffsetFetchRequestGroup(group_id=g, topics=wanted(g)) for g in ids]
-                    requests.append((node, OffsetFetchRequest(groups=groups, require_stable=False, min_version=8)))
-                    asked.append(ids)
+                groups = [OffsetFetchRequest.OffsetFetchRequestGroup(group_id=g, topics=wanted(g)) for g in ids]
+                requests.append((node, OffsetFetchRequest(groups=groups, require_stable=False, min_version=8)))
+                asked.append(ids)
             else:
                 requests += [(node, OffsetFetchRequest(group_id=g, topics=wanted(g), min_version=2, max_version=7))
-                             for g in all_ids]
-                asked += [[g] for g in all_ids]
+                             for g in ids]
+                asked += [[g] for g in ids]
         return requests, asked
 
     @translated
@@ -210,13 +203,12 @@ class GroupCalls:
                 continue
             by_leader[p.leader][p.topic].append(wanted(partition_index=p.partition, timestamp=timestamp,
                                                        current_leader_epoch=-1))
-        chunks = [(leader, chunk) for leader, topics in by_leader.items() for chunk in _chunks(topics)]
         requests = [(leader, ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
             ListOffsetsRequest.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
-            for leader, topics in chunks]
+            for leader, topics in by_leader.items()]
         offsets: dict[TopicPartitionKey, int] = {}
         with _bulk_allocation():
-            for (leader, topics), answer in zip(chunks, self._run(_send_all, requests)):
+            for (leader, topics), answer in zip(by_leader.items(), self._run(_send_all, requests)):
                 if isinstance(answer, Exception):
                     reason = readable(answer)
                     errors.update({(t, p.partition_index): reason for t, ps in topics.items() for p in ps})
@@ -262,9 +254,7 @@ class GroupCalls:
                     raise answers[-1]
                 metadata = cluster_metadata(answers[-1])
                 self._gateway.remember_metadata(metadata, fetched_at=sent_at)
-            elif all_topics:
-                pass          # the cached all-topics metadata
-            else:
+            elif not all_topics:
                 metadata = self._gateway.metadata(sorted({t for t, _ in partitions})) if partitions else None
         leaders = [p for t in metadata.topics for p in t.partitions
                    if (p.topic, p.partition) in partitions] if metadata else []
@@ -387,21 +377,6 @@ def _fetched(asked: list[list[str]], answers: list) -> GroupOffsets:
             else:
                 offsets[group.group_id] = _committed(group)
     return GroupOffsets(offsets=offsets, errors=errors)
-
-
-def _chunks(topics: dict[str, list]) -> list[dict[str, list]]:
-    """One leader's {topic: [partitions]} cut into requests of about LIST_OFFSETS_PER_REQUEST
-    partitions (a topic is never split)."""
-    chunks, chunk, size = [], {}, 0
-    for topic, partitions in topics.items():
-        if size and size + len(partitions) > LIST_OFFSETS_PER_REQUEST:
-            chunks.append(chunk)
-            chunk, size = {}, 0
-        chunk[topic] = partitions
-        size += len(partitions)
-    if chunk:
-        chunks.append(chunk)
-    return chunks
 
 
 def _by_coordinator(coordinators: Mapping[str, int]) -> dict[int, list[str]]:
