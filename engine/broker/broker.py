@@ -74,6 +74,8 @@ class Broker:
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
+        # Called after a transaction marker is replicated: listener(topic, partition, producer_id, commit).
+        self.txn_marker_listeners: list = []
 
     @property
     def image(self) -> MetadataImage:
@@ -324,18 +326,29 @@ class Broker:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
 
+    def check_min_insync(self, partition: Partition, error) -> None:
+        """Raise ApiError(error) if the partition's ISR is smaller than its min.insync.replicas."""
+        state = self.image.topics.get(partition.topic)
+        if state is None:   # deleted while an acks=all request waited
+            raise ApiError(Errors.UnknownTopicOrPartitionError)
+        min_isr = int(state.configs.get("min.insync.replicas", self.config.topic_default("min.insync.replicas")[0]))
+        if len(partition.isr) < min_isr:
+            raise ApiError(error, f"The size of the current ISR {partition.isr} is insufficient to satisfy the "
+                                  f"min.isr requirement of {min_isr} for partition {partition.topic}-{partition.index}")
+
     def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
-                       replica_id: int, min_one_batch: bool):
+                       replica_id: int, min_one_batch: bool, isolation_level: int = 0):
         """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
 
-        Consumers read up to the high watermark; a follower (replica_id >= 0) reads up to the
+        Consumers read up to the high watermark (read_committed, isolation_level 1: up to
+        the last stable offset); a follower (replica_id >= 0) reads up to the
         log end, and its fetch offset moves the high watermark and may grow the ISR; a
         throttled follower gets no data while the leader throttle is exceeded. The slice's
         descriptor belongs to the segment: a caller that keeps it past this turn of the event
         loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
         partition = self.leader_partition(topic, index)
         partition.check_leader_epoch(current_leader_epoch)
-        max_offset = partition.high_watermark
+        max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         if replica_id >= 0:
             self.on_follower_fetch(partition, replica_id, fetch_offset)
             max_offset = None
