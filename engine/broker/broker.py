@@ -326,16 +326,6 @@ class Broker:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
 
-    def check_min_insync(self, partition: Partition, error) -> None:
-        """Raise ApiError(error) if the partition's ISR is smaller than its min.insync.replicas."""
-        state = self.image.topics.get(partition.topic)
-        if state is None:   # deleted while an acks=all request waited
-            raise ApiError(Errors.UnknownTopicOrPartitionError)
-        min_isr = int(state.configs.get("min.insync.replicas", self.config.topic_default("min.insync.replicas")[0]))
-        if len(partition.isr) < min_isr:
-            raise ApiError(error, f"The size of the current ISR {partition.isr} is insufficient to satisfy the "
-                                  f"min.isr requirement of {min_isr} for partition {partition.topic}-{partition.index}")
-
     def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
                        replica_id: int, min_one_batch: bool, isolation_level: int = 0):
         """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
@@ -467,8 +457,10 @@ class Broker:
             if not self.config.get("log.cleaner.enable"):
                 continue
             try:
-                high_watermarks = self._high_watermarks()
-                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), high_watermarks):
-                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp])))
+                # Compaction stays below the last stable offset (as Kafka): an open transaction's
+                # data is not known yet to be kept or dropped.
+                bounds = {key: partition.last_stable_offset for key, partition in self.partitions.items()}
+                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), bounds):
+                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), bounds[tp])))
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: log cleaner failed", self.node_id)

@@ -19,6 +19,7 @@ import logging
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.storage.control_records import build_marker_batch
 from engine.storage.errors import StorageError
@@ -41,7 +42,7 @@ async def write_txn_markers(broker, *, producer_id: int, producer_epoch: int, co
     for key in dict.fromkeys(partitions):
         try:
             partition = broker.leader_partition(*key)
-            broker.check_min_insync(partition, Errors.NotEnoughReplicasError)
+            check_min_insync(broker, partition, Errors.NotEnoughReplicasError)
             batch = build_marker_batch(producer_id=producer_id, producer_epoch=producer_epoch,
                                        coordinator_epoch=coordinator_epoch, commit=commit, timestamp_ms=now_ms())
             info = partition.append(batch, now_ms(), control=True)
@@ -71,7 +72,7 @@ def _replicated(broker, partition, future, pending) -> int:
     if future.result() is False:
         return Errors.NotLeaderForPartitionError.errno
     try:
-        broker.check_min_insync(partition, Errors.NotEnoughReplicasAfterAppendError)
+        check_min_insync(broker, partition, Errors.NotEnoughReplicasAfterAppendError)
     except ApiError as exc:
         return exc.code
     return 0

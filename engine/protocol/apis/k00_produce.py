@@ -36,6 +36,7 @@ from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.clock import now_ms
 from engine.cluster.topics import INTERNAL_TOPICS
+from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
@@ -73,7 +74,7 @@ def _append(ctx, request, topic: str, index: int, records):
     try:
         partition = ctx.broker.leader_partition(topic, index)
         if request.acks == -1:
-            ctx.broker.check_min_insync(partition, Errors.NotEnoughReplicasError)
+            check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
         if not records:
             raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
         info = partition.append(bytearray(records), now_ms())
@@ -104,7 +105,7 @@ async def _wait_for_replication(ctx, waits, timeout_ms: int) -> None:
             _fail(answer, Errors.NotLeaderForPartitionError, "Leadership moved before the batch was replicated")
         else:
             try:
-                ctx.broker.check_min_insync(partition, Errors.NotEnoughReplicasAfterAppendError)
+                check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasAfterAppendError)
             except ApiError as exc:
                 _fail(answer, exc.error, exc.message)
 

@@ -42,7 +42,7 @@ def _lookup(ctx, topic: str, wanted, read_committed: bool) -> PartitionResponse:
     return _answer(wanted.partition_index, 0, timestamp, offset, partition.leader_epoch)
 
 
-def _offset_for(partition, timestamp: int, read_committed: bool) -> tuple[int, int]:
+def _offset_for(partition, timestamp: int, read_committed: bool = False) -> tuple[int, int]:
     latest = partition.last_stable_offset if read_committed else partition.high_watermark
     if timestamp == LATEST:
         return latest, -1
