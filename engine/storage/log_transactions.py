@@ -18,7 +18,7 @@ from typing import Iterable
 
 from .control_records import read_marker
 from .producer_state import BatchMetadata, CompletedTxn, ProducerStateManager
-from .records import BatchHeader
+from .records import CONTROL_MASK, BatchHeader
 from .segment import LogSegment
 from .transaction_index import AbortedTxn
 
@@ -27,13 +27,12 @@ def stage_producers(producer_state: ProducerStateManager, records, headers: list
                     validate: bool) -> BatchMetadata | None:
     """Stage each producer batch of an append; return the original of a duplicate, if any.
     Replicated batches were checked by their leader and are only recorded."""
-    position = 0
-    for header in headers:
-        at, position = position, position + header.size
-        if not header.has_producer_id:
+    for i, header in enumerate(headers):
+        if header.producer_id < 0:
             continue
-        if header.is_control:
-            marker = read_marker(records, at, header)
+        if header.attributes & CONTROL_MASK:
+            # Markers are rare (one batch per coordinator request): only they need a position.
+            marker = read_marker(records, sum(h.size for h in headers[:i]), header)
             if validate:
                 producer_state.check_marker(header, marker)
             producer_state.stage_marker(header, marker)

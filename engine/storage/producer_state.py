@@ -13,7 +13,7 @@ from .errors import (InvalidProducerEpochError, InvalidTxnStateError, OutOfOrder
                      TransactionCoordinatorFencedError)
 from .log_files import (SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly,
                         write_atomically)
-from .records import INT32_MAX, BatchHeader
+from .records import INT32_MAX, TRANSACTIONAL_MASK, BatchHeader
 
 # Kafka remembers the last 5 batches per producer: a client has at most 5 in flight, so a
 # retry of any of them can still be recognised as a duplicate.
@@ -179,13 +179,14 @@ class ProducerStateManager:
 
     def stage(self, header: BatchHeader, first_offset: int) -> None:
         """Record a batch about to be appended at `first_offset`; visible to later checks."""
-        entry = self._staged_entry(header)
-        entry.bump_epoch(header.producer_epoch)
+        entry = self._pending.get(header.producer_id) or self._staged_entry(header)
+        if header.producer_epoch != entry.epoch:
+            entry.bump_epoch(header.producer_epoch)
         entry.batches.append(BatchMetadata(
             header.base_sequence, header.last_sequence, first_offset,
             first_offset + header.last_offset_delta, header.max_timestamp))
         entry.last_timestamp = header.max_timestamp
-        if header.is_transactional and entry.txn_first_offset == NO_TXN:
+        if header.attributes & TRANSACTIONAL_MASK and entry.txn_first_offset == NO_TXN:
             entry.txn_first_offset = first_offset
 
     def stage_marker(self, header: BatchHeader, marker: EndTxnMarker) -> CompletedTxn | None:
@@ -205,13 +206,16 @@ class ProducerStateManager:
 
     def commit(self) -> list[CompletedTxn]:
         """Make the staged batches current; return the transactions their markers completed."""
+        ongoing = self._ongoing
         for pid, entry in self._pending.items():
             if entry.txn_first_offset != NO_TXN:
-                self._ongoing[pid] = entry.txn_first_offset
-            else:
-                self._ongoing.pop(pid, None)
+                ongoing[pid] = entry.txn_first_offset
+            elif ongoing:
+                ongoing.pop(pid, None)
         self._entries.update(self._pending)
         self._pending.clear()
+        if not self._completed:
+            return []
         completed, self._completed = self._completed, []
         self._unreplicated.extend(completed)
         return completed
