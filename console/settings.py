@@ -172,12 +172,9 @@ TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100, minimum=1, maximum=10_000)
 # all-topics Metadata answer up to this old (0: always ask), and show log dir sizes collected
 # in the background, renewed when older than LOG_DIR_SIZES_MAX_AGE_SECONDS (0: collected by
 # each page); the first collection of a process is waited for up to LOG_DIR_SIZES_WAIT_SECONDS.
-KAFKA_METADATA_MAX_AGE_SECONDS = envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0)
-LOG_DIR_SIZES_MAX_AGE_SECONDS = envfloat("LOG_DIR_SIZES_MAX_AGE_SECONDS", 30.0)
-LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2)
-for _name in ("KAFKA_METADATA_MAX_AGE_SECONDS", "LOG_DIR_SIZES_MAX_AGE_SECONDS", "LOG_DIR_SIZES_WAIT_SECONDS"):
-    if globals()[_name] < 0:
-        raise ImproperlyConfigured(f"{_name}={globals()[_name]} is negative: give seconds, 0 or more")
+KAFKA_METADATA_MAX_AGE_SECONDS = envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0, zero_allowed=True)
+LOG_DIR_SIZES_MAX_AGE_SECONDS = envfloat("LOG_DIR_SIZES_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
+LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2, zero_allowed=True)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.
