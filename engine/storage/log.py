@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
+from engine import clock
 from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
@@ -461,4 +461,4 @@ class Log:
 
 
 def _now(now_ms: int | None) -> int:
-    return int(time.time() * 1000) if now_ms is None else now_ms
+    return clock.now_ms() if now_ms is None else now_ms

@@ -2,7 +2,6 @@
 3,000 partitions and deleting them leaves other connections served while the work runs,
 a deletion writes the checkpoints once, not once per replica, and a cluster-wide partition
 limit refuses what would pass it with POLICY_VIOLATION and a readable message."""
-import asyncio
 import threading
 import time
 
@@ -12,10 +11,9 @@ from kafka.protocol.admin import (CreatePartitionsRequest, CreatePartitionsRespo
                                   DeleteTopicsResponse)
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
-from engine.runtime import Engine
 from engine.storage import checkpoint
 from tests.engine.protocol.test_bad_input import build_batch, create_topic
-from tests.support.engine_process import free_port_range
+from tests.support.in_process_engine import InProcessEngine
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until
 
@@ -24,24 +22,9 @@ PARTITIONS = 3000
 
 @pytest.fixture
 def in_process_engine(tmp_path):
-    loop = asyncio.new_event_loop()
-    engine = Engine(tmp_path / "data", brokers=1, port=free_port_range(2), admin=False,
-                    configs={"max.partitions": str(PARTITIONS + 10)})
-    ready = threading.Event()
-
-    def run():
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(engine.start())
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    yield engine
-    asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(60)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    with InProcessEngine(tmp_path, brokers=1, admin=False,
+                         configs={"max.partitions": str(PARTITIONS + 10)}) as running:
+        yield running.engine
 
 
 class Pinger(threading.Thread):
