@@ -161,6 +161,13 @@ def _apply_partition(image: MetadataImage, record: dict) -> None:
         record.get("partition_epoch", 0), list(record.get("adding", [])), list(record.get("removing", [])))
 
 
+def install_partitions(image: MetadataImage, topic_id: uuid.UUID, partitions: dict[int, PartitionState]) -> None:
+    """Add partitions built from partition records on a scratch image (a big change applies
+    its records there, in slices) to the topic, as applying those records here would."""
+    image.topics_by_id[topic_id].partitions.update(partitions)
+    image.version += len(partitions)
+
+
 def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
     topic = image.topics_by_id.pop(uuid.UUID(record["topic_id"]))
     del image.topics[topic.name]
