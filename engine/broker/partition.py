@@ -135,9 +135,10 @@ class Partition:
 
     # --- leader: appends and follower fetches ---------------------------------------------------
 
-    def append(self, records: bytearray, now_ms: int):
+    def append(self, records: bytearray, now_ms: int, *, records_checked: bool = False):
         try:
-            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms,
+                                   records_checked=records_checked)
         except OSError as exc:   # e.g. rolling a segment on a full disk
             self.on_storage_failure(exc)
             raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc

@@ -110,13 +110,14 @@ class Log:
         return max(0, bisect_right(self._segments, offset, key=lambda s: s.base_offset) - 1)
 
     # --- appends -----------------------------------------------------------------------
-    def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
+    def append(self, records: bytearray, *, leader_epoch: int, now_ms: int, records_checked: bool = False
+               ) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write."""
         records = records if isinstance(records, bytearray) else bytearray(records)
-        batches = analyze_records(records, self.config, from_client=True)
+        batches = analyze_records(records, self.config, from_client=True, records_checked=records_checked)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
-        if self.config.compact:
+        if self.config.compact and not records_checked:
             check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
         stamped = assign_offsets_and_timestamps(
