@@ -17,7 +17,7 @@ from pathlib import Path
 import kafka.errors as Errors
 
 from engine.clock import now_ms
-from engine.broker.mutation_quota import ControllerMutationQuota
+from engine.broker.mutation_quota import ControllerMutationQuota, quota_of
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -64,7 +64,7 @@ class Broker:
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
-        self.mutation_quota = ControllerMutationQuota(lambda: self.config.get("controller_mutation_rate"))
+        self.mutation_quota = ControllerMutationQuota(quota_of(lambda: self.image, lambda: self.config))
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import kafka.errors as Errors
 
+from engine.cluster import client_quotas as CQ
 from engine.cluster import journal_format as F
 from engine.cluster import records as R
 from engine.cluster import replication_control as RC
@@ -153,6 +154,8 @@ class Controller:
         out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
+        for entity, values in image.client_quotas.items():
+            out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
             out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
@@ -545,6 +548,32 @@ class Controller:
         if records:
             self._commit(records, changed=set(self.image.topics))
             self._apply_broker_config_overrides()
+
+    # --- client quotas (KIP-546) ----------------------------------------------------------
+
+    def alter_client_quotas(self, entries: list[tuple[list[tuple[str, str | None]], list[tuple[str, float, bool]]]],
+                            *, validate_only: bool = False) -> list[ApiError | None]:
+        """AlterClientQuotas: each entry is (entity pairs, ops of (key, value, remove)); an
+        entry is applied whole or refused (its error returned, None if it went through).
+        The accepted entries are journaled in one commit."""
+        records, errors = [], []
+        for pairs, ops in entries:
+            try:
+                entity = CQ.entity_of(pairs)
+                keys = [key for key, _, _ in ops]
+                if len(set(keys)) != len(keys):
+                    raise ApiError(Errors.InvalidRequestError, "Duplicate quota key in one entity's changes.")
+                for key, value, remove in ops:
+                    CQ.check_op(key, value, remove)
+            except ApiError as exc:
+                errors.append(exc)
+                continue
+            errors.append(None)
+            records += [R.client_quota_record(entity, key, None if remove else float(value))
+                        for key, value, remove in ops]
+        if records and not validate_only:
+            self._commit(records, changed=set())
+        return errors
 
     # --- producer ids ---------------------------------------------------------------------
 
