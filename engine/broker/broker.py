@@ -72,6 +72,7 @@ class Broker:
         # Deleted replicas, out of `partitions` already, whose logs a sliced task closes and renames aside.
         self._doomed: dict[tuple[str, int], Partition | None] = {}
         self._doomed_task: asyncio.Task | None = None
+        self._applied_states: dict[tuple[str, int], object] = {}   # the partition record each replica follows
         self._controller_epoch = -1
         self.running = False
         self._isr_proposals: dict[tuple[str, int], tuple[Partition, list[int]]] = {}
@@ -141,6 +142,7 @@ class Broker:
         self._write_hw_checkpoint()
         self.log_manager.shutdown()
         self.partitions.clear()
+        self._applied_states.clear()
 
     # --- log dir failure (Kafka's LogDirFailureChannel) ----------------------------------------
 
@@ -210,12 +212,16 @@ class Broker:
             others = [key for key in others if key in self.partitions]
         configs: dict[str, object] = {}
         for key in offsets + others:
-            self._apply_replica(key, configs)
+            self._apply_replica(key, configs, skip_unchanged=sliced)
         if offsets or any(t.name == OFFSETS_TOPIC for t in deleted):
             self.group_coordinator.on_partitions_changed()
 
-    def _apply_replica(self, key: tuple[str, int], configs: dict[str, object]) -> None:
-        """Make one replica match the image now: open, restate, or remove it."""
+    def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
+                       ) -> None:
+        """Make one replica match the image now: open, restate, or remove it. With
+        `skip_unchanged`, a replica whose partition record is the one applied last keeps its
+        state (the image replaces a record on every change; growing a topic by thousands of
+        partitions must not restate the thousands it had)."""
         name, index = key
         topic = self.image.topics.get(name)
         state = topic.partitions.get(index) if topic is not None else None
@@ -230,7 +236,10 @@ class Broker:
             self._delete_doomed([key])
         partition = self.partitions.get(key) or self._open_partition(topic, index, config)
         partition.log.update_config(config)
+        if skip_unchanged and self._applied_states.get(key) is state:
+            return
         self._apply_partition_state(partition, state)
+        self._applied_states[key] = state
 
     async def _apply_pending(self) -> None:
         configs: dict[str, object] = {}
@@ -251,6 +260,7 @@ class Broker:
         took over a second in one turn), with one checkpoint at the end."""
         for key in keys:
             self._pending.pop(key, None)
+            self._applied_states.pop(key, None)
             self._doomed[key] = self.partitions.pop(key, None)
         if not self._doomed:
             return
@@ -345,6 +355,7 @@ class Broker:
             fetcher.remove(key)
 
     def _remove_replica(self, key: tuple[str, int], *, delete_log: bool) -> None:
+        self._applied_states.pop(key, None)
         self._stop_fetching(key)
         partition = self.partitions.pop(key, None)
         if partition is not None:
