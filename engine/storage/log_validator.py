@@ -54,11 +54,13 @@ class StampedBatches:
                    offset_of_max, sum(h.records_count for h in headers))
 
 
-def analyze_records(records, config: LogConfig, *, from_client: bool, records_checked: bool = False
+def analyze_records(records, config: LogConfig, *, from_client: bool, control: bool = False,
+                    records_checked: bool = False
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
     All batches are checked before any is written, so a request is taken whole or not at all.
+    `control`: the broker's own transaction markers, which must be control batches.
     `records_checked`: the records of compressed batches were walked already (off the event
     loop, engine/broker/record_checks.py) and are not inflated again.
     """
@@ -69,6 +71,8 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, records_ch
                 f"batch of {header.size} bytes exceeds max.message.bytes="
                 f"{config.max_message_bytes}")
         validate_crc(records, position, header)
+        if control and not (header.is_control and header.has_producer_id):
+            raise InvalidRecordError("a transaction marker must be a control batch with a producer id")
         if from_client:
             _check_client_batch(header)
             if not (records_checked and header.compression_type):
