@@ -37,11 +37,11 @@ def describe(client: RawClient, components=(), strict: bool = False):
             for entry in response.entries}
 
 
-def create(client: RawClient, name: str, partitions: int) -> tuple[int, int]:
+def create(client: RawClient, name: str, partitions: int, version: int = 7) -> tuple[int, int]:
     T = CreateTopicsRequest.CreatableTopic
     response = client.request(CreateTopicsRequest(topics=[T(name=name, num_partitions=partitions, replication_factor=1,
                                                             assignments=[], configs=[])],
-                                                  timeout_ms=10000, validate_only=False), 7, CreateTopicsResponse)
+                                                  timeout_ms=10000, validate_only=False), version, CreateTopicsResponse)
     return response.topics[0].error_code, response.throttle_time_ms
 
 
@@ -124,3 +124,22 @@ def test_each_client_is_throttled_by_its_own_quota(engine):
     finally:
         slow.close()
         free.close()
+
+
+def test_throttle_time_is_answered_as_kafka_answers_it(engine):
+    """A client that knows THROTTLING_QUOTA_EXCEEDED (CreateTopics v6+, strict quota) is not
+    throttled by the request that empties its bucket, only refused after it; an older client
+    (permissive quota, never refused) is told at once how long its bucket stays empty."""
+    setup = RawClient(engine.ports[0])
+    assert alter(setup, [({"client-id": None}, {KEY: 1.0})]) == [(0, None)]     # a burst of 11, each client id
+    setup.close()
+    strict, permissive = RawClient(engine.ports[0], client_id="v7"), RawClient(engine.ports[0], client_id="v5")
+    try:
+        assert create(strict, "strict-1", 20) == (0, 0)
+        code, wait_ms = create(strict, "strict-2", 1)
+        assert code == Errors.ThrottlingQuotaExceededError.errno and 8000 <= wait_ms <= 9000   # 9 partitions at 1/s
+        code, wait_ms = create(permissive, "permissive-1", 20, version=5)
+        assert code == 0 and 8000 <= wait_ms <= 9000
+    finally:
+        strict.close()
+        permissive.close()
