@@ -149,10 +149,12 @@ class Partition:
 
     # --- leader: appends and follower fetches ---------------------------------------------------
 
-    def append(self, records: bytearray, now_ms: int, *, control: bool = False):
-        """Append as leader; `control`: transaction markers built by the broker."""
+    def append(self, records: bytearray, now_ms: int, *, control: bool = False, records_checked: bool = False):
+        """Append as leader; `control`: transaction markers built by the broker;
+        `records_checked`: compressed batches were checked off the loop (record_checks.py)."""
         try:
-            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control)
+            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control,
+                                   records_checked=records_checked)
         except OSError as exc:   # e.g. rolling a segment on a full disk
             self.on_storage_failure(exc)
             raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc
