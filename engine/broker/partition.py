@@ -110,6 +110,7 @@ class Partition:
     @high_watermark.setter
     def high_watermark(self, offset: int) -> None:
         self._high_watermark = offset
+        self.log.producer_state.on_high_watermark(offset)   # a follower's, from its leader
 
     @property
     def log_start_offset(self) -> int:
@@ -143,6 +144,7 @@ class Partition:
         if new_hw <= self._high_watermark:
             return False
         self._high_watermark = new_hw
+        self.log.producer_state.on_high_watermark(new_hw)
         self._release_hw_waiters()
         self.notify_fetchers()
         return True
