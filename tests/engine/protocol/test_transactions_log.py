@@ -1,10 +1,12 @@
 """The partition side of transactions over the wire: transactional produce, markers written
 with WriteTxnMarkers, the last stable offset, read_committed fetches by kafka-python and
 confluent-kafka consumers, DescribeProducers, followers, restart and kill -9."""
+import asyncio
 import time
 
 import kafka.errors as Errors
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition as AIOTopicPartition
 from confluent_kafka import Consumer, TopicPartition as CTopicPartition
 from kafka import KafkaConsumer, TopicPartition
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
@@ -101,6 +103,7 @@ def test_kafka_python_and_confluent_read_committed_consumers(engine, leader):
     committed = [b"plain-0", b"plain-1", b"plain-2", b"b-0", b"b-1"]
     assert kafka_python_values(engine, topic, "read_committed", 5) == committed
     assert confluent_values(engine, topic, "read_committed", 5) == committed
+    assert aiokafka_values(engine, topic, "read_committed", 5) == committed
     everything = [b"plain-0", b"plain-1", b"plain-2", b"a-0", b"a-1", b"a-2", b"b-0", b"b-1", b"a-3", b"open-0",
                   b"after"]
     assert kafka_python_values(engine, topic, "read_uncommitted", 11) == everything
@@ -126,6 +129,28 @@ def kafka_python_values(engine, topic, isolation, count):
             break
     consumer.close()
     return got
+
+
+def aiokafka_values(engine, topic, isolation, count):
+    async def scenario():
+        consumer = AIOKafkaConsumer(bootstrap_servers=engine.bootstrap, isolation_level=isolation,
+                                    enable_auto_commit=False)
+        await consumer.start()
+        try:
+            tp = AIOTopicPartition(topic, 0)
+            consumer.assign([tp])
+            consumer.seek(tp, 0)
+            got = []
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and len(got) < count:
+                for messages in (await consumer.getmany(timeout_ms=500)).values():
+                    got += [m.value for m in messages]
+            for messages in (await consumer.getmany(timeout_ms=1000)).values():
+                got += [m.value for m in messages]
+            return got
+        finally:
+            await consumer.stop()
+    return asyncio.run(scenario())
 
 
 def confluent_values(engine, topic, isolation, count):
