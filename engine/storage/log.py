@@ -161,6 +161,8 @@ class Log:
         completed = self.producer_state.commit()
         if completed:
             index_completed(self.producer_state, self.active_segment, completed)
+        if self.unflushed_messages >= self.config.flush_messages:
+            self.flush(now_ms)   # after the .txnindex entry, so the flush covers it
         return LogAppendInfo(stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
                              stamped.offset_of_max_timestamp, log_append_time,
                              self.log_start_offset, stamped.num_records)
@@ -183,8 +185,6 @@ class Log:
         segment.append(records, stamped.first_offset, stamped.last_offset,
                        stamped.max_timestamp, stamped.offset_of_max_timestamp)
         self._log_end_offset = stamped.last_offset + 1
-        if self.unflushed_messages >= self.config.flush_messages:
-            self.flush(now_ms)
 
     # --- reads -------------------------------------------------------------------------
     def read(self, start_offset: int, max_bytes: int, *, max_offset: int | None = None,
