@@ -47,6 +47,7 @@ class Engine:
                                  admin_token.load_or_create(self.data_dir)) if admin else None
         for broker in self.brokers:
             broker.admin_endpoint = self.admin.endpoint if self.admin else None
+        self._rebalancer: asyncio.Task | None = None   # created once start() has gone through
         self.heap = HeapFreezer(self.controller)
         # Every broker answers the all-topics Metadata with the same bytes: one cache for all
         # of them builds it once per image instead of once per broker (0.3 s at 40,000 partitions).
@@ -142,8 +143,9 @@ class Engine:
             await self.admin.stop()
         if self._warming is not None:
             self._warming.cancel()
-        self._rebalancer.cancel()
-        await asyncio.gather(self._rebalancer, return_exceptions=True)
+        if self._rebalancer is not None:      # None: start() failed (a port taken) or never ran
+            self._rebalancer.cancel()
+            await asyncio.gather(self._rebalancer, return_exceptions=True)
         running = [b for b in self.brokers if b.running]
         for broker in running[:-1]:
             await self.stop_broker(broker.node_id)

@@ -26,7 +26,7 @@ class NewTopics:
         self.names: set[str] = set()
         self.collision_keys: dict[str, str] = {}
         self.partitions = controller.partition_count()   # in the image plus accepted here
-        self._records: list[dict] = []
+        self._records: dict[str, list[dict]] = {}     # by topic, in the order added
 
     def add(self, name: str, num_partitions: int, replication_factor: int,
             assignments: dict[int, list[int]] | None = None, configs: dict[str, Any] | None = None,
@@ -36,18 +36,24 @@ class NewTopics:
         assignment = self._controller.validate_new_topic(name, num_partitions, replication_factor, assignments,
                                                          configs, planned=self)
         topic_id = uuid.uuid4()
-        self._records.append(R.topic_record(name, topic_id, validate_topic_configs(configs)))
-        self._records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
-                          for p, replicas in sorted(assignment.items())]
+        self._records[name] = [R.topic_record(name, topic_id, validate_topic_configs(configs))] + [
+            R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
+            for p, replicas in sorted(assignment.items())]
         self.names.add(name)
         self.collision_keys[collision_key(name)] = name
         self.partitions += len(assignment)
         return assignment
 
+    def leave_out(self, name: str) -> None:
+        """Validated, but created another way (a big topic, in slices): not in `commit`. Its
+        name stays taken for the topics added after it."""
+        self._records.pop(name, None)
+
     def commit(self) -> None:
         if not self._records:
             return
-        self._controller.commit_new_topics(self._records, self.names)
-        log.info("Created %d topic(s) with %d partitions in all", len(self.names),
-                 sum(r["type"] == "partition" for r in self._records))
-        self._records = []
+        records = [r for topic in self._records.values() for r in topic]
+        self._controller.commit_new_topics(records, set(self._records))
+        log.info("Created %d topic(s) with %d partitions in all", len(self._records),
+                 sum(r["type"] == "partition" for r in records))
+        self._records = {}

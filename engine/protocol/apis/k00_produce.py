@@ -4,7 +4,8 @@
   against the header: count, offset deltas, lengths; a lie is INVALID_RECORD) and stored as received: the broker only sets baseOffset and
   partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
   Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
-  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed.
+  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed; that
+  check runs on a worker thread (engine/broker/record_checks.py), appends stay in order per partition.
 - acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
 - acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
   waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by
@@ -34,7 +35,7 @@ import logging
 import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
-from engine.clock import now_ms
+from engine.broker import record_checks
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
@@ -56,7 +57,7 @@ async def handle_produce(ctx, request: ProduceRequest):
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
-            answer, partition, required_offset = _append(ctx, request, topic.name, data.index, data.records)
+            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records)
             partitions.append(answer)
             if request.acks == -1 and partition is not None:
                 waits.append((answer, partition, required_offset))
@@ -68,7 +69,7 @@ async def handle_produce(ctx, request: ProduceRequest):
     return _response(results)
 
 
-def _append(ctx, request, topic: str, index: int, records):
+async def _append(ctx, request, topic: str, index: int, records):
     if topic in INTERNAL_TOPICS:
         return _error(index, Errors.InvalidTopicError.errno, f"Cannot append to internal topic {topic}"), None, -1
     try:
@@ -77,7 +78,8 @@ def _append(ctx, request, topic: str, index: int, records):
             check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
         if not records:
             raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
-        info = partition.append(bytearray(records), now_ms())
+        info = await record_checks.append(partition, bytearray(records),
+                                          current=lambda: ctx.broker.partitions.get((topic, index)) is partition)
     except ApiError as exc:
         return _error(index, exc.code, exc.message), None, -1
     except StorageError as exc:

@@ -11,6 +11,8 @@
 - validate_only checks everything and creates nothing.
 - The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
   (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
+- A topic of thousands of partitions is prepared in slices of the event loop, so other
+  connections are served meanwhile (Controller.create_topic_sliced).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
 from collections import Counter
@@ -19,6 +21,7 @@ import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
 from engine.config import config_value_string, effective_topic_config
+from engine.cluster.controller import INLINE_PARTITIONS
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
@@ -30,11 +33,12 @@ Result = CreateTopicsResponse.CreatableTopicResult
 @api(CreateTopicsRequest, CreateTopicsResponse, versions=(2, 7))
 async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopicsResponse:
     """Each topic is validated in request order (against the image and the topics accepted
-    before it); the accepted ones are created together in one metadata commit."""
+    before it); the accepted ones are created together in one metadata commit, except topics
+    of more than INLINE_PARTITIONS partitions, prepared in slices one by one after it."""
     counts = Counter(t.name for t in request.topics)
     throttle = MutationThrottle(ctx, 19)
     batch = ctx.controller.new_topics()
-    results, accepted = [], []
+    results, accepted, big = [], [], []
     for topic in request.topics:
         if counts[topic.name] > 1:
             results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
@@ -52,12 +56,19 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
             results.append(_success(ctx, topic.name, None, assignment, _configs(topic)))
             continue
         throttle.record(len(assignment))
+        if len(assignment) > INLINE_PARTITIONS:
+            batch.leave_out(topic.name)          # prepared in slices below, on its own
+            big.append(len(results))
         accepted.append(len(results))
-        results.append(topic.name)
+        results.append(topic)
     if not request.validate_only:
         batch.commit()
+        for i in big:
+            results[i] = await _create_sliced(ctx, results[i])
         for i in accepted:
-            state = ctx.broker.image.topics[results[i]]
+            if isinstance(results[i], Result):
+                continue                         # a big topic refused after all (taken meanwhile)
+            state = ctx.broker.image.topics[results[i].name]
             results[i] = _success(ctx, state.name, state.topic_id,
                                   {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
@@ -69,6 +80,17 @@ def _add(batch, topic) -> dict[int, list[int]]:
                        f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
     return batch.add(topic.name, topic.num_partitions, topic.replication_factor, _assignments(topic),
                      _configs(topic))
+
+
+async def _create_sliced(ctx, topic):
+    """A topic of thousands of partitions, prepared in slices of the event loop; the request
+    topic back when created (its result is built with the others), else its error."""
+    try:
+        await ctx.controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
+                                                 _assignments(topic), _configs(topic))
+    except ApiError as exc:
+        return _error(topic.name, exc.code, exc.message)
+    return topic
 
 
 def _assignments(topic) -> dict[int, list[int]] | None:
