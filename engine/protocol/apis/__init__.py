@@ -19,6 +19,10 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k21_delete_records,
     k22_init_producer_id,
     k23_offset_for_leader_epoch,
+    k24_add_partitions_to_txn,
+    k25_add_offsets_to_txn,
+    k26_end_txn,
+    k28_txn_offset_commit,
     k32_describe_configs,
     k33_alter_configs,
     k35_describe_log_dirs,
@@ -30,4 +34,6 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k46_list_partition_reassignments,
     k47_offset_delete,
     k60_describe_cluster,
+    k65_describe_transactions,
+    k66_list_transactions,
 )
