@@ -20,8 +20,8 @@ from engine.errors import ApiError
 log = logging.getLogger(__name__)
 TopicPartition = tuple[str, int]
 MARKERS_VERSION = 1
-# Errors after which a partition needs no marker: it is gone, or a newer coordinator took over.
-FINAL_ERRORS = {0, Errors.UnknownTopicOrPartitionError.errno}
+# Errors after which a partition needs no marker: it is gone, or it saw a newer epoch of the producer.
+FINAL_ERRORS = {0, Errors.UnknownTopicOrPartitionError.errno, Errors.InvalidProducerEpochError.errno}
 MARKER = WriteTxnMarkersRequest.WritableTxnMarker
 
 
