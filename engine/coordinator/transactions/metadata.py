@@ -45,7 +45,8 @@ class TransactionMetadata:
                    written=True)
 
     def copy(self, **changes) -> TransactionMetadata:
-        return replace(self, partitions=set(self.partitions), **changes)
+        changes.setdefault("partitions", set(self.partitions))
+        return replace(self, **changes)
 
     def apply(self, target: TransactionMetadata) -> None:
         """Take the state of `target`, a copy this one was transitioned to and written as."""
