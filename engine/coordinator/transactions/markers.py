@@ -71,10 +71,10 @@ async def _send_to(broker, channel, leader: int, partitions: list[TopicPartition
                                          timeout_s=timeout_ms / 1000 + 5)
         found = {(t.name, p.partition_index): p.error_code
                  for m in response.markers for t in m.topics for p in t.partitions}
-        return {tp: found.get(tp, Errors.UnknownServerError.errno) for tp in partitions}
+        return {tp: found.get(tp, Errors.UnknownError.errno) for tp in partitions}
     except ApiError as exc:
         return {tp: exc.code for tp in partitions}
     except Exception:  # noqa: BLE001 - a marker round must not kill the coordinator; it retries
         log.exception("Broker %d: writing markers for producer %d to broker %d failed", broker.node_id,
                       producer_id, leader)
-        return {tp: Errors.UnknownServerError.errno for tp in partitions}
+        return {tp: Errors.UnknownError.errno for tp in partitions}
