@@ -28,7 +28,11 @@ class Pipeline(threading.Thread):
     def _producer(self) -> Producer:
         producer = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": self.transactional_id,
                              "linger.ms": 20, "batch.size": 1 << 20, "transaction.timeout.ms": 60000,
-                             "message.timeout.ms": 60000})
+                             "message.timeout.ms": 60000,
+                             # librdkafka waits for a state change of the cached group coordinator
+                             # before it sends TxnOffsetCommit (librdkafka issues 5456, 5511): keep
+                             # connections to every broker, so a restarted one reconnects and changes state.
+                             "enable.sparse.connections": False, "reconnect.backoff.max.ms": 1000})
         producer.init_transactions(120)
         return producer
 
