@@ -9,6 +9,34 @@ from collections import Counter
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 
 TXN_BATCH = 5000
+# librdkafka's send_offsets_to_transaction can wait forever, past its timeout, for a group
+# coordinator it cached before a broker restart (librdkafka issues 5456 and 5511). The
+# application then does what a crashed instance's replacement would: a new producer with the
+# same transactional.id, which fences the stuck one and aborts its transaction.
+HUNG_S = 15.0
+
+
+class Hung(Exception):
+    pass
+
+
+def _within(seconds: float, call, *args):
+    """call(*args) on a helper thread; Hung if it has not returned after `seconds`."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["value"] = call(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            outcome["error"] = exc
+    helper = threading.Thread(target=run, daemon=True)
+    helper.start()
+    helper.join(seconds)
+    if helper.is_alive():
+        raise Hung()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
 
 
 class Pipeline(threading.Thread):
@@ -21,7 +49,7 @@ class Pipeline(threading.Thread):
         self.bootstrap, self.source, self.sink, self.group, self.total = bootstrap, source, sink, group, total
         self.transactional_id = transactional_id
         self.committed = 0                  # input records whose transaction committed
-        self.commits = self.aborts = self.restarts = 0
+        self.commits = self.aborts = self.restarts = self.hung = 0
         self.error: BaseException | None = None
         self.stop = threading.Event()
 
@@ -29,10 +57,7 @@ class Pipeline(threading.Thread):
         producer = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": self.transactional_id,
                              "linger.ms": 20, "batch.size": 1 << 20, "transaction.timeout.ms": 60000,
                              "message.timeout.ms": 60000,
-                             # librdkafka waits for a state change of the cached group coordinator
-                             # before it sends TxnOffsetCommit (librdkafka issues 5456, 5511): keep
-                             # connections to every broker, so a restarted one reconnects and changes state.
-                             "enable.sparse.connections": False, "reconnect.backoff.max.ms": 1000})
+                             "reconnect.backoff.max.ms": 1000})
         producer.init_transactions(120)
         return producer
 
@@ -58,10 +83,16 @@ class Pipeline(threading.Thread):
                 for m in messages:
                     producer.produce(self.sink, key=m.key(), value=m.value())
                 positions = consumer.position(consumer.assignment())
-                producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), 120)
+                _within(HUNG_S, producer.send_offsets_to_transaction, positions,
+                        consumer.consumer_group_metadata(), 60)
                 self._commit(producer)
                 self.committed = sum(max(p.offset, 0) for p in consumer.committed(positions, timeout=60))
                 self.commits += 1
+            except Hung:
+                self.hung += 1
+                producer = self._producer()      # the stuck one is fenced and abandoned
+                _rewind(consumer)
+                continue
             except KafkaException as exc:
                 error = exc.args[0]
                 if error.fatal():

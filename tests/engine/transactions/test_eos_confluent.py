@@ -60,4 +60,5 @@ def test_exactly_once_survives_kill_9(engine_factory):
     ends = [consumer.get_watermark_offsets(TopicPartition("eos-in", p), timeout=30)[1] for p in range(PARTITIONS)]
     consumer.close()
     assert [tp.offset for tp in committed] == ends and sum(ends) == RECORDS
-    print(f"seed {seed}: {pipeline.commits} commits, {pipeline.aborts} aborts, {pipeline.restarts} new producers")
+    print(f"seed {seed}: {pipeline.commits} commits, {pipeline.aborts} aborts, {pipeline.restarts} new producers, "
+          f"{pipeline.hung} stuck send_offsets_to_transaction")
