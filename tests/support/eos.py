@@ -13,7 +13,7 @@ TXN_BATCH = 5000
 # coordinator it cached before a broker restart (librdkafka issues 5456 and 5511). The
 # application then does what a crashed instance's replacement would: a new producer with the
 # same transactional.id, which fences the stuck one and aborts its transaction.
-HUNG_S = 15.0
+HUNG_S = 8.0
 
 
 class Hung(Exception):
