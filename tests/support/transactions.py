@@ -88,3 +88,54 @@ def list_transactions(port: int, *, states=(), producer_ids=(), duration_ms: int
                               version, ListTransactionsResponse)
     finally:
         client.close()
+
+
+def add_offsets(client: RawClient, transactional_id: str, producer_id: int, epoch: int, group: str) -> int:
+    from kafka.protocol.producer.transaction import AddOffsetsToTxnRequest, AddOffsetsToTxnResponse
+    return client.request(AddOffsetsToTxnRequest(transactional_id=transactional_id, producer_id=producer_id,
+                                                 producer_epoch=epoch, group_id=group), 3,
+                          AddOffsetsToTxnResponse).error_code
+
+
+def group_client(engine, group: str) -> RawClient:
+    client = RawClient(engine.ports[0])
+    found = wait_until(lambda: (lambda r: r if r.error_code == 0 else None)(client.request(
+        FindCoordinatorRequest(key=group, key_type=0), 3, FindCoordinatorResponse)), message=f"coordinator of {group}")
+    client.close()
+    return RawClient(found.port)
+
+
+def txn_offset_commit(client: RawClient, transactional_id: str, producer_id: int, epoch: int, group: str,
+                      offsets: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+    from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
+    T = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    by_topic: dict[str, list] = {}
+    for (topic, index), offset in offsets.items():
+        by_topic.setdefault(topic, []).append(T.TxnOffsetCommitRequestPartition(
+            partition_index=index, committed_offset=offset, committed_leader_epoch=-1, committed_metadata=""))
+    response = client.request(TxnOffsetCommitRequest(
+        transactional_id=transactional_id, group_id=group, producer_id=producer_id, producer_epoch=epoch,
+        generation_id=-1, member_id="", group_instance_id=None,
+        topics=[T(name=t, partitions=p) for t, p in by_topic.items()]), 3, TxnOffsetCommitResponse)
+    return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
+
+
+def offset_fetch(client: RawClient, group: str, partitions: list[tuple[str, int]], *, require_stable: bool,
+                 version: int = 7) -> dict[tuple[str, int], tuple[int, int]]:
+    """(committed offset, error code) per partition."""
+    from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
+    by_topic: dict[str, list[int]] = {}
+    for topic, index in partitions:
+        by_topic.setdefault(topic, []).append(index)
+    if version >= 8:
+        G = OffsetFetchRequest.OffsetFetchRequestGroup
+        request = OffsetFetchRequest(require_stable=require_stable, groups=[G(group_id=group, topics=[
+            G.OffsetFetchRequestTopics(name=t, partition_indexes=p) for t, p in by_topic.items()])])
+        response = client.request(request, version, OffsetFetchResponse)
+        topics = response.groups[0].topics
+    else:
+        T = OffsetFetchRequest.OffsetFetchRequestTopic
+        request = OffsetFetchRequest(group_id=group, require_stable=require_stable,
+                                     topics=[T(name=t, partition_indexes=p) for t, p in by_topic.items()])
+        topics = client.request(request, version, OffsetFetchResponse).topics
+    return {(t.name, p.partition_index): (p.committed_offset, p.error_code) for t in topics for p in t.partitions}
