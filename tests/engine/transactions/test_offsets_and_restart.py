@@ -78,3 +78,15 @@ def test_coordinator_state_survives_kill_9(engine_factory, tmp_path):
     again = init_producer_id(txn, "done-id")
     assert (again.producer_id, again.producer_epoch) == (finished.producer_id, finished.producer_epoch + 1)
     txn.close()
+
+
+def test_idle_transactional_ids_expire(engine_factory):
+    engine = engine_factory(brokers=1, configs={**TXN_TEST_CONFIGS, "transaction.state.log.num.partitions": "1",
+                                                "transactional.id.expiration.ms": "1000",
+                                                "transaction.remove.expired.transaction.cleanup.interval.ms": "200"})
+    client = coordinator_client(engine, "short-lived")
+    init_producer_id(client, "short-lived")
+    assert describe(client, "short-lived").error_code == 0
+    wait_until(lambda: describe(client, "short-lived").error_code == Errors.TransactionalIdNotFoundError.errno,
+               message="the id to expire")
+    client.close()
