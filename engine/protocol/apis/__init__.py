@@ -22,6 +22,7 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k24_add_partitions_to_txn,
     k25_add_offsets_to_txn,
     k26_end_txn,
+    k27_write_txn_markers,
     k28_txn_offset_commit,
     k32_describe_configs,
     k33_alter_configs,
@@ -34,6 +35,7 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k46_list_partition_reassignments,
     k47_offset_delete,
     k60_describe_cluster,
+    k61_describe_producers,
     k65_describe_transactions,
     k66_list_transactions,
 )
