@@ -214,6 +214,7 @@ _BROKER_DEFS = [
     ConfigDef("transactional.id.expiration.ms", TYPE_INT, 7 * DAY_MS, at_least(1)),
     ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", TYPE_INT, 10000, at_least(1)),
     ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", TYPE_INT, 3600000, at_least(1)),
+    ConfigDef("transaction.partition.verification.enable", TYPE_BOOLEAN, True),   # KIP-890 part 1
     # Idempotent producers (engine/storage/producer_state.py).
     ConfigDef("producer.id.expiration.ms", TYPE_INT, DAY_MS, at_least(1)),
     ConfigDef("producer.id.expiration.check.interval.ms", TYPE_INT, 600000, at_least(1)),

@@ -30,7 +30,10 @@ RETRIABLE = {Errors.NotCoordinatorError.errno, Errors.CoordinatorNotAvailableErr
 
 async def unverified_partitions(broker, request) -> dict[TopicPartition, tuple[int, str]]:
     """(error code, message) for each partition of a transactional Produce that its
-    transaction's coordinator does not know as part of the producer's open transaction."""
+    transaction's coordinator does not know as part of the producer's open transaction.
+    Nothing with `transaction.partition.verification.enable=false` (Kafka's switch)."""
+    if not broker.config.get("transaction.partition.verification.enable"):
+        return {}
     needed: dict[TopicPartition, object] = {}
     for topic in request.topic_data:
         for data in topic.partition_data:

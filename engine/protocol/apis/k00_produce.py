@@ -29,7 +29,8 @@
   partition where the producer has no open transaction yet is appended only if the
   transaction's coordinator has the partition in that transaction, else INVALID_TXN_STATE
   (INVALID_PRODUCER_EPOCH for a fenced producer; NOT_ENOUGH_REPLICAS, which clients retry,
-  while the coordinator cannot answer).
+  while the coordinator cannot answer). `transaction.partition.verification.enable=false`
+  turns the check off, as on Kafka.
 Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
 """
 import asyncio
