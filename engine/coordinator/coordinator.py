@@ -24,6 +24,7 @@ from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, Grou
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.transactions.verification import check_offsets_partition
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -150,12 +151,16 @@ class GroupCoordinator:
             self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
         await self.store.store_offsets(group, offsets, now_ms())
 
-    async def commit_txn_offsets(self, *, group_id: str, producer_id: int, producer_epoch: int, member_id: str,
-                                 group_instance_id: str | None, generation_id: int,
-                                 offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+    async def commit_txn_offsets(self, *, transactional_id: str, group_id: str, producer_id: int,
+                                 producer_epoch: int, member_id: str, group_instance_id: str | None,
+                                 generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         """TxnOffsetCommit: store offsets that become visible when the producer's transaction
-        commits. KIP-447: a member id or generation, when given, must be the group's current."""
+        commits. KIP-447: a member id or generation, when given, must be the group's current.
+        KIP-890: the group's partition must be in the producer's open transaction."""
         self._check_group(group_id, allow_empty=True)
+        shard = self.store.shard_of(group_id)
+        if shard is not None:
+            await check_offsets_partition(self._broker, transactional_id, producer_id, producer_epoch, shard)
         group = self.store.get(group_id)
         if group is None:
             if generation_id >= 0:

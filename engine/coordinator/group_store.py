@@ -203,13 +203,17 @@ class GroupStore:
                           too_large=Errors.InvalidCommitOffsetSizeError)
         group.offsets.update(offsets)
 
+    def shard_of(self, group_id: str):
+        """The loaded `__consumer_offsets` Partition that holds the group, None if not loaded."""
+        return self._shards.get(self.partition_for(group_id))
+
     async def store_txn_offsets(self, group: GroupMetadata, producer_id: int, producer_epoch: int,
                                 offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> None:
         """TxnOffsetCommit: the offsets as a transactional batch of the producer; pending until
         its transaction's marker reaches this partition (GroupCoordinator.on_txn_marker)."""
         if not offsets:
             return
-        partition = self._shards.get(self.partition_for(group.group_id))
+        partition = self.shard_of(group.group_id)
         entry = partition.log.producer_state.producers.get(producer_id) if partition is not None else None
         sequence = entry.last_seq + 1 if entry is not None and entry.epoch == producer_epoch else 0
         records = [(R.offset_key(group.group_id, t, p), R.offset_value(o)) for (t, p), o in offsets.items()]

@@ -86,6 +86,25 @@ async def _verify_remotely(channel, node_id: int, transactional_id: str, produce
     return {tp: found.get(tp, Errors.InvalidTxnStateError.errno) for tp in partitions}
 
 
+async def check_offsets_partition(broker, transactional_id: str, producer_id: int, producer_epoch: int,
+                                  partition) -> None:
+    """TxnOffsetCommit's KIP-890 check: the group's `__consumer_offsets` partition must be in the
+    producer's open transaction (AddOffsetsToTxn), else INVALID_TXN_STATE; a coordinator that
+    cannot answer yet is COORDINATOR_NOT_AVAILABLE (the client retries). Raises ApiError."""
+    if not broker.config.get("transaction.partition.verification.enable") \
+            or partition.ongoing_transaction_first_offset(producer_id) is not None:
+        return
+    tp = (partition.topic, partition.index)
+    code = (await verify(broker, transactional_id, producer_id, producer_epoch, {tp}))[tp]
+    if code in RETRIABLE:
+        raise ApiError(Errors.CoordinatorNotAvailableError, "The transaction coordinator could not verify it yet")
+    if code == Errors.InvalidTxnStateError.errno:
+        raise ApiError(Errors.InvalidTxnStateError, "The group's offsets partition is not part of the producer's "
+                                                    "open transaction (AddOffsetsToTxn first; KIP-890)")
+    if code:
+        raise ApiError(Errors.for_code(code))
+
+
 def _for_produce(code: int) -> tuple[int, str]:
     if code in RETRIABLE:
         return Errors.NotEnoughReplicasError.errno, "The transaction coordinator could not verify the partition yet"

@@ -8,6 +8,9 @@ require_stable fetches answer UNSTABLE_OFFSET_COMMIT meanwhile. A restart keeps 
 or applies them as the log's markers say.
 - v3+ (KIP-447): a member id, instance id or generation, when given, must match the group
   (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION), so a zombie is fenced by the group.
+- KIP-890 part 1: the group's `__consumer_offsets` partition must be in the producer's open
+  transaction (AddOffsetsToTxn), as the transaction coordinator says, else INVALID_TXN_STATE
+  (`transaction.partition.verification.enable`).
 - Per partition: UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE; group-level errors
   (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, PRODUCER_FENCED - v0-2: INVALID_PRODUCER_EPOCH -
   when the producer's epoch is older than the partition has seen) on every partition.
@@ -46,7 +49,7 @@ async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnO
     if offsets:
         try:
             await broker.group_coordinator.commit_txn_offsets(
-                group_id=request.group_id, producer_id=request.producer_id, producer_epoch=request.producer_epoch,
+                transactional_id=request.transactional_id, group_id=request.group_id, producer_id=request.producer_id, producer_epoch=request.producer_epoch,
                 member_id=request.member_id if version >= 3 else "",
                 group_instance_id=request.group_instance_id if version >= 3 else None,
                 generation_id=request.generation_id if version >= 3 else -1, offsets=offsets)

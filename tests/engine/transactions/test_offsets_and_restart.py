@@ -5,6 +5,7 @@ survives kill -9 and a restart."""
 from __future__ import annotations
 
 import kafka.errors as Errors
+import pytest
 
 from tests.support.groups import create_topic
 from tests.support.transactions import (TXN_TEST_CONFIGS, add_offsets, add_partitions, coordinator_client, describe,
@@ -34,8 +35,12 @@ def _fetch(engine, group: str, *, require_stable: bool, version: int = 7):
         client.close()
 
 
-def test_offsets_are_visible_only_after_commit_and_dropped_on_abort(txn_cluster):
+@pytest.fixture(scope="module", autouse=True)
+def input_topic(txn_cluster):
     create_topic(txn_cluster.bootstrap, "in", 1, replication=3)
+
+
+def test_offsets_are_visible_only_after_commit_and_dropped_on_abort(txn_cluster):
     txn, pid = _open_transaction_with_offsets(txn_cluster, "offsets-commit", "og", 42)
     assert _fetch(txn_cluster, "og", require_stable=False) == (-1, 0)        # not visible yet
     assert _fetch(txn_cluster, "og", require_stable=True) == (-1, UNSTABLE)
@@ -49,6 +54,18 @@ def test_offsets_are_visible_only_after_commit_and_dropped_on_abort(txn_cluster)
     assert _fetch(txn_cluster, "og", require_stable=True) == (42, 0)          # the aborted 99 never shows
     txn.close()
     txn2.close()
+
+
+def test_offsets_outside_the_transaction_are_refused(txn_cluster):
+    txn = coordinator_client(txn_cluster, "no-add-offsets")
+    pid = init_producer_id(txn, "no-add-offsets")
+    add_partitions(txn, "no-add-offsets", pid.producer_id, pid.producer_epoch, [("in", 0)])
+    groups = group_client(txn_cluster, "skipped-add-offsets")
+    assert txn_offset_commit(groups, "no-add-offsets", pid.producer_id, pid.producer_epoch, "skipped-add-offsets",
+                             {("in", 0): 5}) == {("in", 0): Errors.InvalidTxnStateError.errno}   # KIP-890
+    assert _fetch(txn_cluster, "skipped-add-offsets", require_stable=True) == (-1, 0)
+    groups.close()
+    txn.close()
 
 
 def test_coordinator_state_survives_kill_9(engine_factory, tmp_path):
