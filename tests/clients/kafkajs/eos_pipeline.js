@@ -18,13 +18,13 @@ async function main () {
   const kafka = new Kafka({
     clientId: 'kafkajs-eos',
     brokers: brokers.split(','),
-    logLevel: logLevel.NOTHING,
+    logLevel: process.env.KAFKAJS_LOG === 'debug' ? logLevel.DEBUG : (process.env.KAFKAJS_LOG ? logLevel.INFO : logLevel.NOTHING),
     retry: { retries: 30, maxRetryTime: 2000 }
   })
   const admin = kafka.admin()
   await admin.connect()
   let producer = await newProducer(kafka)
-  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxBytesPerPartition: 4 << 20 })
+  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxBytesPerPartition: 32 << 10 })
   await consumer.connect()
   await consumer.subscribe({ topic: input, fromBeginning: true })
   let done = 0

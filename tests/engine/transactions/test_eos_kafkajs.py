@@ -38,7 +38,7 @@ def test_kafkajs_exactly_once_pipeline(engine_factory):
             producer.poll(0)
     assert producer.flush(60) == 0
 
-    kill_at = random.randrange(RECORDS // 5, RECORDS * 4 // 5)
+    kill_at = random.randrange(RECORDS // 5, RECORDS // 2)
     node = subprocess.Popen(["node", "eos_pipeline.js", txn_cluster.bootstrap, "js-in", "js-out", "js-group",
                              str(RECORDS)], cwd=KAFKAJS, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     timer = threading.Timer(240, node.kill)     # a bound for a hung pipeline, not a performance limit
