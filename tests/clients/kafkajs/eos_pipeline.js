@@ -25,6 +25,13 @@ async function main () {
   await admin.connect()
   let producer = await newProducer(kafka)
   const consumer = kafka.consumer({ groupId, readUncommitted: false, maxBytesPerPartition: 32 << 10 })
+  // A crashed consumer would leave the pipeline waiting forever: fail loudly instead.
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) {
+      console.error('consumer crashed', payload.error)
+      process.exit(2)
+    }
+  })
   await consumer.connect()
   await consumer.subscribe({ topic: input, fromBeginning: true })
   let done = 0
@@ -34,7 +41,7 @@ async function main () {
   const finished = new Promise(resolve => { finish = resolve })
 
   async function committedAfter (batch) {
-    const [topic] = await admin.fetchOffsets({ groupId, topics: [batch.topic] })
+    const [topic] = await retrying(() => admin.fetchOffsets({ groupId, topics: [batch.topic] }))
     const found = topic.partitions.find(p => p.partition === batch.partition)
     return found !== undefined && BigInt(found.offset) > BigInt(batch.lastOffset())
   }
@@ -85,6 +92,18 @@ async function main () {
   await producer.disconnect()
   await admin.disconnect()
   console.log(JSON.stringify({ done, aborted, failed }))
+}
+
+// Calls that meet the engine restarting are tried again (for a minute at most).
+async function retrying (call) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call()
+    } catch (error) {
+      if (attempt >= 200) throw error
+      await new Promise(resolve => setTimeout(resolve, 300))
+    }
+  }
 }
 
 async function newProducer (kafka) {
