@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pyarrow.parquet as pq
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
@@ -91,3 +92,27 @@ def test_snapshots_hold_offsets_sizes_groups_and_configs_that_spark_reads_back(
     [config, _] = rows(L.TOPIC_CONFIGS, topic=topic)
     assert (config[L.CLEANUP_POLICY], config[L.RETENTION_MS], config[L.RETENTION_BYTES], config[L.SEGMENT_BYTES]) == (
         "delete", 3_600_000, -1, 1_048_576)
+
+
+def test_topic_configs_are_asked_again_each_refresh_and_at_once_for_new_topics(cluster, unique_topic, tmp_path,
+                                                                                monkeypatch):
+    """DescribeConfigs for every topic is the costliest request of a snapshot, so a process
+    repeats the configs it knows for CONFIGS_REFRESH_SECONDS; a new topic is asked at once."""
+    from console.analytics import collector
+    from console.clusters.gateway import cluster_gateway
+    lake_url = str(tmp_path / "lake")
+    first = make_topic(cluster, unique_topic(), configs={"retention.ms": "1000000"})
+
+    def retention_ms(at: dt.datetime, *topics: str) -> list[int]:
+        snapshot_collect(cluster=cluster, lake_url=lake_url, taken_at=at)
+        table = pq.read_table(f"{lake_url}/{L.TOPIC_CONFIGS}", filters=[(L.TS, "=", at)]).to_pylist()
+        return [next(r[L.RETENTION_MS] for r in table if r[L.TOPIC] == t) for t in topics]
+
+    assert retention_ms(T1, first) == [1_000_000]
+    with cluster_gateway(cluster) as gw:
+        gw.alter_topic_configs(first, set_configs={"retention.ms": "2000000"})
+    second = make_topic(cluster, unique_topic(), configs={"retention.ms": "3000000"})
+    # The first is known, not asked again yet; the second is new, asked at once.
+    assert retention_ms(T2, first, second) == [1_000_000, 3_000_000]
+    monkeypatch.setattr(collector, "CONFIGS_REFRESH_SECONDS", 0.0)
+    assert retention_ms(T2 + dt.timedelta(seconds=30), first, second) == [2_000_000, 3_000_000]
