@@ -8,6 +8,7 @@ FindCoordinator v4 for every group at once, DescribeGroups and OffsetFetch v8 pe
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import time
 from dataclasses import dataclass
@@ -34,11 +35,20 @@ class SnapshotSummary:
 
 
 # Topic configs change rarely, and one DescribeConfigs for 10,000 topics was the largest
-# share of a snapshot's console time (measured: ~40 %): a process asks again for every topic
-# this often, and at once for topics it has not seen; in between, snapshots repeat the
-# configs it knows. The lake keeps one config row per topic per snapshot either way.
-CONFIGS_REFRESH_SECONDS = 300.0
-_configs_cache: dict[tuple[int, str], tuple[float, dict[str, snapshots.RetentionConfig]]] = {}
+# share of a snapshot's console time (measured: ~40 %). So each snapshot asks for the topics
+# it has not seen and for the next 1/CONFIGS_REFRESH_SNAPSHOTS of the others, in turn: every
+# topic's configs are at most that many snapshots old (5 minutes at the default 30 s), and no
+# snapshot pays for all of them. The lake keeps one config row per topic per snapshot either way.
+CONFIGS_REFRESH_SNAPSHOTS = 10
+
+
+@dataclass
+class _KnownConfigs:
+    configs: dict[str, snapshots.RetentionConfig]
+    after: str = ""                 # the last topic asked again: the next slice starts after it, by name
+
+
+_configs_cache: dict[tuple[int, str], _KnownConfigs] = {}
 
 
 def snapshot_collect(*, cluster: Cluster, lake_url: str, taken_at: dt.datetime | None = None) -> SnapshotSummary:
@@ -75,17 +85,18 @@ def snapshot_collect(*, cluster: Cluster, lake_url: str, taken_at: dt.datetime |
 
 
 def _retention_configs(gw, cluster_key: tuple[int, str], topics: list[str]) -> list[snapshots.RetentionConfig]:
-    """Every topic's retention configs: asked for all topics each CONFIGS_REFRESH_SECONDS, for new ones at once."""
-    fetched_at, known = _configs_cache.get(cluster_key, (float("-inf"), {}))
-    if time.monotonic() - fetched_at >= CONFIGS_REFRESH_SECONDS:
-        fetched_at, known = time.monotonic(), {}
-        missing = topics
-    else:
-        missing = [t for t in topics if t not in known]
-    if missing:
-        known = {**known, **{c.topic: c for c in snapshots.retention_configs(gw, missing)}}
-    _configs_cache[cluster_key] = (fetched_at, known)
-    return [known[t] for t in topics if t in known]
+    """Every topic's retention configs: new topics and the next slice of known ones (in name
+    order, wrapping around; a topic created meanwhile does not shift the turns) asked now."""
+    known = _configs_cache.setdefault(cluster_key, _KnownConfigs({}))
+    seen = sorted(t for t in topics if t in known.configs)
+    chunk = -(-len(seen) // CONFIGS_REFRESH_SNAPSHOTS)
+    turn = bisect.bisect_right(seen, known.after)
+    again = (seen[turn:] + seen[:turn])[:chunk]
+    known.after = again[-1] if again else ""
+    asked = [t for t in topics if t not in known.configs] + again
+    if asked:
+        known.configs.update({c.topic: c for c in snapshots.retention_configs(gw, asked)})
+    return [known.configs[t] for t in topics if t in known.configs]
 
 
 def _columns(table: str, taken_at: dt.datetime, columns: dict[str, list]) -> pa.Table:

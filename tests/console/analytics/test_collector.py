@@ -94,25 +94,37 @@ def test_snapshots_hold_offsets_sizes_groups_and_configs_that_spark_reads_back(
         "delete", 3_600_000, -1, 1_048_576)
 
 
-def test_topic_configs_are_asked_again_each_refresh_and_at_once_for_new_topics(cluster, unique_topic, tmp_path,
-                                                                                monkeypatch):
-    """DescribeConfigs for every topic is the costliest request of a snapshot, so a process
-    repeats the configs it knows for CONFIGS_REFRESH_SECONDS; a new topic is asked at once."""
+def test_topic_configs_are_asked_again_in_turn_and_at_once_for_new_topics(cluster, unique_topic, tmp_path,
+                                                                          monkeypatch):
+    """DescribeConfigs for every topic is the costliest request of a snapshot, so each snapshot
+    asks for new topics and the next slice of the known ones: every topic is asked again
+    within CONFIGS_REFRESH_SNAPSHOTS snapshots (here 2), and a changed config shows then."""
     from console.analytics import collector
     from console.clusters.gateway import cluster_gateway
+    from console.kafka_gateway import snapshots
     lake_url = str(tmp_path / "lake")
     first = make_topic(cluster, unique_topic(), configs={"retention.ms": "1000000"})
+    monkeypatch.setattr(collector, "CONFIGS_REFRESH_SNAPSHOTS", 2)
+    monkeypatch.setattr(collector, "_configs_cache", {})                 # this process has seen no topic yet
+    asked: list[list[str]] = []
+    real = snapshots.retention_configs
 
-    def retention_ms(at: dt.datetime, *topics: str) -> list[int]:
+    def recording(gateway, topics):       # the real request; the test only notes which topics it named
+        asked.append(list(topics))
+        return real(gateway, topics)
+    monkeypatch.setattr(collector.snapshots, "retention_configs", recording)
+
+    def snapshot(at: dt.datetime) -> dict[str, int]:
         snapshot_collect(cluster=cluster, lake_url=lake_url, taken_at=at)
         table = pq.read_table(f"{lake_url}/{L.TOPIC_CONFIGS}", filters=[(L.TS, "=", at)]).to_pylist()
-        return [next(r[L.RETENTION_MS] for r in table if r[L.TOPIC] == t) for t in topics]
+        return {r[L.TOPIC]: r[L.RETENTION_MS] for r in table}
 
-    assert retention_ms(T1, first) == [1_000_000]
+    everything = snapshot(T1)
+    assert everything[first] == 1_000_000 and set(asked[-1]) == set(everything)
     with cluster_gateway(cluster) as gw:
         gw.alter_topic_configs(first, set_configs={"retention.ms": "2000000"})
     second = make_topic(cluster, unique_topic(), configs={"retention.ms": "3000000"})
-    # The first is known, not asked again yet; the second is new, asked at once.
-    assert retention_ms(T2, first, second) == [1_000_000, 3_000_000]
-    monkeypatch.setattr(collector, "CONFIGS_REFRESH_SECONDS", 0.0)
-    assert retention_ms(T2 + dt.timedelta(seconds=30), first, second) == [2_000_000, 3_000_000]
+    values = [snapshot(T2 + dt.timedelta(seconds=30 * i)) for i in range(2)]
+    assert second in asked[-2]                                                         # new: asked at once
+    assert set(everything) <= set(asked[-2]) | set(asked[-1])                          # the others in turn
+    assert all(v[second] == 3_000_000 for v in values) and values[-1][first] == 2_000_000
