@@ -6,6 +6,7 @@ runs changed (`selectors.runs_signature`), so a watched page costs one small que
 Routes: console/routing.py."""
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from django.template.loader import render_to_string
@@ -17,18 +18,21 @@ from console.clusters.selectors import cluster_get
 CLUSTER, GROUP, TOPIC = "analytics.cluster", "analytics.group", "analytics.topic"
 _rendered: OrderedDict[tuple, tuple[tuple, str]] = OrderedDict()
 _KEEP = 256                     # fragments remembered per process
+_lock = threading.Lock()        # each cluster's feed renders on a thread of its own
 
 
 def _cached(key: tuple, cluster_id: int, render) -> str:
     signature = selectors.runs_signature(cluster_id=cluster_id)
-    known = _rendered.get(key)
+    with _lock:
+        known = _rendered.get(key)
     if known is not None and known[0] == signature:
         return known[1]
     html = render()
-    _rendered[key] = (signature, html)
-    _rendered.move_to_end(key)
-    while len(_rendered) > _KEEP:
-        _rendered.popitem(last=False)
+    with _lock:
+        _rendered[key] = (signature, html)
+        _rendered.move_to_end(key)
+        while len(_rendered) > _KEEP:
+            _rendered.popitem(last=False)
     return html
 
 
