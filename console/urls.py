@@ -28,6 +28,8 @@ api = [
          name="group_analytics"),
     path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
          name="topic_analytics"),
+    path("clusters/<int:cluster_id>/analytics/topics/<str:topic>/what-if", analytics_apis.topic_what_if,
+         name="topic_what_if"),
     path("clusters/<int:cluster_id>/groups", group_apis.group_list, name="groups"),
     # Group ids may hold '/': see console/groups/urls.py for why the detail ends with a slash.
     path("clusters/<int:cluster_id>/groups/<path:group_id>/reset-preview", group_apis.group_reset_preview,
