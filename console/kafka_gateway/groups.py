@@ -58,7 +58,7 @@ from console.kafka_gateway.group_records import (
 from console.kafka_gateway.records import PartitionInfo
 
 CONSUMER_PROTOCOL = "consumer"
-GROUP_KEY_TYPE = 0
+GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
 _NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
 _UNDECODABLE = (struct.error, ValueError, UnicodeDecodeError, EOFError, IndexError, TypeError)
 _RETRIABLE_COORDINATOR_ERRORS = (Errors.CoordinatorNotAvailableError.errno, Errors.CoordinatorLoadInProgressError.errno)
@@ -110,8 +110,8 @@ class GroupCalls:
         return sorted(listed.values(), key=lambda g: g.group_id)
 
     @translated
-    def find_coordinators(self, group_ids: Iterable[str]) -> Coordinators:
-        """FindCoordinator for every group id. The first lookup on a cluster creates
+    def find_coordinators(self, group_ids: Iterable[str], *, key_type: int = GROUP_KEY_TYPE) -> Coordinators:
+        """FindCoordinator for every group id (or transactional id, with TRANSACTION_KEY_TYPE). The first lookup on a cluster creates
         `__consumer_offsets`, and until its leaders are up Kafka answers COORDINATOR_NOT_AVAILABLE
         (clients retry): those ids are asked once more after a short pause."""
         group_ids = list(dict.fromkeys(group_ids))
@@ -119,7 +119,7 @@ class GroupCalls:
         errors: dict[str, str] = {}
         for attempt in range(2):
             retry = []
-            for group_id, node_id, error_code, message in self._lookup_coordinators(group_ids):
+            for group_id, node_id, error_code, message in self._lookup_coordinators(group_ids, key_type):
                 if error_code == 0:
                     found[group_id] = node_id
                     errors.pop(group_id, None)
@@ -134,14 +134,14 @@ class GroupCalls:
             time.sleep(_COORDINATOR_RETRY_SECONDS)
         return Coordinators(found=found, errors=errors)
 
-    def _lookup_coordinators(self, group_ids: list[str]) -> list[tuple[str, int, int, str | None]]:
+    def _lookup_coordinators(self, group_ids: list[str], key_type: int) -> list[tuple[str, int, int, str | None]]:
         """(group id, node id, error code (-1: no answer), message) per id."""
         if not group_ids:
             return []
         if self._version(FindCoordinatorRequest) >= 4:
-            request = FindCoordinatorRequest(key_type=GROUP_KEY_TYPE, coordinator_keys=group_ids, min_version=4)
+            request = FindCoordinatorRequest(key_type=key_type, coordinator_keys=group_ids, min_version=4)
             return [(c.key, c.node_id, c.error_code, c.error_message) for c in self._one(None, request).coordinators]
-        requests = [(None, FindCoordinatorRequest(key=g, key_type=GROUP_KEY_TYPE, max_version=3)) for g in group_ids]
+        requests = [(None, FindCoordinatorRequest(key=g, key_type=key_type, max_version=3)) for g in group_ids]
         rows = []
         for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
             if isinstance(answer, Exception):
