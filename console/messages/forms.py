@@ -11,7 +11,7 @@ from console.errors import InvalidInput
 from console.messages.filters import FIELDS, JSON_OPS, FilterSpec
 from console.messages.models import FORMAT_CHOICES, FORMATS, MaskingRule
 from console.messages.scan import SearchLimits
-from console.messages.selectors import START_MODES, BrowseQuery, SearchQuery
+from console.messages.selectors import DEFAULT_ISOLATION, ISOLATION_LEVELS, START_MODES, BrowseQuery, SearchQuery
 from console.messages.serializers import SERIALIZERS
 
 MAX_SEARCH_SECONDS = 600
@@ -89,10 +89,13 @@ def browse_query_from(data: Mapping) -> BrowseQuery:
     direction = _get(data, "dir") or "next"
     if direction not in ("next", "prev"):
         raise InvalidInput("Page direction is next or prev.")
+    isolation = _get(data, "isolation") or DEFAULT_ISOLATION
+    if isolation not in ISOLATION_LEVELS:
+        raise InvalidInput(f"Read with one of {', '.join(ISOLATION_LEVELS)}.")
     return BrowseQuery(partition=_partition(data), start=start, offset=_int(data, "offset"),
                        timestamp_ms=parse_time(_get(data, "time"), label="The start time"),
                        count=_int(data, "count", minimum=1) or 50, cursor=parse_cursor(_get(data, "cursor")),
-                       direction=direction)
+                       direction=direction, isolation=isolation)
 
 
 def filter_spec_from(data: Mapping) -> FilterSpec:

@@ -19,7 +19,7 @@ from console.kafka_gateway.batches import (
     scan_batches,
     to_consumed,
 )
-from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
+from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, READ_COMMITTED, READ_UNCOMMITTED, TopicReader
 from console.messages.filters import RecordFilter
 
 FETCH_PARTITION_BYTES = 4 << 20
@@ -39,22 +39,49 @@ class ReadProgress:
         return {p: o for p, o in self.positions.items() if o < self.ends[p]}
 
 
+class AbortedTransactions:
+    """Which batches of one Fetch answer belong to aborted transactions, as Kafka's consumer
+    decides it in read_committed: the answer lists (producer id, first offset) of every aborted
+    transaction it overlaps; a producer's transactional batches are aborted from the listed
+    first offset until its ABORT marker."""
+
+    def __init__(self, listed) -> None:
+        self._pending = sorted(listed, key=lambda a: a[1])
+        self._aborting: set[int] = set()
+
+    def is_aborted(self, info: BatchInfo) -> bool:
+        """Call for every batch, in log order; True for data of an aborted transaction."""
+        if info.producer_id < 0:
+            return False
+        while self._pending and self._pending[0][1] <= info.next_offset - 1:
+            self._aborting.add(self._pending.pop(0)[0])
+        if info.control:
+            if info.control == "ABORT":
+                self._aborting.discard(info.producer_id)
+            return False
+        return info.transactional and info.producer_id in self._aborting
+
+
 def read_forward(reader: TopicReader, progress: ReadProgress, *,
                  want: Callable[[bytes, BatchInfo], bool] | None = None, partition_bytes: int = FETCH_PARTITION_BYTES,
-                 ) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
+                 isolation_level: int = READ_UNCOMMITTED) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
     """Yield (partition, record set, batch, kafka.record batch or None when `want` refused
     it) for every batch between the positions and the ends, advancing `progress.positions`
-    past each batch as it is yielded. Stops when every partition reached its end."""
+    past each batch as it is yielded. Stops when every partition reached its end.
+    READ_COMMITTED reads up to the last stable offset, and yields the batches of aborted
+    transactions as None with `info.aborted` set (control batches come as None, as always)."""
+    committed = isolation_level == READ_COMMITTED
     stalled: dict[int, int] = {}
     while active := progress.active():
         alone = next((p for p in active if stalled.get(p)), None)
         if alone is None:
-            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES)
+            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES,
+                                   isolation_level=isolation_level)
         else:
             # No progress: its next batch may be larger than its share of the answer. Asked
             # alone, it comes first, and KIP-74 lets the first partition return a whole batch.
             fetched = reader.fetch({alone: active[alone]}, partition_max_bytes=FETCH_MAX_BYTES,
-                                   max_bytes=FETCH_MAX_BYTES)
+                                   max_bytes=FETCH_MAX_BYTES, isolation_level=isolation_level)
         for partition, answer in fetched.items():
             start = progress.positions[partition]
             if answer.error_code == OFFSET_OUT_OF_RANGE:
@@ -64,9 +91,13 @@ def read_forward(reader: TopicReader, progress: ReadProgress, *,
                 progress.notes.append(f"Partition {partition} stopped at offset {start}: {answer.error}")
                 progress.ends[partition] = start
                 continue
-            progress.ends[partition] = min(progress.ends[partition], answer.high_watermark)
+            end = answer.last_stable_offset if committed and answer.last_stable_offset >= 0 else answer.high_watermark
+            progress.ends[partition] = min(progress.ends[partition], end)
+            aborted = AbortedTransactions(answer.aborted_transactions) if committed else None
             for info, batch in scan_batches(answer.records, from_offset=start,
                                             want=None if want is None else (lambda b, raw=answer.records: want(raw, b))):
+                if aborted is not None and aborted.is_aborted(info):
+                    info.aborted, batch = True, None
                 if info.next_offset > progress.positions[partition]:
                     yield partition, answer.records, info, batch
                     # A batch may run past the end asked for: the position stops at the end.
