@@ -74,11 +74,14 @@ def test_cancel_reassignment_restores_the_original_replicas(cluster, topic_name)
                                                         "follower.replication.throttled.replicas": "*"})
     admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap)
     # A crawl of a throttle keeps the new replica from catching up, so the move stays pending.
+    # The throttle measures over a 1 s window and an unthrottled first fetch takes up to
+    # replica.fetch.max.bytes (1 MiB), so 8 MiB keep the newcomer behind for seconds: with
+    # 200 KB, one fetch caught up and a slow test thread saw the move already done.
     admin.alter_configs([_broker_config(b, {"leader.replication.throttled.rate": "1"}) for b in range(3)])
-    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": 1})
-    for i in range(2000):
-        producer.produce(topic_name, value=b"x" * 100, partition=0)
-    producer.flush(10)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": 1, "linger.ms": 20})
+    for i in range(8192):
+        producer.produce(topic_name, value=b"x" * 1024, partition=0)
+    assert producer.flush(30) == 0
     _, original, _ = partition_state(cluster.bootstrap, topic_name)[0]
     newcomer = next(b for b in range(3) if b not in original)
     tp = TopicPartition(topic_name, 0)
