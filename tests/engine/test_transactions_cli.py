@@ -104,3 +104,30 @@ def test_errors_read_like_kafkas_tool(txn_engine):
     assert unknown.returncode == 1 and "no-such-id" in unknown.stderr and "does not exist" in unknown.stderr
     neither = transactions_cli(txn_engine, "abort", "--topic", TOPIC, "--partition", "0")
     assert neither.returncode == 1 and "--start-offset" in neither.stderr
+
+
+def test_groups_describe_counts_lag_from_the_last_stable_offset_on_request(txn_engine):
+    from tests.support.groups import GroupClient
+    from tests.support.transactions import committed_transaction
+    committed_transaction(txn_engine.bootstrap, "cli-lag-a", [(TOPIC, 1, b"1"), (TOPIC, 1, b"2")])
+    start = end_offsets(txn_engine.bootstrap, TOPIC, 1)[1]
+    producer = open_transaction(txn_engine.bootstrap, "cli-lag-b", [(TOPIC, 1, b"3"), (TOPIC, 1, b"4")])
+    try:
+        client = GroupClient(txn_engine, "cli-lag-group")
+        try:
+            assert client.commit({(TOPIC, 1): start - 1}) == {(TOPIC, 1): 0}
+        finally:
+            client.close()
+        base = [sys.executable, "-m", "engine", "groups", "--bootstrap", txn_engine.bootstrap,
+                "--describe", "cli-lag-group"]
+        rows = {}
+        for isolation in ("read_uncommitted", "read_committed"):
+            out = subprocess.run(base + ["--isolation", isolation], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=60)
+            assert out.returncode == 0, out.stderr
+            lines = [line for line in out.stdout.splitlines() if line.startswith(("GROUP ", "cli-lag-group "))]
+            rows[isolation] = dict(zip(lines[0].split(), lines[1].split()))
+        assert (rows["read_uncommitted"]["LOG-END-OFFSET"], rows["read_uncommitted"]["LAG"]) == (str(start + 2), "3")
+        assert (rows["read_committed"]["LOG-END-OFFSET"], rows["read_committed"]["LAG"]) == (str(start), "1")
+    finally:
+        producer.abort_transaction(60)
