@@ -41,7 +41,7 @@ def txn_cluster_path(console_server, tmp_path):
         engine.kill()
 
 
-def test_admin_aborts_a_hanging_transaction_from_the_page(login, txn_cluster_path):
+def test_admin_aborts_a_hanging_transaction_from_the_page(login, txn_cluster_path, shoot):
     engine, path = txn_cluster_path
     assert end_offsets(engine.bootstrap, TOPIC, 0) == (2, 4)   # committed at 0, its marker at 1, open from 2
 
@@ -75,6 +75,7 @@ def test_admin_aborts_a_hanging_transaction_from_the_page(login, txn_cluster_pat
 
     admin = login("admin")
     admin.goto(f"{path}transactions/")
+    shoot(admin, "transactions")
     admin.locator(f'#hanging-transactions tr[data-partition="{TOPIC}-0"] a', has_text="Abort").click()
     expect(admin.locator("#abort-summary")).to_contain_text("starts at offset 2")
     assert end_offsets(engine.bootstrap, TOPIC, 0) == (2, 4)                 # nothing yet
