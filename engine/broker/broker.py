@@ -74,6 +74,8 @@ class Broker:
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
+        # Called after a transaction marker is replicated: listener(topic, partition, producer_id, commit).
+        self.txn_marker_listeners: list = []
 
     @property
     def image(self) -> MetadataImage:
@@ -325,17 +327,18 @@ class Broker:
         raise ApiError(Errors.NotLeaderForPartitionError)
 
     def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
-                       replica_id: int, min_one_batch: bool):
+                       replica_id: int, min_one_batch: bool, isolation_level: int = 0):
         """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
 
-        Consumers read up to the high watermark; a follower (replica_id >= 0) reads up to the
+        Consumers read up to the high watermark (read_committed, isolation_level 1: up to
+        the last stable offset); a follower (replica_id >= 0) reads up to the
         log end, and its fetch offset moves the high watermark and may grow the ISR; a
         throttled follower gets no data while the leader throttle is exceeded. The slice's
         descriptor belongs to the segment: a caller that keeps it past this turn of the event
         loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
         partition = self.leader_partition(topic, index)
         partition.check_leader_epoch(current_leader_epoch)
-        max_offset = partition.high_watermark
+        max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         if replica_id >= 0:
             self.on_follower_fetch(partition, replica_id, fetch_offset)
             max_offset = None
@@ -454,8 +457,10 @@ class Broker:
             if not self.config.get("log.cleaner.enable"):
                 continue
             try:
-                high_watermarks = self._high_watermarks()
-                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), high_watermarks):
-                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), high_watermarks[tp])))
+                # Compaction stays below the last stable offset (as Kafka): an open transaction's
+                # data is not known yet to be kept or dropped.
+                bounds = {key: partition.last_stable_offset for key, partition in self.partitions.items()}
+                for tp, log_ in self.log_cleaner.logs_to_clean(self.log_manager.all_logs(), now_ms(), bounds):
+                    await clean_off_loop(StepRunner(self.log_cleaner.clean(tp, log_, now_ms(), bounds[tp])))
             except Exception:  # noqa: BLE001 - keep the broker alive; the next round retries
                 log.exception("Broker %d: log cleaner failed", self.node_id)

@@ -119,6 +119,20 @@ class Partition:
     def log_end_offset(self) -> int:
         return self.log.log_end_offset
 
+    @property
+    def last_stable_offset(self) -> int:
+        """Where read_committed consumers stop: the first offset of a transaction still open
+        (or whose marker is not replicated yet), else the high watermark. Same on followers."""
+        first_unstable = self.log.producer_state.first_unstable_offset(self._high_watermark)
+        return self._high_watermark if first_unstable is None else min(first_unstable, self._high_watermark)
+
+    def ongoing_transaction_first_offset(self, producer_id: int) -> int | None:
+        return self.log.producer_state.ongoing_txn_first_offset(producer_id)
+
+    def aborted_transactions(self, start_offset: int, upper_offset: int) -> list[tuple[int, int]]:
+        """(producer_id, first_offset) of each aborted transaction overlapping [start_offset, upper_offset)."""
+        return [(t.producer_id, t.first_offset) for t in self.log.aborted_transactions(start_offset, upper_offset)]
+
     def maybe_advance_high_watermark(self) -> bool:
         """HW = the smallest LEO in the ISR (the leader's own LEO included); it never moves back."""
         if not self.is_leader:
@@ -135,9 +149,10 @@ class Partition:
 
     # --- leader: appends and follower fetches ---------------------------------------------------
 
-    def append(self, records: bytearray, now_ms: int):
+    def append(self, records: bytearray, now_ms: int, *, control: bool = False):
+        """Append as leader; `control`: transaction markers built by the broker."""
         try:
-            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms)
+            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control)
         except OSError as exc:   # e.g. rolling a segment on a full disk
             self.on_storage_failure(exc)
             raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc

@@ -4,8 +4,9 @@ A compacted log (cleanup.policy contains "compact") has a clean head, already co
 and a dirty tail, written since; the boundary is the log's *first dirty offset*, kept per
 partition in `cleaner-offset-checkpoint` (OffsetCheckpointFile format) in the log dir.
 The active segment is never cleaned, nor segments younger than min.compaction.lag.ms, nor
-segments reaching above the high watermark when one is given (as Kafka cleans only below the
-last stable offset): a record a follower may still truncate must not supersede older ones.
+segments reaching above the bound the broker gives, the last stable offset (as Kafka): a
+record a follower may still truncate must not supersede older ones, and an open
+transaction's data is not known yet to be committed or aborted.
 
 A log is cleaned once dirty bytes / (clean + dirty bytes) reaches
 min.cleanable.dirty.ratio, or once its oldest dirty segment is older than
@@ -22,7 +23,9 @@ max.compaction.lag.ms. A cleaning:
    offset, last offset delta (so producer sequence numbers stay intact), producer fields,
    timestamp type and compression codec; a batch that loses all records is dropped.
    Records without a key are dropped, as Kafka does (a compacted topic cannot hold them);
-   control batches are kept as they are;
+   batches of aborted transactions are dropped (their records never enter the offset
+   map either), and COMMIT/ABORT markers go only once no data of their transaction is
+   left and delete.retention.ms has passed (cleaner_txns.py, Kafka's rule);
 3. swaps each group for its cleaned segment crash-safely (Log.replace_segments).
 
 Tombstones (null values) live delete.retention.ms after the cleaner first keeps them
@@ -42,9 +45,8 @@ every swap, that its segments are still there. Memory stays bounded: the offset 
 16-byte key digests, at most log.cleaner.dedupe.buffer.size / 24 entries, as Kafka's; files
 are read in log.cleaner.io.buffer.size chunks; a compressed batch is inflated as a bounded
 stream (decompression.py), and one that inflates past the bound is kept as it is. No asyncio
-here. Gaps: no transactional cleanup (aborted transactions
-are not removed; there are none yet), and empty batches are not kept for idempotent
-producers' sequence state (Kafka keeps the last one per producer).
+here. Gaps: empty batches are not kept for idempotent producers' sequence state (Kafka keeps
+the last one per producer).
 """
 from __future__ import annotations
 
@@ -54,11 +56,15 @@ from pathlib import Path
 from typing import Iterator
 
 from .checkpoint import OffsetCheckpointFile
-from .cleaner_batches import digest, filter_batch, records_of
+from .cleaner_batches import digest, filter_batch, filter_marker, records_of
 from .cleaner_steps import OnOwner, StepRunner
+from .cleaner_txns import CleanedTransactions
+from .control_records import read_marker
 from .decompression import decompressed_limit
 from .log import Log
-from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offset_file, unlink_quietly
+from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offset_file, unlink_quietly
+from .log_transactions import collect_aborted
+from .errors import CorruptRecordError
 from .records import INT32_MAX, read_header
 from .segment import LogSegment
 from .segment_swap import CLEANED_SUFFIX
@@ -220,7 +226,7 @@ class LogCleaner:
         stats = CleanerStats(tp, cleanable.first_dirty_offset, max(end, cleanable.first_dirty_offset),
                              segments_before=len(segments))
         for group in group_segments_by_size(to_clean, log_.config.segment_bytes):
-            yield from self._clean_group(log_, group, offset_map, now_ms, stats)
+            yield from self._clean_group(log_, segments, group, offset_map, now_ms, stats)
         stats.segments_after = len(log_.segments)
         return stats
 
@@ -229,12 +235,16 @@ class LogCleaner:
         returns the map and the offset where the unmapped rest begins (`end` if nothing is mapped)."""
         offset_map: dict[bytes, int] = {}
         limit = decompressed_limit(log_.config.max_message_bytes)
+        txns = CleanedTransactions()
         for segment in dirty:
             segment_map: dict[bytes, int] = {}
             steps = 0
+            txns.add_aborted(_aborted_in(segments, segment))
             with segment.log.pinned():
                 for _, header, data in segment.log.batches(0, with_data=True, chunk_bytes=self.io_buffer_size):
-                    if not header.is_control:
+                    if header.is_control:
+                        _track_marker(txns, data, header)
+                    elif not txns.on_batch(header):
                         for record in records_of(data, header, limit, log_.dir.name) or ():
                             if record.key is not None:
                                 segment_map[digest(record.key)] = record.offset
@@ -251,22 +261,31 @@ class LogCleaner:
             _check_still_there(log_, [segment])
         return offset_map, end
 
-    def _clean_group(self, log_: Log, group: list[LogSegment], offset_map: dict[bytes, int],
-                     now_ms: int, stats: CleanerStats):
+    def _clean_group(self, log_: Log, segments: list[LogSegment], group: list[LogSegment],
+                     offset_map: dict[bytes, int], now_ms: int, stats: CleanerStats):
         base = group[0].base_offset
         _remove_cleaned_files(log_.dir, base)  # left over from an aborted round
         cleaned = LogSegment.open(log_.dir, base, log_.config, now_ms, file_suffix=CLEANED_SUFFIX)
         limit = decompressed_limit(log_.config.max_message_bytes)
+        txns = CleanedTransactions(cleaned.txn_index)
+        retention = log_.config.delete_retention_ms
         try:
             steps = 0
             with cleaned.pinned():
                 for segment in group:
+                    txns.add_aborted(_aborted_in(segments, segment))
                     with segment.log.pinned():
                         for _, header, data in segment.log.batches(0, with_data=True,
                                                                    chunk_bytes=self.io_buffer_size):
                             stats.bytes_read += header.size
-                            kept = filter_batch(data, header, offset_map, now_ms, log_.config.delete_retention_ms,
-                                                 stats, limit, log_.dir.name)
+                            if header.is_control:
+                                kept = filter_marker(data, header, txns, now_ms, retention, stats)
+                            elif txns.on_batch(header):
+                                kept = None     # an aborted transaction's data
+                                stats.records_read += header.records_count
+                            else:
+                                kept = filter_batch(data, header, offset_map, now_ms, retention, stats, limit,
+                                                    log_.dir.name)
                             if kept is not None:
                                 new_header = read_header(kept)
                                 cleaned.append(kept, new_header.base_offset, new_header.last_offset,
@@ -288,6 +307,20 @@ class LogCleaner:
             _remove_cleaned_files(log_.dir, base)
             raise
         yield
+
+
+def _aborted_in(segments: list[LogSegment], segment: LogSegment) -> list:
+    """Aborted transactions overlapping `segment`, from its .txnindex and the later ones."""
+    i = segments.index(segment)
+    upper = segments[i + 1].base_offset if i + 1 < len(segments) else segment.next_offset
+    return collect_aborted(segments[i:], segment.base_offset, upper)
+
+
+def _track_marker(txns: CleanedTransactions, data, header) -> None:
+    try:
+        txns.on_marker(header, read_marker(data, 0, header))
+    except CorruptRecordError:
+        pass   # an empty control batch ends nothing
 
 
 def _bound(high_watermarks: dict[TopicPartition, int] | None, tp: TopicPartition) -> int | None:
@@ -320,6 +353,6 @@ def _check_still_there(log_: Log, segments: list[LogSegment]) -> None:
 
 
 def _remove_cleaned_files(directory: Path, base_offset: int) -> None:
-    for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+    for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
         unlink_quietly(offset_file(directory, base_offset, suffix + CLEANED_SUFFIX))
 

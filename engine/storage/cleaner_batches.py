@@ -11,9 +11,11 @@ from kafka.codec import gzip_encode, lz4_encode, snappy_encode, zstd_encode
 from kafka.record.default_records import DefaultRecordBatch
 from kafka.record.util import calc_crc32c, encode_varint
 
+from .cleaner_txns import CleanedTransactions
+from .control_records import read_marker
 from .decompression import inflate
-from .errors import StorageError
-from .records import (ATTRIBUTES_OFFSET, CODEC_MASK, CRC_OFFSET, HEADER, HEADER_SIZE, LOG_OVERHEAD,
+from .errors import CorruptRecordError, StorageError
+from .records import (ATTRIBUTES_OFFSET, CODEC_MASK, CONTROL_MASK, CRC_OFFSET, HEADER, HEADER_SIZE, LOG_OVERHEAD,
                       TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader)
 
 log = logging.getLogger(__name__)
@@ -49,9 +51,7 @@ def records_of(data, header: BatchHeader, limit: int, where: str) -> list | None
 
 def filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms: int,
                   delete_retention_ms: int, stats, limit: int, where: str) -> bytes | bytearray | None:
-    """The batch with only the records worth keeping, or None if none is."""
-    if header.is_control:
-        return bytes(data)
+    """The data batch with only the records worth keeping, or None if none is."""
     horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
     records = records_of(data, header, limit, where)
     if records is None:
@@ -84,6 +84,27 @@ def filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms
     if len(kept) == len(records):
         return bytes(data)
     return encode_batch(kept, header, delete_horizon=None)
+
+
+def filter_marker(data, header: BatchHeader, txns: CleanedTransactions, now_ms: int, delete_retention_ms: int,
+                  stats) -> bytes | bytearray | None:
+    """A COMMIT/ABORT marker kept as it is while its transaction still has data before it;
+    once it has none, stamped with a delete horizon (now + delete.retention.ms) and dropped
+    by the first cleaning past that horizon (Kafka's rule, cleaner_txns.py)."""
+    try:
+        marker = read_marker(data, 0, header)
+    except CorruptRecordError:
+        return None   # an empty control batch: nothing left to tell consumers
+    if not txns.on_marker(header, marker):
+        return bytes(data)
+    horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
+    if horizon is not None and horizon <= now_ms:
+        return None
+    stats.kept_tombstones_until(horizon if horizon is not None else now_ms + delete_retention_ms)
+    if horizon is not None:
+        return bytes(data)
+    return encode_batch(list(DefaultRecordBatch(bytes(data))), header,
+                        delete_horizon=now_ms + delete_retention_ms)
 
 
 def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | None) -> bytearray:
@@ -122,7 +143,7 @@ def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | 
     if codec:
         body = _COMPRESSORS[codec](bytes(body))
     log_append_time = original.timestamp_type == 1
-    attributes = codec | (original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK))
+    attributes = codec | (original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK | CONTROL_MASK))
     if delete_horizon is not None:
         attributes |= DELETE_HORIZON_MASK
     max_ts = original.max_timestamp if log_append_time else max(r.timestamp for r in records)

@@ -63,3 +63,15 @@ class InvalidProducerEpochError(StorageError):
 
 class CorruptIndexError(StorageError):
     """An .index or .timeindex file is inconsistent; the segment rebuilds it from its .log."""
+
+
+class InvalidTxnStateError(StorageError):
+    """A producer with an open transaction wrote a non-transactional batch."""
+
+    error_code = 48  # INVALID_TXN_STATE
+
+
+class TransactionCoordinatorFencedError(StorageError):
+    """A transaction marker from a coordinator epoch older than the partition has seen."""
+
+    error_code = 52  # TRANSACTION_COORDINATOR_FENCED

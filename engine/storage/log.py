@@ -14,9 +14,11 @@ from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
 from .log_files import STRAY_DIR_SUFFIX, delete_dir_name, fsync_dir
 from .log_loader import LogLoader, rebuild_producer_state
+from .log_transactions import collect_aborted, index_completed, stage_producers
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
 from .producer_state import BatchMetadata, ProducerStateManager
+from .transaction_index import AbortedTxn
 from .record_keys import check_keys
 from .segment import LogSegment
 from .segment_swap import commit_cleaned, finish_swap
@@ -110,13 +112,15 @@ class Log:
         return max(0, bisect_right(self._segments, offset, key=lambda s: s.base_offset) - 1)
 
     # --- appends -----------------------------------------------------------------------
-    def append(self, records: bytearray, *, leader_epoch: int, now_ms: int) -> LogAppendInfo:
-        """Append a Produce request's batches as leader: validate, assign offsets, write."""
+    def append(self, records: bytearray, *, leader_epoch: int, now_ms: int,
+               control: bool = False) -> LogAppendInfo:
+        """Append a Produce request's batches as leader: validate, assign offsets, write.
+        `control`: the batches are transaction markers the broker built (control_records.py)."""
         records = records if isinstance(records, bytearray) else bytearray(records)
-        batches = analyze_records(records, self.config, from_client=True)
+        batches = analyze_records(records, self.config, from_client=not control, control=control)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
-        if self.config.compact:
+        if self.config.compact and not control:
             check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
         stamped = assign_offsets_and_timestamps(
@@ -143,7 +147,8 @@ class Log:
     def _append(self, records: bytearray, stamped: StampedBatches, now_ms: int, *,
                 validate_producers: bool, log_append_time: int) -> LogAppendInfo:
         try:
-            duplicate = self._stage_producers(stamped, validate=validate_producers)
+            duplicate = stage_producers(self.producer_state, records, stamped.headers,
+                                        validate=validate_producers)
             if duplicate is not None:
                 self.producer_state.abort()
                 return self._duplicate_info(duplicate)
@@ -151,25 +156,12 @@ class Log:
         except BaseException:
             self.producer_state.abort()
             raise
-        self.producer_state.commit()
+        completed = self.producer_state.commit()
+        if completed:
+            index_completed(self.producer_state, self.active_segment, completed)
         return LogAppendInfo(stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
                              stamped.offset_of_max_timestamp, log_append_time,
                              self.log_start_offset, stamped.num_records)
-
-    def _stage_producers(self, stamped: StampedBatches, *, validate: bool
-                         ) -> BatchMetadata | None:
-        """Stage each idempotent batch; return the original of a duplicate, if any.
-        Replicated batches were checked by their leader and are only recorded."""
-        for header in stamped.headers:
-            if not header.has_producer_id:
-                continue
-            if validate:
-                duplicate = self.producer_state.find_duplicate(header)
-                if duplicate is not None:
-                    return duplicate
-                self.producer_state.check(header)
-            self.producer_state.stage(header, header.base_offset)
-        return None
 
     def _duplicate_info(self, duplicate: BatchMetadata) -> LogAppendInfo:
         # Kafka acks a retried batch with the offsets it got the first time.
@@ -223,6 +215,16 @@ class Log:
     def _empty_slice(self) -> FileSlice:
         segment = self.active_segment
         return FileSlice(segment.log.fileno(), segment.size, 0)
+
+    def aborted_transactions(self, fetch_offset: int, upper_bound: int) -> list[AbortedTxn]:
+        """Aborted transactions overlapping [fetch_offset, upper_bound), from the .txnindex files."""
+        return collect_aborted(self._segments[self._segment_index(fetch_offset):], fetch_offset, upper_bound)
+
+    def fetch_upper_bound(self, fetch_offset: int, max_offset: int) -> int:
+        """An offset no read from `fetch_offset` bounded by `max_offset` goes past: reads stay in one segment."""
+        i = self._segment_index(fetch_offset)
+        following = self._segments[i + 1].base_offset if i + 1 < len(self._segments) else self._log_end_offset
+        return min(max_offset, following)
 
     def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record with timestamp >= `timestamp`.

@@ -16,6 +16,7 @@ from . import filesystem
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
+TXN_INDEX_SUFFIX = ".txnindex"
 SNAPSHOT_SUFFIX = ".snapshot"
 TEMP_SUFFIX = ".tmp"
 DELETE_DIR_SUFFIX = "-delete"

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .errors import CorruptIndexError
 from .log_config import LogConfig
-from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, STRAY_SUFFIXES, TIME_INDEX_SUFFIX, fsync_dir,
+from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, STRAY_SUFFIXES, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, fsync_dir,
                         offset_file, offset_from_file, unlink_quietly)
+from .log_transactions import replay_segments
 from .producer_state import ProducerStateManager
 from .records import INT32_MAX
 from .segment import LogSegment
@@ -57,7 +58,8 @@ class LogLoader:
             segments = [LogSegment.open(self.dir, self.log_start_offset, self.config, self.now_ms)]
         log_end_offset = segments[-1].next_offset
         log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), log_end_offset)
-        rebuild_producer_state(segments, self.producer_state, log_end_offset)
+        recovered = segments[self._first_unflushed:]
+        rebuild_producer_state(segments, self.producer_state, log_end_offset, reindex=recovered)
         # Everything below the end is durable now: clean shutdown flushed it, recovery
         # fsynced what it validated.
         return LoadedLog(segments, log_start_offset, log_end_offset, log_end_offset)
@@ -66,7 +68,7 @@ class LogLoader:
         names = set(os.listdir(self.dir))
         for name in names:
             path = self.dir / name
-            orphan_index = name.endswith((INDEX_SUFFIX, TIME_INDEX_SUFFIX)) and \
+            orphan_index = name.endswith((INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)) and \
                 f"{name.rsplit('.', 1)[0]}{LOG_SUFFIX}" not in names
             if name.endswith(STRAY_SUFFIXES) or orphan_index:
                 unlink_quietly(path)
@@ -78,6 +80,7 @@ class LogLoader:
         if not self.had_clean_shutdown:
             # The segment holding the recovery point may have unflushed bytes too.
             first_unflushed = max(0, bisect_right(bases, self.recovery_point) - 1)
+        self._first_unflushed = first_unflushed
         segments = []
         for i, base in enumerate(bases):
             indexes_exist = offset_file(self.dir, base, INDEX_SUFFIX).exists() and \
@@ -114,13 +117,8 @@ class LogLoader:
 
 
 def rebuild_producer_state(segments: list[LogSegment], producer_state: ProducerStateManager,
-                           log_end_offset: int) -> None:
-    """Newest snapshot at or below the log end, plus the batch headers after it."""
+                           log_end_offset: int, *, reindex: list[LogSegment] = ()) -> None:
+    """Newest snapshot at or below the log end, plus the batches after it; the segments in
+    `reindex` (validated by crash recovery) get their .txnindex rebuilt by that replay."""
     start = producer_state.truncate_and_reload(log_end_offset)
-    for i, segment in enumerate(segments):
-        following = segments[i + 1].base_offset if i + 1 < len(segments) else None
-        if following is not None and following <= start:
-            continue
-        for header in segment.headers_from(max(start, segment.base_offset)):
-            if header.has_producer_id and header.base_offset >= start:
-                producer_state.update(header, header.base_offset)
+    replay_segments(segments, producer_state, start, reindex)

@@ -54,11 +54,12 @@ class StampedBatches:
                    offset_of_max, sum(h.records_count for h in headers))
 
 
-def analyze_records(records, config: LogConfig, *, from_client: bool
+def analyze_records(records, config: LogConfig, *, from_client: bool, control: bool = False
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
     All batches are checked before any is written, so a request is taken whole or not at all.
+    `control`: the broker's own transaction markers, which must be control batches.
     """
     batches = list(iter_batches(records))
     for position, header in batches:
@@ -67,6 +68,8 @@ def analyze_records(records, config: LogConfig, *, from_client: bool
                 f"batch of {header.size} bytes exceeds max.message.bytes="
                 f"{config.max_message_bytes}")
         validate_crc(records, position, header)
+        if control and not (header.is_control and header.has_producer_id):
+            raise InvalidRecordError("a transaction marker must be a control batch with a producer id")
         if from_client:
             _check_client_batch(header)
             _check_records(records, position, header, config)

@@ -8,15 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
-from .errors import InvalidProducerEpochError, OutOfOrderSequenceError
+from .control_records import EndTxnMarker
+from .errors import (InvalidProducerEpochError, InvalidTxnStateError, OutOfOrderSequenceError,
+                     TransactionCoordinatorFencedError)
 from .log_files import (SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly,
                         write_atomically)
-from .records import INT32_MAX, BatchHeader
+from .records import INT32_MAX, TRANSACTIONAL_MASK, BatchHeader
 
 # Kafka remembers the last 5 batches per producer: a client has at most 5 in flight, so a
 # retry of any of them can still be recognised as a duplicate.
 NUM_BATCHES_TO_RETAIN = 5
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2   # 2 adds coordinator_epoch and txn_first_offset; 1 still loads
+NO_TXN = -1
 
 
 class BatchMetadata(NamedTuple):
@@ -33,6 +36,8 @@ class ProducerEntry:
     epoch: int
     batches: deque = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
     last_timestamp: int = -1
+    coordinator_epoch: int = -1
+    txn_first_offset: int = NO_TXN   # first offset of the open transaction, NO_TXN if none
 
     @property
     def last_seq(self) -> int:
@@ -40,7 +45,13 @@ class ProducerEntry:
 
     def copy(self) -> ProducerEntry:
         return ProducerEntry(self.producer_id, self.epoch,
-                             deque(self.batches, maxlen=NUM_BATCHES_TO_RETAIN), self.last_timestamp)
+                             deque(self.batches, maxlen=NUM_BATCHES_TO_RETAIN), self.last_timestamp,
+                             self.coordinator_epoch, self.txn_first_offset)
+
+    def bump_epoch(self, epoch: int) -> None:
+        if epoch != self.epoch:
+            self.epoch = epoch
+            self.batches.clear()
 
     def find_duplicate(self, header: BatchHeader) -> BatchMetadata | None:
         if header.producer_epoch != self.epoch:
@@ -51,19 +62,39 @@ class ProducerEntry:
         return None
 
 
+class CompletedTxn(NamedTuple):
+    """A transaction its marker ended (Kafka's CompletedTxn): data from `first_offset`,
+    marker at `last_offset`."""
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    aborted: bool
+
+
 def in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT32_MAX)
 
 
 class ProducerStateManager:
-    """Per producer id: its epoch and the metadata of its last 5 batches.
+    """Per producer id: its epoch, the metadata of its last 5 batches, the epoch of the
+    transaction coordinator that last wrote it a marker, and its open transaction.
+
+    Transactions (KIP-98): a producer's first transactional batch opens a transaction at
+    its offset; its COMMIT or ABORT marker closes it (`stage_marker`). The partition's
+    first unstable offset is the smallest first offset of an open transaction, or of a
+    completed one whose marker is not yet below the high watermark (Kafka keeps those
+    "unreplicated" so read_committed consumers never pass a marker a new leader may lack).
 
     Snapshot file `<offset, 20 digits>.snapshot` in the partition dir holds the state
     after every batch below `offset`, as UTF-8 JSON:
 
-        {"version": 1, "offset": N,
+        {"version": 2, "offset": N,
          "producers": [{"producer_id": P, "epoch": E, "last_timestamp": T,
+                        "coordinator_epoch": C, "txn_first_offset": F (-1: none),
                         "batches": [[first_seq, last_seq, first_offset, last_offset, ts], ...]}]}
+
+    Open transactions survive a restart or kill -9 through it: the loader replays only
+    the batches after the newest snapshot, and a marker there closes what it opened.
 
     It is written to a temp file, fsynced and renamed, so a crash leaves the old or the
     new snapshot, never half of one.  A log rebuilds the state at open from its newest
@@ -80,6 +111,9 @@ class ProducerStateManager:
         self.dir = Path(partition_dir)
         self._entries: dict[int, ProducerEntry] = {}
         self._pending: dict[int, ProducerEntry] = {}
+        self._ongoing: dict[int, int] = {}              # producer id -> txn first offset
+        self._unreplicated: list[CompletedTxn] = []     # completed, marker not below the HW yet
+        self._completed: list[CompletedTxn] = []        # staged by stage_marker
 
     @property
     def producers(self) -> Mapping[int, ProducerEntry]:
@@ -114,46 +148,130 @@ class ProducerStateManager:
             raise OutOfOrderSequenceError(
                 f"producer {header.producer_id} sequence {header.base_sequence} "
                 f"does not follow {entry.last_seq}")
+        if entry.txn_first_offset != NO_TXN and not header.is_transactional:
+            raise InvalidTxnStateError(
+                f"producer {header.producer_id} has an open transaction: expected a transactional write")
         return None
 
+    def check_marker(self, header: BatchHeader, marker: EndTxnMarker) -> None:
+        """A coordinator's marker: an older producer epoch is INVALID_PRODUCER_EPOCH, an
+        older coordinator epoch TRANSACTION_COORDINATOR_FENCED (Kafka's appendEndTxnMarker)."""
+        entry = self._entry(header.producer_id)
+        if entry is None:
+            return
+        if header.producer_epoch < entry.epoch:
+            raise InvalidProducerEpochError(
+                f"marker of producer {header.producer_id} epoch {header.producer_epoch} < {entry.epoch}")
+        if marker.coordinator_epoch < entry.coordinator_epoch:
+            raise TransactionCoordinatorFencedError(
+                f"marker of coordinator epoch {marker.coordinator_epoch} < {entry.coordinator_epoch} "
+                f"for producer {header.producer_id}")
+
     # --- updates -----------------------------------------------------------------------
-    def stage(self, header: BatchHeader, first_offset: int) -> None:
-        """Record a batch about to be appended at `first_offset`; visible to later checks."""
+    def _staged_entry(self, header: BatchHeader) -> ProducerEntry:
         pid = header.producer_id
         entry = self._pending.get(pid)
         if entry is None:
             current = self._entries.get(pid)
             entry = current.copy() if current else ProducerEntry(pid, header.producer_epoch)
             self._pending[pid] = entry
+        return entry
+
+    def stage(self, header: BatchHeader, first_offset: int) -> None:
+        """Record a batch about to be appended at `first_offset`; visible to later checks."""
+        entry = self._pending.get(header.producer_id) or self._staged_entry(header)
         if header.producer_epoch != entry.epoch:
-            entry.epoch = header.producer_epoch
-            entry.batches.clear()
+            entry.bump_epoch(header.producer_epoch)
         entry.batches.append(BatchMetadata(
             header.base_sequence, header.last_sequence, first_offset,
             first_offset + header.last_offset_delta, header.max_timestamp))
         entry.last_timestamp = header.max_timestamp
+        if header.attributes & TRANSACTIONAL_MASK and entry.txn_first_offset == NO_TXN:
+            entry.txn_first_offset = first_offset
 
-    def commit(self) -> None:
+    def stage_marker(self, header: BatchHeader, marker: EndTxnMarker) -> CompletedTxn | None:
+        """Record a COMMIT/ABORT marker at header.base_offset; the transaction it closes, if any."""
+        entry = self._staged_entry(header)
+        completed = None
+        if entry.txn_first_offset != NO_TXN:
+            # A marker without data before it (an empty transaction) leaves no trace.
+            completed = CompletedTxn(entry.producer_id, entry.txn_first_offset, header.base_offset,
+                                     not marker.commit)
+            self._completed.append(completed)
+        entry.bump_epoch(header.producer_epoch)
+        entry.coordinator_epoch = marker.coordinator_epoch
+        entry.txn_first_offset = NO_TXN
+        entry.last_timestamp = header.max_timestamp
+        return completed
+
+    def commit(self) -> list[CompletedTxn]:
+        """Make the staged batches current; return the transactions their markers completed."""
+        ongoing = self._ongoing
+        for pid, entry in self._pending.items():
+            if entry.txn_first_offset != NO_TXN:
+                ongoing[pid] = entry.txn_first_offset
+            elif ongoing:
+                ongoing.pop(pid, None)
         self._entries.update(self._pending)
         self._pending.clear()
+        if not self._completed:
+            return []
+        completed, self._completed = self._completed, []
+        self._unreplicated.extend(completed)
+        return completed
 
     def abort(self) -> None:
         self._pending.clear()
+        self._completed.clear()
 
-    def update(self, header: BatchHeader, first_offset: int) -> None:
+    def update(self, header: BatchHeader, first_offset: int, marker: EndTxnMarker | None = None
+               ) -> list[CompletedTxn]:
         """Apply an appended (or replayed) batch without checks."""
-        self.stage(header, first_offset)
-        self.commit()
+        if marker is not None:
+            self.stage_marker(header, marker)
+        else:
+            self.stage(header, first_offset)
+        return self.commit()
 
     def clear(self) -> None:
         self._entries.clear()
         self._pending.clear()
+        self._ongoing.clear()
+        self._unreplicated.clear()
+        self._completed.clear()
+
+    # --- transactions ------------------------------------------------------------------
+    def ongoing_txn_first_offset(self, producer_id: int) -> int | None:
+        return self._ongoing.get(producer_id)
+
+    @property
+    def ongoing_txns(self) -> Mapping[int, int]:
+        """Producer id -> first offset of its open transaction."""
+        return self._ongoing
+
+    def last_stable_offset_after(self, txn: CompletedTxn) -> int:
+        """The LSO once `txn` completed (Kafka's lastStableOffset(completedTxn)), stored in
+        its .txnindex entry: the first open transaction of another producer, else past the marker."""
+        others = [first for pid, first in self._ongoing.items() if pid != txn.producer_id]
+        return min(others) if others else txn.last_offset + 1
+
+    def first_unstable_offset(self, high_watermark: int) -> int | None:
+        """Smallest first offset of an open transaction or of one whose marker the high
+        watermark has not passed yet; None if there is neither."""
+        if self._unreplicated:
+            self._unreplicated = [t for t in self._unreplicated if t.last_offset >= high_watermark]
+        firsts = [t.first_offset for t in self._unreplicated]
+        if self._ongoing:
+            firsts.append(min(self._ongoing.values()))
+        return min(firsts) if firsts else None
 
     def remove_expired(self, now_ms: int, expiration_ms: int) -> int:
         """Forget producers whose last batch is `producer.id.expiration.ms` old (Kafka's
         removeExpiredProducers), so the state does not grow with every producer ever seen;
         a forgotten producer that writes again is checked like a new one. Returns how many."""
-        expired = [pid for pid, entry in self._entries.items() if now_ms - entry.last_timestamp >= expiration_ms]
+        # A producer with an open transaction never expires (the coordinator ends it).
+        expired = [pid for pid, entry in self._entries.items()
+                   if entry.txn_first_offset == NO_TXN and now_ms - entry.last_timestamp >= expiration_ms]
         for pid in expired:
             del self._entries[pid]
         return len(expired)
@@ -167,6 +285,7 @@ class ProducerStateManager:
     def take_snapshot(self, offset: int) -> None:
         producers = [
             {"producer_id": e.producer_id, "epoch": e.epoch, "last_timestamp": e.last_timestamp,
+             "coordinator_epoch": e.coordinator_epoch, "txn_first_offset": e.txn_first_offset,
              "batches": [list(b) for b in e.batches]}
             for e in self._entries.values()
         ]
@@ -184,6 +303,8 @@ class ProducerStateManager:
             path = offset_file(self.dir, offset, SNAPSHOT_SUFFIX)
             try:
                 self._entries = self._parse(path.read_bytes())
+                self._ongoing = {pid: e.txn_first_offset for pid, e in self._entries.items()
+                                 if e.txn_first_offset != NO_TXN}
                 return offset
             except (OSError, ValueError, KeyError, TypeError):
                 unlink_quietly(path)
@@ -192,13 +313,14 @@ class ProducerStateManager:
     @staticmethod
     def _parse(data: bytes) -> dict[int, ProducerEntry]:
         doc = json.loads(data)
-        if doc["version"] != SNAPSHOT_VERSION:
+        if doc["version"] not in (1, SNAPSHOT_VERSION):
             raise ValueError(f"unknown snapshot version {doc['version']}")
         entries = {}
         for p in doc["producers"]:
             batches = deque((BatchMetadata(*b) for b in p["batches"]), maxlen=NUM_BATCHES_TO_RETAIN)
             entries[p["producer_id"]] = ProducerEntry(
-                p["producer_id"], p["epoch"], batches, p["last_timestamp"])
+                p["producer_id"], p["epoch"], batches, p["last_timestamp"],
+                p.get("coordinator_epoch", -1), p.get("txn_first_offset", NO_TXN))
         return entries
 
     def truncate_and_reload(self, offset: int) -> int:

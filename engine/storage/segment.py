@@ -1,5 +1,5 @@
-"""One segment of a partition's log: the `.log`, `.index` and `.timeindex` files that
-share a base offset (Kafka's LogSegment)."""
+"""One segment of a partition's log: the `.log`, `.index`, `.timeindex` and `.txnindex`
+files that share a base offset (Kafka's LogSegment)."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -12,10 +12,11 @@ from kafka.record.default_records import DefaultRecordBatch
 from .errors import CorruptIndexError, CorruptRecordError, StorageError
 from .file_records import FileRecords, FileSlice
 from .log_config import LogConfig
-from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, offset_file
+from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offset_file
 from .offset_index import OffsetIndex
 from .records import HEADER_SIZE, INT32_MAX, BatchHeader, read_header, validate_crc
 from .time_index import TimeIndex
+from .transaction_index import TransactionIndex
 
 __all__ = ["LogSegment", "FileSlice"]
 
@@ -26,6 +27,8 @@ class LogSegment:
     * `.log`: v2 record batches back to back (file_records.FileRecords).
     * `.index`: (int32 relative offset, int32 position) entries (offset_index.OffsetIndex).
     * `.timeindex`: (int64 timestamp, int32 relative offset) entries (time_index.TimeIndex).
+    * `.txnindex`: the transactions aborted by a marker in this segment
+      (transaction_index.TransactionIndex); only exists once there is one.
 
     Every offset in the segment is >= base_offset and < base_offset + 2**31, so the
     indexes can store offsets relative to the base in 4 bytes.  An index entry is added
@@ -48,6 +51,8 @@ class LogSegment:
                                         base_offset, max_index_size)
         self.time_index = TimeIndex(offset_file(directory, base_offset, TIME_INDEX_SUFFIX + file_suffix),
                                     base_offset, max_index_size)
+        self.txn_index = TransactionIndex(offset_file(directory, base_offset, TXN_INDEX_SUFFIX + file_suffix),
+                                          base_offset)
         self._tail_loaded = False
         self._next_offset = base_offset
         self._max_timestamp = -1
@@ -253,6 +258,7 @@ class LogSegment:
         cut = min(offset, header.base_offset)
         self.offset_index.truncate_to(cut)
         self.time_index.truncate_to(cut)
+        self.txn_index.truncate_to(cut)
         removed = self.log.truncate_to(position)
         self._tail_loaded = False
         self._load_tail()
@@ -305,24 +311,32 @@ class LogSegment:
 
     def headers_from(self, offset: int) -> Iterator[BatchHeader]:
         """Headers of the batches from the one holding `offset` to the end of the segment."""
+        for _, header in self.batches_from(offset):
+            yield header
+
+    def batches_from(self, offset: int) -> Iterator[tuple[int, BatchHeader]]:
+        """(position, header) of the batches from the one holding `offset` to the end."""
         found = self.translate_offset(offset)
         if found is not None:
-            for _, header, _ in self.log.batches(found[0]):
-                yield header
+            for position, header, _ in self.log.batches(found[0]):
+                yield position, header
 
     # --- lifecycle -------------------------------------------------------------------
     def flush(self) -> None:
-        """fsync the .log and both indexes."""
+        """fsync the .log and the indexes."""
         self.log.flush()
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self) -> None:
         self.log.close()
         self.offset_index.close()
         self.time_index.close()
+        self.txn_index.close()
 
     def delete(self) -> None:
         self.log.delete()
         self.offset_index.delete()
         self.time_index.delete()
+        self.txn_index.delete()

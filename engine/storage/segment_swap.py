@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import filesystem
 from .file_records import FileRecords
-from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, fsync_dir, offset_file,
+from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, fsync_dir, offset_file,
                         offset_from_file, unlink_quietly)
 
 CLEANED_SUFFIX = ".cleaned"
@@ -36,16 +36,22 @@ def _path(directory: Path, base_offset: int, suffix: str, extra: str = "") -> Pa
 
 
 def commit_cleaned(directory: Path, base_offset: int) -> None:
-    """Step 1: `.cleaned` -> `.swap`, the `.log` last (its rename is the commit point)."""
-    for suffix in (*_INDEX_SUFFIXES, LOG_SUFFIX):
+    """Step 1: `.cleaned` -> `.swap`, the `.log` last (its rename is the commit point).
+    The `.txnindex` cannot be rebuilt from the `.log` alone, so it always takes part (empty
+    if the cleaned segment aborts nothing): a swap then always holds its own."""
+    txn_index = _path(directory, base_offset, TXN_INDEX_SUFFIX, CLEANED_SUFFIX)
+    if not txn_index.exists():
+        txn_index.touch()
+    for suffix in (TXN_INDEX_SUFFIX, *_INDEX_SUFFIXES, LOG_SUFFIX):
         os.rename(_path(directory, base_offset, suffix, CLEANED_SUFFIX),
                   _path(directory, base_offset, suffix, SWAP_SUFFIX))
     fsync_dir(directory)
 
 
 def finish_swap(directory: Path, base_offset: int) -> None:
-    """Step 3: `.swap` -> final names (the old segments are gone by now)."""
-    for suffix in (LOG_SUFFIX, *_INDEX_SUFFIXES):
+    """Step 3: `.swap` -> final names (the old segments are gone by now); the .txnindex
+    first, so a `.log.swap` left by a crash means its .txnindex is still a `.swap` too."""
+    for suffix in (TXN_INDEX_SUFFIX, LOG_SUFFIX, *_INDEX_SUFFIXES):
         filesystem.FS.replace(_path(directory, base_offset, suffix, SWAP_SUFFIX), _path(directory, base_offset, suffix))
     fsync_dir(directory)
 
@@ -63,12 +69,15 @@ def complete_interrupted_swaps(directory: Path) -> int:
             other_base = offset_from_file(other)
             if other_base is None or not other.endswith(LOG_SUFFIX) or not base < other_base < end:
                 continue
-            for suffix in (LOG_SUFFIX, *_INDEX_SUFFIXES):
+            for suffix in (LOG_SUFFIX, TXN_INDEX_SUFFIX, *_INDEX_SUFFIXES):
                 unlink_quietly(_path(directory, other_base, suffix))
         # The swap's own indexes may be half renamed; the loader rebuilds missing ones.
         for suffix in _INDEX_SUFFIXES:
             unlink_quietly(_path(directory, base, suffix, SWAP_SUFFIX))
             unlink_quietly(_path(directory, base, suffix))
+        swapped_txn_index = _path(directory, base, TXN_INDEX_SUFFIX, SWAP_SUFFIX)
+        if swapped_txn_index.exists():
+            filesystem.FS.replace(swapped_txn_index, _path(directory, base, TXN_INDEX_SUFFIX))
         filesystem.FS.replace(directory / name, _path(directory, base, LOG_SUFFIX))
     if swaps:
         fsync_dir(directory)

@@ -19,6 +19,7 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k21_delete_records,
     k22_init_producer_id,
     k23_offset_for_leader_epoch,
+    k27_write_txn_markers,
     k32_describe_configs,
     k33_alter_configs,
     k35_describe_log_dirs,
@@ -30,4 +31,5 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k46_list_partition_reassignments,
     k47_offset_delete,
     k60_describe_cluster,
+    k61_describe_producers,
 )

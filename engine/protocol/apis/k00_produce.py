@@ -13,15 +13,20 @@
   NOT_LEADER_OR_FOLLOWER (the record may or may not survive: the client retries).
 - Idempotent producers: a duplicate of one of a producer's last five batches is acknowledged
   with its original offset and not appended again; a sequence gap is
-  OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH.
+  OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH (as Kafka's
+  ProducerStateManager since 2.7, KIP-588: PRODUCER_FENCED comes from the coordinator's APIs).
+- Transactional producers (a transactional_id): their batches are appended like any
+  other; the first transactional batch of a producer opens its transaction in the
+  partition (the last stable offset stops there until the COMMIT/ABORT marker); a
+  non-transactional batch of a producer with an open transaction is INVALID_TXN_STATE.
 - Internal topics (`__consumer_offsets`, `__transaction_state`) are written only by their
   coordinators: a client's produce there is INVALID_TOPIC_EXCEPTION on every broker, as in
   Kafka's ReplicaManager, so no client can put records there that the loaders cannot read.
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir), INVALID_RECORD
   (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator).
-Gaps: transactions are not supported (a transactional_id is refused with
-TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED; the KIP-890 check (a partition
+the coordinator has not verified answers INVALID_TXN_STATE) belongs to the coordinator.
 """
 import asyncio
 import logging
@@ -31,6 +36,7 @@ from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.clock import now_ms
 from engine.cluster.topics import INTERNAL_TOPICS
+from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
@@ -63,15 +69,12 @@ async def handle_produce(ctx, request: ProduceRequest):
 
 
 def _append(ctx, request, topic: str, index: int, records):
-    if request.transactional_id is not None:
-        return _error(index, Errors.TransactionalIdAuthorizationFailedError.errno,
-                      "Transactions are not supported"), None, -1
     if topic in INTERNAL_TOPICS:
         return _error(index, Errors.InvalidTopicError.errno, f"Cannot append to internal topic {topic}"), None, -1
     try:
         partition = ctx.broker.leader_partition(topic, index)
         if request.acks == -1:
-            _check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
+            check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
         if not records:
             raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
         info = partition.append(bytearray(records), now_ms())
@@ -102,19 +105,9 @@ async def _wait_for_replication(ctx, waits, timeout_ms: int) -> None:
             _fail(answer, Errors.NotLeaderForPartitionError, "Leadership moved before the batch was replicated")
         else:
             try:
-                _check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasAfterAppendError)
+                check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasAfterAppendError)
             except ApiError as exc:
                 _fail(answer, exc.error, exc.message)
-
-
-def _check_min_insync(broker, partition, error) -> None:
-    state = broker.image.topics.get(partition.topic)
-    if state is None:   # deleted while an acks=all request waited
-        raise ApiError(Errors.UnknownTopicOrPartitionError)
-    min_isr = int(state.configs.get("min.insync.replicas", broker.config.topic_default("min.insync.replicas")[0]))
-    if len(partition.isr) < min_isr:
-        raise ApiError(error, f"The size of the current ISR {partition.isr} is insufficient to satisfy the "
-                              f"min.isr requirement of {min_isr} for partition {partition.topic}-{partition.index}")
 
 
 def _fail(answer: PartitionResponse, error, message: str) -> None:

@@ -19,12 +19,17 @@
   after that answer without records this time, as if max_bytes were reached.
 - Per-partition errors: NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
   OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR (an I/O failure, e.g. no descriptor left).
+- read_committed (isolation_level 1, KIP-98): data only up to the last stable offset (the
+  first offset of a transaction still open), plus `aborted_transactions`: the aborted
+  transactions overlapping the fetched range, from the segments' .txnindex files (as
+  Kafka's collectAbortedTransactions), so that clients drop aborted records. The records
+  stay zero-copy: control batches and aborted data are sent, and the client filters them.
+  Every answer carries the partition's last stable offset.
 - Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
   high watermark; the fetch offset is the follower's log end offset, which moves the high
   watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
   get no data while `leader.replication.throttled.rate` is exceeded.
-Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests;
-read_committed reads like read_uncommitted (no transactions exist).
+Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
 """
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ from engine.storage.errors import StorageError
 
 TopicResponse = FetchResponse.FetchableTopicResponse
 PartitionData = TopicResponse.PartitionData
+AbortedTransaction = PartitionData.AbortedTransaction
 
 
 class SentSlice:
@@ -87,12 +93,13 @@ async def handle_fetch(ctx, request: FetchRequest):
 
 class PartitionRead:
     __slots__ = ("topic", "topic_id", "index", "error", "high_watermark", "log_start_offset", "slice", "size",
-                 "partition")
+                 "partition", "last_stable_offset", "aborted")
 
     def __init__(self, topic, topic_id, index) -> None:
         self.topic, self.topic_id, self.index = topic, topic_id, index
         self.error = 0
-        self.high_watermark = self.log_start_offset = -1
+        self.high_watermark = self.log_start_offset = self.last_stable_offset = -1
+        self.aborted: list | None = None   # read_committed only
         self.slice: SentSlice | None = None
         self.size = 0
         self.partition = None
@@ -129,22 +136,25 @@ def _read_all(ctx, request) -> list[PartitionRead]:
                 read.error = Errors.UnknownTopicIdError.errno
                 continue
             budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == max_bytes,
-                                      replica_id=replica_id, may_hold=held < FETCH_SLICES_PER_RESPONSE)
+                                      replica_id=replica_id, may_hold=held < FETCH_SLICES_PER_RESPONSE,
+                                      read_committed=request.isolation_level == 1 and replica_id < 0)
             held += read.slice is not None
     return reads
 
 
 def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int,
-                    may_hold: bool) -> int:
+                    may_hold: bool, read_committed: bool) -> int:
     """Read one partition; `may_hold` False (this response holds its share of descriptors)
     answers its offsets without records, as if max_bytes were reached."""
     try:
         partition, file_slice = ctx.broker.read_for_fetch(
             read.topic, read.index, fetch_offset=wanted.fetch_offset,
             max_bytes=min(wanted.partition_max_bytes, max(budget, 0)),
-            current_leader_epoch=wanted.current_leader_epoch, replica_id=replica_id, min_one_batch=min_one_batch)
+            current_leader_epoch=wanted.current_leader_epoch, replica_id=replica_id, min_one_batch=min_one_batch,
+            isolation_level=1 if read_committed else 0)
         read.partition = partition
         read.high_watermark = partition.high_watermark
+        read.last_stable_offset = partition.last_stable_offset
         read.log_start_offset = partition.log_start_offset
         if file_slice is not None and file_slice.size > 0 and may_hold and DESCRIPTORS.take_slice():
             try:
@@ -153,6 +163,8 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                 DESCRIPTORS.release_slice()
                 raise
             read.size = file_slice.size
+        if read_committed:
+            read.aborted = _aborted_in(partition, wanted.fetch_offset) if read.slice is not None else []
     except ApiError as exc:
         read.error = exc.code
     except StorageError as exc:
@@ -160,6 +172,12 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
     except OSError:  # e.g. no descriptor left to dup (EMFILE): this partition fails, not the connection
         read.error = Errors.KafkaStorageError.errno
     return read.size
+
+
+def _aborted_in(partition, fetch_offset: int) -> list[AbortedTransaction]:
+    upper = partition.log.fetch_upper_bound(fetch_offset, partition.last_stable_offset)
+    return [AbortedTransaction(producer_id=pid, first_offset=first)
+            for pid, first in partition.aborted_transactions(fetch_offset, upper)]
 
 
 async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) -> None:
@@ -201,8 +219,8 @@ def _build_response(ctx, request, reads: list[PartitionRead]):
                 slices.append(read.slice)
             partitions.append(PartitionData(
                 partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
-                last_stable_offset=read.high_watermark, log_start_offset=read.log_start_offset,
-                aborted_transactions=None, preferred_read_replica=-1, records=records))
+                last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
+                aborted_transactions=read.aborted, preferred_read_replica=-1, records=records))
         topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
     response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
     frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)

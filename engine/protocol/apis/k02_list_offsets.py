@@ -1,11 +1,13 @@
 """ListOffsets: v1-10.
 
-Timestamps: -2 earliest (log start offset), -1 latest (high watermark; read_committed gets
-the last stable offset, which equals it while there are no transactions), -3 the record
+Timestamps: -2 earliest (log start offset), -1 latest (high watermark; read_committed,
+isolation_level 1, gets the last stable offset: the first offset of a transaction still
+open), -3 the record
 with the largest timestamp (KIP-734, v7+), -4 earliest local (v8+, no tiering: log start),
 -5 latest tiered (v9+, KIP-1005: nothing is tiered, so -1/-1, as Kafka answers without
 remote storage); any other value finds the first record whose timestamp is at or after it
-(-1/-1 if none). Other negative values are INVALID_REQUEST.
+(-1/-1 if none; searches stop at the offset "latest" answers, as Kafka's). Other negative
+values are INVALID_REQUEST.
 Leader epochs are fenced as in Fetch (KIP-320).
 """
 import kafka.errors as Errors
@@ -22,16 +24,17 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 
 @api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
 async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsResponse:
-    topics = [TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p) for p in t.partitions])
+    committed = request.isolation_level == 1
+    topics = [TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p, committed) for p in t.partitions])
               for t in request.topics]
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 
-def _lookup(ctx, topic: str, wanted) -> PartitionResponse:
+def _lookup(ctx, topic: str, wanted, read_committed: bool) -> PartitionResponse:
     try:
         partition = ctx.broker.leader_partition(topic, wanted.partition_index)
         partition.check_leader_epoch(wanted.current_leader_epoch)
-        offset, timestamp = _offset_for(partition, wanted.timestamp)
+        offset, timestamp = _offset_for(partition, wanted.timestamp, read_committed)
     except ApiError as exc:
         return _answer(wanted.partition_index, exc.code)
     except StorageError as exc:
@@ -39,9 +42,10 @@ def _lookup(ctx, topic: str, wanted) -> PartitionResponse:
     return _answer(wanted.partition_index, 0, timestamp, offset, partition.leader_epoch)
 
 
-def _offset_for(partition, timestamp: int) -> tuple[int, int]:
+def _offset_for(partition, timestamp: int, read_committed: bool = False) -> tuple[int, int]:
+    latest = partition.last_stable_offset if read_committed else partition.high_watermark
     if timestamp == LATEST:
-        return partition.high_watermark, -1
+        return latest, -1
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return partition.log_start_offset, -1
     if timestamp == LATEST_TIERED:
@@ -52,7 +56,7 @@ def _offset_for(partition, timestamp: int) -> tuple[int, int]:
         found = partition.log.offset_for_timestamp(timestamp)
     else:
         raise ApiError(Errors.InvalidRequestError, f"Unsupported timestamp {timestamp}")
-    if found is None or found[0] >= partition.high_watermark:
+    if found is None or found[0] >= latest:
         return -1, -1
     offset, found_timestamp = found
     return offset, found_timestamp

@@ -64,7 +64,7 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
     fd = os.open(segment, os.O_RDONLY)
 
     class Partition:
-        leader_epoch, high_watermark, log_start_offset = 0, 100, 0
+        leader_epoch, high_watermark, last_stable_offset, log_start_offset = 0, 100, 100, 0
         log = SimpleNamespace(read=lambda offset, max_bytes, **kw: FileSlice(fd, 0, 100))
 
         def check_leader_epoch(self, current_leader_epoch):

@@ -1,0 +1,41 @@
+"""DescribeProducers: v0 (KIP-664).
+
+The producers a partition leader remembers (its producer state): id, epoch, last
+sequence, last timestamp, the epoch of the coordinator that last wrote it a marker, and
+the first offset of its open transaction (-1 if none). `kafka-transactions.sh
+find-hanging` and `abort` read it: an open transaction the coordinator does not know
+is a hanging one, and its start offset and epoch are what the abort's marker needs.
+
+- Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER.
+- A producer forgotten after `producer.id.expiration.ms` (none with an open transaction
+  is) is not listed, as in Kafka.
+Gaps: no ACLs (Kafka requires Read on the topic).
+"""
+from kafka.protocol.admin import DescribeProducersRequest, DescribeProducersResponse
+
+from engine.errors import ApiError
+from engine.protocol.registry import api
+
+TopicResponse = DescribeProducersResponse.TopicResponse
+PartitionResponse = TopicResponse.PartitionResponse
+ProducerState = PartitionResponse.ProducerState
+
+
+@api(DescribeProducersRequest, DescribeProducersResponse, versions=(0, 0))
+async def handle_describe_producers(ctx, request: DescribeProducersRequest) -> DescribeProducersResponse:
+    return DescribeProducersResponse(throttle_time_ms=0, topics=[
+        TopicResponse(name=t.name, partitions=[_describe(ctx.broker, t.name, p) for p in t.partition_indexes])
+        for t in request.topics])
+
+
+def _describe(broker, topic: str, index: int) -> PartitionResponse:
+    try:
+        partition = broker.leader_partition(topic, index)
+    except ApiError as exc:
+        return PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message,
+                                 active_producers=[])
+    producers = [ProducerState(producer_id=e.producer_id, producer_epoch=e.epoch, last_sequence=e.last_seq,
+                               last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
+                               current_txn_start_offset=e.txn_first_offset)
+                 for e in partition.log.producer_state.producers.values()]
+    return PartitionResponse(partition_index=index, error_code=0, error_message=None, active_producers=producers)

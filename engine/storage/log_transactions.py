@@ -1,0 +1,95 @@
+"""The transactional side of a Log's appends and reads (Kafka's UnifiedLog transaction code).
+
+- `stage_producers`: check and stage each batch of an append in the producer state -
+  data batches by sequence and epoch, COMMIT/ABORT control batches by producer and
+  coordinator epoch.
+- `index_completed`: after the bytes are written, each transaction an ABORT marker
+  ended goes to the `.txnindex` of the segment holding the marker, with the LSO it left.
+- `replay_segments`: rebuild the producer state (and, for recovered segments, their
+  `.txnindex`) from the batches after the newest snapshot.
+- `collect_aborted`: the aborted transactions a read_committed fetch must be told about.
+
+Plain functions over the Log's own objects: no asyncio, no sockets, not thread-safe
+(the Log's caller serialises them).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .control_records import read_marker
+from .producer_state import BatchMetadata, CompletedTxn, ProducerStateManager
+from .records import CONTROL_MASK, BatchHeader
+from .segment import LogSegment
+from .transaction_index import AbortedTxn
+
+
+def stage_producers(producer_state: ProducerStateManager, records, headers: list[BatchHeader], *,
+                    validate: bool) -> BatchMetadata | None:
+    """Stage each producer batch of an append; return the original of a duplicate, if any.
+    Replicated batches were checked by their leader and are only recorded."""
+    for i, header in enumerate(headers):
+        if header.producer_id < 0:
+            continue
+        if header.attributes & CONTROL_MASK:
+            # Markers are rare (one batch per coordinator request): only they need a position.
+            marker = read_marker(records, sum(h.size for h in headers[:i]), header)
+            if validate:
+                producer_state.check_marker(header, marker)
+            producer_state.stage_marker(header, marker)
+            continue
+        if validate:
+            duplicate = producer_state.find_duplicate(header)
+            if duplicate is not None:
+                return duplicate
+            producer_state.check(header)
+        producer_state.stage(header, header.base_offset)
+    return None
+
+
+def index_completed(producer_state: ProducerStateManager, segment: LogSegment,
+                    completed: Iterable[CompletedTxn]) -> None:
+    """Write each aborted transaction to the .txnindex of `segment`, where its marker lies."""
+    for txn in completed:
+        if txn.aborted:
+            segment.txn_index.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset,
+                                                producer_state.last_stable_offset_after(txn)))
+
+
+def replay_segments(segments: list[LogSegment], producer_state: ProducerStateManager, start: int,
+                    reindex: Iterable[LogSegment] = ()) -> None:
+    """Replay every producer batch at or above `start` into the producer state. The
+    `.txnindex` of each segment in `reindex` (the ones crash recovery validated) is cut to
+    the markers below `start` and refilled by the replay."""
+    reindex = {id(s) for s in reindex}
+    for segment in segments:
+        if id(segment) in reindex:
+            segment.txn_index.truncate_to(start)
+    for i, segment in enumerate(segments):
+        following = segments[i + 1].base_offset if i + 1 < len(segments) else None
+        if following is not None and following <= start:
+            continue
+        for position, header in segment.batches_from(max(start, segment.base_offset)):
+            if not header.has_producer_id or header.base_offset < start:
+                continue
+            marker = None
+            if header.is_control:
+                marker = read_marker(segment.log.read(position, header.size), 0, header)
+            completed = producer_state.update(header, header.base_offset, marker)
+            if id(segment) in reindex:
+                index_completed(producer_state, segment, completed)
+
+
+def collect_aborted(segments: list[LogSegment], fetch_offset: int, upper_bound: int) -> list[AbortedTxn]:
+    """Aborted transactions overlapping [fetch_offset, upper_bound), from the segment
+    holding fetch_offset onwards (a marker never precedes its data), stopping once an
+    entry's LSO shows no later one can overlap (Kafka's collectAbortedTransactions)."""
+    found: list[AbortedTxn] = []
+    for i, segment in enumerate(segments):
+        following = segments[i + 1].base_offset if i + 1 < len(segments) else None
+        if following is not None and following <= fetch_offset:
+            continue
+        txns, complete = segment.txn_index.collect(fetch_offset, upper_bound)
+        found.extend(txns)
+        if complete:
+            break
+    return found

@@ -1,0 +1,233 @@
+"""The partition side of transactions over the wire: transactional produce, markers written
+with WriteTxnMarkers, the last stable offset, read_committed fetches by kafka-python and
+confluent-kafka consumers, DescribeProducers, followers, restart and kill -9."""
+import time
+
+import kafka.errors as Errors
+import pytest
+from confluent_kafka import Consumer, TopicPartition as CTopicPartition
+from kafka import KafkaConsumer, TopicPartition
+from kafka.record.default_records import DefaultRecordBatch
+
+from engine.storage.records import iter_batches
+from tests.engine.cluster.helpers import create_topic, partition_state, start_broker, stop_broker
+from tests.engine.protocol.test_bad_input import build_batch
+from tests.support.engine_process import EngineProcess
+from tests.support.raw_client import RawClient
+from tests.engine.protocol.test_produce_fetch import idempotent_batch
+from tests.support.txn_wire import (describe_producers, fetch, latest_offset, leader_port, new_producer_id, produce,
+                                    txn_batch, write_marker)
+from tests.support.waiting import wait_until
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    engine = EngineProcess(tmp_path_factory.mktemp("txn-log") / "data", brokers=3).start()
+    yield engine
+    engine.kill()
+
+
+@pytest.fixture
+def leader(engine, topic_name):
+    create_topic(engine.bootstrap, topic_name, 1, 3)
+    bootstrap = RawClient(engine.ports[0])
+    port = leader_port(bootstrap, topic_name)
+    bootstrap.close()
+    client = RawClient(port)
+    yield client, topic_name
+    client.close()
+
+
+def values_of(data: bytes, *, skip_control: bool = True) -> list[tuple[int, bytes]]:
+    out = []
+    for position, header in iter_batches(memoryview(data)):
+        if skip_control and header.is_control:
+            continue
+        out += [(r.offset, r.value) for r in DefaultRecordBatch(data[position:position + header.size])]
+    return out
+
+
+def build_two_transactions(client, topic):
+    """plain 0-2, A 3-5 (aborted at 9), B 6-7 (committed at 10), A 8; returns (pid_a, pid_b)."""
+    assert produce(client, topic, bytes(build_batch([b"plain-0", b"plain-1", b"plain-2"])),
+                   transactional_id=None) == (0, 0)
+    (pid_a, epoch_a), (pid_b, epoch_b) = new_producer_id(client), new_producer_id(client)
+    assert produce(client, topic, txn_batch(pid_a, epoch_a, 0, [b"a-0", b"a-1", b"a-2"])) == (0, 3)
+    assert produce(client, topic, txn_batch(pid_b, epoch_b, 0, [b"b-0", b"b-1"])) == (0, 6)
+    assert produce(client, topic, txn_batch(pid_a, epoch_a, 3, [b"a-3"])) == (0, 8)
+    return pid_a, epoch_a, pid_b, epoch_b
+
+
+def test_lso_and_read_committed_fetch_over_markers(leader):
+    client, topic = leader
+    pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic)
+    assert latest_offset(client, topic, read_committed=True) == 3
+    assert latest_offset(client, topic, read_committed=False) == 9
+    open_ = fetch(client, topic, read_committed=True)
+    assert open_.last_stable_offset == 3 and open_.high_watermark == 9
+    assert [v for _, v in values_of(bytes(open_.records))] == [b"plain-0", b"plain-1", b"plain-2"]
+    assert open_.aborted_transactions == []
+    # A non-transactional write of a producer with an open transaction is refused.
+    assert produce(client, topic, idempotent_batch(pid_a, epoch_a, 4, 1), transactional_id=None) == \
+        (Errors.InvalidTxnStateError.errno, -1)
+    assert produce(client, topic, bytes(build_batch([b"x"])), transactional_id=None) == (0, 9)
+    assert write_marker(client, pid_a, epoch_a, commit=False, partitions={topic: [0]}) == {(topic, 0): 0}
+    assert latest_offset(client, topic, read_committed=True) == 6      # B is still open
+    assert write_marker(client, pid_b, epoch_b, commit=True, partitions={topic: [0]}, version=0) == {(topic, 0): 0}
+    assert latest_offset(client, topic, read_committed=True) == latest_offset(client, topic, read_committed=False) == 12
+    done = fetch(client, topic, read_committed=True)
+    assert done.last_stable_offset == 12
+    assert [(t.producer_id, t.first_offset) for t in done.aborted_transactions] == [(pid_a, 3)]
+    assert fetch(client, topic, read_committed=False).aborted_transactions is None
+    # Fetching after A's marker: A's transaction is not reported any more.
+    assert fetch(client, topic, offset=11, read_committed=True).aborted_transactions == []
+    uncommitted = [b"plain-0", b"plain-1", b"plain-2", b"a-0", b"a-1", b"a-2", b"b-0", b"b-1", b"a-3", b"x"]
+    assert [v for _, v in values_of(bytes(done.records))] == uncommitted
+    markers = [h.base_offset for _, h in iter_batches(memoryview(bytes(done.records))) if h.is_control]
+    assert markers == [10, 11]
+
+
+def test_kafka_python_and_confluent_read_committed_consumers(engine, leader):
+    client, topic = leader
+    pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic)
+    write_marker(client, pid_a, epoch_a, commit=False, partitions={topic: [0]})      # 9
+    # A third transaction stays open: read_committed consumers stop before it.
+    open_pid, open_epoch = new_producer_id(client)
+    assert produce(client, topic, txn_batch(open_pid, open_epoch, 0, [b"open-0"])) == (0, 10)
+    write_marker(client, pid_b, epoch_b, commit=True, partitions={topic: [0]})       # 11
+    assert produce(client, topic, bytes(build_batch([b"after"])), transactional_id=None) == (0, 12)
+    assert latest_offset(client, topic, read_committed=True) == 10
+    committed = [b"plain-0", b"plain-1", b"plain-2", b"b-0", b"b-1"]
+    assert kafka_python_values(engine, topic, "read_committed", 5) == committed
+    assert confluent_values(engine, topic, "read_committed", 5) == committed
+    everything = [b"plain-0", b"plain-1", b"plain-2", b"a-0", b"a-1", b"a-2", b"b-0", b"b-1", b"a-3", b"open-0",
+                  b"after"]
+    assert kafka_python_values(engine, topic, "read_uncommitted", 11) == everything
+    # The open transaction commits: read_committed consumers get it and what follows.
+    write_marker(client, open_pid, open_epoch, commit=True, partitions={topic: [0]})
+    assert confluent_values(engine, topic, "read_committed", 7) == committed + [b"open-0", b"after"]
+
+
+def kafka_python_values(engine, topic, isolation, count):
+    consumer = KafkaConsumer(bootstrap_servers=engine.bootstrap, isolation_level=isolation,
+                             enable_auto_commit=False, request_timeout_ms=30_000)
+    tp = TopicPartition(topic, 0)
+    consumer.assign([tp])
+    consumer.seek(tp, 0)
+    got = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for records in consumer.poll(timeout_ms=500).values():
+            got += [r.value for r in records]
+        if len(got) >= count:
+            # One more poll: nothing past what is stable may show up.
+            got += [r.value for records in consumer.poll(timeout_ms=500).values() for r in records]
+            break
+    consumer.close()
+    return got
+
+
+def confluent_values(engine, topic, isolation, count):
+    consumer = Consumer({"bootstrap.servers": engine.bootstrap, "group.id": f"{topic}-{isolation}",
+                         "isolation.level": isolation, "enable.auto.commit": False})
+    consumer.assign([CTopicPartition(topic, 0, 0)])
+    got = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(got) < count:
+        message = consumer.poll(0.5)
+        if message is not None and not message.error():
+            got.append(message.value())
+    extra = consumer.poll(1.0)
+    if extra is not None and not extra.error():
+        got.append(extra.value())
+    consumer.close()
+    return got
+
+
+def test_describe_producers_and_marker_errors(leader, engine):
+    client, topic = leader
+    pid, epoch = new_producer_id(client)
+    assert produce(client, topic, txn_batch(pid, epoch, 0, [b"t-0", b"t-1"])) == (0, 0)
+    (state,) = [p for p in describe_producers(client, topic).active_producers if p.producer_id == pid]
+    assert (state.producer_epoch, state.last_sequence, state.coordinator_epoch, state.current_txn_start_offset) == \
+        (epoch, 1, -1, 0)
+    assert state.last_timestamp > 0
+    assert write_marker(client, pid, epoch, commit=True, partitions={topic: [0]}, coordinator_epoch=7) == \
+        {(topic, 0): 0}
+    (state,) = [p for p in describe_producers(client, topic).active_producers if p.producer_id == pid]
+    assert (state.coordinator_epoch, state.current_txn_start_offset) == (7, -1)
+    # An older coordinator epoch is fenced; an older producer epoch is refused; nothing is written.
+    assert write_marker(client, pid, epoch, commit=False, partitions={topic: [0]}, coordinator_epoch=6) == \
+        {(topic, 0): Errors.TransactionCoordinatorFencedError.errno}
+    assert produce(client, topic, txn_batch(pid, epoch + 1, 0, [b"t-2"])) == (0, 3)
+    assert write_marker(client, pid, epoch, commit=False, partitions={topic: [0]}, coordinator_epoch=7) == \
+        {(topic, 0): Errors.InvalidProducerEpochError.errno}
+    assert latest_offset(client, topic, read_committed=False) == 4
+    assert write_marker(client, pid, epoch, commit=False, partitions={"no-such-topic": [0], topic: [5]}) == {
+        ("no-such-topic", 0): Errors.UnknownTopicOrPartitionError.errno,
+        (topic, 5): Errors.UnknownTopicOrPartitionError.errno}
+    other = RawClient(next(p for p in engine.ports if p != client.sock.getpeername()[1]))
+    try:
+        assert write_marker(other, pid, epoch + 1, commit=False, partitions={topic: [0]}) == \
+            {(topic, 0): Errors.NotLeaderForPartitionError.errno}
+        assert describe_producers(other, topic).error_code == Errors.NotLeaderForPartitionError.errno
+    finally:
+        other.close()
+
+
+def test_a_new_leader_keeps_the_lso_and_the_aborted_transactions(engine, leader):
+    client, topic = leader
+    pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic)
+    write_marker(client, pid_a, epoch_a, commit=False, partitions={topic: [0]})    # 9; B stays open
+    before = fetch(client, topic, read_committed=True)
+    assert before.last_stable_offset == 6
+    old_leader, replicas, _ = partition_state(engine.bootstrap, topic)[0]
+    wait_until(lambda: sorted(partition_state(engine.bootstrap, topic)[0][2]) == sorted(replicas), timeout=30)
+    stop_broker(engine, old_leader)
+    try:
+        wait_until(lambda: partition_state(engine.bootstrap, topic)[0][0] not in (old_leader, -1), timeout=30)
+        new_port = engine.ports[partition_state(engine.bootstrap, topic)[0][0]]
+        follower = RawClient(new_port)
+        try:
+            # The new leader's high watermark catches up once the last ISR member fetches.
+            wait_until(lambda: fetch(follower, topic, read_committed=True).high_watermark == 10, timeout=30)
+            after = fetch(follower, topic, read_committed=True)
+            assert after.last_stable_offset == 6 and after.high_watermark == 10
+            assert [(t.producer_id, t.first_offset) for t in after.aborted_transactions] == [(pid_a, 3)]
+            assert [p.current_txn_start_offset for p in describe_producers(follower, topic).active_producers
+                    if p.producer_id == pid_b] == [6]
+            assert write_marker(follower, pid_b, epoch_b, commit=True, partitions={topic: [0]}) == {(topic, 0): 0}
+            assert latest_offset(follower, topic, read_committed=True) == 11
+        finally:
+            follower.close()
+    finally:
+        start_broker(engine, old_leader)
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "sigkill"])
+def test_open_transactions_and_txnindex_survive_restart(engine_factory, topic_name, stop):
+    engine = engine_factory(brokers=1)
+    create_topic(engine.bootstrap, topic_name, 1, 1)
+    client = RawClient(engine.ports[0])
+    pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic_name)
+    write_marker(client, pid_a, epoch_a, commit=False, partitions={topic_name: [0]})   # 9; B open from 6
+    client.close()
+    txnindex = engine.data_dir / "broker-0" / f"{topic_name}-0" / "00000000000000000000.txnindex"
+    if stop == "sigterm":
+        assert engine.terminate() == 0
+    else:
+        engine.kill()
+    assert txnindex.read_bytes()[:10] == (0).to_bytes(2, "big") + pid_a.to_bytes(8, "big")
+    engine.start()
+    client = RawClient(engine.ports[0])
+    try:
+        wait_until(lambda: fetch(client, topic_name, read_committed=True).high_watermark == 10, timeout=30)
+        after = fetch(client, topic_name, read_committed=True)
+        assert after.last_stable_offset == 6
+        assert [(t.producer_id, t.first_offset) for t in after.aborted_transactions] == [(pid_a, 3)]
+        (b,) = [p for p in describe_producers(client, topic_name).active_producers if p.producer_id == pid_b]
+        assert (b.current_txn_start_offset, b.last_sequence) == (6, 1)
+        assert write_marker(client, pid_b, epoch_b, commit=True, partitions={topic_name: [0]}) == {(topic_name, 0): 0}
+        assert latest_offset(client, topic_name, read_committed=True) == 11
+    finally:
+        client.close()
