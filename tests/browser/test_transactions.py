@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import ROOT
 from tests.console.transactions.conftest import TXN_ENGINE_CONFIGS
 from tests.support.engine_process import EngineProcess
-from tests.support.transactions import committed_transaction, end_offsets, hanging_transaction
+from tests.support.txn_clients import committed_transaction, end_offsets, hanging_transaction
 
 TOPIC = "browser-txn"
 XSS_ID = '<img src=x onerror=alert(1)>'

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.support.engine_process import ROOT
-from tests.support.transactions import end_offsets, hanging_transaction, open_transaction
+from tests.support.txn_clients import end_offsets, hanging_transaction, open_transaction
 
 TOPIC = "cli-txn"
 
@@ -108,7 +108,7 @@ def test_errors_read_like_kafkas_tool(txn_engine):
 
 def test_groups_describe_counts_lag_from_the_last_stable_offset_on_request(txn_engine):
     from tests.support.groups import GroupClient
-    from tests.support.transactions import committed_transaction
+    from tests.support.txn_clients import committed_transaction
     committed_transaction(txn_engine.bootstrap, "cli-lag-a", [(TOPIC, 1, b"1"), (TOPIC, 1, b"2")])
     start = end_offsets(txn_engine.bootstrap, TOPIC, 1)[1]
     producer = open_transaction(txn_engine.bootstrap, "cli-lag-b", [(TOPIC, 1, b"3"), (TOPIC, 1, b"4")])

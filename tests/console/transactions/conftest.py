@@ -8,7 +8,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.console.conftest import engine_cluster_row
 from tests.support.engine_process import EngineProcess
-from tests.support.transactions import hanging_transaction
+from tests.support.txn_clients import hanging_transaction
 
 HANGING_TOPIC = "txn-hanging"
 HANGING_ID = "lost-coordinator"

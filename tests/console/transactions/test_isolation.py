@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from tests.console.groups.conftest import commit
 from tests.console.transactions.conftest import create_topics
-from tests.support.transactions import committed_transaction, open_transaction
+from tests.support.txn_clients import committed_transaction, open_transaction
 
 TOPIC = "txn-browse"
 

@@ -1,5 +1,5 @@
 """The Transactions page, its JSON twin and the abort, against a real engine with transactions
-made by confluent-kafka (tests/support/transactions.py)."""
+made by confluent-kafka (tests/support/txn_clients.py)."""
 from __future__ import annotations
 
 import time
@@ -9,7 +9,7 @@ from django.urls import reverse
 from console.accounts.models import AuditLogEntry
 from console.transactions.selectors import NOT_IN_COORDINATOR, PAST_TIMEOUT
 from tests.console.transactions.conftest import HANGING_TOPIC, create_topics
-from tests.support.transactions import committed_transaction, end_offsets, open_transaction
+from tests.support.txn_clients import committed_transaction, end_offsets, open_transaction
 
 XSS_ID = '<img src=x onerror=alert(1)>"><script>alert(2)</script>'
 
