@@ -122,6 +122,10 @@ def _read(gw: Gateway, partitions: list, now_ms: int | None) -> TransactionsView
     first_answer = calls.describe_producers(partitions)
     first_read = _open_transactions(first_answer)
     rows, by_producer, errors = _coordinator_rows(gw, now_ms=_now(now_ms))
+    if errors:
+        # A broker that did not list its transactional ids may know the producer: only the
+        # coordinators that answered can say a transaction hangs.
+        by_producer = _Unsure(by_producer)
     suspects = {key: pair for key, pair in first_read.items() if _reason(*pair, by_producer) is not None}
     suspect_partitions = {(topic, number) for topic, number, _ in suspects}
     second_read = _open_transactions(calls.describe_producers(
@@ -182,10 +186,14 @@ def _open_transactions(found: dict[TopicPartitionKey, PartitionProducers]
             for p in found.values() if not p.error for a in p.producers if a.has_open_transaction}
 
 
+class _Unsure(dict):
+    """Rows by producer id when some broker did not list its transactions."""
+
+
 def _reason(partition: PartitionProducers, producer: ActiveProducer, by_producer: dict[int, TransactionRow]) -> str | None:
     row = by_producer.get(producer.producer_id)
     if row is None:
-        return NOT_IN_COORDINATOR
+        return None if isinstance(by_producer, _Unsure) else NOT_IN_COORDINATOR
     if row.error:
         return None              # the coordinator could not tell: not flagged on a guess
     if not row.is_open or (partition.topic, partition.partition) not in row.partitions:
