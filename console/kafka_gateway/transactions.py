@@ -29,7 +29,7 @@ from kafka.protocol.admin.transactions import (
 )
 from kafka.protocol.producer.transaction import WriteTxnMarkersRequest
 
-from console.kafka_gateway.errors import GatewayError, describe_error_code, error_for_code, readable, translated
+from console.kafka_gateway.errors import describe_error_code, error_for_code, readable, translated
 from console.kafka_gateway.group_records import Coordinators, TopicPartitionKey
 from console.kafka_gateway.groups import TRANSACTION_KEY_TYPE, _send_all
 from console.kafka_gateway.records import PartitionInfo
@@ -224,7 +224,3 @@ def _partition_producers(topic: str, raw, leader: int) -> PartitionProducers:
                                      p.coordinator_epoch, p.current_txn_start_offset) for p in raw.active_producers)
     return PartitionProducers(topic, raw.partition_index, leader, producers)
 
-
-def unsupported_error() -> GatewayError:
-    return GatewayError("This cluster does not offer the transaction admin APIs (ListTransactions, "
-                        "DescribeTransactions: Kafka 3.0 and later).")
