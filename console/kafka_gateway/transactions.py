@@ -37,6 +37,7 @@ from console.kafka_gateway.records import PartitionInfo
 
 NO_TRANSACTION = -1              # DescribeProducers' current_txn_start_offset without an open transaction
 _UNSUPPORTED = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
+_NOT_LEADER = Errors.NotLeaderForPartitionError.errno
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class PartitionProducers:
     leader: int
     producers: tuple[ActiveProducer, ...] = ()
     error: str | None = None
+    error_code: int = 0
 
 
 class TransactionCalls:
@@ -149,7 +151,17 @@ class TransactionCalls:
     @translated
     def describe_producers(self, partitions: Iterable[PartitionInfo]) -> dict[TopicPartitionKey, PartitionProducers]:
         """DescribeProducers on each partition's leader, one request per leader, all in flight.
-        Only partitions with producers or an error are in the answer."""
+        Only partitions with producers or an error are in the answer. Partitions whose leader
+        moved are asked again once, after a metadata refresh."""
+        found = self._describe_producers(partitions)
+        moved = {key for key, p in found.items() if p.error_code == _NOT_LEADER}
+        if moved:
+            fresh = self._gateway.metadata(sorted({topic for topic, _ in moved}))
+            found.update(self._describe_producers([p for t in fresh.topics for p in t.partitions
+                                                   if (p.topic, p.partition) in moved]))
+        return found
+
+    def _describe_producers(self, partitions: Iterable[PartitionInfo]) -> dict[TopicPartitionKey, PartitionProducers]:
         by_leader: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         found: dict[TopicPartitionKey, PartitionProducers] = {}
         for p in partitions:
@@ -224,7 +236,7 @@ def _failed(transactional_id: str, coordinator: int, reason: str, code: int = -1
 
 def _partition_producers(topic: str, raw, leader: int) -> PartitionProducers:
     if raw.error_code:
-        return PartitionProducers(topic, raw.partition_index, leader,
+        return PartitionProducers(topic, raw.partition_index, leader, error_code=raw.error_code,
                                   error=describe_error_code(raw.error_code, raw.error_message))
     producers = tuple(ActiveProducer(p.producer_id, p.producer_epoch, p.last_sequence, p.last_timestamp,
                                      p.coordinator_epoch, p.current_txn_start_offset) for p in raw.active_producers)
