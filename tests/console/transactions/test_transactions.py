@@ -109,3 +109,18 @@ def test_transactional_ids_are_escaped(txn_cluster, txn_engine, viewer_client):
     body = page.content.decode()
     assert "<img src=x" not in body and "<script>alert(2)" not in body
     assert "&lt;img src=x onerror=alert(1)&gt;" in body
+
+
+def test_ids_of_every_coordinator_of_a_three_broker_cluster_are_listed(cluster, engine_cluster, viewer_client):
+    from console.clusters.gateway import cluster_gateway
+    create_topics(engine_cluster.bootstrap, "txn-three")
+    ids = [f"three-{i}" for i in range(8)]
+    for transactional_id in ids:
+        committed_transaction(engine_cluster.bootstrap, transactional_id, [("txn-three", 0, b"v")])
+    _, view = page_view(viewer_client, cluster)
+    rows = {t.transactional_id: t for t in view.transactions if t.transactional_id in ids}
+    assert set(rows) == set(ids) and {r.state for r in rows.values()} == {"CompleteCommit"}
+    with cluster_gateway(cluster) as gw:
+        coordinators = gw.transactions.find_coordinators(ids).found
+    assert {i: rows[i].coordinator for i in ids} == coordinators
+    assert all(r.error is None and r.producer_id >= 0 for r in rows.values())
