@@ -153,7 +153,7 @@ class SearchLimits:
 
 
 def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFilter, limits: SearchLimits, *,
-           should_stop: Callable[[], bool] = lambda: False,
+           should_stop: Callable[[], bool] = lambda: False, isolation_level: int = READ_UNCOMMITTED,
            ) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
     """Yield ("match", record) as matches are found, ("stats", stats) every quarter second,
     and ("done", stats) once at the end. Limits are checked between batches, so a search
@@ -161,7 +161,8 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
     started = last_report = time.monotonic()
     match = record_filter.match
-    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
+    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match,
+                                                    isolation_level=isolation_level):
         from_offset, end = progress.positions[partition], progress.ends[partition]
         stats.bytes_scanned += info.end - info.start
         if batch is None:
@@ -217,14 +218,16 @@ def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[
 def initial_progress(reader: TopicReader, *, partitions: list[int] | None = None,
                      start_offset: int | None = None, end_offset: int | None = None,
                      start_time_ms: int | None = None, end_time_ms: int | None = None,
-                     positions: Mapping[int, int] | None = None) -> ReadProgress:
+                     positions: Mapping[int, int] | None = None,
+                     isolation_level: int = READ_UNCOMMITTED) -> ReadProgress:
     """Start and end per partition, from offsets, times, or a previous search's positions
-    (clamped to the log, with a note for each clamp)."""
+    (clamped to the log, with a note for each clamp). The end is the high watermark, or the
+    last stable offset with READ_COMMITTED."""
     partitions = reader.partitions if partitions is None else partitions
     unknown = sorted(set(partitions) - set(reader.partitions))
     if unknown:
         raise InvalidInput(f"The topic has no partition {unknown[0]} (it has {len(reader.partitions)}).")
-    offsets = reader.offsets(partitions)
+    offsets = reader.offsets(partitions, isolation_level=isolation_level)
     starts = {p: o.log_start_offset for p, o in offsets.items()}
     ends = {p: o.high_watermark for p, o in offsets.items()}
     notes: list[str] = []

@@ -269,6 +269,7 @@ class SearchQuery:
     end_offset: int | None = None
     positions: dict[int, int] | None = None    # continue a stopped search from here
     limits: SearchLimits = SearchLimits()
+    isolation: str = DEFAULT_ISOLATION     # read_committed: up to the LSO, aborted transactions left out
 
 
 def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bool, formats: dict | None = None,
@@ -278,12 +279,14 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     compiled = record_filter(spec=query.filter, presenter=presenter)
     with _reader(cluster, topic) as reader:
+        isolation = ISOLATION_LEVELS[query.isolation]
         progress = initial_progress(reader, partitions=None if query.partition is None else [query.partition],
                                     start_offset=query.start_offset, end_offset=query.end_offset,
                                     start_time_ms=query.filter.start_time_ms, end_time_ms=query.filter.end_time_ms,
-                                    positions=query.positions)
+                                    positions=query.positions, isolation_level=isolation)
         yield "notes", list(progress.notes)
-        for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop):
+        for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop,
+                                 isolation_level=isolation):
             if kind == "match":
                 yield kind, (item, presenter.present(item))
             else:

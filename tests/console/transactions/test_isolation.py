@@ -2,6 +2,8 @@
 consumer lag from the last stable offset beside the high watermark's."""
 from __future__ import annotations
 
+import json
+
 from django.urls import reverse
 
 from tests.console.groups.conftest import commit
@@ -44,6 +46,12 @@ def test_isolation_switch_shows_or_hides_aborted_records_and_markers(txn_cluster
                                 {"partition": "0", "start": "oldest", "isolation": "read_committed"}).json()
         assert [m["value"]["text"] for m in api["messages"]] == ["kept-1", "kept-2"]
         assert api["isolation"] == "read_committed"
+        for isolation, found in (("read_uncommitted", ["dropped"]), ("read_committed", [])):
+            search = viewer_client.get(reverse("api:message_search", args=[txn_cluster.pk, TOPIC]),
+                                       {"field": "value", "text": "drop", "isolation": isolation})
+            lines = [json.loads(line) for line in b"".join(search.streaming_content).splitlines()]
+            assert [m["message"]["value"]["text"] for m in lines if m["type"] == "match"] == found, isolation
+            assert lines[-1]["stats"]["ends"] == {"0": 6 if isolation == "read_uncommitted" else 5}
         bad = viewer_client.get(reverse("messages:browse", args=[txn_cluster.pk, TOPIC]), {"isolation": "dirty"})
         assert bad.status_code == 400 and "read_committed" in bad.content.decode()
     finally:
