@@ -5,7 +5,7 @@ on disk and (b) librdkafka's mock cluster (`test.mock.num.brokers`) living in an
 process, in the same run. 1M records of 100 bytes, acks=1, 6 partitions; then all of them
 are consumed with manual assignment. Prints records/s for each and the ratios.
 
-    .venv/bin/python benchmarks/produce_consume.py [--records N]
+    .venv/bin/python benchmarks/produce_consume.py [--records N] [--compression lz4]
 """
 from __future__ import annotations
 
@@ -69,9 +69,11 @@ def create_topic(bootstrap: str, topic: str = TOPIC, replication: int = 1, confi
     time.sleep(0.5)  # let metadata settle before timing
 
 
-def produce(bootstrap: str, records: int, size: int, topic: str = TOPIC, acks: int | str = 1) -> float:
+def produce(bootstrap: str, records: int, size: int, topic: str = TOPIC, acks: int | str = 1,
+            compression: str = "none") -> float:
     producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": 5,
-                         "queue.buffering.max.messages": 1_000_000, "enable.idempotence": False})
+                         "queue.buffering.max.messages": 1_000_000, "enable.idempotence": False,
+                         "compression.type": compression})
     value = os.urandom(size)
     delivered = [0]
 
@@ -122,10 +124,10 @@ def consume(bootstrap: str, topic: str = TOPIC) -> tuple[float, int]:
 
 
 def run_against(name: str, bootstrap: str, records: int, size: int, *, topic: str,
-                create: bool) -> tuple[float, float]:
+                create: bool, compression: str = "none") -> tuple[float, float]:
     if create:
         create_topic(bootstrap, topic)
-    produced = produce(bootstrap, records, size, topic=topic)
+    produced = produce(bootstrap, records, size, topic=topic, compression=compression)
     consumed, count = consume(bootstrap, topic)
     print(f"{name:>28}: produce {produced:>10,.0f} rec/s   consume {consumed:>10,.0f} rec/s "
           f"({count:,} records retained and read)", flush=True)
@@ -138,9 +140,12 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3,
                         help="alternate engine and mock this many times and report medians (this VM is noisy)")
+    parser.add_argument("--compression", default="none", choices=["none", "gzip", "snappy", "lz4", "zstd"],
+                        help="the producer's compression.type (the engine checks compressed batches by "
+                             "inflating them)")
     args = parser.parse_args()
     print(f"{args.records:,} records of {args.size} bytes, acks=1, {PARTITIONS} partitions, confluent-kafka "
-          f"(librdkafka) client, {args.rounds} rounds")
+          f"(librdkafka) client, compression {args.compression}, {args.rounds} rounds")
     topics = [f"{TOPIC}-{i}" for i in range(args.rounds)]
     ratios_produce, ratios_consume = [], []
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as data_dir:
@@ -149,9 +154,11 @@ def main() -> int:
         try:
             for topic in topics:
                 engine_produce, engine_consume = run_against("engine (1 broker, on disk)", engine.bootstrap,
-                                                             args.records, args.size, topic=topic, create=True)
+                                                             args.records, args.size, topic=topic, create=True,
+                                                             compression=args.compression)
                 mock_produce, mock_consume = run_against("librdkafka mock cluster", bootstrap, args.records,
-                                                         args.size, topic=topic, create=False)
+                                                         args.size, topic=topic, create=False,
+                                                         compression=args.compression)
                 ratios_produce.append(engine_produce / mock_produce)
                 ratios_consume.append(engine_consume / mock_consume)
         finally:

@@ -43,6 +43,7 @@ class Engine:
                                  admin_token.load_or_create(self.data_dir)) if admin else None
         for broker in self.brokers:
             broker.admin_endpoint = self.admin.endpoint if self.admin else None
+        self._rebalancer: asyncio.Task | None = None   # created once start() has gone through
 
     @property
     def bootstrap_servers(self) -> str:
@@ -107,8 +108,9 @@ class Engine:
         preferred replicas take their leadership back as soon as they are in sync again."""
         if self.admin:
             await self.admin.stop()
-        self._rebalancer.cancel()
-        await asyncio.gather(self._rebalancer, return_exceptions=True)
+        if self._rebalancer is not None:      # None: start() failed (a port taken) or never ran
+            self._rebalancer.cancel()
+            await asyncio.gather(self._rebalancer, return_exceptions=True)
         running = [b for b in self.brokers if b.running]
         for broker in running[:-1]:
             await self.stop_broker(broker.node_id)

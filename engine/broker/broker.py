@@ -17,16 +17,19 @@ from pathlib import Path
 import kafka.errors as Errors
 
 from engine.clock import now_ms
-from engine.broker.mutation_quota import ControllerMutationQuota
+from engine.broker.mutation_quota import ControllerMutationQuota, quota_of
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
+from engine.cluster import slices
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster.replication_control import ReplicaLog
 from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.coordinator.transactions.coordinator import TransactionCoordinator
+from engine.coordinator.transactions.store import TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
@@ -38,9 +41,9 @@ from engine.storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
 HW_CHECKPOINT = "replication-offset-checkpoint"
-# A metadata change of more replicas than this is applied in slices of SLICE_S seconds.
+# A metadata change of more replicas than this is applied in slices (engine/cluster/slices.py).
 INLINE_PARTITIONS = 256
-SLICE_S = 0.02
+DELETE_CHUNK = 50      # logs renamed per fsync when a deletion runs in slices (a rename costs ~0.1 ms)
 
 
 def _remove_dirs(paths: list[Path]) -> None:
@@ -63,19 +66,24 @@ class Broker:
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
-        self.mutation_quota = ControllerMutationQuota(lambda: self.config.get("controller_mutation_rate"))
+        self.mutation_quota = ControllerMutationQuota(quota_of(lambda: self.image, lambda: self.config))
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None
+        # Deleted replicas, out of `partitions` already, whose logs a sliced task closes and renames aside.
+        self._doomed: dict[tuple[str, int], Partition | None] = {}
+        self._doomed_task: asyncio.Task | None = None
+        self._applied_states: dict[tuple[str, int], object] = {}   # the partition record each replica follows
         self._controller_epoch = -1
         self.running = False
         self._isr_proposals: dict[tuple[str, int], tuple[Partition, list[int]]] = {}
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
-        # Called after a transaction marker is replicated: listener(topic, partition, producer_id, commit).
-        self.txn_marker_listeners: list = []
+        self.txn_coordinator = TransactionCoordinator(self)
+        # Called with (topic, partition, producer_id, commit) after a transaction marker is replicated.
+        self.txn_marker_listeners: list = [self.group_coordinator.on_txn_marker]
 
     @property
     def image(self) -> MetadataImage:
@@ -122,14 +130,16 @@ class Broker:
         self.running = False
         self.controller.remove_listener(self.on_metadata_change)
         self._pending.clear()
-        for task in [*self._tasks, *([self._pending_task] if self._pending_task else [])]:
+        sliced = [t for t in (self._pending_task, self._doomed_task) if t is not None]
+        for task in [*self._tasks, *sliced]:
             task.cancel()
-        await asyncio.gather(*self._tasks, *([self._pending_task] if self._pending_task else []),
-                             return_exceptions=True)
-        self._pending_task = None
+        await asyncio.gather(*self._tasks, *sliced, return_exceptions=True)
+        self._pending_task = self._doomed_task = None
+        self._delete_doomed(list(self._doomed))     # a deletion in progress completes before the logs close
         if self.listener is not None:
             await self.listener.stop()
         self.group_coordinator.shutdown()
+        self.txn_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
         self.fetchers.clear()
@@ -138,6 +148,7 @@ class Broker:
         self._write_hw_checkpoint()
         self.log_manager.shutdown()
         self.partitions.clear()
+        self._applied_states.clear()
 
     # --- log dir failure (Kafka's LogDirFailureChannel) ----------------------------------------
 
@@ -184,25 +195,19 @@ class Broker:
 
         With `sliced` (metadata changes at run time), a change of more than INLINE_PARTITIONS
         partitions is applied by a background task that yields to the event loop every
-        SLICE_S, so that creating thousands of partitions never freezes the other connections;
+        slices.SLICE_S, so that creating thousands of partitions never freezes the other connections;
         only new replicas wait (opening their logs is the cost), and until its turn one answers
         NOT_LEADER_OR_FOLLOWER, as on a broker that has
         not caught up with the metadata yet. Queued partitions are applied from the image as it
         is when their turn comes, so later changes are never overtaken by older ones."""
-        doomed = []
         for topic in deleted:
             keys = {(topic.name, index) for index in topic.partitions}
             keys |= {k for k in self.partitions if k[0] == topic.name}
-            for key in keys:
-                self._pending.pop(key, None)
-                self._remove_replica(key, delete_log=False)
-                doomed.append(key)
-        if doomed:
-            self._delete_logs(doomed)
+            self._doom(keys)
         work = [(name, index) for name in changed if name in self.image.topics
                 for index in self.image.topics[name].partitions]
-        offsets = [key for key in work if key[0] == OFFSETS_TOPIC]
-        others = [key for key in work if key[0] != OFFSETS_TOPIC and key not in self._pending]
+        offsets = [key for key in work if key[0] in (OFFSETS_TOPIC, TXN_TOPIC)]
+        others = [key for key in work if key[0] not in (OFFSETS_TOPIC, TXN_TOPIC) and key not in self._pending]
         # Opening a log is the costly part, so only replicas new to this broker wait their turn;
         # the state of open ones (leader or follower) changes at once.
         new = [key for key in others if key not in self.partitions]
@@ -213,12 +218,18 @@ class Broker:
             others = [key for key in others if key in self.partitions]
         configs: dict[str, object] = {}
         for key in offsets + others:
-            self._apply_replica(key, configs)
-        if offsets or any(t.name == OFFSETS_TOPIC for t in deleted):
+            self._apply_replica(key, configs, skip_unchanged=sliced)
+        if any(k[0] == OFFSETS_TOPIC for k in offsets) or any(t.name == OFFSETS_TOPIC for t in deleted):
             self.group_coordinator.on_partitions_changed()
+        if any(k[0] == TXN_TOPIC for k in offsets) or any(t.name == TXN_TOPIC for t in deleted):
+            self.txn_coordinator.on_partitions_changed()
 
-    def _apply_replica(self, key: tuple[str, int], configs: dict[str, object]) -> None:
-        """Make one replica match the image now: open, restate, or remove it."""
+    def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
+                       ) -> None:
+        """Make one replica match the image now: open, restate, or remove it. With
+        `skip_unchanged`, a replica whose partition record is the one applied last keeps its
+        state (the image replaces a record on every change; growing a topic by thousands of
+        partitions must not restate the thousands it had)."""
         name, index = key
         topic = self.image.topics.get(name)
         state = topic.partitions.get(index) if topic is not None else None
@@ -229,28 +240,82 @@ class Broker:
         config = configs.get(name)
         if config is None:
             config = configs[name] = log_config_for(topic.configs, self.config)
+        if key in self._doomed:      # a re-created partition: its old log goes first
+            self._delete_doomed([key])
         partition = self.partitions.get(key) or self._open_partition(topic, index, config)
         partition.log.update_config(config)
+        if skip_unchanged and self._applied_states.get(key) is state:
+            return
         self._apply_partition_state(partition, state)
+        self._applied_states[key] = state
 
     async def _apply_pending(self) -> None:
         configs: dict[str, object] = {}
         while self._pending and self.running:
-            deadline = time.monotonic() + SLICE_S
-            while self._pending and time.monotonic() < deadline:
-                key = next(iter(self._pending))
-                del self._pending[key]
-                try:
-                    self._apply_replica(key, configs)
-                except Exception:  # noqa: BLE001 - one replica's failure must not stall the rest
-                    log.exception("Broker %d: applying the metadata of %s-%d failed", self.node_id, *key)
+            async with slices.turn() as deadline:
+                while self._pending and time.monotonic() < deadline:
+                    key = next(iter(self._pending))
+                    del self._pending[key]
+                    try:
+                        self._apply_replica(key, configs)
+                    except Exception:  # noqa: BLE001 - one replica's failure must not stall the rest
+                        log.exception("Broker %d: applying the metadata of %s-%d failed", self.node_id, *key)
             configs.clear()     # configs may change between slices
-            await asyncio.sleep(0)
 
-    def _delete_logs(self, keys: list[tuple[str, int]]) -> None:
-        """Deleted topics' logs: renamed aside at once, with one fsync and one checkpoint for
-        all of them; their files are removed off the event loop (a restart removes leftovers)."""
-        doomed = self.log_manager.delete_logs(keys)
+    def _doom(self, keys) -> None:
+        """Deleted replicas stop being served at once; their logs are closed and renamed
+        aside by a task that yields to the event loop every SLICE_S (thousands of renames
+        took over a second in one turn), with one checkpoint at the end."""
+        for key in keys:
+            self._pending.pop(key, None)
+            self._applied_states.pop(key, None)
+            self._doomed[key] = self.partitions.pop(key, None)
+        if not self._doomed:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._delete_doomed(list(self._doomed))
+            return
+        if self._doomed_task is None or self._doomed_task.done():
+            self._doomed_task = loop.create_task(self._delete_doomed_in_slices())
+
+    async def _delete_doomed_in_slices(self) -> None:
+        while self._doomed:
+            async with slices.turn() as deadline:
+                keys = []
+                while self._doomed and time.monotonic() < deadline and len(keys) < DELETE_CHUNK:
+                    keys.append(next(iter(self._doomed)))
+                    self._close_doomed(keys[-1])
+                self._guarded(self._delete_logs, keys, checkpoint=False)
+        self._guarded(self.log_manager.checkpoint)
+
+    def _guarded(self, action, *args, **kwargs) -> None:
+        try:
+            action(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the next start sets aside what is left
+            if is_io_failure(exc):
+                self.log_dir_failed(exc)
+            log.exception("Broker %d: %s failed", self.node_id, action.__name__)
+
+    def _close_doomed(self, key: tuple[str, int]) -> None:
+        partition = self._doomed.pop(key)
+        self._stop_fetching(key)
+        if partition is not None:
+            partition.close()
+
+    def _delete_doomed(self, keys: list[tuple[str, int]]) -> None:
+        """Finish the deletion of these doomed replicas now (a re-creation, a stop)."""
+        keys = [k for k in keys if k in self._doomed]
+        for key in keys:
+            self._close_doomed(key)
+        if keys:
+            self._delete_logs(keys)
+
+    def _delete_logs(self, keys: list[tuple[str, int]], *, checkpoint: bool = True) -> None:
+        """Deleted topics' logs: renamed aside, with one fsync (and one checkpoint) for all
+        of them; their files are removed off the event loop (a restart removes leftovers)."""
+        doomed = self.log_manager.delete_logs(keys, checkpoint=checkpoint)
         if not doomed:
             return
         try:
@@ -298,6 +363,7 @@ class Broker:
             fetcher.remove(key)
 
     def _remove_replica(self, key: tuple[str, int], *, delete_log: bool) -> None:
+        self._applied_states.pop(key, None)
         self._stop_fetching(key)
         partition = self.partitions.pop(key, None)
         if partition is not None:
@@ -445,6 +511,7 @@ class Broker:
 
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
+        self.txn_coordinator.start()
         self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
                                       io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]

@@ -110,6 +110,7 @@ class Partition:
     @high_watermark.setter
     def high_watermark(self, offset: int) -> None:
         self._high_watermark = offset
+        self.log.producer_state.on_high_watermark(offset)   # a follower's, from its leader
 
     @property
     def log_start_offset(self) -> int:
@@ -124,7 +125,10 @@ class Partition:
         """Where read_committed consumers stop: the first offset of a transaction still open
         (or whose marker is not replicated yet), else the high watermark. Same on followers."""
         first_unstable = self.log.producer_state.first_unstable_offset(self._high_watermark)
-        return self._high_watermark if first_unstable is None else min(first_unstable, self._high_watermark)
+        if first_unstable is None:
+            return self._high_watermark
+        # DeleteRecords or retention may have moved the log start past an open transaction (as Kafka).
+        return min(max(first_unstable, self.log.log_start_offset), self._high_watermark)
 
     def ongoing_transaction_first_offset(self, producer_id: int) -> int | None:
         return self.log.producer_state.ongoing_txn_first_offset(producer_id)
@@ -143,16 +147,19 @@ class Partition:
         if new_hw <= self._high_watermark:
             return False
         self._high_watermark = new_hw
+        self.log.producer_state.on_high_watermark(new_hw)
         self._release_hw_waiters()
         self.notify_fetchers()
         return True
 
     # --- leader: appends and follower fetches ---------------------------------------------------
 
-    def append(self, records: bytearray, now_ms: int, *, control: bool = False):
-        """Append as leader; `control`: transaction markers built by the broker."""
+    def append(self, records: bytearray, now_ms: int, *, control: bool = False, records_checked: bool = False):
+        """Append as leader; `control`: transaction markers built by the broker;
+        `records_checked`: compressed batches were checked off the loop (record_checks.py)."""
         try:
-            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control)
+            info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control,
+                                   records_checked=records_checked)
         except OSError as exc:   # e.g. rolling a segment on a full disk
             self.on_storage_failure(exc)
             raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc

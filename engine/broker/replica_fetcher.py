@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 import kafka.errors as Errors
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, OffsetForLeaderEpochRequest,
@@ -29,6 +28,7 @@ from engine.broker.connection import BrokerConnection
 from engine.broker.partition import Partition
 from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.records import whole_batches_size
+from engine.clock import now_ms
 
 log = logging.getLogger(__name__)
 FETCH_VERSION = 12
@@ -193,7 +193,7 @@ class ReplicaFetcher:
         size = whole_batches_size(records)
         try:
             if size:
-                partition.log.append_as_follower(bytearray(records[:size]), now_ms=int(time.time() * 1000))
+                partition.log.append_as_follower(bytearray(records[:size]), now_ms=now_ms())
                 if self.broker.is_throttled_follower(partition):
                     self.broker.follower_throttle.record(size)
         except (StorageError, OSError) as exc:

@@ -21,12 +21,15 @@ from typing import Any, Callable
 
 import kafka.errors as Errors
 
+from engine.cluster import client_quotas as CQ
+from engine.cluster import journal_format as F
 from engine.cluster import records as R
 from engine.cluster import replication_control as RC
 from engine.cluster import state_machines as SM
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
+from engine.cluster import slices
 from engine.cluster.topics import collision_key, validate_topic_name
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
@@ -35,6 +38,8 @@ from engine.errors import ApiError
 log = logging.getLogger(__name__)
 
 PRODUCER_ID_BLOCK = 1000
+# A change of more new partitions than this is prepared in slices (`create_topic_sliced`).
+INLINE_PARTITIONS = 256
 MetadataListener = Callable[[set[str], list[TopicState]], None]
 
 
@@ -80,15 +85,47 @@ class Controller:
             self._listeners.remove(listener)
 
     def _commit(self, records: list[dict], *, changed: set[str] | None = None,
-                deleted: list[TopicState] | None = None, live_before: set[int] | None = None) -> None:
-        before, replicas = self._states_before(records, self.live_brokers() if live_before is None else live_before)
+                deleted: list[TopicState] | None = None, live_before: set[int] | None = None,
+                check_states: bool = True) -> None:
+        """Journal `records`, apply them, check the state moves (skipped where every move is
+        legal by construction: a whole topic removed) and tell the brokers."""
+        before, replicas = self._states_before(records, self.live_brokers() if live_before is None else live_before) \
+            if check_states else ({}, {})
         self._journal.append(records)
         for record in records:
             R.apply(self.image, record)
         for move in SM.check_changes(before, SM.snapshot(self.image, set(before), self.live_brokers(), replicas)):
             log.debug("State change %s", move)
+        self._notify(changed, deleted)
+
+    def _notify(self, changed: set[str] | None, deleted: list[TopicState] | None = None) -> None:
         for listener in self._listeners:
             listener(changed or set(), deleted or [], self.controller_epoch)
+
+    async def _commit_new_partitions(self, topic_id: uuid.UUID, assignment: dict[int, list[int]], *,
+                                     name: str, topic_record: dict | None, recheck: Callable[[], None]) -> None:
+        """Commit a topic's new partitions (and the topic record of a new topic) without
+        freezing the event loop: the records are built, checked (applied to a scratch image)
+        and framed in slices; then, in one short turn, `recheck()` confirms that what was
+        validated still holds (it raises ApiError otherwise, and nothing is written), the
+        frames are journaled with one fsync, and the partitions join the image at once, so
+        no reader ever sees half a change. New partitions move only NonExistent -> New ->
+        Online/Offline, which the state machines always allow."""
+        scratch = MetadataImage()
+        scratch.topics_by_id[topic_id] = TopicState(name, topic_id)
+        frames = [F.frame(topic_record)] if topic_record else []
+
+        def add(item: tuple[int, list[int]]) -> None:
+            record = R.partition_record(topic_id, item[0], item[1], item[1][0], 0, list(item[1]))
+            R.apply(scratch, record)
+            frames.append(F.frame(record))
+        await slices.for_each(sorted(assignment.items()), add)
+        recheck()
+        self._journal.append_frames(frames)
+        if topic_record:
+            R.apply(self.image, topic_record)
+        R.install_partitions(self.image, topic_id, scratch.topics_by_id[topic_id].partitions)
+        self._notify({name})
 
     def _states_before(self, records: list[dict], live: set[int]) -> tuple[SM.Snapshot, dict]:
         """Partition and replica states of everything `records` touch, before they apply."""
@@ -117,6 +154,8 @@ class Controller:
         out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
+        for entity, values in image.client_quotas.items():
+            out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
             out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
@@ -389,16 +428,70 @@ class Controller:
         log.info("Created topic %s with %d partitions", name, len(assignment))
         return self.image.topics[name]
 
+    async def create_topic_sliced(self, name: str, num_partitions: int, replication_factor: int,
+                                  assignments: dict[int, list[int]] | None = None,
+                                  configs: dict[str, Any] | None = None) -> TopicState:
+        """create_topic for the request path: a topic of more than INLINE_PARTITIONS
+        partitions is prepared in slices of the event loop (see _commit_new_partitions)."""
+        configs = configs or {}
+        assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
+        if len(assignment) <= INLINE_PARTITIONS:
+            return self.create_topic(name, num_partitions, replication_factor, assignments, configs)
+        topic_id = uuid.uuid4()
+
+        def recheck() -> None:    # another request may have taken the name or the room meanwhile
+            if name in self.image.topics or collision_key(name) in self.image.topics_by_collision_key:
+                raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
+            self._check_partition_limit(len(assignment))
+
+        await self._commit_new_partitions(topic_id, assignment, name=name, recheck=recheck,
+                                          topic_record=R.topic_record(name, topic_id, validate_topic_configs(configs)))
+        log.info("Created topic %s with %d partitions", name, len(assignment))
+        return self.image.topics[name]
+
     def delete_topic(self, name: str) -> None:
         topic = self.image.topics.get(name)
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         if not self.broker_config.get("delete.topic.enable"):
             raise ApiError(Errors.TopicDeletionDisabledError)
-        self._commit([R.remove_topic_record(topic.topic_id)], deleted=[topic])
+        # Removing a whole topic is legal from every state; the moves of a big one are not walked.
+        self._commit([R.remove_topic_record(topic.topic_id)], deleted=[topic],
+                     check_states=len(topic.partitions) <= INLINE_PARTITIONS)
 
     def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None,
                           *, validate_only: bool = False) -> None:
+        new = self._new_partitions(name, count, assignments)
+        if not validate_only:
+            self._commit_partitions(name, new)
+
+    def _commit_partitions(self, name: str, new: dict[int, list[int]]) -> None:
+        topic = self.image.topics[name]
+        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, list(r)) for p, r in sorted(new.items())],
+                     changed={name})
+
+    async def create_partitions_sliced(self, name: str, count: int, assignments: list[list[int]] | None) -> None:
+        """create_partitions for the request path: more than INLINE_PARTITIONS new partitions
+        are prepared in slices of the event loop (see _commit_new_partitions)."""
+        new = self._new_partitions(name, count, assignments)
+        if len(new) <= INLINE_PARTITIONS:
+            return self._commit_partitions(name, new)
+        topic = self.image.topics[name]
+        current = len(topic.partitions)
+
+        def recheck() -> None:    # the topic deleted, re-created or grown meanwhile
+            now = self.image.topics.get(name)
+            if now is not topic:
+                raise ApiError(Errors.UnknownTopicOrPartitionError, f"Topic {name} was deleted meanwhile.")
+            if len(now.partitions) != current:
+                raise ApiError(Errors.InvalidPartitionsError, f"Topic {name} grew to {len(now.partitions)} "
+                               "partition(s) while this request was prepared; retry.")
+            self._check_partition_limit(len(new))
+
+        await self._commit_new_partitions(topic.topic_id, new, name=name, topic_record=None, recheck=recheck)
+
+    def _new_partitions(self, name: str, count: int, assignments: list[list[int]] | None) -> dict[int, list[int]]:
+        """Validate a CreatePartitions entry and return the new partitions' replicas."""
         topic = self.image.topics.get(name)
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
@@ -420,10 +513,7 @@ class Controller:
                 {current + i: list(r) for i, r in enumerate(assignments)}, start=current, replication_factor=rf)
         else:
             new = assign_replicas(self.image.live_broker_ids(), count - current, rf, start_partition=current)
-        if validate_only:
-            return
-        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, list(r)) for p, r in sorted(new.items())],
-                     changed={name})
+        return new
 
     # --- configs --------------------------------------------------------------------------
 
@@ -458,6 +548,32 @@ class Controller:
         if records:
             self._commit(records, changed=set(self.image.topics))
             self._apply_broker_config_overrides()
+
+    # --- client quotas (KIP-546) ----------------------------------------------------------
+
+    def alter_client_quotas(self, entries: list[tuple[list[tuple[str, str | None]], list[tuple[str, float, bool]]]],
+                            *, validate_only: bool = False) -> list[ApiError | None]:
+        """AlterClientQuotas: each entry is (entity pairs, ops of (key, value, remove)); an
+        entry is applied whole or refused (its error returned, None if it went through).
+        The accepted entries are journaled in one commit."""
+        records, errors = [], []
+        for pairs, ops in entries:
+            try:
+                entity = CQ.entity_of(pairs)
+                keys = [key for key, _, _ in ops]
+                if len(set(keys)) != len(keys):
+                    raise ApiError(Errors.InvalidRequestError, "Duplicate quota key in one entity's changes.")
+                for key, value, remove in ops:
+                    CQ.check_op(key, value, remove)
+            except ApiError as exc:
+                errors.append(exc)
+                continue
+            errors.append(None)
+            records += [R.client_quota_record(entity, key, None if remove else float(value))
+                        for key, value, remove in ops]
+        if records and not validate_only:
+            self._commit(records, changed=set())
+        return errors
 
     # --- producer ids ---------------------------------------------------------------------
 

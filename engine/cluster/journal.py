@@ -99,11 +99,16 @@ class MetadataJournal:
             os.truncate(path, scanned.good_bytes)
 
     def append(self, records: list[dict]) -> None:
+        self.append_frames([F.frame(r) for r in records])
+
+    def append_frames(self, frames: list[bytes]) -> None:
+        """Append records framed beforehand (`journal_format.frame`), with one write and one
+        fsync: a big change frames its records in slices, then appends them at once."""
         if self._fd < 0:
             path = self._journal_path(self.generation)
             self._fd = filesystem.FS.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             _fsync_dir(self.directory)
-        payload = b"".join(F.frame(r) for r in records)
+        payload = b"".join(frames)
         end = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             view = memoryview(payload)

@@ -58,6 +58,8 @@ class MetadataImage:
     broker_configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # "" = cluster-wide default
     topics_by_collision_key: dict[str, str] = field(default_factory=dict)   # see topics.collision_key
     next_producer_id: int = 0
+    # Client quotas (KIP-546) by entity: see client_quotas.py.
+    client_quotas: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = field(default_factory=dict)
     version: int = 0               # raised by every applied record: cached answers compare it
 
     def topic(self, name: str) -> TopicState | None:

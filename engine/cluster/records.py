@@ -41,6 +41,11 @@ def config_record(resource: str, name: str, key: str, value: Any) -> dict:
     return {"type": "config", "resource": resource, "name": name, "key": key, "value": value}
 
 
+def client_quota_record(entity, key: str, value: float | None) -> dict:
+    """entity: (type, name) pairs, name None for the default; value None removes the quota."""
+    return {"type": "client_quota", "entity": [[t, n] for t, n in entity], "key": key, "value": value}
+
+
 def controller_record(controller_id: int, controller_epoch: int) -> dict:
     return {"type": "controller", "controller_id": controller_id, "controller_epoch": controller_epoch}
 
@@ -121,6 +126,19 @@ def _check_config(image: MetadataImage, record: dict) -> None:
         raise MetadataRecordError(f"config for unknown topic {record['name']!r}")
 
 
+def _check_client_quota(image: MetadataImage, record: dict) -> None:
+    pairs = record["entity"]
+    if not isinstance(pairs, list) or not pairs or not all(
+            isinstance(p, list) and len(p) == 2 and p[0] in ("user", "client-id") and
+            (p[1] is None or isinstance(p[1], str)) for p in pairs) or len({p[0] for p in pairs}) != len(pairs):
+        raise MetadataRecordError(f"bad client quota entity {pairs!r}")
+    if not isinstance(record["key"], str):
+        raise MetadataRecordError("a client quota key must be a string")
+    value = record["value"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        raise MetadataRecordError(f"a client quota value must be a positive number, not {value!r}")
+
+
 def _check_broker(image: MetadataImage, record: dict) -> None:
     _int(record, "node_id", 0)
     _int(record, "port", 0)
@@ -132,6 +150,7 @@ _CHECKS = {
     "remove_topic": _known_topic_id,
     "config": _check_config,
     "broker": _check_broker,
+    "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
 }
 
@@ -161,6 +180,13 @@ def _apply_partition(image: MetadataImage, record: dict) -> None:
         record.get("partition_epoch", 0), list(record.get("adding", [])), list(record.get("removing", [])))
 
 
+def install_partitions(image: MetadataImage, topic_id: uuid.UUID, partitions: dict[int, PartitionState]) -> None:
+    """Add partitions built from partition records on a scratch image (a big change applies
+    its records there, in slices) to the topic, as applying those records here would."""
+    image.topics_by_id[topic_id].partitions.update(partitions)
+    image.version += len(partitions)
+
+
 def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
     topic = image.topics_by_id.pop(uuid.UUID(record["topic_id"]))
     del image.topics[topic.name]
@@ -176,6 +202,17 @@ def _apply_config(image: MetadataImage, record: dict) -> None:
         configs.pop(record["key"], None)
     else:
         configs[record["key"]] = record["value"]
+
+
+def _apply_client_quota(image: MetadataImage, record: dict) -> None:
+    entity = tuple(sorted((t, n) for t, n in record["entity"]))
+    values = image.client_quotas.setdefault(entity, {})
+    if record["value"] is None:
+        values.pop(record["key"], None)
+    else:
+        values[record["key"]] = float(record["value"])
+    if not values:
+        del image.client_quotas[entity]
 
 
 def _apply_producer_ids(image: MetadataImage, record: dict) -> None:
@@ -196,4 +233,5 @@ _APPLY = {
     "remove_topic": _apply_remove_topic,
     "config": _apply_config,
     "producer_ids": _apply_producer_ids,
+    "client_quota": _apply_client_quota,
 }

@@ -9,20 +9,28 @@ QUOTA_ERROR_SINCE = {19: 6, 20: 5, 37: 3}
 
 
 class MutationThrottle:
-    """One request's view of its client's quota: `refused()` before a topic, `record()` after."""
+    """One request's view of its client's quota: `refused()` before a topic, `record()` after.
+
+    throttle_time_ms, as Kafka's two kinds of quota answer it: a client that knows the error
+    (strict quota) is told the wait of its last refusal; an older one (permissive quota: never
+    refused) is told how long its bucket stays empty after this request."""
 
     def __init__(self, ctx, api_key: int) -> None:
         self._quota = ctx.broker.mutation_quota
         self._client = ctx.client_id
         self._may_refuse = ctx.api_version >= QUOTA_ERROR_SINCE[api_key]
-        self.throttle_time_ms = 0
+        self._refused_ms = 0
+
+    @property
+    def throttle_time_ms(self) -> int:
+        return self._refused_ms if self._may_refuse else self._quota.throttle_ms(self._client)
 
     def refused(self) -> tuple[int, str] | None:
         """(error code, message) if this topic must be refused now, else None."""
         wait = self._quota.throttle_ms(self._client)
         if not wait:
             return None
-        self.throttle_time_ms = max(self.throttle_time_ms, wait)
+        self._refused_ms = max(self._refused_ms, wait)
         if not self._may_refuse:
             return None        # an older client is accepted, and told to back off by throttle_time_ms
         return (Errors.ThrottlingQuotaExceededError.errno,

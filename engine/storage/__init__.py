@@ -2,9 +2,12 @@
 
 No sockets and no asyncio in this package: callers own the threads and the event loop.
 
-    LogManager (one per log dir) -> Log (one per partition) -> LogSegment (.log/.index/.timeindex)
-                                     `-> ProducerStateManager (.snapshot)
+    LogManager (one per log dir) -> Log (one per partition) -> LogSegment (.log/.index/.timeindex
+                                     |                                      /.txnindex)
+                                     `-> ProducerStateManager (.snapshot: idempotence, open transactions)
 
+Transactions: control_records (COMMIT/ABORT markers), log_transactions (staging, replay,
+aborted-transaction lookups), transaction_index (.txnindex), cleaner_txns (compaction's rule).
 Around them: log_validator (+ batch_records, decompression: a client's batch checked against
 its records, compressed ones inflated as a bounded stream), cleaner (+ cleaner_batches,
 cleaner_steps: compaction in steps a worker thread can run), and filesystem, the seam every

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
+from engine import clock
 from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
@@ -113,14 +113,16 @@ class Log:
 
     # --- appends -----------------------------------------------------------------------
     def append(self, records: bytearray, *, leader_epoch: int, now_ms: int,
-               control: bool = False) -> LogAppendInfo:
+               control: bool = False, records_checked: bool = False) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write.
-        `control`: the batches are transaction markers the broker built (control_records.py)."""
+        `control`: the batches are transaction markers the broker built (control_records.py).
+        `records_checked`: a worker thread ran the checks of compressed batches and keys already."""
         records = records if isinstance(records, bytearray) else bytearray(records)
-        batches = analyze_records(records, self.config, from_client=not control, control=control)
+        batches = analyze_records(records, self.config, from_client=not control, control=control,
+                                  records_checked=records_checked)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
-        if self.config.compact and not control:
+        if self.config.compact and not control and not records_checked:
             check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None
         stamped = assign_offsets_and_timestamps(
@@ -159,6 +161,8 @@ class Log:
         completed = self.producer_state.commit()
         if completed:
             index_completed(self.producer_state, self.active_segment, completed)
+        if self.unflushed_messages >= self.config.flush_messages:
+            self.flush(now_ms)   # after the .txnindex entry, so the flush covers it
         return LogAppendInfo(stamped.first_offset, stamped.last_offset, stamped.max_timestamp,
                              stamped.offset_of_max_timestamp, log_append_time,
                              self.log_start_offset, stamped.num_records)
@@ -181,8 +185,6 @@ class Log:
         segment.append(records, stamped.first_offset, stamped.last_offset,
                        stamped.max_timestamp, stamped.offset_of_max_timestamp)
         self._log_end_offset = stamped.last_offset + 1
-        if self.unflushed_messages >= self.config.flush_messages:
-            self.flush(now_ms)
 
     # --- reads -------------------------------------------------------------------------
     def read(self, start_offset: int, max_bytes: int, *, max_offset: int | None = None,
@@ -463,4 +465,4 @@ class Log:
 
 
 def _now(now_ms: int | None) -> int:
-    return int(time.time() * 1000) if now_ms is None else now_ms
+    return clock.now_ms() if now_ms is None else now_ms

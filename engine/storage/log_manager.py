@@ -104,10 +104,11 @@ class LogManager:
         self.checkpoint()
         return True
 
-    def delete_logs(self, partitions: list[TopicPartition]) -> list[Path]:
+    def delete_logs(self, partitions: list[TopicPartition], *, checkpoint: bool = True) -> list[Path]:
         """Delete many logs at the cost of one: each dir is renamed `-delete` (the next load
         removes what is left of it), then one fsync of the log dir and one checkpoint.
-        Returns the renamed dirs, for the caller to remove (off the event loop)."""
+        Returns the renamed dirs, for the caller to remove (off the event loop). Without
+        `checkpoint`, the caller checkpoints once after its last batch."""
         doomed = []
         for tp in partitions:
             log = self._logs.pop(tp, None)
@@ -115,6 +116,7 @@ class LogManager:
                 doomed.append(log.rename_for_deletion())
         if doomed:
             fsync_dir(self.log_dir)
+        if checkpoint and doomed:
             self.checkpoint()
         return doomed
 

@@ -54,12 +54,15 @@ class StampedBatches:
                    offset_of_max, sum(h.records_count for h in headers))
 
 
-def analyze_records(records, config: LogConfig, *, from_client: bool, control: bool = False
+def analyze_records(records, config: LogConfig, *, from_client: bool, control: bool = False,
+                    records_checked: bool = False
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
     All batches are checked before any is written, so a request is taken whole or not at all.
     `control`: the broker's own transaction markers, which must be control batches.
+    `records_checked`: the records of compressed batches were walked already (off the event
+    loop, engine/broker/record_checks.py) and are not inflated again.
     """
     batches = list(iter_batches(records))
     for position, header in batches:
@@ -72,7 +75,8 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
             raise InvalidRecordError("a transaction marker must be a control batch with a producer id")
         if from_client:
             _check_client_batch(header)
-            _check_records(records, position, header, config)
+            if not (records_checked and header.compression_type):
+                _check_records(records, position, header, config)
     return batches
 
 

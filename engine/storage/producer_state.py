@@ -255,11 +255,15 @@ class ProducerStateManager:
         others = [first for pid, first in self._ongoing.items() if pid != txn.producer_id]
         return min(others) if others else txn.last_offset + 1
 
+    def on_high_watermark(self, high_watermark: int) -> None:
+        """Forget the completed transactions whose marker is now below the high watermark."""
+        if self._unreplicated:
+            self._unreplicated = [t for t in self._unreplicated if t.last_offset >= high_watermark]
+
     def first_unstable_offset(self, high_watermark: int) -> int | None:
         """Smallest first offset of an open transaction or of one whose marker the high
         watermark has not passed yet; None if there is neither."""
-        if self._unreplicated:
-            self._unreplicated = [t for t in self._unreplicated if t.last_offset >= high_watermark]
+        self.on_high_watermark(high_watermark)
         firsts = [t.first_offset for t in self._unreplicated]
         if self._ongoing:
             firsts.append(min(self._ongoing.values()))

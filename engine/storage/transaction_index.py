@@ -1,13 +1,13 @@
 """A segment's aborted-transaction index, `<base offset, 20 digits>.txnindex` (Kafka's TransactionIndex)."""
 from __future__ import annotations
 
+import logging
 import os
 import struct
 from pathlib import Path
 from typing import NamedTuple
 
 from . import filesystem
-from .errors import CorruptIndexError
 from .log_files import unlink_quietly
 
 # Kafka's AbortedTxn: version int16 (0) | producer_id int64 | first_offset int64 |
@@ -15,6 +15,7 @@ from .log_files import unlink_quietly
 ENTRY = struct.Struct(">hqqqq")
 ENTRY_SIZE = ENTRY.size
 CURRENT_VERSION = 0
+log = logging.getLogger(__name__)
 
 
 class AbortedTxn(NamedTuple):
@@ -31,7 +32,8 @@ class TransactionIndex:
     """Every transaction whose ABORT marker lies in the segment, in marker order.
 
     Byte layout: ENTRY_SIZE-byte entries back to back, nothing else (no header), as
-    Kafka writes it; an entry of another version is a CorruptIndexError. The file is
+    Kafka writes it. A torn last entry (a crash mid-write) is ignored, and so is everything
+    from an entry of another version on (logged). The file is
     created with the first entry - a segment without aborted transactions has none, as
     in Kafka. Entries are cached in memory after the first read (34 bytes per aborted
     transaction): fetches consult them on every read_committed request.
@@ -71,7 +73,10 @@ class TransactionIndex:
         for pos in range(0, whole, ENTRY_SIZE):
             version, *fields = ENTRY.unpack_from(data, pos)
             if version != CURRENT_VERSION:
-                raise CorruptIndexError(f"{self.path}: entry at {pos} has version {version}")
+                # Not an entry we wrote: keep what precedes it rather than fail every fetch.
+                log.warning("%s: entry at byte %d has version %d; entries from there are ignored",
+                            self.path, pos, version)
+                break
             entries.append(AbortedTxn(*fields))
         return entries
 

@@ -8,9 +8,10 @@ from kafka.protocol.api_message import ApiMessage
 
 
 class RawClient:
-    def __init__(self, port: int, timeout: float = 10.0) -> None:
+    def __init__(self, port: int, timeout: float = 10.0, client_id: str = "raw-test") -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.correlation_id = 0
+        self.client_id = client_id
 
     def close(self) -> None:
         self.sock.close()
@@ -20,7 +21,7 @@ class RawClient:
 
     def request(self, request: ApiMessage, version: int, response_class: type[ApiMessage]):
         self.correlation_id += 1
-        request.with_header(correlation_id=self.correlation_id, client_id="raw-test")
+        request.with_header(correlation_id=self.correlation_id, client_id=self.client_id)
         self.sock.sendall(request.encode(version=version, header=True, framed=True))
         frame = self.read_frame()
         if frame is None:

@@ -21,11 +21,11 @@ def new_producer_id(client: RawClient) -> tuple[int, int]:
     return init.producer_id, init.producer_epoch
 
 
-def txn_batch(producer_id: int, epoch: int, sequence: int, values: list[bytes]) -> bytes:
+def txn_batch(producer_id: int, epoch: int, sequence: int, values: list[bytes], *, key: bytes | None = None) -> bytes:
     builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=True, producer_id=producer_id,
                                         producer_epoch=epoch, base_sequence=sequence, batch_size=1 << 20)
     for i, value in enumerate(values):
-        builder.append(i, timestamp=int(time.time() * 1000), key=None, value=value, headers=[])
+        builder.append(i, timestamp=int(time.time() * 1000), key=key, value=value, headers=[])
     return bytes(builder.build())
 
 

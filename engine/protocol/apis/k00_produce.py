@@ -4,7 +4,8 @@
   against the header: count, offset deltas, lengths; a lie is INVALID_RECORD) and stored as received: the broker only sets baseOffset and
   partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
   Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
-  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed.
+  at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed; that
+  check runs on a worker thread (engine/broker/record_checks.py), appends stay in order per partition.
 - acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
 - acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
   waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by
@@ -25,8 +26,13 @@
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir), INVALID_RECORD
   (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator).
-Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED; the KIP-890 check (a partition
-the coordinator has not verified answers INVALID_TXN_STATE) belongs to the coordinator.
+- KIP-890 part 1 (engine/coordinator/transactions/verification.py): a transactional batch for a
+  partition where the producer has no open transaction yet is appended only if the
+  transaction's coordinator has the partition in that transaction, else INVALID_TXN_STATE
+  (INVALID_PRODUCER_EPOCH for a fenced producer; NOT_ENOUGH_REPLICAS, which clients retry,
+  while the coordinator cannot answer). `transaction.partition.verification.enable=false`
+  turns the check off, as on Kafka.
+Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
 """
 import asyncio
 import logging
@@ -34,7 +40,8 @@ import logging
 import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
-from engine.clock import now_ms
+from engine.broker import record_checks
+from engine.coordinator.transactions.verification import unverified_partitions
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
@@ -53,10 +60,14 @@ async def handle_produce(ctx, request: ProduceRequest):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
     results, waits = [], []
+    refused = await unverified_partitions(ctx.broker, request) if request.transactional_id is not None else {}
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
-            answer, partition, required_offset = _append(ctx, request, topic.name, data.index, data.records)
+            if (topic.name, data.index) in refused:
+                partitions.append(_error(data.index, *refused[(topic.name, data.index)]))
+                continue
+            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records)
             partitions.append(answer)
             if request.acks == -1 and partition is not None:
                 waits.append((answer, partition, required_offset))
@@ -68,7 +79,7 @@ async def handle_produce(ctx, request: ProduceRequest):
     return _response(results)
 
 
-def _append(ctx, request, topic: str, index: int, records):
+async def _append(ctx, request, topic: str, index: int, records):
     if topic in INTERNAL_TOPICS:
         return _error(index, Errors.InvalidTopicError.errno, f"Cannot append to internal topic {topic}"), None, -1
     try:
@@ -77,7 +88,8 @@ def _append(ctx, request, topic: str, index: int, records):
             check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
         if not records:
             raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
-        info = partition.append(bytearray(records), now_ms())
+        info = await record_checks.append(partition, bytearray(records),
+                                          current=lambda: ctx.broker.partitions.get((topic, index)) is partition)
     except ApiError as exc:
         return _error(index, exc.code, exc.message), None, -1
     except StorageError as exc:

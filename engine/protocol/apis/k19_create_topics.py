@@ -11,6 +11,8 @@
 - validate_only checks everything and creates nothing.
 - The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
   (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
+- A topic of thousands of partitions is prepared in slices of the event loop, so other
+  connections are served meanwhile (Controller.create_topic_sliced).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
 import kafka.errors as Errors
@@ -38,14 +40,14 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
         if refused:
             results.append(_error(topic.name, *refused))
             continue
-        result = _create(ctx, topic, request.validate_only)
+        result = await _create(ctx, topic, request.validate_only)
         if result.error_code == 0 and not request.validate_only:
             throttle.record(len(ctx.broker.image.topics[topic.name].partitions))
         results.append(result)
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
 
 
-def _create(ctx, topic, validate_only: bool):
+async def _create(ctx, topic, validate_only: bool):
     controller = ctx.controller
     try:
         if topic.name in INTERNAL_TOPICS:
@@ -57,7 +59,7 @@ def _create(ctx, topic, validate_only: bool):
             assignment = controller.validate_new_topic(topic.name, topic.num_partitions, topic.replication_factor,
                                                        assignments, configs)
             return _success(ctx, topic.name, None, assignment, configs)
-        state = controller.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
+        state = await controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
                                         assignments, configs)
     except ApiError as exc:
         return _error(topic.name, exc.code, exc.message)

@@ -2,7 +2,8 @@
 
 Grows a topic to `count` partitions, with a manual assignment or Kafka's spread for the
 new ones. Shrinking or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
-THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599).
+THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of
+new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced).
 """
 from kafka.protocol.admin import CreatePartitionsRequest, CreatePartitionsResponse
 
@@ -26,8 +27,10 @@ async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> Cre
         state = ctx.broker.image.topics.get(topic.name)
         before = len(state.partitions) if state else 0
         try:
-            ctx.controller.create_partitions(topic.name, topic.count, assignments,
-                                             validate_only=request.validate_only)
+            if request.validate_only:
+                ctx.controller.create_partitions(topic.name, topic.count, assignments, validate_only=True)
+            else:
+                await ctx.controller.create_partitions_sliced(topic.name, topic.count, assignments)
         except ApiError as exc:
             results.append(Result(name=topic.name, error_code=exc.code, error_message=exc.message))
             continue

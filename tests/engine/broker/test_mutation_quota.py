@@ -12,7 +12,7 @@ class Clock:
 
 def test_a_client_may_go_over_once_then_waits_until_its_bucket_refills():
     clock = Clock()
-    quota = ControllerMutationQuota(lambda: 2.0, clock)     # 2 partitions/s, burst 22
+    quota = ControllerMutationQuota(lambda user, client: (2.0, ("", client)), clock)     # 2 partitions/s, burst 22
     assert quota.throttle_ms("a") == 0
     quota.record("a", 30)                                   # one big request is accepted: -8 left
     assert quota.throttle_ms("a") == 4000                   # 8 tokens at 2/s
@@ -24,6 +24,6 @@ def test_a_client_may_go_over_once_then_waits_until_its_bucket_refills():
 
 
 def test_no_quota_by_default():
-    quota = ControllerMutationQuota(lambda: float("inf"), Clock())
+    quota = ControllerMutationQuota(lambda user, client: (float("inf"), ("", client)), Clock())
     quota.record("a", 10**9)
     assert quota.throttle_ms("a") == 0

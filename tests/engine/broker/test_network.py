@@ -1,7 +1,5 @@
 """The listener, in-process: fetches go out with sendfile, and long polls wait without polling."""
-import asyncio
 import os
-import threading
 
 import pytest
 from kafka import KafkaProducer
@@ -9,8 +7,7 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 
 import engine.protocol.apis  # noqa: F401 - registers the handlers
 from engine.protocol.apis import k01_fetch
-from engine.runtime import Engine
-from tests.support.engine_process import free_port_range
+from tests.support.in_process_engine import InProcessEngine
 from tests.support.partition_io import read_values, send_values
 from tests.support.raw_client import RawClient
 
@@ -18,31 +15,8 @@ from tests.support.raw_client import RawClient
 @pytest.fixture
 def in_process_engine(tmp_path):
     """An Engine on a background event loop in this process, so a test can watch its syscalls."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    engines = []
-
-    def run():
-        asyncio.set_event_loop(loop)
-        for attempt in range(5):   # a port taken between picking and binding: pick again, in a fresh dir
-            engines.append(Engine(tmp_path / f"data{attempt}", brokers=1, port=free_port_range(2)))
-            try:
-                loop.run_until_complete(engines[-1].start())
-                break
-            except OSError:
-                if attempt == 4:
-                    raise
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    engine = engines[-1]
-    yield engine
-    asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(30)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    with InProcessEngine(tmp_path, brokers=1) as running:
+        yield running.engine
 
 
 def test_fetch_serves_segment_bytes_with_sendfile(in_process_engine, monkeypatch):

@@ -2,20 +2,21 @@
 3,000 partitions and deleting them leaves other connections served while the work runs,
 a deletion writes the checkpoints once, not once per replica, and a cluster-wide partition
 limit refuses what would pass it with POLICY_VIOLATION and a readable message."""
-import asyncio
 import threading
 import time
 
 import kafka.errors as Errors
 import pytest
-from kafka.protocol.admin import (CreatePartitionsRequest, CreatePartitionsResponse, DeleteTopicsRequest,
-                                  DeleteTopicsResponse)
+from kafka.protocol.admin import (CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest,
+                                  CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse)
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
-from engine.runtime import Engine
+from engine.cluster import slices
+from engine.protocol import registry
 from engine.storage import checkpoint
+from engine.storage.log_manager import LogManager
 from tests.engine.protocol.test_bad_input import build_batch, create_topic
-from tests.support.engine_process import free_port_range
+from tests.support.in_process_engine import InProcessEngine
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until
 
@@ -24,32 +25,17 @@ PARTITIONS = 3000
 
 @pytest.fixture
 def in_process_engine(tmp_path):
-    loop = asyncio.new_event_loop()
-    engine = Engine(tmp_path / "data", brokers=1, port=free_port_range(2), admin=False,
-                    configs={"max.partitions": str(PARTITIONS + 10)})
-    ready = threading.Event()
-
-    def run():
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(engine.start())
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    yield engine
-    asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(60)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    with InProcessEngine(tmp_path, brokers=1, admin=False,
+                         configs={"max.partitions": str(PARTITIONS + 10)}) as running:
+        yield running.engine
 
 
 class Pinger(threading.Thread):
     """Another client: ApiVersions again and again, noting when each answer came."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, pause: float = 0.01) -> None:
         super().__init__(daemon=True)
-        self.port, self.answered, self.stopping = port, [], threading.Event()
+        self.port, self.pause, self.answered, self.stopping = port, pause, [], threading.Event()
 
     def run(self) -> None:
         client = RawClient(self.port, timeout=120)
@@ -59,7 +45,7 @@ class Pinger(threading.Thread):
                                           3, ApiVersionsResponse)
                 assert response.error_code == 0
                 self.answered.append(time.monotonic())
-                time.sleep(0.01)
+                time.sleep(self.pause)
         finally:
             client.close()
 
@@ -148,3 +134,81 @@ def test_sigterm_while_thousands_of_replicas_are_being_opened_stops_cleanly(engi
         assert produce_to(client, "big", PARTITIONS - 1) == 0
     finally:
         client.close()
+
+
+class Windows:
+    """Engine-side times (the engine runs in this process, on the same monotonic clock): when
+    each ApiVersions was answered, and when the big changes ran."""
+
+    def __init__(self) -> None:
+        self.served: list[float] = []
+        self.handlers: dict[int, tuple[float, float]] = {}
+        self.deletions: list[float] = []
+
+    def timed(self, key: int, real):
+        async def handler(ctx, request):
+            started = time.monotonic()
+            try:
+                return await real(ctx, request)
+            finally:
+                self.handlers[key] = (started, time.monotonic())
+        return handler
+
+    def served_between(self, start: float, end: float) -> int:
+        return sum(start < t < end for t in self.served)
+
+
+def test_the_controller_and_the_brokers_answer_other_requests_between_slices_of_a_big_change(
+        in_process_engine, monkeypatch):
+    """Item 5 of issue 10: the controller prepares thousands of new partitions in slices, and
+    the brokers delete thousands of logs in slices, so another connection's requests are
+    answered while the change is applied (before, each ran in one turn of the event loop, and
+    nothing else was answered in between). Slices of 1 ms make this independent of speed."""
+    monkeypatch.setattr(slices, "SLICE_S", 0.001)
+    windows = Windows()
+    real_delete_logs = LogManager.delete_logs
+    monkeypatch.setattr(LogManager, "delete_logs", lambda self, keys, **kw: (
+        windows.deletions.append(time.monotonic()), real_delete_logs(self, keys, **kw))[1])
+    port = in_process_engine.ports[0]
+    client = RawClient(port, timeout=120)
+    pinger = Pinger(port, pause=0.001)
+
+    async def versions(ctx, request):
+        windows.served.append(time.monotonic())
+        return await spec.handler(ctx, request)
+
+    with registry.intercept(18, versions) as spec, \
+            registry.intercept(19, windows.timed(19, registry.lookup(19).handler)), \
+            registry.intercept(37, windows.timed(37, registry.lookup(37).handler)):
+        try:
+            pinger.start()
+            wait_until(lambda: windows.served, message="the pinger's first answer")
+            T = CreateTopicsRequest.CreatableTopic
+            created = client.request(CreateTopicsRequest(topics=[T(
+                name="wide", num_partitions=PARTITIONS // 2, replication_factor=1, assignments=[], configs=[])],
+                timeout_ms=60000, validate_only=False), 5, CreateTopicsResponse)
+            assert created.topics[0].error_code == 0
+            assert windows.served_between(*windows.handlers[19]) >= 1
+
+            P = CreatePartitionsRequest.CreatePartitionsTopic
+            grown = client.request(CreatePartitionsRequest(topics=[P(name="wide", count=PARTITIONS, assignments=None)],
+                                                           timeout_ms=60000, validate_only=False), 1,
+                                   CreatePartitionsResponse)
+            assert grown.results[0].error_code == 0
+            assert windows.served_between(*windows.handlers[37]) >= 1
+            wait_until(lambda: produce_to(client, "wide", PARTITIONS - 1) == 0, timeout=120,
+                       message="the last new partition to take a record")
+
+            deleted = client.request(DeleteTopicsRequest(topic_names=["wide"], timeout_ms=60000), 4,
+                                     DeleteTopicsResponse)
+            assert deleted.responses[0].error_code == 0
+            log_dir = in_process_engine.data_dir / "broker-0"
+            wait_until(lambda: not any(p.name.startswith("wide-") and p.name[5:].isdigit()
+                                       for p in log_dir.iterdir()), timeout=120,
+                       message="the deleted partitions' dirs to be renamed aside")
+            assert len(windows.deletions) > 1
+            assert windows.served_between(windows.deletions[0], windows.deletions[-1]) >= 1
+        finally:
+            pinger.stopping.set()
+            pinger.join(30)
+            client.close()

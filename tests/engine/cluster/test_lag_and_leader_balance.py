@@ -4,16 +4,14 @@ stop), and the periodic automatic leader rebalance hands leadership back to pref
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 from confluent_kafka import Producer
 from kafka import KafkaAdminClient, TopicPartition
 
 from engine.broker.replica_fetcher import ReplicaFetcher
-from engine.runtime import Engine
 from tests.engine.cluster.helpers import create_topic, partition_state, wait_until
-from tests.support.engine_process import free_port_range
+from tests.support.in_process_engine import InProcessEngine
 
 STALLED = 2   # the follower whose fetches the test holds back
 
@@ -46,38 +44,13 @@ class FetchGate:
 @pytest.fixture
 def gated_engine(tmp_path, monkeypatch):
     """A 3-broker Engine on a background event loop in this process, with the fetch gate in place."""
-    loop = asyncio.new_event_loop()
-    gate = FetchGate(loop)
+    running = InProcessEngine(tmp_path, brokers=3, configs={"replica.lag.time.max.ms": "1000",
+                                                            "auto.leader.rebalance.enable": "false"})
+    gate = FetchGate(running.loop)
     monkeypatch.setattr(ReplicaFetcher, "_fetch", gate.wrap(ReplicaFetcher._fetch))
-    engines, ready, failure = [], threading.Event(), []
-
-    def run():
-        asyncio.set_event_loop(loop)
-        try:
-            for attempt in range(5):   # a port taken between picking and binding: pick again
-                engines.append(Engine(tmp_path / f"data{attempt}", brokers=3, port=free_port_range(4),
-                                      configs={"replica.lag.time.max.ms": "1000",
-                                               "auto.leader.rebalance.enable": "false"}))
-                try:
-                    loop.run_until_complete(engines[-1].start())
-                    break
-                except OSError:
-                    if attempt == 4:
-                        raise
-        except BaseException as exc:  # noqa: BLE001 - reported by the fixture below
-            failure.append(exc)
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(60) and not failure, failure
-    engine = engines[-1]
-    yield engine, gate
-    gate.open()
-    asyncio.run_coroutine_threadsafe(engine.stop(), loop).result(60)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(15)
+    with running:
+        yield running.engine, gate
+        gate.open()
 
 
 def test_a_quiet_follower_leaves_the_isr_after_the_lag_time_and_rejoins_once_caught_up(gated_engine, topic_name):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import Counter
 
@@ -63,11 +64,19 @@ class Member:
             "bootstrap.servers": bootstrap, "group.id": group_id, "enable.auto.commit": False,
             "auto.offset.reset": "earliest", "partition.assignment.strategy": assignor,
             "session.timeout.ms": 6000, "heartbeat.interval.ms": 100, **extra})
-        self.consumer.subscribe([topic], on_revoke=self._revoked)
+        # What the member owns, kept by its own callbacks (they run inside its polls), so that
+        # the test thread never calls into a consumer that another thread is polling.
+        self.owned: frozenset[int] = frozenset()
+        self.consumer.subscribe([topic], on_assign=self._assigned, on_revoke=self._revoked,
+                                on_lost=self._revoked)
+
+    def _assigned(self, consumer, partitions) -> None:
+        self.owned = self.owned | {tp.partition for tp in partitions}
 
     def _revoked(self, consumer, partitions) -> None:
         if partitions:
             self.revocations += 1
+        self.owned = self.owned - {tp.partition for tp in partitions}
 
     def poll(self) -> None:
         for message in self.consumer.consume(num_messages=50, timeout=0.05):
@@ -80,7 +89,7 @@ class Member:
             self.journal.append((message.partition(), message.offset(), committed))
 
     def partitions(self) -> list[int]:
-        return sorted(tp.partition for tp in self.consumer.assignment())
+        return sorted(self.owned)
 
     def close(self) -> None:
         self.consumer.close()
@@ -97,12 +106,38 @@ def assert_none_lost_none_handled_after_commit(journal: list, partitions: int, p
 
 
 def run_until(members: list[Member], condition, message: str, timeout: float = 45.0) -> None:
+    """Poll every member on its own thread, as separate processes would, until `condition()`.
+
+    One thread for all members can deadlock a cooperative rebalance: member A's synchronous
+    commit waits behind A's JoinGroup on the coordinator connection (a broker answers one
+    request per connection at a time, as Kafka does), that JoinGroup waits for B to rejoin,
+    and B rejoins only after its revocation callback runs, in a poll of the blocked thread.
+    """
+    stop, failures = threading.Event(), []
+
+    def keep_polling(member: Member) -> None:
+        try:
+            while not stop.is_set():
+                member.poll()
+        except BaseException as exc:  # surfaced by the caller's thread
+            failures.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=keep_polling, args=(m,), daemon=True) for m in members]
+    for thread in threads:
+        thread.start()
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for member in members:
-            member.poll()
-        if condition():
-            return
+    try:
+        while time.monotonic() < deadline and not stop.is_set():
+            if condition():
+                return
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+    if failures:
+        raise failures[0]
     raise AssertionError(f"timed out waiting for {message}: {[m.partitions() for m in members]}")
 
 

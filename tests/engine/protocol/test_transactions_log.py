@@ -1,13 +1,15 @@
 """The partition side of transactions over the wire: transactional produce, markers written
 with WriteTxnMarkers, the last stable offset, read_committed fetches by kafka-python and
 confluent-kafka consumers, DescribeProducers, followers, restart and kill -9."""
+import asyncio
 import time
 
 import kafka.errors as Errors
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition as AIOTopicPartition
 from confluent_kafka import Consumer, TopicPartition as CTopicPartition
 from kafka import KafkaConsumer, TopicPartition
-from kafka.record.default_records import DefaultRecordBatch
+from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from engine.storage.records import iter_batches
 from tests.engine.cluster.helpers import create_topic, partition_state, start_broker, stop_broker
@@ -19,10 +21,15 @@ from tests.support.txn_wire import (describe_producers, fetch, latest_offset, le
                                     txn_batch, write_marker)
 from tests.support.waiting import wait_until
 
+# These tests play the transaction coordinator themselves (WriteTxnMarkers by hand), so
+# Produce must not ask the real one about their partitions (KIP-890's verification).
+NO_COORDINATOR = {"transaction.partition.verification.enable": "false"}
+
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    engine = EngineProcess(tmp_path_factory.mktemp("txn-log") / "data", brokers=3).start()
+    engine = EngineProcess(tmp_path_factory.mktemp("txn-log") / "data", brokers=3,
+                           configs={**NO_COORDINATOR, "log.cleaner.backoff.ms": "200"}).start()
     yield engine
     engine.kill()
 
@@ -100,6 +107,7 @@ def test_kafka_python_and_confluent_read_committed_consumers(engine, leader):
     committed = [b"plain-0", b"plain-1", b"plain-2", b"b-0", b"b-1"]
     assert kafka_python_values(engine, topic, "read_committed", 5) == committed
     assert confluent_values(engine, topic, "read_committed", 5) == committed
+    assert aiokafka_values(engine, topic, "read_committed", 5) == committed
     everything = [b"plain-0", b"plain-1", b"plain-2", b"a-0", b"a-1", b"a-2", b"b-0", b"b-1", b"a-3", b"open-0",
                   b"after"]
     assert kafka_python_values(engine, topic, "read_uncommitted", 11) == everything
@@ -125,6 +133,28 @@ def kafka_python_values(engine, topic, isolation, count):
             break
     consumer.close()
     return got
+
+
+def aiokafka_values(engine, topic, isolation, count):
+    async def scenario():
+        consumer = AIOKafkaConsumer(bootstrap_servers=engine.bootstrap, isolation_level=isolation,
+                                    enable_auto_commit=False)
+        await consumer.start()
+        try:
+            tp = AIOTopicPartition(topic, 0)
+            consumer.assign([tp])
+            consumer.seek(tp, 0)
+            got = []
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and len(got) < count:
+                for messages in (await consumer.getmany(timeout_ms=500)).values():
+                    got += [m.value for m in messages]
+            for messages in (await consumer.getmany(timeout_ms=1000)).values():
+                got += [m.value for m in messages]
+            return got
+        finally:
+            await consumer.stop()
+    return asyncio.run(scenario())
 
 
 def confluent_values(engine, topic, isolation, count):
@@ -206,7 +236,7 @@ def test_a_new_leader_keeps_the_lso_and_the_aborted_transactions(engine, leader)
 
 @pytest.mark.parametrize("stop", ["sigterm", "sigkill"])
 def test_open_transactions_and_txnindex_survive_restart(engine_factory, topic_name, stop):
-    engine = engine_factory(brokers=1)
+    engine = engine_factory(brokers=1, configs=NO_COORDINATOR)
     create_topic(engine.bootstrap, topic_name, 1, 1)
     client = RawClient(engine.ports[0])
     pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic_name)
@@ -231,3 +261,68 @@ def test_open_transactions_and_txnindex_survive_restart(engine_factory, topic_na
         assert latest_offset(client, topic_name, read_committed=True) == 11
     finally:
         client.close()
+
+
+def keyed_batch(key: bytes, value: bytes) -> bytes:
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    builder.append(0, timestamp=int(time.time() * 1000), key=key, value=value, headers=[])
+    return bytes(builder.build())
+
+
+def all_records(client, topic):
+    """(offset, key, value) of every data record from offset 0, across segments and gaps."""
+    out, offset = [], 0
+    end = latest_offset(client, topic, read_committed=False)
+    while offset < end:
+        data = bytes(fetch(client, topic, offset=offset, read_committed=False).records)
+        batches = list(iter_batches(memoryview(data)))
+        assert batches, f"nothing at {offset}"
+        for position, header in batches:
+            if not header.is_control:
+                out += [(r.offset, r.key, r.value) for r in DefaultRecordBatch(data[position:position + header.size])
+                        if r.offset >= offset]
+            offset = header.next_offset
+    return out
+
+
+def test_compaction_drops_aborted_data_and_stays_below_the_lso(engine, topic_name):
+    create_topic(engine.bootstrap, topic_name, 1, 1, {"cleanup.policy": "compact", "segment.bytes": "1024",
+                                                       "min.cleanable.dirty.ratio": "0.01"})
+    bootstrap = RawClient(engine.ports[0])
+    client = RawClient(leader_port(bootstrap, topic_name))
+    bootstrap.close()
+    (pid_a, epoch_a), (pid_c, epoch_c) = new_producer_id(client), new_producer_id(client)
+
+    written_after_c = []
+
+    def filler(count=8, key=b"k3"):
+        for _ in range(count):
+            error, offset = produce(client, topic_name, keyed_batch(key, b"x" * 300), transactional_id=None)
+            assert error == 0
+            if key == b"k3":
+                written_after_c.append(offset)
+    assert produce(client, topic_name, txn_batch(pid_a, epoch_a, 0, [b"aborted"], key=b"k1"))[0] == 0
+    write_marker(client, pid_a, epoch_a, commit=False, partitions={topic_name: [0]})
+    filler(6, key=b"f")                      # rolls: A's transaction lies in segments of its own
+    assert produce(client, topic_name, txn_batch(pid_c, epoch_c, 0, [b"open"], key=b"k3"))[0] == 0
+    filler()
+    try:
+        wait_until(lambda: b"aborted" not in [v for _, _, v in all_records(client, topic_name)] or filler(1),
+                   timeout=60, message="the aborted record compacted away")
+        # The cleaner runs every 200 ms; for the next ~2 s of writes, nothing at or after the
+        # open transaction is compacted (its record, nor the later k3 records that would
+        # supersede it): the cleaner never goes past the last stable offset.
+        watch_until = time.monotonic() + 2
+        while time.monotonic() < watch_until:
+            filler(1)
+            records = all_records(client, topic_name)
+            assert (b"k3", b"open") in [(k, v) for _, k, v in records]
+            assert [o for o, k, v in records if k == b"k3" and v != b"open"] == written_after_c
+            time.sleep(0.2)
+        write_marker(client, pid_c, epoch_c, commit=True, partitions={topic_name: [0]})
+        wait_until(lambda: b"open" not in [v for _, _, v in all_records(client, topic_name)] or filler(1),
+                   timeout=60, message="the committed record superseded once stable")
+    finally:
+        client.close()
+

@@ -175,3 +175,24 @@ def test_follower_append_keeps_the_same_state_and_index(open_log, tmp_path):
     assert follower.producer_state.ongoing_txns == leader.producer_state.ongoing_txns == {OTHER: 2}
     assert txnindex_bytes(follower) == txnindex_bytes(leader) == struct.pack(">hqqqq", 0, PID, 0, 3, 2)
     crash(follower)
+
+
+def test_txnindex_file_format_torn_tail_and_truncation(tmp_path):
+    from engine.storage.transaction_index import AbortedTxn, TransactionIndex
+    path = tmp_path / "00000000000000000100.txnindex"
+    index = TransactionIndex(path, 100)
+    assert index.entries == [] and not path.exists()      # created with its first entry
+    index.append(AbortedTxn(7, 100, 105, 106))
+    index.append(AbortedTxn(8, 101, 110, 111))
+    assert path.read_bytes() == struct.pack(">hqqqq", 0, 7, 100, 105, 106) + struct.pack(">hqqqq", 0, 8, 101, 110, 111)
+    with open(path, "ab") as f:
+        f.write(b"\x00\x00\x00\x00\x00")                    # a crash mid-append
+    assert TransactionIndex(path, 100).entries == [AbortedTxn(7, 100, 105, 106), AbortedTxn(8, 101, 110, 111)]
+    assert TransactionIndex(path, 100).collect(106, 200) == ([AbortedTxn(8, 101, 110, 111)], False)
+    assert TransactionIndex(path, 100).collect(106, 111) == ([AbortedTxn(8, 101, 110, 111)], True)
+    assert TransactionIndex(path, 100).collect(100, 103) == ([AbortedTxn(7, 100, 105, 106)], True)
+    reopened = TransactionIndex(path, 100)
+    reopened.truncate_to(110)
+    assert path.read_bytes() == struct.pack(">hqqqq", 0, 7, 100, 105, 106)
+    reopened.truncate_to(100)
+    assert not path.exists()

@@ -1,0 +1,122 @@
+"""Client quotas (KIP-546): which quota values are set for which user / client-id entities,
+how a connection's quota is found, and how DescribeClientQuotas filters match entities.
+
+An entity is a set of (type, name) pairs, type "user" or "client-id", name None meaning that
+type's default (`<default>` in kafka-configs). The image keeps, per entity (a sorted tuple of
+those pairs), its quota values by key. Only `controller_mutation_rate` (KIP-599) is enforced
+by this engine, so it is the only key accepted; the byte-rate and request quotas are refused
+with INVALID_REQUEST rather than stored and ignored.
+
+A connection's quota is the first entity set in Kafka's order (ClientQuotaManager), for its
+user and client id:
+  user+client-id, user+default client-id, user, default user+client-id,
+  default user+default client-id, default user, client-id, default client-id.
+No authentication yet: every connection's user is Kafka's unauthenticated principal name,
+ANONYMOUS. Clients that match one entity share one token bucket, except through a default
+name, which gives each user / client id its own bucket - as Kafka's quota metric tags do.
+
+Pure functions over the image's dict; the controller (the event loop) owns the dict.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import kafka.errors as Errors
+
+from engine.errors import ApiError
+
+USER, CLIENT_ID = "user", "client-id"
+ENTITY_TYPES = (USER, CLIENT_ID)
+SUPPORTED_KEYS = ("controller_mutation_rate",)
+ANONYMOUS = "ANONYMOUS"
+MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
+
+Entity = tuple[tuple[str, str | None], ...]      # sorted (type, name) pairs; name None = the default
+Quotas = dict[Entity, dict[str, float]]
+
+
+def entity_of(pairs: Iterable[tuple[str, str | None]]) -> Entity:
+    """A request's entity, checked: known types, each at most once, at least one; names not empty."""
+    pairs = list(pairs)
+    types = [t for t, _ in pairs]
+    if not pairs:
+        raise ApiError(Errors.InvalidRequestError, "An entity needs at least one entity type.")
+    for entity_type in types:
+        if entity_type not in ENTITY_TYPES:
+            raise ApiError(Errors.InvalidRequestError,
+                           f"Unknown or unsupported entity type {entity_type!r}: this engine supports "
+                           f"{', '.join(ENTITY_TYPES)}.")
+    if len(set(types)) != len(types):
+        raise ApiError(Errors.InvalidRequestError, "Duplicate entity type in the entity.")
+    for entity_type, name in pairs:
+        if name == "":
+            raise ApiError(Errors.InvalidRequestError, f"Empty {entity_type} name: use null for the default.")
+    return tuple(sorted(pairs))
+
+
+def check_op(key: str, value: float | None, remove: bool) -> None:
+    if key not in SUPPORTED_KEYS:
+        raise ApiError(Errors.InvalidRequestError,
+                       f"Quota {key!r} is not supported by this engine (it enforces only "
+                       f"{', '.join(SUPPORTED_KEYS)}).")
+    if not remove and (value is None or not math.isfinite(value) or value <= 0):
+        raise ApiError(Errors.InvalidRequestError, f"{key} must be a positive number, not {value!r}.")
+
+
+def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:
+    """(value, bucket key) of the first entity in Kafka's order that sets `key`, else None.
+    The bucket key names who shares the bucket: ("", "") for nobody-specific parts."""
+    for entity, tags in _candidates(user, client_id):
+        value = quotas.get(entity, {}).get(key)
+        if value is not None:
+            return value, tags
+    return None
+
+
+def _candidates(user: str, client_id: str):
+    u, c = (USER, user), (CLIENT_ID, client_id)
+    du, dc = (USER, None), (CLIENT_ID, None)
+    yield (c, u), (user, client_id)
+    yield (dc, u), (user, client_id)
+    yield (u,), (user, "")
+    yield (c, du), (user, client_id)
+    yield (dc, du), (user, client_id)
+    yield (du,), (user, "")
+    yield (c,), ("", client_id)
+    yield (dc,), ("", client_id)
+
+
+def describe(quotas: Quotas, components: list[tuple[str, int, str | None]], strict: bool
+             ) -> list[tuple[Entity, dict[str, float]]]:
+    """The entities matching a DescribeClientQuotas filter, with their values. Components:
+    (entity type, match type, match): 0 the name `match`, 1 the default, 2 any name."""
+    seen = set()
+    for entity_type, match_type, match in components:
+        if entity_type in seen:
+            raise ApiError(Errors.InvalidRequestError, f"Duplicate filter component entity type {entity_type!r}.")
+        seen.add(entity_type)
+        if entity_type not in ENTITY_TYPES:
+            raise ApiError(Errors.InvalidRequestError, f"Unknown or unsupported entity type {entity_type!r}.")
+        if match_type not in (MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED):
+            raise ApiError(Errors.InvalidRequestError, f"Unknown match type {match_type}.")
+        if match_type != MATCH_EXACT and match is not None:
+            raise ApiError(Errors.InvalidRequestError, "The match must be null unless the match type is 0 (exact).")
+        if match_type == MATCH_EXACT and match is None:
+            raise ApiError(Errors.InvalidRequestError, "An exact match needs a name.")
+    return [(entity, dict(values)) for entity, values in sorted(quotas.items(), key=lambda item: _sort_key(item[0]))
+            if values and _matches(dict(entity), components, strict)]
+
+
+def _matches(entity: dict[str, str | None], components, strict: bool) -> bool:
+    for entity_type, match_type, match in components:
+        if entity_type not in entity:
+            return False
+        name = entity[entity_type]
+        if (match_type == MATCH_EXACT and name != match) or (match_type == MATCH_DEFAULT and name is not None):
+            return False
+    return not strict or len(entity) == len(components)
+
+
+def _sort_key(entity: Entity):
+    return [(t, n is not None, n or "") for t, n in entity]

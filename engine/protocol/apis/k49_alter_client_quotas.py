@@ -1,0 +1,29 @@
+"""AlterClientQuotas: v0-1 (KIP-546).
+
+Sets or removes quota values of user / client-id entities (a null name is that type's
+default, `<default>` in kafka-configs), persisted in the metadata journal and applied at
+once by every broker. Each entry is applied whole or refused, with INVALID_REQUEST for an
+unknown or repeated entity type, an empty name, a key twice, a value that is not a positive
+number, or a quota this engine does not enforce (only `controller_mutation_rate`, KIP-599;
+Kafka's byte-rate and request-percentage quotas are refused rather than stored and ignored).
+validate_only checks and changes nothing.
+"""
+import kafka.errors as Errors
+from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse
+
+from engine.protocol.registry import api
+
+Entry = AlterClientQuotasResponse.EntryData
+
+
+@api(AlterClientQuotasRequest, AlterClientQuotasResponse, versions=(0, 1))
+async def handle_alter_client_quotas(ctx, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
+    changes = [([(e.entity_type, e.entity_name) for e in entry.entity],
+                [(op.key, op.value, op.remove) for op in entry.ops]) for entry in request.entries]
+    errors = ctx.controller.alter_client_quotas(changes, validate_only=request.validate_only)
+    entries = [Entry(error_code=error.code if error else Errors.NoError.errno,
+                     error_message=error.message if error else None,
+                     entity=[Entry.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                             for e in entry.entity])
+               for entry, error in zip(request.entries, errors)]
+    return AlterClientQuotasResponse(throttle_time_ms=0, entries=entries)

@@ -1,0 +1,145 @@
+"""Client quotas (KIP-546) for the controller mutation quota (KIP-599): AlterClientQuotas and
+DescribeClientQuotas set and show `controller_mutation_rate` per client id, per user and as
+defaults; the value is kept in the metadata journal across a restart, and each client is
+throttled by its own quota (kafka-python's admin client, identified by its client_id)."""
+import kafka.errors as Errors
+import pytest
+from kafka import KafkaAdminClient
+from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
+from kafka.protocol.admin.client_quotas import (AlterClientQuotasRequest, AlterClientQuotasResponse,
+                                                DescribeClientQuotasRequest, DescribeClientQuotasResponse)
+
+from tests.support.raw_client import RawClient
+
+KEY = "controller_mutation_rate"
+Entry = AlterClientQuotasRequest.EntryData
+Component = DescribeClientQuotasRequest.ComponentData
+
+
+def alter(client: RawClient, changes, validate_only: bool = False):
+    """changes: [(entity {type: name}, {key: value, or None to remove})]."""
+    request = AlterClientQuotasRequest(entries=[
+        Entry(entity=[Entry.EntityData(entity_type=t, entity_name=n) for t, n in entity.items()],
+              ops=[Entry.OpData(key=k, value=v or 0.0, remove=v is None) for k, v in ops.items()])
+        for entity, ops in changes], validate_only=validate_only)
+    return [(e.error_code, e.error_message) for e in client.request(request, 1, AlterClientQuotasResponse).entries]
+
+
+def describe(client: RawClient, components=(), strict: bool = False):
+    """{entity as a sorted tuple of (type, name): {key: value}}, or the error code."""
+    request = DescribeClientQuotasRequest(components=[Component(entity_type=t, match_type=m, match=n)
+                                                      for t, m, n in components], strict=strict)
+    response = client.request(request, 1, DescribeClientQuotasResponse)
+    if response.error_code:
+        assert response.entries is None
+        return response.error_code
+    return {tuple(sorted((e.entity_type, e.entity_name) for e in entry.entity)): {v.key: v.value for v in entry.values}
+            for entry in response.entries}
+
+
+def create(client: RawClient, name: str, partitions: int, version: int = 7) -> tuple[int, int]:
+    T = CreateTopicsRequest.CreatableTopic
+    response = client.request(CreateTopicsRequest(topics=[T(name=name, num_partitions=partitions, replication_factor=1,
+                                                            assignments=[], configs=[])],
+                                                  timeout_ms=10000, validate_only=False), version, CreateTopicsResponse)
+    return response.topics[0].error_code, response.throttle_time_ms
+
+
+@pytest.fixture
+def engine(engine_factory):
+    return engine_factory(brokers=1, admin=False)
+
+
+def test_quotas_are_set_described_removed_and_survive_a_restart(engine):
+    client = RawClient(engine.ports[0])
+    try:
+        assert alter(client, [({"client-id": "slow"}, {KEY: 2.0}),
+                              ({"client-id": None}, {KEY: 100.0}),
+                              ({"user": "alice", "client-id": "slow"}, {KEY: 7.0})]) == [(0, None)] * 3
+        slow, default, alice_slow = (("client-id", "slow"),), (("client-id", None),), \
+            (("client-id", "slow"), ("user", "alice"))
+        assert describe(client) == {slow: {KEY: 2.0}, default: {KEY: 100.0}, alice_slow: {KEY: 7.0}}
+        assert describe(client, [("client-id", 0, "slow")]) == {slow: {KEY: 2.0}, alice_slow: {KEY: 7.0}}
+        assert describe(client, [("client-id", 0, "slow")], strict=True) == {slow: {KEY: 2.0}}
+        assert describe(client, [("client-id", 1, None)]) == {default: {KEY: 100.0}}
+        assert describe(client, [("user", 2, None)]) == {alice_slow: {KEY: 7.0}}
+        assert alter(client, [({"client-id": "slow"}, {KEY: 9.0})], validate_only=True) == [(0, None)]
+        assert describe(client, [("client-id", 0, "slow")], strict=True) == {slow: {KEY: 2.0}}
+        assert alter(client, [({"client-id": None}, {KEY: None})]) == [(0, None)]
+    finally:
+        client.close()
+    assert engine.terminate(timeout=60) == 0
+    engine.start()
+    client = RawClient(engine.ports[0])
+    try:
+        assert describe(client) == {slow: {KEY: 2.0}, alice_slow: {KEY: 7.0}}
+    finally:
+        client.close()
+
+
+def test_bad_changes_and_filters_are_invalid_request_and_change_nothing(engine):
+    client = RawClient(engine.ports[0])
+    invalid = Errors.InvalidRequestError.errno
+    try:
+        answers = alter(client, [({"client-id": "a"}, {"producer_byte_rate": 1024.0}),   # not enforced here
+                                 ({"client-id": "b"}, {KEY: -1.0}),
+                                 ({"ip": "10.0.0.1"}, {KEY: 1.0}),
+                                 ({"client-id": ""}, {KEY: 1.0}),
+                                 ({"client-id": "ok"}, {KEY: 3.0})])
+        assert [code for code, _ in answers] == [invalid, invalid, invalid, invalid, 0]
+        assert "producer_byte_rate" in answers[0][1] and "positive" in answers[1][1]
+        assert describe(client) == {(("client-id", "ok"),): {KEY: 3.0}}
+        assert describe(client, [("ip", 2, None)]) == invalid
+        assert describe(client, [("client-id", 1, "named")]) == invalid
+        assert describe(client, [("client-id", 2, None), ("client-id", 1, None)]) == invalid
+    finally:
+        client.close()
+
+
+def test_each_client_is_throttled_by_its_own_quota(engine):
+    bootstrap = f"127.0.0.1:{engine.ports[0]}"
+    client = RawClient(engine.ports[0])
+    assert alter(client, [({"client-id": "slow-admin"}, {KEY: 0.5})]) == [(0, None)]    # a burst of 5.5
+    client.close()
+    slow = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="slow-admin")
+    free = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="free-admin")
+    try:
+        slow.create_topics({"slow-1": {"num_partitions": 20, "replication_factor": 1}})
+        with pytest.raises(Errors.ThrottlingQuotaExceededError):
+            slow.create_topics({"slow-2": {"num_partitions": 1, "replication_factor": 1}})
+        for i in range(3):         # 60 partitions: no quota for this client id
+            free.create_topics({f"free-{i}": {"num_partitions": 20, "replication_factor": 1}})
+        # A user quota (every connection is ANONYMOUS without authentication) takes precedence
+        # over client-id ones, and all its clients share its bucket: 25 partitions empty it for
+        # every client id. (Raw clients here: kafka-python pauses a connection the broker throttled.)
+        third, fourth = RawClient(engine.ports[0], client_id="third"), RawClient(engine.ports[0], client_id="fourth")
+        try:
+            assert alter(third, [({"user": "ANONYMOUS"}, {KEY: 2.0})]) == [(0, None)]     # a burst of 22
+            assert create(third, "third-1", 25) == (0, 0)
+            code, throttle_ms = create(fourth, "fourth-1", 1)
+            assert code == Errors.ThrottlingQuotaExceededError.errno and throttle_ms > 0
+        finally:
+            third.close()
+            fourth.close()
+    finally:
+        slow.close()
+        free.close()
+
+
+def test_throttle_time_is_answered_as_kafka_answers_it(engine):
+    """A client that knows THROTTLING_QUOTA_EXCEEDED (CreateTopics v6+, strict quota) is not
+    throttled by the request that empties its bucket, only refused after it; an older client
+    (permissive quota, never refused) is told at once how long its bucket stays empty."""
+    setup = RawClient(engine.ports[0])
+    assert alter(setup, [({"client-id": None}, {KEY: 1.0})]) == [(0, None)]     # a burst of 11, each client id
+    setup.close()
+    strict, permissive = RawClient(engine.ports[0], client_id="v7"), RawClient(engine.ports[0], client_id="v5")
+    try:
+        assert create(strict, "strict-1", 20) == (0, 0)
+        code, wait_ms = create(strict, "strict-2", 1)
+        assert code == Errors.ThrottlingQuotaExceededError.errno and 8000 <= wait_ms <= 9000   # 9 partitions at 1/s
+        code, wait_ms = create(permissive, "permissive-1", 20, version=5)
+        assert code == 0 and 8000 <= wait_ms <= 9000
+    finally:
+        strict.close()
+        permissive.close()
