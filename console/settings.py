@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "console.messages",
     "console.analytics",
     "console.reassignments",
+    "console.transactions",
     "django_celery_beat",
 ]
 
