@@ -9,7 +9,10 @@ BROKERS ?= 3
 HOST ?= 127.0.0.1
 PORT ?= 9092
 
-.PHONY: run engine test venv bench clean
+JS_CLIENTS := tests/clients/kafkajs
+JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
+
+.PHONY: run engine test venv js-clients bench clean
 
 venv: $(STAMP)
 
@@ -18,6 +21,12 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
+
+# kafkajs for the client tests (npm's registry); node and npm come from the system (.ci/run installs them).
+js-clients: $(JS_STAMP)
+
+$(JS_STAMP): $(JS_CLIENTS)/package.json $(JS_CLIENTS)/package-lock.json
+	cd $(JS_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error
 
 run: venv
 	$(PY) -m console.localenv
@@ -28,7 +37,7 @@ run: venv
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
-test: venv
+test: venv js-clients
 	$(PY) -m pytest
 
 bench: venv

@@ -7,13 +7,15 @@ The lake: 7 days x 1,440 snapshots of 1,000 partitions (100 topics x 10) and 200
 partitions cluster=/date=) under --data (default /tmp/analytics-bench-lake) and reused by later
 runs. Every job runs once with Spark local[2] (the job functions of console.analytics.jobs,
 forced with Spark's `noop` sink) and once in DuckDB (2 threads, `CREATE TEMP TABLE AS` the
-equivalent SQL), both reading the same Parquet files. Rows/s counts input rows.
+equivalent SQL), both reading the same Parquet files. Rows/s counts input rows. The compaction
+job reads 2M generated records shaped as the Kafka data source returns them (Parquet beside the
+lake). `--only NAME` (repeatable) runs only the jobs whose name holds NAME.
 
 The data source: a private 1-broker engine, one topic of 4 partitions and --records records of
 100 bytes; the same topic read by a plain confluent-kafka consumer and by
 `spark.read.format("kafka_protocol")`, alternately, --rounds times; the median ratio is printed.
 
-    .venv/bin/python benchmarks/analytics.py [--data DIR] [--records N] [--rounds N] [--skip-source]
+    .venv/bin/python benchmarks/analytics.py [--data DIR] [--records N] [--rounds N] [--skip-source] [--only NAME]
 """
 from __future__ import annotations
 
@@ -98,7 +100,7 @@ def lake_generate(lake: Path, days: int) -> None:
 # --- the jobs: Spark's and DuckDB's ---------------------------------------------------------------
 
 def spark_jobs(tables):
-    from console.analytics.jobs import lag, rates, retention
+    from console.analytics.jobs import lag, rates, records, retention
     from console.analytics.launch import _recent
     go, parts = tables[L.GROUP_OFFSETS], tables[L.PARTITIONS]
     return {
@@ -110,7 +112,44 @@ def spark_jobs(tables):
         "catch-up time, 15 min": (go, lambda: rates.catch_up(go, window_seconds=900)),
         "topic growth per day": (parts, lambda: retention.growth_per_day(
             retention.topic_bytes(parts, resolution_seconds=60), key=[L.TOPIC])),
+        "retention what-if, 1 day": (parts, lambda: retention.retention_what_if(
+            parts, _small_segments(tables[L.TOPIC_CONFIGS]), now=_newest(parts), retention_ms=WHAT_IF_MS)),
+        "compaction savings": (RECORDS, lambda: records.compaction_savings(tables[RECORDS])),
     }
+
+
+# Topic contents for the compaction job, as the Kafka data source returns them: 2M records in 4
+# partitions, 200,000 keys, 2% tombstones, 1% without a key, values of 50-149 bytes, no headers.
+RECORDS, RECORD_COUNT = "records", 2_000_000
+
+
+def records_generate(path: Path) -> None:
+    if (path / ".complete").exists():
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    duckdb.execute(f"""COPY (SELECT CASE WHEN i % 100 = 7 THEN NULL ELSE ('k' || (i % 200000))::BLOB END AS key,
+                              CASE WHEN i % 50 = 3 THEN NULL ELSE repeat('x', 50 + i % 100)::BLOB END AS value,
+                              'compacted' AS topic, (i % 4)::INTEGER AS partition, (i // 4)::BIGINT AS "offset",
+                              TIMESTAMPTZ '{T0}' + to_seconds(i // 100) AS timestamp, 0 AS timestampType,
+                              []::STRUCT(key VARCHAR, value BLOB)[] AS headers
+                       FROM range({RECORD_COUNT}) t(i)) TO '{path}/records.parquet' (FORMAT parquet)""")
+    (path / ".complete").touch()
+
+
+WHAT_IF_MS = 86_400_000           # the what-if: retention.ms = 1 day, against the newest snapshot
+# The lake's topics keep Kafka's 1 GiB segment.bytes, more than a partition holds: the what-if
+# takes 10 MiB segments instead (both engines), so it frees whole segments as it would in use.
+WHAT_IF_SEGMENT_BYTES = 10 * 2**20
+
+
+def _small_segments(configs):
+    from pyspark.sql import functions as F
+    return configs.withColumn(L.SEGMENT_BYTES, F.lit(WHAT_IF_SEGMENT_BYTES).cast("bigint"))
+
+
+def _newest(frame):
+    from pyspark.sql import functions as F
+    return frame.agg(F.max(L.TS)).first()[0]
 
 
 DUCK_VIEWS = {t: f"read_parquet('{{lake}}/{t}/*/*/*.parquet', hive_partitioning = true)" for t in L.TABLES}
@@ -175,6 +214,35 @@ DUCK_JOBS = {
         SELECT group_id, sum(lag) AS lag, sum(c) AS c, sum(p) AS p,
                CASE WHEN sum(lag) = 0 THEN 0 WHEN sum(c) > sum(p) THEN sum(lag) / (sum(c) - sum(p)) END AS catch_up
         FROM p GROUP BY ALL""",
+    "retention what-if, 1 day": f"""
+        WITH latest AS (SELECT * FROM {L.PARTITIONS}
+                        QUALIFY row_number() OVER (PARTITION BY topic, partition ORDER BY ts DESC) = 1),
+             cfg AS (SELECT topic, arg_max({{segment_bytes}}, ts) AS seg FROM {L.TOPIC_CONFIGS} GROUP BY ALL),
+             cut AS (SELECT epoch_ms(max(ts)) - {{what_if_ms}} AS cut_ms FROM {L.PARTITIONS}),
+             bounds AS (SELECT topic, partition,
+                               arg_max(log_end_offset, ts) FILTER (WHERE epoch_ms(ts) <= cut_ms) AS a,
+                               max(epoch_ms(ts)) FILTER (WHERE epoch_ms(ts) <= cut_ms) AS a_ms,
+                               arg_min(log_end_offset, ts) FILTER (WHERE epoch_ms(ts) > cut_ms) AS b,
+                               min(epoch_ms(ts)) FILTER (WHERE epoch_ms(ts) > cut_ms) AS b_ms
+                        FROM {L.PARTITIONS}, cut GROUP BY ALL),
+             p AS (SELECT l.topic, l.size_bytes AS size, cfg.seg, l.log_start_offset AS s, l.log_end_offset AS e,
+                          CASE WHEN a IS NULL THEN NULL WHEN b IS NULL THEN a
+                               ELSE floor(a + (cut_ms - a_ms) / (b_ms - a_ms) * (b - a)) END AS c
+                   FROM latest l JOIN cfg USING (topic) LEFT JOIN bounds USING (topic, partition), cut),
+             f AS (SELECT topic, size, least(floor(greatest(least(CASE WHEN e > s THEN (coalesce(c, s) - s) * size / (e - s)
+                                                                     ELSE 0 END, size), 0) / seg) * seg, size) AS freed FROM p)
+        SELECT topic, sum(size) AS size, sum(freed) AS freed, sum(size) - sum(freed) AS kept FROM f GROUP BY ALL""",
+    "compaction savings": f"""
+        WITH r AS (SELECT *, coalesce(octet_length(key), 0) + coalesce(octet_length(value), 0) AS b FROM records),
+             k AS (SELECT topic, sum(b) AS kept FROM (
+                     SELECT * FROM r WHERE key IS NOT NULL
+                     QUALIFY row_number() OVER (PARTITION BY topic, partition, key ORDER BY "offset" DESC) = 1)
+                   WHERE value IS NOT NULL GROUP BY ALL)
+        SELECT topic, count(*) AS records, count(DISTINCT key) AS distinct_keys,
+               count(*) FILTER (WHERE value IS NULL AND key IS NOT NULL) AS tombstones,
+               count(*) FILTER (WHERE key IS NULL) AS null_keys, sum(b) AS record_bytes,
+               sum(b) - coalesce(any_value(kept), 0) - coalesce(sum(b) FILTER (WHERE key IS NULL), 0) AS saved_bytes
+        FROM r LEFT JOIN k USING (topic) GROUP BY ALL""",
     "topic growth per day": f"""
         WITH b AS (SELECT topic, partition, time_bucket(INTERVAL 1 MINUTE, ts) AS bucket, arg_max(size_bytes, ts) AS size
                    FROM {L.PARTITIONS} GROUP BY ALL),
@@ -183,11 +251,15 @@ DUCK_JOBS = {
 }
 
 
+def duck_sql(name: str) -> str:
+    return DUCK_JOBS[name].replace("{what_if_ms}", str(WHAT_IF_MS)).replace("{segment_bytes}", str(WHAT_IF_SEGMENT_BYTES))
+
+
 def rows_of(con, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-def run_jobs(lake: Path, days: int) -> None:
+def run_jobs(lake: Path, days: int, only: list[str]) -> None:
     from console.analytics.launch import lake_frame
     from console.analytics.spark import build_session
 
@@ -197,20 +269,27 @@ def run_jobs(lake: Path, days: int) -> None:
     for table, view in DUCK_VIEWS.items():
         con.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE ({L.CLUSTER}, {L.DATE}) FROM {view.format(lake=lake)} "
                     f"WHERE {L.CLUSTER} = {CLUSTER}")
-    counts = {t: rows_of(con, t) for t in L.TABLES}
+    records_dir = lake / RECORDS
+    records_generate(records_dir)
+    con.execute(f"CREATE VIEW {RECORDS} AS SELECT * FROM read_parquet('{records_dir}/*.parquet')")
+    counts = {t: rows_of(con, t) for t in (*L.TABLES, RECORDS)}
     print("Rows: " + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
+    from console.kafka_gateway.spark_source import SCHEMA_DDL
     tables = {t: lake_frame(spark, lake_url=str(lake), table=t, cluster_id=CLUSTER) for t in L.TABLES}
+    tables[RECORDS] = spark.read.schema(SCHEMA_DDL).parquet(str(records_dir))
     last_day = {L.GROUP_OFFSETS: counts[L.GROUP_OFFSETS] // days, L.PARTITIONS: counts[L.PARTITIONS] // days}
     print(f"\n{'job':<34}{'input rows':>12}{'Spark s':>9}{'Spark rows/s':>14}{'DuckDB s':>10}"
           f"{'DuckDB rows/s':>15}{'Spark/DuckDB':>14}")
     for name, (source, build) in spark_jobs(tables).items():
-        rows = sum(last_day.values()) if source is None else (
+        if only and not any(o in name for o in only):
+            continue
+        rows = sum(last_day.values()) if source is None else counts[RECORDS] if isinstance(source, str) else (
             counts[L.GROUP_OFFSETS] if source is tables[L.GROUP_OFFSETS] else counts[L.PARTITIONS])
         started = time.perf_counter()
         build().write.format("noop").mode("overwrite").save()
         spark_s = time.perf_counter() - started
         started = time.perf_counter()
-        con.execute(f"CREATE OR REPLACE TEMP TABLE result AS {DUCK_JOBS[name]}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE result AS {duck_sql(name)}")
         duck_s = time.perf_counter() - started
         print(f"{name:<34}{rows:>12,}{spark_s:>9.1f}{rows / spark_s:>14,.0f}{duck_s:>10.1f}{rows / duck_s:>15,.0f}"
               f"{spark_s / duck_s:>13.1f}x", flush=True)
@@ -292,11 +371,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-jobs", action="store_true")
     parser.add_argument("--skip-source", action="store_true")
+    parser.add_argument("--only", action="append", default=[], help="run only the jobs whose name holds this")
     args = parser.parse_args()
     lake = Path(args.data)
     if not args.skip_jobs:
         lake_generate(lake, args.days)
-        run_jobs(lake, args.days)
+        run_jobs(lake, args.days, args.only)
     if not args.skip_source:
         source_rate(args.records, args.rounds)
     return 0

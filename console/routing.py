@@ -1,6 +1,7 @@
 """Websocket routes (Channels): live fragments (console.live.FragmentConsumer) and the message tail."""
 from django.urls import path
 
+from console.analytics import live as analytics_live
 from console.clusters.live import OVERVIEW
 from console.groups.live import GROUP_FRAGMENT
 from console.live import FragmentConsumer
@@ -13,4 +14,9 @@ websocket_urlpatterns: list = [
     path("ws/clusters/<int:cluster_id>/groups/<path:group_id>/", FragmentConsumer.as_asgi(fragment=GROUP_FRAGMENT)),
     path("ws/clusters/<int:cluster_id>/topics/<str:name>/messages/", MessagesConsumer.as_asgi()),
     path("ws/reassignments/<int:job_id>/", JobProgressConsumer.as_asgi()),
+    path("ws/clusters/<int:cluster_id>/analytics/", FragmentConsumer.as_asgi(fragment=analytics_live.CLUSTER)),
+    path("ws/clusters/<int:cluster_id>/analytics/topics/<str:topic>/",
+         FragmentConsumer.as_asgi(fragment=analytics_live.TOPIC)),
+    path("ws/clusters/<int:cluster_id>/analytics/groups/<str:resolution>/<path:group_id>/",
+         FragmentConsumer.as_asgi(fragment=analytics_live.GROUP)),
 ]

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "console.messages",
     "console.analytics",
     "console.reassignments",
+    "console.transactions",
     "django_celery_beat",
 ]
 
@@ -238,6 +239,11 @@ ANALYTICS_LAKE_RETENTION_DAYS = envint("ANALYTICS_LAKE_RETENTION_DAYS", 14, mini
 SNAPSHOT_SECONDS = envint("SNAPSHOT_SECONDS", 30, minimum=1)
 # Beat queues a run of the Spark jobs for every cluster this often (the "run now" button too).
 ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
+# The jobs over topic contents (compaction savings, record sizes and ages) read topics through
+# the Kafka data source: beat queues them this often, each reading at most this many of the
+# newest records of every partition.
+ANALYTICS_RECORDS_SECONDS = envint("ANALYTICS_RECORDS_SECONDS", 21600, minimum=300)
+ANALYTICS_RECORDS_PER_PARTITION = envint("ANALYTICS_RECORDS_PER_PARTITION", 100_000, minimum=1)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
 # Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
@@ -247,6 +253,8 @@ CELERY_BEAT_SCHEDULE.update({
     "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
+    "analytics-records": {"task": "console.analytics.tasks.analytics_records_schedule",
+                          "schedule": ANALYTICS_RECORDS_SECONDS},
 })
 
 # Last, so that a wrong value above is reported first (it names the setting to fix).

@@ -12,6 +12,7 @@ from console.messages import apis as message_apis
 from console.messages import views as message_views
 from console.reassignments import apis as reassignment_apis
 from console.topics import apis as topic_apis
+from console.transactions import apis as transaction_apis
 
 api = [
     path("clusters", cluster_apis.cluster_list, name="clusters"),
@@ -28,6 +29,8 @@ api = [
          name="group_analytics"),
     path("clusters/<int:cluster_id>/analytics/topics/<str:topic>", analytics_apis.topic_analytics,
          name="topic_analytics"),
+    path("clusters/<int:cluster_id>/analytics/topics/<str:topic>/what-if", analytics_apis.topic_what_if,
+         name="topic_what_if"),
     path("clusters/<int:cluster_id>/groups", group_apis.group_list, name="groups"),
     # Group ids may hold '/': see console/groups/urls.py for why the detail ends with a slash.
     path("clusters/<int:cluster_id>/groups/<path:group_id>/reset-preview", group_apis.group_reset_preview,
@@ -42,6 +45,9 @@ api = [
          name="message_search"),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/<int:partition>/<int:offset>",
          message_apis.message_detail, name="message"),
+    path("clusters/<int:cluster_id>/transactions", transaction_apis.transaction_list, name="transactions"),
+    path("clusters/<int:cluster_id>/transactions/abort", transaction_apis.transaction_abort,
+         name="transaction_abort"),
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 
@@ -63,5 +69,6 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
+    path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("api/", include((api, "api"))),
 ]

@@ -1,5 +1,6 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
-operator commands that talk to a running engine (`broker ...`, `groups ...`), and
+operator commands that talk to a running engine (`broker ...`, `groups ...`,
+`transactions ...`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
@@ -16,7 +17,7 @@ import sys
 
 from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
-from engine.tools import broker_command, groups_command, metadata_command
+from engine.tools import broker_command, groups_command, metadata_command, transactions_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
+    transactions_command.add_parser(commands)
     return parser
 
 
@@ -104,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         return groups_command.run(args)
     if args.command == "metadata":
         return metadata_command.run(args)
+    if args.command == "transactions":
+        return transactions_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)

@@ -205,6 +205,16 @@ _BROKER_DEFS = [
     ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),
     ConfigDef("offsets.commit.timeout.ms", TYPE_INT, 5000, at_least(1)),
+    # Transactions (engine/coordinator/transactions).
+    ConfigDef("transaction.state.log.num.partitions", TYPE_INT, 50, at_least(1)),
+    ConfigDef("transaction.state.log.replication.factor", TYPE_SHORT, 3, at_least(1)),
+    ConfigDef("transaction.state.log.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    ConfigDef("transaction.state.log.min.isr", TYPE_INT, 2, at_least(1)),
+    ConfigDef("transaction.max.timeout.ms", TYPE_INT, 900000, at_least(1)),
+    ConfigDef("transactional.id.expiration.ms", TYPE_INT, 7 * DAY_MS, at_least(1)),
+    ConfigDef("transaction.abort.timed.out.transaction.cleanup.interval.ms", TYPE_INT, 10000, at_least(1)),
+    ConfigDef("transaction.remove.expired.transaction.cleanup.interval.ms", TYPE_INT, 3600000, at_least(1)),
+    ConfigDef("transaction.partition.verification.enable", TYPE_BOOLEAN, True),   # KIP-890 part 1
     # Idempotent producers (engine/storage/producer_state.py).
     ConfigDef("producer.id.expiration.ms", TYPE_INT, DAY_MS, at_least(1)),
     ConfigDef("producer.id.expiration.check.interval.ms", TYPE_INT, 600000, at_least(1)),

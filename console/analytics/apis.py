@@ -1,8 +1,15 @@
+"""The analytics JSON API: the same selectors and services as the pages. The what-if is started
+by a POST (form-encoded, CSRF-checked like every POST, operator role, audited) and answers 400
+with the form's errors."""
 from django.conf import settings
+from django.http import JsonResponse
+from django.views.decorators.http import require_http_methods
 
-from console.accounts.roles import VIEWER
-from console.analytics import selectors
+from console.accounts.roles import OPERATOR, VIEWER, has_role
+from console.analytics import selectors, services
+from console.analytics.forms import WhatIfForm
 from console.clusters.selectors import cluster_get
+from console.errors import InvalidInput
 from console.web import json_api
 
 
@@ -22,6 +29,26 @@ def group_analytics(request, cluster_id: int, group_id: str):
 def topic_analytics(request, cluster_id: int, topic: str):
     return selectors.topic_analytics(lake_url=settings.ANALYTICS_LAKE, cluster=cluster_get(cluster_id=cluster_id),
                                      topic=topic)
+
+
+@json_api(VIEWER)
+@require_http_methods(["GET", "POST"])
+def topic_what_if(request, cluster_id: int, topic: str):
+    """GET: the topic's newest what-if ({run, params, result}, null before the first).
+    POST retention_ms=&retention_bytes=: queue a new one (operator); answers {run, state}."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    if request.method == "GET":
+        return {"what_if": selectors.what_if_latest(cluster=cluster, topic=topic)}
+    if not has_role(request.user, OPERATOR):
+        return JsonResponse({"error": f"This needs the {OPERATOR} role."}, status=403)
+    form = WhatIfForm(request.POST)
+    if not form.is_valid():
+        raise InvalidInput("; ".join(f"{'form' if f == '__all__' else f}: {' '.join(e)}"
+                                     for f, e in form.errors.items()))
+    run = services.what_if_request(cluster=cluster, actor=request.user, topic=topic,
+                                   retention_ms=form.cleaned_data["retention_ms"],
+                                   retention_bytes=form.cleaned_data["retention_bytes"])
+    return JsonResponse({"run": run.pk, "state": run.state, "params": run.params}, status=202)
 
 
 @json_api(VIEWER)

@@ -42,3 +42,11 @@ def partition_lag_chart(rows: list[dict]) -> dict:
     for row in rows:
         row["_series"] = f"{row[L.TOPIC]}-{row[L.PARTITION]}"
     return time_series_chart(rows, title="Lag per partition", y=L.LAG, y_title="Records", key="_series")
+
+
+def histogram_chart(rows: list[dict], *, x: str, title: str, x_title: str) -> dict:
+    """Counts per bin (the bin's lower bound on x), as bars."""
+    layout = base_layout(title=title, x_title=x_title, y_title="Records")
+    layout.xaxis.type = "linear"
+    trace = go.Bar(x=[r[x] for r in rows], y=[r["count"] for r in rows], name="records")
+    return figure_data(go.Figure(data=[trace], layout=layout))

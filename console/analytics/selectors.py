@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import logging
 
 import pyarrow as pa
+from django.db.models import Count, Max
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
@@ -17,6 +18,7 @@ from console.analytics.storage import lake_filesystem
 from console.clusters.models import Cluster
 
 RESOLUTIONS = ("1m", "5m", "1h")
+RUN_LABELS = {AnalyticsRun.LAKE: "Lag, rates and retention", AnalyticsRun.RECORDS: "Topic contents"}
 log = logging.getLogger(__name__)
 
 
@@ -49,22 +51,47 @@ class RunInfo:
     finished_at: object
     duration_seconds: float | None
     error: str
+    kind: str = AnalyticsRun.LAKE
+    params: dict | None = None
 
     @classmethod
     def of(cls, run: AnalyticsRun | None) -> RunInfo | None:
         if run is None:
             return None
         return cls(run.pk, run.state, run.step, run.progress, run.created_at, run.started_at, run.finished_at,
-                   run.duration_seconds, run.error)
+                   run.duration_seconds, run.error, run.kind, run.params)
 
 
-def run_latest(*, cluster: Cluster) -> RunInfo | None:
-    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster).first())
+def run_latest(*, cluster: Cluster, kind: str = AnalyticsRun.LAKE) -> RunInfo | None:
+    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster, kind=kind).first())
 
 
-def run_last_finished(*, cluster: Cluster) -> RunInfo | None:
-    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster, state=AnalyticsRun.DONE)
+def run_last_finished(*, cluster: Cluster, kind: str = AnalyticsRun.LAKE) -> RunInfo | None:
+    return RunInfo.of(AnalyticsRun.objects.filter(cluster=cluster, kind=kind, state=AnalyticsRun.DONE)
                       .order_by("-finished_at").first())
+
+
+def runs_state(*, cluster: Cluster) -> list[dict]:
+    """The run lines of every page: per kind of run (lake jobs, topic contents), the latest run
+    and the last finished one."""
+    return [{"kind": kind, "label": label, "run": run_latest(cluster=cluster, kind=kind),
+             "last_finished": run_last_finished(cluster=cluster, kind=kind)} for kind, label in RUN_LABELS.items()]
+
+
+def runs_signature(*, cluster_id: int) -> tuple:
+    """Changes whenever a run of the cluster is queued, moves or ends: the live fragments
+    re-read the lake's results only then, not on every poll."""
+    runs = AnalyticsRun.objects.filter(cluster_id=cluster_id)
+    active = tuple(runs.filter(state__in=AnalyticsRun.ACTIVE).values_list("id", "state", "progress", "step"))
+    return runs.aggregate(newest=Max("id"), finished=Max("finished_at"), count=Count("id")), active
+
+
+def what_if_latest(*, cluster: Cluster, topic: str) -> dict | None:
+    """The topic's newest what-if: {run, params, result} (result empty until it is done)."""
+    run = AnalyticsRun.objects.filter(cluster=cluster, kind=AnalyticsRun.WHAT_IF, params__topic=topic).first()
+    if run is None:
+        return None
+    return {"run": RunInfo.of(run), "params": run.params, "result": run.result or None}
 
 
 def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
@@ -83,6 +110,8 @@ def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
     catch_up = {r[L.GROUP]: r[CATCH_UP_SECONDS] for r in rows("catch_up")}
     return {
         "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
+        "runs": runs_state(cluster=cluster),
+        "compaction": rows("compaction", sort=L.TOPIC),
         "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP])} for g in rows("group_status", sort=L.GROUP)],
         "log_dirs": rows("days_until_full", sort=L.BROKER),
         "topic_growth": rows("topic_growth", sort=L.TOPIC),
@@ -101,7 +130,7 @@ def group_analytics(*, lake_url: str, cluster: Cluster, group_id: str, resolutio
     catch_up = rows("catch_up", where=group)
     return {
         "group_id": group_id, "resolution": resolution, "run": run_latest(cluster=cluster),
-        "last_finished": run_last_finished(cluster=cluster),
+        "last_finished": run_last_finished(cluster=cluster), "runs": runs_state(cluster=cluster),
         "status": status[0] if status else None, "catch_up": catch_up[0] if catch_up else None,
         "partitions": rows("partition_status", where=group, sort=L.PARTITION),
         "time_lag": rows("time_lag", where=group, sort=L.PARTITION),
@@ -116,9 +145,15 @@ def topic_analytics(*, lake_url: str, cluster: Cluster, topic: str) -> dict:
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
     growth = rows("topic_growth", where=where)
     retention = rows("effective_retention", where=where)
+    compaction = rows("compaction", where=where)
     return {
         "topic": topic, "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
+        "runs": runs_state(cluster=cluster),
         "growth": growth[0] if growth else None, "retention": retention[0] if retention else None,
+        "compaction": compaction[0] if compaction else None,
+        "record_sizes": rows("record_sizes", where=where, sort="size_bin_bytes"),
+        "record_ages": rows("record_ages", where=where, sort="age_bin_seconds"),
+        "what_if": what_if_latest(cluster=cluster, topic=topic),
         "bytes": rows("topic_bytes_1h", where=where, sort=L.BUCKET),
         "production": rows("production_5m", where=where, sort=L.BUCKET),
     }

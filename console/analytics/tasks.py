@@ -45,3 +45,10 @@ def analytics_lake_upkeep() -> None:
 @shared_task(acks_late=True)
 def analytics_runs_schedule() -> int:
     return len(services.analytics_runs_schedule())
+
+
+@shared_task(acks_late=True)
+def analytics_records_schedule() -> int:
+    """Beat's run of the jobs over topic contents (compaction, record sizes and ages)."""
+    from console.analytics.models import AnalyticsRun
+    return len(services.analytics_runs_schedule(kind=AnalyticsRun.RECORDS))

@@ -8,4 +8,5 @@ urlpatterns = [
     path("run", views.run_now, name="run"),
     path("groups/<path:group_id>/", views.group_analytics, name="group"),
     path("topics/<str:topic>/", views.topic_analytics, name="topic"),
+    path("topics/<str:topic>/what-if", views.what_if, name="what_if"),
 ]

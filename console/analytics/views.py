@@ -1,60 +1,72 @@
-"""Analytics pages and the "run now" action. Pages read job results (selectors); Spark runs
-only in the analytics Celery worker."""
-from django.conf import settings
+"""Analytics pages and their actions ("run now", the retention what-if). Pages read job results
+(selectors, via pages.py); Spark runs only in the analytics Celery worker."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from console.accounts.roles import OPERATOR, VIEWER
-from console.analytics import charts, selectors, services
+from console.analytics import pages, services
+from console.analytics.forms import WhatIfForm
+from console.analytics.models import AnalyticsRun
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.web import page
+from console.web import form_error, page
+
+RUN_KINDS = (AnalyticsRun.LAKE, AnalyticsRun.RECORDS)
 
 
 @page(VIEWER)
 def cluster_analytics(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    view = selectors.cluster_analytics(lake_url=settings.ANALYTICS_LAKE, cluster=cluster)
-    return render(request, "analytics/cluster.html", {
-        "cluster": cluster, "view": view,
-        "broker_chart": charts.time_series_chart(view["broker_bytes"], title="Bytes per broker", y="size_bytes",
-                                                 y_title="Bytes", key="broker_id"),
-        "production_chart": charts.time_series_chart(view["production"], title="Records produced per second",
-                                                     y="records_per_second", y_title="Records/s", key="topic")})
+    return render(request, "analytics/cluster.html", pages.cluster_context(cluster=cluster))
 
 
 @page(VIEWER)
 def group_analytics(request, cluster_id: int, group_id: str):
     cluster = cluster_get(cluster_id=cluster_id)
-    view = selectors.group_analytics(lake_url=settings.ANALYTICS_LAKE, cluster=cluster, group_id=group_id,
-                                     resolution=request.GET.get("resolution", "5m"))
-    return render(request, "analytics/group.html", {
-        "cluster": cluster, "view": view, "resolutions": selectors.RESOLUTIONS,
-        "lag_chart": charts.group_lag_chart(view["lag_history"]),
-        "partition_chart": charts.partition_lag_chart(view["partition_lag_history"]),
-        "consumption_chart": charts.time_series_chart(view["consumption"], title="Records consumed per second",
-                                                      y="records_per_second", y_title="Records/s")})
+    return render(request, "analytics/group.html", pages.group_context(
+        cluster=cluster, group_id=group_id, resolution=request.GET.get("resolution", "5m")))
 
 
 @page(VIEWER)
 def topic_analytics(request, cluster_id: int, topic: str):
     cluster = cluster_get(cluster_id=cluster_id)
-    view = selectors.topic_analytics(lake_url=settings.ANALYTICS_LAKE, cluster=cluster, topic=topic)
-    return render(request, "analytics/topic.html", {
-        "cluster": cluster, "view": view,
-        "bytes_chart": charts.time_series_chart(view["bytes"], title="Bytes", y="size_bytes", y_title="Bytes",
-                                                slider=True),
-        "production_chart": charts.time_series_chart(view["production"], title="Records produced per second",
-                                                     y="records_per_second", y_title="Records/s")})
+    return _topic_page(request, cluster, topic, WhatIfForm())
+
+
+def _topic_page(request, cluster, topic: str, form: WhatIfForm, status: int = 200):
+    return render(request, "analytics/topic.html", {**pages.topic_context(cluster=cluster, topic=topic),
+                                                    "what_if_form": form}, status=status)
+
+
+@page(OPERATOR)
+@require_POST
+def what_if(request, cluster_id: int, topic: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = WhatIfForm(request.POST)
+    if form.is_valid():
+        try:
+            run = services.what_if_request(cluster=cluster, actor=request.user, topic=topic,
+                                           retention_ms=form.cleaned_data["retention_ms"],
+                                           retention_bytes=form.cleaned_data["retention_bytes"])
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"What-if run {run.pk} queued: the estimate appears below when it is done.")
+            return redirect("analytics:topic", cluster.pk, topic)
+    return _topic_page(request, cluster, topic, form, status=400)
 
 
 @page(OPERATOR)
 @require_POST
 def run_now(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
+    kind = request.POST.get("kind") or AnalyticsRun.LAKE
+    if kind not in RUN_KINDS:
+        messages.error(request, f"Analytics not started: unknown kind of run {kind[:40]!r} (use lake or records).")
+        return redirect(_safe_next(request, cluster.pk))
     try:
-        run = services.analytics_run_request(cluster=cluster, actor=request.user)
+        run = services.analytics_run_request(cluster=cluster, actor=request.user, kind=kind)
     except ConsoleError as exc:
         messages.error(request, f"Analytics not started: {exc}")
     else:
@@ -67,6 +79,3 @@ def _safe_next(request, cluster_id: int) -> str:
     target = request.POST.get("next", "")
     prefix = f"/clusters/{cluster_id}/analytics/"
     return target if target.startswith(prefix) and "//" not in target else prefix
-
-
-

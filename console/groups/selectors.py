@@ -143,14 +143,15 @@ class _Snapshot:
     committed: dict[str, dict[TopicPartitionKey, CommittedOffset]]
     log_end: dict[TopicPartitionKey, int]
     errors: dict[str, str]
+    last_stable: dict[TopicPartitionKey, int] | None = None
 
 
 def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True,
-              describe: bool = True) -> _Snapshot:
+              describe: bool = True, last_stable: bool = False) -> _Snapshot:
     """Coordinators, descriptions, committed offsets and log end offsets of these groups
     (`GroupCalls.lag_snapshot`). A group that fails keeps its error; a partition whose log
     end is unknown has an unknown lag, with a warning."""
-    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe)
+    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe, last_stable=last_stable)
     errors = {**snapshot.coordinators.errors, **snapshot.committed.errors}
     errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
     if snapshot.log_end_offsets.errors:
@@ -158,8 +159,9 @@ def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_top
         warnings.append(f"Log end offsets of {len(unknown)} partition(s) are unknown: {next(iter(unknown.values()))}")
     if errors:
         warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
+    stable = snapshot.last_stable_offsets
     return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
-                     snapshot.log_end_offsets.offsets, errors)
+                     snapshot.log_end_offsets.offsets, errors, stable.offsets if stable is not None else None)
 
 
 def _total_lag(group_id: str, snapshot: _Snapshot) -> int | None:
@@ -210,6 +212,8 @@ class PartitionRow:
     owner: str | None                 # member id
     owner_client_id: str | None
     metadata: str
+    last_stable_offset: int | None = None
+    lag_read_committed: int | None = None    # from the last stable offset: a read_committed consumer's lag
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,7 @@ class GroupDetail:
     topics: list[TopicLag]
     total_lag: int | None
     warnings: list[str]
+    total_lag_read_committed: int | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -242,7 +247,7 @@ class GroupDetail:
 def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
-        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False)
+        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False, last_stable=True)
     described = snapshot.described.get(group_id)
     committed = snapshot.committed.get(group_id, {})
     if group_id not in snapshot.coordinators:
@@ -256,18 +261,22 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     rows = []
     for tp in sorted(set(committed) | set(owners)):
         c, owner, end = committed.get(tp), owners.get(tp), snapshot.log_end.get(tp)
+        stable = (snapshot.last_stable or {}).get(tp)
         rows.append(PartitionRow(topic=tp[0], partition=tp[1], committed_offset=c.offset if c else None,
                                  log_end_offset=end, lag=lag(end, c.offset if c else None),
                                  owner=owner.member_id if owner else None,
                                  owner_client_id=owner.client_id if owner else None,
-                                 metadata=c.metadata if c else ""))
+                                 metadata=c.metadata if c else "", last_stable_offset=stable,
+                                 lag_read_committed=lag(stable, c.offset if c else None)))
     topics = _topic_lags(rows)
     known = [r.lag for r in rows if r.lag is not None]
+    known_committed = [r.lag_read_committed for r in rows if r.lag_read_committed is not None]
     return GroupDetail(cluster=ClusterRef.of(cluster), group_id=group_id, state=described.state if described else "",
                        protocol_type=described.protocol_type if described else "",
                        assignor=described.protocol if described else "",
                        coordinator=snapshot.coordinators[group_id], members=[_member_row(m) for m in members],
-                       partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings)
+                       partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings,
+                       total_lag_read_committed=sum(known_committed) if known_committed else None)
 
 
 def _member_row(m: GroupMember) -> MemberRow:

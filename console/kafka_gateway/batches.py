@@ -8,11 +8,13 @@ aiokafka's C record reader instead: measured ~10x faster than kafka.record's pur
 records are decoded: for an uncompressed batch the record bytes are in the record set as
 they are, so a search can look for its substring in `raw[start:end]` first (a batch without
 it cannot hold a match) and decode only the batches that may. Compressed batches are always
-decoded. Control batches (transaction markers) are never records a person wrote, so they
-are skipped.
+decoded. Control batches (transaction markers) are never records a person wrote: they come
+as (info, None), `info.control` naming the marker (COMMIT or ABORT) and `info.producer_id`
+its producer, so that the message browser can show them and tell which records they end.
 """
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -39,6 +41,11 @@ class ConsumedRecord:
     headers: tuple[tuple[str, bytes | None], ...]
     size: int                        # serialized size of the record inside its batch
     codec: int = 0
+    # Transactions (read_uncommitted browsing): "" for a record outside any transaction, else
+    # "committed", "aborted" or "open"; a transaction marker's row has `control` COMMIT or ABORT.
+    transaction: str = ""
+    control: str = ""
+    producer_id: int = -1
 
     @property
     def timestamp_type_name(self) -> str:
@@ -58,6 +65,10 @@ class BatchInfo:
     max_timestamp: int
     first_timestamp: int = -1
     magic: int = 2
+    producer_id: int = -1
+    transactional: bool = False
+    control: str = ""                # "COMMIT" or "ABORT" for a control batch (a transaction marker)
+    aborted: bool = False            # read_committed: the batch belongs to an aborted transaction
 
 
 def scan_batches(raw: bytes, *, from_offset: int, want: Callable[[BatchInfo], bool] | None = None,
@@ -121,9 +132,23 @@ def record_size(r, batch: BatchInfo) -> int:
 def _info(batch, start: int, size: int) -> BatchInfo:
     if batch.magic >= 2:
         return BatchInfo(batch.base_offset, batch.next_offset, start, start + size, batch.compression_type,
-                         batch.records_count, batch.max_timestamp, batch.first_timestamp, batch.magic)
+                         batch.records_count, batch.max_timestamp, batch.first_timestamp, batch.magic,
+                         batch.producer_id, batch.is_transactional, _control_type(batch))
     # v0/v1 message sets: the (wrapper) message's offset is the last inner record's.
     return BatchInfo(-1, batch.base_offset + 1, start, start + size, batch.compression_type, 1, -1, -1, batch.magic)
+
+
+def _control_type(batch) -> str:
+    """COMMIT or ABORT for a control batch (its one record's key says which), else ""."""
+    if not batch.is_control_batch:
+        return ""
+    try:
+        marker = next(iter(batch), None)
+    except (CorruptRecordError, ValueError, struct.error):
+        return "UNKNOWN"
+    if marker is None:
+        return "UNKNOWN"
+    return "ABORT" if marker.abort else "COMMIT" if marker.commit else "UNKNOWN"
 
 
 def _is_control(batch) -> bool:

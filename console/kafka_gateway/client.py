@@ -353,6 +353,12 @@ class Gateway:
         from console.kafka_gateway.groups import GroupCalls   # groups.py imports this module
         return GroupCalls(self)
 
+    @property
+    def transactions(self):
+        """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
+        from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
+        return TransactionCalls(self)
+
     # --- the bundled engine's admin interface ----------------------------------------------
 
     @translated

@@ -9,6 +9,11 @@ decoded into records here: each partition comes back as the raw record set bytes
 search can look for a substring in a batch's bytes before paying for its records
 (`console.kafka_gateway.batches`).
 
+Isolation (KIP-98): reads are read_uncommitted (0) unless a caller asks for READ_COMMITTED
+(1); then ListOffsets' latest is the last stable offset, and Fetch stops there and names the
+aborted transactions of what it returns (`FetchedPartition.aborted_transactions`), which the
+reader must drop as Kafka's consumer does (`console.messages.scan.AbortedTransactions`).
+
 Every public method raises only `GatewayError`.
 """
 from __future__ import annotations
@@ -27,6 +32,7 @@ from console.kafka_gateway.errors import GatewayError, describe_error_code, tran
 from console.kafka_gateway.records import ConnectionSettings, PartitionOffsets
 
 EARLIEST, LATEST = -2, -1
+READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 _FETCH_MAX_VERSION = 12          # v13+ names topics by id; the console names them by name
 _NOT_LEADER = {Errors.NotLeaderForPartitionError.errno, Errors.LeaderNotAvailableError.errno,
                Errors.FencedLeaderEpochError.errno, Errors.UnknownLeaderEpochError.errno}
@@ -44,6 +50,8 @@ class FetchedPartition:
     high_watermark: int
     log_start_offset: int
     error_code: int = 0
+    last_stable_offset: int = -1
+    aborted_transactions: tuple[tuple[int, int], ...] = ()     # (producer id, first offset), read_committed only
 
     @property
     def error(self) -> str | None:
@@ -101,11 +109,13 @@ class TopicReader:
 
     # --- ListOffsets ------------------------------------------------------------------------
 
-    def offsets(self, partitions=None) -> dict[int, PartitionOffsets]:
-        """Log start offset and high watermark of each partition (all by default)."""
+    def offsets(self, partitions=None, *, isolation_level: int = READ_UNCOMMITTED) -> dict[int, PartitionOffsets]:
+        """Log start offset and high watermark of each partition (all by default); with
+        READ_COMMITTED, `high_watermark` holds the last stable offset (the end a read_committed
+        consumer sees)."""
         partitions = self.partitions if partitions is None else list(partitions)
         starts = self.list_offsets({p: EARLIEST for p in partitions})
-        ends = self.list_offsets({p: LATEST for p in partitions})
+        ends = self.list_offsets({p: LATEST for p in partitions}, isolation_level=isolation_level)
         return {p: PartitionOffsets(log_start_offset=starts[p][0], high_watermark=ends[p][0]) for p in partitions}
 
     def offsets_for_timestamp(self, timestamp_ms: int, partitions=None) -> dict[int, int | None]:
@@ -115,27 +125,29 @@ class TopicReader:
         return {p: (offset if offset >= 0 else None) for p, (offset, _) in found.items()}
 
     @translated
-    def list_offsets(self, specs: Mapping[int, int]) -> dict[int, tuple[int, int]]:
+    def list_offsets(self, specs: Mapping[int, int], *, isolation_level: int = READ_UNCOMMITTED,
+                     ) -> dict[int, tuple[int, int]]:
         """{partition: timestamp or EARLIEST/LATEST} -> {partition: (offset, timestamp)}; one
         request per leader, retried once after a leader change."""
         for attempt in (1, 2):
             try:
-                return self._list_offsets_once(specs)
+                return self._list_offsets_once(specs, isolation_level)
             except _LeaderMoved:
                 if attempt == 2:
                     raise GatewayError("Partition leaders kept moving; try again.") from None
                 self.refresh_leaders()
         raise AssertionError("unreachable")
 
-    def _list_offsets_once(self, specs: Mapping[int, int]) -> dict[int, tuple[int, int]]:
+    def _list_offsets_once(self, specs: Mapping[int, int], isolation_level: int) -> dict[int, tuple[int, int]]:
         by_leader = self._by_leader(specs)
         topic_cls = ListOffsetsRequest.ListOffsetsTopic
         part_cls = topic_cls.ListOffsetsPartition
 
         def make(partitions):
-            return ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[topic_cls(name=self.topic, partitions=[
-                part_cls(partition_index=p, current_leader_epoch=self._epochs.get(p, -1), timestamp=specs[p])
-                for p in partitions])], min_version=1)
+            return ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level, topics=[topic_cls(
+                name=self.topic, partitions=[part_cls(partition_index=p, current_leader_epoch=self._epochs.get(p, -1),
+                                                      timestamp=specs[p]) for p in partitions])],
+                min_version=2 if isolation_level else 1)   # v2 brought isolation_level
         leaders = list(by_leader)
         requests = iter([make(by_leader[leader]) for leader in leaders])
         responses = self._manager.run(_send_to_each, self._manager, lambda: next(requests), leaders)
@@ -154,17 +166,19 @@ class TopicReader:
 
     @translated
     def fetch(self, positions: Mapping[int, int], *, partition_max_bytes: int = 1 << 20,
-              max_bytes: int = 50 << 20, max_wait_ms: int = 0, min_bytes: int = 1) -> dict[int, FetchedPartition]:
+              max_bytes: int = 50 << 20, max_wait_ms: int = 0, min_bytes: int = 1,
+              isolation_level: int = READ_UNCOMMITTED) -> dict[int, FetchedPartition]:
         """Fetch from each {partition: offset}, one request per leader, all in flight together.
         Partitions whose leader moved are asked again once, after a metadata refresh."""
-        fetched = self._fetch_once(positions, partition_max_bytes, max_bytes, max_wait_ms, min_bytes)
+        args = (partition_max_bytes, max_bytes, max_wait_ms, min_bytes, isolation_level)
+        fetched = self._fetch_once(positions, *args)
         moved = {p: positions[p] for p, f in fetched.items() if f.error_code in _NOT_LEADER}
         if moved:
             self.refresh_leaders()
-            fetched.update(self._fetch_once(moved, partition_max_bytes, max_bytes, max_wait_ms, min_bytes))
+            fetched.update(self._fetch_once(moved, *args))
         return fetched
 
-    def _fetch_once(self, positions, partition_max_bytes, max_bytes, max_wait_ms, min_bytes):
+    def _fetch_once(self, positions, partition_max_bytes, max_bytes, max_wait_ms, min_bytes, isolation_level):
         if not positions:
             return {}
         by_leader = self._by_leader(positions)
@@ -174,11 +188,12 @@ class TopicReader:
         def make(partitions):
             return FetchRequest(
                 replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=max_bytes,
-                isolation_level=0, session_id=0, session_epoch=-1,
+                isolation_level=isolation_level, session_id=0, session_epoch=-1,
                 topics=[topic_cls(topic=self.topic, partitions=[
                     part_cls(partition=p, current_leader_epoch=-1, fetch_offset=positions[p], log_start_offset=-1,
                              partition_max_bytes=partition_max_bytes) for p in partitions])],
-                forgotten_topics_data=[], rack_id="", max_version=_FETCH_MAX_VERSION)
+                forgotten_topics_data=[], rack_id="", max_version=_FETCH_MAX_VERSION,
+                **({"min_version": 4} if isolation_level else {}))   # v4 brought isolation_level
         leaders = list(by_leader)
         requests = iter([make(by_leader[leader]) for leader in leaders])
         responses = self._manager.run(_send_to_each, self._manager, lambda: next(requests), leaders)
@@ -191,7 +206,10 @@ class TopicReader:
                     fetched[p.partition_index] = FetchedPartition(
                         partition=p.partition_index, fetch_offset=positions[p.partition_index],
                         records=p.records or b"", high_watermark=p.high_watermark,
-                        log_start_offset=p.log_start_offset, error_code=p.error_code)
+                        log_start_offset=p.log_start_offset, error_code=p.error_code,
+                        last_stable_offset=p.last_stable_offset if p.last_stable_offset is not None else -1,
+                        aborted_transactions=tuple((a.producer_id, a.first_offset)
+                                                   for a in p.aborted_transactions or ()))
         return fetched
 
 

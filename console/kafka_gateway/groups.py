@@ -61,7 +61,7 @@ from console.kafka_gateway.group_records import (
 from console.kafka_gateway.records import PartitionInfo
 
 CONSUMER_PROTOCOL = "consumer"
-GROUP_KEY_TYPE = 0
+GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
 _NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
 _UNDECODABLE = (struct.error, ValueError, UnicodeDecodeError, EOFError, IndexError, TypeError)
 _RETRIABLE_COORDINATOR_ERRORS = (Errors.CoordinatorNotAvailableError.errno, Errors.CoordinatorLoadInProgressError.errno)
@@ -79,6 +79,7 @@ class LagSnapshot:
     described: dict[str, DescribedGroup]
     committed: GroupOffsets
     log_end_offsets: LogOffsets
+    last_stable_offsets: LogOffsets | None = None     # asked for with last_stable=True
 
 
 class GroupCalls:
@@ -113,8 +114,8 @@ class GroupCalls:
         return sorted(listed.values(), key=lambda g: g.group_id)
 
     @translated
-    def find_coordinators(self, group_ids: Iterable[str]) -> Coordinators:
-        """FindCoordinator for every group id. The first lookup on a cluster creates
+    def find_coordinators(self, group_ids: Iterable[str], *, key_type: int = GROUP_KEY_TYPE) -> Coordinators:
+        """FindCoordinator for every group id (or transactional id, with TRANSACTION_KEY_TYPE). The first lookup on a cluster creates
         `__consumer_offsets`, and until its leaders are up Kafka answers COORDINATOR_NOT_AVAILABLE
         (clients retry): those ids are asked once more after a short pause."""
         group_ids = list(dict.fromkeys(group_ids))
@@ -122,7 +123,7 @@ class GroupCalls:
         errors: dict[str, str] = {}
         for attempt in range(2):
             retry = []
-            for group_id, node_id, error_code, message in self._lookup_coordinators(group_ids):
+            for group_id, node_id, error_code, message in self._lookup_coordinators(group_ids, key_type):
                 if error_code == 0:
                     found[group_id] = node_id
                     errors.pop(group_id, None)
@@ -137,14 +138,14 @@ class GroupCalls:
             time.sleep(_COORDINATOR_RETRY_SECONDS)
         return Coordinators(found=found, errors=errors)
 
-    def _lookup_coordinators(self, group_ids: list[str]) -> list[tuple[str, int, int, str | None]]:
+    def _lookup_coordinators(self, group_ids: list[str], key_type: int) -> list[tuple[str, int, int, str | None]]:
         """(group id, node id, error code (-1: no answer), message) per id."""
         if not group_ids:
             return []
         if self._version(FindCoordinatorRequest) >= 4:
-            request = FindCoordinatorRequest(key_type=GROUP_KEY_TYPE, coordinator_keys=group_ids, min_version=4)
+            request = FindCoordinatorRequest(key_type=key_type, coordinator_keys=group_ids, min_version=4)
             return [(c.key, c.node_id, c.error_code, c.error_message) for c in self._one(None, request).coordinators]
-        requests = [(None, FindCoordinatorRequest(key=g, key_type=GROUP_KEY_TYPE, max_version=3)) for g in group_ids]
+        requests = [(None, FindCoordinatorRequest(key=g, key_type=key_type, max_version=3)) for g in group_ids]
         rows = []
         for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
             if isinstance(answer, Exception):
@@ -190,10 +191,12 @@ class GroupCalls:
         return requests, asked
 
     @translated
-    def log_offsets(self, partitions: Iterable[PartitionInfo], *, timestamp: int = LATEST_TIMESTAMP) -> LogOffsets:
+    def log_offsets(self, partitions: Iterable[PartitionInfo], *, timestamp: int = LATEST_TIMESTAMP,
+                    isolation_level: int = 0) -> LogOffsets:
         """ListOffsets for each partition once, one request per leader, all in flight together.
         `timestamp`: LATEST_TIMESTAMP (high watermark), EARLIEST_TIMESTAMP (log start offset),
-        or milliseconds (the first offset whose record is at or after it; -1 if none)."""
+        or milliseconds (the first offset whose record is at or after it; -1 if none).
+        `isolation_level=1` (read_committed): LATEST_TIMESTAMP answers the last stable offset."""
         by_leader: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
         errors: dict[TopicPartitionKey, str] = {}
         wanted = ListOffsetsRequest.ListOffsetsTopic.ListOffsetsPartition
@@ -203,7 +206,7 @@ class GroupCalls:
                 continue
             by_leader[p.leader][p.topic].append(wanted(partition_index=p.partition, timestamp=timestamp,
                                                        current_leader_epoch=-1))
-        requests = [(leader, ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+        requests = [(leader, ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level, topics=[
             ListOffsetsRequest.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
             for leader, topics in by_leader.items()]
         offsets: dict[TopicPartitionKey, int] = {}
@@ -223,7 +226,8 @@ class GroupCalls:
         return LogOffsets(offsets=offsets, errors=errors)
 
     @translated
-    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True, describe: bool = True) -> LagSnapshot:
+    def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True, describe: bool = True,
+                     last_stable: bool = False) -> LagSnapshot:
         """Everything the lag of these groups needs, in three round trips whatever their number:
         1. FindCoordinator (v4: one request);
         2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
@@ -232,7 +236,8 @@ class GroupCalls:
         `all_topics`: ask Metadata for every topic (the engine answers that from a cache, and
         it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
         for a few groups in a big cluster). `describe=False` skips DescribeGroups (lag only:
-        partitions owned without a commit are then not included)."""
+        partitions owned without a commit are then not included). `last_stable=True` also asks
+        ListOffsets read_committed (the last stable offset, where read_committed consumers stop)."""
         coordinators = self.find_coordinators(group_ids)
         if not coordinators.found:
             return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
@@ -259,7 +264,8 @@ class GroupCalls:
         leaders = [p for t in metadata.topics for p in t.partitions
                    if (p.topic, p.partition) in partitions] if metadata else []
         return LagSnapshot(coordinators=coordinators, described=described, committed=committed,
-                           log_end_offsets=self.log_offsets(leaders))
+                           log_end_offsets=self.log_offsets(leaders),
+                           last_stable_offsets=self.log_offsets(leaders, isolation_level=1) if last_stable else None)
 
     # --- writes -----------------------------------------------------------------------------
 

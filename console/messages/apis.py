@@ -14,11 +14,12 @@ from console.web import json_api
 
 @json_api(VIEWER)
 def message_browse(request, cluster_id: int, name: str):
-    """?partition=all|N&start=newest|oldest|offset|timestamp&offset=&time=&count=&cursor=&dir=next|prev"""
+    """?partition=all|N&start=newest|oldest|offset|timestamp&offset=&time=&count=&cursor=&dir=next|prev
+    &isolation=read_uncommitted|read_committed (offsets' end is the LSO with read_committed)"""
     page = selectors.message_browse(cluster=cluster_get(cluster_id=cluster_id), topic=name,
                                     query=browse_query_from(request.GET), mask=masked_for(request.user),
                                     formats=formats_from(request.GET))
-    return {"topic": page.topic, "partitions": page.partitions, "notes": page.notes,
+    return {"topic": page.topic, "partitions": page.partitions, "notes": page.notes, "isolation": page.isolation,
             "messages": [m.as_dict(preview=True) for m in page.messages],
             "next_cursor": format_cursor(page.next_cursor) or None,
             "prev_cursor": format_cursor(page.prev_cursor) or None,

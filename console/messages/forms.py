@@ -11,7 +11,7 @@ from console.errors import InvalidInput
 from console.messages.filters import FIELDS, JSON_OPS, FilterSpec
 from console.messages.models import FORMAT_CHOICES, FORMATS, MaskingRule
 from console.messages.scan import SearchLimits
-from console.messages.selectors import START_MODES, BrowseQuery, SearchQuery
+from console.messages.selectors import DEFAULT_ISOLATION, ISOLATION_LEVELS, START_MODES, BrowseQuery, SearchQuery
 from console.messages.serializers import SERIALIZERS
 
 MAX_SEARCH_SECONDS = 600
@@ -92,7 +92,14 @@ def browse_query_from(data: Mapping) -> BrowseQuery:
     return BrowseQuery(partition=_partition(data), start=start, offset=_int(data, "offset"),
                        timestamp_ms=parse_time(_get(data, "time"), label="The start time"),
                        count=_int(data, "count", minimum=1) or 50, cursor=parse_cursor(_get(data, "cursor")),
-                       direction=direction)
+                       direction=direction, isolation=_isolation(data))
+
+
+def _isolation(data: Mapping) -> str:
+    isolation = _get(data, "isolation") or DEFAULT_ISOLATION
+    if isolation not in ISOLATION_LEVELS:
+        raise InvalidInput(f"Read with one of {', '.join(ISOLATION_LEVELS)}.")
+    return isolation
 
 
 def filter_spec_from(data: Mapping) -> FilterSpec:
@@ -122,7 +129,8 @@ def search_query_from(data: Mapping) -> tuple[SearchQuery, dict]:
     limits = SearchLimits(max_records=min(max_records, MAX_SEARCH_RECORDS),
                           max_seconds=min(max_seconds, MAX_SEARCH_SECONDS), max_matches=min(max_matches, 100_000))
     query = SearchQuery(filter=filter_spec_from(data), partition=_partition(data), start_offset=start,
-                        end_offset=end, positions=parse_cursor(_get(data, "positions")), limits=limits)
+                        end_offset=end, positions=parse_cursor(_get(data, "positions")), limits=limits,
+                        isolation=_isolation(data))
     return query, formats_from(data)
 
 

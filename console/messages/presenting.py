@@ -36,6 +36,9 @@ class MessageView:
     value_truncated: bool            # the value is 1 MB or more: `value` decodes its first PREVIEW_BYTES only
     compression: str
     masked: bool
+    transaction: str = ""            # read_uncommitted: committed | aborted | open | unknown ("" outside one)
+    control: str = ""                # a transaction marker's row: COMMIT or ABORT
+    producer_id: int = -1
 
     @property
     def value_preview(self) -> str:
@@ -50,7 +53,8 @@ class MessageView:
                 "key": _decoded(self.key), "value": _decoded(self.value, preview=preview),
                 "headers": [{"name": n, **_decoded(d)} for n, d in self.headers],
                 "size": self.size, "value_size": self.value_size, "value_truncated": self.value_truncated,
-                "compression": self.compression, "masked": self.masked}
+                "compression": self.compression, "masked": self.masked, "transaction": self.transaction,
+                "control": self.control, "producer_id": self.producer_id}
 
 
 def _decoded(d: Decoded, *, preview: bool = False) -> dict:
@@ -97,7 +101,8 @@ class Presenter:
                            key=self._keys.decode(record.key, key_format), value=self._mask(decoded), headers=headers,
                            size=record.size, value_size=None if value is None else len(value),
                            value_truncated=truncated, compression=CODEC_NAMES.get(record.codec, "?"),
-                           masked=self.masks)
+                           masked=self.masks, transaction=record.transaction, control=record.control,
+                           producer_id=record.producer_id)
 
     def _mask(self, decoded: Decoded) -> Decoded:
         if self._masker is None or decoded.text is None:

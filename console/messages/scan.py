@@ -19,7 +19,7 @@ from console.kafka_gateway.batches import (
     scan_batches,
     to_consumed,
 )
-from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, TopicReader
+from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, READ_COMMITTED, READ_UNCOMMITTED, TopicReader
 from console.messages.filters import RecordFilter
 
 FETCH_PARTITION_BYTES = 4 << 20
@@ -39,22 +39,49 @@ class ReadProgress:
         return {p: o for p, o in self.positions.items() if o < self.ends[p]}
 
 
+class AbortedTransactions:
+    """Which batches of one Fetch answer belong to aborted transactions, as Kafka's consumer
+    decides it in read_committed: the answer lists (producer id, first offset) of every aborted
+    transaction it overlaps; a producer's transactional batches are aborted from the listed
+    first offset until its ABORT marker."""
+
+    def __init__(self, listed) -> None:
+        self._pending = sorted(listed, key=lambda a: a[1])
+        self._aborting: set[int] = set()
+
+    def is_aborted(self, info: BatchInfo) -> bool:
+        """Call for every batch, in log order; True for data of an aborted transaction."""
+        if info.producer_id < 0:
+            return False
+        while self._pending and self._pending[0][1] <= info.next_offset - 1:
+            self._aborting.add(self._pending.pop(0)[0])
+        if info.control:
+            if info.control == "ABORT":
+                self._aborting.discard(info.producer_id)
+            return False
+        return info.transactional and info.producer_id in self._aborting
+
+
 def read_forward(reader: TopicReader, progress: ReadProgress, *,
                  want: Callable[[bytes, BatchInfo], bool] | None = None, partition_bytes: int = FETCH_PARTITION_BYTES,
-                 ) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
+                 isolation_level: int = READ_UNCOMMITTED) -> Iterator[tuple[int, bytes, BatchInfo, object | None]]:
     """Yield (partition, record set, batch, kafka.record batch or None when `want` refused
     it) for every batch between the positions and the ends, advancing `progress.positions`
-    past each batch as it is yielded. Stops when every partition reached its end."""
+    past each batch as it is yielded. Stops when every partition reached its end.
+    READ_COMMITTED reads up to the last stable offset, and yields the batches of aborted
+    transactions as None with `info.aborted` set (control batches come as None, as always)."""
+    committed = isolation_level == READ_COMMITTED
     stalled: dict[int, int] = {}
     while active := progress.active():
         alone = next((p for p in active if stalled.get(p)), None)
         if alone is None:
-            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES)
+            fetched = reader.fetch(active, partition_max_bytes=partition_bytes, max_bytes=FETCH_MAX_BYTES,
+                                   isolation_level=isolation_level)
         else:
             # No progress: its next batch may be larger than its share of the answer. Asked
             # alone, it comes first, and KIP-74 lets the first partition return a whole batch.
             fetched = reader.fetch({alone: active[alone]}, partition_max_bytes=FETCH_MAX_BYTES,
-                                   max_bytes=FETCH_MAX_BYTES)
+                                   max_bytes=FETCH_MAX_BYTES, isolation_level=isolation_level)
         for partition, answer in fetched.items():
             start = progress.positions[partition]
             if answer.error_code == OFFSET_OUT_OF_RANGE:
@@ -64,9 +91,13 @@ def read_forward(reader: TopicReader, progress: ReadProgress, *,
                 progress.notes.append(f"Partition {partition} stopped at offset {start}: {answer.error}")
                 progress.ends[partition] = start
                 continue
-            progress.ends[partition] = min(progress.ends[partition], answer.high_watermark)
+            end = answer.last_stable_offset if committed and answer.last_stable_offset >= 0 else answer.high_watermark
+            progress.ends[partition] = min(progress.ends[partition], end)
+            aborted = AbortedTransactions(answer.aborted_transactions) if committed else None
             for info, batch in scan_batches(answer.records, from_offset=start,
                                             want=None if want is None else (lambda b, raw=answer.records: want(raw, b))):
+                if aborted is not None and aborted.is_aborted(info):
+                    info.aborted, batch = True, None
                 if info.next_offset > progress.positions[partition]:
                     yield partition, answer.records, info, batch
                     # A batch may run past the end asked for: the position stops at the end.
@@ -122,7 +153,7 @@ class SearchLimits:
 
 
 def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFilter, limits: SearchLimits, *,
-           should_stop: Callable[[], bool] = lambda: False,
+           should_stop: Callable[[], bool] = lambda: False, isolation_level: int = READ_UNCOMMITTED,
            ) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
     """Yield ("match", record) as matches are found, ("stats", stats) every quarter second,
     and ("done", stats) once at the end. Limits are checked between batches, so a search
@@ -130,7 +161,8 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
     started = last_report = time.monotonic()
     match = record_filter.match
-    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match):
+    for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match,
+                                                    isolation_level=isolation_level):
         from_offset, end = progress.positions[partition], progress.ends[partition]
         stats.bytes_scanned += info.end - info.start
         if batch is None:
@@ -186,14 +218,16 @@ def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[
 def initial_progress(reader: TopicReader, *, partitions: list[int] | None = None,
                      start_offset: int | None = None, end_offset: int | None = None,
                      start_time_ms: int | None = None, end_time_ms: int | None = None,
-                     positions: Mapping[int, int] | None = None) -> ReadProgress:
+                     positions: Mapping[int, int] | None = None,
+                     isolation_level: int = READ_UNCOMMITTED) -> ReadProgress:
     """Start and end per partition, from offsets, times, or a previous search's positions
-    (clamped to the log, with a note for each clamp)."""
+    (clamped to the log, with a note for each clamp). The end is the high watermark, or the
+    last stable offset with READ_COMMITTED."""
     partitions = reader.partitions if partitions is None else partitions
     unknown = sorted(set(partitions) - set(reader.partitions))
     if unknown:
         raise InvalidInput(f"The topic has no partition {unknown[0]} (it has {len(reader.partitions)}).")
-    offsets = reader.offsets(partitions)
+    offsets = reader.offsets(partitions, isolation_level=isolation_level)
     starts = {p: o.log_start_offset for p, o in offsets.items()}
     ends = {p: o.high_watermark for p, o in offsets.items()}
     notes: list[str] = []

@@ -16,17 +16,29 @@ from django.conf import settings
 from console.clusters.models import Cluster
 from console.errors import InvalidInput, NotFound
 from console.kafka_gateway.batches import ConsumedRecord, to_consumed
-from console.kafka_gateway.consumer import TopicReader, UnknownTopic, open_topic_reader
+from console.kafka_gateway.consumer import (
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    TopicReader,
+    UnknownTopic,
+    open_topic_reader,
+)
 from console.messages.deserializers import Deserializers
 from console.messages.filters import FilterSpec, RecordFilter
 from console.messages.masking import Masker, Rule
 from console.messages.models import MaskingRule, RegisteredSchema, TopicMessageSettings
 from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
+from console.messages.transactions import in_transaction, marker_record, transaction_outcomes
 
 MAX_PAGE = 500
 BROWSE_FETCH_BYTES = 256 << 10
 START_MODES = ("newest", "oldest", "offset", "timestamp")
+# The browser reads as Kafka's consumer does by default (and kcat, kafka-console-consumer):
+# read_uncommitted shows every record up to the high watermark, with the markers and the
+# records of aborted and open transactions marked as such; read_committed is a switch away.
+ISOLATION_LEVELS = {"read_uncommitted": READ_UNCOMMITTED, "read_committed": READ_COMMITTED}
+DEFAULT_ISOLATION = "read_uncommitted"
 
 
 @contextmanager
@@ -84,6 +96,7 @@ class BrowseQuery:
     count: int = 50
     cursor: dict[int, int] | None = None   # paging: first offset of the page in each partition
     direction: str = "next"          # with a cursor: next (from it) or prev (the page before it)
+    isolation: str = DEFAULT_ISOLATION     # read_uncommitted | read_committed
 
 
 @dataclass(frozen=True)
@@ -94,18 +107,22 @@ class BrowsePage:
     next_cursor: dict[int, int] | None
     prev_cursor: dict[int, int] | None      # the current page's start: "prev" reads before it
     notes: list[str] = field(default_factory=list)
-    offsets: dict[int, tuple[int, int]] = field(default_factory=dict)   # {p: (log start, high watermark)}
+    offsets: dict[int, tuple[int, int]] = field(default_factory=dict)   # {p: (log start, end)}
+    isolation: str = DEFAULT_ISOLATION     # the end is the high watermark, or the LSO for read_committed
 
 
 def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bool,
                    formats: dict | None = None) -> BrowsePage:
     if query.start not in START_MODES:
         raise InvalidInput(f"Start from one of {', '.join(START_MODES)}.")
+    if query.isolation not in ISOLATION_LEVELS:
+        raise InvalidInput(f"Read with one of {', '.join(ISOLATION_LEVELS)}.")
+    isolation = ISOLATION_LEVELS[query.isolation]
     count = max(1, min(query.count, MAX_PAGE))
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     with _reader(cluster, topic) as reader:
         partitions = _partitions(reader, query.partition)
-        offsets = reader.offsets(partitions)
+        offsets = reader.offsets(partitions, isolation_level=isolation)
         notes: list[str] = []
         if query.cursor is not None:
             cursor = {p: _clamp(p, o, offsets, notes) for p, o in query.cursor.items() if p in offsets}
@@ -127,9 +144,11 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
             if all(o is None for o in found.values()):
                 notes.append(f"No record has a timestamp at or after {iso_time(query.timestamp_ms)}.")
         if backwards:
-            records, start = _page_backward(reader, cursor, offsets, count)
+            records, start = _page_backward(reader, cursor, offsets, count, isolation)
         else:
-            records, start = _page_forward(reader, cursor, offsets, count), cursor
+            records, start = _page_forward(reader, cursor, offsets, count, isolation), cursor
+        if isolation == READ_UNCOMMITTED:
+            records = transaction_outcomes(reader, records, {p: o.high_watermark for p, o in offsets.items()})
     after = dict(start)
     for r in records:
         after[r.partition] = r.offset + 1
@@ -137,7 +156,8 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
     has_before = any(start[p] > offsets[p].log_start_offset for p in start)
     return BrowsePage(topic=topic, partitions=partitions, messages=[presenter.present(r) for r in records],
                       next_cursor=after if has_more else None, prev_cursor=start if has_before else None,
-                      notes=notes, offsets={p: (o.log_start_offset, o.high_watermark) for p, o in offsets.items()})
+                      notes=notes, offsets={p: (o.log_start_offset, o.high_watermark) for p, o in offsets.items()},
+                      isolation=query.isolation)
 
 
 def _reader(cluster: Cluster, topic: str) -> AbstractContextManager[TopicReader]:
@@ -169,33 +189,42 @@ def _order(record: ConsumedRecord):
     return (record.timestamp, record.partition, record.offset)
 
 
-def _read(reader: TopicReader, starts: dict[int, int], ends: dict[int, int], per_partition: int) -> list[ConsumedRecord]:
-    """Up to `per_partition` records of each partition from `starts` (inclusive) to `ends`."""
+def _read(reader: TopicReader, starts: dict[int, int], ends: dict[int, int], per_partition: int,
+          isolation: int | None = None) -> list[ConsumedRecord]:
+    """Up to `per_partition` records of each partition from `starts` (inclusive) to `ends`.
+    With an isolation level (the browser), transaction markers come as rows of their own in
+    read_uncommitted, and records of aborted transactions are left out in read_committed."""
     progress = ReadProgress(positions=dict(starts), ends=dict(ends))
     taken: dict[int, list[ConsumedRecord]] = {p: [] for p in starts}
     # A page needs few records: small fetches, so a page of 100 partitions moves ~MBs, not 32 MB.
-    for partition, _raw, info, batch in read_forward(reader, progress, partition_bytes=BROWSE_FETCH_BYTES):
+    for partition, _raw, info, batch in read_forward(reader, progress, partition_bytes=BROWSE_FETCH_BYTES,
+                                                     isolation_level=isolation or READ_UNCOMMITTED):
         mine = taken[partition]
+        if isolation == READ_UNCOMMITTED and info.control and len(mine) < per_partition \
+                and starts[partition] <= info.base_offset < ends[partition]:
+            mine.append(marker_record(partition, info))
         if batch is None or len(mine) >= per_partition:
             continue
         from_offset = progress.positions[partition]
+        pending = isolation == READ_UNCOMMITTED and info.transactional
         for r in batch:
             if from_offset <= r.offset < ends[partition] and len(mine) < per_partition:
-                mine.append(to_consumed(partition, r, info.compression))
+                record = to_consumed(partition, r, info.compression)
+                mine.append(in_transaction(record, info) if pending else record)
         if len(mine) >= per_partition:
             progress.ends[partition] = progress.positions[partition]
     return [r for records in taken.values() for r in records]
 
 
-def _page_forward(reader, cursor, offsets, count) -> list[ConsumedRecord]:
+def _page_forward(reader, cursor, offsets, count, isolation) -> list[ConsumedRecord]:
     ends = {p: offsets[p].high_watermark for p in cursor}
-    return sorted(_read(reader, cursor, ends, count), key=_order)[:count]
+    return sorted(_read(reader, cursor, ends, count, isolation), key=_order)[:count]
 
 
-def _page_backward(reader, cursor, offsets, count) -> tuple[list[ConsumedRecord], dict[int, int]]:
+def _page_backward(reader, cursor, offsets, count, isolation) -> tuple[list[ConsumedRecord], dict[int, int]]:
     """The `count` newest records before `cursor`; also the page's own start cursor."""
     starts = {p: max(offsets[p].log_start_offset, o - count) for p, o in cursor.items()}
-    records = sorted(_read(reader, starts, dict(cursor), count), key=_order)[-count:]
+    records = sorted(_read(reader, starts, dict(cursor), count, isolation), key=_order)[-count:]
     start = dict(cursor)
     for r in records:
         start[r.partition] = min(start[r.partition], r.offset)
@@ -240,6 +269,7 @@ class SearchQuery:
     end_offset: int | None = None
     positions: dict[int, int] | None = None    # continue a stopped search from here
     limits: SearchLimits = SearchLimits()
+    isolation: str = DEFAULT_ISOLATION     # read_committed: up to the LSO, aborted transactions left out
 
 
 def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bool, formats: dict | None = None,
@@ -249,12 +279,14 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     compiled = record_filter(spec=query.filter, presenter=presenter)
     with _reader(cluster, topic) as reader:
+        isolation = ISOLATION_LEVELS[query.isolation]
         progress = initial_progress(reader, partitions=None if query.partition is None else [query.partition],
                                     start_offset=query.start_offset, end_offset=query.end_offset,
                                     start_time_ms=query.filter.start_time_ms, end_time_ms=query.filter.end_time_ms,
-                                    positions=query.positions)
+                                    positions=query.positions, isolation_level=isolation)
         yield "notes", list(progress.notes)
-        for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop):
+        for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop,
+                                 isolation_level=isolation):
             if kind == "match":
                 yield kind, (item, presenter.present(item))
             else:

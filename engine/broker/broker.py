@@ -28,6 +28,8 @@ from engine.cluster.replication_control import ReplicaLog
 from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.coordinator.transactions.coordinator import TransactionCoordinator
+from engine.coordinator.transactions.store import TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
@@ -79,8 +81,9 @@ class Broker:
         self.admin_endpoint: str | None = None   # the engine's admin interface, advertised in DescribeConfigs
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
-        # Called after a transaction marker is replicated: listener(topic, partition, producer_id, commit).
-        self.txn_marker_listeners: list = []
+        self.txn_coordinator = TransactionCoordinator(self)
+        # Called with (topic, partition, producer_id, commit) after a transaction marker is replicated.
+        self.txn_marker_listeners: list = [self.group_coordinator.on_txn_marker]
 
     @property
     def image(self) -> MetadataImage:
@@ -136,6 +139,7 @@ class Broker:
         if self.listener is not None:
             await self.listener.stop()
         self.group_coordinator.shutdown()
+        self.txn_coordinator.shutdown()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
         self.fetchers.clear()
@@ -202,8 +206,8 @@ class Broker:
             self._doom(keys)
         work = [(name, index) for name in changed if name in self.image.topics
                 for index in self.image.topics[name].partitions]
-        offsets = [key for key in work if key[0] == OFFSETS_TOPIC]
-        others = [key for key in work if key[0] != OFFSETS_TOPIC and key not in self._pending]
+        offsets = [key for key in work if key[0] in (OFFSETS_TOPIC, TXN_TOPIC)]
+        others = [key for key in work if key[0] not in (OFFSETS_TOPIC, TXN_TOPIC) and key not in self._pending]
         # Opening a log is the costly part, so only replicas new to this broker wait their turn;
         # the state of open ones (leader or follower) changes at once.
         new = [key for key in others if key not in self.partitions]
@@ -215,8 +219,10 @@ class Broker:
         configs: dict[str, object] = {}
         for key in offsets + others:
             self._apply_replica(key, configs, skip_unchanged=sliced)
-        if offsets or any(t.name == OFFSETS_TOPIC for t in deleted):
+        if any(k[0] == OFFSETS_TOPIC for k in offsets) or any(t.name == OFFSETS_TOPIC for t in deleted):
             self.group_coordinator.on_partitions_changed()
+        if any(k[0] == TXN_TOPIC for k in offsets) or any(t.name == TXN_TOPIC for t in deleted):
+            self.txn_coordinator.on_partitions_changed()
 
     def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
                        ) -> None:
@@ -505,6 +511,7 @@ class Broker:
 
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
+        self.txn_coordinator.start()
         self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
                                       io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]

@@ -24,6 +24,7 @@ from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, Grou
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.transactions.verification import check_offsets_partition
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -149,6 +150,50 @@ class GroupCoordinator:
         if member is not None:
             self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
         await self.store.store_offsets(group, offsets, now_ms())
+
+    async def commit_txn_offsets(self, *, transactional_id: str, group_id: str, producer_id: int,
+                                 producer_epoch: int, member_id: str, group_instance_id: str | None,
+                                 generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """TxnOffsetCommit: store offsets that become visible when the producer's transaction
+        commits. KIP-447: a member id or generation, when given, must be the group's current.
+        KIP-890: the group's partition must be in the producer's open transaction."""
+        self._check_group(group_id, allow_empty=True)
+        shard = self.store.shard_of(group_id)
+        if shard is not None:
+            await check_offsets_partition(self._broker, transactional_id, producer_id, producer_epoch, shard)
+        group = self.store.get(group_id)
+        if group is None:
+            if generation_id >= 0:
+                raise ApiError(Errors.IllegalGenerationError)
+            group = self.store.add(GroupMetadata(group_id, now_ms()))
+        if group.is_(S.DEAD):
+            raise ApiError(Errors.CoordinatorNotAvailableError)
+        if generation_id >= 0 or member_id or group_instance_id is not None:
+            if group_instance_id is not None and group.static_member_id(group_instance_id) not in (None, member_id):
+                raise ApiError(Errors.FencedInstanceIdError)
+            if member_id not in group.members:
+                raise ApiError(Errors.UnknownMemberIdError)
+            if generation_id != group.generation_id:
+                raise ApiError(Errors.IllegalGenerationError)
+        await self.store.store_txn_offsets(group, producer_id, producer_epoch, offsets, now_ms())
+
+    def on_txn_marker(self, topic: str, partition: int, producer_id: int, commit: bool) -> None:
+        """A transaction marker reached `__consumer_offsets`-`partition` (a txn marker listener):
+        the producer's pending offsets there become committed offsets, or are dropped."""
+        if topic != OFFSETS_TOPIC or partition not in self.store.owned_partitions():
+            return
+        for group in self.store.groups_in([partition]):
+            pending = group.pending_txn_offsets.pop(producer_id, None)
+            if commit and pending:
+                group.offsets.update(pending)
+
+    def unstable_partitions(self, group_id: str, partitions: list[TopicPartition] | None) -> set[TopicPartition]:
+        """OffsetFetch require_stable: partitions with a transactional commit still pending."""
+        group = self.store.get(group_id)
+        if group is None:
+            return set()
+        pending = {tp for offsets in group.pending_txn_offsets.values() for tp in offsets}
+        return pending if partitions is None else pending & set(partitions)
 
     def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None
                       ) -> list[tuple[TopicPartition, OffsetAndMetadata | None]]:

@@ -137,6 +137,8 @@ class GroupMetadata:
         self.pending_members: dict[str, asyncio.TimerHandle] = {}  # told MEMBER_ID_REQUIRED
         self.pending_sync: set[str] = set()            # joined this generation, not synced yet
         self.offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+        # TxnOffsetCommit's offsets per producer id, visible only once the COMMIT marker lands.
+        self.pending_txn_offsets: dict[int, dict[tuple[str, int], OffsetAndMetadata]] = {}
         self.new_member_added = False                  # extends the initial rebalance delay
         self.in_initial_delay = False                  # a join then waits for the delay to pass
         self.join_timer: asyncio.TimerHandle | None = None

@@ -30,7 +30,8 @@ from engine.coordinator import offsets_records as R
 from engine.coordinator.group import GroupMetadata, GroupState, MemberMetadata
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
-from engine.storage.errors import RecordTooLargeError, StorageError
+from engine.storage.errors import (InvalidProducerEpochError, OutOfOrderSequenceError, RecordTooLargeError,
+                                   StorageError)
 
 log = logging.getLogger(__name__)
 
@@ -114,15 +115,35 @@ class GroupStore:
             log.warning("Broker %d: skipped an undecodable record at %s-%d offset %d: %s",
                         self._broker.node_id, OFFSETS_TOPIC, index, offset, reason)
 
-        for offset, key_bytes, value in R.read_log(partition.log, on_undecodable=skip):
-            try:
-                self._replay(R.decode_key(key_bytes), value, offsets, records, removed)
-            except R.DECODE_ERRORS as exc:
-                skip(offset, f"{type(exc).__name__}: {exc}")
+        def replay(batch, into: dict) -> None:
+            for offset, key_bytes, value in batch:
+                try:
+                    self._replay(R.decode_key(key_bytes), value, into, records, removed)
+                except R.DECODE_ERRORS as exc:
+                    skip(offset, f"{type(exc).__name__}: {exc}")
+
+        # Transactional offset commits count once their COMMIT marker follows; those still
+        # open at the log end stay pending (TxnOffsetCommit).
+        open_txns: dict[int, list] = {}
+        for header, batch in R.read_batches(partition.log, on_undecodable=skip):
+            if header.is_control:
+                committed = open_txns.pop(header.producer_id, [])
+                if batch and R.control_type(batch[0][1]) == 1:
+                    replay(committed, offsets)
+            elif header.is_transactional:
+                open_txns.setdefault(header.producer_id, []).extend(batch)
+            else:
+                replay(batch, offsets)
+        pending: dict[int, dict] = {pid: {} for pid in open_txns}
+        for pid, batch in open_txns.items():
+            replay(batch, pending[pid])
         loaded = []
-        for group_id in sorted(set(records) | {g for g, o in offsets.items() if o}):
+        for group_id in sorted(set(records) | {g for g, o in offsets.items() if o}
+                               | {g for by_group in pending.values() for g in by_group}):
             group = _group_from_record(group_id, records.get(group_id), now_ms)
             group.offsets = offsets.get(group_id, {})
+            group.pending_txn_offsets = {pid: by_group[group_id] for pid, by_group in pending.items()
+                                         if by_group.get(group_id)}
             self.groups[group_id] = group
             loaded.append(group)
         self._shards[index] = partition
@@ -182,6 +203,24 @@ class GroupStore:
                           too_large=Errors.InvalidCommitOffsetSizeError)
         group.offsets.update(offsets)
 
+    def shard_of(self, group_id: str):
+        """The loaded `__consumer_offsets` Partition that holds the group, None if not loaded."""
+        return self._shards.get(self.partition_for(group_id))
+
+    async def store_txn_offsets(self, group: GroupMetadata, producer_id: int, producer_epoch: int,
+                                offsets: dict[TopicPartition, OffsetAndMetadata], now_ms: int) -> None:
+        """TxnOffsetCommit: the offsets as a transactional batch of the producer; pending until
+        its transaction's marker reaches this partition (GroupCoordinator.on_txn_marker)."""
+        if not offsets:
+            return
+        partition = self.shard_of(group.group_id)
+        entry = partition.log.producer_state.producers.get(producer_id) if partition is not None else None
+        sequence = entry.last_seq + 1 if entry is not None and entry.epoch == producer_epoch else 0
+        records = [(R.offset_key(group.group_id, t, p), R.offset_value(o)) for (t, p), o in offsets.items()]
+        await self._write(group.group_id, records, now_ms, too_large=Errors.InvalidCommitOffsetSizeError,
+                          producer=(producer_id, producer_epoch, sequence))
+        group.pending_txn_offsets.setdefault(producer_id, {}).update(offsets)
+
     async def delete_offsets(self, group: GroupMetadata, partitions: Iterable[TopicPartition], now_ms: int) -> None:
         doomed = [tp for tp in partitions if tp in group.offsets]
         if doomed:
@@ -199,14 +238,18 @@ class GroupStore:
         await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
 
     async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
-                     too_large: type[Errors.BrokerResponseError]) -> None:
+                     too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1)
+                     ) -> None:
         partition = self._shards.get(self.partition_for(group_id))
         if partition is None or not partition.is_leader:
             raise ApiError(Errors.NotCoordinatorError)
         try:
-            info = partition.append(R.build_batch(records, now_ms), now_ms)
+            info = partition.append(R.build_batch(records, now_ms, producer_id=producer[0],
+                                                  producer_epoch=producer[1], base_sequence=producer[2]), now_ms)
         except RecordTooLargeError as exc:
             raise ApiError(too_large, str(exc)) from None
+        except (InvalidProducerEpochError, OutOfOrderSequenceError) as exc:
+            raise ApiError(Errors.ProducerFencedError, str(exc)) from None
         except StorageError as exc:
             log.error("Broker %d: cannot write group %s to %s: %s", self._broker.node_id, group_id,
                       OFFSETS_TOPIC, exc)

@@ -29,7 +29,7 @@ from kafka.errors import CorruptRecordException
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from engine.storage.log import Log
-from engine.storage.records import LOG_OVERHEAD, read_header
+from engine.storage.records import LOG_OVERHEAD, BatchHeader, read_header
 
 OFFSET_COMMIT_KEY_VERSION = 1
 GROUP_METADATA_KEY_VERSION = 2
@@ -123,10 +123,13 @@ def group_value(record: GroupRecord) -> bytes:
     return b"".join(out)
 
 
-def build_batch(records: list[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytearray:
-    """One uncompressed v2 batch of (key, value) records; the log assigns the offsets."""
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
-                                        producer_epoch=-1, base_sequence=-1, batch_size=2**31 - 1)
+def build_batch(records: list[tuple[bytes, bytes | None]], timestamp_ms: int, *, producer_id: int = -1,
+                producer_epoch: int = -1, base_sequence: int = -1) -> bytearray:
+    """One uncompressed v2 batch of (key, value) records; the log assigns the offsets. With a
+    producer id, a transactional batch (TxnOffsetCommit's records)."""
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=producer_id >= 0,
+                                        producer_id=producer_id, producer_epoch=producer_epoch,
+                                        base_sequence=base_sequence, batch_size=2**31 - 1)
     for i, (key, value) in enumerate(records):
         builder.append(i, timestamp_ms, key, value, headers=[])
     return builder.build()
@@ -247,6 +250,17 @@ def read_log(log: Log, start_offset: int | None = None, *,
     whose records cannot be parsed is passed to `on_undecodable(base offset, reason)` and
     skipped (without a callback, it raises).
     """
+    for header, records in read_batches(log, start_offset, on_undecodable=on_undecodable):
+        if not header.is_control:
+            yield from records
+
+
+def read_batches(log: Log, start_offset: int | None = None, *,
+                 on_undecodable: Callable[[int, str], None] | None = None
+                 ) -> Iterator[tuple[BatchHeader, list[tuple[int, bytes, bytes | None]]]]:
+    """Every batch from `start_offset` on, with its keyed (offset, key, value) records; control
+    batches too (their key says COMMIT or ABORT: `control_type`), so that a loader can apply
+    transactional records only once their COMMIT marker follows."""
     offset = log.log_start_offset if start_offset is None else start_offset
     while offset < log.log_end_offset:
         data = log.read(offset, 1 << 20).read()
@@ -255,18 +269,20 @@ def read_log(log: Log, start_offset: int | None = None, *,
             header = read_header(data, pos)
             if pos + header.size > len(data):
                 break
-            if not header.is_control:
-                try:
-                    parsed = [(r.offset, r.key, r.value) for r in DefaultRecordBatch(data[pos:pos + header.size])]
-                except (CorruptRecordException, *DECODE_ERRORS) as exc:
-                    if on_undecodable is None:
-                        raise
-                    on_undecodable(header.base_offset, f"batch: {type(exc).__name__}: {exc}")
-                    parsed = []
-                for record_offset, key, value in parsed:
-                    if record_offset >= offset and key is not None:
-                        yield record_offset, key, value
+            try:
+                parsed = [(r.offset, r.key, r.value) for r in DefaultRecordBatch(data[pos:pos + header.size])]
+            except (CorruptRecordException, *DECODE_ERRORS) as exc:
+                if on_undecodable is None:
+                    raise
+                on_undecodable(header.base_offset, f"batch: {type(exc).__name__}: {exc}")
+                parsed = []
+            yield header, [(o, k, v) for o, k, v in parsed if o >= offset and k is not None]
             offset = header.next_offset
             pos += header.size
         if pos == 0:  # the read held no complete batch: nothing more below the log end
             return
+
+
+def control_type(key: bytes) -> int:
+    """A control record's type: 0 ABORT, 1 COMMIT (key: int16 version, int16 type)."""
+    return _I16.unpack_from(key, 2)[0]

@@ -1,7 +1,9 @@
 """Consumer group operations over the Kafka protocol only, with kafka-python's KafkaAdminClient
 (the command line and, later, the console use them; they work against any Kafka cluster).
 
-- `lag`: consumer lag as our notes define it, the high watermark minus the committed offset.
+- `lag`: consumer lag as our notes define it, the high watermark minus the committed offset
+  (or, with `read_committed=True`, the last stable offset minus it: a read_committed
+  consumer stops at the first offset of the oldest open transaction).
 - `describe_group`: a row per partition the group has an offset for or is assigned, with
   kafka-consumer-groups.sh's columns: committed offset (OffsetFetch), log end offset (the
   high watermark, ListOffsets latest), lag, and the member holding it (DescribeGroups).
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafka.admin import KafkaAdminClient
-from kafka.protocol.consumer import OffsetSpec
+from kafka.protocol.consumer import IsolationLevel, OffsetSpec
 from kafka.structs import OffsetAndMetadata, TopicPartition
 
 INACTIVE_STATES = ("Empty", "Dead")
@@ -79,14 +81,16 @@ def _assigned_partitions(member: dict) -> list[TopicPartition]:
     return assignment.partitions()
 
 
-def describe_group(admin: KafkaAdminClient, group_id: str) -> GroupDescription:
+def describe_group(admin: KafkaAdminClient, group_id: str, *, read_committed: bool = False) -> GroupDescription:
     description = _describe(admin, group_id)
     owners = {tp: member for member in description.get("members", []) for tp in _assigned_partitions(member)}
     committed = admin.list_group_offsets(group_id).get(group_id, {})
     if description.get("error") and not committed:
         raise GroupCommandError(f"Consumer group '{group_id}' does not exist.")
     partitions = sorted(set(owners) | set(committed), key=lambda tp: (tp.topic, tp.partition))
-    ends = admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions}) if partitions else {}
+    isolation = IsolationLevel.READ_COMMITTED if read_committed else IsolationLevel.READ_UNCOMMITTED
+    ends = admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions},
+                                        isolation_level=isolation) if partitions else {}
     rows = []
     for tp in partitions:
         current = committed[tp].offset if tp in committed and committed[tp].offset >= 0 else None

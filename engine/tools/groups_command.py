@@ -1,7 +1,8 @@
 """`python -m engine groups --bootstrap HOST:PORT (--list | --describe GROUP | --reset-offsets GROUP ...)`.
 
 Matches kafka-consumer-groups.sh: `--describe` prints GROUP TOPIC PARTITION CURRENT-OFFSET
-LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID; `--reset-offsets` takes --topic T[:P,P] (or
+LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID (from the high watermark; `--isolation
+read_committed` counts from the last stable offset instead, as a read_committed consumer); `--reset-offsets` takes --topic T[:P,P] (or
 --all-topics) and one of --to-earliest, --to-latest, --to-datetime YYYY-MM-DDTHH:mm:SS[.sss]
 [zone], --to-offset N, and is a dry run unless --execute is given. Everything goes over the
 Kafka protocol (engine/tools/consumer_groups.py).
@@ -39,6 +40,9 @@ def add_parser(commands) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--execute", action="store_true", help="apply the reset (default: dry run)")
     mode.add_argument("--dry-run", action="store_true", help="only show the new offsets (the default)")
+    parser.add_argument("--isolation", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
+                        help="--describe: LOG-END-OFFSET and LAG from the high watermark (read_uncommitted, the "
+                             "default, as Kafka's tool) or from the last stable offset (read_committed consumers)")
 
 
 def _parse_datetime(text: str) -> int:
@@ -66,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             for group in groups.list_groups(admin):
                 print(group["group_id"])
         elif args.describe:
-            _describe(admin, args.describe)
+            _describe(admin, args.describe, read_committed=args.isolation == "read_committed")
         else:
             _reset(admin, args)
     except (groups.GroupCommandError, Errors.KafkaError) as exc:
@@ -76,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(admin, group_id: str) -> None:
-    description = groups.describe_group(admin, group_id)
+def _describe(admin, group_id: str, *, read_committed: bool) -> None:
+    description = groups.describe_group(admin, group_id, read_committed=read_committed)
     if description.members == 0:
         print(f"\nConsumer group '{group_id}' has no active members.")
     rows = [(r.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag, r.consumer_id, r.host,

@@ -14,17 +14,21 @@
     });
   }
   var drawn = [];
-  document.querySelectorAll("[data-chart]").forEach(function (element) {
+  function draw(element) {
     var source = document.getElementById(element.dataset.chart);
     if (!source) return;
     var figure = JSON.parse(source.textContent);
+    drawn = drawn.filter(function (chart) { return chart.element.isConnected && chart.element !== element; });
     drawn.push({element: element, layout: figure.layout});
     window.Plotly.newPlot(element, figure.data, themed(figure.layout), {displaylogo: false, responsive: true})
       .then(function () {
         element.dataset.drawn = "true";
         element.dataset.theme = document.documentElement.dataset.theme;
       });
-  });
+  }
+  document.querySelectorAll("[data-chart]").forEach(draw);
+  // Pages whose live fragments carry charts (static/js/live_charts.js) draw the new ones with this.
+  window.consoleCharts = {draw: draw};
   document.addEventListener("console:themechange", function () {
     drawn.forEach(function (chart) {
       if (!chart.element.dataset.drawn) return;

@@ -51,3 +51,21 @@ def test_group_analytics_page_draws_its_charts_without_other_hosts(login, consol
     expect(page.locator("#group-lag-chart .rangeslider-container")).to_have_count(1)      # zoomable range
     expect(page.locator('h1 [data-status="WARN"]')).to_be_visible()
     assert requested_hosts == {urlparse(console_server.url).netloc}
+
+
+def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(login):
+    """The form on a topic's analytics page, in a real browser (CSRF token, server-side checks):
+    bad input comes back with a readable message; good input queues a what-if run, which the
+    page's live fragment shows."""
+    page = login("operator")
+    cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
+    page.goto(f"/clusters/{cluster_id}/analytics/topics/orders/")
+    expect(page.locator("#analytics-live")).to_have_attribute("data-live", "connected")
+    page.fill("#what-if-form input[name=retention_ms]", "0")
+    page.click("#what-if-form button[type=submit]")
+    expect(page.locator("#what-if-form")).to_contain_text("retention.ms must be at least 1")
+    page.fill("#what-if-form input[name=retention_ms]", "")
+    page.fill("#what-if-form input[name=retention_bytes]", "1048576")
+    page.click("#what-if-form button[type=submit]")
+    expect(page.locator("body")).to_contain_text("queued: the estimate appears below when it is done")
+    expect(page.locator("#what-if-result [data-run-state]")).to_contain_text("queued")

@@ -16,11 +16,13 @@ DAYS_UNTIL_FULL = "days_until_full"
 OLDEST_AGE_MS = "oldest_age_ms"
 RETENTION_USED = "retention_used"           # oldest age / retention.ms
 KEPT_BYTES, FREED_BYTES, METHOD = "kept_bytes", "freed_bytes", "method"
+SEGMENTS, FREED_SEGMENTS = "segments", "freed_segments"
 WHOLE_SEGMENTS = ("Kafka deletes whole segments, never part of one. The estimate assumes each partition's log is "
                   "segments of segment.bytes from its log start offset, records of equal size (size divided by "
                   "its record count), and record times interpolated from the snapshots; a segment goes when its "
                   "newest record is older than retention.ms, or while the log without it still exceeds "
-                  "retention.bytes.")
+                  "retention.bytes. Records older than the lake's first snapshot have no known time, so "
+                  "retention.ms frees nothing the lake cannot date.")
 
 
 def _last_per_bucket(frame: DataFrame, *, series: list[str], value: str, resolution_seconds: int) -> DataFrame:
@@ -80,11 +82,11 @@ def effective_retention(partitions: DataFrame, topic_configs: DataFrame) -> Data
     return per_topic.join(configs, L.TOPIC, "left").withColumn(RETENTION_USED, used)
 
 
-def retention_what_if(partitions: DataFrame, topic_configs: DataFrame, *, now: datetime,
-                      retention_ms: int | None = None, retention_bytes: int | None = None) -> DataFrame:
-    """With retention.ms = `retention_ms` and/or retention.bytes = `retention_bytes` (per
-    partition, as in Kafka), how many bytes each topic keeps and frees (see WHOLE_SEGMENTS).
-    Rows: topic, size_bytes, kept_bytes, freed_bytes, method."""
+def retention_what_if_partitions(partitions: DataFrame, topic_configs: DataFrame, *, now: datetime,
+                                 retention_ms: int | None = None, retention_bytes: int | None = None) -> DataFrame:
+    """Per partition, with retention.ms = `retention_ms` and/or retention.bytes = `retention_bytes`
+    (per partition, as in Kafka): the bytes it frees, in whole segments (see WHOLE_SEGMENTS).
+    Rows: topic, partition, size_bytes, segment_bytes, freed_bytes, kept_bytes, segments, freed_segments."""
     key = [L.TOPIC, L.PARTITION]
     latest = _latest(partitions, key).join(_latest(topic_configs, [L.TOPIC]).select(L.TOPIC, L.SEGMENT_BYTES), L.TOPIC)
     segment, size = F.col(L.SEGMENT_BYTES), F.col(L.SIZE_BYTES)
@@ -98,8 +100,19 @@ def retention_what_if(partitions: DataFrame, topic_configs: DataFrame, *, now: d
         older = F.when(records > 0, (F.coalesce(F.col("_cut"), F.col(L.LOG_START_OFFSET)) - F.col(L.LOG_START_OFFSET))
                        * size / records).otherwise(F.lit(0))
         deletions.append(whole(F.least(older, size)))
-    freed = F.least(F.greatest(*deletions) if len(deletions) > 1 else deletions[0], size)
-    per_partition = latest.withColumn(FREED_BYTES, freed.cast("bigint"))
+    freed = F.least(F.greatest(*deletions) if len(deletions) > 1 else deletions[0], size).cast("bigint")
+    return (latest.select(L.TOPIC, L.PARTITION, L.SIZE_BYTES, L.SEGMENT_BYTES, freed.alias(FREED_BYTES))
+            .withColumn(KEPT_BYTES, F.col(L.SIZE_BYTES) - F.col(FREED_BYTES))
+            .withColumn(SEGMENTS, F.ceil(F.col(L.SIZE_BYTES) / F.col(L.SEGMENT_BYTES)).cast("bigint"))
+            .withColumn(FREED_SEGMENTS, F.floor(F.col(FREED_BYTES) / F.col(L.SEGMENT_BYTES)).cast("bigint")))
+
+
+def retention_what_if(partitions: DataFrame, topic_configs: DataFrame, *, now: datetime,
+                      retention_ms: int | None = None, retention_bytes: int | None = None) -> DataFrame:
+    """Per topic: the sums of `retention_what_if_partitions`.
+    Rows: topic, size_bytes, kept_bytes, freed_bytes, method."""
+    per_partition = retention_what_if_partitions(partitions, topic_configs, now=now, retention_ms=retention_ms,
+                                                 retention_bytes=retention_bytes)
     return (per_partition.groupBy(L.TOPIC)
             .agg(F.sum(L.SIZE_BYTES).alias(L.SIZE_BYTES), F.sum(FREED_BYTES).alias(FREED_BYTES))
             .withColumn(KEPT_BYTES, F.col(L.SIZE_BYTES) - F.col(FREED_BYTES))

@@ -19,7 +19,11 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k21_delete_records,
     k22_init_producer_id,
     k23_offset_for_leader_epoch,
+    k24_add_partitions_to_txn,
+    k25_add_offsets_to_txn,
+    k26_end_txn,
     k27_write_txn_markers,
+    k28_txn_offset_commit,
     k32_describe_configs,
     k33_alter_configs,
     k35_describe_log_dirs,
@@ -34,4 +38,6 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k49_alter_client_quotas,
     k60_describe_cluster,
     k61_describe_producers,
+    k65_describe_transactions,
+    k66_list_transactions,
 )

@@ -26,8 +26,13 @@
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir), INVALID_RECORD
   (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator).
-Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED; the KIP-890 check (a partition
-the coordinator has not verified answers INVALID_TXN_STATE) belongs to the coordinator.
+- KIP-890 part 1 (engine/coordinator/transactions/verification.py): a transactional batch for a
+  partition where the producer has no open transaction yet is appended only if the
+  transaction's coordinator has the partition in that transaction, else INVALID_TXN_STATE
+  (INVALID_PRODUCER_EPOCH for a fenced producer; NOT_ENOUGH_REPLICAS, which clients retry,
+  while the coordinator cannot answer). `transaction.partition.verification.enable=false`
+  turns the check off, as on Kafka.
+Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
 """
 import asyncio
 import logging
@@ -36,6 +41,7 @@ import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.broker import record_checks
+from engine.coordinator.transactions.verification import unverified_partitions
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
@@ -54,9 +60,13 @@ async def handle_produce(ctx, request: ProduceRequest):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
     results, waits = [], []
+    refused = await unverified_partitions(ctx.broker, request) if request.transactional_id is not None else {}
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
+            if (topic.name, data.index) in refused:
+                partitions.append(_error(data.index, *refused[(topic.name, data.index)]))
+                continue
             answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records)
             partitions.append(answer)
             if request.acks == -1 and partition is not None:

@@ -5,10 +5,14 @@ Committed offsets of a group, from the coordinator's memory (loaded from and wri
 epoch -1, metadata "". A null topic list (v2+) asks for every committed offset of the group.
 - v1: group errors are repeated on every partition; v2-7 carry a top-level error code;
   v8+ fetch several groups at once (KIP-709), each with its own error.
+- Transactional offsets (TxnOffsetCommit) show only once their transaction commits. v7+
+  require_stable (KIP-447): a partition with such an offset still pending answers
+  UNSTABLE_OFFSET_COMMIT (offset -1), so a read_committed consumer waits for the outcome.
 - Errors: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INVALID_GROUP_ID.
-Gaps: require_stable (v7+) has nothing to wait for (no transactional offsets); v9's member
-id and epoch belong to the new consumer protocol (KIP-848) and are ignored for classic groups.
+Gaps: v9's member id and epoch belong to the new consumer protocol (KIP-848) and are ignored
+for classic groups.
 """
+import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
 from engine.errors import ApiError
@@ -26,10 +30,11 @@ async def handle_offset_fetch(ctx, request: OffsetFetchRequest) -> OffsetFetchRe
     if ctx.api_version >= 8:
         groups = []
         for group in request.groups:
-            error, topics = _fetch(ctx, group.group_id, group.topics, CLASSES_V8)
+            error, topics = _fetch(ctx, group.group_id, group.topics, CLASSES_V8, request.require_stable)
             groups.append(Group(group_id=group.group_id, topics=topics, error_code=error))
         return R(throttle_time_ms=0, groups=groups)
-    error, topics = _fetch(ctx, request.group_id, request.topics, CLASSES_V1)
+    error, topics = _fetch(ctx, request.group_id, request.topics, CLASSES_V1,
+                           ctx.api_version >= 7 and request.require_stable)
     if error and ctx.api_version == 1:  # no top-level error code yet: every partition carries it
         for topic in topics:
             for partition in topic.partitions:
@@ -37,18 +42,25 @@ async def handle_offset_fetch(ctx, request: OffsetFetchRequest) -> OffsetFetchRe
     return R(throttle_time_ms=0, topics=topics, error_code=error)
 
 
-def _fetch(ctx, group_id: str, requested, classes) -> tuple[int, list]:
+def _fetch(ctx, group_id: str, requested, classes, require_stable: bool) -> tuple[int, list]:
     topic_class, partition_class = classes
     wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
     try:
         found = ctx.coordinator.fetch_offsets(group_id, wanted)
+        unstable = ctx.coordinator.unstable_partitions(group_id, wanted) if require_stable else set()
         error = 0
     except ApiError as exc:
         found, error = ([] if wanted is None else [(tp, None) for tp in wanted]), exc.code
+        unstable = set()
         if ctx.api_version >= 2:
             found = []
     topics: dict[str, list] = {}
     for (topic, index), committed in found:
+        if (topic, index) in unstable:
+            topics.setdefault(topic, []).append(partition_class(
+                partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                error_code=Errors.UnstableOffsetCommitError.errno))
+            continue
         topics.setdefault(topic, []).append(partition_class(
             partition_index=index, committed_offset=committed.offset if committed else -1,
             committed_leader_epoch=committed.leader_epoch if committed else -1,

@@ -4,10 +4,12 @@
   `abs(hashCode(group)) % partitions` of `__consumer_offsets`. The first lookup creates
   `__consumer_offsets` (offsets.topic.num.partitions, offsets.topic.replication.factor capped
   at the live brokers, cleanup.policy=compact, offsets.topic.segment.bytes), as Kafka does.
+- Transaction keys (key type 1): the leader of partition `abs(hashCode(id)) % partitions` of
+  `__transaction_state`, created on the first lookup (transaction.state.log.num.partitions,
+  transaction.state.log.replication.factor capped at the live brokers, compacted).
 - v4+ answers a batch of keys (KIP-699); v0-3 one key, in the top-level fields.
 - COORDINATOR_NOT_AVAILABLE when the partition has no live leader (clients retry).
-Gaps: no transaction coordinator (key type 1 gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as
-InitProducerId refuses transactional ids); share groups (key type 2) are INVALID_REQUEST.
+Gaps: share groups (key type 2) are INVALID_REQUEST.
 """
 import kafka.errors as Errors
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
@@ -34,13 +36,18 @@ async def handle_find_coordinator(ctx, request: FindCoordinatorRequest) -> FindC
 def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str | None]:
     """(node id, host, port, error code, error message)."""
     if key_type == TRANSACTION:
-        return _error(Errors.TransactionalIdAuthorizationFailedError, "Transactions are not supported")
-    if key_type != GROUP:
+        if not key:
+            return _error(Errors.InvalidRequestError, "Empty transactional id")
+        coordinator = ctx.broker.txn_coordinator
+        ready = coordinator.ensure_topic()
+    elif key_type == GROUP:
+        if not key:
+            return _error(Errors.InvalidGroupIdError)
+        coordinator = ctx.coordinator
+        ready = coordinator.ensure_offsets_topic()
+    else:
         return _error(Errors.InvalidRequestError, f"Unsupported coordinator key type {key_type}")
-    if not key:
-        return _error(Errors.InvalidGroupIdError)
-    coordinator = ctx.coordinator
-    if not coordinator.ensure_offsets_topic():
+    if not ready:
         return _error(Errors.CoordinatorNotAvailableError)
     node_id = coordinator.coordinator_for(key)
     node = ctx.broker.image.brokers.get(node_id) if node_id is not None else None

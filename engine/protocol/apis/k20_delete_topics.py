@@ -4,13 +4,16 @@ Deletes by name, or by topic id (v6+). The controller removes the topic from the
 first; each broker then deletes the partition logs (renamed to `*-delete`, then removed).
 UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for topics that do not exist;
 TOPIC_DELETION_DISABLED when `delete.topic.enable` is false; THROTTLING_QUOTA_EXCEEDED (v5+)
-under the controller mutation quota (KIP-599, mutation_throttle.py).
+under the controller mutation quota (KIP-599, mutation_throttle.py). The internal topics
+(`__consumer_offsets`, `__transaction_state`) hold the coordinators' state and cannot be
+deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions.
 """
 import uuid
 
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteTopicsRequest, DeleteTopicsResponse
 
+from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
@@ -39,6 +42,10 @@ def _delete(ctx, name, topic_id, throttle: MutationThrottle):
                           error_message=None)
         name = state.name
     state = image.topics.get(name)
+    if name in INTERNAL_TOPICS:
+        return Result(name=name, topic_id=state.topic_id if state else topic_id,
+                      error_code=Errors.InvalidRequestError.errno,
+                      error_message=f"{name} is an internal topic and cannot be deleted")
     resolved_id = state.topic_id if state else topic_id
     refused = throttle.refused() if state is not None else None
     if refused:

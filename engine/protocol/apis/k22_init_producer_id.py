@@ -1,27 +1,42 @@
 """InitProducerId: v0-5.
 
-Gives an idempotent producer (transactional_id null) a fresh producer id with epoch 0.
-Ids come from blocks the controller reserves durably, so an id is never handed out twice,
-even across a crash. A client that passes its current id and epoch (KIP-360, v3+) to
-recover gets the same id with the epoch bumped.
-Gaps: transactional producers are refused with TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-(no transaction coordinator yet).
+- Idempotent producers (transactional_id null) get a fresh producer id with epoch 0. Ids come
+  from blocks the controller reserves durably, so an id is never handed out twice, even
+  across a crash. A client that passes its current id and epoch (KIP-360, v3+) to recover
+  gets the same id with the epoch bumped.
+- Transactional producers go to the id's transaction coordinator
+  (engine/coordinator/transactions): the epoch is bumped, fencing older instances of the
+  producer (PRODUCER_FENCED for them; v0-3 clients hear INVALID_PRODUCER_EPOCH); an open
+  transaction is aborted first and the answer is CONCURRENT_TRANSACTIONS until that
+  completes (clients retry); past epoch 32766 the id moves to a new producer id.
+  transaction_timeout_ms must be in (0, transaction.max.timeout.ms], else
+  INVALID_TRANSACTION_TIMEOUT. KIP-360 (v3+): a passed producer id/epoch must be the current
+  ones or those before the last bump, else PRODUCER_FENCED.
+- NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS / COORDINATOR_NOT_AVAILABLE as for groups.
+Gaps: v6's KIP-939 fields (enable_2pc, keep_prepared_txn) are not supported (v6 is not advertised).
 """
-import kafka.errors as Errors
 from kafka.protocol.producer import InitProducerIdRequest, InitProducerIdResponse
 
+from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.protocol.txn_errors import for_version
 
 MAX_EPOCH = 32767
 
 
 @api(InitProducerIdRequest, InitProducerIdResponse, versions=(0, 5))
 async def handle_init_producer_id(ctx, request: InitProducerIdRequest) -> InitProducerIdResponse:
+    recovering = ctx.api_version >= 3 and request.producer_id >= 0
     if request.transactional_id is not None:
-        return InitProducerIdResponse(throttle_time_ms=0,
-                                      error_code=Errors.TransactionalIdAuthorizationFailedError.errno,
-                                      producer_id=-1, producer_epoch=-1)
-    if ctx.api_version >= 3 and request.producer_id >= 0 and 0 <= request.producer_epoch < MAX_EPOCH - 1:
+        try:
+            producer_id, epoch = await ctx.broker.txn_coordinator.init_producer_id(
+                request.transactional_id, request.transaction_timeout_ms,
+                request.producer_id if recovering else -1, request.producer_epoch if recovering else -1)
+        except ApiError as exc:
+            return InitProducerIdResponse(throttle_time_ms=0, error_code=for_version(exc.code, ctx.api_version, 4),
+                                          producer_id=-1, producer_epoch=-1)
+        return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id, producer_epoch=epoch)
+    if recovering and 0 <= request.producer_epoch < MAX_EPOCH - 1:
         return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=request.producer_id,
                                       producer_epoch=request.producer_epoch + 1)
     producer_id = ctx.controller.allocate_producer_id()

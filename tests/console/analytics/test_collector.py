@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pyarrow.parquet as pq
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
@@ -91,3 +92,39 @@ def test_snapshots_hold_offsets_sizes_groups_and_configs_that_spark_reads_back(
     [config, _] = rows(L.TOPIC_CONFIGS, topic=topic)
     assert (config[L.CLEANUP_POLICY], config[L.RETENTION_MS], config[L.RETENTION_BYTES], config[L.SEGMENT_BYTES]) == (
         "delete", 3_600_000, -1, 1_048_576)
+
+
+def test_topic_configs_are_asked_again_in_turn_and_at_once_for_new_topics(cluster, unique_topic, tmp_path,
+                                                                          monkeypatch):
+    """DescribeConfigs for every topic is the costliest request of a snapshot, so each snapshot
+    asks for new topics and the next slice of the known ones: every topic is asked again
+    within CONFIGS_REFRESH_SNAPSHOTS snapshots (here 2), and a changed config shows then."""
+    from console.analytics import collector
+    from console.clusters.gateway import cluster_gateway
+    from console.kafka_gateway import snapshots
+    lake_url = str(tmp_path / "lake")
+    first = make_topic(cluster, unique_topic(), configs={"retention.ms": "1000000"})
+    monkeypatch.setattr(collector, "CONFIGS_REFRESH_SNAPSHOTS", 2)
+    monkeypatch.setattr(collector, "_configs_cache", {})                 # this process has seen no topic yet
+    asked: list[list[str]] = []
+    real = snapshots.retention_configs
+
+    def recording(gateway, topics):       # the real request; the test only notes which topics it named
+        asked.append(list(topics))
+        return real(gateway, topics)
+    monkeypatch.setattr(collector.snapshots, "retention_configs", recording)
+
+    def snapshot(at: dt.datetime) -> dict[str, int]:
+        snapshot_collect(cluster=cluster, lake_url=lake_url, taken_at=at)
+        table = pq.read_table(f"{lake_url}/{L.TOPIC_CONFIGS}", filters=[(L.TS, "=", at)]).to_pylist()
+        return {r[L.TOPIC]: r[L.RETENTION_MS] for r in table}
+
+    everything = snapshot(T1)
+    assert everything[first] == 1_000_000 and set(asked[-1]) == set(everything)
+    with cluster_gateway(cluster) as gw:
+        gw.alter_topic_configs(first, set_configs={"retention.ms": "2000000"})
+    second = make_topic(cluster, unique_topic(), configs={"retention.ms": "3000000"})
+    values = [snapshot(T2 + dt.timedelta(seconds=30 * i)) for i in range(2)]
+    assert second in asked[-2]                                                         # new: asked at once
+    assert set(everything) <= set(asked[-2]) | set(asked[-1])                          # the others in turn
+    assert all(v[second] == 3_000_000 for v in values) and values[-1][first] == 2_000_000

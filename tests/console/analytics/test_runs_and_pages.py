@@ -64,7 +64,7 @@ def test_run_now_is_role_checked_csrf_protected_and_audited(lake_cluster, users,
     assert page.redirect_chain[-1][0] == f"/clusters/{lake_cluster.pk}/analytics/"
     assert f"Analytics run {run.pk} queued." in page.content.decode() and run.state == AnalyticsRun.QUEUED
     again = operator_client.post(url, follow=True)
-    assert "Analytics not started: Analytics are already queued" in again.content.decode()
+    assert "Analytics not started: Analytics run is already queued" in again.content.decode()
     entries = list(AuditLogEntry.objects.filter(action="analytics.run").order_by("id"))
     assert [(e.actor_name, e.result) for e in entries] == [("operator", "ok"), ("operator", "failed")]
 

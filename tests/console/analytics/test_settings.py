@@ -29,7 +29,9 @@ def test_envint_minimum(monkeypatch):
 
 
 @pytest.mark.parametrize("name, raw", [("SNAPSHOT_SECONDS", "-5"), ("ANALYTICS_LAKE_RETENTION_DAYS", "a week"),
-                                       ("SPARK_CONF", "master=local")])
+                                       ("SPARK_CONF", "master=local"), ("ANALYTICS_RECORDS_SECONDS", "60"),
+                                       ("ANALYTICS_RECORDS_PER_PARTITION", "0"),
+                                       ("ANALYTICS_RECORDS_PER_PARTITION", "many")])
 def test_the_console_refuses_to_start_on_bad_analytics_settings(name, raw):
     check = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, capture_output=True,
                            text=True, env={**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings", name: raw})
@@ -44,6 +46,22 @@ def test_default_lake_is_under_data_dir(settings):
 def test_beat_runs_the_analytics_schedule_beside_the_others(settings):
     tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert {"console.analytics.tasks.analytics_snapshot", "console.analytics.tasks.analytics_runs_schedule",
-            "console.analytics.tasks.analytics_lake_upkeep"} <= tasks
+            "console.analytics.tasks.analytics_lake_upkeep", "console.analytics.tasks.analytics_records_schedule"} <= tasks
+    records = next(e for e in settings.CELERY_BEAT_SCHEDULE.values()
+                   if e["task"] == "console.analytics.tasks.analytics_records_schedule")
+    assert records["schedule"] == settings.ANALYTICS_RECORDS_SECONDS == 21600
     assert len(tasks) > 3                                   # the other apps' entries are kept
     assert settings.CELERY_TASK_ROUTES["console.analytics.tasks.analytics_run"] == {"queue": "analytics"}
+
+
+def test_beat_queues_one_contents_run_per_cluster_beside_the_lake_runs(db):
+    from console.analytics.models import AnalyticsRun
+    from console.analytics.services import analytics_runs_schedule
+    from console.clusters.models import Cluster
+    clusters = [Cluster.objects.create(name=n, bootstrap_servers="127.0.0.1:1") for n in ("a", "b")]
+    everyone = sorted(Cluster.objects.values_list("pk", flat=True))         # ours and the bundled engine's row
+    assert {c.pk for c in clusters} <= set(everyone)
+    assert sorted(r.cluster_id for r in analytics_runs_schedule()) == everyone          # lake runs
+    queued = analytics_runs_schedule(kind=AnalyticsRun.RECORDS)
+    assert sorted((r.cluster_id, r.kind) for r in queued) == [(pk, AnalyticsRun.RECORDS) for pk in everyone]
+    assert analytics_runs_schedule(kind=AnalyticsRun.RECORDS) == []          # one active run per cluster and kind

@@ -23,9 +23,9 @@ from tests.support.waiting import wait_until
 class EngineThread:
     """An Engine on its own event loop in a thread of this process: the test's FileSystem is its."""
 
-    def __init__(self, data_dir, brokers: int) -> None:
+    def __init__(self, data_dir, brokers: int, configs: dict | None = None) -> None:
         self.port = free_port_range(brokers)
-        self.engine = Engine(data_dir, brokers=brokers, port=self.port, admin=False)
+        self.engine = Engine(data_dir, brokers=brokers, port=self.port, admin=False, configs=configs)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()

@@ -21,11 +21,15 @@ from tests.support.txn_wire import (describe_producers, fetch, latest_offset, le
                                     txn_batch, write_marker)
 from tests.support.waiting import wait_until
 
+# These tests play the transaction coordinator themselves (WriteTxnMarkers by hand), so
+# Produce must not ask the real one about their partitions (KIP-890's verification).
+NO_COORDINATOR = {"transaction.partition.verification.enable": "false"}
+
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     engine = EngineProcess(tmp_path_factory.mktemp("txn-log") / "data", brokers=3,
-                           configs={"log.cleaner.backoff.ms": "200"}).start()
+                           configs={**NO_COORDINATOR, "log.cleaner.backoff.ms": "200"}).start()
     yield engine
     engine.kill()
 
@@ -232,7 +236,7 @@ def test_a_new_leader_keeps_the_lso_and_the_aborted_transactions(engine, leader)
 
 @pytest.mark.parametrize("stop", ["sigterm", "sigkill"])
 def test_open_transactions_and_txnindex_survive_restart(engine_factory, topic_name, stop):
-    engine = engine_factory(brokers=1)
+    engine = engine_factory(brokers=1, configs=NO_COORDINATOR)
     create_topic(engine.bootstrap, topic_name, 1, 1)
     client = RawClient(engine.ports[0])
     pid_a, epoch_a, pid_b, epoch_b = build_two_transactions(client, topic_name)

@@ -1,0 +1,62 @@
+"""TxnOffsetCommit: v0-4.
+
+A transactional producer's consumed offsets (`send_offsets_to_transaction`), sent to the
+group coordinator after AddOffsetsToTxn. They are written to `__consumer_offsets` as a
+transactional batch of the producer and stay pending: OffsetFetch does not show them until
+the transaction's COMMIT marker reaches that partition (an ABORT drops them), and
+require_stable fetches answer UNSTABLE_OFFSET_COMMIT meanwhile. A restart keeps them pending
+or applies them as the log's markers say.
+- v3+ (KIP-447): a member id, instance id or generation, when given, must match the group
+  (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION), so a zombie is fenced by the group.
+- KIP-890 part 1: the group's `__consumer_offsets` partition must be in the producer's open
+  transaction (AddOffsetsToTxn), as the transaction coordinator says, else INVALID_TXN_STATE
+  (`transaction.partition.verification.enable`).
+- Per partition: UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE; group-level errors
+  (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, PRODUCER_FENCED - v0-2: INVALID_PRODUCER_EPOCH -
+  when the producer's epoch is older than the partition has seen) on every partition.
+Gaps: v5 (KIP-890 part 2) is not advertised.
+"""
+import kafka.errors as Errors
+from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
+
+from engine.clock import now_ms
+from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.errors import ApiError
+from engine.protocol.registry import api
+from engine.protocol.txn_errors import for_version
+
+TopicResponse = TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic
+PartitionResponse = TopicResponse.TxnOffsetCommitResponsePartition
+
+
+@api(TxnOffsetCommitRequest, TxnOffsetCommitResponse, versions=(0, 4))
+async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
+    broker, version, now = ctx.broker, ctx.api_version, now_ms()
+    max_metadata = broker.config.get("offset.metadata.max.bytes")
+    errors: dict[tuple[str, int], int] = {}
+    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    for topic in request.topics:
+        for p in topic.partitions:
+            tp, metadata = (topic.name, p.partition_index), p.committed_metadata or ""
+            if broker.image.partition(*tp) is None:
+                errors[tp] = Errors.UnknownTopicOrPartitionError.errno
+            elif len(metadata.encode()) > max_metadata:
+                errors[tp] = Errors.OffsetMetadataTooLargeError.errno
+            else:
+                errors[tp] = 0
+                offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch if version >= 2 else -1,
+                                                metadata, now)
+    if offsets:
+        try:
+            await broker.group_coordinator.commit_txn_offsets(
+                transactional_id=request.transactional_id, group_id=request.group_id, producer_id=request.producer_id, producer_epoch=request.producer_epoch,
+                member_id=request.member_id if version >= 3 else "",
+                group_instance_id=request.group_instance_id if version >= 3 else None,
+                generation_id=request.generation_id if version >= 3 else -1, offsets=offsets)
+        except ApiError as exc:
+            errors.update(dict.fromkeys(offsets, for_version(exc.code, version, 3)))
+    return TxnOffsetCommitResponse(throttle_time_ms=0, topics=[
+        TopicResponse(name=topic.name, partitions=[
+            PartitionResponse(partition_index=p.partition_index, error_code=errors[(topic.name, p.partition_index)])
+            for p in topic.partitions])
+        for topic in request.topics])

@@ -1,0 +1,122 @@
+// An exactly-once consume-transform-produce pipeline with kafkajs (producer.transaction(),
+// sendOffsets) and a read_committed consumer. Prints "progress N" after each commit and
+// {"done": N, "aborted": M, "failed": F} at the end.
+// Usage: node eos_pipeline.js BROKERS INPUT OUTPUT GROUP TOTAL
+//
+// One transaction half-way is aborted on purpose, and the engine may be killed at any time
+// (the test does it): a batch whose transaction did not commit is redone in a new transaction,
+// still in memory (a seek back would race kafkajs's prefetched batches). After a failure the
+// producer is replaced: its InitProducerId waits until the coordinator has finished the old
+// transaction, so the group's committed offset then says whether it committed after all.
+const { Kafka, logLevel } = require('kafkajs')
+
+const [brokers, input, output, groupId, totalArg] = process.argv.slice(2)
+const total = Number(totalArg)
+const PLANNED_ABORT = 'abort this transaction'
+
+async function main () {
+  const kafka = new Kafka({
+    clientId: 'kafkajs-eos',
+    brokers: brokers.split(','),
+    logLevel: process.env.KAFKAJS_LOG === 'debug' ? logLevel.DEBUG : (process.env.KAFKAJS_LOG ? logLevel.INFO : logLevel.NOTHING),
+    retry: { retries: 30, maxRetryTime: 2000 }
+  })
+  const admin = kafka.admin()
+  await admin.connect()
+  let producer = await newProducer(kafka)
+  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxBytesPerPartition: 32 << 10 })
+  // A crashed consumer would leave the pipeline waiting forever: fail loudly instead.
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) {
+      console.error('consumer crashed', payload.error)
+      process.exit(2)
+    }
+  })
+  await consumer.connect()
+  await consumer.subscribe({ topic: input, fromBeginning: true })
+  let done = 0
+  let aborted = 0
+  let failed = 0
+  let finish
+  const finished = new Promise(resolve => { finish = resolve })
+
+  async function committedAfter (batch) {
+    const [topic] = await retrying(() => admin.fetchOffsets({ groupId, topics: [batch.topic] }))
+    const found = topic.partitions.find(p => p.partition === batch.partition)
+    return found !== undefined && BigInt(found.offset) > BigInt(batch.lastOffset())
+  }
+
+  async function processOnce (batch) {
+    const txn = await producer.transaction()
+    try {
+      await txn.send({ topic: output, messages: batch.messages.map(m => ({ key: m.key, value: m.value })) })
+      const next = (BigInt(batch.lastOffset()) + 1n).toString()
+      await txn.sendOffsets({
+        consumerGroupId: groupId,
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }]
+      })
+      if (aborted === 0 && done >= total / 2) throw new Error(PLANNED_ABORT)
+      await txn.commit()
+      return true
+    } catch (error) {
+      if (error.message === PLANNED_ABORT) {
+        await txn.abort()
+        aborted += 1
+        return false
+      }
+      failed += 1
+      await producer.disconnect().catch(() => {})
+      producer = await newProducer(kafka)
+      return committedAfter(batch)
+    }
+  }
+
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset }) => {
+      if (batch.messages.length === 0) return
+      if (await committedAfter(batch)) { // redelivered after a consumer restart: done already
+        resolveOffset(batch.lastOffset())
+        return
+      }
+      while (!(await processOnce(batch))) { /* redo the batch in a new transaction */ }
+      resolveOffset(batch.lastOffset())
+      done += batch.messages.length
+      console.log(`progress ${done}`)
+      if (done >= total) finish()
+    }
+  })
+  await finished
+  await consumer.disconnect()
+  await producer.disconnect()
+  await admin.disconnect()
+  console.log(JSON.stringify({ done, aborted, failed }))
+}
+
+// Calls that meet the engine restarting are tried again (for a minute at most).
+async function retrying (call) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call()
+    } catch (error) {
+      if (attempt >= 200) throw error
+      await new Promise(resolve => setTimeout(resolve, 300))
+    }
+  }
+}
+
+async function newProducer (kafka) {
+  for (;;) {
+    const producer = kafka.producer({ transactionalId: 'kafkajs-eos', idempotent: true, maxInFlightRequests: 1 })
+    try {
+      await producer.connect()
+      return producer
+    } catch (error) {
+      await producer.disconnect().catch(() => {})
+      await new Promise(resolve => setTimeout(resolve, 500))
+    }
+  }
+}
+
+main().catch(error => { console.error(error); process.exit(1) })
