@@ -176,6 +176,12 @@ TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100, minimum=1, maximum=10_000)
 KAFKA_METADATA_MAX_AGE_SECONDS = envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0, zero_allowed=True)
 LOG_DIR_SIZES_MAX_AGE_SECONDS = envfloat("LOG_DIR_SIZES_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
 LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2, zero_allowed=True)
+# The groups list sorted by lag ranks every group by lag inputs collected in the background
+# (all groups' committed offsets and log ends), renewed when older than GROUP_LAG_MAX_AGE_SECONDS
+# (0: read by each page); the first collection of a process is waited for up to GROUP_LAG_WAIT_SECONDS.
+# One group's page always reads its lag live.
+GROUP_LAG_MAX_AGE_SECONDS = envfloat("GROUP_LAG_MAX_AGE_SECONDS", 10.0, zero_allowed=True)
+GROUP_LAG_WAIT_SECONDS = envfloat("GROUP_LAG_WAIT_SECONDS", 0.2, zero_allowed=True)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.

@@ -12,3 +12,4 @@ from console.settings import *  # noqa: E402,F401,F403
 # cache tests (tests/console/kafka_gateway/test_cache.py) turn them on with override_settings.
 KAFKA_METADATA_MAX_AGE_SECONDS = 0.0
 LOG_DIR_SIZES_MAX_AGE_SECONDS = 0.0
+GROUP_LAG_MAX_AGE_SECONDS = 0.0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -19,7 +20,10 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.groups.reset import ResetPlan, ResetSpec, reset_plan
-from console.kafka_gateway import Gateway, GatewayError
+from console.kafka_gateway import Gateway, GatewayError, cache
+from console.kafka_gateway.cache import GroupLagSnapshot
+from console.kafka_gateway.group_lag import group_lags
+from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
 
 STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead")
@@ -54,6 +58,22 @@ class GroupRow:
 
 
 @dataclass(frozen=True)
+class LagAge:
+    """When the lags the list is sorted by were collected (console.kafka_gateway.cache.GROUP_LAGS)."""
+
+    collected_at: datetime | None            # None: not collected yet (the first collection is running)
+    age_seconds: float | None
+    max_age_seconds: float                   # renewed in the background past this
+
+    @classmethod
+    def of(cls, snapshot: GroupLagSnapshot | None) -> LagAge:
+        max_age = settings.GROUP_LAG_MAX_AGE_SECONDS
+        if snapshot is None or snapshot.lag is None:
+            return cls(None, None, max_age)
+        return cls(snapshot.collected_at, round(snapshot.age_seconds(cache.GROUP_LAGS.now()), 1), max_age)
+
+
+@dataclass(frozen=True)
 class GroupsPage:
     cluster: ClusterRef
     supported: bool                   # False: the cluster has no consumer group APIs
@@ -68,18 +88,22 @@ class GroupsPage:
     matching: int
     total: int
     warnings: list[str]
+    lag_age: LagAge | None = None     # sorted by lag collected in the background; None: read by this page
 
 
 def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: str = "", sort: str = "id",
                page: int | str = 1, per_page: int | None = None) -> GroupsPage:
     """Sorted by id without a topic filter, only the page's groups are read beyond ListGroups
     (search and state come from it); sorting by lag or filtering by topic reads every matching
-    group (`GroupCalls.lag_snapshot`: three round trips whatever their number)."""
+    group (`GroupCalls.lag_snapshot`: three round trips whatever their number), except that
+    the lag sort alone ranks by the lags collected in the background (`_cached_lags`), whose
+    age the page shows."""
     state = state if state in STATES else ""
     sort = sort if sort in SORTS else "id"
     per_page = per_page or settings.GROUPS_PER_PAGE
     needle, topic = search.strip().lower(), topic.strip()
     warnings: list[str] = []
+    lag_age = None
     with cluster_gateway(cluster) as gw:
         listed = gw.groups.list_groups()
         if listed is None:
@@ -94,12 +118,18 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
             # Members' topics are needed to filter by topic; sorting by lag needs only offsets,
             # and then only the page's groups are described.
             describe_all = bool(topic) or (state and not states_listed)
-            snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings, describe=describe_all)
+            if not describe_all and settings.GROUP_LAG_MAX_AGE_SECONDS > 0:
+                snapshot, lag_age = _cached_lags(gw, warnings)
+            else:
+                snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings, describe=describe_all)
             if not describe_all:
                 candidates.sort(key=lambda g: -1 if (t := _total_lag(g.group_id, snapshot)) is None else t,
                                 reverse=True)
                 matching = candidates
                 shown = Paginator(matching, per_page).get_page(page)
+                if lag_age is not None:       # the page's groups' coordinators now, not as of the lags
+                    snapshot.coordinators.update(gw.groups.find_coordinators(
+                        g.group_id for g in shown.object_list).found)
                 snapshot.described.update(gw.groups.describe_groups(
                     {g.group_id: snapshot.coordinators[g.group_id] for g in shown.object_list
                      if g.group_id in snapshot.coordinators}))
@@ -118,7 +148,8 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
             rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
     return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=rows, search=search.strip(),
                       state=state, topic=topic, sort=sort, page=shown.number, pages=shown.paginator.num_pages,
-                      per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings)
+                      per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings,
+                      lag_age=lag_age)
 
 
 def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bool) -> list:
@@ -146,12 +177,33 @@ class _Snapshot:
     last_stable: dict[TopicPartitionKey, int] | None = None
 
 
+def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, LagAge]:
+    """Every group's committed offsets and log ends as last collected in the background
+    (copied: the page adds its own groups' descriptions). None collected yet: no lags, and
+    the page says they are being collected."""
+    cached = group_lags(gw, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS, wait_first=settings.GROUP_LAG_WAIT_SECONDS)
+    if cached is not None and cached.error:
+        warnings.append(f"The groups' lag could not be collected: {cached.error}")
+    if cached is None or cached.lag is None:
+        if cached is None:
+            warnings.append("The groups' lag is being collected: sorted by group id until it is.")
+        return _Snapshot({}, {}, {}, {}, {}), LagAge.of(None)
+    snapshot = _snapshot_of(cached.lag, warnings)
+    snapshot.coordinators, snapshot.described = dict(snapshot.coordinators), {}
+    return snapshot, LagAge.of(cached)
+
+
 def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True,
               describe: bool = True, last_stable: bool = False) -> _Snapshot:
     """Coordinators, descriptions, committed offsets and log end offsets of these groups
-    (`GroupCalls.lag_snapshot`). A group that fails keeps its error; a partition whose log
-    end is unknown has an unknown lag, with a warning."""
+    (`GroupCalls.lag_snapshot`)."""
     snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe, last_stable=last_stable)
+    return _snapshot_of(snapshot, warnings)
+
+
+def _snapshot_of(snapshot: LagSnapshot, warnings: list[str]) -> _Snapshot:
+    """A group that fails keeps its error; a partition whose log end is unknown has an
+    unknown lag, with a warning."""
     errors = {**snapshot.coordinators.errors, **snapshot.committed.errors}
     errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
     if snapshot.log_end_offsets.errors:

@@ -17,6 +17,10 @@ while both change slowly. So:
   were collected and, when they are older than that, starts a new collection without
   waiting for it. Only the very first collection of a process is waited for, at most
   LOG_DIR_SIZES_WAIT_SECONDS.
+- `GroupLags` keeps every group's committed offsets and their partitions' log end offsets
+  the same way (settings GROUP_LAG_MAX_AGE_SECONDS, GROUP_LAG_WAIT_SECONDS), for the groups
+  list sorted by lag: at 2,000 groups / 40,000 committed partitions reading them costs
+  about 1.5 CPU-s per page. One group's page still reads its offsets live.
 
 A max age of 0 turns a cache off: every call asks the cluster (the test settings do this,
 so that tests of other features see every change at once; the cache tests turn it on).
@@ -29,7 +33,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Any
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from console.kafka_gateway.records import ClusterMetadata, ConnectionSettings
@@ -122,18 +127,21 @@ class LogDirSnapshot:
         return max(0.0, now - self.monotonic_at)
 
 
-Collect = Callable[[], LogDirSnapshot]
+class BackgroundSnapshots:
+    """Per-cluster snapshots collected on a background thread: `get` answers the last one at
+    once and starts a new collection when it is missing or older than `max_age` (one per
+    cluster at a time). Subclasses say how a snapshot is stamped and what a failure keeps."""
 
+    thread_name = "snapshot"
 
-class LogDirSizes:
     def __init__(self, clock: Clock = time.monotonic) -> None:
         self._clock = clock
-        self._snapshots: dict[CacheKey, LogDirSnapshot] = {}
+        self._snapshots: dict[CacheKey, Any] = {}
         self._running: dict[CacheKey, threading.Thread] = {}
         self._lock = threading.Lock()
         self.collections = 0               # background collections started (tests count them)
 
-    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Collect) -> LogDirSnapshot | None:
+    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any]) -> Any:
         """The last snapshot (None if there is none yet). When it is missing or older than
         `max_age`, a background collection starts unless one runs; with no snapshot at all,
         wait up to `wait_first` seconds for it. max_age 0: collect now, in this thread."""
@@ -159,29 +167,75 @@ class LogDirSizes:
     def clear(self) -> None:
         self._snapshots.clear()
 
-    def _start(self, key: CacheKey, collect: Collect) -> threading.Thread:
+    def _start(self, key: CacheKey, collect: Callable[[], Any]) -> threading.Thread:
         with self._lock:
             running = self._running.get(key)
             if running is not None and running.is_alive():
                 return running
             thread = threading.Thread(target=self._collect, args=(key, collect), daemon=True,
-                                      name=f"log-dir-sizes-{key[0][:40]}")
+                                      name=f"{self.thread_name}-{key[0][:40]}")
             self._running[key] = thread
             self.collections += 1
             thread.start()
             return thread
 
-    def _collect(self, key: CacheKey, collect: Collect) -> None:
+    def _collect(self, key: CacheKey, collect: Callable[[], Any]) -> None:
+        started = self._clock()
         try:
             snapshot = collect()
         except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
-            # Keep the last totals (with their own time) and say why they were not renewed.
-            last = self._snapshots.get(key)
-            snapshot = LogDirSnapshot(collected_at=last.collected_at if last else datetime.now(timezone.utc),
-                                      dirs=last.dirs if last else {}, errors={-1: str(exc)})
-        self._snapshots[key] = LogDirSnapshot(collected_at=snapshot.collected_at, dirs=snapshot.dirs,
-                                              errors=snapshot.errors, monotonic_at=self._clock())
+            snapshot = self._failed(self._snapshots.get(key), exc)
+        self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
+
+    def _failed(self, last: Any, exc: Exception) -> Any:
+        raise NotImplementedError
+
+    def _stamped(self, snapshot: Any, *, started: float, ended: float) -> Any:
+        raise NotImplementedError
+
+
+class LogDirSizes(BackgroundSnapshots):
+    thread_name = "log-dir-sizes"
+
+    def _failed(self, last: LogDirSnapshot | None, exc: Exception) -> LogDirSnapshot:
+        # Keep the last totals (with their own time) and say why they were not renewed.
+        return LogDirSnapshot(collected_at=last.collected_at if last else datetime.now(timezone.utc),
+                              dirs=last.dirs if last else {}, errors={-1: str(exc)})
+
+    def _stamped(self, snapshot: LogDirSnapshot, *, started: float, ended: float) -> LogDirSnapshot:
+        return replace(snapshot, monotonic_at=ended)
+
+
+@dataclass(frozen=True)
+class GroupLagSnapshot:
+    """Every group's committed offsets with the log end offsets of their partitions, as of
+    `collected_at` (when the collection started: the lags are at least this old). `lag` is
+    a `console.kafka_gateway.groups.LagSnapshot`; None when the collection failed (`error`)."""
+
+    collected_at: datetime
+    lag: Any = None
+    error: str | None = None
+    monotonic_at: float = 0.0
+
+    def age_seconds(self, now: float) -> float:
+        return max(0.0, now - self.monotonic_at)
+
+
+class GroupLags(BackgroundSnapshots):
+    thread_name = "group-lags"
+
+    def _failed(self, last: GroupLagSnapshot | None, exc: Exception) -> GroupLagSnapshot:
+        # Keep the last lags (with their own time) and say why they were not renewed.
+        if last is not None:
+            return replace(last, error=str(exc))
+        return GroupLagSnapshot(collected_at=datetime.now(timezone.utc), error=str(exc))
+
+    def _stamped(self, snapshot: GroupLagSnapshot, *, started: float, ended: float) -> GroupLagSnapshot:
+        if snapshot.monotonic_at:          # a failure keeping the last lags keeps their time
+            return snapshot
+        return replace(snapshot, monotonic_at=started)
 
 
 METADATA = MetadataCache()
 LOG_DIRS = LogDirSizes()
+GROUP_LAGS = GroupLags()

@@ -1,6 +1,6 @@
 """The fleet-scale caches against a real engine: cached metadata goes stale only within its
-max age and is dropped by the console's own writes; log dir sizes are collected in the
-background and shown with their age. A fake clock moves time; nothing here waits on one."""
+max age and is dropped by the console's own writes; log dir sizes and the groups' lag are collected
+in the background and shown with their age. A fake clock moves time; nothing here waits on one."""
 import threading
 
 import pytest
@@ -9,8 +9,10 @@ from kafka.admin import KafkaAdminClient, NewTopic
 
 from console.brokers.selectors import broker_detail, broker_list
 from console.clusters.gateway import cluster_gateway
-from console.kafka_gateway import cache
+from console.groups.selectors import group_detail, group_list
+from console.kafka_gateway import cache, group_lag
 from tests.console.conftest import make_topic
+from tests.console.groups.conftest import commit
 from tests.support.groups import produce
 
 
@@ -28,6 +30,7 @@ def clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(cache, "METADATA", cache.MetadataCache(clock=fake))
     monkeypatch.setattr(cache, "LOG_DIRS", cache.LogDirSizes(clock=fake))
+    monkeypatch.setattr(cache, "GROUP_LAGS", cache.GroupLags(clock=fake))
     return fake
 
 
@@ -160,3 +163,77 @@ def test_the_first_page_does_not_wait_past_its_budget(private_cluster, clock, se
         release.set()
     cache.LOG_DIRS.wait(cache.cache_key(private_cluster.connection_settings()), timeout=60)
     assert all(b.log_dir_size is not None for b in broker_list(cluster=private_cluster).brokers)
+
+
+def _by_lag(cluster, prefix: str) -> list[tuple[str, int | None]]:
+    view = group_list(cluster=cluster, search=prefix, sort="lag")
+    return [(g.group_id[len(prefix):], g.total_lag) for g in view.groups]
+
+
+def test_the_lag_sort_reuses_its_snapshot_within_its_max_age_and_renews_it_after(
+        cluster, unique_topic, clock, settings, viewer_client):
+    settings.GROUP_LAG_MAX_AGE_SECONDS = 10.0
+    settings.GROUP_LAG_WAIT_SECONDS = 60.0        # a generous bound for the first collection
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    produce(cluster.bootstrap_servers, topic, [b"x"] * 12)
+    prefix = f"lag-cache-{topic}-"
+    for name, offset in (("a", 11), ("b", 2), ("c", 6)):
+        commit(cluster, prefix + name, {(topic, 0): offset})
+    key = cache.cache_key(cluster.connection_settings())
+
+    first = group_list(cluster=cluster, search=prefix, sort="lag")    # the first collection is waited for
+    assert _by_lag(cluster, prefix) == [("b", 10), ("c", 6), ("a", 1)]
+    assert first.lag_age.collected_at is not None and first.lag_age.age_seconds == 0
+    assert first.lag_age.max_age_seconds == 10.0 and cache.GROUP_LAGS.collections == 1
+    assert {g.state for g in first.groups} == {"Empty"}               # the page's groups are described now
+
+    commit(cluster, prefix + "a", {(topic, 0): 0})                     # a now lags 12
+    clock.now += 5                                # young: the same ranking, 5 s old, nothing collected
+    assert _by_lag(cluster, prefix) == [("b", 10), ("c", 6), ("a", 1)]
+    assert cache.GROUP_LAGS.collections == 1
+    assert group_detail(cluster=cluster, group_id=prefix + "a").total_lag == 12    # one group: live
+    url = reverse("groups:list", args=[cluster.pk])
+    page = viewer_client.get(url, {"q": prefix, "sort": "lag"}).content.decode()
+    assert "Sorted by lag as of" in page and "(5 s ago;" in page
+    data = viewer_client.get(reverse("api:groups", args=[cluster.pk]), {"q": prefix, "sort": "lag"}).json()
+    assert data["lag_age"]["age_seconds"] == 5 and data["lag_age"]["max_age_seconds"] == 10.0
+    assert [g["total_lag"] for g in data["groups"]] == [10, 6, 1]
+
+    clock.now += 10                               # 15 s: shown as they are, renewed behind the page
+    stale = group_list(cluster=cluster, search=prefix, sort="lag")
+    assert stale.lag_age.age_seconds == 15 and [g.total_lag for g in stale.groups] == [10, 6, 1]
+    assert cache.GROUP_LAGS.collections == 2
+    cache.GROUP_LAGS.wait(key, timeout=60)
+    renewed = group_list(cluster=cluster, search=prefix, sort="lag")
+    assert renewed.lag_age.age_seconds == 0
+    assert _by_lag(cluster, prefix) == [("a", 12), ("b", 10), ("c", 6)]
+    by_id = group_list(cluster=cluster, search=prefix)               # the id sort reads live, as today
+    assert by_id.lag_age is None and [g.total_lag for g in by_id.groups] == [12, 10, 6]
+
+
+def test_the_first_lag_sort_does_not_wait_past_its_budget(cluster, unique_topic, clock, settings, monkeypatch):
+    """While the first collection runs past GROUP_LAG_WAIT_SECONDS the list answers sorted by
+    group id without lags, and says the lag is being collected."""
+    settings.GROUP_LAG_MAX_AGE_SECONDS = 10.0
+    settings.GROUP_LAG_WAIT_SECONDS = 0.0
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    produce(cluster.bootstrap_servers, topic, [b"x"] * 4)
+    prefix = f"lag-first-{topic}-"
+    for name, offset in (("a", 3), ("b", 0)):
+        commit(cluster, prefix + name, {(topic, 0): offset})
+    release = threading.Event()
+    real_collect = group_lag.collect
+
+    def held_collect(gateway):
+        release.wait(60)
+        return real_collect(gateway)
+
+    monkeypatch.setattr(group_lag, "collect", held_collect)
+    try:
+        view = group_list(cluster=cluster, search=prefix, sort="lag")
+        assert [(g.group_id[len(prefix):], g.total_lag) for g in view.groups] == [("a", None), ("b", None)]
+        assert view.lag_age.collected_at is None and any("being collected" in w for w in view.warnings)
+    finally:
+        release.set()
+    cache.GROUP_LAGS.wait(cache.cache_key(cluster.connection_settings()), timeout=60)
+    assert _by_lag(cluster, prefix) == [("b", 4), ("a", 1)]
