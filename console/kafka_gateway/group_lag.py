@@ -6,6 +6,10 @@ of kafka-python's codec (benchmarks/console_pages.py), while a Kafka operator re
 ranking as a trend. So `group_lags` serves them from `cache.GROUP_LAGS`: collected on a
 background thread over a gateway of its own, with the time of collection for the page to
 show (see console.kafka_gateway.cache). One group's page reads its offsets live.
+
+The collection asks in rounds of a few thousand offsets rather than all at once: the same
+work, but no single answer holds a broker's request loop (or this process) for long, so
+pages served meanwhile are not stuck behind it.
 """
 from __future__ import annotations
 
@@ -14,6 +18,11 @@ from datetime import datetime, timezone
 from console.kafka_gateway import cache
 from console.kafka_gateway.cache import GroupLagSnapshot
 from console.kafka_gateway.client import Gateway
+from console.kafka_gateway.group_records import GroupOffsets, LogOffsets
+from console.kafka_gateway.groups import LagSnapshot
+
+GROUPS_PER_ROUND = 200            # OffsetFetch: ~4,000 offsets at 20 partitions a group
+PARTITIONS_PER_ROUND = 4000       # ListOffsets
 
 
 def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupLagSnapshot | None:
@@ -30,8 +39,25 @@ def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupL
 
 
 def collect(gateway: Gateway) -> GroupLagSnapshot:
-    """ListGroups, then `GroupCalls.lag_snapshot` of them all without descriptions (offsets only)."""
+    """ListGroups, FindCoordinator, then OffsetFetch and ListOffsets (each partition once) in
+    rounds; no descriptions (the page describes only the groups it shows)."""
     collected_at = datetime.now(timezone.utc)
-    listed = gateway.groups.list_groups() or []
-    lag = gateway.groups.lag_snapshot([g.group_id for g in listed], describe=False)
-    return GroupLagSnapshot(collected_at=collected_at, lag=lag)
+    calls = gateway.groups
+    listed = calls.list_groups() or []
+    coordinators = calls.find_coordinators(g.group_id for g in listed)
+    committed = GroupOffsets()
+    ids = sorted(coordinators.found)
+    for i in range(0, len(ids), GROUPS_PER_ROUND):
+        part = calls.committed_offsets({g: coordinators.found[g] for g in ids[i:i + GROUPS_PER_ROUND]})
+        committed.offsets.update(part.offsets)
+        committed.errors.update(part.errors)
+    wanted = {tp for offsets in committed.offsets.values() for tp in offsets}
+    metadata = gateway.metadata(cached=True) if wanted else None
+    leaders = [p for t in metadata.topics for p in t.partitions if (p.topic, p.partition) in wanted] if metadata else []
+    log_end = LogOffsets()
+    for i in range(0, len(leaders), PARTITIONS_PER_ROUND):
+        part = calls.log_offsets(leaders[i:i + PARTITIONS_PER_ROUND])
+        log_end.offsets.update(part.offsets)
+        log_end.errors.update(part.errors)
+    return GroupLagSnapshot(collected_at=collected_at, lag=LagSnapshot(
+        coordinators=coordinators, described={}, committed=committed, log_end_offsets=log_end))
