@@ -19,6 +19,12 @@
 // or socket is ever served again (the kafkajs issues #1384/#1387 loop, on another path). So this
 // script never disconnects its consumer: once done it exits (the transactions committed the
 // offsets), and the test restarts a pipeline that stops making progress, as a liveness probe would.
+//
+// kafkajs 2.2.4 can also write a batch twice in one transaction: a send() to partitions on several
+// brokers that fails on one broker is retried for every broker without a response in a map keyed
+// by Broker object (producer/sendMessages.js), and after a broker restart the cluster holds new
+// Broker objects, so partitions already acknowledged are sent again with their next sequence
+// numbers, which no broker can tell from new records. So each send() here writes one partition.
 const fs = require('fs')
 const { Kafka, logLevel } = require('kafkajs')
 
@@ -62,7 +68,9 @@ async function main () {
   async function processOnce (batch) {
     const txn = await producer.transaction()
     try {
-      await txn.send({ topic: output, messages: batch.messages.map(m => ({ key: m.key, value: m.value })) })
+      // One partition per send (the input batch's number): see kafkajs's resend above.
+      const messages = batch.messages.map(m => ({ key: m.key, value: m.value, partition: batch.partition }))
+      await txn.send({ topic: output, messages })
       const next = (BigInt(batch.lastOffset()) + 1n).toString()
       await txn.sendOffsets({
         consumerGroupId: groupId,

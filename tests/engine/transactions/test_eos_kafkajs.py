@@ -9,11 +9,16 @@ changed broker pool, the new fetchers spin in microtasks on the stopped runner's
 no timer or socket is served again (see eos_pipeline.js). That is kafkajs's bug, not the engine's:
 every engine answer in the log before it is one Kafka gives. So the pipeline exits without
 disconnecting its consumer, and the kill test restarts a pipeline that prints nothing for
-`LIVENESS_S`, as a liveness probe restarts a stuck kafkajs service; the restarted pipeline resumes
-from the group's committed offsets, and exactly-once is asserted on the output and offsets."""
+`LIVENESS_S` (90 s), as a liveness probe restarts a stuck kafkajs service; the restarted pipeline resumes
+from the group's committed offsets, and exactly-once is asserted on the output and offsets.
+kafkajs 2.2.4 can also write a batch twice in one transaction when a send() to several brokers is
+retried after a broker restart (it resends partitions already acknowledged, with new sequence
+numbers); the pipeline sends one partition per send(), which kafkajs retries with the same
+sequence numbers, so the engine's idempotence drops the repeat."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import random
 import subprocess
@@ -30,7 +35,7 @@ from tests.support.transactions import TXN_TEST_CONFIGS
 RECORDS = 20_000
 PARTITIONS = 3
 KAFKAJS = Path(__file__).resolve().parents[2] / "clients" / "kafkajs"
-LIVENESS_S = 60         # a pipeline silent this long is stuck (a liveness probe, not a performance limit)
+LIVENESS_S = 90         # a pipeline silent this long is stuck (a liveness probe, not a performance limit)
 
 
 def _kafkajs_installed() -> None:
@@ -60,10 +65,10 @@ def test_kafkajs_exactly_once_survives_kill_9(engine_factory, tmp_path):
     _kafkajs_installed()
     engine = engine_factory(brokers=3, configs=TXN_TEST_CONFIGS)
     _produce_input(engine.bootstrap, "k9")
-    seed = random.randrange(1 << 30)
+    seed = int(os.environ.get("EOS_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
-    kill_points = sorted(rng.sample(range(RECORDS // 5, RECORDS * 4 // 5), 2))
-    outcomes, restarts = [], 0
+    kill_points = sorted(rng.sample(range(RECORDS // 5, RECORDS * 3 // 5), 2))   # well before the end
+    outcomes, restarts, seen = [], 0, []
     deadline = time.monotonic() + 400       # a bound for a hung test, not a performance limit
     while not outcomes:
         node, lines = _start_pipeline(engine.bootstrap, "k9", tmp_path / f"node{restarts}.stderr")
@@ -79,6 +84,7 @@ def test_kafkajs_exactly_once_survives_kill_9(engine_factory, tmp_path):
                 node.wait()
                 assert node.returncode == 0, (seed, (tmp_path / f"node{restarts}.stderr").read_text()[-3000:])
                 break
+            seen.append(line)
             if line.startswith("progress ") and kill_points and int(line.split()[1]) >= kill_points[0]:
                 kill_points.pop(0)
                 time.sleep(rng.random() * 0.3)      # somewhere inside the next transaction
@@ -87,7 +93,7 @@ def test_kafkajs_exactly_once_survives_kill_9(engine_factory, tmp_path):
             elif line.startswith("{"):
                 outcomes.append(json.loads(line))
         assert restarts <= 3 and time.monotonic() < deadline, f"seed {seed}: {restarts} restarts"
-    assert not kill_points and outcomes[0]["done"] == RECORDS, (seed, kill_points, outcomes)
+    assert not kill_points and outcomes[0]["done"] == RECORDS, (seed, kill_points, outcomes, seen[-20:])
     _assert_exactly_once(engine.bootstrap, "k9")
     print(f"seed {seed}: {outcomes[0]}, {restarts} pipeline restarts")
 
@@ -95,7 +101,8 @@ def test_kafkajs_exactly_once_survives_kill_9(engine_factory, tmp_path):
 def _produce_input(bootstrap: str, prefix: str) -> None:
     create_topic(bootstrap, f"{prefix}-in", PARTITIONS, replication=3)
     create_topic(bootstrap, f"{prefix}-out", PARTITIONS, replication=3)
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    # small input batches: a fetch returns whole batches, so these bound the pipeline's steps
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.size": 16384})
     for i in range(RECORDS):
         producer.produce(f"{prefix}-in", key=b"%d" % (i % 97), value=b"%d" % i)
         if i % 5000 == 0:
