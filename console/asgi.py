@@ -11,6 +11,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from console.origin import SameOriginValidator  # noqa: E402
 
 from console.routing import websocket_urlpatterns  # noqa: E402
+from console.warmup import warm_up  # noqa: E402
+
+warm_up()   # imports and templates now, not in the first request
 
 application = ProtocolTypeRouter({
     "http": django_asgi_app,

@@ -34,7 +34,8 @@ def envint(name: str, default: int, *, minimum: int | None = None, maximum: int 
     return value
 
 
-def envfloat(name: str, default: float) -> float:
+def envfloat(name: str, default: float, *, zero_allowed: bool = False) -> float:
+    """A positive number of (usually) seconds; `zero_allowed` where 0 means "off"."""
     raw = os.environ.get(name)
     if raw is None:
         return default
@@ -42,8 +43,8 @@ def envfloat(name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-    if value <= 0:
-        raise ImproperlyConfigured(f"{name}={raw!r} must be greater than zero")
+    if value < 0 or (value == 0 and not zero_allowed) or value != value:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be {'zero or more' if zero_allowed else 'greater than zero'}")
     return value
 
 

@@ -169,6 +169,13 @@ ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / 
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000, minimum=100, maximum=600_000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000, minimum=100, maximum=600_000)
 TOPICS_PER_PAGE = envint("TOPICS_PER_PAGE", 100, minimum=1, maximum=10_000)
+# Fleet scale (console.kafka_gateway.cache): pages listing the whole cluster share one cached
+# all-topics Metadata answer up to this old (0: always ask), and show log dir sizes collected
+# in the background, renewed when older than LOG_DIR_SIZES_MAX_AGE_SECONDS (0: collected by
+# each page); the first collection of a process is waited for up to LOG_DIR_SIZES_WAIT_SECONDS.
+KAFKA_METADATA_MAX_AGE_SECONDS = envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0, zero_allowed=True)
+LOG_DIR_SIZES_MAX_AGE_SECONDS = envfloat("LOG_DIR_SIZES_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
+LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2, zero_allowed=True)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.

@@ -46,8 +46,15 @@ class ApiEncoder(DjangoJSONEncoder):
 
     def default(self, o):
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
-            # Fields marked clusters.records.INTERNAL are for the server only.
-            return {f.name: getattr(o, f.name) for f in dataclasses.fields(o) if not f.metadata.get("internal")}
+            # Fields marked clusters.records.INTERNAL are for the server only; INLINE ones
+            # show their own fields in place of themselves.
+            shown = {}
+            for f in dataclasses.fields(o):
+                if f.metadata.get("inline"):
+                    shown.update(self.default(getattr(o, f.name)))
+                elif not f.metadata.get("internal"):
+                    shown[f.name] = getattr(o, f.name)
+            return shown
         if isinstance(o, (set, frozenset)):
             return sorted(o)
         if isinstance(o, datetime):

@@ -7,3 +7,8 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-not-for-any-deployment")
 
 from console.settings import *  # noqa: E402,F401,F403
+
+# Tests of other features see every change at once: the fleet-scale caches are off, and the
+# cache tests (tests/console/kafka_gateway/test_cache.py) turn them on with override_settings.
+KAFKA_METADATA_MAX_AGE_SECONDS = 0.0
+LOG_DIR_SIZES_MAX_AGE_SECONDS = 0.0

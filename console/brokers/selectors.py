@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
-from console.clusters.records import INTERNAL, ClusterRef
+from console.clusters.records import INLINE, INTERNAL, ClusterRef
 from console.clusters.selectors import BrokerStatus, broker_statuses
 from console.errors import NotFound
-from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway, GatewayError
+from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway
+from console.kafka_gateway import cache
+from console.kafka_gateway.cache import LogDirSnapshot
+from console.kafka_gateway.log_dirs import log_dir_totals
 from console.stats import broker_loads
 
 PREVIEW_PARTITIONS = 12
@@ -16,21 +22,37 @@ PREVIEW_PARTITIONS = 12
 
 @dataclass(frozen=True)
 class BrokerRow:
-    broker_id: int
-    host: str
-    port: int
-    rack: str | None
-    is_up: bool
-    is_controller: bool
-    state: str                               # up, stopped (by the engine) or down
-    partitions: int                          # replicas assigned to the broker
-    leaders: int
-    partition_ids: dict[str, list[int]]      # {topic: [partition ids]} assigned to the broker
-    partition_ids_preview: str
-    is_skewed: bool
-    is_leader_skewed: bool
-    log_dir_size: int | None                 # bytes; None when the broker is down
+    status: BrokerStatus = field(metadata=INLINE)   # id, address, up/stopped/down; its fields read as the row's
+    partitions: int = 0                      # replicas assigned to the broker
+    leaders: int = 0
+    partition_ids: dict[str, list[int]] = field(default_factory=dict)   # {topic: [partition ids]} assigned to it
+    partition_ids_preview: str = ""
+    is_skewed: bool = False
+    is_leader_skewed: bool = False
+    log_dir_size: int | None = None          # bytes; None when the broker is down or not collected yet
     offline_partitions: int = 0              # assigned partitions without a leader
+
+    def __getattr__(self, name: str):
+        # Only for names the row itself lacks: broker_id, host, port, rack, is_up, ... of its status.
+        if name == "status":
+            raise AttributeError(name)
+        return getattr(self.status, name)
+
+
+@dataclass(frozen=True)
+class LogDirsAge:
+    """When the log dir sizes shown were collected (console.kafka_gateway.cache.LOG_DIRS)."""
+
+    collected_at: datetime | None            # None: not collected yet (the first collection is running)
+    age_seconds: float | None
+    max_age_seconds: float = 0.0             # renewed in the background past this; 0: collected by each page
+
+    @classmethod
+    def of(cls, snapshot: LogDirSnapshot | None) -> LogDirsAge:
+        max_age = settings.LOG_DIR_SIZES_MAX_AGE_SECONDS
+        if snapshot is None:
+            return cls(None, None, max_age)
+        return cls(snapshot.collected_at, round(snapshot.age_seconds(cache.LOG_DIRS.now()), 1), max_age)
 
 
 @dataclass(frozen=True)
@@ -41,21 +63,23 @@ class BrokersPage:
     can_stop_start: bool
     warnings: list[str]
     offline_partitions: int = 0              # in the whole cluster (Kafka's OfflinePartitionsCount)
+    log_dirs: LogDirsAge = LogDirsAge(None, None)
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)  # -> cluster_brokers_seen
 
 
 def broker_list(*, cluster: Cluster) -> BrokersPage:
-    """CMAK's broker table: one Metadata request for all topics, one DescribeLogDirs per live broker."""
+    """CMAK's broker table: the cached all-topics Metadata, and log dir sizes collected in the
+    background (`_log_dirs`), with their age."""
     with cluster_gateway(cluster) as gw:
-        metadata = gw.metadata()
+        metadata = gw.metadata(cached=True)
         statuses = broker_statuses(cluster=cluster, gateway=gw, metadata=metadata)
         warnings = list(statuses.warnings)
-        sizes = _log_dir_sizes(gw, [b.node_id for b in metadata.brokers], warnings)
-    rows = _broker_rows(metadata, statuses.brokers, sizes)
+        snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
+    rows = _broker_rows(metadata, statuses.brokers, snapshot)
     return BrokersPage(cluster=ClusterRef.of(cluster), controller_id=metadata.controller_id,
                        offline_partitions=sum(p.is_offline for t in metadata.topics for p in t.partitions),
                        brokers=rows, can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
-                       seen_brokers=statuses.seen)
+                       log_dirs=LogDirsAge.of(snapshot), seen_brokers=statuses.seen)
 
 
 @dataclass(frozen=True)
@@ -73,50 +97,46 @@ class BrokerDetail:
     log_dirs: list[LogDirUsage]
     can_stop_start: bool
     warnings: list[str]
+    log_dirs_age: LogDirsAge = LogDirsAge(None, None)
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)
 
 
 def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
     with cluster_gateway(cluster) as gw:
-        metadata = gw.metadata()
+        metadata = gw.metadata(cached=True)
         statuses = broker_statuses(cluster=cluster, gateway=gw, metadata=metadata)
         status = next((b for b in statuses.brokers if b.broker_id == broker_id), None)
         if status is None:
             raise NotFound(f"Cluster {cluster.name} has no broker {broker_id}.")
         warnings = list(statuses.warnings)
         configs: list[ConfigEntry] = []
-        usage: dict[str, LogDirUsage] = {}
+        snapshot = None
         if status.is_up:
             configs = gw.broker_configs(broker_id)
-            try:
-                # None = every replica the broker holds: naming 20,000 partitions costs more.
-                for r in gw.replica_log_dirs(None, [broker_id]):
-                    old = usage.get(r.log_dir, LogDirUsage(r.log_dir, 0, 0))
-                    usage[r.log_dir] = LogDirUsage(r.log_dir, old.size + r.size, old.replicas + 1)
-            except GatewayError as exc:
-                warnings.append(f"Log dirs: {exc}")
-    sizes = {broker_id: sum(u.size for u in usage.values())} if usage else {}
-    row = next(r for r in _broker_rows(metadata, statuses.brokers, sizes) if r.broker_id == broker_id)
-    return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs,
-                        log_dirs=sorted(usage.values(), key=lambda u: u.log_dir),
+            snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
+    usage = [LogDirUsage(d.log_dir, d.size, d.replicas) for d in (snapshot.dirs.get(broker_id, ()) if snapshot else ())]
+    row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]
+    return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs, log_dirs=usage,
                         can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
-                        seen_brokers=statuses.seen)
+                        log_dirs_age=LogDirsAge.of(snapshot), seen_brokers=statuses.seen)
 
 
-def _log_dir_sizes(gw: Gateway, brokers: list[int], warnings: list[str]) -> dict[int, int]:
-    sizes = {b: 0 for b in brokers}
-    try:
-        for replica in gw.replica_log_dirs(None, brokers):
-            sizes[replica.broker_id] = sizes.get(replica.broker_id, 0) + replica.size
-    except GatewayError as exc:
-        warnings.append(f"Log dir sizes: {exc}")
-        return {}
-    return sizes
+def _log_dirs(gw: Gateway, brokers: list[int], warnings: list[str]) -> LogDirSnapshot | None:
+    snapshot = log_dir_totals(gw, brokers, max_age=settings.LOG_DIR_SIZES_MAX_AGE_SECONDS,
+                              wait_first=settings.LOG_DIR_SIZES_WAIT_SECONDS)
+    if snapshot is None:
+        warnings.append("Log dir sizes are being collected: reload the page in a moment.")
+    elif snapshot.errors:
+        warnings.append(f"Log dir sizes: {next(iter(snapshot.errors.values()))}")
+    return snapshot
 
 
-def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], sizes: dict[int, int]) -> list[BrokerRow]:
+def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], snapshot: LogDirSnapshot | None, *,
+                 known: list[int] | None = None) -> list[BrokerRow]:
+    """One row per status; `known`: every broker of the cluster, when `statuses` is only some
+    of them (the skew bounds count them all)."""
     partitions = [p for t in metadata.topics for p in t.partitions]
-    loads = broker_loads(partitions, [s.broker_id for s in statuses])
+    loads = broker_loads(partitions, known if known is not None else [s.broker_id for s in statuses])
     rows = []
     for s in statuses:
         load = loads.get(s.broker_id)
@@ -124,12 +144,12 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], sizes:
         for topic, partition in (load.replicas if load else ()):
             by_topic.setdefault(topic, []).append(partition)
         rows.append(BrokerRow(
-            broker_id=s.broker_id, host=s.host, port=s.port, rack=s.rack, is_up=s.is_up,
-            is_controller=s.is_controller, state=s.state, partitions=len(load.replicas) if load else 0,
+            status=s, partitions=len(load.replicas) if load else 0,
             leaders=load.leaders if load else 0, partition_ids=by_topic,
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),
-            log_dir_size=sizes.get(s.broker_id) if s.is_up else None, offline_partitions=load.offline if load else 0))
+            log_dir_size=snapshot.size_of(s.broker_id) if s.is_up and snapshot else None,
+            offline_partitions=load.offline if load else 0))
     return rows
 
 

@@ -18,3 +18,5 @@ class ClusterRef:
 
 # Dataclass field metadata: the field is for the server only, the JSON API leaves it out.
 INTERNAL = {"internal": True}
+# A record field whose own fields the JSON shows as the outer record's (console.web.ApiEncoder).
+INLINE = {"inline": True}

@@ -102,7 +102,7 @@ class ClusterOverview:
 
 def cluster_overview(*, cluster: Cluster) -> ClusterOverview:
     with cluster_gateway(cluster) as gw:
-        metadata = gw.metadata()
+        metadata = gw.metadata(cached=True)
         statuses = broker_statuses(cluster=cluster, gateway=gw, metadata=metadata)
     partitions = [p for t in metadata.topics for p in t.partitions]
     up = sum(b.is_up for b in statuses.brokers)

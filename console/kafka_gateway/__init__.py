@@ -9,8 +9,6 @@ from console.kafka_gateway.records import (
                                            ConnectionSettings,
                                            ElectionResult,
                                            EngineBroker,
-                                           GroupDescription,
-                                           GroupSummary,
                                            PartitionInfo,
                                            PartitionOffsets,
                                            ReplicaLogDir,
@@ -18,5 +16,5 @@ from console.kafka_gateway.records import (
 )
 
 __all__ = ["NO_LEADER", "BrokerNode", "ClusterMetadata", "ConfigEntry", "ConnectionSettings", "ElectionResult",
-           "EngineBroker", "Gateway", "GatewayError", "GroupDescription", "GroupSummary", "PartitionInfo",
+           "EngineBroker", "Gateway", "GatewayError", "PartitionInfo",
            "PartitionOffsets", "ReplicaLogDir", "TopicInfo", "group_partitions", "open_gateway"]

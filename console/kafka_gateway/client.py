@@ -18,6 +18,7 @@ uses KafkaAdminClient's public methods.
 """
 from __future__ import annotations
 
+import functools
 import gc
 import re
 import operator
@@ -33,7 +34,7 @@ from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
 from kafka.protocol.metadata import MetadataRequest
 
-from console.kafka_gateway import engine_admin
+from console.kafka_gateway import cache, engine_admin
 from console.kafka_gateway.errors import (
     GatewayError,
     describe_error_code,
@@ -49,8 +50,6 @@ from console.kafka_gateway.records import (
     ElectionResult,
     EngineBroker,
     EngineBrokerChange,
-    GroupDescription,
-    GroupSummary,
     PartitionInfo,
     PartitionOffsets,
     ReplicaLogDir,
@@ -59,18 +58,36 @@ from console.kafka_gateway.records import (
 
 PREFERRED_ELECTION = 0
 ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
-_NO_GROUP_SUPPORT = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
 _ZERO_UUID = uuid.UUID(int=0)
 _BY_PARTITION = operator.attrgetter("partition")
 _BY_NAME = operator.attrgetter("name")
 
 
+def _changes_metadata(method):
+    """The call changes cluster metadata: drop the cached copy when it returns (or fails
+    halfway), so the next page asks the cluster."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.metadata_changed()
+    return wrapper
+
+
 @contextmanager
 def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 10000,
-                 bootstrap_timeout_ms: int = 5000) -> Iterator[Gateway]:
+                 bootstrap_timeout_ms: int = 5000, metadata_max_age: float = 0.0) -> Iterator[Gateway]:
+    """`metadata_max_age`: seconds a cached all-topics Metadata answer may be old for
+    `metadata(cached=True)` (console.kafka_gateway.cache); 0 always asks the cluster."""
     admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
     try:
-        yield Gateway(admin, request_timeout_ms=request_timeout_ms, engine_admin_token=settings.engine_admin_token)
+        gateway = Gateway(admin, request_timeout_ms=request_timeout_ms, engine_admin_token=settings.engine_admin_token,
+                          cache_key=cache.cache_key(settings), metadata_max_age=metadata_max_age)
+        # For work that outlives this gateway (console.kafka_gateway.log_dirs opens its own).
+        gateway.reopen = functools.partial(open_gateway, settings, request_timeout_ms=request_timeout_ms,
+                                           bootstrap_timeout_ms=bootstrap_timeout_ms)
+        yield gateway
     finally:
         admin.close()
 
@@ -111,18 +128,42 @@ class _AdminClient(KafkaAdminClient):
 class Gateway:
     """The calls the console makes to one cluster, over one admin client (see the module docstring)."""
 
-    def __init__(self, admin: KafkaAdminClient, *, request_timeout_ms: int, engine_admin_token: str = "") -> None:
+    def __init__(self, admin: KafkaAdminClient, *, request_timeout_ms: int, engine_admin_token: str = "",
+                 cache_key: cache.CacheKey | None = None, metadata_max_age: float = 0.0) -> None:
         self._admin = admin
         self._engine_admin_token = engine_admin_token
         self._timeout_ms = request_timeout_ms
         self._engine_endpoint: dict[int, str | None] = {}
+        self.cache_key = cache_key
+        self.metadata_max_age = metadata_max_age if cache_key is not None else 0.0
+        self.reopen = None          # () -> a context manager giving a new gateway to the same cluster
 
     # --- metadata -------------------------------------------------------------------------
 
     @translated
-    def metadata(self, topics: Iterable[str] | None = None) -> ClusterMetadata:
+    def metadata(self, topics: Iterable[str] | None = None, *, cached: bool = False) -> ClusterMetadata:
         """One Metadata request: live brokers, controller, cluster id, and the topics asked
-        for (all topics when `topics` is None). Topics the cluster does not know are left out."""
+        for (all topics when `topics` is None). Topics the cluster does not know are left out.
+        `cached`: all topics, from the process-wide cache when it is young enough (see
+        console.kafka_gateway.cache); pages that list the whole cluster use it."""
+        if cached and topics is None:
+            return cache.METADATA.get(self.cache_key, max_age=self.metadata_max_age, fetch=self._fetch_metadata)
+        return self._fetch_metadata(topics)
+
+    def cached_metadata(self) -> ClusterMetadata | None:
+        """The cached all-topics metadata if young enough, without asking the cluster."""
+        return cache.METADATA.fresh(self.cache_key, max_age=self.metadata_max_age) if self.cache_key else None
+
+    def remember_metadata(self, metadata: ClusterMetadata, *, fetched_at: float) -> None:
+        if self.metadata_max_age > 0:
+            cache.METADATA.remember(self.cache_key, metadata, fetched_at=fetched_at)
+
+    def metadata_changed(self) -> None:
+        """Drop the cluster's cached metadata: this gateway just changed it."""
+        if self.cache_key is not None:
+            cache.METADATA.invalidate(self.cache_key)
+
+    def _fetch_metadata(self, topics: Iterable[str] | None = None) -> ClusterMetadata:
         # Sent by us (see the module docstring): describe_topics() would drop brokers and
         # controller, and turn 20,000 partitions into dicts first.
         with _bulk_allocation():
@@ -241,6 +282,7 @@ class Gateway:
 
     # --- topic admin ------------------------------------------------------------------------
 
+    @_changes_metadata
     @translated
     def create_topic(self, *, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: Mapping[str, str] | None = None,
@@ -258,6 +300,7 @@ class Gateway:
                 raise error_for_code(topic["error_code"], topic.get("error_message"))
         self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
 
+    @_changes_metadata
     @translated
     def delete_topic(self, name: str) -> None:
         answer = self._admin.delete_topics([name], timeout_ms=self._timeout_ms, raise_errors=False)
@@ -265,6 +308,7 @@ class Gateway:
             if topic["error_code"] != 0:
                 raise error_for_code(topic["error_code"], topic.get("error_message"))
 
+    @_changes_metadata
     @translated
     def create_partitions(self, topic: str, *, total_count: int) -> None:
         response = self._admin.create_partitions({topic: total_count}, timeout_ms=self._timeout_ms,
@@ -273,6 +317,7 @@ class Gateway:
             if result.error_code != 0:
                 raise error_for_code(result.error_code, result.error_message)
 
+    @_changes_metadata
     @translated
     def elect_preferred_leaders(self, partitions: Mapping[str, Iterable[int]]) -> ElectionResult:
         """ElectLeaders (preferred) for the given partitions; an empty mapping elects nothing."""
@@ -314,46 +359,6 @@ class Gateway:
         from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
 
-    @translated
-    def consumer_groups(self) -> list[GroupSummary] | None:
-        """ListGroups on every broker; None when the cluster has no group APIs."""
-        try:
-            groups = self._admin.list_groups()
-        except _NO_GROUP_SUPPORT:
-            return None
-        return sorted({g["group_id"]: GroupSummary(group_id=g["group_id"], state=g.get("group_state") or "",
-                                                   protocol_type=g.get("protocol_type") or "")
-                       for g in groups}.values(), key=lambda g: g.group_id)
-
-    @translated
-    def group_offsets(self, group_ids: Iterable[str]) -> dict[str, dict[tuple[str, int], int]]:
-        """Committed offsets (OffsetFetch) of each group, by coordinator."""
-        group_ids = list(group_ids)
-        if not group_ids:
-            return {}
-        answer = self._admin.list_group_offsets({g: None for g in group_ids})
-        return {group: {(tp.topic, tp.partition): o.offset for tp, o in offsets.items() if o.offset >= 0}
-                for group, offsets in answer.items()}
-
-    @translated
-    def describe_groups(self, group_ids: Iterable[str]) -> dict[str, GroupDescription]:
-        group_ids = list(group_ids)
-        if not group_ids:
-            return {}
-        described = {}
-        for group_id, g in self._admin.describe_groups(group_ids).items():
-            assigned = set()
-            for member in g.get("members", ()):
-                assignment = member.get("member_assignment")
-                if isinstance(assignment, dict):
-                    for item in assignment.get("assigned_partitions", ()):
-                        assigned.update((item["topic"], p) for p in item["partitions"])
-            described[group_id] = GroupDescription(group_id=group_id, state=g.get("group_state") or "",
-                                                   protocol_type=g.get("protocol_type") or "",
-                                                   members=len(g.get("members", ())),
-                                                   assigned=frozenset(assigned))
-        return described
-
     # --- the bundled engine's admin interface ----------------------------------------------
 
     @translated
@@ -369,6 +374,7 @@ class Gateway:
     def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
         return engine_admin.list_brokers(endpoint, token=self._engine_admin_token, timeout=self._timeout_ms / 1000)
 
+    @_changes_metadata
     def engine_broker_command(self, endpoint: str, broker_id: int, action: str) -> EngineBrokerChange:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
         return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,

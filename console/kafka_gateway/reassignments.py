@@ -51,7 +51,10 @@ class ReassignmentCalls:
         if not reassignments:
             return {}
         wanted = {TopicPartition(t, p): (None if r is None else list(r)) for (t, p), r in reassignments.items()}
-        answer = self._admin.alter_partition_reassignments(wanted, timeout_ms=self._timeout_ms)
+        try:
+            answer = self._admin.alter_partition_reassignments(wanted, timeout_ms=self._timeout_ms)
+        finally:
+            self._gateway.metadata_changed()
         return {(tp.topic, tp.partition): f"{error.__name__}: {error.description}"
                 for tp, error in answer.items() if error is not None}
 

@@ -30,7 +30,7 @@ class BrokerNode:
     rack: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: tens of thousands per cluster, no dict each
 class PartitionInfo:
     topic: str
     partition: int
@@ -49,7 +49,7 @@ class PartitionInfo:
         return self.leader == NO_LEADER
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicInfo:
     name: str
     is_internal: bool
@@ -98,22 +98,6 @@ class ReplicaLogDir:
     partition: int
     size: int
     offset_lag: int
-
-
-@dataclass(frozen=True)
-class GroupSummary:
-    group_id: str
-    state: str
-    protocol_type: str
-
-
-@dataclass(frozen=True)
-class GroupDescription:
-    group_id: str
-    state: str
-    protocol_type: str
-    members: int
-    assigned: frozenset[tuple[str, int]] = frozenset()   # (topic, partition) owned by a member
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def topic_list(*, cluster: Cluster, search: str = "", status: str = "", include_
     per_page = per_page or settings.TOPICS_PER_PAGE
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
-        metadata = gw.metadata()
+        metadata = gw.metadata(cached=True)
         needle = search.strip().lower()
         matching = [t for t in metadata.topics if _matches(t, needle, status, include_internal)]
         shown = Paginator(matching, per_page).get_page(page)

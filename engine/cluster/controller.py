@@ -30,6 +30,7 @@ from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster import slices
+from engine.cluster.new_topics import NewTopics
 from engine.cluster.topics import collision_key, validate_topic_name
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
@@ -329,13 +330,16 @@ class Controller:
     # --- topics ---------------------------------------------------------------------------
 
     def validate_new_topic(self, name: str, num_partitions: int, replication_factor: int,
-                           assignments: dict[int, list[int]] | None, configs: dict[str, Any]) -> dict[int, list[int]]:
-        """Check a CreateTopics entry and return its replica assignment; raises ApiError."""
+                           assignments: dict[int, list[int]] | None, configs: dict[str, Any], *,
+                           planned: NewTopics | None = None) -> dict[int, list[int]]:
+        """Check a CreateTopics entry and return its replica assignment; raises ApiError.
+        `planned`: topics accepted earlier in the same request, not yet in the image."""
         validate_topic_name(name)
-        if name in self.image.topics:
+        if name in self.image.topics or (planned and name in planned.names):
             raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
-        colliding = [self.image.topics_by_collision_key[collision_key(name)]] \
-            if collision_key(name) in self.image.topics_by_collision_key else []
+        key = collision_key(name)
+        colliding = [taken[key] for taken in (self.image.topics_by_collision_key, planned.collision_keys if planned
+                                              else {}) if key in taken][:1]
         if colliding:
             raise ApiError(Errors.InvalidTopicError,
                            f"Topic '{name}' collides with existing topic: {colliding[0]}")
@@ -343,8 +347,9 @@ class Controller:
             validate_topic_configs(configs)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        existing = planned.partitions if planned else None
         if assignments:
-            self._check_partition_limit(len(assignments))
+            self._check_partition_limit(len(assignments), existing)
             return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -356,7 +361,7 @@ class Controller:
             num_partitions = self.broker_config.get("num.partitions")
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
-        self._check_partition_limit(num_partitions)
+        self._check_partition_limit(num_partitions, existing)
         brokers = self.image.live_broker_ids()
         if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
@@ -365,11 +370,15 @@ class Controller:
                            f"{len(brokers)} broker(s) are registered.")
         return assign_replicas(brokers, num_partitions, replication_factor)
 
-    def _check_partition_limit(self, adding: int) -> None:
+    def partition_count(self) -> int:
+        return sum(len(t.partitions) for t in self.image.topics.values())
+
+    def _check_partition_limit(self, adding: int, existing: int | None = None) -> None:
         """The cluster-wide partition limit (`max.partitions`, as KIP-578 names it), checked
-        before any work is done, so a request for two billion partitions costs nothing."""
+        before any work is done, so a request for two billion partitions costs nothing.
+        `existing`: the count when the caller knows it (a CreateTopics batch counts once)."""
         limit = self.broker_config.get("max.partitions")
-        existing = sum(len(t.partitions) for t in self.image.topics.values())
+        existing = self.partition_count() if existing is None else existing
         if existing + adding > limit:
             raise ApiError(Errors.PolicyViolationError,
                            f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
@@ -418,15 +427,18 @@ class Controller:
     def create_topic(self, name: str, num_partitions: int, replication_factor: int,
                      assignments: dict[int, list[int]] | None = None,
                      configs: dict[str, Any] | None = None) -> TopicState:
-        configs = configs or {}
-        assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
-        topic_id = uuid.uuid4()
-        records = [R.topic_record(name, topic_id, validate_topic_configs(configs))]
-        records += [R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
-                    for p, replicas in sorted(assignment.items())]
-        self._commit(records, changed={name})
-        log.info("Created topic %s with %d partitions", name, len(assignment))
+        batch = self.new_topics()
+        batch.add(name, num_partitions, replication_factor, assignments, configs)
+        batch.commit()
         return self.image.topics[name]
+
+    def new_topics(self) -> NewTopics:
+        """Topics validated one by one and created together, in one journal write (CreateTopics)."""
+        return NewTopics(self)
+
+    def commit_new_topics(self, records: list[dict], names: set[str]) -> None:
+        """NewTopics.commit: the topic and partition records of every accepted topic, at once."""
+        self._commit(records, changed=set(names))
 
     async def create_topic_sliced(self, name: str, num_partitions: int, replication_factor: int,
                                   assignments: dict[int, list[int]] | None = None,
@@ -592,3 +604,4 @@ class Controller:
 def _new_cluster_id() -> str:
     import base64
     return base64.urlsafe_b64encode(uuid.UUID(int=random.getrandbits(128)).bytes).decode().rstrip("=")
+

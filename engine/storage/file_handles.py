@@ -62,12 +62,21 @@ class FileHandles:
             self._quiet.on = False
 
     def _evict(self) -> None:
-        """Close the least recently used unpinned descriptors until under the limit."""
-        for key in list(self._open):
-            if len(self._open) <= self.limit:
-                return
-            if not self._open[key].pins:
-                self._open.pop(key).release_fd()
+        """Close the least recently used unpinned descriptors until under the limit.
+
+        Walks from the oldest end only as far as it must: copying the whole LRU on every new
+        file made creating 10,000 topics quadratic (18 of 80 s at 40,000 partitions)."""
+        excess = len(self._open) - self.limit
+        if excess <= 0:
+            return
+        victims = []
+        for key, owner in self._open.items():
+            if not owner.pins:
+                victims.append(key)
+                if len(victims) == excess:
+                    break
+        for key in victims:
+            self._open.pop(key).release_fd()
 
     def forget(self, owner: "PooledFile") -> None:
         with self.lock:

@@ -41,6 +41,12 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
         monkeypatch.setenv("LIVE_POLL_SECONDS", raw)
         with pytest.raises(ImproperlyConfigured):
             envfloat("LIVE_POLL_SECONDS", 1.0)
+    monkeypatch.setenv("KAFKA_METADATA_MAX_AGE_SECONDS", "0")        # where 0 means "off"
+    assert envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0, zero_allowed=True) == 0.0
+    for raw in ("-0.5", "nan"):
+        monkeypatch.setenv("KAFKA_METADATA_MAX_AGE_SECONDS", raw)
+        with pytest.raises(ImproperlyConfigured, match="zero or more"):
+            envfloat("KAFKA_METADATA_MAX_AGE_SECONDS", 5.0, zero_allowed=True)
 
 
 @pytest.mark.parametrize("name, raw, why", [
@@ -52,6 +58,8 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
     ("AXES_FAILURE_LIMIT", "0", "is too small: use at least 1"),
     ("ALLOWED_HOSTS", " , ", "ALLOWED_HOSTS is empty"),
     ("LIVE_MAX_BACKOFF_SECONDS", "0.1", "below LIVE_POLL_SECONDS"),
+    ("KAFKA_METADATA_MAX_AGE_SECONDS", "-1", "must be zero or more"),
+    ("LOG_DIR_SIZES_MAX_AGE_SECONDS", "soon", "is not a number"),
 ])
 def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):
     """The settings module itself, imported fresh with the bad value."""

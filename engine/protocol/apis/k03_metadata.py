@@ -8,7 +8,9 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
 - v10+ carries topic ids; a request by topic id (v10+) is answered by id.
 - Illegal names get INVALID_TOPIC_EXCEPTION.
 - The all-topics answer is encoded once per metadata image, live broker set and version and
-  then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s.
+  then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s. While
+  someone polls it, the engine builds the next image's answer right after a change
+  (runtime.py), before their next request.
 - Authorized operations (v8+): with no authorizer, include_topic_authorized_operations answers
   Kafka's 8 topic operations, and v8-10's include_cluster_authorized_operations its 7 cluster
   ones; unasked, the fields say -2147483648 ("not requested").
@@ -37,9 +39,13 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
     cluster_ops = (CLUSTER_OPERATIONS if 8 <= ctx.api_version <= 10 and request.include_cluster_authorized_operations
                    else None)
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
-        key = ("metadata", frozenset(live), topic_ops is not None, cluster_ops is not None)
-        return broker.response_cache.get(image, key, ctx.api_version,
-                                         lambda: _all_topics_response(image, live, topic_ops, cluster_ops))
+        def recipe(image):
+            live = broker.controller.live_brokers()
+            key = ("metadata", frozenset(live), topic_ops is not None, cluster_ops is not None)
+            return key, lambda: _all_topics_response(image, live, topic_ops, cluster_ops)
+        key, build = recipe(image)
+        return broker.response_cache.get(image, key, ctx.api_version, build,
+                                         recipe=(("metadata", key[2:]), recipe))
     allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
     topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
     for topic in topics:   # Kafka answers them for every topic named, found or not

@@ -15,10 +15,13 @@
   connections are served meanwhile (Controller.create_topic_sliced).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
+from collections import Counter
+
 import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
 from engine.config import config_value_string, effective_topic_config
+from engine.cluster.controller import INLINE_PARTITIONS
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
@@ -29,42 +32,65 @@ Result = CreateTopicsResponse.CreatableTopicResult
 
 @api(CreateTopicsRequest, CreateTopicsResponse, versions=(2, 7))
 async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopicsResponse:
-    names = [t.name for t in request.topics]
-    results = []
+    """Each topic is validated in request order (against the image and the topics accepted
+    before it); the accepted ones are created together in one metadata commit, except topics
+    of more than INLINE_PARTITIONS partitions, prepared in slices one by one after it."""
+    counts = Counter(t.name for t in request.topics)
     throttle = MutationThrottle(ctx, 19)
+    batch = ctx.controller.new_topics()
+    results, accepted, big = [], [], []
     for topic in request.topics:
-        if names.count(topic.name) > 1:
+        if counts[topic.name] > 1:
             results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
             continue
         refused = None if request.validate_only else throttle.refused()
         if refused:
             results.append(_error(topic.name, *refused))
             continue
-        result = await _create(ctx, topic, request.validate_only)
-        if result.error_code == 0 and not request.validate_only:
-            throttle.record(len(ctx.broker.image.topics[topic.name].partitions))
-        results.append(result)
+        try:
+            assignment = _add(batch, topic)
+        except ApiError as exc:
+            results.append(_error(topic.name, exc.code, exc.message))
+            continue
+        if request.validate_only:
+            results.append(_success(ctx, topic.name, None, assignment, _configs(topic)))
+            continue
+        throttle.record(len(assignment))
+        if len(assignment) > INLINE_PARTITIONS:
+            batch.leave_out(topic.name)          # prepared in slices below, on its own
+            big.append(len(results))
+        accepted.append(len(results))
+        results.append(topic)
+    if not request.validate_only:
+        batch.commit()
+        for i in big:
+            results[i] = await _create_sliced(ctx, results[i])
+        for i in accepted:
+            if isinstance(results[i], Result):
+                continue                         # a big topic refused after all (taken meanwhile)
+            state = ctx.broker.image.topics[results[i].name]
+            results[i] = _success(ctx, state.name, state.topic_id,
+                                  {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
 
 
-async def _create(ctx, topic, validate_only: bool):
-    controller = ctx.controller
+def _add(batch, topic) -> dict[int, list[int]]:
+    if topic.name in INTERNAL_TOPICS:
+        raise ApiError(Errors.InvalidRequestError,
+                       f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
+    return batch.add(topic.name, topic.num_partitions, topic.replication_factor, _assignments(topic),
+                     _configs(topic))
+
+
+async def _create_sliced(ctx, topic):
+    """A topic of thousands of partitions, prepared in slices of the event loop; the request
+    topic back when created (its result is built with the others), else its error."""
     try:
-        if topic.name in INTERNAL_TOPICS:
-            raise ApiError(Errors.InvalidRequestError,
-                           f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
-        assignments = _assignments(topic)
-        configs = _configs(topic)
-        if validate_only:
-            assignment = controller.validate_new_topic(topic.name, topic.num_partitions, topic.replication_factor,
-                                                       assignments, configs)
-            return _success(ctx, topic.name, None, assignment, configs)
-        state = await controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
-                                        assignments, configs)
+        await ctx.controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
+                                                 _assignments(topic), _configs(topic))
     except ApiError as exc:
         return _error(topic.name, exc.code, exc.message)
-    assignment = {p.partition: p.replicas for p in state.partitions.values()}
-    return _success(ctx, topic.name, state.topic_id, assignment, state.configs)
+    return topic
 
 
 def _assignments(topic) -> dict[int, list[int]] | None:

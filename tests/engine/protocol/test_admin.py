@@ -136,6 +136,27 @@ def test_names_colliding_by_dot_and_underscore_are_refused(admin, topic_name):
     assert underscored not in admin.list_topics()
 
 
+def test_one_request_creates_many_topics_and_refuses_only_the_bad_ones(admin, engine_cluster, topic_name):
+    """A CreateTopics batch is created in one metadata commit: each topic is still checked on
+    its own, against the cluster and against the topics before it in the same request."""
+    good = [f"{topic_name}-{i}" for i in range(50)]
+    specs = {name: {"num_partitions": 2, "replication_factor": 1} for name in good}
+    specs[topic_name + ".x"] = {"num_partitions": 1, "replication_factor": 1}
+    specs[topic_name + "_x"] = {"num_partitions": 1, "replication_factor": 1}    # collides with the one before
+    specs[topic_name + "-rf"] = {"num_partitions": 1, "replication_factor": 9}
+    answer = admin.create_topics(specs, raise_errors=False)
+    errors = {t["name"]: t["error_code"] for t in answer["topics"]}
+    assert [t["name"] for t in answer["topics"]] == list(specs)                 # request order
+    assert {n: errors[n] for n in good} == {n: 0 for n in good} and errors[topic_name + ".x"] == 0
+    assert errors[topic_name + "_x"] == Errors.InvalidTopicError.errno
+    assert errors[topic_name + "-rf"] == Errors.InvalidReplicationFactorError.errno
+    listed = set(admin.list_topics())
+    assert set(good) | {topic_name + ".x"} <= listed and not {topic_name + "_x", topic_name + "-rf"} & listed
+    assert [len(describe_topic(admin, n)["partitions"]) for n in good[::10]] == [2] * 5
+    produce(engine_cluster.bootstrap, good[-1], [b"a", b"b"], partition=1)     # and they take data
+    assert [r.value for r in consume_from_beginning(engine_cluster.bootstrap, good[-1], partition=1)] == [b"a", b"b"]
+
+
 # --- DeleteTopics -------------------------------------------------------------------------
 
 def test_delete_topic_removes_metadata_and_every_replica_log(admin, engine_cluster, topic_name):

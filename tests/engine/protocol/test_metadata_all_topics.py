@@ -70,3 +70,20 @@ def test_a_stopped_broker_shows_as_offline_and_loses_its_leaderships(engine_fact
         assert all(offline == [] for _, offline in partitions_of(all_topics(client), topic_name).values())
     finally:
         client.close()
+
+
+def test_every_broker_answers_the_same_and_sees_a_change_at_once(engine_cluster, topic_name):
+    """The brokers share one cached answer per metadata image: a topic created through one
+    broker shows in the next answer of each, and all answer alike."""
+    clients = [RawClient(port) for port in engine_cluster.ports]
+    try:
+        for client in clients:
+            all_topics(client)                       # each broker's answer cached before the change
+        create_topic(engine_cluster.bootstrap, topic_name, 2, 1)
+        answers = [all_topics(client, version) for client, version in zip(clients, (FLEXIBLE, CLASSIC, FLEXIBLE))]
+        assert all(partitions_of(a, topic_name) == partitions_of(answers[0], topic_name) for a in answers)
+        assert len({tuple(sorted(t.name for t in a.topics)) for a in answers}) == 1
+        assert len(partitions_of(answers[0], topic_name)) == 2
+    finally:
+        for client in clients:
+            client.close()

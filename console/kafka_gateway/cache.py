@@ -1,0 +1,187 @@
+"""Process-wide caches of the two answers that grow with the cluster, shared by every request.
+
+At 10,000 topics / 40,000 partitions, decoding the all-topics Metadata answer costs a page
+about 0.3 s and DescribeLogDirs of every replica about 0.5 s (benchmarks/console_pages.py),
+while both change slowly. So:
+
+- `MetadataCache` keeps the last all-topics `ClusterMetadata` of each cluster for
+  `max_age` seconds (setting KAFKA_METADATA_MAX_AGE_SECONDS). The request that finds it
+  older fetches it again while the others wait for that one fetch (one request per cluster
+  in flight, never a stampede). The live feed's renders go through it too, so while anyone
+  watches a cluster live it is refreshed in the background of the pages. Every write the
+  gateway makes that changes metadata (topics, partitions, elections, reassignments,
+  brokers stopped or started) drops the cluster's entry, so this console never shows its
+  own change late; changes made elsewhere show within `max_age`.
+- `LogDirSizes` keeps each broker's log dir totals, collected on a background thread
+  (setting LOG_DIR_SIZES_MAX_AGE_SECONDS); a page shows the last totals with the time they
+  were collected and, when they are older than that, starts a new collection without
+  waiting for it. Only the very first collection of a process is waited for, at most
+  LOG_DIR_SIZES_WAIT_SECONDS.
+
+A max age of 0 turns a cache off: every call asks the cluster (the test settings do this,
+so that tests of other features see every change at once; the cache tests turn it on).
+
+Entries are keyed by the connection settings (bootstrap servers, protocol, user), and hold
+frozen records only, so threads share them without copies. Thread-safe.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from console.kafka_gateway.records import ClusterMetadata, ConnectionSettings
+
+Clock = Callable[[], float]
+CacheKey = tuple[str, str, str, str]
+
+
+def cache_key(settings: ConnectionSettings) -> CacheKey:
+    return (settings.bootstrap_servers, settings.security_protocol, settings.sasl_mechanism, settings.sasl_username)
+
+
+@dataclass(frozen=True)
+class _Cached:
+    metadata: ClusterMetadata
+    fetched_at: float             # clock() when the request was sent
+
+
+class MetadataCache:
+    def __init__(self, clock: Clock = time.monotonic) -> None:
+        self._clock = clock
+        self._entries: dict[CacheKey, _Cached] = {}
+        self._fetching: dict[CacheKey, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self.fetches = 0                   # cluster round trips made (tests count them)
+
+    def get(self, key: CacheKey, *, max_age: float, fetch: Callable[[], ClusterMetadata]) -> ClusterMetadata:
+        """The cached metadata when younger than `max_age` seconds, else `fetch()`ed (once,
+        however many threads ask at the same moment) and cached."""
+        if max_age <= 0:
+            return self._fetch(key, fetch, store=False)
+        cached = self.fresh(key, max_age=max_age)
+        if cached is not None:
+            return cached
+        with self._lock:
+            fetching = self._fetching.setdefault(key, threading.Lock())
+        with fetching:
+            cached = self.fresh(key, max_age=max_age)    # another thread may just have fetched it
+            return cached if cached is not None else self._fetch(key, fetch, store=True)
+
+    def fresh(self, key: CacheKey, *, max_age: float) -> ClusterMetadata | None:
+        entry = self._entries.get(key)
+        if entry is None or max_age <= 0 or self._clock() - entry.fetched_at > max_age:
+            return None
+        return entry.metadata
+
+    def remember(self, key: CacheKey, metadata: ClusterMetadata, *, fetched_at: float | None = None) -> None:
+        """Keep an all-topics answer fetched some other way (e.g. sent along with other requests)."""
+        self._entries[key] = _Cached(metadata, self._clock() if fetched_at is None else fetched_at)
+
+    def invalidate(self, key: CacheKey) -> None:
+        self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def now(self) -> float:
+        return self._clock()
+
+    def _fetch(self, key: CacheKey, fetch: Callable[[], ClusterMetadata], *, store: bool) -> ClusterMetadata:
+        started = self._clock()
+        self.fetches += 1
+        metadata = fetch()
+        if store:
+            self._entries[key] = _Cached(metadata, started)
+        return metadata
+
+
+@dataclass(frozen=True)
+class LogDirTotal:
+    log_dir: str
+    size: int                     # bytes of the replicas in the dir
+    replicas: int
+
+
+@dataclass(frozen=True)
+class LogDirSnapshot:
+    """Log dir totals of the brokers that answered, as of `collected_at`."""
+
+    collected_at: datetime
+    dirs: dict[int, tuple[LogDirTotal, ...]] = field(default_factory=dict)   # {broker id: dirs}
+    errors: dict[int, str] = field(default_factory=dict)                     # {broker id: why not}
+    monotonic_at: float = 0.0
+
+    def size_of(self, broker_id: int) -> int | None:
+        dirs = self.dirs.get(broker_id)
+        return None if dirs is None else sum(d.size for d in dirs)
+
+    def age_seconds(self, now: float) -> float:
+        return max(0.0, now - self.monotonic_at)
+
+
+Collect = Callable[[], LogDirSnapshot]
+
+
+class LogDirSizes:
+    def __init__(self, clock: Clock = time.monotonic) -> None:
+        self._clock = clock
+        self._snapshots: dict[CacheKey, LogDirSnapshot] = {}
+        self._running: dict[CacheKey, threading.Thread] = {}
+        self._lock = threading.Lock()
+        self.collections = 0               # background collections started (tests count them)
+
+    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Collect) -> LogDirSnapshot | None:
+        """The last snapshot (None if there is none yet). When it is missing or older than
+        `max_age`, a background collection starts unless one runs; with no snapshot at all,
+        wait up to `wait_first` seconds for it. max_age 0: collect now, in this thread."""
+        if max_age <= 0:
+            return collect()
+        snapshot = self._snapshots.get(key)
+        if snapshot is None or self._clock() - snapshot.monotonic_at > max_age:
+            thread = self._start(key, collect)
+            if snapshot is None:
+                thread.join(wait_first)
+                snapshot = self._snapshots.get(key)
+        return snapshot
+
+    def wait(self, key: CacheKey, timeout: float) -> None:
+        """Until the running collection (if any) ends: for tests and shutdown."""
+        thread = self._running.get(key)
+        if thread is not None:
+            thread.join(timeout)
+
+    def now(self) -> float:
+        return self._clock()
+
+    def clear(self) -> None:
+        self._snapshots.clear()
+
+    def _start(self, key: CacheKey, collect: Collect) -> threading.Thread:
+        with self._lock:
+            running = self._running.get(key)
+            if running is not None and running.is_alive():
+                return running
+            thread = threading.Thread(target=self._collect, args=(key, collect), daemon=True,
+                                      name=f"log-dir-sizes-{key[0][:40]}")
+            self._running[key] = thread
+            self.collections += 1
+            thread.start()
+            return thread
+
+    def _collect(self, key: CacheKey, collect: Collect) -> None:
+        try:
+            snapshot = collect()
+        except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
+            # Keep the last totals (with their own time) and say why they were not renewed.
+            last = self._snapshots.get(key)
+            snapshot = LogDirSnapshot(collected_at=last.collected_at if last else datetime.now(timezone.utc),
+                                      dirs=last.dirs if last else {}, errors={-1: str(exc)})
+        self._snapshots[key] = LogDirSnapshot(collected_at=snapshot.collected_at, dirs=snapshot.dirs,
+                                              errors=snapshot.errors, monotonic_at=self._clock())
+
+
+METADATA = MetadataCache()
+LOG_DIRS = LogDirSizes()
