@@ -8,8 +8,9 @@
 // The transaction whose batch crosses TOTAL/2 is aborted on purpose, and the engine may be killed
 // at any time (the test does it): a batch whose transaction did not commit is redone in a new
 // transaction, still in memory (a seek back would race kafkajs's prefetched batches). After a
-// failure the producer is replaced: its InitProducerId waits until the coordinator has finished
-// the old transaction, so the group's committed offset then says whether it committed after all.
+// failure the producer is replaced: its transactional InitProducerId waits until the coordinator
+// has finished the old transaction, so the group's committed offset then says whether it committed
+// after all (kafkajs's connect() alone does not send that InitProducerId: see newProducer).
 //
 // kafkajs 2.2.4 can lock up node when its consumer stops (disconnect(), or the restart after a
 // crash) while its fetch manager is rebalancing its fetchers (the broker pool changed, as after a
@@ -59,9 +60,10 @@ async function main () {
   let finish
   const finished = new Promise(resolve => { finish = resolve })
 
-  async function committedAfter (batch) {
+  async function committedAfter (batch, why) {
     const [topic] = await retrying(() => admin.fetchOffsets({ groupId, topics: [batch.topic] }))
     const found = topic.partitions.find(p => p.partition === batch.partition)
+    if (why) console.error(`${why}: committed ${JSON.stringify(found)}, batch ${batch.partition} ${batch.firstOffset()}-${batch.lastOffset()}`)
     return found !== undefined && BigInt(found.offset) > BigInt(batch.lastOffset())
   }
 
@@ -90,7 +92,7 @@ async function main () {
       failed += 1
       await producer.disconnect().catch(() => {})
       producer = await newProducer(kafka)
-      return committedAfter(batch)
+      return committedAfter(batch, `transaction failed (${error.message})`)
     }
   }
 
@@ -140,6 +142,10 @@ async function newProducer (kafka) {
     const producer = kafka.producer({ transactionalId: 'kafkajs-eos', idempotent: true, maxInFlightRequests: 1 })
     try {
       await producer.connect()
+      // connect() only asks for an idempotent producer id (no transactional id, no fencing):
+      // kafkajs sends the transactional InitProducerId at the first transaction(). Do it now,
+      // so that the old producer's transaction is finished before its offsets are read.
+      await (await producer.transaction()).abort()
       return producer
     } catch (error) {
       await producer.disconnect().catch(() => {})
