@@ -85,9 +85,13 @@ async function main () {
       return true
     } catch (error) {
       if (error.message === PLANNED_ABORT) {
-        await txn.abort()
-        aborted += 1
-        return false
+        try {
+          await txn.abort()
+          aborted += 1
+          return false
+        } catch (abortError) { // the engine went down: the new producer's InitProducerId aborts it
+          error = abortError
+        }
       }
       failed += 1
       await producer.disconnect().catch(() => {})
