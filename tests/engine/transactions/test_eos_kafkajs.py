@@ -14,7 +14,9 @@ from the group's committed offsets, and exactly-once is asserted on the output a
 kafkajs 2.2.4 can also write a batch twice in one transaction when a send() to several brokers is
 retried after a broker restart (it resends partitions already acknowledged, with new sequence
 numbers); the pipeline sends one partition per send(), which kafkajs retries with the same
-sequence numbers, so the engine's idempotence drops the repeat."""
+sequence numbers, so the engine's idempotence drops the repeat. kafkajs's connect() sends no
+transactional InitProducerId (the first transaction() does), so a replacement producer starts one
+before the pipeline reads the committed offsets to decide whether a failed transaction committed."""
 from __future__ import annotations
 
 import json
