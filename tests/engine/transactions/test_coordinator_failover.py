@@ -32,6 +32,13 @@ def _coordinator_node(engine, port: int) -> int:
     return found.node_id if found.error_code == 0 else -1
 
 
+def _moved_coordinator(engine, port: int, old: int) -> tuple[int] | None:
+    """(node id,) once `port` names a live coordinator other than `old`. Wrapped in a tuple
+    because wait_until stops on a truthy value, and broker 0 is a valid new coordinator."""
+    node = _coordinator_node(engine, port)
+    return (node,) if node not in (-1, old) else None
+
+
 def _produce_everywhere(engine, pid, epoch: int) -> None:
     from kafka.protocol.producer import ProduceRequest, ProduceResponse
     P = ProduceRequest.TopicProduceData
@@ -58,8 +65,8 @@ def test_a_transaction_survives_its_coordinator_stopping(txn_cluster):
     _admin(txn_cluster, "stop", first)
     try:
         alive = next(p for i, p in enumerate(txn_cluster.ports) if i != first)
-        second = wait_until(lambda: (lambda n: n if n not in (-1, first) else None)(
-            _coordinator_node(txn_cluster, alive)), message="a new coordinator")
+        (second,) = wait_until(lambda: _moved_coordinator(txn_cluster, alive, first),
+                               message="a new coordinator")
         txn = RawClient(txn_cluster.ports[second])
         loaded = describe(txn, TID)
         assert (loaded.transaction_state, loaded.producer_epoch) == ("Ongoing", pid.producer_epoch)
