@@ -14,12 +14,11 @@ are replicated (the high watermark covers them).
   OFFSET_METADATA_TOO_LARGE beyond offset.metadata.max.bytes; group-level errors
   (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, ...) are repeated on every partition.
 """
-import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
 
 from engine.clock import now_ms
-from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
+from engine.protocol.offset_commits import checked_offsets, topic_answers
 from engine.protocol.registry import api
 
 TopicResponse = OffsetCommitResponse.OffsetCommitResponseTopic
@@ -31,22 +30,8 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     broker, version = ctx.broker, ctx.api_version
     now = now_ms()
     retention = request.retention_time_ms if version <= 4 else -1
-    max_metadata = broker.config.get("offset.metadata.max.bytes")
-    errors: dict[tuple[str, int], int] = {}
-    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
-    for topic in request.topics:
-        for p in topic.partitions:
-            tp = (topic.name, p.partition_index)
-            metadata = p.committed_metadata or ""
-            if broker.image.partition(*tp) is None:
-                errors[tp] = Errors.UnknownTopicOrPartitionError.errno
-            elif len(metadata.encode()) > max_metadata:
-                errors[tp] = Errors.OffsetMetadataTooLargeError.errno
-            else:
-                errors[tp] = 0
-                offsets[tp] = OffsetAndMetadata(
-                    p.committed_offset, p.committed_leader_epoch if version >= 6 else -1, metadata, now,
-                    now + retention if retention >= 0 else -1)
+    errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
+                                      expire_at=now + retention if retention >= 0 else -1)
     if offsets:
         try:
             await broker.group_coordinator.commit_offsets(
@@ -55,8 +40,5 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
                 generation_id=request.generation_id_or_member_epoch, offsets=offsets)
         except ApiError as exc:
             errors.update({tp: exc.code for tp in offsets})
-    return OffsetCommitResponse(throttle_time_ms=0, topics=[
-        TopicResponse(name=topic.name, partitions=[
-            PartitionResponse(partition_index=p.partition_index, error_code=errors[(topic.name, p.partition_index)])
-            for p in topic.partitions])
-        for topic in request.topics])
+    return OffsetCommitResponse(throttle_time_ms=0,
+                                topics=topic_answers(request.topics, errors, TopicResponse, PartitionResponse))

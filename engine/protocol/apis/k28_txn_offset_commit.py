@@ -16,12 +16,11 @@ or applies them as the log's markers say.
   when the producer's epoch is older than the partition has seen) on every partition.
 Gaps: v5 (KIP-890 part 2) is not advertised.
 """
-import kafka.errors as Errors
 from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
 
 from engine.clock import now_ms
-from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
+from engine.protocol.offset_commits import checked_offsets, topic_answers
 from engine.protocol.registry import api
 from engine.protocol.txn_errors import for_version
 
@@ -32,31 +31,16 @@ PartitionResponse = TopicResponse.TxnOffsetCommitResponsePartition
 @api(TxnOffsetCommitRequest, TxnOffsetCommitResponse, versions=(0, 4))
 async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     broker, version, now = ctx.broker, ctx.api_version, now_ms()
-    max_metadata = broker.config.get("offset.metadata.max.bytes")
-    errors: dict[tuple[str, int], int] = {}
-    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
-    for topic in request.topics:
-        for p in topic.partitions:
-            tp, metadata = (topic.name, p.partition_index), p.committed_metadata or ""
-            if broker.image.partition(*tp) is None:
-                errors[tp] = Errors.UnknownTopicOrPartitionError.errno
-            elif len(metadata.encode()) > max_metadata:
-                errors[tp] = Errors.OffsetMetadataTooLargeError.errno
-            else:
-                errors[tp] = 0
-                offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch if version >= 2 else -1,
-                                                metadata, now)
+    errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
     if offsets:
         try:
             await broker.group_coordinator.commit_txn_offsets(
-                transactional_id=request.transactional_id, group_id=request.group_id, producer_id=request.producer_id, producer_epoch=request.producer_epoch,
+                transactional_id=request.transactional_id, group_id=request.group_id,
+                producer_id=request.producer_id, producer_epoch=request.producer_epoch,
                 member_id=request.member_id if version >= 3 else "",
                 group_instance_id=request.group_instance_id if version >= 3 else None,
                 generation_id=request.generation_id if version >= 3 else -1, offsets=offsets)
         except ApiError as exc:
             errors.update(dict.fromkeys(offsets, for_version(exc.code, version, 3)))
-    return TxnOffsetCommitResponse(throttle_time_ms=0, topics=[
-        TopicResponse(name=topic.name, partitions=[
-            PartitionResponse(partition_index=p.partition_index, error_code=errors[(topic.name, p.partition_index)])
-            for p in topic.partitions])
-        for topic in request.topics])
+    return TxnOffsetCommitResponse(throttle_time_ms=0,
+                                   topics=topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
