@@ -63,6 +63,16 @@ def start_mock_cluster(topics: list[str]) -> tuple[subprocess.Popen, str]:
     return process, bootstrap
 
 
+def produce_waiting(producer: Producer, topic: str, value: bytes, partition: int, on_delivery) -> None:
+    """Queue one record, serving delivery reports while librdkafka's queue is full."""
+    while True:
+        try:
+            producer.produce(topic, value=value, partition=partition, on_delivery=on_delivery)
+            return
+        except BufferError:
+            producer.poll(0.01)
+
+
 def create_topic(bootstrap: str, topic: str = TOPIC, replication: int = 1, configs: dict | None = None) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, PARTITIONS, replication, config=configs or {})])[topic].result(30)
@@ -83,12 +93,7 @@ def produce(bootstrap: str, records: int, size: int, topic: str = TOPIC, acks: i
 
     start = time.perf_counter()
     for i in range(records):
-        while True:
-            try:
-                producer.produce(topic, value=value, partition=i % PARTITIONS, on_delivery=on_delivery)
-                break
-            except BufferError:
-                producer.poll(0.01)
+        produce_waiting(producer, topic, value, i % PARTITIONS, on_delivery)
         if i % 1000 == 0:
             producer.poll(0)
     producer.flush(120)

@@ -28,7 +28,8 @@ from pathlib import Path
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.produce_consume import PARTITIONS, create_topic, start_mock_cluster  # noqa: E402
+from benchmarks.produce_consume import (PARTITIONS, create_topic, produce_waiting,  # noqa: E402
+                                        start_mock_cluster)
 from tests.support.engine_process import EngineProcess  # noqa: E402
 
 COMMIT_EVERY_SECONDS = 0.1
@@ -55,12 +56,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, *, transactiona
     if transactional_id:
         producer.begin_transaction()
     for i in range(records):
-        while True:
-            try:
-                producer.produce(topic, value=value, partition=i % PARTITIONS, on_delivery=on_delivery)
-                break
-            except BufferError:
-                producer.poll(0.01)
+        produce_waiting(producer, topic, value, i % PARTITIONS, on_delivery)
         if i % 1000 == 0:
             producer.poll(0)
             if transactional_id and time.perf_counter() - last_commit >= COMMIT_EVERY_SECONDS:
