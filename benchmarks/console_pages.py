@@ -7,7 +7,8 @@ committed offsets, made with admin OffsetCommits as AlterConsumerGroupOffsets do
 for each page, a *fresh console process* renders it `--runs` times through Django's test
 Client with a logged-in user (the whole view: selectors, gateway requests to the engine,
 template or JSON), so the first figure is always the first request of a new console
-process: nothing cached, nothing imported lazily yet. Prints first, median and worst (worst
+process, right after the start-up warm-up of console/asgi.py (console/warmup.py: code
+imported, templates compiled, caches filled; its time is printed too). Prints first, median and worst (worst
 of all runs, the first included) next to the target (< 1 s) and the peers' published
 figures, and the load average, because the machine may be shared.
 
@@ -108,7 +109,9 @@ def measure(args) -> None:
     from django.test import Client
 
     from console.warmup import warm_up
+    started = time.perf_counter()
     warm_up()     # what console/asgi.py does when the server starts, before it serves anything
+    start_up = time.perf_counter() - started
 
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench"))
@@ -130,7 +133,7 @@ def measure(args) -> None:
         collecting += b"being collected" in response.content     # answered before background data came in
     if profiler:
         profiler.dump_stats(args.profile_to)
-    print(json.dumps({"times": times, "cpu": cpu, "collecting": collecting}))
+    print(json.dumps({"times": times, "cpu": cpu, "collecting": collecting, "start_up": start_up}))
 
 
 def main() -> None:
@@ -195,7 +198,7 @@ def main() -> None:
 def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> None:
     print(f"load average before the pages: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} cores")
-    print(f"\n{'page':<20} {'first':>8} {'median':>8} {'worst':>8} {'cpu 1st':>8} {'cpu med':>8}  "
+    print(f"\n{'page':<20} {'first':>8} {'median':>8} {'worst':>8} {'cpu 1st':>8} {'cpu med':>8} {'warm-up':>8}  "
           f"target: worst < {TARGET_S:.0f} s")
     slow = []
     for label, url in urls.items():
@@ -218,7 +221,7 @@ def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> No
         if verdict != "ok":
             slow.append(label)
         print(f"{label:<20} {times[0]:>7.3f}s {median:>7.3f}s {max(times):>7.3f}s {cpu[0]:>7.3f}s "
-              f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s  {verdict}", flush=True)
+              f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s {figures['start_up']:>7.3f}s  {verdict}", flush=True)
         if verdict != "ok" or figures["collecting"]:   # e.g. runs that overlapped a background collection
             print(f"{'':<20} runs: {' '.join(f'{t:.2f}s' for t in times)}; cpu: {' '.join(f'{c:.2f}s' for c in cpu)}"
                   f"; {figures['collecting']} said their data was being collected")
@@ -227,10 +230,12 @@ def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> No
             pstats.Stats(profile_to).sort_stats("cumulative").print_stats(25)
     print(f"\nload average after the pages: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("first: the first request of a fresh console process (one process per page, warmed up as"
-          "\nconsole/asgi.py does at start: code imported, templates compiled; no data cached); median and"
-          "\nworst of all runs, the first included; cpu 1st / med: CPU seconds of the first request and the"
-          "\nmedian one, console and engine together (they overlap on two cores: on an idle machine wall"
-          "\ntime is about that or less; on a loaded one, read the CPU columns).")
+          "\nconsole/asgi.py does at start, before it serves: code imported, templates compiled, the"
+          "\ncluster's metadata, log dir sizes and groups' lag fetched); median and worst of all runs,"
+          "\nthe first included; cpu 1st / med: CPU seconds of the first request and the median one,"
+          "\nconsole and engine together (they overlap on two cores: on an idle machine wall time is"
+          "\nabout that or less; on a loaded one, read the CPU columns); warm-up: that start-up's wall"
+          "\ntime, before the first request (console/warmup.py; at most CONSOLE_WARMUP_WAIT_SECONDS).")
     print(f"{'every page under' if not slow else 'over'} {TARGET_S:.0f} s worst of {args.runs}"
           f"{'' if not slow else ': ' + ', '.join(slow)}")
     print("\npeers, same scale or smaller:")

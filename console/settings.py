@@ -182,6 +182,9 @@ LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2, zero_al
 # One group's page always reads its lag live.
 GROUP_LAG_MAX_AGE_SECONDS = envfloat("GROUP_LAG_MAX_AGE_SECONDS", 10.0, zero_allowed=True)
 GROUP_LAG_WAIT_SECONDS = envfloat("GROUP_LAG_WAIT_SECONDS", 0.2, zero_allowed=True)
+# A console process fills those caches for every cluster at start (console/warmup.py), and
+# waits for that at most this long before it serves (0: fills them in the background only).
+CONSOLE_WARMUP_WAIT_SECONDS = envfloat("CONSOLE_WARMUP_WAIT_SECONDS", 10.0, zero_allowed=True)
 # Live fragments (console.live) ask the cluster this often (Kafka has no push); console events
 # wake them at once. An unreachable cluster is asked again after twice as long per failure, up
 # to LIVE_MAX_BACKOFF_SECONDS.
