@@ -4,7 +4,7 @@ operator commands that talk to a running engine (`broker ...`, `groups ...`,
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
-exit 0).
+exit 0). A data dir another engine holds (`DIR/.lock`) is refused: exit 1, nothing touched.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import sys
 
 from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
+from engine.storage.dir_lock import DataDirLockedError
 from engine.tools import broker_command, groups_command, metadata_command, transactions_command
 
 
@@ -116,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(serve(args))
     except MetadataCorruptError as exc:
         logging.getLogger("engine").error("%s", exc)
+        return 1
+    except DataDirLockedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     except (InvalidConfigError, argparse.ArgumentTypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,7 +1,9 @@
 """The engine: one controller and N brokers sharing one asyncio event loop in one process.
 
 Broker i listens on port P+i and keeps its logs in `<data dir>/broker-<i>/`; cluster
-metadata lives in `<data dir>/__cluster_metadata/`. Single brokers can be stopped and
+metadata lives in `<data dir>/__cluster_metadata/`. The engine holds `<data dir>/.lock` from
+its construction to the end of `stop()` (engine/storage/dir_lock.py): a second engine on the
+same data dir refuses to start and touches nothing. Single brokers can be stopped and
 started while the rest run (`stop_broker` / `start_broker`): a stopping broker first hands
 its leaderships to other in-sync replicas (controlled shutdown), then closes its listener.
 """
@@ -18,6 +20,7 @@ from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
+from engine.storage.dir_lock import DirLock
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
@@ -32,6 +35,17 @@ class Engine:
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
                  admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None) -> None:
         self.data_dir = Path(data_dir)
+        self.dir_lock = DirLock(self.data_dir)
+        self.dir_lock.acquire()     # before anything reads or writes the data dir
+        try:
+            self._build(brokers=brokers, host=host, port=port, configs=configs, admin_port=admin_port,
+                        admin=admin, admin_host=admin_host, racks=racks)
+        except BaseException:
+            self.dir_lock.release()
+            raise
+
+    def _build(self, *, brokers: int, host: str, port: int, configs: dict[str, Any] | None,
+               admin_port: int | None, admin: bool, admin_host: str, racks: dict[int, str] | None) -> None:
         self.racks = dict(racks or {})     # broker.rack per broker id, advertised in Metadata
         self.host = host
         self.ports = [port + i for i in range(brokers)]
@@ -152,4 +166,5 @@ class Engine:
         for broker in running[-1:]:
             await broker.stop()
         self.controller.shutdown()
+        self.dir_lock.release()
         log.info("Engine stopped cleanly")

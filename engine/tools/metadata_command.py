@@ -2,7 +2,8 @@
 
 The repair the engine names when its metadata journal is corrupt in the middle: cut the
 journal at that record. The metadata changes from there on are lost, so it only prints what
-it would drop unless --yes confirms. Run it with the engine stopped.
+it would drop unless --yes confirms. Run it with the engine stopped: it takes the data dir's
+lock (engine/storage/dir_lock.py) and refuses while an engine holds it.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 from engine.cluster.journal import repair
+from engine.storage.dir_lock import DataDirLockedError, DirLock
 
 METADATA_DIR = "__cluster_metadata"
 
@@ -35,10 +37,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"Would truncate {path} at byte {args.offset}, dropping {max(size - args.offset, 0)} of {size} "
               f"bytes (the metadata changes recorded there are lost). Re-run with --yes to do it.")
         return 1
+    lock = DirLock(args.data_dir)
     try:
+        lock.acquire()
         dropped = repair(metadata_dir, args.file, args.offset)
+    except DataDirLockedError as exc:
+        print(f"error: {exc} Stop the engine first.", file=sys.stderr)
+        return 1
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        lock.release()
     print(f"Truncated {path} at byte {args.offset}: {dropped} bytes dropped.")
     return 0
