@@ -151,8 +151,10 @@ class Engine:
 
     async def stop(self) -> None:
         """SIGTERM: a controlled shutdown of each broker in turn, so leadership moves to the ones
-        still running and clients are served until the last broker stops. At the next start the
-        preferred replicas take their leadership back as soon as they are in sync again."""
+        still running and clients are served until the last broker stops. A partition whose
+        leadership has nowhere to go keeps its leader, as the last broker's partitions do
+        (RC.fence_records' `keep_stranded`). At the next start the preferred replicas take
+        their leadership back as soon as they are in sync again."""
         if self.admin:
             await self.admin.stop()
         if self._warming is not None:
@@ -162,7 +164,9 @@ class Engine:
             await asyncio.gather(self._rebalancer, return_exceptions=True)
         running = [b for b in self.brokers if b.running]
         for broker in running[:-1]:
-            await self.stop_broker(broker.node_id)
+            self.controller.fence_broker(broker.node_id, keep_stranded=True)
+            await broker.stop()
+            log.info("Broker %d stopped", broker.node_id)
         for broker in running[-1:]:
             await broker.stop()
         self.controller.shutdown()

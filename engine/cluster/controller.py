@@ -191,12 +191,14 @@ class Controller:
             self._commit([R.controller_record(chosen, self.image.controller_epoch + 1)], changed=set())
             log.info("Broker %d is the active controller (epoch %d)", chosen, self.image.controller_epoch)
 
-    def fence_broker(self, node_id: int) -> None:
-        """A broker stops (controlled shutdown or failure): move leadership and ISR membership away."""
+    def fence_broker(self, node_id: int, *, keep_stranded: bool = False) -> None:
+        """A broker stops (controlled shutdown or failure): move leadership and ISR membership
+        away (`keep_stranded`: see RC.fence_records)."""
         live_before = self.live_brokers()
         self.fenced.add(node_id)
         self._commit_partition_changes(RC.fence_records(self.image, node_id, self.live_brokers(),
-                                                        self._unclean_default()), live_before=live_before)
+                                                        self._unclean_default(), keep_stranded=keep_stranded),
+                                       live_before=live_before)
         if self.image.controller_id == node_id or self.image.controller_id not in self.live_brokers():
             self.elect_controller()
 

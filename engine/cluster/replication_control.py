@@ -64,8 +64,15 @@ def choose_leader(state: PartitionState, isr: list[int], live: set[int], *, uncl
     return -1, isr or state.isr
 
 
-def fence_records(image: MetadataImage, node_id: int, live: set[int], broker_unclean: bool) -> list[dict]:
-    """Move leadership and ISR membership away from a broker that stopped."""
+def fence_records(image: MetadataImage, node_id: int, live: set[int], broker_unclean: bool, *,
+                  keep_stranded: bool = False) -> list[dict]:
+    """Move leadership and ISR membership away from a broker that stopped.
+
+    With `keep_stranded` (the whole engine is stopping), a partition this broker leads whose
+    leadership has nowhere to go (RF 1, or no other replica live and in sync) keeps its record,
+    as the last broker to stop keeps all of its: marking it leaderless would serve no client,
+    and cost a record (and a new leader epoch) now and an election at the next start, for
+    each of tens of thousands of partitions."""
     out = []
     for topic, state in partitions_of(image):
         if node_id not in state.replicas:
@@ -74,6 +81,8 @@ def fence_records(image: MetadataImage, node_id: int, live: set[int], broker_unc
         leader = state.leader
         if leader == node_id or leader < 0:
             leader, isr = choose_leader(state, isr, live, unclean=unclean_allowed(image, topic, broker_unclean))
+            if keep_stranded and leader < 0 and state.leader == node_id:
+                continue
         record = change(topic, state, leader=leader, isr=isr or state.isr)
         if record:
             out.append(record)
