@@ -114,6 +114,7 @@ class ProducerStateManager:
         self._ongoing: dict[int, int] = {}              # producer id -> txn first offset
         self._unreplicated: list[CompletedTxn] = []     # completed, marker not below the HW yet
         self._completed: list[CompletedTxn] = []        # staged by stage_marker
+        self._newest_snapshot = -1                      # offset of the newest snapshot file; -1: none
 
     @property
     def producers(self) -> Mapping[int, ProducerEntry]:
@@ -296,6 +297,14 @@ class ProducerStateManager:
         doc = {"version": SNAPSHOT_VERSION, "offset": offset, "producers": producers}
         write_atomically(offset_file(self.dir, offset, SNAPSHOT_SUFFIX),
                          json.dumps(doc, separators=(",", ":")).encode())
+        self._newest_snapshot = offset
+
+    def snapshot_needed(self, offset: int) -> bool:
+        """Whether a snapshot at `offset` would say anything new (Kafka's takeSnapshot skips it
+        otherwise): not when the newest snapshot is at `offset` already, nor for an empty log
+        at 0 without one (there is nothing to replay). At 40,000 partitions, writing one per
+        log at every shutdown cost two fsyncs each."""
+        return offset != max(self._newest_snapshot, 0)
 
     def load(self) -> int:
         """Load the newest readable snapshot; return its offset, or 0 if there is none.
@@ -309,9 +318,11 @@ class ProducerStateManager:
                 self._entries = self._parse(path.read_bytes())
                 self._ongoing = {pid: e.txn_first_offset for pid, e in self._entries.items()
                                  if e.txn_first_offset != NO_TXN}
+                self._newest_snapshot = offset
                 return offset
             except (OSError, ValueError, KeyError, TypeError):
                 unlink_quietly(path)
+        self._newest_snapshot = -1
         return 0
 
     @staticmethod
@@ -339,6 +350,8 @@ class ProducerStateManager:
         for snapshot in self.snapshot_offsets():
             if snapshot < offset:
                 unlink_quietly(offset_file(self.dir, snapshot, SNAPSHOT_SUFFIX))
+        if self._newest_snapshot < offset:
+            self._newest_snapshot = -1
 
     def truncate_fully(self) -> None:
         """Drop all state and every snapshot (the log restarts empty)."""
