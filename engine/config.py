@@ -175,6 +175,8 @@ _BROKER_DEFS = [
     ConfigDef("log.flush.interval.ms", TYPE_LONG, None),
     ConfigDef("log.flush.scheduler.interval.ms", TYPE_LONG, LONG_MAX),
     ConfigDef("log.flush.offset.checkpoint.interval.ms", TYPE_INT, 60000, at_least(0)),
+    # Threads per log dir that open logs at start and flush and close them at shutdown (Kafka 4.0's default).
+    ConfigDef("num.recovery.threads.per.data.dir", TYPE_INT, 2, at_least(1)),
     ConfigDef("log.segment.delete.delay.ms", TYPE_LONG, 60000, at_least(0)),
     ConfigDef("log.message.timestamp.type", TYPE_STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
     ConfigDef("log.preallocate", TYPE_BOOLEAN, False),

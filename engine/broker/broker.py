@@ -95,10 +95,13 @@ class Broker:
         """Open and recover every log of the log dir; `start` does it unless done already."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.log_manager = LogManager(self.log_dir)
-        self.log_manager.load(self._log_config_for_topic, now_ms())
+        self.log_manager.load(self._log_config_for_topic, now_ms(), threads=self._recovery_threads())
         self._checkpointed_hw = OffsetCheckpointFile(self.log_dir / HW_CHECKPOINT).read_or_ignore(
             "high watermarks restart from 0 and advance as followers fetch")
         self._logs_loaded = True
+
+    def _recovery_threads(self) -> int:
+        return self.config.get("num.recovery.threads.per.data.dir")
 
     def recovered_replicas(self) -> dict[tuple[str, int], ReplicaLog]:
         """What each loaded log holds, for the controller's longest-log election."""
@@ -146,7 +149,7 @@ class Broker:
         for partition in self.partitions.values():
             partition.close()
         self._write_hw_checkpoint()
-        self.log_manager.shutdown()
+        self.log_manager.shutdown(threads=self._recovery_threads())
         self.partitions.clear()
         self._applied_states.clear()
 

@@ -13,7 +13,7 @@ from .file_records import FileSlice
 from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
 from .log_files import STRAY_DIR_SUFFIX, delete_dir_name, fsync_dir
-from .log_loader import LogLoader, rebuild_producer_state
+from .log_loader import LogLoader, RecoveryStats, rebuild_producer_state
 from .log_transactions import collect_aborted, index_completed, stage_producers
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
@@ -66,12 +66,14 @@ class Log:
 
     @classmethod
     def open(cls, directory: Path | str, config: LogConfig, *, recovery_point: int = 0,
-             log_start_offset: int = 0, now_ms: int, had_clean_shutdown: bool = False) -> Log:
-        """Load the partition dir (creating it if new); see log_loader.LogLoader."""
+             log_start_offset: int = 0, now_ms: int, had_clean_shutdown: bool = False,
+             stats: RecoveryStats | None = None) -> Log:
+        """Load the partition dir (creating it if new); see log_loader.LogLoader. `stats`
+        adds up what recovery did."""
         producer_state = ProducerStateManager(Path(directory))
         loaded = LogLoader(directory, config, producer_state, recovery_point=recovery_point,
-                           log_start_offset=log_start_offset,
-                           had_clean_shutdown=had_clean_shutdown, now_ms=now_ms).load()
+                           log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
+                           now_ms=now_ms, stats=stats).load()
         return cls(directory, config, loaded.segments, log_start_offset=loaded.log_start_offset,
                    recovery_point=loaded.recovery_point, producer_state=producer_state,
                    now_ms=now_ms)
@@ -427,11 +429,19 @@ class Log:
         self.recovery_point = offset
 
     def close(self) -> None:
-        """Snapshot producer state at the log end and close every file."""
+        """Snapshot producer state at the log end (unless the newest snapshot is there
+        already) and close every file."""
         if self._closed:
             return
-        self.producer_state.take_snapshot(self._log_end_offset)
+        if self.producer_state.snapshot_needed(self._log_end_offset):
+            self.producer_state.take_snapshot(self._log_end_offset)
         self._close_files()
+
+    def release_descriptors(self) -> None:
+        """Close every segment file's descriptor; each reopens on its next use (a log just
+        loaded on a worker thread hands nothing open to the event loop)."""
+        for segment in self._segments:
+            segment.close()
 
     def _close_files(self) -> None:
         for segment in self._segments:

@@ -32,7 +32,8 @@ def offset_file(directory: Path, offset: int, suffix: str) -> Path:
 
 def offset_from_file(path: Path | str) -> int | None:
     """The offset a segment/snapshot file is named after, or None if it is not one."""
-    stem = Path(path).name.split(".", 1)[0]
+    # String operations, not a Path: start-up calls this for every file of every partition dir.
+    stem = os.path.basename(os.fspath(path)).split(".", 1)[0]
     return int(stem) if len(stem) == 20 and stem.isdigit() else None
 
 

@@ -16,12 +16,29 @@ from pathlib import Path
 from .errors import CorruptIndexError
 from .log_config import LogConfig
 from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, STRAY_SUFFIXES, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, fsync_dir,
-                        offset_file, offset_from_file, unlink_quietly)
+                        offset_from_file, unlink_quietly)
 from .log_transactions import replay_segments
 from .producer_state import ProducerStateManager
 from .records import INT32_MAX
 from .segment import LogSegment
-from .segment_swap import complete_interrupted_swaps
+from .segment_swap import SWAP_SUFFIX, complete_interrupted_swaps
+
+
+SWAP_LOG_SUFFIX = LOG_SUFFIX + SWAP_SUFFIX
+
+
+@dataclass
+class RecoveryStats:
+    """What loading logs cost, summed over the logs of a log dir: the segments crash recovery
+    validated batch by batch (none after a clean shutdown) and the bytes it cut off."""
+    logs: int = 0
+    recovered_segments: int = 0
+    truncated_bytes: int = 0
+
+    def add(self, other: RecoveryStats) -> None:
+        self.logs += other.logs
+        self.recovered_segments += other.recovered_segments
+        self.truncated_bytes += other.truncated_bytes
 
 
 @dataclass
@@ -38,7 +55,7 @@ class LogLoader:
 
     def __init__(self, directory: Path, config: LogConfig, producer_state: ProducerStateManager,
                  *, recovery_point: int, log_start_offset: int, had_clean_shutdown: bool,
-                 now_ms: int) -> None:
+                 now_ms: int, stats: RecoveryStats | None = None) -> None:
         self.dir = Path(directory)
         self.config = config
         self.producer_state = producer_state
@@ -46,12 +63,18 @@ class LogLoader:
         self.log_start_offset = log_start_offset
         self.had_clean_shutdown = had_clean_shutdown
         self.now_ms = now_ms
+        self.stats = stats if stats is not None else RecoveryStats()
 
     def load(self) -> LoadedLog:
+        self.stats.logs += 1
         self.dir.mkdir(parents=True, exist_ok=True)
-        complete_interrupted_swaps(self.dir)  # before strays: a committed .swap is not one
-        self._remove_stray_files()
-        segments = self._open_segments()
+        # One listing serves every step (a listing of a dir not in the page cache is a disk read).
+        names = set(os.listdir(self.dir))
+        if any(name.endswith(SWAP_LOG_SUFFIX) for name in names):
+            complete_interrupted_swaps(self.dir)  # before strays: a committed .swap is not one
+            names = set(os.listdir(self.dir))
+        names = self._remove_stray_files(names)
+        segments = self._open_segments(names)
         if not segments:
             # No fsync for a new, empty segment: the metadata journal, not this directory, says
             # the partition exists, and the broker recreates a missing one at start.
@@ -64,17 +87,19 @@ class LogLoader:
         # fsynced what it validated.
         return LoadedLog(segments, log_start_offset, log_end_offset, log_end_offset)
 
-    def _remove_stray_files(self) -> None:
-        names = set(os.listdir(self.dir))
+    def _remove_stray_files(self, names: set[str]) -> set[str]:
+        """Delete leftovers of interrupted operations; return the names that remain."""
+        kept = set(names)
         for name in names:
-            path = self.dir / name
             orphan_index = name.endswith((INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)) and \
                 f"{name.rsplit('.', 1)[0]}{LOG_SUFFIX}" not in names
             if name.endswith(STRAY_SUFFIXES) or orphan_index:
-                unlink_quietly(path)
+                unlink_quietly(self.dir / name)
+                kept.discard(name)
+        return kept
 
-    def _open_segments(self) -> list[LogSegment]:
-        bases = sorted(offset_from_file(name) for name in os.listdir(self.dir)
+    def _open_segments(self, names: set[str]) -> list[LogSegment]:
+        bases = sorted(offset_from_file(name) for name in names
                        if name.endswith(LOG_SUFFIX) and offset_from_file(name) is not None)
         first_unflushed = len(bases)
         if not self.had_clean_shutdown:
@@ -83,8 +108,7 @@ class LogLoader:
         self._first_unflushed = first_unflushed
         segments = []
         for i, base in enumerate(bases):
-            indexes_exist = offset_file(self.dir, base, INDEX_SUFFIX).exists() and \
-                offset_file(self.dir, base, TIME_INDEX_SUFFIX).exists()
+            indexes_exist = f"{base:020d}{INDEX_SUFFIX}" in names and f"{base:020d}{TIME_INDEX_SUFFIX}" in names
             segment = LogSegment.open(self.dir, base, self.config, self.now_ms)
             segments.append(segment)
             if i < first_unflushed:
@@ -107,6 +131,8 @@ class LogLoader:
             # was accepted under the old one; the CRC is what tells garbage apart.
             truncated = segment.recover(INT32_MAX)
             segment.flush()
+            self.stats.recovered_segments += 1
+            self.stats.truncated_bytes += truncated
             if truncated:
                 for doomed in segments[i + 1:]:
                     doomed.delete()
@@ -121,4 +147,5 @@ def rebuild_producer_state(segments: list[LogSegment], producer_state: ProducerS
     """Newest snapshot at or below the log end, plus the batches after it; the segments in
     `reindex` (validated by crash recovery) get their .txnindex rebuilt by that replay."""
     start = producer_state.truncate_and_reload(log_end_offset)
-    replay_segments(segments, producer_state, start, reindex)
+    if start < log_end_offset:     # a snapshot at the end (a clean shutdown) leaves nothing to replay
+        replay_segments(segments, producer_state, start, reindex)

@@ -4,6 +4,7 @@ import pytest
 
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.storage.log_config import LogConfig
+from engine.storage.log_loader import RecoveryStats
 from engine.storage.log_manager import LogManager
 
 from .conftest import BASE_TS, make_batch, read_all, values
@@ -168,3 +169,46 @@ def test_garbled_checkpoints_are_ignored_and_the_segments_recovered(tmp_path, ma
     again.load(lambda topic: CONFIG, BASE_TS)
     assert "ignoring it" not in caplog.text
     again.shutdown()
+
+
+def test_loading_on_threads_recovers_only_after_an_unclean_shutdown_and_cuts_a_torn_tail(tmp_path, manager):
+    for partition in range(12):
+        fill(manager.get_or_create_log("t", partition, CONFIG, BASE_TS), 3)
+    manager.shutdown(threads=4)
+
+    clean = LogManager(tmp_path)
+    clean.load(lambda topic: CONFIG, BASE_TS, threads=4)
+    assert clean.load_stats == RecoveryStats(logs=12, recovered_segments=0, truncated_bytes=0)
+    for log in clean.all_logs().values():
+        fill(log, 1)                                   # unflushed: above every recovery point
+    contents = {tp: read_all(log) for tp, log in clean.all_logs().items()}
+    active = clean.get_log("t", 5).active_segment.log.path
+    for log in clean.all_logs().values():              # crash: no flush, no checkpoint, no marker
+        log.release_descriptors()
+    torn = (0).to_bytes(8, "big") + (900).to_bytes(4, "big") + b"\x00" * 30
+    with open(active, "ab") as f:
+        f.write(torn)
+
+    crashed = LogManager(tmp_path)
+    crashed.load(lambda topic: CONFIG, BASE_TS, threads=4)
+    assert not crashed.had_clean_shutdown
+    assert crashed.load_stats.logs == 12 and crashed.load_stats.recovered_segments >= 12
+    assert crashed.load_stats.truncated_bytes == len(torn)
+    assert {tp: read_all(log) for tp, log in crashed.all_logs().items()} == contents
+    crashed.shutdown(threads=4)
+
+
+def test_a_clean_shutdown_without_new_appends_rewrites_no_producer_snapshot(tmp_path, manager):
+    fill(manager.get_or_create_log("t", 0, CONFIG, BASE_TS), 3)
+    manager.get_or_create_log("empty", 0, CONFIG, BASE_TS)
+    manager.shutdown()
+    snapshots = {p.name: p.stat().st_ino for p in tmp_path.glob("t-0/*.snapshot")}
+    assert snapshots                                    # the state at the log end, written once
+    assert not list(tmp_path.glob("empty-0/*.snapshot"))   # an empty log has nothing to replay
+
+    again = LogManager(tmp_path)
+    again.load(lambda topic: CONFIG, BASE_TS)
+    again.shutdown()
+    # write_atomically would have made a new inode: the snapshot at the end was kept as it was
+    assert {p.name: p.stat().st_ino for p in tmp_path.glob("t-0/*.snapshot")} == snapshots
+    assert not list(tmp_path.glob("empty-0/*.snapshot"))
