@@ -21,6 +21,7 @@ from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
 from engine.storage.dir_lock import DirLock
+from engine.storage.log_threads import run_on_threads
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
@@ -83,8 +84,9 @@ class Engine:
         for broker in self.brokers:
             self.controller.register_broker(broker.node_id, broker.host, broker.port, self.racks.get(broker.node_id))
         self.controller.elect_controller()
-        for broker in self.brokers:   # all logs recovered before anyone leads or fetches
-            broker.load_logs()
+        # All logs recovered before anyone leads or fetches; every broker's log dir at once,
+        # as separate Kafka brokers would start, each on its own recovery threads.
+        run_on_threads(Broker.load_logs, self.brokers, len(self.brokers))
         self.controller.elect_longest_logs({b.node_id: b.recovered_replicas() for b in self.brokers})
         for broker in self.brokers:
             await broker.start()

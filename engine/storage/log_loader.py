@@ -67,9 +67,12 @@ class LogLoader:
 
     def load(self) -> LoadedLog:
         self.stats.logs += 1
-        self.dir.mkdir(parents=True, exist_ok=True)
         # One listing serves every step (a listing of a dir not in the page cache is a disk read).
-        names = set(os.listdir(self.dir))
+        try:
+            names = set(os.listdir(self.dir))
+        except FileNotFoundError:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            names = set()
         if any(name.endswith(SWAP_LOG_SUFFIX) for name in names):
             complete_interrupted_swaps(self.dir)  # before strays: a committed .swap is not one
             names = set(os.listdir(self.dir))
@@ -82,7 +85,7 @@ class LogLoader:
         log_end_offset = segments[-1].next_offset
         log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), log_end_offset)
         recovered = segments[self._first_unflushed:]
-        rebuild_producer_state(segments, self.producer_state, log_end_offset, reindex=recovered)
+        rebuild_producer_state(segments, self.producer_state, log_end_offset, reindex=recovered, names=names)
         # Everything below the end is durable now: clean shutdown flushed it, recovery
         # fsynced what it validated.
         return LoadedLog(segments, log_start_offset, log_end_offset, log_end_offset)
@@ -143,9 +146,11 @@ class LogLoader:
 
 
 def rebuild_producer_state(segments: list[LogSegment], producer_state: ProducerStateManager,
-                           log_end_offset: int, *, reindex: list[LogSegment] = ()) -> None:
+                           log_end_offset: int, *, reindex: list[LogSegment] = (),
+                           names: set[str] | None = None) -> None:
     """Newest snapshot at or below the log end, plus the batches after it; the segments in
-    `reindex` (validated by crash recovery) get their .txnindex rebuilt by that replay."""
-    start = producer_state.truncate_and_reload(log_end_offset)
+    `reindex` (validated by crash recovery) get their .txnindex rebuilt by that replay.
+    `names`: the dir's listing, if the caller has one."""
+    start = producer_state.truncate_and_reload(log_end_offset, names)
     if start < log_end_offset:     # a snapshot at the end (a clean shutdown) leaves nothing to replay
         replay_segments(segments, producer_state, start, reindex)

@@ -6,7 +6,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import Iterable, Mapping, NamedTuple
 
 from .control_records import EndTxnMarker
 from .errors import (InvalidProducerEpochError, InvalidTxnStateError, OutOfOrderSequenceError,
@@ -282,8 +282,9 @@ class ProducerStateManager:
         return len(expired)
 
     # --- snapshots ---------------------------------------------------------------------
-    def snapshot_offsets(self) -> list[int]:
-        offsets = (offset_from_file(name) for name in os.listdir(self.dir)
+    def snapshot_offsets(self, names: Iterable[str] | None = None) -> list[int]:
+        """Offsets of the snapshot files, from `names` (the dir's listing) or a new listing."""
+        offsets = (offset_from_file(name) for name in (os.listdir(self.dir) if names is None else names)
                    if name.endswith(SNAPSHOT_SUFFIX))
         return sorted(o for o in offsets if o is not None)
 
@@ -306,13 +307,14 @@ class ProducerStateManager:
         log at every shutdown cost two fsyncs each."""
         return offset != max(self._newest_snapshot, 0)
 
-    def load(self) -> int:
-        """Load the newest readable snapshot; return its offset, or 0 if there is none.
+    def load(self, offsets: list[int] | None = None) -> int:
+        """Load the newest readable snapshot (of `offsets`, if the caller listed them); return
+        its offset, or 0 if there is none.
 
         An unreadable snapshot is deleted and the next older one is tried.
         """
         self.clear()
-        for offset in reversed(self.snapshot_offsets()):
+        for offset in reversed(self.snapshot_offsets() if offsets is None else offsets):
             path = offset_file(self.dir, offset, SNAPSHOT_SUFFIX)
             try:
                 self._entries = self._parse(path.read_bytes())
@@ -338,13 +340,17 @@ class ProducerStateManager:
                 p.get("coordinator_epoch", -1), p.get("txn_first_offset", NO_TXN))
         return entries
 
-    def truncate_and_reload(self, offset: int) -> int:
+    def truncate_and_reload(self, offset: int, names: Iterable[str] | None = None) -> int:
         """Forget snapshots above `offset` (their batches are gone) and load the newest
-        remaining one; return its offset (0 if none).  Caller replays from there."""
-        for snapshot in self.snapshot_offsets():
+        remaining one; return its offset (0 if none).  Caller replays from there.
+        `names`: the dir's listing, if the caller has one (saves listing it twice)."""
+        kept = []
+        for snapshot in self.snapshot_offsets(names):
             if snapshot > offset:
                 unlink_quietly(offset_file(self.dir, snapshot, SNAPSHOT_SUFFIX))
-        return self.load()
+            else:
+                kept.append(snapshot)
+        return self.load(kept)
 
     def delete_snapshots_below(self, offset: int) -> None:
         for snapshot in self.snapshot_offsets():
