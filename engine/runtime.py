@@ -21,7 +21,6 @@ from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
 from engine.storage.dir_lock import DirLock
-from engine.storage.log_threads import run_on_threads
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
@@ -84,9 +83,11 @@ class Engine:
         for broker in self.brokers:
             self.controller.register_broker(broker.node_id, broker.host, broker.port, self.racks.get(broker.node_id))
         self.controller.elect_controller()
-        # All logs recovered before anyone leads or fetches; every broker's log dir at once,
-        # as separate Kafka brokers would start, each on its own recovery threads.
-        run_on_threads(Broker.load_logs, self.brokers, len(self.brokers))
+        # All logs recovered before anyone leads or fetches. One log dir after the other: the
+        # loading is mostly Python work, and more threads than a dir's own only fight over the
+        # GIL (3 dirs at once took 17 s where one after the other took 10 s at 40,000 partitions).
+        for broker in self.brokers:
+            broker.load_logs()
         self.controller.elect_longest_logs({b.node_id: b.recovered_replicas() for b in self.brokers})
         for broker in self.brokers:
             await broker.start()

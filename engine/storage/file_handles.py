@@ -141,10 +141,14 @@ class PooledFile:
 
 class PooledFileOwner:
     """What the owners of one PooledFile (a segment's .log and its indexes) share: the
-    descriptor, fsync, close and delete. Subclasses set `path` and `_file`."""
+    descriptor, fsync, close and delete. Subclasses set `_file`."""
 
-    path: Path
     _file: PooledFile
+
+    @property
+    def path(self) -> Path:
+        # Built on demand: a Path per file at start-up was a quarter of loading 40,000 logs.
+        return Path(self._file.path)
 
     @property
     def _fd(self) -> int:
@@ -161,4 +165,7 @@ class PooledFileOwner:
 
     def delete(self) -> None:
         self.close()
-        self.path.unlink(missing_ok=True)
+        try:
+            os.unlink(self._file.path)
+        except FileNotFoundError:
+            pass

@@ -74,9 +74,8 @@ class FileRecords(PooledFileOwner):
     """
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._file = PooledFile(self.path)
-        self.size = os.stat(self.path).st_size
+        self._file = PooledFile(path)
+        self.size = os.fstat(self._file.fd).st_size
 
     def fileno(self) -> int:
         return self._fd

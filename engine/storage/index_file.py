@@ -22,11 +22,10 @@ class IndexFile(PooledFileOwner):
     ENTRY: struct.Struct  # set by subclasses
 
     def __init__(self, path: Path, base_offset: int, max_index_size: int) -> None:
-        self.path = Path(path)
         self.base_offset = base_offset
         self.max_index_size = max_index_size
-        self._file = PooledFile(self.path)
-        self._file_size = os.stat(self.path).st_size
+        self._file = PooledFile(path)
+        self._file_size = os.fstat(self._file.fd).st_size
         self._loaded = False
 
     @property

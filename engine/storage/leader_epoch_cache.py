@@ -19,7 +19,7 @@ import logging
 from bisect import bisect_right
 from pathlib import Path
 
-from .log_files import write_atomically
+from .log_files import as_path, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -29,15 +29,18 @@ UNDEFINED = (-1, -1)
 
 class LeaderEpochFileCache:
     def __init__(self, directory: Path | str) -> None:
-        self.path = Path(directory) / FILE_NAME
+        self.path = as_path(directory) / FILE_NAME
         self.damaged = False          # the file could not be read: the Log rebuilds it from its batches
         self._entries: list[tuple[int, int]] = self._load()
 
     def _load(self) -> list[tuple[int, int]]:
-        if not self.path.exists():
+        try:
+            with open(self.path, "rb") as f:     # one open, no stat: start-up reads 40,000 of these
+                text = f.read()
+        except FileNotFoundError:
             return []
         try:
-            lines = self.path.read_text("utf-8").split("\n")
+            lines = text.decode("utf-8").split("\n")
             count = int(lines[1])
             entries = [tuple(map(int, line.split())) for line in lines[2:2 + count]]
             pairs = [(epoch, offset) for epoch, offset in entries]

@@ -12,7 +12,7 @@ from .errors import OffsetOutOfRangeError
 from .file_records import FileSlice
 from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
-from .log_files import STRAY_DIR_SUFFIX, delete_dir_name, fsync_dir
+from .log_files import STRAY_DIR_SUFFIX, as_path, delete_dir_name, fsync_dir
 from .log_loader import LogLoader, RecoveryStats, rebuild_producer_state
 from .log_transactions import collect_aborted, index_completed, stage_producers
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
@@ -47,7 +47,7 @@ class Log:
     def __init__(self, directory: Path, config: LogConfig, segments: list[LogSegment], *,
                  log_start_offset: int, recovery_point: int,
                  producer_state: ProducerStateManager, now_ms: int) -> None:
-        self.dir = Path(directory)
+        self.dir = as_path(directory)
         self.config = config
         self._segments = segments
         self.log_start_offset = log_start_offset
@@ -70,7 +70,8 @@ class Log:
              stats: RecoveryStats | None = None) -> Log:
         """Load the partition dir (creating it if new); see log_loader.LogLoader. `stats`
         adds up what recovery did."""
-        producer_state = ProducerStateManager(Path(directory))
+        directory = Path(directory)
+        producer_state = ProducerStateManager(directory)
         loaded = LogLoader(directory, config, producer_state, recovery_point=recovery_point,
                            log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
                            now_ms=now_ms, stats=stats).load()

@@ -26,6 +26,12 @@ STRAY_SUFFIXES = (TEMP_SUFFIX, ".deleted", ".cleaned", ".swap")
 MAX_FILE_NAME = 255
 
 
+def as_path(path: Path | str) -> Path:
+    """`path` as a Path, without building a new one from a Path (which parses it again: at
+    start-up that was a few Paths per partition, tens of thousands)."""
+    return path if isinstance(path, Path) else Path(path)
+
+
 def offset_file(directory: Path, offset: int, suffix: str) -> Path:
     return Path(directory) / f"{offset:020d}{suffix}"
 

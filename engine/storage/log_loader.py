@@ -16,7 +16,7 @@ from pathlib import Path
 from .errors import CorruptIndexError
 from .log_config import LogConfig
 from .log_files import (INDEX_SUFFIX, LOG_SUFFIX, STRAY_SUFFIXES, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, fsync_dir,
-                        offset_from_file, unlink_quietly)
+                        as_path, offset_from_file, unlink_quietly)
 from .log_transactions import replay_segments
 from .producer_state import ProducerStateManager
 from .records import INT32_MAX
@@ -56,7 +56,7 @@ class LogLoader:
     def __init__(self, directory: Path, config: LogConfig, producer_state: ProducerStateManager,
                  *, recovery_point: int, log_start_offset: int, had_clean_shutdown: bool,
                  now_ms: int, stats: RecoveryStats | None = None) -> None:
-        self.dir = Path(directory)
+        self.dir = as_path(directory)
         self.config = config
         self.producer_state = producer_state
         self.recovery_point = recovery_point

@@ -11,7 +11,7 @@ from typing import Iterable, Mapping, NamedTuple
 from .control_records import EndTxnMarker
 from .errors import (InvalidProducerEpochError, InvalidTxnStateError, OutOfOrderSequenceError,
                      TransactionCoordinatorFencedError)
-from .log_files import (SNAPSHOT_SUFFIX, offset_file, offset_from_file, unlink_quietly,
+from .log_files import (SNAPSHOT_SUFFIX, as_path, offset_file, offset_from_file, unlink_quietly,
                         write_atomically)
 from .records import INT32_MAX, TRANSACTIONAL_MASK, BatchHeader
 
@@ -108,7 +108,7 @@ class ProducerStateManager:
     """
 
     def __init__(self, partition_dir: Path) -> None:
-        self.dir = Path(partition_dir)
+        self.dir = as_path(partition_dir)
         self._entries: dict[int, ProducerEntry] = {}
         self._pending: dict[int, ProducerEntry] = {}
         self._ongoing: dict[int, int] = {}              # producer id -> txn first offset

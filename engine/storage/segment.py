@@ -2,6 +2,7 @@
 files that share a base offset (Kafka's LogSegment)."""
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 from pathlib import Path
@@ -46,11 +47,11 @@ class LogSegment:
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
         self.created_ms = now_ms
-        self.log = FileRecords(offset_file(directory, base_offset, LOG_SUFFIX + file_suffix))
-        self.offset_index = OffsetIndex(offset_file(directory, base_offset, INDEX_SUFFIX + file_suffix),
-                                        base_offset, max_index_size)
-        self.time_index = TimeIndex(offset_file(directory, base_offset, TIME_INDEX_SUFFIX + file_suffix),
-                                    base_offset, max_index_size)
+        # Plain strings, not Paths: start-up opens a segment per partition, tens of thousands.
+        stem = os.path.join(os.fspath(directory), f"{base_offset:020d}")
+        self.log = FileRecords(stem + LOG_SUFFIX + file_suffix)
+        self.offset_index = OffsetIndex(stem + INDEX_SUFFIX + file_suffix, base_offset, max_index_size)
+        self.time_index = TimeIndex(stem + TIME_INDEX_SUFFIX + file_suffix, base_offset, max_index_size)
         self.txn_index = TransactionIndex(offset_file(directory, base_offset, TXN_INDEX_SUFFIX + file_suffix),
                                           base_offset)
         self._tail_loaded = False
