@@ -367,6 +367,12 @@ class Gateway:
         from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
 
+    @property
+    def quotas(self):
+        """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
+        from console.kafka_gateway.quotas import QuotaCalls   # it imports this module
+        return QuotaCalls(self)
+
     # --- the bundled engine's admin interface ----------------------------------------------
 
     @translated
