@@ -105,7 +105,8 @@ def value_check(key: str, value: float) -> float:
 
 def entity_label(entity: Entity) -> str:
     """`user 'alice', default client-id`: how pages, messages and the audit log name an entity."""
-    return ", ".join(f"default {t}" if n is None else f"{t} {n!r}" for t, n in entity)
+    ordered = sorted(entity, key=lambda pair: ENTITY_TYPES.index(pair[0]) if pair[0] in ENTITY_TYPES else 99)
+    return ", ".join(f"default {t}" if n is None else f"{t} {n!r}" for t, n in ordered)
 
 
 def value_display(key: str, value: float) -> str:

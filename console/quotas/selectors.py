@@ -128,9 +128,10 @@ def _matches(quota: ClientQuota, search: str) -> bool:
 
 
 def _row_order(row: QuotaRow):
-    """Users, then client ids, then IPs; defaults before names, names alphabetically."""
+    """Users, then client ids, then IPs; within each, an entity without the next part first,
+    then the default, then names alphabetically."""
     def part_key(entity_type: str):
         part = row.part(entity_type)
-        return (1, 0, "") if part is None else (0, 0, "") if part.is_default else (0, 1, part.name)
+        return (0, "") if part is None else (1, "") if part.is_default else (2, part.name)
     first = next(i for i, t in enumerate(ENTITY_TYPES) if row.part(t) is not None)
     return (first, *[part_key(t) for t in ENTITY_TYPES])
