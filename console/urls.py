@@ -50,6 +50,9 @@ api = [
     path("clusters/<int:cluster_id>/transactions/abort", transaction_apis.transaction_abort,
          name="transaction_abort"),
     path("clusters/<int:cluster_id>/quotas", quota_apis.quota_list, name="quotas"),
+    path("clusters/<int:cluster_id>/quotas/preview", quota_apis.quota_preview, name="quota_preview"),
+    path("clusters/<int:cluster_id>/quotas/set", quota_apis.quota_set, name="quota_set"),
+    path("clusters/<int:cluster_id>/quotas/remove", quota_apis.quota_remove, name="quota_remove"),
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 

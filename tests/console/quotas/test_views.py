@@ -158,7 +158,10 @@ def admin_requests(cluster):
     set_data = {"user": "mallory", "key": RATE, "value": "1"}
     remove_data = {"user": "alice", "key": RATE, "confirmed": "yes"}
     return [("post", set_url(cluster), set_data), ("get", set_url(cluster), set_data),
-            ("post", reverse("quotas:remove", args=[cluster.pk]), remove_data)]
+            ("post", reverse("quotas:remove", args=[cluster.pk]), remove_data),
+            ("get", reverse("api:quota_preview", args=[cluster.pk]), set_data),
+            ("post", reverse("api:quota_set", args=[cluster.pk]), set_data),
+            ("post", reverse("api:quota_remove", args=[cluster.pk]), remove_data)]
 
 
 def test_viewer_sees_no_admin_buttons_and_is_refused_every_action(cluster, viewer_client, operator_client):
@@ -202,3 +205,27 @@ def test_json_api_lists_entities_as_kafka_names_them(cluster, viewer_client, use
     refused = viewer_client.get(url, {"type": "ip"})
     assert refused.status_code == 400 and "INVALID_REQUEST (42)" in refused.json()["error"]
     assert Client().get(url).status_code == 401
+
+
+def test_json_api_previews_sets_and_removes(cluster, operator_client):
+    api = {name: reverse(f"api:quota_{name}", args=[cluster.pk]) for name in ("preview", "set", "remove")}
+    default_user = {"user_default": "true", "key": RATE}
+    preview = operator_client.get(api["preview"], {**default_user, "value": "500000"})
+    assert preview.status_code == 200 and preview.json() == {
+        "label": "default user", "key": RATE, "old": None, "new": 500000.0, "old_display": None,
+        "new_display": "500,000 mutations/s"}
+    assert quotas_on(cluster) == {}
+    assert operator_client.get(api["set"]).status_code == 405
+    done = operator_client.post(api["set"], {**default_user, "value": "500000"})
+    assert done.status_code == 200 and done.json() == {"entity": "default user", "key": RATE, "value": 500000.0,
+                                                        "old": None}
+    assert quotas_on(cluster) == {(("user", None),): {RATE: 500000.0}}
+    refused = operator_client.post(api["set"], {"user": "alice", "key": "consumer_byte_rate", "value": "1024"})
+    assert refused.status_code == 503 and "consumer_byte_rate" in refused.json()["error"]
+    bad = operator_client.post(api["set"], {"user": "alice", "ip": "10.0.0.1", "key": RATE, "value": "1"})
+    assert bad.status_code == 400 and "cannot be combined" in bad.json()["error"]
+    removed = operator_client.post(api["remove"], default_user)
+    assert removed.status_code == 200 and removed.json()["removed"] == 500000.0
+    assert quotas_on(cluster) == {}
+    assert list(AuditLogEntry.objects.order_by("id").values_list("action", "result")) == [
+        ("quota.set", "ok"), ("quota.set", "failed"), ("quota.remove", "ok")]
