@@ -16,7 +16,7 @@ ENTITY_FIELDS = ((USER, "user", "user_default"), (CLIENT_ID, "client_id", "clien
 
 def _name_field(entity_type: str) -> forms.CharField:
     return forms.CharField(required=False, max_length=MAX_NAME, strip=False,
-                           label=ENTITY_LABELS[entity_type].capitalize(),
+                           label=ENTITY_LABELS[entity_type][0].upper() + ENTITY_LABELS[entity_type][1:],
                            error_messages={"max_length": f"A {ENTITY_LABELS[entity_type]} name is at most "
                                                          f"{MAX_NAME} characters."})
 
@@ -64,8 +64,10 @@ class QuotaEntityForm(forms.Form):
 
 
 class QuotaSetForm(QuotaEntityForm):
-    key = forms.ChoiceField(choices=[(k, k) for k in KEYS], initial="controller_mutation_rate",
-                            help_text="; ".join(f"{k}: {q.help}" for k, q in KEYS.items()))
+    key = forms.ChoiceField(choices=[(k, f"{k} ({q.unit})") for k, q in KEYS.items()],
+                            initial="controller_mutation_rate",
+                            help_text="Byte rates, request_percentage and connection_creation_rate apply per broker; "
+                                      "connection_creation_rate is for IP addresses only.")
     value = forms.FloatField(help_text="Greater than 0; a whole number for the byte rates and connections.")
 
     def clean(self):

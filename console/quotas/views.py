@@ -10,7 +10,7 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.quotas import selectors, services
 from console.quotas.forms import QuotaRemoveForm, QuotaSetForm
-from console.quotas.rules import ENTITY_LABELS, entity_label, value_display
+from console.quotas.rules import ENTITY_LABELS, KEYS, entity_label, value_display
 from console.web import form_error, page, unless_confirmed
 
 
@@ -49,8 +49,8 @@ def quota_set(request, cluster_id: int):
             preview = selectors.quota_preview(cluster=cluster, entity=entity, key=key, value=value)
         except ConsoleError as exc:
             form_error(form, exc)
-    return render(request, "quotas/set.html", {"cluster": cluster, "form": form, "preview": preview},
-                  status=400 if form.errors else 200)
+    return render(request, "quotas/set.html", {"cluster": cluster, "form": form, "preview": preview,
+                                               "keys": KEYS.values()}, status=400 if form.errors else 200)
 
 
 @page(OPERATOR)
