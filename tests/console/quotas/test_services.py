@@ -4,24 +4,12 @@ import pytest
 
 from console.accounts.models import AuditLogEntry
 from console.errors import InvalidInput
-from console.events import console_event
 from console.kafka_gateway import GatewayError
 from console.quotas import services
 from tests.console.quotas.conftest import quotas_on
 
 RATE = "controller_mutation_rate"
 ALICE = (("user", "alice"),)
-
-
-@pytest.fixture
-def events():
-    received = []
-
-    def receiver(sender, event, payload, **kwargs):
-        received.append((event, payload))
-    console_event.connect(receiver)
-    yield received
-    console_event.disconnect(receiver)
 
 
 def test_quota_set_changes_and_remove_is_audited_with_old_and_new_values(cluster, users, events,

@@ -4,23 +4,10 @@ import pytest
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
 from console.errors import InvalidInput, NotFound
-from console.events import console_event
 from console.kafka_gateway import GatewayError
 from console.topics import services
 from tests.console.conftest import make_topic
 from tests.support.groups import produce
-
-
-@pytest.fixture
-def events():
-    """Events received after commit, as (event, payload)."""
-    received = []
-
-    def receiver(sender, event, payload, **kwargs):
-        received.append((event, payload))
-    console_event.connect(receiver)
-    yield received
-    console_event.disconnect(receiver)
 
 
 def describe(cluster, name):
