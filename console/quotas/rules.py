@@ -122,8 +122,8 @@ def value_display(key: str, value: float) -> str:
 
 
 def _binary(value: float) -> str:
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
         value /= 1024
-        if value < 1024 or unit == "TiB":
+        if value < 1024 or unit == "EiB":
             return f"{value:.3g} {unit}"
     return ""

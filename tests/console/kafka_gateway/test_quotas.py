@@ -5,8 +5,9 @@ import pytest
 from console.clusters.gateway import cluster_gateway
 from console.kafka_gateway import GatewayError
 from console.kafka_gateway.quotas import ClientQuota, QuotaFilter
-from tests.console.quotas.conftest import no_quotas_left  # noqa: F401 - autouse: no quota before or after
+from tests.console.quotas.conftest import no_quotas_left  # noqa: F401 - a fixture: no quota before or after
 
+pytestmark = pytest.mark.usefixtures("no_quotas_left")
 RATE = "controller_mutation_rate"
 ALICE, DEFAULT_CLIENT = (("user", "alice"),), (("client-id", None),)
 ALICE_INGEST = (("client-id", "ingest"), ("user", "alice"))

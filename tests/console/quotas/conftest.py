@@ -1,5 +1,5 @@
-"""Quota tests share the session's engine: each starts and ends with no quota on it, so a
-default-user quota never throttles another test's topic creations."""
+"""Quota tests share the session's engine: each that uses it starts and ends with no quota on
+it (`no_quotas_left`), so a default-user quota never throttles another test's topic creations."""
 import pytest
 
 from console.clusters.gateway import cluster_gateway
@@ -23,7 +23,7 @@ def quotas_on(cluster) -> dict:
         return {q.entity: dict(q.values) for q in gw.quotas.describe()}
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def no_quotas_left(cluster):
     remove_every_quota(cluster)
     yield

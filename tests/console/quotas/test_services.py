@@ -8,6 +8,7 @@ from console.kafka_gateway import GatewayError
 from console.quotas import services
 from tests.console.quotas.conftest import quotas_on
 
+pytestmark = pytest.mark.usefixtures("no_quotas_left")
 RATE = "controller_mutation_rate"
 ALICE = (("user", "alice"),)
 

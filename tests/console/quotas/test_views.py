@@ -10,6 +10,7 @@ from django.urls import reverse
 from console.accounts.models import AuditLogEntry
 from tests.console.quotas.conftest import quotas_on, set_quota
 
+pytestmark = pytest.mark.usefixtures("no_quotas_left")
 RATE = "controller_mutation_rate"
 ADMIN_MARKER = "data-admin-action"
 
