@@ -1,6 +1,6 @@
 """The Quotas page in a real browser: an operator sets a client quota through the form, the
 cluster's validate-only preview and the confirming button, then removes it after the browser's
-confirmation; a viewer sees the quota and no button; a hostile client id shows as text."""
+confirmation; a viewer sees the quota and no button; a hostile client id shows as text; the page fits a phone's width."""
 from __future__ import annotations
 
 import re
@@ -52,10 +52,12 @@ def test_operator_sets_a_quota_through_the_preview_and_removes_it(login, console
     shoot(operator, "quotas")
     assert _quotas(bootstrap) == {(("client-id", CLIENT_ID),): {RATE: 25.0}}
 
-    viewer = login("viewer")
+    viewer = login("viewer", viewport={"width": 390, "height": 844})
     viewer.goto(cluster_path + "quotas/")
     expect(viewer.locator(f'#quotas tr[data-key="{RATE}"]')).to_contain_text("25 mutations/s")
     expect(viewer.locator("[data-admin-action]")).to_have_count(0)
+    assert viewer.evaluate("document.documentElement.scrollWidth") <= 390     # no sideways scroll at phone width
+    shoot(viewer, "quotas")
 
     row.locator('[data-admin-action="remove-quota"]').click()
     expect(operator.locator(".messages")).to_contain_text("removed (it was 25 mutations/s)")
