@@ -7,7 +7,8 @@ from django import forms
 
 from console.errors import InvalidInput
 from console.kafka_gateway.quotas import Entity
-from console.quotas.rules import CLIENT_ID, ENTITY_LABELS, IP, KEYS, MAX_NAME, USER, entity_check, key_check, value_check
+from console.quotas.rules import (CLIENT_ID, ENTITY_LABELS, IP, KEYS, MAX_NAME, USER, entity_check, key_check,
+                                  value_check)
 
 # (entity type, name field, default field)
 ENTITY_FIELDS = ((USER, "user", "user_default"), (CLIENT_ID, "client_id", "client_id_default"),

@@ -1,6 +1,7 @@
 """The Quotas page in a real browser: an operator sets a client quota through the form, the
 cluster's validate-only preview and the confirming button, then removes it after the browser's
-confirmation; a viewer sees the quota and no button; a hostile client id shows as text; the page fits a phone's width."""
+confirmation; a viewer sees the quota and no button; a hostile client id shows as text; the
+page fits a phone's width."""
 from __future__ import annotations
 
 import re

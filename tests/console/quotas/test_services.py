@@ -25,7 +25,8 @@ def test_quota_set_changes_and_remove_is_audited_with_old_and_new_values(cluster
     assert quotas_on(cluster) == {}
     entries = list(AuditLogEntry.objects.order_by("id"))
     assert [(e.action, e.target, e.result) for e in entries] == [
-        ("quota.set", "user 'alice'", "ok"), ("quota.set", "user 'alice'", "ok"), ("quota.remove", "user 'alice'", "ok")]
+        ("quota.set", "user 'alice'", "ok"), ("quota.set", "user 'alice'", "ok"),
+        ("quota.remove", "user 'alice'", "ok")]
     assert entries[1].details == {"entity": [{"entity_type": "user", "entity_name": "alice"}], "key": RATE,
                                   "value": 7.5, "old": 5.0}
     assert entries[2].details["old"] == 7.5
