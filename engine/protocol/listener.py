@@ -10,6 +10,9 @@ and never reads the replies, fills its own socket buffers, not our memory or des
 Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
 body, so a huge or negative prefix costs nothing and closes only that connection.
 
+Client quotas (KIP-219): after an answer whose handler muted the channel, the next request
+is read only once the throttle time has passed (engine/protocol/channel_mute.py).
+
 Limits, with Kafka's names and meanings (read from the broker config on each use, so dynamic
 changes apply at once):
 - `max.connections`: a broker with that many connections closes new ones at once;
@@ -32,6 +35,7 @@ import time
 
 from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
 
+from engine.protocol.channel_mute import open_channel, unmuted
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
@@ -131,6 +135,7 @@ class Listener:
             writer.transport.abort()
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
+        channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
         while not self._closing:
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             limit = self._config("socket.request.max.bytes")
@@ -155,6 +160,7 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
+            await unmuted(channel)   # a throttled client's next request is read only after its throttle time
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no

@@ -29,6 +29,11 @@
   high watermark; the fetch offset is the follower's log end offset, which moves the high
   watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
   get no data while `leader.replication.throttled.rate` is exceeded.
+- Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
+  `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
+  set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
+  Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
+  is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
 Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
 """
 from __future__ import annotations
@@ -41,6 +46,7 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 
 from engine.errors import ApiError
+from engine.protocol.byte_rate_throttle import throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.validation import require
@@ -224,4 +230,9 @@ def _build_response(ctx, request, reads: list[PartitionRead]):
         topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
     response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
     frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
+    response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(slices, markers))
+    throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
+    if throttle_ms:      # the same size: throttle_time_ms is a fixed-width field
+        response.throttle_time_ms = throttle_ms
+        frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
     return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))
