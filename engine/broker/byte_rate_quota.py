@@ -48,12 +48,12 @@ class SampledRate:
         self._samples[-1][1] += value
 
     def measure(self, now_ms: int, *, samples: int, window_ms: int) -> float:
-        self._purge(now_ms, samples, window_ms)
-        return sum(v for _, v in self._samples) / (self.window_size_ms(now_ms, samples=samples,
-                                                                        window_ms=window_ms) / 1000)
+        window_s = self.window_size_ms(now_ms, samples=samples, window_ms=window_ms) / 1000
+        return sum(v for _, v in self._samples) / window_s
 
     def window_size_ms(self, now_ms: int, *, samples: int, window_ms: int) -> int:
         """The time the kept samples span, counted as at least samples - 1 whole windows."""
+        self._purge(now_ms, samples, window_ms)
         elapsed = now_ms - self._samples[0][0] if self._samples else 0
         full_windows = elapsed // window_ms
         if full_windows < samples - 1:
