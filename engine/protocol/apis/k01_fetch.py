@@ -228,11 +228,14 @@ def _build_response(ctx, request, reads: list[PartitionRead]):
                 last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
                 aborted_transactions=read.aborted, preferred_read_replica=-1, records=records))
         topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
-    response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
-    frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
+    frame = _encode(ctx, topics, throttle_ms=0)
     response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(slices, markers))
     throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
-    if throttle_ms:      # the same size: throttle_time_ms is a fixed-width field
-        response.throttle_time_ms = throttle_ms
-        frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
+    if throttle_ms:      # encoded again, to the same size: throttle_time_ms is a fixed-width field
+        frame = _encode(ctx, topics, throttle_ms=throttle_ms)
     return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))
+
+
+def _encode(ctx, topics, *, throttle_ms: int) -> bytes:
+    response = FetchResponse(throttle_time_ms=throttle_ms, error_code=0, session_id=0, responses=topics)
+    return encode_response(response, ctx.api_version, ctx.header.correlation_id)
