@@ -99,6 +99,16 @@ class ByteRateQuota:
         window = rate.window_size_ms(now, samples=samples, window_ms=window_ms)
         return max(1, round((observed - quota) / quota * window))
 
+    def max_bytes_in_window(self, *, client_id: str | None, user: str = CQ.ANONYMOUS) -> float | None:
+        """What the client's quota allows over the quota window's minimum span (quota x
+        (quota.window.num - 1) x quota.window.size.seconds), None without a quota: Kafka caps a
+        consumer's fetch size to it, so that one response cannot run far past the quota."""
+        found = CQ.resolve(self._image().client_quotas, self.key, user, client_id or "")
+        if found is None:
+            return None
+        samples, window_ms = self._window()
+        return found[0] * (samples - 1) * window_ms / 1000
+
     def _window(self) -> tuple[int, int]:
         config = self._config()
         return config.get("quota.window.num"), config.get("quota.window.size.seconds") * 1000

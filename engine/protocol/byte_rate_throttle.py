@@ -22,6 +22,16 @@ def throttle_fetch(ctx, response_bytes: int, *, replica_id: int) -> int:
     return 0 if replica_id >= 0 else _throttle(ctx, FETCH, response_bytes)
 
 
+def fetch_size_limit(ctx, *, replica_id: int) -> int | None:
+    """The most a consumer's Fetch may return under its consumer_byte_rate (Kafka's
+    `getMaxValueInQuotaWindow`), None without a quota or for a replica."""
+    quotas = getattr(ctx.broker, "byte_rate_quotas", None)
+    if quotas is None or replica_id >= 0:
+        return None
+    limit = quotas[FETCH].max_bytes_in_window(client_id=ctx.client_id, user=user_of(ctx))
+    return None if limit is None else int(limit)
+
+
 def _throttle(ctx, key: str, nbytes: int) -> int:
     quotas = getattr(ctx.broker, "byte_rate_quotas", None)     # absent on test doubles of a broker
     if quotas is None:

@@ -32,6 +32,8 @@
 - Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
   `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
   set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
+  As on Kafka, a consumer with a quota gets at most its quota x 10 windows in one response
+  (still at least one whole batch, KIP-74).
   Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
   is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
 Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
@@ -46,7 +48,7 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 
 from engine.errors import ApiError
-from engine.protocol.byte_rate_throttle import throttle_fetch
+from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.validation import require
@@ -122,6 +124,9 @@ def _read_all(ctx, request) -> list[PartitionRead]:
     replica_id = replica_id_of(ctx, request)
     image = ctx.broker.image
     max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
+    quota_limit = fetch_size_limit(ctx, replica_id=replica_id)
+    if quota_limit is not None:
+        max_bytes = min(max_bytes, quota_limit)
     budget = max_bytes
     reads, seen, held = [], set(), 0
     for topic in request.topics:

@@ -7,6 +7,7 @@ import pytest
 from engine import clock
 from engine.broker.byte_rate_quota import PRODUCE, ByteRateQuota, SampledRate
 from engine.clock import ManualClock
+from engine.cluster.client_quotas import user_of
 from engine.config import BrokerConfig
 
 KB = 1000
@@ -69,3 +70,15 @@ def test_clients_of_one_entity_share_a_rate_and_a_default_gives_each_its_own(man
     ordered = quota_with({(("user", "ANONYMOUS"),): 100 * KB, (("client-id", "c"), ("user", "ANONYMOUS")): 1 * KB})
     assert ordered.record(13 * KB, client_id="c") == 3000
     assert ordered.record(13 * KB, client_id="d") == 0
+
+
+def test_a_fetch_may_return_the_quota_over_the_windows_minimum_span(manual):
+    quota = quota_with({(("client-id", "p"),): 1 * KB})
+    assert quota.max_bytes_in_window(client_id="p") == 10 * KB      # 1 KB/s x (11 - 1) windows of 1 s
+    assert quota.max_bytes_in_window(client_id="other") is None
+
+
+def test_the_quota_user_is_the_sessions_principal_else_anonymous():
+    assert user_of(SimpleNamespace()) == "ANONYMOUS"
+    assert user_of(SimpleNamespace(session=None)) == "ANONYMOUS"
+    assert user_of(SimpleNamespace(session=SimpleNamespace(principal="alice"))) == "alice"

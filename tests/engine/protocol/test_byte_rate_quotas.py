@@ -26,6 +26,7 @@ from engine import clock
 from engine.clock import ManualClock
 from tests.engine.protocol.test_client_quotas import alter
 from tests.support.in_process_engine import InProcessEngine
+from tests.support.partition_io import read_values
 from tests.support.raw_client import RawClient
 
 QUOTA = 1000.0          # bytes per second
@@ -40,7 +41,10 @@ def running(tmp_path_factory):
             admin.create_topics([NewTopic("appended", replica_assignments={0: [0]},
                                           topic_configs={"message.timestamp.type": "LogAppendTime"}),
                                  NewTopic("replicated", replica_assignments={0: [0, 1]}),
-                                 NewTopic("clients", replica_assignments={0: [0]})])
+                                 NewTopic("clients", replica_assignments={0: [0]}),
+                                 NewTopic("capped", replica_assignments={0: [0]}),
+                                 NewTopic("kp-sent", replica_assignments={0: [0]}),
+                                 NewTopic("rdk-sent", replica_assignments={0: [0]})])
         finally:
             admin.close()
         yield engine
@@ -192,6 +196,26 @@ def test_replica_fetchers_are_not_throttled_by_client_quotas(port, manual):
         set_quota(port, None, FETCH, None)
 
 
+def test_a_consumers_fetch_is_capped_at_its_quota_window(port, manual):
+    """As Kafka's getMaxValueInQuotaWindow: with 1 KB/s, at most 10 KB a response (one whole
+    batch at least); without a quota the same fetch returns everything."""
+    feeder = RawClient(port, client_id="capped-feeder")
+    capped = RawClient(port, client_id="capped-consumer")
+    try:
+        base = produce(feeder, "capped", batch(6))[1].base_offset
+        for _ in range(2):
+            produce(feeder, "capped", batch(6))
+        everything = feeder.request(fetch_request("capped", base), 11, FetchResponse).responses[0].partitions[0]
+        assert len(values_in(everything.records)) == 18
+        set_quota(port, "capped-consumer", FETCH, QUOTA)
+        records = capped.request(fetch_request("capped", base), 11, FetchResponse).responses[0].partitions[0].records
+        assert 6 * 1000 < len(records) <= 10 * QUOTA and len(values_in(records)) == 6     # + a partial batch
+    finally:
+        feeder.close()
+        capped.close()
+        set_quota(port, "capped-consumer", FETCH, None)
+
+
 def test_real_clients_see_the_throttle_and_lose_nothing(port):
     """kafka-python's and librdkafka's producers and librdkafka's consumer, on the wall clock:
     13 KB against 1 KB/s is over the quota however slowly they are sent (the rate spans 11 s
@@ -204,18 +228,21 @@ def test_real_clients_see_the_throttle_and_lose_nothing(port):
         kp = KafkaProducer(bootstrap_servers=bootstrap, client_id="kp-producer", linger_ms=100, batch_size=1 << 20)
         try:
             for i in range(13):
-                kp.send("clients", b"kp%04d" % i + b"." * 994, partition=0)
+                kp.send("kp-sent", b"kp%04d" % i, partition=0)
+                kp.send("kp-sent", b"." * 1000, partition=0)
             kp.flush(60)
             throttled = [value for group in kp.metrics().values() for name, value in group.items()
                          if name == "throttle-time-max"]
             assert throttled and max(throttled) > 0
         finally:
             kp.close(0)
+        assert [v for v in read_values(bootstrap, "kp-sent", 26) if v.startswith(b"kp")] == [
+            b"kp%04d" % i for i in range(13)]
         throttles = []
         rdk = Producer({"bootstrap.servers": bootstrap, "client.id": "rdk-producer", "linger.ms": 100,
                         "throttle_cb": lambda event: throttles.append(event.throttle_time)})
         for i in range(13):
-            rdk.produce("clients", b"rdk%04d" % i + b"." * 993, partition=0)
+            rdk.produce("rdk-sent", b"rdk%04d" % i + b"." * 993, partition=0)
         assert rdk.flush(60) == 0
         rdk.poll(0)
         assert throttles and max(throttles) > 0
@@ -224,17 +251,15 @@ def test_real_clients_see_the_throttle_and_lose_nothing(port):
                              "enable.auto.commit": False,
                              "throttle_cb": lambda event: fetch_throttles.append(event.throttle_time)})
         try:
-            consumer.assign([TopicPartition("clients", 0, OFFSET_BEGINNING)])     # no group: nothing to leave
+            consumer.assign([TopicPartition("rdk-sent", 0, OFFSET_BEGINNING)])     # no group: nothing to leave
             deadline = time.monotonic() + 90
-            while (len([v for v in consumed if v.startswith((b"kp", b"rdk"))]) < 26 or not fetch_throttles) \
-                    and time.monotonic() < deadline:
+            while (len(consumed) < 13 or not fetch_throttles) and time.monotonic() < deadline:
                 message = consumer.poll(0.5)
                 if message is not None and message.error() is None:
                     consumed.append(message.value())
         finally:
             consumer.close()
-        ours = sorted(v[:7] for v in consumed if v.startswith((b"kp", b"rdk")))
-        assert ours == sorted([b"kp%04d" % i + b"." for i in range(13)] + [b"rdk%04d" % i for i in range(13)])
+        assert [v[:7] for v in consumed] == [b"rdk%04d" % i for i in range(13)]
         assert fetch_throttles and max(fetch_throttles) > 0
     finally:
         for client_id, key in (("kp-producer", PRODUCE), ("rdk-producer", PRODUCE), ("rdk-consumer", FETCH)):
