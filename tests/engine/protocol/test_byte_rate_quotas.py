@@ -18,6 +18,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from kafka import KafkaAdminClient, KafkaProducer
 from kafka.admin import NewTopic
 from kafka.protocol.consumer import FetchRequest, FetchResponse
+from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
@@ -90,6 +91,13 @@ def produce(client: RawClient, topic: str, records: bytes):
     return response.throttle_time_ms, response.responses[0].partition_responses[0]
 
 
+def send(client: RawClient, request, version: int) -> None:
+    """Send without waiting for an answer."""
+    client.correlation_id += 1
+    request.with_header(correlation_id=client.correlation_id, client_id=client.client_id)
+    client.send_bytes(request.encode(version=version, header=True, framed=True))
+
+
 def fetch_request(topic: str, offset: int = 0) -> FetchRequest:
     F = FetchRequest.FetchTopic
     return FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 24, isolation_level=0, session_id=0,
@@ -142,10 +150,7 @@ def test_a_throttled_connection_is_not_read_until_its_throttle_time_has_passed(p
         answered_at = manual.now_ms()
         throttle_ms, first = produce(client, "appended", batch(13))      # answered at once: the clock stands still
         assert throttle_ms > 0 and first.error_code == 0
-        client.correlation_id += 1
-        request = produce_request("appended", batch(1, 10))
-        request.with_header(correlation_id=client.correlation_id, client_id=client.client_id)
-        client.send_bytes(request.encode(version=9, header=True, framed=True))
+        send(client, produce_request("appended", batch(1, 10)), 9)
         deadline = time.monotonic() + 60
         while not select.select([client.sock], [], [], 0.1)[0]:    # move the engine's clock until answered
             assert time.monotonic() < deadline, "the muted connection was never read again"
@@ -159,6 +164,24 @@ def test_a_throttled_connection_is_not_read_until_its_throttle_time_has_passed(p
         set_quota(port, "impatient", PRODUCE, None)
 
 
+def test_acks_0_gets_no_answer_but_its_connection_is_muted_all_the_same(port, manual):
+    set_quota(port, "fire-and-forget", PRODUCE, QUOTA)
+    client = RawClient(port, client_id="fire-and-forget", timeout=60)
+    try:
+        sent_at, records = manual.now_ms(), batch(13)
+        send(client, produce_request("appended", records, acks=0), 9)
+        send(client, ApiVersionsRequest(), 0)
+        deadline = time.monotonic() + 60
+        while not select.select([client.sock], [], [], 0.1)[0]:    # move the engine's clock until answered
+            assert time.monotonic() < deadline, "the muted connection was never read again"
+            manual.advance(250)
+        assert ApiVersionsResponse.decode(client.read_frame(), version=0, header=True).error_code == 0
+        assert manual.now_ms() >= sent_at + kafka_throttle(len(records))      # read only after the mute
+    finally:
+        client.close()
+        set_quota(port, "fire-and-forget", PRODUCE, None)
+
+
 def test_a_consumer_over_its_quota_gets_all_its_data_with_a_throttle_time(port, manual):
     feeder = RawClient(port, client_id="feeder")
     consumer = RawClient(port, client_id="greedy-consumer")
@@ -166,10 +189,7 @@ def test_a_consumer_over_its_quota_gets_all_its_data_with_a_throttle_time(port, 
         base = produce(feeder, "clients", batch(13))[1].base_offset
         assert feeder.request(fetch_request("clients", base), 11, FetchResponse).throttle_time_ms == 0
         set_quota(port, "greedy-consumer", FETCH, QUOTA)
-        consumer.correlation_id += 1
-        request = fetch_request("clients", base)
-        request.with_header(correlation_id=consumer.correlation_id, client_id=consumer.client_id)
-        consumer.send_bytes(request.encode(version=11, header=True, framed=True))
+        send(consumer, fetch_request("clients", base), 11)
         frame = consumer.read_frame()
         response = FetchResponse.decode(frame, version=11, header=True)
         # The response's bytes (after the size prefix) are what the quota counts.
