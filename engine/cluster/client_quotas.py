@@ -14,8 +14,7 @@ user and client id:
   user+client-id, user+default client-id, user, default user+client-id,
   default user+default client-id, default user, client-id, default client-id.
 No authentication yet: every connection's user is Kafka's unauthenticated principal name,
-ANONYMOUS (`user_of` takes an authenticated principal from the request's session once
-there is one). Clients that match one entity share one token bucket, except through a default
+ANONYMOUS. Clients that match one entity share one token bucket, except through a default
 name, which gives each user / client id its own bucket - as Kafka's quota metric tags do.
 
 Pure functions over the image's dict; the controller (the event loop) owns the dict.
@@ -68,8 +67,9 @@ def check_op(key: str, value: float | None, remove: bool) -> None:
 
 
 def user_of(ctx) -> str:
-    """The quota user of a request: its connection's authenticated principal, else ANONYMOUS
-    (PLAINTEXT, as Kafka names the unauthenticated principal)."""
+    """The quota user of a request: its connection's authenticated principal (a SASL
+    session's, once connections authenticate), else ANONYMOUS, as Kafka names the
+    unauthenticated principal of PLAINTEXT listeners."""
     return getattr(getattr(ctx, "session", None), "principal", None) or ANONYMOUS
 
 

@@ -137,6 +137,7 @@ class Listener:
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
         while not self._closing:
+            await unmuted(channel)   # a throttled client's next request is read only after its throttle time
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             limit = self._config("socket.request.max.bytes")
             if size <= 0 or size > limit:
@@ -160,7 +161,6 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
-            await unmuted(channel)   # a throttled client's next request is read only after its throttle time
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no
