@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from engine.cluster import scram_credentials
 from engine.cluster.topics import collision_key, is_legal_name
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
@@ -152,6 +153,7 @@ _CHECKS = {
     "broker": _check_broker,
     "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
+    "scram_credential": lambda image, record: scram_credentials.check_record(record),
 }
 
 
@@ -234,4 +236,5 @@ _APPLY = {
     "config": _apply_config,
     "producer_ids": _apply_producer_ids,
     "client_quota": _apply_client_quota,
+    "scram_credential": lambda image, record: scram_credentials.apply_record(image.scram_credentials, record),
 }

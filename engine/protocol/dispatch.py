@@ -42,6 +42,7 @@ class RequestContext:
     header: RequestHeader
     api_version: int
     client_host: str = ""
+    session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
 
     @property
     def client_id(self) -> str | None:
@@ -85,7 +86,7 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
@@ -107,7 +108,8 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
     problem = null_violation(request, spec.request_class.fields, api_version)
     if problem:
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
-    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host)
+    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
+                         session=session)
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:

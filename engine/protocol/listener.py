@@ -20,7 +20,14 @@ changes apply at once):
   accepting clients can never exhaust the descriptors that logs and listeners need.
 
 Fetch responses are written zero-copy: the encoded headers go through the transport and the
-record bytes go from the segment file to the socket with sendfile (`loop.sendfile`).
+record bytes go from the segment file to the socket with sendfile (`loop.sendfile`). Under
+TLS the kernel cannot encrypt, so asyncio's sendfile falls back to reading and writing the
+bytes, as Kafka does for SSL listeners.
+
+Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server speaks TLS;
+on SASL ones each connection has a SaslSession, and until it is authenticated only
+ApiVersions, SaslHandshake and SaslAuthenticate pass - anything else closes the connection
+unanswered, and a failed login is answered, then closed (engine/security/session.py).
 """
 from __future__ import annotations
 
@@ -35,6 +42,8 @@ from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
+from engine.security.session import FAILED, SaslSession
+from engine.security.settings import SecuritySettings
 
 log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
@@ -44,18 +53,20 @@ _READ_LIMIT = 1 << 20
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session")
 
-    def __init__(self, peer_host: str, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, peer_host: str, writer: asyncio.StreamWriter, session: SaslSession | None) -> None:
         self.peer_host = peer_host
+        self.session = session          # None: no SASL on this listener
         self.writer = writer
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
 
 
 class Listener:
-    def __init__(self, broker, host: str, port: int) -> None:
+    def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None) -> None:
         self.broker = broker
+        self.security = security or SecuritySettings()
         self.host = host
         self.port = port
         self._server: asyncio.base_events.Server | None = None
@@ -70,7 +81,7 @@ class Listener:
     async def start(self) -> None:
         self._closing = False
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
-                                                  limit=_READ_LIMIT)
+                                                  limit=_READ_LIMIT, ssl=self.security.server_ssl)
         self._sweeper = asyncio.create_task(self._close_idle_connections())
 
     async def stop(self) -> None:
@@ -110,7 +121,8 @@ class Listener:
             writer.transport.abort()
             return
         task = asyncio.current_task()
-        connection = self._connections[task] = _Connection(peer[0], writer)
+        session = SaslSession(self.security) if self.security.sasl else None
+        connection = self._connections[task] = _Connection(peer[0], writer, session)
         self._per_ip[peer[0]] += 1
         try:
             await self._serve_requests(reader, writer, connection)
@@ -137,9 +149,20 @@ class Listener:
             if size <= 0 or size > limit:
                 raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
             frame = await reader.readexactly(size)
+            session = connection.session
+            if session is not None and session.raw_tokens:      # after SaslHandshake v0
+                if not await _answer_raw_token(session, frame, writer, connection.peer_host):
+                    return
+                continue
+            if session is not None and not session.authenticated:
+                reason = session.refusal(frame)
+                if reason is not None:
+                    refused(log, "authentication_failures", "Closing an unauthenticated connection from %s: %s",
+                            connection.peer_host, reason)
+                    return
             connection.handling = True
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host)
+                response = await dispatch(self.broker, frame, connection.peer_host, session)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
@@ -155,6 +178,10 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
+            if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
+                refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
+                        "connection", session.mechanism, connection.peer_host)
+                return
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no
@@ -172,6 +199,18 @@ class Listener:
 
     def connection_count(self) -> int:
         return len(self._connections)
+
+
+async def _answer_raw_token(session: SaslSession, frame: bytes, writer: asyncio.StreamWriter, peer_host: str) -> bool:
+    """A bare SASL token (after SaslHandshake v0) gets a bare reply; False: failed, close."""
+    reply = session.raw_token_reply(frame)
+    if reply is None:
+        refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the connection",
+                session.mechanism, peer_host)
+        return False
+    writer.write(reply)
+    await writer.drain()
+    return True
 
 
 async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyResponse) -> None:
