@@ -68,11 +68,13 @@ def credential_from_password(mechanism: str, password: str, *, iterations: int =
 class ScramServer:
     """One SCRAM authentication. `lookup(user)` returns the user's credential or None."""
 
-    def __init__(self, mechanism: str, lookup: Callable[[str], ScramCredential | None], decoy_key: bytes) -> None:
+    def __init__(self, mechanism: str, lookup: Callable[[str], ScramCredential | None], decoy_key: bytes,
+                 server_nonce: Callable[[], str] = lambda: secrets.token_urlsafe(24)) -> None:
         self.mechanism = mechanism
         self._digest = _HASHES[mechanism]
         self._lookup = lookup
         self._decoy_key = decoy_key          # per-process secret: made-up salts for unknown users
+        self._server_nonce = server_nonce    # a seam for RFC 7677's test vector
         self._step = 0
         self.username: str | None = None
         self.complete = False
@@ -101,7 +103,7 @@ class ScramServer:
         if parts[1] and _unescape(parts[1][2:]) != self.username:
             raise ScramError("authorization id differs from the user name")
         self._credential = self._lookup(self.username) or self._decoy(self.username)
-        self._nonce = fields["r"] + secrets.token_urlsafe(24)
+        self._nonce = fields["r"] + self._server_nonce()
         self._server_first = (f"r={self._nonce},s={base64.b64encode(self._credential.salt).decode()},"
                               f"i={self._credential.iterations}")
         return self._server_first.encode()
