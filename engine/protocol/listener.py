@@ -181,6 +181,7 @@ class Listener:
             if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
                 refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
                         "connection", session.mechanism, connection.peer_host)
+                await _close_after_flush(writer)
                 return
 
     async def _close_idle_connections(self) -> None:
@@ -199,6 +200,16 @@ class Listener:
 
     def connection_count(self) -> int:
         return len(self._connections)
+
+
+async def _close_after_flush(writer: asyncio.StreamWriter) -> None:
+    """Close with a FIN once the last answer is sent: an abort's RST can make the client's
+    kernel drop the answer unread, and the client would see a bare disconnect, not why."""
+    writer.close()
+    try:
+        await asyncio.wait_for(writer.wait_closed(), 5)
+    except (asyncio.TimeoutError, ConnectionError):
+        pass
 
 
 async def _answer_raw_token(session: SaslSession, frame: bytes, writer: asyncio.StreamWriter, peer_host: str) -> bool:
