@@ -21,8 +21,8 @@ changes apply at once):
 
 Fetch responses are written zero-copy: the encoded headers go through the transport and the
 record bytes go from the segment file to the socket with sendfile (`loop.sendfile`). Under
-TLS the kernel cannot encrypt, so asyncio's sendfile falls back to reading and writing the
-bytes, as Kafka does for SSL listeners.
+TLS the kernel cannot encrypt, so the bytes are read and written in chunks instead, as
+Kafka does for SSL listeners (asyncio's own sendfile fallback stalled on TLS transports).
 
 Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server speaks TLS;
 on SASL ones each connection has a SaslSession, and until it is authenticated only
@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import struct
 import time
 
@@ -202,6 +203,21 @@ class Listener:
         return len(self._connections)
 
 
+_COPY_CHUNK = 1 << 20
+
+
+async def _write_copied(writer: asyncio.StreamWriter, file_slice) -> None:
+    """A slice's bytes through the transport (TLS), a chunk at a time so memory stays bounded."""
+    done = 0
+    while done < file_slice.size:
+        chunk = os.pread(file_slice.fileno(), min(_COPY_CHUNK, file_slice.size - done), file_slice.position + done)
+        if not chunk:
+            raise ConnectionError("segment file ended before the slice did")   # truncated under us: drop the connection
+        writer.write(chunk)
+        done += len(chunk)
+        await writer.drain()
+
+
 async def _close_after_flush(writer: asyncio.StreamWriter) -> None:
     """Close with a FIN once the last answer is sent: an abort's RST can make the client's
     kernel drop the answer unread, and the client would see a bare disconnect, not why."""
@@ -237,13 +253,17 @@ async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyRespo
         writer.write(_SIZE.pack(total))
         position = 4
         loop = asyncio.get_running_loop()
+        tls = writer.get_extra_info("ssl_object") is not None
         for placeholder, file_slice in zip(placeholders, response.slices):
             at = frame.index(placeholder, position)
             writer.write(bytes(frame[position:at]) + prefix_of(file_slice.size))
             position = at + len(placeholder)
             await writer.drain()
-            with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
-                await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
+            if tls:
+                await _write_copied(writer, file_slice)
+            else:
+                with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
+                    await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
         writer.write(bytes(frame[position:]))
         await writer.drain()
     finally:

@@ -16,12 +16,13 @@ SCRAM_USER, SCRAM_PASSWORD = "alice", "alice-secret"      # SCRAM-SHA-256 and -5
 
 
 def start_sasl_engine(directory: Path, brokers: int = 2, protocol: str = "SASL_PLAINTEXT",
-                      extra_args: list[str] | None = None) -> EngineProcess:
+                      extra_args: list[str] | None = None, tls=None) -> EngineProcess:
+    """`tls`: the client SSLContext trusting the engine's certificate, for SASL_SSL / SSL."""
     users = directory / "users.properties"
     users.write_text(f'# PLAIN users\nuser_{ADMIN}="{ADMIN_PASSWORD}"\nuser_bob=bob-secret\n')
     engine = EngineProcess(directory / "data", brokers=brokers, admin=False,
                            extra_args=["--security-protocol", protocol, "--sasl-users-file", str(users),
-                                       *(extra_args or [])])
+                                       *(extra_args or [])], tls=tls)
     return engine.start(timeout=60)
 
 
