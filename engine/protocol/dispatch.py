@@ -49,6 +49,11 @@ class RequestContext:
         return self.header.client_id
 
     @property
+    def principal(self) -> str:
+        """The authenticated user's name; Kafka's ANONYMOUS on listeners without SASL."""
+        return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
+
+    @property
     def controller(self):
         """The cluster's controller: metadata changes (topics, configs, elections)."""
         return self.broker.controller

@@ -228,6 +228,25 @@ def test_describe_user_scram_credentials_shows_iterations_only(sasl_engine):
     assert missing["nobody"]["error"] == "Attempt to describe a user credential that does not exist"
 
 
+def test_a_user_quota_throttles_that_authenticated_user_only(sasl_engine):
+    """Client quotas by user now see the SASL user, not ANONYMOUS for everyone."""
+    from tests.engine.protocol.test_client_quotas import KEY, alter, create
+    admin = RawClient(sasl_engine.ports[0], client_id="same-client")
+    assert handshake(admin, "PLAIN").error_code == 0
+    assert authenticate(admin, f"\0{ADMIN}\0{ADMIN_PASSWORD}".encode()).error_code == 0
+    alice = RawClient(sasl_engine.ports[0], client_id="same-client")
+    assert raw_scram_login(alice, SCRAM_USER, SCRAM_PASSWORD).error_code == 0
+    try:
+        assert alter(admin, [({"user": SCRAM_USER}, {KEY: 1.0})]) == [(0, None)]      # a burst of 11 partitions
+        assert create(alice, f"quota-{uuid.uuid4().hex[:6]}", 15)[0] == 0
+        assert create(alice, f"quota-{uuid.uuid4().hex[:6]}", 1)[0] == Errors.ThrottlingQuotaExceededError.errno
+        assert create(admin, f"quota-{uuid.uuid4().hex[:6]}", 15)[0] == 0           # same client id, other user
+    finally:
+        alter(admin, [({"user": SCRAM_USER}, {KEY: None})])
+        admin.close()
+        alice.close()
+
+
 def test_a_user_added_later_logs_in_and_credentials_survive_a_restart(sasl_engine):
     """Last in the module: it restarts the engine."""
     assert add_scram_user(sasl_engine.bootstrap, "carol", "carol-secret") == {"carol": None}
