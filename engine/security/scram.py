@@ -58,11 +58,16 @@ def credential_from_salted_password(mechanism: str, salted_password: bytes, salt
                            server_key=hmac.digest(salted_password, b"Server Key", digest), iterations=iterations)
 
 
+def salted_password(mechanism: str, password: str, salt: bytes, iterations: int) -> bytes:
+    """Hi(password, salt, i) of RFC 5802: PBKDF2 with the mechanism's HMAC."""
+    return hashlib.pbkdf2_hmac(_HASHES[mechanism], password.encode(), salt, iterations)
+
+
 def credential_from_password(mechanism: str, password: str, *, iterations: int = DEFAULT_ITERATIONS,
                              salt: bytes | None = None) -> ScramCredential:
     salt = secrets.token_bytes(32) if salt is None else salt
-    salted = hashlib.pbkdf2_hmac(_HASHES[mechanism], password.encode(), salt, iterations)
-    return credential_from_salted_password(mechanism, salted, salt, iterations)
+    return credential_from_salted_password(mechanism, salted_password(mechanism, password, salt, iterations),
+                                           salt, iterations)
 
 
 class ScramServer:
