@@ -60,7 +60,7 @@ class Controller:
             try:
                 R.apply(self.image, record)
             except R.MetadataRecordError as exc:
-                raise MetadataCorruptError(path, offset, f"the record {record!r} makes no sense ({exc})",
+                raise MetadataCorruptError(path, offset, f"the record {R.printable(record)!r} makes no sense ({exc})",
                                            repairable=path.name.startswith("journal-")) from None
         if self._journal.needs_migration:
             self._journal.write_snapshot(self.snapshot_records())

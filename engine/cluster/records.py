@@ -59,6 +59,13 @@ class MetadataRecordError(ValueError):
     """A record that decodes but cannot be applied: an unknown type or id, a value out of range."""
 
 
+def printable(record: dict) -> dict:
+    """The record as an error message may show it: SCRAM keys and salts left out."""
+    if isinstance(record, dict) and record.get("type") == "scram_credential" and record.get("credential"):
+        return {**record, "credential": "<redacted>"}
+    return record
+
+
 def apply(image: MetadataImage, record: dict) -> None:
     applier = _APPLY.get(record.get("type"))
     if applier is None:

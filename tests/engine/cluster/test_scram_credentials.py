@@ -4,6 +4,7 @@ import base64
 import hashlib
 
 import kafka.errors as Errors
+import pytest
 
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
@@ -69,3 +70,19 @@ def test_describe_lists_mechanisms_and_iterations_never_keys(tmp_path):
     assert described == {"bob": (None, [(SHA512, 4096)]), "nobody": (Errors.ResourceNotFoundError, []),
                          "alice": (Errors.DuplicateResourceError, [])}
     controller.shutdown()
+
+
+def test_a_damaged_credential_record_is_reported_without_its_keys(tmp_path):
+    from engine.cluster import records as R
+    from engine.cluster import scram_credentials as SC
+    from engine.cluster.journal import MetadataCorruptError
+
+    controller = Controller(tmp_path, BrokerConfig())
+    record = SC.credential_record("alice", "SCRAM-SHA-256", scram.credential_from_password("SCRAM-SHA-256", "pw"))
+    record["credential"]["iterations"] = 12        # below Kafka's minimum: makes no sense
+    controller._journal.append([record])           # as a damaged journal would hold it
+    controller._journal.close()
+    with pytest.raises(MetadataCorruptError) as damaged:
+        Controller(tmp_path, BrokerConfig())
+    assert "alice" in str(damaged.value) and record["credential"]["stored_key"] not in str(damaged.value)
+    assert R.printable(record)["credential"] == "<redacted>"
