@@ -3,7 +3,8 @@ operator commands that talk to a running engine (`broker ...`, `groups ...`,
 `transactions ...`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
-Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
+Broker i listens on port P+i, PLAINTEXT unless `--security-protocol` asks for SASL or TLS
+(engine/security/settings.py). SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0).
 """
 from __future__ import annotations
