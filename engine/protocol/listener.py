@@ -182,7 +182,7 @@ class Listener:
             if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
                 refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
                         "connection", session.mechanism, connection.peer_host)
-                await _close_after_flush(writer)
+                await _close_after_failure(reader, writer)
                 return
 
     async def _close_idle_connections(self) -> None:
@@ -218,12 +218,21 @@ async def _write_copied(writer: asyncio.StreamWriter, file_slice) -> None:
         await writer.drain()
 
 
-async def _close_after_flush(writer: asyncio.StreamWriter) -> None:
-    """Close with a FIN once the last answer is sent: an abort's RST can make the client's
-    kernel drop the answer unread, and the client would see a bare disconnect, not why."""
-    writer.close()
+# Kafka's connection.failed.authentication.delay.ms (KIP-306): a failed login is closed no
+# sooner than this, which slows password guessing down.
+_FAILED_AUTHENTICATION_DELAY_S = 0.1
+_CLIENT_HANG_UP_WAIT_S = 5.0
+
+
+async def _close_after_failure(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Close a connection whose login failed once the client has had its answer: after
+    Kafka's delay, when the client hangs up or sends anything more (never served), or after
+    a bounded wait. Closing at once lost the answer in kafka-python, which drops the bytes
+    that arrive together with the close, and reported a bare disconnect instead of why."""
+    await asyncio.sleep(_FAILED_AUTHENTICATION_DELAY_S)
     try:
-        await asyncio.wait_for(writer.wait_closed(), 5)
+        async with asyncio.timeout(_CLIENT_HANG_UP_WAIT_S):
+            await reader.read(1)
     except (asyncio.TimeoutError, ConnectionError):
         pass
 
