@@ -13,8 +13,8 @@ A connection's quota is the first entity set in Kafka's order (ClientQuotaManage
 user and client id:
   user+client-id, user+default client-id, user, default user+client-id,
   default user+default client-id, default user, client-id, default client-id.
-No authentication yet: every connection's user is Kafka's unauthenticated principal name,
-ANONYMOUS. Clients that match one entity share one token bucket, except through a default
+A connection's user is its SASL user (engine/security), or Kafka's unauthenticated
+principal name, ANONYMOUS, on listeners without SASL. Clients that match one entity share one token bucket, except through a default
 name, which gives each user / client id its own bucket - as Kafka's quota metric tags do.
 
 Pure functions over the image's dict; the controller (the event loop) owns the dict.
