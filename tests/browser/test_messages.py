@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.console.messages.conftest import create_topic, produce_confluent
+from tests.support.txn_clients import committed_transaction, open_transaction
 
 SLOW = 60_000   # ms: a bound for a loaded machine, not a performance threshold
 XSS = ['<script>alert("k")</script>', '<img src=x onerror=alert("v")>', 'javascript:alert("h")',
@@ -128,6 +129,39 @@ def test_tail_shows_a_record_produced_after_the_page_opened(login, console_serve
     assert viewer.locator("#tail-results img").count() == 0
     viewer.click("#tail-pause")
     expect(viewer.locator("#tail-state")).to_have_text("paused")
+
+
+def test_search_and_tail_badge_records_by_their_transaction(login, console_server, no_dialogs):
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "browser-txn")
+    committed_transaction(bootstrap, "browser-txn-c", [(topic, 0, b"c hit")])
+    committed_transaction(bootstrap, "browser-txn-a", [(topic, 0, b"a hit")], commit=False)
+    viewer = no_dialogs(login("viewer"))
+    base = f"{cluster_path(viewer)}topics/{topic}/messages/"
+    viewer.goto(base + "search")
+    viewer.fill("#search-form input[name=text]", "hit")
+    viewer.click("#search-start")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(2)
+    for value, badge in (("c hit", "committed"), ("a hit", "aborted")):
+        row = viewer.locator(f'#search-results tr[data-transaction="{badge}"]')
+        expect(row.locator(".msg-value")).to_have_text(value)
+        expect(row.locator(".txn-badge")).to_have_text(badge)
+    viewer.select_option("#search-form select[name=isolation]", "read_committed")
+    viewer.click("#search-start")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr .msg-value")).to_have_text(["c hit"])
+
+    # The tail (read_uncommitted) shows an open transaction's record as pending, then its commit.
+    viewer.goto(base + "tail")
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    producer = open_transaction(bootstrap, "browser-txn-t", [(topic, 0, b"t live")])
+    live = viewer.locator("#tail-results tr", has=viewer.locator(".msg-value", has_text="t live"))
+    expect(live.locator(".txn-badge")).to_have_text("pending", timeout=SLOW)
+    producer.commit_transaction(60)
+    expect(live.locator(".txn-badge")).to_have_text("committed", timeout=SLOW)
+    expect(viewer.locator('#tail-results tr[data-control="COMMIT"]')).to_contain_text("COMMIT marker")
+    viewer.screenshot(path="/tmp/console-messages-tail-transactions.png", full_page=True)
 
 
 def test_tail_of_a_busy_topic_caps_what_it_draws_and_says_how_much_it_skipped(login, console_server, no_dialogs):
