@@ -33,6 +33,12 @@ def cluster_path(page) -> str:
     return re.search(r"/clusters/\d+/", page.url).group(0)
 
 
+def search_until_finished(page, text: str) -> None:
+    page.fill("#search-form input[name=text]", text)
+    page.click("#search-start")
+    expect(page.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+
+
 @pytest.fixture(scope="module")
 def hostile_topic(console_server):
     bootstrap = console_server.engine.bootstrap
@@ -75,9 +81,7 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
     viewer = no_dialogs(login("viewer"))
     base = f"{cluster_path(viewer)}topics/{big_topic}/messages/"
     viewer.goto(base + "search")
-    viewer.fill("#search-form input[name=text]", "NEEDLE")
-    viewer.click("#search-start")
-    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    search_until_finished(viewer, "NEEDLE")
     expect(viewer.locator("#search-results tbody tr")).to_have_count(5)
     expect(viewer.locator("#stat-records")).to_have_text("600000")
     expect(viewer.locator("#stat-matches")).to_have_text("5")
@@ -108,9 +112,7 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
 
     # Search results carry the hostile payloads as text only.
     viewer.goto(f"{cluster_path(viewer)}topics/{hostile_topic}/messages/search")
-    viewer.fill("#search-form input[name=text]", "alert")
-    viewer.click("#search-start")
-    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    search_until_finished(viewer, "alert")
     expect(viewer.locator("#search-results tbody tr")).to_have_count(len(XSS))
     expect(viewer.locator("#search-results tbody tr").nth(1).locator(".msg-value")).to_have_text(XSS[1])
     assert viewer.locator("#search-results img").count() == 0
@@ -139,9 +141,7 @@ def test_search_and_tail_badge_records_by_their_transaction(login, console_serve
     viewer = no_dialogs(login("viewer"))
     base = f"{cluster_path(viewer)}topics/{topic}/messages/"
     viewer.goto(base + "search")
-    viewer.fill("#search-form input[name=text]", "hit")
-    viewer.click("#search-start")
-    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    search_until_finished(viewer, "hit")
     expect(viewer.locator("#search-results tbody tr")).to_have_count(2)
     for value, badge in (("c hit", "committed"), ("a hit", "aborted")):
         row = viewer.locator(f'#search-results tr[data-transaction="{badge}"]')

@@ -20,7 +20,7 @@ from console.messages.filters import FilterSpec
 from console.messages.selectors import SearchQuery
 from tests.console.conftest import make_topic
 from tests.console.messages.conftest import create_topic, produce_confluent
-from tests.console.messages.test_live import WAIT, communicator_for, events_until
+from tests.console.messages.test_live import WAIT, communicator_for, events_until, search_over_socket
 from tests.support.txn_clients import committed_transaction, open_transaction
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -74,15 +74,7 @@ def test_read_committed_search_skips_aborted_and_open_transactions_and_counts_no
 
 
 def test_the_socket_and_the_json_api_carry_each_matchs_outcome(cluster, users, txn_topic):
-    communicator = communicator_for(cluster, txn_topic, users["viewer"])
-
-    async def scenario():
-        assert (await communicator.connect(timeout=WAIT))[0]
-        await communicator.send_to(text_data=json.dumps({"action": "search", "mode": "substring", "text": "hit"}))
-        events = await events_until(communicator, lambda e: e["type"] in ("done", "error"))
-        await communicator.disconnect()
-        return events
-    events = async_to_sync(scenario)()
+    events = search_over_socket(cluster, txn_topic, users["viewer"], {"mode": "substring", "text": "hit"})
     assert events[-1]["type"] == "done", events[-1]
     on_page = {m["value"]["text"]: m["transaction"] for e in events if e["type"] == "matches" for m in e["messages"]}
     expected = {"plain hit": "", "c1 hit": "committed", "c2 hit": "committed", "a1 hit": "aborted", "o1 hit": "open"}
