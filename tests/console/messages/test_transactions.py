@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import csv
+import io
 import json
 import uuid
 
@@ -73,7 +75,8 @@ def test_read_committed_search_skips_aborted_and_open_transactions_and_counts_no
     assert stats.done and stats.records_scanned == 4 and stats.positions == {0: 6}
 
 
-def test_the_socket_and_the_json_api_carry_each_matchs_outcome(cluster, users, txn_topic):
+def test_the_socket_the_json_api_and_the_export_carry_each_matchs_outcome(cluster, users, txn_topic,
+                                                                         viewer_client):
     events = search_over_socket(cluster, txn_topic, users["viewer"], {"mode": "substring", "text": "hit"})
     assert events[-1]["type"] == "done", events[-1]
     on_page = {m["value"]["text"]: m["transaction"] for e in events if e["type"] == "matches" for m in e["messages"]}
@@ -91,6 +94,9 @@ def test_the_socket_and_the_json_api_carry_each_matchs_outcome(cluster, users, t
                   .splitlines() if json.loads(line)["type"] == "match") == ["c1 hit", "c2 hit", "plain hit"]
     bad = Client().get(url, {"text": "hit", "isolation": "serializable"}, **auth)
     assert bad.status_code == 400 and "Read with one of read_uncommitted, read_committed" in bad.json()["error"]
+    export = viewer_client.get(reverse("messages:export", args=[cluster.pk, txn_topic]), {"text": "hit", "format": "csv"})
+    rows = csv.DictReader(io.StringIO(b"".join(export.streaming_content).decode()))
+    assert {r["value"]: r["transaction"] for r in rows} == expected
 
 
 def _tail(cluster, topic, user, command: dict, script):
