@@ -4,7 +4,7 @@ A record of a transactional batch is decided by its producer's next marker (COMM
 control batch) in the same partition. A reader walking a partition in log order therefore
 knows a record's outcome the moment it reaches that marker, with no read of its own:
 `PendingTransactions` keeps what waits for a marker per (partition, producer) and hands it
-back, with the outcome, when the marker comes by. Search and tail use it; the browser, whose
+back when the marker comes by (`outcome_of(marker)` says how it ended). Search and tail use it; the browser, whose
 page ends before most markers, looks ahead instead (`transactions.transaction_outcomes`).
 """
 from __future__ import annotations
