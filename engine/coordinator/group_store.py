@@ -174,6 +174,11 @@ class GroupStore:
     def add(self, group: GroupMetadata) -> GroupMetadata:
         return self.groups.setdefault(group.group_id, group)
 
+    def replace(self, group: GroupMetadata) -> GroupMetadata:
+        """Put `group` in place of the group with its id (a group changing its type)."""
+        self.groups[group.group_id] = group
+        return group
+
     def remove(self, group_id: str) -> None:
         self.groups.pop(group_id, None)
 
