@@ -3,12 +3,14 @@ every error code can be checked exactly; librdkafka drives it in test_consumer_g
 from __future__ import annotations
 
 import pytest
+from kafka import KafkaAdminClient
+from kafka.admin import NewPartitions
 from kafka.protocol.admin import ListGroupsRequest, ListGroupsResponse
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
 from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
                                    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
-from tests.support.groups import GroupClient, create_topic, topic_ids
+from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, topic_ids, wait_until
 
 UNCHANGED = object()
 FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, INVALID_REQUEST, UNSUPPORTED_ASSIGNOR = 110, 25, 42, 112
@@ -26,21 +28,22 @@ class Member:
         self.epoch = 0
         self.owned: set[tuple[str, int]] = set()
 
-    def heartbeat(self, *, epoch=None, owned=UNCHANGED, topics=UNCHANGED, assignor=None, rebalance_timeout_ms=-1):
+    def heartbeat(self, *, epoch=None, owned=UNCHANGED, topics=UNCHANGED, assignor=None, rebalance_timeout_ms=-1,
+                  regex=None):
         joining = (self.epoch if epoch is None else epoch) == 0
         request = ConsumerGroupHeartbeatRequest(
             group_id=self.client.group_id, member_id=self.member_id,
             member_epoch=self.epoch if epoch is None else epoch, instance_id=self.instance_id,
             rebalance_timeout_ms=30000 if joining else rebalance_timeout_ms,
             subscribed_topic_names=(self.topics if joining else None) if topics is UNCHANGED else topics,
-            server_assignor=assignor,
+            subscribed_topic_regex=regex, server_assignor=assignor,
             topic_partitions=([] if joining else None) if owned is UNCHANGED else self._by_id(owned))
         response = self.client.client.request(request, 1, ConsumerGroupHeartbeatResponse)
         if response.error_code == 0:
             self.epoch = response.member_epoch
             if response.assignment is not None:
                 self.owned = {(self.names[t.topic_id], p) for t in response.assignment.topic_partitions
-                              for p in t.partitions}
+                              for p in t.partitions if t.topic_id in self.names}
         return response
 
     def ack(self):
@@ -194,3 +197,48 @@ def test_classic_and_consumer_groups_do_not_mix(group_cluster, client, topic):
         assert heartbeat.error_code == GROUP_ID_NOT_FOUND and "not a consumer group" in heartbeat.error_message
     finally:
         classic.close()
+
+
+def test_new_partitions_and_topics_matching_a_regex_bump_the_group_epoch(group_cluster, client, topic):
+    ids = topic_ids(client.client, [topic])
+    named = Member(client, "by-name", [topic], ids)
+    named.heartbeat()
+    assert (named.epoch, named.owned) == (1, tps(topic, 0, 1, 2))
+    admin = KafkaAdminClient(bootstrap_servers=group_cluster.bootstrap)
+    try:
+        admin.create_partitions({topic: NewPartitions(total_count=5)})
+    finally:
+        admin.close()
+    wait_until(lambda: named.heartbeat().error_code == 0 and named.owned == tps(topic, 0, 1, 2, 3, 4),
+               message="the new partitions assigned")
+    assert named.epoch == 2
+
+    pattern = Member(client, "by-regex", [], ids)
+    assert pattern.heartbeat(topics=None, regex=f"{topic}-r[0-9]+").error_code == 0
+    assert pattern.owned == set()
+    create_topic(group_cluster.bootstrap, f"{topic}-r1", 2)
+    pattern.ids.update(topic_ids(client.client, [f"{topic}-r1"]))
+    pattern.names.update({topic_id: name for name, topic_id in pattern.ids.items()})
+    wait_until(lambda: pattern.heartbeat().error_code == 0 and pattern.owned == tps(f"{topic}-r1", 0, 1),
+               message="the matching topic assigned")
+    assert named.heartbeat().error_code == 0 and named.owned == tps(topic, 0, 1, 2, 3, 4)
+
+
+def test_a_silent_member_is_removed_after_the_session_timeout(engine_factory, topic_name):
+    engine = engine_factory(brokers=1, configs={**GROUP_TEST_CONFIGS, "group.consumer.session.timeout.ms": "1000"})
+    create_topic(engine.bootstrap, topic_name, 2)
+    client = GroupClient(engine, "kip848-session")
+    try:
+        ids = topic_ids(client.client, [topic_name])
+        silent, alive = (Member(client, name, [topic_name], ids) for name in ("silent", "alive"))
+        silent.heartbeat()
+        alive.heartbeat()
+        assert silent.ack().error_code == 0 and len(silent.owned) == 1   # revoked one for "alive"
+
+        def alive_owns_all() -> bool:
+            alive.ack()
+            return alive.owned == tps(topic_name, 0, 1)
+        wait_until(alive_owns_all, message="the silent member's partition handed over")
+        assert silent.heartbeat().error_code == UNKNOWN_MEMBER_ID
+    finally:
+        client.close()
