@@ -21,8 +21,10 @@ GROUP_ID_NOT_FOUND = 69
 class Member:
     """One member's heartbeats on its own connection to the coordinator."""
 
-    def __init__(self, client: GroupClient, member_id: str, topics: list[str], ids: dict, *, instance_id=None):
+    def __init__(self, client: GroupClient, member_id: str, topics: list[str], ids: dict, *, instance_id=None,
+                 rebalance_timeout_ms: int = 30000):
         self.client, self.member_id, self.topics, self.ids = client, member_id, topics, ids
+        self.rebalance_timeout_ms = rebalance_timeout_ms
         self.names = {topic_id: name for name, topic_id in ids.items()}
         self.instance_id = instance_id
         self.epoch = 0
@@ -34,7 +36,7 @@ class Member:
         request = ConsumerGroupHeartbeatRequest(
             group_id=self.client.group_id, member_id=self.member_id,
             member_epoch=self.epoch if epoch is None else epoch, instance_id=self.instance_id,
-            rebalance_timeout_ms=30000 if joining else rebalance_timeout_ms,
+            rebalance_timeout_ms=self.rebalance_timeout_ms if joining else rebalance_timeout_ms,
             subscribed_topic_names=(self.topics if joining else None) if topics is UNCHANGED else topics,
             subscribed_topic_regex=regex, server_assignor=assignor,
             topic_partitions=([] if joining else None) if owned is UNCHANGED else self._by_id(owned))
@@ -242,3 +244,19 @@ def test_a_silent_member_is_removed_after_the_session_timeout(engine_factory, to
         assert silent.heartbeat().error_code == UNKNOWN_MEMBER_ID
     finally:
         client.close()
+
+
+def test_a_member_that_keeps_revoked_partitions_is_removed_after_its_rebalance_timeout(group_cluster, client, topic):
+    ids = topic_ids(client.client, [topic])
+    stubborn = Member(client, "stubborn", [topic], ids, rebalance_timeout_ms=500)
+    stubborn.heartbeat()
+    newcomer = Member(client, "newcomer", [topic], ids)
+    newcomer.heartbeat()
+    assert len(stubborn.heartbeat().assignment.topic_partitions[0].partitions) == 2   # asked to give one up
+
+    def newcomer_gets_all() -> bool:
+        assert stubborn.heartbeat(owned=tps(topic, 0, 1, 2)).error_code in (0, UNKNOWN_MEMBER_ID)  # never revokes
+        newcomer.ack()
+        return newcomer.owned == tps(topic, 0, 1, 2)
+    wait_until(newcomer_gets_all, message="the stubborn member removed")
+    assert stubborn.heartbeat().error_code == UNKNOWN_MEMBER_ID
