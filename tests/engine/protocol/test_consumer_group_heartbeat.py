@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewPartitions
-from kafka.protocol.admin import ListGroupsRequest, ListGroupsResponse
+from kafka.protocol.admin import DeleteGroupsRequest, DeleteGroupsResponse, ListGroupsRequest, ListGroupsResponse
+from kafka.protocol.consumer import OffsetDeleteRequest, OffsetDeleteResponse
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
 from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
@@ -260,3 +261,27 @@ def test_a_member_that_keeps_revoked_partitions_is_removed_after_its_rebalance_t
         return newcomer.owned == tps(topic, 0, 1, 2)
     wait_until(newcomer_gets_all, message="the stubborn member removed")
     assert stubborn.heartbeat().error_code == UNKNOWN_MEMBER_ID
+
+
+def test_offset_delete_and_delete_groups_follow_the_members(group_cluster, client, topic):
+    ids = topic_ids(client.client, [topic])
+    member = Member(client, "member-1", [topic], ids)
+    member.heartbeat()
+    assert client.commit({(topic, 0): 3}, member_id="member-1", generation_id=member.epoch) == {(topic, 0): 0}
+
+    def delete_offset():
+        request = OffsetDeleteRequest(group_id=client.group_id, topics=[OffsetDeleteRequest.OffsetDeleteRequestTopic(
+            name=topic, partitions=[OffsetDeleteRequest.OffsetDeleteRequestTopic.OffsetDeleteRequestPartition(
+                partition_index=0)])])
+        answer = client.client.request(request, 0, OffsetDeleteResponse)
+        return answer.error_code, answer.topics[0].partitions[0].error_code if answer.topics else None
+
+    def delete_group():
+        answer = client.client.request(DeleteGroupsRequest(groups_names=[client.group_id]), 2, DeleteGroupsResponse)
+        return answer.results[0].error_code
+    assert delete_offset() == (0, 86)    # GROUP_SUBSCRIBED_TO_TOPIC: a member reads it
+    assert delete_group() == 68          # NON_EMPTY_GROUP
+    assert member.heartbeat(epoch=-1).error_code == 0
+    assert delete_offset() == (0, 0)
+    assert delete_group() == 0
+    assert client.describe(version=6).error_code == GROUP_ID_NOT_FOUND
