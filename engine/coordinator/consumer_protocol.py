@@ -43,6 +43,13 @@ from engine.errors import ApiError
 log = logging.getLogger(__name__)
 
 
+class InvalidRegularExpressionError(Errors.BrokerResponseError):
+    """Kafka's INVALID_REGULAR_EXPRESSION (KIP-848), which kafka-python 3.0.12 does not define."""
+    errno = 128
+    message = "INVALID_REGULAR_EXPRESSION"
+    description = "The regular expression is not valid."
+
+
 @dataclass
 class HeartbeatRequest:
     group_id: str
@@ -155,7 +162,7 @@ class ConsumerGroupProtocol:
             try:
                 re.compile(request.subscribed_topic_regex)
             except re.error as exc:
-                raise ApiError(Errors.InvalidRequestError, f"SubscribedTopicRegex is invalid: {exc}") from None
+                raise ApiError(InvalidRegularExpressionError, f"SubscribedTopicRegex is invalid: {exc}") from None
         if request.server_assignor is not None and request.server_assignor not in self.assignor_names():
             raise ApiError(Errors.UnsupportedAssignorError, f"ServerAssignor {request.server_assignor} is not "
                            f"supported. Supported assignors: {', '.join(self.assignor_names())}.")

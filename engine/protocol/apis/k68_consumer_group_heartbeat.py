@@ -17,6 +17,7 @@ instance. Fields left null mean "unchanged since the last heartbeat".
 - New topics, deleted topics and added partitions in a subscription bump the group epoch at
   the next heartbeat of any member.
 - Errors as Kafka returns them: INVALID_REQUEST (with Kafka's messages), UNSUPPORTED_ASSIGNOR,
+  INVALID_REGULAR_EXPRESSION (a regex Python's `re` cannot compile),
   FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED (`group.consumer.max.size`), GROUP_ID_NOT_FOUND for a classic group
   with members, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.

@@ -127,6 +127,7 @@ def test_fencing_and_invalid_requests_get_kafkas_errors(group_cluster, client, t
     assert Member(client, "stranger", [topic], ids).heartbeat(epoch=1).error_code == UNKNOWN_MEMBER_ID
     assert member.heartbeat(epoch=0, topics=None).error_code == INVALID_REQUEST
     assert member.heartbeat(epoch=-3).error_code == INVALID_REQUEST
+    assert member.heartbeat(regex="[unclosed").error_code == 128   # INVALID_REGULAR_EXPRESSION
     unsupported = member.heartbeat(assignor="sticky")
     assert unsupported.error_code == UNSUPPORTED_ASSIGNOR and "uniform, range" in unsupported.error_message
     # A member that rejoins with epoch 0 starts over with its share.
