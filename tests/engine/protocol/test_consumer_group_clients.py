@@ -9,7 +9,8 @@ import time
 from confluent_kafka import Consumer, ConsumerGroupType, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from tests.support.groups import create_topic, produce, wait_until
+from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
+from tests.support.groups import GroupClient, create_topic, produce, wait_until
 
 PARTITIONS = 4
 
@@ -22,9 +23,11 @@ class Ownership:
         self.lock = threading.Lock()
         self.owned: dict[str, set[int]] = {}
         self.conflicts: list[str] = []
+        self.assignments: dict[str, int] = {}   # on_assign calls per member
 
     def assigned(self, name: str, partitions) -> None:
         with self.lock:
+            self.assignments[name] = self.assignments.get(name, 0) + 1
             for tp in partitions:
                 holders = [n for n, owned in self.owned.items() if n != name and tp.partition in owned]
                 if holders:
@@ -155,3 +158,39 @@ def _commit(consumer: Consumer, offset: TopicPartition) -> None:
             consumer.poll(0.2)
             return False
     wait_until(committed, timeout=60, message="the commit")
+
+
+def test_a_static_member_restarts_and_gets_its_partitions_back_without_a_rebalance(group_cluster, group_id,
+                                                                                   topic_name):
+    """group.instance.id: the closing instance leaves with epoch -2, keeping its partitions
+    for the next instance with its id; the other member's partitions never move."""
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, PARTITIONS)
+    ownership = Ownership()
+    other = Member("other", bootstrap, group_id, topic_name, ownership)
+    static = None
+    try:
+        wait_until(lambda: len(other.partitions()) == PARTITIONS, timeout=60, message="the first member owning all")
+        static = Member("static-1", bootstrap, group_id, topic_name, ownership, **{"group.instance.id": "static"})
+        wait_until(lambda: len(other.partitions()) == len(static.partitions()) == PARTITIONS // 2,
+                   timeout=60, message="the partitions split")
+        kept, theirs, assigned = static.partitions(), other.partitions(), ownership.assignments["other"]
+        static.close()
+        static = Member("static-2", bootstrap, group_id, topic_name, ownership, **{"group.instance.id": "static"})
+        wait_until(lambda: static.partitions() == kept, timeout=60, message="the restarted instance's partitions")
+        time.sleep(1)   # five heartbeat intervals: time for a rebalance, had there been one
+        assert (other.partitions(), ownership.assignments["other"]) == (theirs, assigned)
+        # Two joins made two group epochs: the restart (leave with -2, rejoin) made none.
+        client = GroupClient(group_cluster, group_id)
+        try:
+            [group] = client.client.request(ConsumerGroupDescribeRequest(
+                group_ids=[group_id], include_authorized_operations=False), 0, ConsumerGroupDescribeResponse).groups
+        finally:
+            client.close()
+        assert group.group_epoch == 2
+        assert sorted((m.instance_id or "", m.member_epoch) for m in group.members) == [("", 2), ("static", 2)]
+    finally:
+        for member in (static, other):
+            if member is not None:
+                member.close()
+    assert ownership.conflicts == []
