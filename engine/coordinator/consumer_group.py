@@ -93,6 +93,8 @@ class ConsumerGroup(GroupMetadata):
         self.subscription_metadata: dict[str, tuple[object, int]] = {}
         self.owner_of: dict[TopicPartition, str] = {}
         self.assignor_name = ""                           # of the current target assignment
+        # Its records as last appended to __consumer_offsets (consumer_group_records.py).
+        self.written: dict[bytes, bytes] = {}
 
     def __repr__(self) -> str:
         return (f"ConsumerGroup({self.group_id!r}, {self.consumer_state.value}, epoch={self.group_epoch}, "

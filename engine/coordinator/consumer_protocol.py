@@ -18,8 +18,12 @@ get its partitions.
 Group types: a heartbeat that joins turns an empty classic group (offsets only) into a
 consumer group with those offsets, as Kafka does; a classic group with members answers
 GROUP_ID_NOT_FOUND ("not a consumer group"). A heartbeat for a group this coordinator does
-not know (epoch > 0) gets UNKNOWN_MEMBER_ID, so the member rejoins: consumer groups are kept
-in memory only (see the gaps in k68_consumer_group_heartbeat.py).
+not know (epoch > 0) gets UNKNOWN_MEMBER_ID, so the member rejoins (Kafka answers
+GROUP_ID_NOT_FOUND, which librdkafka takes as fatal).
+
+State changes are written to `__consumer_offsets` by the caller (GroupCoordinator, after
+each heartbeat) and through `on_change` (after a timer removed a member); a group loaded
+from there (`loaded`) carries on with its members, epochs and partitions.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from engine.coordinator import assignors
 from engine.coordinator.consumer_group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH,
                                                ConsumerGroup, ConsumerMember, MemberState, TopicPartition)
 from engine.coordinator.group import GroupMetadata, GroupState
+from engine.coordinator.offsets_records import group_key
 from engine.coordinator.reconciliation import reconcile
 from engine.errors import ApiError
 
@@ -83,10 +88,12 @@ class ConsumerGroupProtocol:
     """Runs the protocol for the consumer groups in `store`; `config(name)` reads broker
     configs, `image()` is the broker's current metadata image."""
 
-    def __init__(self, store, config: Callable[[str], Any], image: Callable[[], Any]) -> None:
+    def __init__(self, store, config: Callable[[str], Any], image: Callable[[], Any],
+                 on_change: Callable[[ConsumerGroup], None] = lambda group: None) -> None:
         self.store = store
         self._config = config
         self._image = image
+        self._on_change = on_change
 
     def assignor_names(self) -> list[str]:
         return [assignors.assignor_name(n) for n in self._config("group.consumer.assignors").split(",")]
@@ -182,6 +189,7 @@ class ConsumerGroupProtocol:
 
     def _convert(self, group_id: str, classic: GroupMetadata | None) -> ConsumerGroup:
         group = ConsumerGroup(group_id, now_ms())
+        group.written = {group_key(group_id): b""}   # so the first write has the classic record's tombstone
         if classic is not None:  # offsets stay with the group id
             classic.cancel_timers()
             group.offsets = classic.offsets
@@ -317,8 +325,16 @@ class ConsumerGroupProtocol:
                 "did not revoke its partitions within the rebalance timeout")
 
     def _expire(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
-        if self.store.get(group.group_id) is group:
+        if self.store.get(group.group_id) is group and member_id in group.members:
             self.fence(group, member_id, reason)
+            self._on_change(group)
+
+    def loaded(self, group: ConsumerGroup) -> None:
+        """A group read back from __consumer_offsets: its members get a full session to
+        heartbeat here, and the subscribed topics' metadata comes from the image (no new epoch)."""
+        self._refresh_subscription_metadata(group)
+        for member in group.members.values():
+            self._schedule_session_timeout(group, member)
 
     def unloaded(self, group: ConsumerGroup) -> None:
         """The broker no longer coordinates this group."""

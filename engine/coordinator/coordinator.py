@@ -41,7 +41,9 @@ class GroupCoordinator:
         self._broker = broker
         self.store = GroupStore(broker)
         self.membership = GroupMembership(self.store, self.config)
-        self.consumer_protocol = ConsumerGroupProtocol(self.store, self.config, lambda: broker.image)
+        self.consumer_protocol = ConsumerGroupProtocol(self.store, self.config, lambda: broker.image,
+                                                       on_change=self._persist_later)
+        self._writes: set[asyncio.Task] = set()   # consumer group writes that outlive a request
         self._expiry_task: asyncio.Task | None = None
 
     def config(self, name: str):
@@ -56,6 +58,8 @@ class GroupCoordinator:
             self._expiry_task.cancel()
             self._expiry_task = None
         self.membership.shutdown()
+        for task in list(self._writes):
+            task.cancel()
         for group in self.store.unload_all():
             self._unloaded(group)
 
@@ -65,6 +69,9 @@ class GroupCoordinator:
         for group in unloaded:
             self._unloaded(group)
         for group in loaded:  # members of a loaded Stable group carry on if they heartbeat in time
+            if isinstance(group, ConsumerGroup):
+                self.consumer_protocol.loaded(group)
+                continue
             for member in group.members.values():
                 self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
 
@@ -144,6 +151,9 @@ class GroupCoordinator:
         classic.offsets, classic.pending_txn_offsets = group.offsets, group.pending_txn_offsets
         group.cancel_timers()
         self.store.replace(classic)
+        if group.written:   # tombstones for its records, before the classic group writes its own
+            self._spawn(self.store._write(group.group_id, [(key, None) for key in group.written], now_ms(),
+                                          too_large=Errors.UnknownError))
 
     def _check_classic_member(self, group_id: str) -> None:
         """Classic SyncGroup/Heartbeat/LeaveGroup reach no member of a consumer-protocol group."""
@@ -163,10 +173,28 @@ class GroupCoordinator:
         self._check_classic_member(group_id)
         return self.membership.leave(group_id, members)
 
-    def consumer_group_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
-        """ConsumerGroupHeartbeat (KIP-848); raises ApiError."""
+    async def consumer_group_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
+        """ConsumerGroupHeartbeat (KIP-848): answered once the group's changes are replicated
+        in __consumer_offsets; raises ApiError."""
         self._check_group(request.group_id)
-        return self.consumer_protocol.heartbeat(request)
+        result = self.consumer_protocol.heartbeat(request)
+        group = self.store.get(request.group_id)
+        if isinstance(group, ConsumerGroup):
+            await self.store.store_consumer_group(group, now_ms())
+        return result
+
+    def _persist_later(self, group: ConsumerGroup) -> None:
+        self._spawn(self.store.store_consumer_group(group, now_ms()))
+
+    def _spawn(self, write) -> None:
+        async def logged():
+            try:
+                await write
+            except ApiError as exc:  # the next heartbeat's write carries these changes again
+                log.warning("Broker %d: a consumer group write failed: %s", self._broker.node_id, exc)
+        task = asyncio.get_running_loop().create_task(logged())
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
 
     # --- offsets ------------------------------------------------------------------------------
     async def commit_offsets(self, *, group_id: str, member_id: str, group_instance_id: str | None, generation_id: int,

@@ -41,7 +41,7 @@ R = ConsumerGroupHeartbeatResponse
 async def handle_consumer_group_heartbeat(ctx, request: ConsumerGroupHeartbeatRequest) -> R:
     image = ctx.broker.image
     try:
-        result = ctx.coordinator.consumer_group_heartbeat(HeartbeatRequest(
+        result = await ctx.coordinator.consumer_group_heartbeat(HeartbeatRequest(
             group_id=request.group_id, member_id=request.member_id, member_epoch=request.member_epoch,
             instance_id=request.instance_id, rack_id=request.rack_id,
             rebalance_timeout_ms=request.rebalance_timeout_ms, subscribed_topic_names=request.subscribed_topic_names,
