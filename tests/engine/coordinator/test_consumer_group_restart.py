@@ -1,12 +1,14 @@
-"""A consumer-protocol (KIP-848) group across an engine restart: its records in
-__consumer_offsets (Kafka's ConsumerGroup* formats) bring it back, so a librdkafka member
+"""A consumer-protocol (KIP-848) group across an engine restart and a coordinator move: its
+records in __consumer_offsets (Kafka's ConsumerGroup* formats) bring it back, so a member
 carries on under the same member id and epoch, and its commits keep working."""
 from __future__ import annotations
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
-from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, produce, wait_until
+from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
+                                   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
+from tests.engine.cluster.helpers import stop_broker
+from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, produce, topic_ids, wait_until
 
 GROUP = "kip848-restart"
 
@@ -59,3 +61,47 @@ def test_a_group_and_its_member_survive_a_restart(engine_factory, topic_name):
         assert lost == []   # the member never had to give its partitions up and rejoin
     finally:
         consumer.close()
+
+
+def test_a_group_moves_with_its_coordinator(engine_factory, topic_name):
+    """The coordinator's broker stops: the follower that leads the group's __consumer_offsets
+    partition next loads the group from its replica, and the member's next heartbeat, with
+    its old epoch, is answered as before (raw requests: every field is checked)."""
+    engine = engine_factory(brokers=3, configs=GROUP_TEST_CONFIGS)
+    create_topic(engine.bootstrap, topic_name, 2, replication=3)
+    client = GroupClient(engine, GROUP)
+    old = client.coordinator
+    try:
+        ids = topic_ids(client.client, [topic_name])
+        joined = client.client.request(ConsumerGroupHeartbeatRequest(
+            group_id=GROUP, member_id="member-1", member_epoch=0, rebalance_timeout_ms=30000,
+            subscribed_topic_names=[topic_name], topic_partitions=[]), 1, ConsumerGroupHeartbeatResponse)
+        assert (joined.error_code, joined.member_epoch) == (0, 1)
+    finally:
+        client.close()
+    stop_broker(engine, old)
+
+    def moved():
+        via = 1 if old == 0 else 0
+        try:
+            candidate = GroupClient(engine, GROUP, via=via)
+        except (AssertionError, OSError):
+            return None
+        if candidate.coordinator == old:
+            candidate.close()
+            return None
+        return candidate
+    client = wait_until(moved, timeout=60, message="a new coordinator")
+    try:
+        owned = [ConsumerGroupHeartbeatRequest.TopicPartitions(topic_id=ids[topic_name], partitions=[0, 1])]
+        answer = wait_until(lambda: (a := client.client.request(ConsumerGroupHeartbeatRequest(
+            group_id=GROUP, member_id="member-1", member_epoch=1, topic_partitions=owned), 1,
+            ConsumerGroupHeartbeatResponse)).error_code != 14 and a, message="the group loaded")  # LOAD_IN_PROGRESS
+        assert (answer.error_code, answer.member_epoch) == (0, 1)
+        [group] = client.client.request(ConsumerGroupDescribeRequest(group_ids=[GROUP],
+                                        include_authorized_operations=False), 0, ConsumerGroupDescribeResponse).groups
+        assert (group.group_state, group.group_epoch, [m.member_id for m in group.members]) == \
+            ("Stable", 1, ["member-1"])
+        assert sorted(p for t in group.members[0].assignment.topic_partitions for p in t.partitions) == [0, 1]
+    finally:
+        client.close()
