@@ -21,13 +21,15 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED (`group.consumer.max.size`), GROUP_ID_NOT_FOUND for a classic group
   with members, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
-Gaps: consumer groups live in the coordinator's memory only - Kafka's ConsumerGroup*
-records are not written to `__consumer_offsets` (committed offsets are). After a restart or
-a coordinator failover a member's heartbeat gets UNKNOWN_MEMBER_ID (Kafka would know the
-group) and the member rejoins with epoch 0, resuming from the committed offsets. No mixed
-groups: classic members cannot join a consumer-protocol group (KIP-848's online upgrade and
-downgrade). Racks are not used by the assignors. No group-level configs (KIP-848's
-IncrementalAlterConfigs on GROUP resources).
+- The group's changes are written to `__consumer_offsets` as Kafka's ConsumerGroup* records
+  and the answer waits until they are replicated, so the group survives a restart or a
+  coordinator move (consumer_group_records.py).
+- A heartbeat at epoch > 0 for a group the coordinator does not know gets UNKNOWN_MEMBER_ID
+  (Kafka: GROUP_ID_NOT_FOUND, which librdkafka takes as fatal), so the member rejoins.
+Gaps: no ConsumerGroupPartitionMetadata record (key v4): a loaded group takes its topics'
+metadata from the image. No mixed groups: classic members cannot join a consumer-protocol
+group (KIP-848's online upgrade and downgrade). Racks are not used by the assignors. No
+group-level configs (KIP-848's IncrementalAlterConfigs on GROUP resources).
 """
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.errors import ApiError
