@@ -54,8 +54,9 @@ class ConsumerMember:
     state: MemberState = MemberState.STABLE
     assigned: frozenset[TopicPartition] = frozenset()
     pending_revocation: frozenset[TopicPartition] = frozenset()
-    session_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
-    rebalance_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    # Timers are not state: a member whose heartbeat only restarted them has not changed.
+    session_timer: asyncio.TimerHandle | None = field(default=None, repr=False, compare=False)
+    rebalance_timer: asyncio.TimerHandle | None = field(default=None, repr=False, compare=False)
 
     def owns(self) -> frozenset[TopicPartition]:
         return self.assigned | self.pending_revocation
@@ -93,8 +94,10 @@ class ConsumerGroup(GroupMetadata):
         self.subscription_metadata: dict[str, tuple[object, int]] = {}
         self.owner_of: dict[TopicPartition, str] = {}
         self.assignor_name = ""                           # of the current target assignment
-        # Its records as last appended to __consumer_offsets (consumer_group_records.py).
+        # Its records as last appended to __consumer_offsets (consumer_group_records.py), and
+        # whether that write succeeded (else the next heartbeat writes again, changed or not).
         self.written: dict[bytes, bytes] = {}
+        self.written_ok = True
 
     def __repr__(self) -> str:
         return (f"ConsumerGroup({self.group_id!r}, {self.consumer_state.value}, epoch={self.group_epoch}, "

@@ -82,6 +82,7 @@ class HeartbeatResult:
     member_epoch: int
     heartbeat_interval_ms: int
     assignment: frozenset[TopicPartition] | None = None
+    changed: bool = True        # the group's state changed: its records must be written
 
 
 class ConsumerGroupProtocol:
@@ -126,6 +127,7 @@ class ConsumerGroupProtocol:
                 or updated.subscribed_regex != member.subscribed_regex
                 or updated.server_assignor != member.server_assignor)
         group.put_member(updated, now)
+        epochs = (group.group_epoch, group.assignment_epoch)
         if self._refresh_subscription_metadata(group) or bump:
             group.group_epoch += 1
             log.info("Consumer group %s: epoch %d", group.group_id, group.group_epoch)
@@ -137,7 +139,9 @@ class ConsumerGroupProtocol:
         self._schedule_session_timeout(group, reconciled)
         self._maybe_schedule_rebalance_timeout(group, updated, reconciled)
         result = HeartbeatResult(reconciled.member_id, reconciled.member_epoch,
-                                 self._config("group.consumer.heartbeat.interval.ms"))
+                                 self._config("group.consumer.heartbeat.interval.ms"),
+                                 changed=is_new or reconciled != member or epochs != (group.group_epoch,
+                                                                                        group.assignment_epoch))
         if request.is_full or is_new or reconciled.assigned != member.assigned:
             result.assignment = reconciled.assigned
         return result

@@ -152,8 +152,7 @@ class GroupCoordinator:
         group.cancel_timers()
         self.store.replace(classic)
         if group.written:   # tombstones for its records, before the classic group writes its own
-            self._spawn(self.store._write(group.group_id, [(key, None) for key in group.written], now_ms(),
-                                          too_large=Errors.UnknownError))
+            self._spawn(self.store.forget_consumer_group(group, now_ms()))
 
     def _check_classic_member(self, group_id: str) -> None:
         """Classic SyncGroup/Heartbeat/LeaveGroup reach no member of a consumer-protocol group."""
@@ -179,7 +178,7 @@ class GroupCoordinator:
         self._check_group(request.group_id)
         result = self.consumer_protocol.heartbeat(request)
         group = self.store.get(request.group_id)
-        if isinstance(group, ConsumerGroup):
+        if isinstance(group, ConsumerGroup) and (result.changed or not group.written_ok):
             await self.store.store_consumer_group(group, now_ms())
         return result
 

@@ -238,7 +238,14 @@ class GroupStore:
             await self._write(group.group_id, changes, now_ms, too_large=Errors.UnknownError)
         except ApiError:
             group.written = {key: b"" for key in set(before) | set(records)}   # matches nothing: all rewritten
+            group.written_ok = False
             raise
+        group.written_ok = True
+
+    async def forget_consumer_group(self, group: ConsumerGroup, now_ms: int) -> None:
+        """Tombstones for a consumer-protocol group's records (it became a classic group)."""
+        await self._write(group.group_id, [(key, None) for key in group.written], now_ms,
+                          too_large=Errors.UnknownError)
 
     async def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
                             now_ms: int) -> None:
