@@ -161,6 +161,10 @@ _BROKER_DEFS = [
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
     # KIP-599's quota, as every client's default (engine/broker/mutation_quota.py); unset: none.
     ConfigDef("controller_mutation_rate", TYPE_DOUBLE, float("inf"), _positive),
+    # Byte-rate client quotas (engine/broker/byte_rate_quota.py): rates are measured over
+    # quota.window.num samples of quota.window.size.seconds each, as Kafka's quota managers do.
+    ConfigDef("quota.window.num", TYPE_INT, 11, at_least(1)),
+    ConfigDef("quota.window.size.seconds", TYPE_INT, 1, at_least(1)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
