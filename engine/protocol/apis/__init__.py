@@ -44,4 +44,6 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k61_describe_producers,
     k65_describe_transactions,
     k66_list_transactions,
+    k68_consumer_group_heartbeat,
+    k69_consumer_group_describe,
 )
