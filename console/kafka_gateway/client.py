@@ -35,6 +35,7 @@ from kafka.protocol.consumer import OffsetSpec
 from kafka.protocol.metadata import MetadataRequest
 
 from console.kafka_gateway import cache, engine_admin
+from console.kafka_gateway.login_failures import LoginFailures, refusal_text
 from console.kafka_gateway.errors import (
     GatewayError,
     describe_error_code,
@@ -113,16 +114,24 @@ class _AdminClient(KafkaAdminClient):
     """KafkaAdminClient whose constructor cleans up after a failed bootstrap.
 
     The stock one starts its I/O thread before bootstrapping and leaks it when the bootstrap
-    fails; a console page about a cluster that is down would leak one thread per request."""
+    fails; a console page about a cluster that is down would leak one thread per request.
+    A bootstrap that failed because the cluster refused the SASL login says so
+    (login_failures.py) instead of "did not answer in time"."""
 
     def __init__(self, **configs):
-        try:
-            super().__init__(**configs)
-        except BaseException:
-            if hasattr(self, "_net"):
-                self._closed = False
-                self.close()
-            raise
+        with LoginFailures() as failures:
+            try:
+                super().__init__(**configs)
+            except BaseException as exc:
+                io_thread = getattr(getattr(self, "_net", None), "_io_thread", None)
+                refusal = failures.last_for(io_thread.ident if io_thread is not None else None)
+                if hasattr(self, "_net"):
+                    self._closed = False
+                    self.close()
+                if refusal is not None and isinstance(exc, Errors.KafkaError):
+                    raise GatewayError(f"Cannot connect to {', '.join(configs['bootstrap_servers'])}: "
+                                       f"{refusal_text(refusal)}.") from exc
+                raise
 
 
 class Gateway:
@@ -247,6 +256,14 @@ class Gateway:
         return {key: PartitionOffsets(log_start_offset=starts[key], high_watermark=ends[key])
                 for key in ends if key in starts}
 
+    @translated
+    def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
+        """DeleteRecords: each partition's records below its offset go (-1: below the high
+        watermark); the new log start offsets. kafka-python routes each partition to its leader."""
+        answer = self._admin.delete_records({TopicPartition(topic, p): offset for p, offset in before.items()},
+                                            timeout_ms=self._timeout_ms)
+        return {tp.partition: result["low_watermark"] for tp, result in answer.items()}
+
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
         if not specs:
@@ -358,6 +375,12 @@ class Gateway:
         """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
         from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
+
+    @property
+    def quotas(self):
+        """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
+        from console.kafka_gateway.quotas import QuotaCalls   # it imports this module
+        return QuotaCalls(self)
 
     # --- the bundled engine's admin interface ----------------------------------------------
 
