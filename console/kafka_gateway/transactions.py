@@ -69,7 +69,6 @@ class TransactionDescription:
     start_time_ms: int               # -1 when no transaction is open
     partitions: tuple[TopicPartitionKey, ...]
     error: str | None = None
-    error_code: int = 0
 
 
 @dataclass(frozen=True)
@@ -222,16 +221,15 @@ class TransactionCalls:
 
 def _description(raw, coordinator: int) -> TransactionDescription:
     if raw.error_code:
-        return _failed(raw.transactional_id, coordinator, describe_error_code(raw.error_code), raw.error_code)
+        return _failed(raw.transactional_id, coordinator, describe_error_code(raw.error_code))
     partitions = tuple(sorted((t.topic, p) for t in raw.topics for p in t.partitions))
     return TransactionDescription(raw.transactional_id, coordinator, raw.transaction_state, raw.producer_id,
                                   raw.producer_epoch, raw.transaction_timeout_ms, raw.transaction_start_time_ms,
                                   partitions)
 
 
-def _failed(transactional_id: str, coordinator: int, reason: str, code: int = -1) -> TransactionDescription:
-    return TransactionDescription(transactional_id, coordinator, "", -1, -1, -1, -1, (), error=reason,
-                                  error_code=code)
+def _failed(transactional_id: str, coordinator: int, reason: str) -> TransactionDescription:
+    return TransactionDescription(transactional_id, coordinator, "", -1, -1, -1, -1, (), error=reason)
 
 
 def _partition_producers(topic: str, raw, leader: int) -> PartitionProducers:

@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
+from console.clusters.records import INLINE
 from console.kafka_gateway import Gateway
 from console.kafka_gateway.group_records import TopicPartitionKey
 from console.kafka_gateway.transactions import ActiveProducer, PartitionProducers, TransactionDescription
@@ -39,19 +40,17 @@ PAST_TIMEOUT = "Its coordinator's transaction is older than its timeout and was 
 
 @dataclass(frozen=True)
 class TransactionRow:
-    """A transactional id as its coordinator describes it."""
+    """A transactional id as its coordinator describes it, with what the page works out of that."""
 
-    transactional_id: str
-    coordinator: int
-    state: str
-    producer_id: int
-    producer_epoch: int
-    timeout_ms: int
-    start_time_ms: int
-    age_ms: int | None               # for open transactions: now minus the start time
-    partitions: tuple[TopicPartitionKey, ...]
-    hanging: bool = False
-    error: str | None = None
+    description: TransactionDescription = field(metadata=INLINE)   # its fields read as the row's
+    age_ms: int | None = None        # for open transactions: now minus the start time
+    hanging: bool = False            # open for longer than its timeout
+
+    def __getattr__(self, name: str):
+        # Only for names the row itself lacks: transactional_id, state, producer_id, ... of its description.
+        if name == "description":
+            raise AttributeError(name)
+        return getattr(self.description, name)
 
     @property
     def is_open(self) -> bool:
@@ -163,13 +162,13 @@ def _coordinator_rows(gw: Gateway, *, now_ms: int) -> tuple[list[TransactionRow]
 
 def _row(listing, d: TransactionDescription | None, now_ms: int) -> TransactionRow:
     if d is None or d.error:
-        return TransactionRow(listing.transactional_id, listing.coordinator, listing.state, listing.producer_id,
-                              -1, -1, -1, None, (), error=d.error if d else "Not described.")
+        # What the listing says, and why the coordinator could not say more.
+        return TransactionRow(TransactionDescription(listing.transactional_id, listing.coordinator, listing.state,
+                                                     listing.producer_id, -1, -1, -1, (),
+                                                     error=d.error if d else "Not described."))
     is_open = d.state in OPEN_STATES
     age = now_ms - d.start_time_ms if is_open and d.start_time_ms >= 0 else None
-    return TransactionRow(d.transactional_id, d.coordinator, d.state, d.producer_id, d.producer_epoch, d.timeout_ms,
-                          d.start_time_ms, age, d.partitions,
-                          hanging=age is not None and d.timeout_ms >= 0 and age > d.timeout_ms)
+    return TransactionRow(d, age, hanging=age is not None and d.timeout_ms >= 0 and age > d.timeout_ms)
 
 
 def _row_order(row: TransactionRow):
