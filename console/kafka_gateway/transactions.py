@@ -134,18 +134,9 @@ class TransactionCalls:
     @translated
     def describe_transactions(self, coordinators: Mapping[str, int]) -> dict[str, TransactionDescription]:
         """DescribeTransactions, one request per coordinator; ids that fail carry `error`."""
-        by_node: dict[int, list[str]] = defaultdict(list)
-        for transactional_id, node in coordinators.items():
-            by_node[node].append(transactional_id)
-        requests = [(node, DescribeTransactionsRequest(transactional_ids=ids)) for node, ids in by_node.items()]
-        described: dict[str, TransactionDescription] = {}
-        for (node, ids), answer in zip(by_node.items(), self._run(requests)):
-            if isinstance(answer, Exception):
-                described.update({i: _failed(i, node, readable(answer)) for i in ids})
-                continue
-            for t in answer.transaction_states:
-                described[t.transactional_id] = _description(t, node)
-        return described
+        return self._gateway.groups.ask_coordinators(
+            coordinators, lambda ids: DescribeTransactionsRequest(transactional_ids=ids), failed=_failed,
+            read=lambda node, answer: ((t.transactional_id, _description(t, node)) for t in answer.transaction_states))
 
     @translated
     def describe_producers(self, partitions: Iterable[PartitionInfo]) -> dict[TopicPartitionKey, PartitionProducers]:
