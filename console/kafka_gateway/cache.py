@@ -21,6 +21,11 @@ while both change slowly. So:
   the same way (settings GROUP_LAG_MAX_AGE_SECONDS, GROUP_LAG_WAIT_SECONDS), for the groups
   list sorted by lag: at 2,000 groups / 40,000 committed partitions reading them costs
   about 1.5 CPU-s per page. One group's page still reads its offsets live.
+- `TransactionProducers` keeps the open transactions of every partition (DescribeProducers
+  of all partitions) the same way (settings TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS,
+  TRANSACTIONS_PRODUCERS_WAIT_SECONDS), for the Transactions page's hanging check: 20,000
+  partitions cost a page 1.2-2.2 s under load. The page reads the suspects again live, and
+  the abort reads its partition live.
 
 A max age of 0 turns a cache off: every call asks the cluster (the test settings do this,
 so that tests of other features see every change at once; the cache tests turn it on).
@@ -256,6 +261,28 @@ class GroupLags(KeptSnapshots):
 
 
 @dataclass(frozen=True)
+class ProducersSnapshot:
+    """The partitions' producers (DescribeProducers of every partition) as of `collected_at`
+    (when the collection started). `found` keeps only the partitions with an open transaction
+    or an error: {(topic, partition): console.kafka_gateway.transactions.PartitionProducers};
+    None when the collection failed (`error`)."""
+
+    collected_at: datetime
+    found: Any = None
+    partitions: int = 0               # how many partitions were asked
+    error: str | None = None
+    monotonic_at: float = 0.0
+
+    def age_seconds(self, now: float) -> float:
+        return max(0.0, now - self.monotonic_at)
+
+
+class TransactionProducers(KeptSnapshots):
+    thread_name = "transaction-producers"
+    snapshot_type = ProducersSnapshot
+
+
+@dataclass(frozen=True)
 class SnapshotAge:
     """How old the background data a page shows is, for the page and its JSON."""
 
@@ -274,3 +301,4 @@ class SnapshotAge:
 METADATA = MetadataCache()
 LOG_DIRS = LogDirSizes()
 GROUP_LAGS = GroupLags()
+TRANSACTION_PRODUCERS = TransactionProducers()

@@ -16,6 +16,7 @@ from console.web import json_api
 def transaction_list(request, cluster_id: int):
     view = selectors.transaction_list(cluster=cluster_get(cluster_id=cluster_id))
     return {"supported": view.supported, "open_on_partitions": view.open_on_partitions, "errors": view.errors,
+            "warnings": view.warnings, "producers_age": view.producers_age,
             "transactions": [_transaction(t) for t in view.transactions],
             "hanging": view.hanging}
 
