@@ -252,8 +252,9 @@ def measure_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -
     print(f"\nload average after the pages: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("first: the first request of a fresh console process (one process per page, warmed up as"
           "\nconsole/asgi.py does at start, before it serves: code imported, templates compiled, the"
-          "\ncluster's metadata, log dir sizes and groups' lag fetched); median and worst of all runs,"
-          "\nthe first included; cpu 1st / med: CPU seconds of the first request and the median one,"
+          "\ncluster's metadata, log dir sizes, groups' lag and open transactions fetched); median"
+          "\nand worst of all runs, the first included; cpu 1st / med: CPU seconds of the first"
+          "\nrequest and the median one,"
           "\nconsole and engine together (they overlap on two cores: on an idle machine wall time is"
           "\nabout that or less; on a loaded one, read the CPU columns); warm-up: that start-up's wall"
           "\ntime, before the first request (console/warmup.py; at most CONSOLE_WARMUP_WAIT_SECONDS).")
