@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "console.analytics",
     "console.reassignments",
     "console.transactions",
+    "console.quotas",
     "django_celery_beat",
 ]
 

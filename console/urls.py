@@ -10,6 +10,7 @@ from console.clusters import views as cluster_views
 from console.groups import apis as group_apis
 from console.messages import apis as message_apis
 from console.messages import views as message_views
+from console.quotas import apis as quota_apis
 from console.reassignments import apis as reassignment_apis
 from console.topics import apis as topic_apis
 from console.transactions import apis as transaction_apis
@@ -48,6 +49,10 @@ api = [
     path("clusters/<int:cluster_id>/transactions", transaction_apis.transaction_list, name="transactions"),
     path("clusters/<int:cluster_id>/transactions/abort", transaction_apis.transaction_abort,
          name="transaction_abort"),
+    path("clusters/<int:cluster_id>/quotas", quota_apis.quota_list, name="quotas"),
+    path("clusters/<int:cluster_id>/quotas/preview", quota_apis.quota_preview, name="quota_preview"),
+    path("clusters/<int:cluster_id>/quotas/set", quota_apis.quota_set, name="quota_set"),
+    path("clusters/<int:cluster_id>/quotas/remove", quota_apis.quota_remove, name="quota_remove"),
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 
@@ -70,5 +75,6 @@ urlpatterns = [
     path("schemas/", message_views.schema_list, name="schemas"),
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
+    path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
     path("api/", include((api, "api"))),
 ]

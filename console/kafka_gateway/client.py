@@ -247,6 +247,14 @@ class Gateway:
         return {key: PartitionOffsets(log_start_offset=starts[key], high_watermark=ends[key])
                 for key in ends if key in starts}
 
+    @translated
+    def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
+        """DeleteRecords: each partition's records below its offset go (-1: below the high
+        watermark); the new log start offsets. kafka-python routes each partition to its leader."""
+        answer = self._admin.delete_records({TopicPartition(topic, p): offset for p, offset in before.items()},
+                                            timeout_ms=self._timeout_ms)
+        return {tp.partition: result["low_watermark"] for tp, result in answer.items()}
+
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
         if not specs:
@@ -358,6 +366,12 @@ class Gateway:
         """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
         from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
+
+    @property
+    def quotas(self):
+        """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
+        from console.kafka_gateway.quotas import QuotaCalls   # it imports this module
+        return QuotaCalls(self)
 
     # --- the bundled engine's admin interface ----------------------------------------------
 

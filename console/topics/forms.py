@@ -56,6 +56,7 @@ class TopicCreateForm(forms.Form):
 
 class TopicDeleteForm(forms.Form):
     confirmation = forms.CharField(label="Type the topic's name to confirm", max_length=249)
+    not_done = "the topic was not deleted"
 
     def __init__(self, *args, topic: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -64,8 +65,26 @@ class TopicDeleteForm(forms.Form):
     def clean_confirmation(self):
         value = self.cleaned_data["confirmation"].strip()
         if value != self.topic:
-            raise forms.ValidationError(f"That is not {self.topic}: the topic was not deleted.")
+            raise forms.ValidationError(f"That is not {self.topic}: {self.not_done}.")
         return value
+
+
+class TopicDeleteRecordsForm(TopicDeleteForm):
+    """Blank partition: every partition; blank offset: up to the end (the high watermark)."""
+
+    partition = forms.IntegerField(required=False, min_value=0, max_value=MAX_PARTITIONS - 1,
+                                   label="Partition (blank: all partitions)")
+    before_offset = forms.IntegerField(required=False, min_value=0, max_value=2**63 - 1,
+                                       label="Delete records before offset (blank: all of them)")
+    field_order = ["partition", "before_offset", "confirmation"]
+    not_done = "no record was deleted"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("before_offset") is not None and data.get("partition") is None:
+            self.add_error("before_offset", "An offset applies to one partition: choose it, or leave the offset "
+                                            "blank to empty every partition.")
+        return data
 
 
 

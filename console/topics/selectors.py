@@ -183,6 +183,34 @@ class TopicDetail:
     warnings: list[str]
 
 
+@dataclass(frozen=True)
+class PartitionRange:
+    """What a partition holds: offsets from its log start to its high watermark (None: no leader)."""
+
+    partition: int
+    log_start_offset: int | None
+    high_watermark: int | None
+
+    @property
+    def records(self) -> int | None:          # an upper bound when compacted
+        if self.log_start_offset is None or self.high_watermark is None:
+            return None
+        return self.high_watermark - self.log_start_offset
+
+
+def topic_ranges(*, cluster: Cluster, name: str) -> list[PartitionRange]:
+    """Each partition's log start offset and high watermark, for the delete-records page."""
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+        if topic is None:
+            raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+        offsets = gw.partition_offsets(topic.partitions)
+    found = {p: o for (_, p), o in offsets.items()}
+    return [PartitionRange(p.partition, getattr(found.get(p.partition), "log_start_offset", None),
+                           getattr(found.get(p.partition), "high_watermark", None))
+            for p in sorted(topic.partitions, key=lambda p: p.partition)]
+
+
 def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:

@@ -1,4 +1,5 @@
-"""Writes for topics: create, delete, configs, partitions, preferred leader election.
+"""Writes for topics: create, delete, configs, partitions, preferred leader election, and
+deleting records (Kafka's kafka-delete-records.sh; kafka-ui's "clear messages").
 
 Each service checks its input (`InvalidInput`), changes the cluster through the gateway,
 writes an audit log entry however it ends, and announces the change after commit.
@@ -51,6 +52,34 @@ def topic_delete(*, cluster: Cluster, actor, name: str, confirmation: str) -> No
         with cluster_gateway(cluster) as gw:
             gw.delete_topic(name)
     notify_on_commit("topic.deleted", {"cluster": cluster.pk, "topic": name})
+
+
+def topic_delete_records(*, cluster: Cluster, actor, name: str, partition: int | None, before_offset: int | None,
+                         confirmation: str) -> dict[int, int]:
+    """Delete the records below `before_offset` in one partition, or every record up to the
+    high watermark (`before_offset` None) in one partition or, with `partition` None, in all.
+    Returns each partition's new log start offset. Kafka refuses it on a compact-only topic
+    (POLICY_VIOLATION) and past the high watermark (OFFSET_OUT_OF_RANGE)."""
+    details = {"partition": partition, "before_offset": before_offset}
+    with audited(actor=actor, cluster=cluster, action="topic.delete_records", target=name, details=details) as out:
+        if confirmation != name:
+            raise InvalidInput(f"Type the topic's name, {name}, to confirm deleting its records.")
+        if before_offset is not None and (partition is None or before_offset < 0):
+            raise InvalidInput("An offset needs a partition (all partitions are emptied up to their end), "
+                               "and cannot be negative.")
+        with cluster_gateway(cluster) as gw:
+            topic = gw.metadata([name]).topic(name)
+            if topic is None:
+                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+            ids = sorted(p.partition for p in topic.partitions)
+            if partition is not None and partition not in ids:
+                raise InvalidInput(f"Topic {name} has no partition {partition} (it has {len(ids)}).")
+            wanted = {p: -1 if before_offset is None else before_offset      # -1: Kafka's "the high watermark"
+                      for p in (ids if partition is None else [partition])}
+            log_starts = gw.delete_records(name, wanted)
+        out["log_start_offsets"] = {str(p): o for p, o in sorted(log_starts.items())}
+    notify_on_commit("topic.records_deleted", {"cluster": cluster.pk, "topic": name})
+    return log_starts
 
 
 def topic_update_configs(*, cluster: Cluster, actor, name: str, configs: Mapping[str, str]) -> dict:

@@ -9,7 +9,8 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, InvalidInput
 from console.topics import selectors, services
 from console.topics.charts import partition_messages_chart
-from console.topics.forms import TopicConfigValueForm, TopicCreateForm, TopicDeleteForm, TopicPartitionsForm
+from console.topics.forms import (TopicConfigValueForm, TopicCreateForm, TopicDeleteForm, TopicDeleteRecordsForm,
+                                  TopicPartitionsForm)
 from console.web import form_error, page, unless_confirmed
 
 
@@ -75,6 +76,27 @@ def topic_delete(request, cluster_id: int, name: str):
             return redirect("topics:list", cluster_id=cluster.pk)
     return render(request, "topics/delete.html", {"cluster": cluster, "name": name, "form": form},
                   status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def topic_delete_records(request, cluster_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = TopicDeleteRecordsForm(request.POST or None, topic=name)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            log_starts = services.topic_delete_records(
+                cluster=cluster, actor=request.user, name=name, partition=data["partition"],
+                before_offset=data["before_offset"], confirmation=data["confirmation"])
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Records of {name} deleted: partitions now start at "
+                                      + ", ".join(f"{p}: {o}" for p, o in sorted(log_starts.items())) + ".")
+            return redirect("topics:detail", cluster_id=cluster.pk, name=name)
+    ranges = selectors.topic_ranges(cluster=cluster, name=name)
+    return render(request, "topics/delete_records.html", {"cluster": cluster, "name": name, "form": form,
+                                                          "ranges": ranges}, status=400 if form.errors else 200)
 
 
 @page(VIEWER)

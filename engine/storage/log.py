@@ -284,7 +284,7 @@ class Log:
         log outside replication): an unreplicated tail is never deleted on the leader, and
         the log start never passes the high watermark."""
         deleted = 0
-        if "delete" in (p.strip() for p in self.config.cleanup_policy.split(",")):
+        if self.config.delete:
             deleted += self._delete_leading(self._retention_ms_breached(now_ms), now_ms, high_watermark)
             deleted += self._delete_leading(self._retention_bytes_breached(), now_ms, high_watermark)
         deleted += self._delete_leading(self._log_start_breached, now_ms, high_watermark)

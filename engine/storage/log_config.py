@@ -33,3 +33,8 @@ class LogConfig:
     @property
     def compact(self) -> bool:
         return "compact" in (p.strip() for p in self.cleanup_policy.split(","))
+
+    @property
+    def delete(self) -> bool:
+        """cleanup.policy includes delete: retention applies, and clients may delete records."""
+        return "delete" in (p.strip() for p in self.cleanup_policy.split(","))

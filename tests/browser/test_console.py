@@ -67,6 +67,17 @@ def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, 
     admin.goto(cluster_path + "topics/")
     expect(cell(admin, TOPIC, "preferred")).to_have_text("100")
 
+    # Delete its records, every partition: the button waits for the typed name as well.
+    admin.goto(f"{cluster_path}topics/{TOPIC}/")
+    admin.click('[data-admin-action="delete-records"]')
+    expect(admin.locator("#partition-ranges tbody tr")).to_have_count(6)
+    button = admin.locator("#delete-records button[type=submit]")
+    expect(button).to_be_disabled()
+    admin.fill("#delete-records input[name=confirmation]", TOPIC)
+    expect(button).to_be_enabled()
+    button.click()
+    expect(admin.locator("body")).to_contain_text(f"Records of {TOPIC} deleted: partitions now start at 0: 0,")
+
     # Delete it: the button waits for the typed name.
     admin.goto(f"{cluster_path}topics/{TOPIC}/")
     admin.click('[data-admin-action="delete-topic"]')

@@ -11,6 +11,7 @@ from django.test import Client
 from console.accounts.services import user_create
 from console.clusters.gateway import cluster_gateway
 from console.clusters.services import cluster_create
+from console.events import console_event
 from tests.conftest import TEST_ADMIN_TOKEN_ENV
 from tests.support.celery_worker import CeleryWorker, celery_broker
 from tests.support.redis_server import RedisServer
@@ -80,6 +81,18 @@ def wait_for_partitions(cluster, topic: str, condition, message: str):
 def users(db):
     return {role: user_create(username=role, password=f"{role}-password", role=role)
             for role in ("viewer", "operator", "admin")}
+
+
+@pytest.fixture
+def events():
+    """Console events received after commit, as (event, payload)."""
+    received = []
+
+    def receiver(sender, event, payload, **kwargs):
+        received.append((event, payload))
+    console_event.connect(receiver)
+    yield received
+    console_event.disconnect(receiver)
 
 
 def _client_for(user) -> Client:

@@ -21,7 +21,7 @@ def imports_of(path: Path) -> set[str]:
 
 def test_clusters_imports_no_app_built_on_it():
     above = ("console.brokers", "console.topics", "console.groups", "console.messages", "console.reassignments",
-             "console.analytics")
+             "console.analytics", "console.quotas")
     offenders = {str(p.relative_to(CONSOLE)): sorted(m for m in imports_of(p) if m.startswith(above))
                  for p in (CONSOLE / "clusters").rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
@@ -35,6 +35,7 @@ def test_selectors_only_read():
 
 
 def test_shared_modules_below_the_apps_import_no_app():
-    apps = ("console.clusters", "console.brokers", "console.topics", "console.groups", "console.messages")
-    for module in ("stats.py", "kafka_gateway/client.py", "kafka_gateway/records.py"):
+    apps = ("console.clusters", "console.brokers", "console.topics", "console.groups", "console.messages",
+            "console.quotas")
+    for module in ("stats.py", "kafka_gateway/client.py", "kafka_gateway/records.py", "kafka_gateway/quotas.py"):
         assert not [m for m in imports_of(CONSOLE / module) if m.startswith(apps)], module

@@ -123,14 +123,19 @@ class TransactionCoordinator:
 
     def _validated(self, transactional_id: str, producer_id: int, producer_epoch: int) -> TransactionMetadata:
         """The id's state, checked against the producer that sent a request of its transaction."""
+        meta = self._producers_state(transactional_id, producer_id, producer_epoch)
+        if meta.pending:
+            raise ApiError(Errors.ConcurrentTransactionsError)
+        return meta
+
+    def _producers_state(self, transactional_id: str, producer_id: int, producer_epoch: int) -> TransactionMetadata:
+        """The id's state if the producer is its current one; raises otherwise."""
         self._check(transactional_id)
         meta = self.store.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
             raise ApiError(Errors.InvalidProducerIdMappingError)
         if producer_epoch != meta.producer_epoch:
             raise ApiError(Errors.ProducerFencedError)
-        if meta.pending:
-            raise ApiError(Errors.ConcurrentTransactionsError)
         return meta
 
     # --- InitProducerId -----------------------------------------------------------------------
@@ -179,8 +184,19 @@ class TransactionCoordinator:
     def verify_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
                           partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
         """AddPartitionsToTxn's verify-only form (KIP-890): 0 for each partition in the producer's
-        open transaction, INVALID_TXN_STATE for the others; raises for a stale producer."""
-        meta = self._validated(transactional_id, producer_id, producer_epoch)
+        open transaction, INVALID_TXN_STATE for the others; raises for a stale producer, and
+        CONCURRENT_TRANSACTIONS while the transaction is being committed or aborted.
+
+        As Kafka's handleVerifyPartitionsInTransaction, a write in flight for the id (another
+        AddPartitionsToTxn) does not make it answer CONCURRENT_TRANSACTIONS: partitions join
+        `meta.partitions` only once written. Refusing there lost records: the Produce answers
+        NOT_ENOUGH_REPLICAS, and when the producer's next batch to that partition (already in
+        flight) is appended, librdkafka takes the refused batch as implicitly acknowledged,
+        since a broker refuses a sequence gap, except on a partition with no state of the
+        producer yet."""
+        meta = self._producers_state(transactional_id, producer_id, producer_epoch)
+        if meta.in_prepare:
+            raise ApiError(Errors.ConcurrentTransactionsError)
         ongoing = meta.state is S.ONGOING
         return {tp: 0 if ongoing and tp in meta.partitions else Errors.InvalidTxnStateError.errno
                 for tp in partitions}

@@ -2,7 +2,9 @@
 
 Advances a partition's log start offset to the given offset (-1 means the high watermark)
 and deletes the segments wholly below it. An offset above the high watermark is
-OFFSET_OUT_OF_RANGE. The answer's low_watermark is the new log start offset.
+OFFSET_OUT_OF_RANGE. A topic whose cleanup.policy lacks `delete` (compact only, as
+__consumer_offsets) answers POLICY_VIOLATION, as Kafka's Partition.deleteRecordsOnLeader
+does. The answer's low_watermark is the new log start offset.
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
@@ -26,6 +28,9 @@ def _delete(ctx, topic: str, wanted) -> PartitionResult:
     index = wanted.partition_index
     try:
         partition = ctx.broker.leader_partition(topic, index)
+        if not partition.log.config.delete:
+            raise ApiError(Errors.PolicyViolationError,
+                           f"Records of partition {topic}-{index} can not be deleted due to the configured policy")
         offset = partition.high_watermark if wanted.offset == -1 else wanted.offset
         if offset < 0 or offset > partition.high_watermark:
             raise ApiError(Errors.OffsetOutOfRangeError,

@@ -4,22 +4,10 @@ import pytest
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
 from console.errors import InvalidInput, NotFound
-from console.events import console_event
 from console.kafka_gateway import GatewayError
 from console.topics import services
 from tests.console.conftest import make_topic
-
-
-@pytest.fixture
-def events():
-    """Events received after commit, as (event, payload)."""
-    received = []
-
-    def receiver(sender, event, payload, **kwargs):
-        received.append((event, payload))
-    console_event.connect(receiver)
-    yield received
-    console_event.disconnect(receiver)
+from tests.support.groups import produce
 
 
 def describe(cluster, name):
@@ -113,3 +101,60 @@ def test_election_on_a_balanced_topic_has_nothing_to_do(cluster, users, unique_t
     outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=users["operator"], name=name)
     assert (outcome.requested, outcome.already_preferred, outcome.result.elected) == (0, 2, ())
     assert outcome.summary() == "0 partition(s) moved to their preferred leader, 2 already led by it."
+
+
+def _ranges(cluster, name) -> dict[int, tuple[int, int]]:
+    from console.topics.selectors import topic_ranges
+    return {r.partition: (r.log_start_offset, r.high_watermark) for r in topic_ranges(cluster=cluster, name=name)}
+
+
+def test_topic_delete_records_in_one_partition_then_all(cluster, engine_cluster, users, unique_topic, events,
+                                                        django_capture_on_commit_callbacks):
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    for partition in (0, 1):
+        produce(engine_cluster.bootstrap, name, [b"v%d" % i for i in range(5)], partition=partition)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.topic_delete_records(cluster=cluster, actor=users["operator"], name=name, partition=0,
+                                             before_offset=3, confirmation=name) == {0: 3}
+    assert _ranges(cluster, name) == {0: (3, 5), 1: (0, 5)}
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.topic_delete_records(cluster=cluster, actor=users["operator"], name=name, partition=None,
+                                             before_offset=None, confirmation=name) == {0: 5, 1: 5}
+    assert _ranges(cluster, name) == {0: (5, 5), 1: (5, 5)}
+    entries = AuditLogEntry.objects.filter(action="topic.delete_records", target=name).order_by("id")
+    assert [(e.result, e.details) for e in entries] == [
+        ("ok", {"partition": 0, "before_offset": 3, "log_start_offsets": {"0": 3}}),
+        ("ok", {"partition": None, "before_offset": None, "log_start_offsets": {"0": 5, "1": 5}})]
+    assert events == [("topic.records_deleted", {"cluster": cluster.pk, "topic": name})] * 2
+
+
+def test_topic_delete_records_refusals_delete_nothing_and_are_audited(cluster, engine_cluster, users, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    compacted = make_topic(cluster, unique_topic("compacted"), configs={"cleanup.policy": "compact"})
+    produce(engine_cluster.bootstrap, name, [b"a", b"b"], partition=0)
+    produce(engine_cluster.bootstrap, compacted, [(b"k", b"a"), (b"k", b"b")], partition=0)
+    operator = users["operator"]
+
+    def delete(topic=name, partition=0, before_offset=None, confirmation=None):
+        services.topic_delete_records(cluster=cluster, actor=operator, name=topic, partition=partition,
+                                      before_offset=before_offset, confirmation=topic if confirmation is None
+                                      else confirmation)
+    with pytest.raises(InvalidInput, match="Type the topic's name"):
+        delete(confirmation="other")
+    with pytest.raises(InvalidInput, match="has no partition 7"):
+        delete(partition=7)
+    with pytest.raises(InvalidInput, match="An offset needs a partition"):
+        delete(partition=None, before_offset=1)
+    with pytest.raises(GatewayError) as past_the_end:
+        delete(before_offset=3)
+    assert past_the_end.value.kafka_code == "OFFSET_OUT_OF_RANGE (1)"
+    with pytest.raises(GatewayError) as compact_only:
+        delete(topic=compacted)
+    assert compact_only.value.kafka_code == "POLICY_VIOLATION (44)"
+    with pytest.raises(NotFound):
+        delete(topic=unique_topic("missing"))
+
+    assert _ranges(cluster, name) == {0: (0, 2)} and _ranges(cluster, compacted) == {0: (0, 2)}
+    failed = AuditLogEntry.objects.filter(action="topic.delete_records").order_by("id").values_list("result", flat=True)
+    assert list(failed) == ["failed"] * 6

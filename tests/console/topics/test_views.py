@@ -5,6 +5,7 @@ from django.urls import reverse
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
 from tests.console.conftest import make_topic
+from tests.support.groups import produce
 
 ADMIN_MARKER = "data-admin-action"
 
@@ -40,6 +41,7 @@ def admin_posts(cluster, name):
     return [
         (reverse("topics:create", args=[pk]), {"name": name + "-new", "partitions": 1, "replication_factor": 1}),
         (reverse("topics:delete", args=[pk, name]), {"confirmation": name}),
+        (reverse("topics:delete_records", args=[pk, name]), {"confirmation": name}),
         (reverse("topics:config_edit", args=[pk, name, "retention.ms"]),
          {"value": "1000", "previewed": "set:1000", "confirmed": "yes"}),
         (reverse("topics:add_partitions", args=[pk, name]), {"total_partitions": 3}),
@@ -104,6 +106,31 @@ def test_operator_creates_and_deletes_a_topic(cluster, operator_client, unique_t
     assert deleted.status_code == 302 and not topic_exists(cluster, name)
     assert list(AuditLogEntry.objects.order_by("id").values_list("action", "result")) == [
         ("topic.create", "ok"), ("topic.delete", "ok")]
+
+
+def test_operator_deletes_records_after_typing_the_name(cluster, engine_cluster, operator_client, unique_topic):
+    name = make_topic(cluster, unique_topic(), partitions=2)
+    produce(engine_cluster.bootstrap, name, [b"a", b"b", b"c"], partition=1)
+    url = reverse("topics:delete_records", args=[cluster.pk, name])
+    page = operator_client.get(url).content.decode()
+    assert 'data-partition="1"' in page and "csrfmiddlewaretoken" in page and "topic_delete.js" in page
+
+    wrong = operator_client.post(url, {"partition": 1, "before_offset": 2, "confirmation": "nope"})
+    assert wrong.status_code == 400 and "no record was deleted" in wrong.content.decode()
+    no_partition = operator_client.post(url, {"before_offset": 2, "confirmation": name})
+    assert no_partition.status_code == 400 and "An offset applies to one partition" in no_partition.content.decode()
+    junk = operator_client.post(url, {"partition": "x", "confirmation": name})
+    assert junk.status_code == 400 and "Enter a whole number." in junk.content.decode()
+    past_end = operator_client.post(url, {"partition": 1, "before_offset": 9, "confirmation": name})
+    assert past_end.status_code == 400 and "OFFSET_OUT_OF_RANGE (1)" in past_end.content.decode()
+
+    done = operator_client.post(url, {"partition": 1, "before_offset": 2, "confirmation": name}, follow=True)
+    assert f"Records of {name} deleted: partitions now start at 1: 2." in done.content.decode()
+    with cluster_gateway(cluster) as gw:
+        offsets = gw.partition_offsets(gw.metadata([name]).topic(name).partitions)
+    assert {p: (o.log_start_offset, o.high_watermark) for (_, p), o in offsets.items()} == {0: (0, 0), 1: (2, 3)}
+    audited = AuditLogEntry.objects.filter(action="topic.delete_records").order_by("id")
+    assert list(audited.values_list("result", flat=True)) == ["failed", "ok"]
 
 
 def test_bad_input_gets_a_readable_message(cluster, operator_client, unique_topic):

@@ -43,6 +43,30 @@ def test_delete_records_advances_the_low_watermark(admin, engine_cluster, topic_
     assert [r.value for r in consume_from_beginning(bootstrap, topic_name)] == [b"after"]
 
 
+@pytest.mark.parametrize("policy, deletable", [("compact", False), ("compact,delete", True)])
+def test_delete_records_needs_the_delete_cleanup_policy(admin, engine_cluster, topic_name, policy, deletable):
+    """Kafka refuses DeleteRecords on a compact-only topic (POLICY_VIOLATION) and keeps every record."""
+    bootstrap = engine_cluster.bootstrap
+    created = create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
+                           configs={"cleanup.policy": policy})
+    assert created["error_code"] == 0
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    try:    # keyed: a compacted topic refuses records without a key
+        for i in range(4):
+            producer.send(topic_name, key=b"k%d" % i, value=b"m%d" % i, partition=0).get(timeout=15)
+    finally:
+        producer.close()
+    tp = TopicPartition(topic_name, 0)
+
+    if deletable:
+        assert admin.delete_records({tp: 2})[tp]["low_watermark"] == 2
+        assert offsets(bootstrap, topic_name) == (2, 4)
+    else:
+        with pytest.raises(Errors.PolicyViolationError):
+            admin.delete_records({tp: 2})
+        assert offsets(bootstrap, topic_name) == (0, 4)
+
+
 def test_confluent_delete_records(confluent_admin, admin, engine_cluster, topic_name):
     assert create_topic(admin, topic_name, num_partitions=2, replication_factor=1)["error_code"] == 0
     produce(engine_cluster.bootstrap, topic_name, [b"a", b"b", b"c"], partition=1)
