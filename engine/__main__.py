@@ -3,7 +3,8 @@ operator commands that talk to a running engine (`broker ...`, `groups ...`,
 `transactions ...`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
-Broker i listens on port P+i. SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
+Broker i listens on port P+i, PLAINTEXT unless `--security-protocol` asks for SASL or TLS
+(engine/security/settings.py). SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0).
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 
 from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
+from engine.security import scram_bootstrap, settings as security_settings
 from engine.tools import broker_command, groups_command, metadata_command, transactions_command
 
 
@@ -58,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run without the admin interface (broker stop/start over HTTP); nothing is advertised")
     serve.add_argument("--rack", action="append", default=[], metavar="ID=RACK",
                        help="broker.rack of broker ID (Kafka's rack-aware placement reads it); repeatable")
+    serve.add_argument("--security-protocol", default="PLAINTEXT", choices=security_settings.PROTOCOLS,
+                       help="the client listeners' protocol, Kafka's names (default PLAINTEXT: no TLS, no login)")
+    serve.add_argument("--sasl-users-file", default=None, metavar="FILE",
+                       help="SASL/PLAIN users, one user_<name>=<password> a line (README: Security)")
+    serve.add_argument("--add-scram", action="append", default=[], metavar="'SCRAM-SHA-256=[name=N,password=P]'",
+                       help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
@@ -83,10 +91,17 @@ async def serve(args: argparse.Namespace) -> int:
 
     raise_open_files_limit()
 
+    configs = _parse_config(args.config)
+    scram_users = [scram_bootstrap.parse(value) for value in args.add_scram]
+    security = security_settings.build(args.security_protocol, security_settings.take_security_configs(configs),
+                                       args.sasl_users_file)
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
-                    configs=_parse_config(args.config), admin_port=args.admin_port,
+                    configs=configs, admin_port=args.admin_port,
                     admin=not args.no_admin, admin_host=args.admin_host,
-                    racks=_parse_racks(args.rack, args.brokers))
+                    racks=_parse_racks(args.rack, args.brokers), security=security)
+    added = scram_bootstrap.add_missing(engine.controller, scram_users)
+    if added:
+        logging.getLogger("engine").info("Added SCRAM credentials for %s (--add-scram)", ", ".join(added))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

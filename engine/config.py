@@ -93,6 +93,13 @@ def _throttled_replicas(value: str) -> None:
                      "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
+def _consumer_assignors(value: str) -> None:
+    """Kafka's short names or class names of the server-side assignors; the first is the default."""
+    from engine.coordinator.assignors import assignor_name
+    if not value or any(assignor_name(part) is None for part in value.split(",")):
+        raise ValueError("must be a non-empty list of uniform and range (or their Kafka class names)")
+
+
 def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
     def check(value):
         if not lo <= value <= hi:
@@ -154,6 +161,10 @@ _BROKER_DEFS = [
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
     # KIP-599's quota, as every client's default (engine/broker/mutation_quota.py); unset: none.
     ConfigDef("controller_mutation_rate", TYPE_DOUBLE, float("inf"), _positive),
+    # Byte-rate client quotas (engine/broker/byte_rate_quota.py): rates are measured over
+    # quota.window.num samples of quota.window.size.seconds each, as Kafka's quota managers do.
+    ConfigDef("quota.window.num", TYPE_INT, 11, at_least(1)),
+    ConfigDef("quota.window.size.seconds", TYPE_INT, 1, at_least(1)),
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
@@ -201,6 +212,11 @@ _BROKER_DEFS = [
     ConfigDef("group.min.session.timeout.ms", TYPE_INT, 6000, at_least(0)),
     ConfigDef("group.max.session.timeout.ms", TYPE_INT, 1800000, at_least(0)),
     ConfigDef("group.max.size", TYPE_INT, INT_MAX, at_least(1)),
+    # The consumer group protocol (KIP-848; engine/coordinator/consumer_protocol.py).
+    ConfigDef("group.consumer.heartbeat.interval.ms", TYPE_INT, 5000, at_least(1)),
+    ConfigDef("group.consumer.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
+    ConfigDef("group.consumer.max.size", TYPE_INT, INT_MAX, at_least(1)),
+    ConfigDef("group.consumer.assignors", TYPE_LIST, "uniform,range", _consumer_assignors),
     ConfigDef("offsets.topic.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(14)),
     ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),

@@ -21,6 +21,7 @@ from engine.heap import HeapFreezer
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
+from engine.security.settings import SecuritySettings
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,8 @@ WARM_DELAY_S = 0.2     # quiet time after a metadata change before polled answer
 class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
-                 admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None) -> None:
+                 admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None,
+                 security: SecuritySettings | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.racks = dict(racks or {})     # broker.rack per broker id, advertised in Metadata
         self.host = host
@@ -38,8 +40,11 @@ class Engine:
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
         self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
                         for i, p in enumerate(self.ports)]
+        # Client listeners' TLS / SASL (engine/security/settings.py); PLAINTEXT unless asked.
+        self.security = security or SecuritySettings()
+        self.security.scram_lookup = self.controller.scram_credential
         for broker in self.brokers:
-            broker.listener = Listener(broker, host, broker.port)
+            broker.listener = Listener(broker, host, broker.port, self.security)
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).

@@ -25,7 +25,8 @@ from console.kafka_gateway.group_lag import group_lags
 from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
 
-STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead")
+# Classic groups' states, then those only groups of the consumer group protocol (KIP-848) have.
+STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead", "Assigning", "Reconciling")
 SORTS = {"id": "group id", "lag": "total lag, largest first"}
 
 
@@ -54,6 +55,7 @@ class GroupRow:
     total_lag: int | None             # over the committed partitions with a known log end
     worst: PartitionLag | None
     error: str | None = None
+    group_type: str = "classic"       # "consumer": the consumer group protocol (KIP-848)
 
 
 def _lag_age(snapshot: GroupLagSnapshot | None) -> SnapshotAge:
@@ -227,7 +229,8 @@ def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snap
                     assignor=described.protocol if described else "", members=len(members),
                     coordinator=snapshot.coordinators.get(group_id), topics=tuple(sorted(topics)),
                     total_lag=sum(p.lag for p in lags) if lags else None,
-                    worst=max(lags, key=lambda p: p.lag) if lags else None, error=snapshot.errors.get(group_id))
+                    worst=max(lags, key=lambda p: p.lag) if lags else None, error=snapshot.errors.get(group_id),
+                    group_type=described.group_type if described else "classic")
 
 
 # --- one group ---------------------------------------------------------------------------------
@@ -278,6 +281,7 @@ class GroupDetail:
     total_lag: int | None
     warnings: list[str]
     total_lag_read_committed: int | None = None
+    group_type: str = "classic"       # "consumer": the consumer group protocol (KIP-848)
 
     @property
     def is_empty(self) -> bool:
@@ -317,7 +321,8 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
                        assignor=described.protocol if described else "",
                        coordinator=snapshot.coordinators[group_id], members=[_member_row(m) for m in members],
                        partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings,
-                       total_lag_read_committed=sum(known_committed) if known_committed else None)
+                       total_lag_read_committed=sum(known_committed) if known_committed else None,
+                       group_type=described.group_type if described else "classic")
 
 
 def _member_row(m: GroupMember) -> MemberRow:

@@ -35,6 +35,7 @@ from kafka.protocol.consumer import OffsetSpec
 from kafka.protocol.metadata import MetadataRequest
 
 from console.kafka_gateway import cache, engine_admin
+from console.kafka_gateway.login_failures import LoginFailures, refusal_text
 from console.kafka_gateway.errors import (
     GatewayError,
     describe_error_code,
@@ -113,16 +114,24 @@ class _AdminClient(KafkaAdminClient):
     """KafkaAdminClient whose constructor cleans up after a failed bootstrap.
 
     The stock one starts its I/O thread before bootstrapping and leaks it when the bootstrap
-    fails; a console page about a cluster that is down would leak one thread per request."""
+    fails; a console page about a cluster that is down would leak one thread per request.
+    A bootstrap that failed because the cluster refused the SASL login says so
+    (login_failures.py) instead of "did not answer in time"."""
 
     def __init__(self, **configs):
-        try:
-            super().__init__(**configs)
-        except BaseException:
-            if hasattr(self, "_net"):
-                self._closed = False
-                self.close()
-            raise
+        with LoginFailures() as failures:
+            try:
+                super().__init__(**configs)
+            except BaseException as exc:
+                io_thread = getattr(getattr(self, "_net", None), "_io_thread", None)
+                refusal = failures.last_for(io_thread.ident if io_thread is not None else None)
+                if hasattr(self, "_net"):
+                    self._closed = False
+                    self.close()
+                if refusal is not None and isinstance(exc, Errors.KafkaError):
+                    raise GatewayError(f"Cannot connect to {', '.join(configs['bootstrap_servers'])}: "
+                                       f"{refusal_text(refusal)}.") from exc
+                raise
 
 
 class Gateway:

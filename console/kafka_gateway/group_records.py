@@ -22,6 +22,7 @@ class GroupListing:
     state: str                       # "" from brokers before ListGroups v4 (KIP-518)
     protocol_type: str               # "consumer" for Kafka consumers; "" for offsets-only groups
     listed_by: int
+    group_type: str = ""             # "classic" or "consumer" (KIP-848) from ListGroups v5; "" before
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class DescribedGroup:
     coordinator: int
     members: tuple[GroupMember, ...]
     error: str | None = None         # DescribeGroups' error for this group, in words
+    group_type: str = "classic"      # "consumer": a KIP-848 group, from ConsumerGroupDescribe
 
     @property
     def is_known(self) -> bool:

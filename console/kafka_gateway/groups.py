@@ -12,7 +12,9 @@ How each Kafka API is batched (what a caller pays, whatever the number of groups
   one request per group, all in flight together.
 - DescribeGroups: one request per coordinator, naming all of its groups; member metadata
   and assignments are decoded with kafka-python's ConsumerProtocolSubscription and
-  ConsumerProtocolAssignment (KIP-429 versions included).
+  ConsumerProtocolAssignment (KIP-429 versions included). Groups it does not know are asked
+  again with ConsumerGroupDescribe (KIP-848 groups, `consumer_groups.py`), one request per
+  coordinator, only when there are such groups.
 - OffsetFetch v8+ (KIP-709): one request per coordinator, naming all of its groups. Brokers
   before v8 get one request per group, all in flight together.
 - ListOffsets: one request per partition leader for all partitions asked for: callers pass
@@ -45,7 +47,7 @@ from kafka.protocol.consumer import ListOffsetsRequest, OffsetCommitRequest, Off
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 from kafka.protocol.metadata import FindCoordinatorRequest
 
-from console.kafka_gateway import cache
+from console.kafka_gateway import cache, consumer_groups
 from console.kafka_gateway.client import _bulk_allocation, cluster_metadata, metadata_request
 from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
 from console.kafka_gateway.group_records import (
@@ -112,7 +114,8 @@ class GroupCalls:
                                    f"{describe_error_code(answer.error_code)}")
             for g in answer.groups:
                 listed[g.group_id] = GroupListing(group_id=g.group_id, state=g.group_state or "",
-                                                  protocol_type=g.protocol_type or "", listed_by=broker_id)
+                                                  protocol_type=g.protocol_type or "", listed_by=broker_id,
+                                                  group_type=g.group_type or "")
         return sorted(listed.values(), key=lambda g: g.group_id)
 
     @translated
@@ -161,7 +164,7 @@ class GroupCalls:
         """DescribeGroups, one request per coordinator; a coordinator that fails gives its
         groups a DescribedGroup with `error` set."""
         by_node = _by_coordinator(coordinators)
-        return _described(by_node, self._run(_send_all, _describe_requests(by_node)))
+        return self._with_consumer_groups(_described(by_node, self._run(_send_all, _describe_requests(by_node))))
 
     @translated
     def committed_offsets(self, coordinators: Mapping[str, int],
@@ -252,7 +255,7 @@ class GroupCalls:
         sent_at = cache.METADATA.now()
         with _bulk_allocation():
             answers = self._run(_send_all, describe + fetch + extra)
-            described = _described(by_node, answers[:len(describe)])
+            described = self._with_consumer_groups(_described(by_node, answers[:len(describe)]))
             committed = _fetched(asked, answers[len(describe):len(describe) + len(fetch)])
             partitions = {tp for offsets in committed.offsets.values() for tp in offsets}
             partitions.update(tp for d in described.values() for m in d.members for tp in m.assignment)
@@ -330,6 +333,15 @@ class GroupCalls:
         by_node = _by_coordinator(coordinators)
         return per_coordinator(by_node, self._run(_send_all, [(node, request(ids)) for node, ids in by_node.items()]),
                                read=read, failed=failed)
+
+    def _with_consumer_groups(self, described: dict[str, DescribedGroup]) -> dict[str, DescribedGroup]:
+        """Groups DescribeGroups did not know, described by ConsumerGroupDescribe if the cluster has it."""
+        unknown = consumer_groups.unknown_groups(described)
+        if not unknown or self._version(consumer_groups.ConsumerGroupDescribeRequest) < 0:
+            return described
+        by_node = dict(unknown)
+        return consumer_groups.merged(described, by_node,
+                                      self._run(_send_all, consumer_groups.describe_requests(by_node)))
 
     def _version(self, request_class) -> int:
         try:

@@ -92,10 +92,10 @@ def browse_query_from(data: Mapping) -> BrowseQuery:
     return BrowseQuery(partition=_partition(data), start=start, offset=_int(data, "offset"),
                        timestamp_ms=parse_time(_get(data, "time"), label="The start time"),
                        count=_int(data, "count", minimum=1) or 50, cursor=parse_cursor(_get(data, "cursor")),
-                       direction=direction, isolation=_isolation(data))
+                       direction=direction, isolation=isolation_from(data))
 
 
-def _isolation(data: Mapping) -> str:
+def isolation_from(data: Mapping) -> str:
     isolation = _get(data, "isolation") or DEFAULT_ISOLATION
     if isolation not in ISOLATION_LEVELS:
         raise InvalidInput(f"Read with one of {', '.join(ISOLATION_LEVELS)}.")
@@ -130,7 +130,7 @@ def search_query_from(data: Mapping) -> tuple[SearchQuery, dict]:
                           max_seconds=min(max_seconds, MAX_SEARCH_SECONDS), max_matches=min(max_matches, 100_000))
     query = SearchQuery(filter=filter_spec_from(data), partition=_partition(data), start_offset=start,
                         end_offset=end, positions=parse_cursor(_get(data, "positions")), limits=limits,
-                        isolation=_isolation(data))
+                        isolation=isolation_from(data))
     return query, formats_from(data)
 
 

@@ -118,11 +118,12 @@ class Presenter:
 
 
 def export_row(record: ConsumedRecord, view: MessageView) -> dict:
-    """One export line: the decoded (and, for a viewer, masked) text, and the raw bytes as base64
-    unless masking applies (the raw bytes would show what the mask hides)."""
+    """One export line: the decoded (and, for a viewer, masked) text, its transaction's outcome
+    (read_uncommitted; "" outside one), and the raw bytes as base64 unless masking applies (the
+    raw bytes would show what the mask hides)."""
     row = {"partition": record.partition, "offset": record.offset, "timestamp": record.timestamp,
            "timestamp_type": view.timestamp_type, "key": view.key.text, "value": view.value.text,
-           "headers": {n: d.text for n, d in view.headers}}
+           "headers": {n: d.text for n, d in view.headers}, "transaction": view.transaction}
     if not view.masked:
         row["key_base64"] = None if record.key is None else base64.b64encode(record.key).decode()
         row["value_base64"] = None if record.value is None else base64.b64encode(record.value).decode()

@@ -21,6 +21,7 @@ from console.kafka_gateway.batches import (
 )
 from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, READ_COMMITTED, READ_UNCOMMITTED, TopicReader
 from console.messages.filters import RecordFilter
+from console.messages.transaction_marks import in_transaction
 
 FETCH_PARTITION_BYTES = 4 << 20
 FETCH_MAX_BYTES = 32 << 20
@@ -157,19 +158,26 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
            ) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
     """Yield ("match", record) as matches are found, ("stats", stats) every quarter second,
     and ("done", stats) once at the end. Limits are checked between batches, so a search
-    stops within one batch of a limit; its positions are exact either way."""
+    stops within one batch of a limit; its positions are exact either way.
+    Transaction markers are never records scanned. In read_uncommitted a match of a
+    transactional batch comes PENDING with its producer id, and each marker in range comes as
+    ("marker", (partition, info)): the caller learns outcomes from the scan, without reading again."""
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
     started = last_report = time.monotonic()
     match = record_filter.match
+    uncommitted = isolation_level == READ_UNCOMMITTED
     for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match,
                                                     isolation_level=isolation_level):
         from_offset, end = progress.positions[partition], progress.ends[partition]
         stats.bytes_scanned += info.end - info.start
-        if batch is None:
+        if info.control:
+            if uncommitted and from_offset <= info.base_offset < end:
+                yield "marker", (partition, info)
+        elif batch is None:
             stats.batches_skipped += 1
             stats.records_scanned += _records_between(info, from_offset, end)
         else:
-            codec = info.compression
+            codec, pending = info.compression, uncommitted and info.transactional
             fast = fast_records(raw, info)
             for r in batch if fast is None else fast:
                 if r.offset < from_offset:
@@ -179,7 +187,8 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
                 stats.records_scanned += 1
                 if match(r):
                     stats.matches += 1
-                    yield "match", to_consumed(partition, r, codec, info)
+                    found = to_consumed(partition, r, codec, info)
+                    yield "match", in_transaction(found, info) if pending else found
         now = time.monotonic()
         stats.elapsed_seconds = now - started
         stats.stopped_by = _limit_hit(stats, limits, should_stop)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 
@@ -29,7 +29,8 @@ from console.messages.masking import Masker, Rule
 from console.messages.models import MaskingRule, RegisteredSchema, TopicMessageSettings
 from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
-from console.messages.transactions import in_transaction, marker_record, transaction_outcomes
+from console.messages.transaction_marks import PENDING, PendingTransactions, in_transaction, marker_record, outcome_of
+from console.messages.transactions import transaction_outcomes
 
 MAX_PAGE = 500
 BROWSE_FETCH_BYTES = 256 << 10
@@ -275,7 +276,14 @@ class SearchQuery:
 def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bool, formats: dict | None = None,
                    should_stop=lambda: False) -> Iterator[tuple[str, object]]:
     """Yield ("notes", [str]) once, then ("match", (record, view)), ("stats", SearchStats)
-    and finally ("done", SearchStats); see scan.search."""
+    and finally ("done", SearchStats); see scan.search.
+
+    In read_uncommitted each match of a transactional batch is held until its outcome is known,
+    then yielded with it (committed or aborted), so a match is sent once, final: a page or a
+    JSON Lines reader never has to correct one. Its producer's marker is usually a few batches
+    later in the same scan; matches still waiting when the scan ends are resolved by the
+    browser's bounded look-ahead (open, or unknown past it), just before "done". So a
+    transactional match may come after later matches of other producers."""
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     compiled = record_filter(spec=query.filter, presenter=presenter)
     with _reader(cluster, topic) as reader:
@@ -285,9 +293,29 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
                                     start_time_ms=query.filter.start_time_ms, end_time_ms=query.filter.end_time_ms,
                                     positions=query.positions, isolation_level=isolation)
         yield "notes", list(progress.notes)
+        held = PendingTransactions()
         for kind, item in search(reader, progress, compiled, query.limits, should_stop=should_stop,
                                  isolation_level=isolation):
-            if kind == "match":
-                yield kind, (item, presenter.present(item))
+            if kind == "marker":
+                partition, marker = item
+                for record in held.resolve(partition, marker):
+                    yield "match", _presented(replace(record, transaction=outcome_of(marker)), presenter)
+            elif kind == "match" and item.transaction == PENDING:
+                held.hold(item.partition, item.producer_id, item)
+            elif kind == "match":
+                yield kind, _presented(item, presenter)
             else:
+                if kind == "done" and held:
+                    for record in _outcomes_after_the_scan(reader, held.release()):
+                        yield "match", _presented(record, presenter)
                 yield kind, item
+
+
+def _presented(record: ConsumedRecord, presenter: Presenter) -> tuple[ConsumedRecord, MessageView]:
+    return record, presenter.present(record)
+
+
+def _outcomes_after_the_scan(reader: TopicReader, records: list[ConsumedRecord]) -> list[ConsumedRecord]:
+    partitions = sorted({r.partition for r in records})
+    ends = {p: o.high_watermark for p, o in reader.offsets(partitions).items()}
+    return sorted(transaction_outcomes(reader, records, ends), key=lambda r: (r.partition, r.offset))

@@ -3,7 +3,9 @@ cluster). Records are plain data, previewed; the page writes them with textConte
 
 search_events: {"type": "notes"}, {"type": "matches", "messages": [...]} (up to
 MATCHES_PER_FRAME a frame), {"type": "stats"} four times a second, {"type": "done"}.
-tail_events: {"type": "tailing"} once the start positions are known, {"type": "record"},
+tail_events: {"type": "tailing"} once the start positions are known, {"type": "record"} (a
+record or, in read_uncommitted, a transaction marker's row), {"type": "outcome", "partition",
+"offsets", "transaction"} when a marker decides "pending" records already sent, and
 {"type": "tail_stats"} twice a second.
 """
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from console.clusters.selectors import cluster_get
 from console.messages import selectors
-from console.messages.forms import filter_spec_from, formats_from, search_query_from
+from console.messages.forms import filter_spec_from, formats_from, isolation_from, search_query_from
 from console.messages.tail import tail
 
 MATCHES_PER_FRAME = 50
@@ -41,15 +43,20 @@ def search_events(*, cluster_id: int, topic: str, command: dict, mask: bool,
 
 def tail_events(*, cluster_id: int, topic: str, command: dict, mask: bool, should_stop: Callable[[], bool],
                 is_paused: Callable[[], bool]) -> Iterator[dict]:
+    isolation = isolation_from(command)
     cluster = cluster_get(cluster_id=cluster_id)
     presenter = selectors.presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats_from(command))
     record_filter = selectors.record_filter(spec=filter_spec_from(command), presenter=presenter)
     with selectors.topic_reader(cluster=cluster, topic=topic) as reader:
         for kind, item in tail(reader, record_filter, max_shown_per_second=TAIL_SHOWN_PER_SECOND,
-                               should_stop=should_stop, is_paused=is_paused):
+                               should_stop=should_stop, is_paused=is_paused,
+                               isolation_level=selectors.ISOLATION_LEVELS[isolation]):
             if kind == "record":
                 yield {"type": "record", "message": presenter.present(item).as_dict(preview=True)}
+            elif kind == "outcome":
+                partition, offsets, outcome = item
+                yield {"type": "outcome", "partition": partition, "offsets": offsets, "transaction": outcome}
             elif kind == "started":
-                yield {"type": "tailing", "positions": {str(p): o for p, o in item.items()}}
+                yield {"type": "tailing", "isolation": isolation, "positions": {str(p): o for p, o in item.items()}}
             else:
                 yield {"type": "tail_stats", "stats": item}

@@ -18,21 +18,10 @@ from collections import defaultdict
 from console.kafka_gateway.batches import BatchInfo, ConsumedRecord
 from console.kafka_gateway.consumer import TopicReader
 from console.messages.scan import ReadProgress, read_forward
+from console.messages.transaction_marks import ABORTED, COMMITTED, OPEN, PENDING, UNKNOWN
 
-PENDING, COMMITTED, ABORTED, OPEN, UNKNOWN = "pending", "committed", "aborted", "open", "unknown"
 MAX_LOOKAHEAD_BYTES = 16 << 20
 LOOKAHEAD_FETCH_BYTES = 1 << 20
-
-
-def in_transaction(record: ConsumedRecord, info: BatchInfo) -> ConsumedRecord:
-    """A record of a transactional batch, its outcome still to be read."""
-    return dataclasses.replace(record, transaction=PENDING, producer_id=info.producer_id)
-
-
-def marker_record(partition: int, info: BatchInfo) -> ConsumedRecord:
-    """A row for a control batch (COMMIT or ABORT marker): no key, no value, its producer id."""
-    return ConsumedRecord(partition, info.base_offset, info.max_timestamp, 0, None, None, (),
-                          info.end - info.start, info.compression, control=info.control, producer_id=info.producer_id)
 
 
 def transaction_outcomes(reader: TopicReader, records: list[ConsumedRecord],

@@ -18,6 +18,7 @@ import kafka.errors as Errors
 
 from engine.clock import now_ms
 from engine.broker.mutation_quota import ControllerMutationQuota, quota_of
+from engine.broker.byte_rate_quota import FETCH as FETCH_BYTE_RATE, PRODUCE as PRODUCE_BYTE_RATE, ByteRateQuota
 from engine.broker.partition import Partition
 from engine.broker.replica_fetcher import ReplicaFetcher
 from engine.broker.throttle import ReplicationThrottle, is_throttled
@@ -67,6 +68,9 @@ class Broker:
         self.leader_throttle = ReplicationThrottle(lambda: self.config.get("leader.replication.throttled.rate"))
         self.follower_throttle = ReplicationThrottle(lambda: self.config.get("follower.replication.throttled.rate"))
         self.mutation_quota = ControllerMutationQuota(quota_of(lambda: self.image, lambda: self.config))
+        # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
+        self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
+                                 for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply

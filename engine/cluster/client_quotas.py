@@ -3,16 +3,18 @@ how a connection's quota is found, and how DescribeClientQuotas filters match en
 
 An entity is a set of (type, name) pairs, type "user" or "client-id", name None meaning that
 type's default (`<default>` in kafka-configs). The image keeps, per entity (a sorted tuple of
-those pairs), its quota values by key. Only `controller_mutation_rate` (KIP-599) is enforced
-by this engine, so it is the only key accepted; the byte-rate and request quotas are refused
-with INVALID_REQUEST rather than stored and ignored.
+those pairs), its quota values by key. The keys this engine enforces are the only ones
+accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py) and
+`producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py);
+`request_percentage` (handler-thread time, which a single event loop does not have per
+request) is refused with INVALID_REQUEST rather than stored and ignored, as are `ip` entities.
 
 A connection's quota is the first entity set in Kafka's order (ClientQuotaManager), for its
 user and client id:
   user+client-id, user+default client-id, user, default user+client-id,
   default user+default client-id, default user, client-id, default client-id.
-No authentication yet: every connection's user is Kafka's unauthenticated principal name,
-ANONYMOUS. Clients that match one entity share one token bucket, except through a default
+A connection's user is its SASL user (engine/security), or Kafka's unauthenticated
+principal name, ANONYMOUS, on listeners without SASL. Clients that match one entity share one token bucket, except through a default
 name, which gives each user / client id its own bucket - as Kafka's quota metric tags do.
 
 Pure functions over the image's dict; the controller (the event loop) owns the dict.
@@ -28,7 +30,7 @@ from engine.errors import ApiError
 
 USER, CLIENT_ID = "user", "client-id"
 ENTITY_TYPES = (USER, CLIENT_ID)
-SUPPORTED_KEYS = ("controller_mutation_rate",)
+SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate")
 ANONYMOUS = "ANONYMOUS"
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 
@@ -62,6 +64,13 @@ def check_op(key: str, value: float | None, remove: bool) -> None:
                        f"{', '.join(SUPPORTED_KEYS)}).")
     if not remove and (value is None or not math.isfinite(value) or value <= 0):
         raise ApiError(Errors.InvalidRequestError, f"{key} must be a positive number, not {value!r}.")
+
+
+def user_of(ctx) -> str:
+    """The quota user of a request: its connection's authenticated principal (a SASL
+    session's, once connections authenticate), else ANONYMOUS, as Kafka names the
+    unauthenticated principal of PLAINTEXT listeners."""
+    return getattr(getattr(ctx, "session", None), "principal", None) or ANONYMOUS
 
 
 def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:

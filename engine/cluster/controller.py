@@ -22,6 +22,7 @@ from typing import Any, Callable
 import kafka.errors as Errors
 
 from engine.cluster import client_quotas as CQ
+from engine.cluster import scram_credentials as SC
 from engine.cluster import journal_format as F
 from engine.cluster import records as R
 from engine.cluster import replication_control as RC
@@ -59,7 +60,7 @@ class Controller:
             try:
                 R.apply(self.image, record)
             except R.MetadataRecordError as exc:
-                raise MetadataCorruptError(path, offset, f"the record {record!r} makes no sense ({exc})",
+                raise MetadataCorruptError(path, offset, f"the record {R.printable(record)!r} makes no sense ({exc})",
                                            repairable=path.name.startswith("journal-")) from None
         if self._journal.needs_migration:
             self._journal.write_snapshot(self.snapshot_records())
@@ -157,6 +158,7 @@ class Controller:
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
         for entity, values in image.client_quotas.items():
             out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
+        out += SC.snapshot_records(image.scram_credentials)
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
             out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
@@ -586,6 +588,18 @@ class Controller:
         if records and not validate_only:
             self._commit(records, changed=set())
         return errors
+
+    # --- SCRAM credentials (KIP-554) -------------------------------------------------------
+
+    def alter_user_scram_credentials(self, deletions, upsertions) -> list[tuple[str, ApiError | None]]:
+        """AlterUserScramCredentials: per-user results; the users that passed, in one commit."""
+        results, records = SC.alter(self.image.scram_credentials, deletions, upsertions)
+        if records:
+            self._commit(records, changed=set())
+        return results
+
+    def scram_credential(self, user: str, mechanism: str):
+        return self.image.scram_credentials.get(user, {}).get(mechanism)
 
     # --- producer ids ---------------------------------------------------------------------
 

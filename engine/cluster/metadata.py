@@ -60,6 +60,8 @@ class MetadataImage:
     next_producer_id: int = 0
     # Client quotas (KIP-546) by entity: see client_quotas.py.
     client_quotas: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = field(default_factory=dict)
+    # SCRAM credentials (KIP-554) by user and mechanism: see scram_credentials.py. Secrets: never log.
+    scram_credentials: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     version: int = 0               # raised by every applied record: cached answers compare it
 
     def topic(self, name: str) -> TopicState | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from engine.cluster import scram_credentials
 from engine.cluster.topics import collision_key, is_legal_name
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
@@ -56,6 +57,13 @@ def producer_ids_record(next_producer_id: int) -> dict:
 
 class MetadataRecordError(ValueError):
     """A record that decodes but cannot be applied: an unknown type or id, a value out of range."""
+
+
+def printable(record: dict) -> dict:
+    """The record as an error message may show it: SCRAM keys and salts left out."""
+    if isinstance(record, dict) and record.get("type") == "scram_credential" and record.get("credential"):
+        return {**record, "credential": "<redacted>"}
+    return record
 
 
 def apply(image: MetadataImage, record: dict) -> None:
@@ -152,6 +160,7 @@ _CHECKS = {
     "broker": _check_broker,
     "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
+    "scram_credential": lambda image, record: scram_credentials.check_record(record),
 }
 
 
@@ -234,4 +243,5 @@ _APPLY = {
     "config": _apply_config,
     "producer_ids": _apply_producer_ids,
     "client_quota": _apply_client_quota,
+    "scram_credential": lambda image, record: scram_credentials.apply_record(image.scram_credentials, record),
 }

@@ -20,6 +20,8 @@ import logging
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
+from engine.coordinator.consumer_protocol import ConsumerGroupProtocol, HeartbeatRequest, HeartbeatResult
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
 from engine.coordinator.membership import GroupMembership
@@ -39,6 +41,9 @@ class GroupCoordinator:
         self._broker = broker
         self.store = GroupStore(broker)
         self.membership = GroupMembership(self.store, self.config)
+        self.consumer_protocol = ConsumerGroupProtocol(self.store, self.config, lambda: broker.image,
+                                                       on_change=self._persist_later)
+        self._writes: set[asyncio.Task] = set()   # consumer group writes that outlive a request
         self._expiry_task: asyncio.Task | None = None
 
     def config(self, name: str):
@@ -53,17 +58,28 @@ class GroupCoordinator:
             self._expiry_task.cancel()
             self._expiry_task = None
         self.membership.shutdown()
+        for task in list(self._writes):
+            task.cancel()
         for group in self.store.unload_all():
-            self.membership.unloaded(group)
+            self._unloaded(group)
 
     def on_partitions_changed(self) -> None:
         """The broker gained or lost partitions: load or unload `__consumer_offsets` ones."""
         loaded, unloaded = self.store.sync(now_ms())
         for group in unloaded:
-            self.membership.unloaded(group)
+            self._unloaded(group)
         for group in loaded:  # members of a loaded Stable group carry on if they heartbeat in time
+            if isinstance(group, ConsumerGroup):
+                self.consumer_protocol.loaded(group)
+                continue
             for member in group.members.values():
                 self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
+
+    def _unloaded(self, group: GroupMetadata) -> None:
+        if isinstance(group, ConsumerGroup):
+            self.consumer_protocol.unloaded(group)
+        else:
+            self.membership.unloaded(group)
 
     async def _expire_offsets_periodically(self) -> None:
         while True:
@@ -122,33 +138,80 @@ class GroupCoordinator:
         timeout = request["session_timeout_ms"]
         if not self.config("group.min.session.timeout.ms") <= timeout <= self.config("group.max.session.timeout.ms"):
             raise ApiError(Errors.InvalidSessionTimeoutError)
+        group = self.store.get(request["group_id"])
+        if isinstance(group, ConsumerGroup) and not group.is_(S.DEAD):
+            if group.members:  # mixed groups (KIP-848's online upgrade) are not supported
+                raise ApiError(Errors.InconsistentGroupProtocolError)
+            self._to_classic(group)
         return await self.membership.join(**request)
 
+    def _to_classic(self, group: ConsumerGroup) -> None:
+        """An empty consumer group becomes a classic group that keeps its offsets, as in Kafka."""
+        classic = GroupMetadata(group.group_id, now_ms())
+        classic.offsets, classic.pending_txn_offsets = group.offsets, group.pending_txn_offsets
+        group.cancel_timers()
+        self.store.replace(classic)
+        if group.written:   # tombstones for its records, before the classic group writes its own
+            self._spawn(self.store.forget_consumer_group(group, now_ms()))
+
+    def _check_classic_member(self, group_id: str) -> None:
+        """Classic SyncGroup/Heartbeat/LeaveGroup reach no member of a consumer-protocol group."""
+        self._check_group(group_id)
+        if isinstance(self.store.get(group_id), ConsumerGroup):
+            raise ApiError(Errors.UnknownMemberIdError)
+
     async def sync_group(self, **request):
-        self._check_group(request["group_id"])
+        self._check_classic_member(request["group_id"])
         return await self.membership.sync(**request)
 
     def heartbeat(self, **request) -> int:
-        self._check_group(request["group_id"])
+        self._check_classic_member(request["group_id"])
         return self.membership.heartbeat(**request)
 
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
-        self._check_group(group_id)
+        self._check_classic_member(group_id)
         return self.membership.leave(group_id, members)
+
+    async def consumer_group_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
+        """ConsumerGroupHeartbeat (KIP-848): answered once the group's changes are replicated
+        in __consumer_offsets; raises ApiError."""
+        self._check_group(request.group_id)
+        result = self.consumer_protocol.heartbeat(request)
+        group = self.store.get(request.group_id)
+        if isinstance(group, ConsumerGroup) and (result.changed or not group.written_ok):
+            await self.store.store_consumer_group(group, now_ms())
+        return result
+
+    def _persist_later(self, group: ConsumerGroup) -> None:
+        self._spawn(self.store.store_consumer_group(group, now_ms()))
+
+    def _spawn(self, write) -> None:
+        async def logged():
+            try:
+                await write
+            except ApiError as exc:  # the next heartbeat's write carries these changes again
+                log.warning("Broker %d: a consumer group write failed: %s", self._broker.node_id, exc)
+        task = asyncio.get_running_loop().create_task(logged())
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
 
     # --- offsets ------------------------------------------------------------------------------
     async def commit_offsets(self, *, group_id: str, member_id: str, group_instance_id: str | None, generation_id: int,
-                       offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
-        """Validate the committer against the group (generation fencing), then store; raises ApiError."""
+                             offsets: dict[TopicPartition, OffsetAndMetadata], api_version: int = 9) -> None:
+        """Validate the committer against the group (generation or member epoch fencing), then
+        store; raises ApiError."""
         self._check_group(group_id, allow_empty=True)
         group = self.store.get(group_id)
         if group is None:
             if generation_id >= 0:  # a member of a generation this coordinator never saw
                 raise ApiError(Errors.IllegalGenerationError)
             group = self.store.add(GroupMetadata(group_id, now_ms()))  # offsets only, no membership
-        member = _validate_offset_commit(group, member_id, group_instance_id, generation_id)
-        if member is not None:
-            self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
+        if isinstance(group, ConsumerGroup):
+            _validate_consumer_group_commit(group, member_id, generation_id, api_version)
+        else:
+            member = _validate_offset_commit(group, member_id, group_instance_id, generation_id)
+            if member is not None:
+                self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
         await self.store.store_offsets(group, offsets, now_ms())
 
     async def commit_txn_offsets(self, *, transactional_id: str, group_id: str, producer_id: int,
@@ -168,7 +231,14 @@ class GroupCoordinator:
             group = self.store.add(GroupMetadata(group_id, now_ms()))
         if group.is_(S.DEAD):
             raise ApiError(Errors.CoordinatorNotAvailableError)
-        if generation_id >= 0 or member_id or group_instance_id is not None:
+        if isinstance(group, ConsumerGroup):
+            if generation_id >= 0 or member_id:
+                member = group.members.get(member_id)
+                if member is None:
+                    raise ApiError(Errors.UnknownMemberIdError)
+                if generation_id != member.member_epoch:
+                    raise ApiError(Errors.IllegalGenerationError)
+        elif generation_id >= 0 or member_id or group_instance_id is not None:
             if group_instance_id is not None and group.static_member_id(group_instance_id) not in (None, member_id):
                 raise ApiError(Errors.FencedInstanceIdError)
             if member_id not in group.members:
@@ -195,11 +265,19 @@ class GroupCoordinator:
         pending = {tp for offsets in group.pending_txn_offsets.values() for tp in offsets}
         return pending if partitions is None else pending & set(partitions)
 
-    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None
+    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None, *,
+                      member_id: str | None = None, member_epoch: int = -1
                       ) -> list[tuple[TopicPartition, OffsetAndMetadata | None]]:
-        """Committed offsets of `partitions` (None: every partition with one)."""
+        """Committed offsets of `partitions` (None: every partition with one). A member of a
+        consumer-protocol group (OffsetFetch v9+) must name its current member epoch."""
         self._check_group(group_id, allow_empty=True)
         group = self.store.get(group_id)
+        if isinstance(group, ConsumerGroup) and (member_id is not None or member_epoch >= 0):
+            member = group.members.get(member_id or "")
+            if member is None:
+                raise ApiError(Errors.UnknownMemberIdError,
+                               f"Member {member_id} is not a member of group {group_id}.")
+            _check_member_epoch(member_epoch, member.member_epoch)
         committed = group.offsets if group is not None and not group.is_(S.DEAD) else {}
         if partitions is None:
             return sorted(committed.items())
@@ -246,16 +324,47 @@ class GroupCoordinator:
 
     def list_groups(self, states: list[str] | None = None, types: list[str] | None = None) -> list[GroupMetadata]:
         """Groups this broker coordinates, filtered by state and type names (any case)."""
-        if types and GROUP_TYPE_CLASSIC not in {t.lower() for t in types}:
-            return []
+        wanted_types = {t.lower() for t in types} if types else None
         wanted = {s.lower() for s in states} if states else None
         return sorted((g for g in self.store.groups_in() if not g.is_(S.DEAD)
-                       and (wanted is None or g.state.value.lower() in wanted)), key=lambda g: g.group_id)
+                       and (wanted_types is None or group_type(g) in wanted_types)
+                       and (wanted is None or group_state(g).lower() in wanted)), key=lambda g: g.group_id)
 
     def describe_group(self, group_id: str) -> GroupMetadata | None:
         self._check_group(group_id, allow_empty=True)
         group = self.store.get(group_id)
         return None if group is None or group.is_(S.DEAD) else group
+
+
+def group_type(group: GroupMetadata) -> str:
+    return GROUP_TYPE_CONSUMER if isinstance(group, ConsumerGroup) else GROUP_TYPE_CLASSIC
+
+
+def group_state(group: GroupMetadata) -> str:
+    """The state name Kafka lists: a consumer-protocol group's own (Assigning, Reconciling...)."""
+    return group.consumer_state.value if isinstance(group, ConsumerGroup) else group.state.value
+
+
+def _validate_consumer_group_commit(group: ConsumerGroup, member_id: str, member_epoch: int, api_version: int) -> None:
+    """Kafka's ConsumerGroup.validateOffsetCommit: epoch -1 commits (admin tools) only to an
+    empty group; a member must use OffsetCommit v9+ and its current member epoch."""
+    if group.is_(S.DEAD):
+        raise ApiError(Errors.CoordinatorNotAvailableError)
+    if member_epoch < 0 and not group.members:
+        return
+    member = group.members.get(member_id)
+    if member is None:
+        raise ApiError(Errors.UnknownMemberIdError, f"Member {member_id} is not a member of group {group.group_id}.")
+    if api_version < 9:
+        raise ApiError(Errors.UnsupportedVersionError,
+                       "OffsetCommit version 9 or above must be used by members using the consumer group protocol")
+    _check_member_epoch(member_epoch, member.member_epoch)
+
+
+def _check_member_epoch(received: int, expected: int) -> None:
+    if received != expected:
+        raise ApiError(Errors.StaleMemberEpochError, f"The received member epoch {received} does not match "
+                       f"the expected member epoch {expected}.")
 
 
 def _validate_offset_commit(group: GroupMetadata, member_id: str, group_instance_id: str | None,

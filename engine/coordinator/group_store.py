@@ -26,7 +26,9 @@ from typing import Iterable
 
 import kafka.errors as Errors
 
+from engine.coordinator import consumer_group_records as CGR
 from engine.coordinator import offsets_records as R
+from engine.coordinator.consumer_group import ConsumerGroup
 from engine.coordinator.group import GroupMetadata, GroupState, MemberMetadata
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.errors import ApiError
@@ -107,6 +109,7 @@ class GroupStore:
         offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         records: dict[str, R.GroupRecord] = {}
         removed: set[str] = set()
+        consumer_groups: dict[str, dict[bytes, bytes]] = {}   # KIP-848 groups' records by key
 
         def skip(offset: int, reason: str) -> None:
             # A record we cannot read must not stop the broker: Kafka's loaders skip unknown
@@ -118,7 +121,8 @@ class GroupStore:
         def replay(batch, into: dict) -> None:
             for offset, key_bytes, value in batch:
                 try:
-                    self._replay(R.decode_key(key_bytes), value, into, records, removed)
+                    if not CGR.replay(key_bytes, value, consumer_groups):
+                        self._replay(R.decode_key(key_bytes), value, into, records, removed)
                 except R.DECODE_ERRORS as exc:
                     skip(offset, f"{type(exc).__name__}: {exc}")
 
@@ -138,9 +142,10 @@ class GroupStore:
         for pid, batch in open_txns.items():
             replay(batch, pending[pid])
         loaded = []
-        for group_id in sorted(set(records) | {g for g, o in offsets.items() if o}
+        for group_id in sorted(set(records) | {g for g, o in offsets.items() if o} | set(consumer_groups)
                                | {g for by_group in pending.values() for g in by_group}):
-            group = _group_from_record(group_id, records.get(group_id), now_ms)
+            group = self._consumer_group(group_id, consumer_groups.get(group_id), now_ms) \
+                or _group_from_record(group_id, records.get(group_id), now_ms)
             group.offsets = offsets.get(group_id, {})
             group.pending_txn_offsets = {pid: by_group[group_id] for pid, by_group in pending.items()
                                          if by_group.get(group_id)}
@@ -150,6 +155,22 @@ class GroupStore:
         log.log(logging.INFO if loaded else logging.DEBUG, "Broker %d: coordinator for %s-%d, loaded %d groups",
                 self._broker.node_id, OFFSETS_TOPIC, index, len(loaded))
         return loaded
+
+    def _consumer_group(self, group_id: str, records: dict[bytes, bytes] | None, now_ms: int) -> ConsumerGroup | None:
+        if not records:
+            return None
+        by_id = self._broker.image.topics_by_id
+
+        def topic_name(topic_id):
+            state = by_id.get(topic_id)
+            return state.name if state is not None else None
+        try:
+            return CGR.group_from_records(group_id, records, topic_name, now_ms)
+        except R.DECODE_ERRORS as exc:
+            self.undecodable_records += 1
+            log.warning("Broker %d: consumer group %s has undecodable records: %s", self._broker.node_id,
+                        group_id, exc)
+            return None
 
     @staticmethod
     def _replay(key, value: bytes | None, offsets: dict, records: dict, removed: set) -> None:
@@ -174,6 +195,11 @@ class GroupStore:
     def add(self, group: GroupMetadata) -> GroupMetadata:
         return self.groups.setdefault(group.group_id, group)
 
+    def replace(self, group: GroupMetadata) -> GroupMetadata:
+        """Put `group` in place of the group with its id (a group changing its type)."""
+        self.groups[group.group_id] = group
+        return group
+
     def remove(self, group_id: str) -> None:
         self.groups.pop(group_id, None)
 
@@ -192,6 +218,33 @@ class GroupStore:
                                     m.metadata(group.protocol_name or ""), m.assignment)
                      for m in group.members.values()])
         await self._write(group.group_id, [(R.group_key(group.group_id), R.group_value(record))], now_ms,
+                          too_large=Errors.UnknownError)
+
+    async def store_consumer_group(self, group: ConsumerGroup, now_ms: int) -> None:
+        """Append the records of what changed in a consumer-protocol group since its last write
+        (consumer_group_records.py). The written state is noted first, so writes that follow
+        append only their own changes; a failed write forgets it, so the next one writes all."""
+        image = self._broker.image
+
+        def topic_id(name: str):
+            state = image.topics.get(name)
+            return state.topic_id if state is not None else None
+        records = CGR.records_of(group, topic_id)
+        changes = CGR.diff(group.written, records)
+        if not changes:
+            return
+        before, group.written = group.written, records
+        try:
+            await self._write(group.group_id, changes, now_ms, too_large=Errors.UnknownError)
+        except ApiError:
+            group.written = {key: b"" for key in set(before) | set(records)}   # matches nothing: all rewritten
+            group.written_ok = False
+            raise
+        group.written_ok = True
+
+    async def forget_consumer_group(self, group: ConsumerGroup, now_ms: int) -> None:
+        """Tombstones for a consumer-protocol group's records (it became a classic group)."""
+        await self._write(group.group_id, [(key, None) for key in group.written], now_ms,
                           too_large=Errors.UnknownError)
 
     async def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
@@ -234,6 +287,8 @@ class GroupStore:
         self.remove(group.group_id)
         records = [(R.offset_key(group.group_id, t, p), None) for t, p in group.offsets]
         records.append((R.group_key(group.group_id), None))
+        if isinstance(group, ConsumerGroup):
+            records += [(key, None) for key in group.written]
         group.offsets.clear()
         await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
 

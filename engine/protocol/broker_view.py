@@ -23,6 +23,7 @@ class BrokerView(Protocol):
     partitions: dict                # (topic, index) -> engine.broker.partition.Partition, this broker's replicas
     response_cache: Any             # engine.protocol.response_cache.ImageResponseCache
     admin_endpoint: str | None
+    byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
 
     @property
     def image(self) -> Any: ...     # engine.cluster.metadata.MetadataImage, read-only

@@ -42,10 +42,16 @@ class RequestContext:
     header: RequestHeader
     api_version: int
     client_host: str = ""
+    session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
 
     @property
     def client_id(self) -> str | None:
         return self.header.client_id
+
+    @property
+    def principal(self) -> str:
+        """The authenticated user's name; Kafka's ANONYMOUS on listeners without SASL."""
+        return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
 
     @property
     def controller(self):
@@ -85,7 +91,7 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
@@ -107,7 +113,8 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str):
     problem = null_violation(request, spec.request_class.fields, api_version)
     if problem:
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
-    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host)
+    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
+                         session=session)
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:

@@ -10,6 +10,9 @@ and never reads the replies, fills its own socket buffers, not our memory or des
 Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
 body, so a huge or negative prefix costs nothing and closes only that connection.
 
+Client quotas (KIP-219): after an answer whose handler muted the channel, the next request
+is read only once the throttle time has passed (engine/protocol/channel_mute.py).
+
 Limits, with Kafka's names and meanings (read from the broker config on each use, so dynamic
 changes apply at once):
 - `max.connections`: a broker with that many connections closes new ones at once;
@@ -20,21 +23,32 @@ changes apply at once):
   accepting clients can never exhaust the descriptors that logs and listeners need.
 
 Fetch responses are written zero-copy: the encoded headers go through the transport and the
-record bytes go from the segment file to the socket with sendfile (`loop.sendfile`).
+record bytes go from the segment file to the socket with sendfile (`loop.sendfile`). Under
+TLS the kernel cannot encrypt, so the bytes are read and written in chunks instead, as
+Kafka does for SSL listeners (asyncio's own sendfile fallback stalled on TLS transports).
+
+Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server speaks TLS;
+on SASL ones each connection has a SaslSession, and until it is authenticated only
+ApiVersions, SaslHandshake and SaslAuthenticate pass - anything else closes the connection
+unanswered, and a failed login is answered, then closed (engine/security/session.py).
 """
 from __future__ import annotations
 
 import asyncio
 import collections
 import logging
+import os
 import struct
 import time
 
 from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
 
+from engine.protocol.channel_mute import open_channel, unmuted
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
+from engine.security.session import FAILED, SaslSession
+from engine.security.settings import SecuritySettings
 
 log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
@@ -44,18 +58,20 @@ _READ_LIMIT = 1 << 20
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session")
 
-    def __init__(self, peer_host: str, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, peer_host: str, writer: asyncio.StreamWriter, session: SaslSession | None) -> None:
         self.peer_host = peer_host
+        self.session = session          # None: no SASL on this listener
         self.writer = writer
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
 
 
 class Listener:
-    def __init__(self, broker, host: str, port: int) -> None:
+    def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None) -> None:
         self.broker = broker
+        self.security = security or SecuritySettings()
         self.host = host
         self.port = port
         self._server: asyncio.base_events.Server | None = None
@@ -70,7 +86,7 @@ class Listener:
     async def start(self) -> None:
         self._closing = False
         self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
-                                                  limit=_READ_LIMIT)
+                                                  limit=_READ_LIMIT, ssl=self.security.server_ssl)
         self._sweeper = asyncio.create_task(self._close_idle_connections())
 
     async def stop(self) -> None:
@@ -110,7 +126,8 @@ class Listener:
             writer.transport.abort()
             return
         task = asyncio.current_task()
-        connection = self._connections[task] = _Connection(peer[0], writer)
+        session = SaslSession(self.security) if self.security.sasl else None
+        connection = self._connections[task] = _Connection(peer[0], writer, session)
         self._per_ip[peer[0]] += 1
         try:
             await self._serve_requests(reader, writer, connection)
@@ -131,15 +148,28 @@ class Listener:
             writer.transport.abort()
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
+        channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
         while not self._closing:
+            await unmuted(channel)   # a throttled client's next request is read only after its throttle time
             (size,) = _SIZE.unpack(await reader.readexactly(4))
             limit = self._config("socket.request.max.bytes")
             if size <= 0 or size > limit:
                 raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
             frame = await reader.readexactly(size)
+            session = connection.session
+            if session is not None and session.raw_tokens:      # after SaslHandshake v0
+                if not await _answer_raw_token(session, frame, writer, connection.peer_host):
+                    return
+                continue
+            if session is not None and not session.authenticated:
+                reason = session.refusal(frame)
+                if reason is not None:
+                    refused(log, "authentication_failures", "Closing an unauthenticated connection from %s: %s",
+                            connection.peer_host, reason)
+                    return
             connection.handling = True
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host)
+                response = await dispatch(self.broker, frame, connection.peer_host, session)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
@@ -155,6 +185,11 @@ class Listener:
                     writer.write(response)
                     await writer.drain()
             connection.last_active = time.monotonic()
+            if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
+                refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
+                        "connection", session.mechanism, connection.peer_host)
+                await _close_after_failure(reader, writer)
+                return
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no
@@ -174,6 +209,52 @@ class Listener:
         return len(self._connections)
 
 
+_COPY_CHUNK = 1 << 20
+
+
+async def _write_copied(writer: asyncio.StreamWriter, file_slice) -> None:
+    """A slice's bytes through the transport (TLS), a chunk at a time so memory stays bounded."""
+    done = 0
+    while done < file_slice.size:
+        chunk = os.pread(file_slice.fileno(), min(_COPY_CHUNK, file_slice.size - done), file_slice.position + done)
+        if not chunk:
+            raise ConnectionError("segment file ended before the slice did")   # truncated under us: drop the connection
+        writer.write(chunk)
+        done += len(chunk)
+        await writer.drain()
+
+
+# Kafka's connection.failed.authentication.delay.ms (KIP-306): a failed login is closed no
+# sooner than this, which slows password guessing down.
+_FAILED_AUTHENTICATION_DELAY_S = 0.1
+_CLIENT_HANG_UP_WAIT_S = 5.0
+
+
+async def _close_after_failure(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Close a connection whose login failed once the client has had its answer: after
+    Kafka's delay, when the client hangs up or sends anything more (never served), or after
+    a bounded wait. Closing at once lost the answer in kafka-python, which drops the bytes
+    that arrive together with the close, and reported a bare disconnect instead of why."""
+    await asyncio.sleep(_FAILED_AUTHENTICATION_DELAY_S)
+    try:
+        async with asyncio.timeout(_CLIENT_HANG_UP_WAIT_S):
+            await reader.read(1)
+    except (asyncio.TimeoutError, ConnectionError):
+        pass
+
+
+async def _answer_raw_token(session: SaslSession, frame: bytes, writer: asyncio.StreamWriter, peer_host: str) -> bool:
+    """A bare SASL token (after SaslHandshake v0) gets a bare reply; False: failed, close."""
+    reply = session.raw_token_reply(frame)
+    if reply is None:
+        refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the connection",
+                session.mechanism, peer_host)
+        return False
+    writer.write(reply)
+    await writer.drain()
+    return True
+
+
 async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyResponse) -> None:
     """Write the encoded parts, and sendfile each slice's bytes in place of its marker.
     The markers appear in the frame in the order of `response.markers` (k01_fetch)."""
@@ -187,13 +268,17 @@ async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyRespo
         writer.write(_SIZE.pack(total))
         position = 4
         loop = asyncio.get_running_loop()
+        tls = writer.get_extra_info("ssl_object") is not None
         for placeholder, file_slice in zip(placeholders, response.slices):
             at = frame.index(placeholder, position)
             writer.write(bytes(frame[position:at]) + prefix_of(file_slice.size))
             position = at + len(placeholder)
             await writer.drain()
-            with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
-                await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
+            if tls:
+                await _write_copied(writer, file_slice)
+            else:
+                with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
+                    await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
         writer.write(bytes(frame[position:]))
         await writer.drain()
     finally:

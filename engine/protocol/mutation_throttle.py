@@ -18,16 +18,17 @@ class MutationThrottle:
     def __init__(self, ctx, api_key: int) -> None:
         self._quota = ctx.broker.mutation_quota
         self._client = ctx.client_id
+        self._user = ctx.principal            # the SASL user, else ANONYMOUS: quotas by user apply
         self._may_refuse = ctx.api_version >= QUOTA_ERROR_SINCE[api_key]
         self._refused_ms = 0
 
     @property
     def throttle_time_ms(self) -> int:
-        return self._refused_ms if self._may_refuse else self._quota.throttle_ms(self._client)
+        return self._refused_ms if self._may_refuse else self._quota.throttle_ms(self._client, self._user)
 
     def refused(self) -> tuple[int, str] | None:
         """(error code, message) if this topic must be refused now, else None."""
-        wait = self._quota.throttle_ms(self._client)
+        wait = self._quota.throttle_ms(self._client, self._user)
         if not wait:
             return None
         self._refused_ms = max(self._refused_ms, wait)
@@ -37,4 +38,4 @@ class MutationThrottle:
                 f"The throttling quota has been exceeded (controller_mutation_rate); retry in {wait} ms.")
 
     def record(self, partitions: int) -> None:
-        self._quota.record(self._client, partitions)
+        self._quota.record(self._client, partitions, self._user)

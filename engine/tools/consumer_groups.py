@@ -6,7 +6,8 @@
   consumer stops at the first offset of the oldest open transaction).
 - `describe_group`: a row per partition the group has an offset for or is assigned, with
   kafka-consumer-groups.sh's columns: committed offset (OffsetFetch), log end offset (the
-  high watermark, ListOffsets latest), lag, and the member holding it (DescribeGroups).
+  high watermark, ListOffsets latest), lag, and the member holding it (DescribeGroups; for a
+  group of the consumer group protocol, KIP-848, ConsumerGroupDescribe).
 - `plan_reset` / `execute_reset`: `--reset-offsets` as Kafka's tool does it: target offsets
   from ListOffsets (earliest, latest, by timestamp) or given, clamped to the partition's
   range, then committed with OffsetCommit (generation -1), only while the group is inactive.
@@ -15,9 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import kafka.errors as Errors
 from kafka.admin import KafkaAdminClient
 from kafka.protocol.consumer import IsolationLevel, OffsetSpec
 from kafka.structs import OffsetAndMetadata, TopicPartition
+
+from engine.protocol.specs import ConsumerGroupDescribeRequest
 
 INACTIVE_STATES = ("Empty", "Dead")
 
@@ -68,7 +72,32 @@ def _describe(admin: KafkaAdminClient, group_id: str) -> dict:
     description = admin.describe_groups([group_id])[group_id]
     if description.get("error") and "GroupIdNotFound" not in description["error"]:
         raise GroupCommandError(description["error"])
+    if description.get("error") or (description.get("group_state") == "Dead" and not description.get("members")):
+        return _describe_consumer_group(admin, group_id) or description
     return description
+
+
+def _describe_consumer_group(admin: KafkaAdminClient, group_id: str) -> dict | None:
+    """A KIP-848 group (which DescribeGroups does not know) in DescribeGroups' shape, or None
+    if the cluster has no ConsumerGroupDescribe or does not know the group either."""
+    try:
+        admin._manager.broker_version_data.api_version(ConsumerGroupDescribeRequest)
+    except Errors.IncompatibleBrokerVersion:
+        return None
+
+    async def send():
+        # kafka-python's admin has no call for this API: its own coordinator lookup and connections.
+        coordinator = await admin._find_coordinator_id(group_id)
+        request = ConsumerGroupDescribeRequest(group_ids=[group_id], include_authorized_operations=False)
+        return await admin._manager.send(request, node_id=coordinator)
+    [group] = admin._manager.run(send).groups
+    if group.error_code:
+        return None
+    return {"group_id": group_id, "group_state": group.group_state, "error": None, "members": [
+        {"member_id": m.member_id, "client_id": m.client_id, "client_host": m.client_host,
+         "member_assignment": {"assigned_partitions": [{"topic": t.topic_name, "partitions": list(t.partitions)}
+                                                       for t in m.assignment.topic_partitions]}}
+        for m in group.members]}
 
 
 def _assigned_partitions(member: dict) -> list[TopicPartition]:

@@ -12,16 +12,62 @@
     if (decoded.text === null) return "null";
     return decoded.error ? decoded.text + " (" + decoded.error + ")" : decoded.text;
   }
+  // Transaction badges, as the browse page's table draws them (templates/messages/_table.html).
+  var BADGES = {
+    pending: ["pending", "status-warn", "Its transaction's marker has not arrived yet"],
+    committed: ["committed", "status-ok", "Written in a transaction that committed"],
+    aborted: ["aborted", "status-stop", "Its transaction was aborted: read_committed consumers never see it"],
+    open: ["open transaction", "status-warn", "Its transaction is still open: read_committed consumers do not see it yet"],
+    unknown: ["transactional", "", "Its transaction's marker is too far ahead to look for"]
+  };
+  function badge(span, transaction) {
+    var b = BADGES[transaction];
+    span.className = "badge txn-badge " + b[1];
+    span.title = b[2];
+    span.textContent = b[0];
+  }
+  // A marker decided a pending row: its badge and data-transaction change in place.
+  function setOutcome(row, transaction) {
+    var span = row.querySelector(".txn-badge");
+    if (!span || !BADGES[transaction]) return;
+    row.dataset.transaction = transaction;
+    badge(span, transaction);
+  }
+  function markerRow(row, message) {
+    cell(row, String(Number(message.offset)), "num");
+    cell(row, message.timestamp_iso);
+    var td = cell(row, "");
+    td.colSpan = 3;
+    var span = document.createElement("span");
+    span.className = "badge " + (message.control === "ABORT" ? "status-stop" : "status-ok");
+    span.textContent = message.control + " marker";
+    td.appendChild(span);
+    td.appendChild(document.createTextNode(" transaction marker of producer " + Number(message.producer_id)));
+    cell(row, String(Number(message.size)), "num");
+    return row;
+  }
   function build(message, detailBase) {
     var row = document.createElement("tr");
     var partition = Number(message.partition), offset = Number(message.offset);
     row.dataset.partition = String(partition);
     row.dataset.offset = String(offset);
     cell(row, String(partition), "num");
+    if (message.control) {
+      row.dataset.control = message.control;
+      return markerRow(row, message);
+    }
     var link = document.createElement("a");
     link.href = detailBase + partition + "/" + offset + "/";
     link.textContent = String(offset);
-    cell(row, "", "num").appendChild(link);
+    var offsetCell = cell(row, "", "num");
+    offsetCell.appendChild(link);
+    if (BADGES[message.transaction]) {
+      row.dataset.transaction = message.transaction;
+      var span = document.createElement("span");
+      badge(span, message.transaction);
+      offsetCell.appendChild(document.createTextNode(" "));
+      offsetCell.appendChild(span);
+    }
     cell(row, message.timestamp_iso + " " + message.timestamp_type);
     cell(row, shown(message.key), "msg-key");
     cell(row, shown(message.value), "msg-value");
@@ -39,5 +85,5 @@
     });
     return command;
   }
-  window.MessagesRows = {build: build, socketUrl: socketUrl, formCommand: formCommand};
+  window.MessagesRows = {build: build, setOutcome: setOutcome, socketUrl: socketUrl, formCommand: formCommand};
 })();

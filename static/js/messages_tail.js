@@ -1,5 +1,6 @@
 // Live tail: new records over the websocket, newest on top. The server caps what it sends per
 // second and reports the rate and what it did not send; the page keeps at most MAX_ROWS rows.
+// In read_uncommitted a transaction's rows come "pending" and an outcome event updates their badge.
 (function () {
   var form = document.getElementById("tail-form");
   if (!form) return;
@@ -19,6 +20,11 @@
       if (data.type === "record") {
         tbody.insertBefore(rows.build(data.message, form.dataset.detail), tbody.firstChild);
         while (tbody.rows.length > MAX_ROWS) tbody.deleteRow(-1);
+      } else if (data.type === "outcome") {
+        data.offsets.forEach(function (offset) {
+          var row = tbody.querySelector('tr[data-partition="' + Number(data.partition) + '"][data-offset="' + Number(offset) + '"]:not([data-control])');
+          if (row) rows.setOutcome(row, data.transaction);
+        });
       } else if (data.type === "tailing") {
         set("tail-state", "tailing");
         form.dataset.tailing = "true";

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.console.messages.conftest import create_topic, produce_confluent
+from tests.support.txn_clients import committed_transaction, open_transaction
 
 SLOW = 60_000   # ms: a bound for a loaded machine, not a performance threshold
 XSS = ['<script>alert("k")</script>', '<img src=x onerror=alert("v")>', 'javascript:alert("h")',
@@ -30,6 +31,12 @@ def no_dialogs():
 
 def cluster_path(page) -> str:
     return re.search(r"/clusters/\d+/", page.url).group(0)
+
+
+def search_until_finished(page, text: str) -> None:
+    page.fill("#search-form input[name=text]", text)
+    page.click("#search-start")
+    expect(page.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +81,7 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
     viewer = no_dialogs(login("viewer"))
     base = f"{cluster_path(viewer)}topics/{big_topic}/messages/"
     viewer.goto(base + "search")
-    viewer.fill("#search-form input[name=text]", "NEEDLE")
-    viewer.click("#search-start")
-    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    search_until_finished(viewer, "NEEDLE")
     expect(viewer.locator("#search-results tbody tr")).to_have_count(5)
     expect(viewer.locator("#stat-records")).to_have_text("600000")
     expect(viewer.locator("#stat-matches")).to_have_text("5")
@@ -107,9 +112,7 @@ def test_search_streams_results_and_stats_then_stop_ends_a_long_one(login, big_t
 
     # Search results carry the hostile payloads as text only.
     viewer.goto(f"{cluster_path(viewer)}topics/{hostile_topic}/messages/search")
-    viewer.fill("#search-form input[name=text]", "alert")
-    viewer.click("#search-start")
-    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    search_until_finished(viewer, "alert")
     expect(viewer.locator("#search-results tbody tr")).to_have_count(len(XSS))
     expect(viewer.locator("#search-results tbody tr").nth(1).locator(".msg-value")).to_have_text(XSS[1])
     assert viewer.locator("#search-results img").count() == 0
@@ -128,6 +131,37 @@ def test_tail_shows_a_record_produced_after_the_page_opened(login, console_serve
     assert viewer.locator("#tail-results img").count() == 0
     viewer.click("#tail-pause")
     expect(viewer.locator("#tail-state")).to_have_text("paused")
+
+
+def test_search_and_tail_badge_records_by_their_transaction(login, console_server, no_dialogs):
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "browser-txn")
+    committed_transaction(bootstrap, "browser-txn-c", [(topic, 0, b"c hit")])
+    committed_transaction(bootstrap, "browser-txn-a", [(topic, 0, b"a hit")], commit=False)
+    viewer = no_dialogs(login("viewer"))
+    base = f"{cluster_path(viewer)}topics/{topic}/messages/"
+    viewer.goto(base + "search")
+    search_until_finished(viewer, "hit")
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(2)
+    for value, badge in (("c hit", "committed"), ("a hit", "aborted")):
+        row = viewer.locator(f'#search-results tr[data-transaction="{badge}"]')
+        expect(row.locator(".msg-value")).to_have_text(value)
+        expect(row.locator(".txn-badge")).to_have_text(badge)
+    viewer.select_option("#search-form select[name=isolation]", "read_committed")
+    viewer.click("#search-start")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr .msg-value")).to_have_text(["c hit"])
+
+    # The tail (read_uncommitted) shows an open transaction's record as pending, then its commit.
+    viewer.goto(base + "tail")
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    producer = open_transaction(bootstrap, "browser-txn-t", [(topic, 0, b"t live")])
+    live = viewer.locator("#tail-results tr", has=viewer.locator(".msg-value", has_text="t live"))
+    expect(live.locator(".txn-badge")).to_have_text("pending", timeout=SLOW)
+    producer.commit_transaction(60)
+    expect(live.locator(".txn-badge")).to_have_text("committed", timeout=SLOW)
+    expect(viewer.locator('#tail-results tr[data-control="COMMIT"]')).to_contain_text("COMMIT marker")
+    viewer.screenshot(path="/tmp/console-messages-tail-transactions.png", full_page=True)
 
 
 def test_tail_of_a_busy_topic_caps_what_it_draws_and_says_how_much_it_skipped(login, console_server, no_dialogs):

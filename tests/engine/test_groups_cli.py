@@ -7,11 +7,13 @@ import sys
 import time
 from datetime import datetime, timezone
 
+from confluent_kafka import Consumer
 from kafka import KafkaConsumer, KafkaProducer
 
 from engine.tools.consumer_groups import lag
 from tests.support.engine_process import ROOT
 from tests.support.groups import GroupClient, create_topic
+from tests.support.waiting import wait_until
 
 # An hour ago, on a whole second: recent enough that retention (7 days) never deletes the
 # fixture records on the session's shared engine, as a fixed 2023 stamp would.
@@ -132,3 +134,29 @@ def test_errors_are_reported_with_a_nonzero_exit(group_cluster, topic_name):
     assert unknown.returncode == 1 and "does not exist" in unknown.stderr
     incomplete = groups_cli(group_cluster, "--reset-offsets", "g", "--topic", topic_name)
     assert incomplete.returncode == 2 and "--to-earliest" in incomplete.stderr
+
+
+def test_describe_shows_the_members_of_a_consumer_protocol_group(engine_cluster, topic_name):
+    """KIP-848 groups are described with ConsumerGroupDescribe: each partition's owner shows.
+    The group starts as an admin's commit (an empty classic group) and keeps those offsets
+    when the first consumer-protocol member joins."""
+    group_id = f"cli-{topic_name}"
+    setup_group(engine_cluster, group_id, topic_name)
+    consumer = Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group_id,
+                         "group.protocol": "consumer", "client.id": "cli-kip848-client",
+                         "enable.auto.commit": False})
+    owned: set = set()
+    consumer.subscribe([topic_name], on_assign=lambda c, ps: owned.update(tp.partition for tp in ps))
+
+    def assigned() -> bool:
+        consumer.poll(0.1)
+        return owned == {0, 1}
+    try:
+        wait_until(assigned, timeout=60, message="both partitions assigned")
+        result = groups_cli(engine_cluster, "--describe", group_id)
+    finally:
+        consumer.close()
+    assert result.returncode == 0, result.stderr
+    rows = table(result.stdout)
+    assert [(r["PARTITION"], r["CURRENT-OFFSET"], r["CLIENT-ID"]) for r in rows] == [
+        ("0", "6", "cli-kip848-client"), ("1", "4", "cli-kip848-client")]

@@ -67,7 +67,8 @@ def refused_port():
 
 class EngineProcess:
     def __init__(self, data_dir: Path, brokers: int = 3, configs: dict[str, str] | None = None,
-                 admin: bool = True, extra_args: list[str] | None = None) -> None:
+                 admin: bool = True, extra_args: list[str] | None = None, tls=None) -> None:
+        self.tls = tls                # an ssl.SSLContext for the readiness check of SSL / SASL_SSL listeners
         self.extra_args = list(extra_args or [])     # more `engine serve` options, e.g. ["--rack", "0=a"]
         self.data_dir = Path(data_dir)
         self.brokers = brokers
@@ -130,7 +131,7 @@ class EngineProcess:
                 raise RuntimeError(f"engine exited with {code}:\n{self.log_text()}")
             # Our engine printed that it bound its ports, so the brokers answering are ours and
             # not another test run's that happened to pick the same ports.
-            if READY_MARKER in self._log_since(log_start) and all(_answers_api_versions(p) for p in self.ports):
+            if READY_MARKER in self._log_since(log_start) and all(_answers_api_versions(p, self.tls) for p in self.ports):
                 self._started_before = True
                 return self
             time.sleep(0.05)
@@ -168,13 +169,16 @@ class PortTakenError(RuntimeError):
     pass
 
 
-def _answers_api_versions(port: int) -> bool:
+def _answers_api_versions(port: int, tls=None) -> bool:
     """True once the broker on `port` answers an ApiVersions request (a listening socket
     alone is not enough: the broker may not serve requests yet)."""
     request = ApiVersionsRequest[0]()
     request.with_header(correlation_id=1, client_id="engine-ready")
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+        with contextlib.ExitStack() as stack:
+            sock = stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=1.0))
+            if tls is not None:
+                sock = stack.enter_context(tls.wrap_socket(sock, server_hostname="127.0.0.1"))
             sock.sendall(request.encode(version=0, header=True, framed=True))
             head = _recv_exactly(sock, 4)
             if head is None:

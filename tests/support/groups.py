@@ -11,7 +11,8 @@ from kafka.protocol.consumer import (HeartbeatRequest, HeartbeatResponse, JoinGr
                                      OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
                                      SyncGroupRequest, SyncGroupResponse)
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
-from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
+from kafka.protocol.metadata import (FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest,
+                                     MetadataResponse)
 
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until  # noqa: F401 - group and console tests import it from here
@@ -21,6 +22,9 @@ GROUP_TEST_CONFIGS = {
     "group.min.session.timeout.ms": "500",
     "log.cleaner.backoff.ms": "200",
     "offsets.topic.num.partitions": "10",
+    # The consumer group protocol (KIP-848): members heartbeat often, so rebalances are quick.
+    "group.consumer.heartbeat.interval.ms": "200",
+    "group.consumer.session.timeout.ms": "10000",
 }
 
 
@@ -150,6 +154,23 @@ class GroupClient:
     def describe(self, version: int = 5):
         request = DescribeGroupsRequest(groups=[self.group_id], include_authorized_operations=False)
         return self.client.request(request, version, DescribeGroupsResponse).groups[0]
+
+
+def topic_ids(client: RawClient, topics: list[str]) -> dict:
+    """{topic: topic id} as the broker behind `client` knows them, once it knows them all
+    with a leader for every partition (the consumer group protocol names topics by id)."""
+    request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
+                              allow_auto_topic_creation=False, include_topic_authorized_operations=False)
+    found: dict = {}
+
+    def known() -> bool:
+        found.clear()
+        for topic in client.request(request, 12, MetadataResponse).topics:
+            if topic.error_code == 0 and topic.partitions and all(p.leader_id >= 0 for p in topic.partitions):
+                found[topic.name] = topic.topic_id
+        return len(found) == len(topics)
+    wait_until(known, message=f"the topic ids of {topics}")
+    return dict(found)
 
 
 def subscription(topics: list[str]) -> bytes:

@@ -32,6 +32,11 @@
   (INVALID_PRODUCER_EPOCH for a fenced producer; NOT_ENOUGH_REPLICAS, which clients retry,
   while the coordinator cannot answer). `transaction.partition.verification.enable=false`
   turns the check off, as on Kafka.
+- Client quotas (KIP-13, KIP-219): the request's record bytes count against the client's
+  `producer_byte_rate`; over it, the records are still appended, the answer carries
+  `throttle_time_ms`, and the connection reads nothing more for that long
+  (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
+  engine counts its record batches (the bulk of it).
 Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
 """
 import asyncio
@@ -45,6 +50,7 @@ from engine.coordinator.transactions.verification import unverified_partitions
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
+from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
 
@@ -72,11 +78,14 @@ async def handle_produce(ctx, request: ProduceRequest):
             if request.acks == -1 and partition is not None:
                 waits.append((answer, partition, required_offset))
         results.append((topic.name, partitions))
+    # KIP-13/219: counted once the records are in; acks=0 gets no answer but its channel is muted.
+    throttle_ms = throttle_produce(ctx, sum(len(data.records or b"") for topic in request.topic_data
+                                            for data in topic.partition_data))
     if request.acks == 0:
         return None
     if waits:
         await _wait_for_replication(ctx, waits, request.timeout_ms)
-    return _response(results)
+    return _response(results, throttle_ms)
 
 
 async def _append(ctx, request, topic: str, index: int, records):
@@ -133,6 +142,6 @@ def _error(index: int, code: int, message: str | None = None) -> PartitionRespon
                              log_start_offset=-1, record_errors=[], error_message=message)
 
 
-def _response(results) -> ProduceResponse:
+def _response(results, throttle_ms: int = 0) -> ProduceResponse:
     topics = [TopicResponse(name=name, partition_responses=partitions) for name, partitions in results]
-    return ProduceResponse(responses=topics, throttle_time_ms=0)
+    return ProduceResponse(responses=topics, throttle_time_ms=throttle_ms)

@@ -29,6 +29,13 @@
   high watermark; the fetch offset is the follower's log end offset, which moves the high
   watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
   get no data while `leader.replication.throttled.rate` is exceeded.
+- Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
+  `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
+  set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
+  As on Kafka, a consumer with a quota gets at most its quota x 10 windows in one response
+  (still at least one whole batch, KIP-74).
+  Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
+  is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
 Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
 """
 from __future__ import annotations
@@ -41,6 +48,7 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 
 from engine.errors import ApiError
+from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.validation import require
@@ -116,6 +124,9 @@ def _read_all(ctx, request) -> list[PartitionRead]:
     replica_id = replica_id_of(ctx, request)
     image = ctx.broker.image
     max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
+    quota_limit = fetch_size_limit(ctx, replica_id=replica_id)
+    if quota_limit is not None:
+        max_bytes = min(max_bytes, quota_limit)
     budget = max_bytes
     reads, seen, held = [], set(), 0
     for topic in request.topics:
@@ -222,6 +233,14 @@ def _build_response(ctx, request, reads: list[PartitionRead]):
                 last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
                 aborted_transactions=read.aborted, preferred_read_replica=-1, records=records))
         topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
-    response = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
-    frame = encode_response(response, ctx.api_version, ctx.header.correlation_id)
+    frame = _encode(ctx, topics, throttle_ms=0)
+    response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(slices, markers))
+    throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
+    if throttle_ms:      # encoded again, to the same size: throttle_time_ms is a fixed-width field
+        frame = _encode(ctx, topics, throttle_ms=throttle_ms)
     return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))
+
+
+def _encode(ctx, topics, *, throttle_ms: int) -> bytes:
+    response = FetchResponse(throttle_time_ms=throttle_ms, error_code=0, session_id=0, responses=topics)
+    return encode_response(response, ctx.api_version, ctx.header.correlation_id)

@@ -8,6 +8,10 @@ are replicated (the high watermark covers them).
   REBALANCE_IN_PROGRESS during CompletingRebalance. Generation -1 with no member commits for
   a group that does not use group membership (standalone consumers, admin tools) - allowed
   only while the group is Empty, else UNKNOWN_MEMBER_ID.
+- Consumer-protocol groups (KIP-848): v9's generation_id_or_member_epoch is the member
+  epoch; a member must send its current one (else STALE_MEMBER_EPOCH) and use v9+ (else
+  UNSUPPORTED_VERSION); an unknown member gets UNKNOWN_MEMBER_ID; epoch -1 commits (admin
+  tools) only while the group has no members.
 - v2-4 retention_time_ms sets an expiry for these offsets; otherwise offsets.retention.minutes
   applies once the group is empty. v6+ carries the leader epoch; v7+ group_instance_id.
 - Per partition: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
@@ -37,7 +41,7 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
             await broker.group_coordinator.commit_offsets(
                 group_id=request.group_id, member_id=request.member_id,
                 group_instance_id=request.group_instance_id if version >= 7 else None,
-                generation_id=request.generation_id_or_member_epoch, offsets=offsets)
+                generation_id=request.generation_id_or_member_epoch, offsets=offsets, api_version=version)
         except ApiError as exc:
             errors.update({tp: exc.code for tp in offsets})
     return OffsetCommitResponse(throttle_time_ms=0,

@@ -9,8 +9,9 @@ epoch -1, metadata "". A null topic list (v2+) asks for every committed offset o
   require_stable (KIP-447): a partition with such an offset still pending answers
   UNSTABLE_OFFSET_COMMIT (offset -1), so a read_committed consumer waits for the outcome.
 - Errors: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INVALID_GROUP_ID.
-Gaps: v9's member id and epoch belong to the new consumer protocol (KIP-848) and are ignored
-for classic groups.
+- v9 (KIP-848): a member of a consumer-protocol group names its member id and epoch, and
+  gets UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH unless they are current; admin tools send a
+  null member id and epoch -1. Classic groups ignore both, as Kafka does.
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
@@ -30,7 +31,8 @@ async def handle_offset_fetch(ctx, request: OffsetFetchRequest) -> OffsetFetchRe
     if ctx.api_version >= 8:
         groups = []
         for group in request.groups:
-            error, topics = _fetch(ctx, group.group_id, group.topics, CLASSES_V8, request.require_stable)
+            member = (group.member_id, group.member_epoch) if ctx.api_version >= 9 else (None, -1)
+            error, topics = _fetch(ctx, group.group_id, group.topics, CLASSES_V8, request.require_stable, member)
             groups.append(Group(group_id=group.group_id, topics=topics, error_code=error))
         return R(throttle_time_ms=0, groups=groups)
     error, topics = _fetch(ctx, request.group_id, request.topics, CLASSES_V1,
@@ -42,11 +44,11 @@ async def handle_offset_fetch(ctx, request: OffsetFetchRequest) -> OffsetFetchRe
     return R(throttle_time_ms=0, topics=topics, error_code=error)
 
 
-def _fetch(ctx, group_id: str, requested, classes, require_stable: bool) -> tuple[int, list]:
+def _fetch(ctx, group_id: str, requested, classes, require_stable: bool, member=(None, -1)) -> tuple[int, list]:
     topic_class, partition_class = classes
     wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
     try:
-        found = ctx.coordinator.fetch_offsets(group_id, wanted)
+        found = ctx.coordinator.fetch_offsets(group_id, wanted, member_id=member[0], member_epoch=member[1])
         unstable = ctx.coordinator.unstable_partitions(group_id, wanted) if require_stable else set()
         error = 0
     except ApiError as exc:

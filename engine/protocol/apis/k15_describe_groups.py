@@ -5,6 +5,9 @@ client host) and - in the Stable state - the chosen protocol and each member's s
 metadata and assignment bytes, which clients decode (ConsumerProtocolAssignment).
 - An unknown group is described as Dead with no members; v6+ also answers
   GROUP_ID_NOT_FOUND (KIP-1043).
+- A consumer-protocol group (KIP-848) is not a classic group: described as Dead with no
+  members, and v6+ answers GROUP_ID_NOT_FOUND ("not a classic group"), as Kafka does; its
+  members are in ConsumerGroupDescribe (k69).
 - v3+: authorized operations when asked for: without an authorizer every group operation
   is allowed (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS).
 - NOT_COORDINATOR for a group this broker does not coordinate.
@@ -12,6 +15,7 @@ metadata and assignment bytes, which clients decode (ConsumerProtocolAssignment)
 import kafka.errors as Errors
 from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
 
+from engine.coordinator.consumer_group import ConsumerGroup
 from engine.coordinator.group import GroupState
 from engine.errors import ApiError
 from engine.protocol.acl_operations import GROUP_OPERATIONS
@@ -33,10 +37,11 @@ def _describe(ctx, group_id: str, operations) -> Described:
         group = ctx.coordinator.describe_group(group_id)
     except ApiError as exc:
         return _described(group_id, "", exc.code, exc.message, operations)
-    if group is None:
+    if group is None or isinstance(group, ConsumerGroup):
         if ctx.api_version >= 6:
+            reason = "not found" if group is None else "is not a classic group"
             return _described(group_id, GroupState.DEAD.value, Errors.GroupIdNotFoundError.errno,
-                              f"Group {group_id} not found.", operations)
+                              f"Group {group_id} {reason}.", operations)
         return _described(group_id, GroupState.DEAD.value, 0, None, operations)
     stable = group.is_(GroupState.STABLE)
     members = [Member(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,

@@ -1,12 +1,13 @@
 """ListGroups: v0-5.
 
 The groups this broker coordinates (clients ask every broker and merge), with their
-protocol type, state (v4+) and type (v5+: always "classic").
+protocol type, state (v4+) and type (v5+: "classic", or "consumer" for a group of the
+consumer group protocol, KIP-848, whose states are Empty, Assigning, Reconciling, Stable).
 - v4+ states_filter (KIP-518) and v5+ types_filter (KIP-848), case-insensitive.
 """
 from kafka.protocol.admin import ListGroupsRequest, ListGroupsResponse
 
-from engine.coordinator.coordinator import GROUP_TYPE_CLASSIC
+from engine.coordinator.coordinator import group_state, group_type
 from engine.protocol.registry import api
 
 
@@ -17,5 +18,5 @@ async def handle_list_groups(ctx, request: ListGroupsRequest) -> ListGroupsRespo
     groups = ctx.coordinator.list_groups(states, types)
     return ListGroupsResponse(throttle_time_ms=0, error_code=0, groups=[
         ListGroupsResponse.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type or "",
-                                       group_state=g.state.value, group_type=GROUP_TYPE_CLASSIC)
+                                       group_state=group_state(g), group_type=group_type(g))
         for g in groups])

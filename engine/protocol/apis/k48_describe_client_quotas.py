@@ -5,7 +5,8 @@ components as Kafka does: match type 0 a given name, 1 the default entity (null 
 entity of that type; `strict` keeps only entities of exactly the filtered types; no component
 and strict=false lists every entity. An unknown entity type or match type, a type twice, or a
 match given where none may be is INVALID_REQUEST for the whole request (entries null).
-Only `controller_mutation_rate` is ever set here (engine/cluster/client_quotas.py).
+Only the quotas this engine enforces are ever set here: `controller_mutation_rate`,
+`producer_byte_rate` and `consumer_byte_rate` (engine/cluster/client_quotas.py).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin.client_quotas import DescribeClientQuotasRequest, DescribeClientQuotasResponse

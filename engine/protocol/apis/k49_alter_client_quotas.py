@@ -4,9 +4,11 @@ Sets or removes quota values of user / client-id entities (a null name is that t
 default, `<default>` in kafka-configs), persisted in the metadata journal and applied at
 once by every broker. Each entry is applied whole or refused, with INVALID_REQUEST for an
 unknown or repeated entity type, an empty name, a key twice, a value that is not a positive
-number, or a quota this engine does not enforce (only `controller_mutation_rate`, KIP-599;
-Kafka's byte-rate and request-percentage quotas are refused rather than stored and ignored).
-validate_only checks and changes nothing.
+number, or a quota this engine does not enforce. Enforced, so accepted: `controller_mutation_rate`
+(KIP-599), `producer_byte_rate` and `consumer_byte_rate` (KIP-13/219: Produce and Fetch answer
+with throttle_time_ms and mute the connection). Refused rather than stored and ignored:
+`request_percentage` (no per-request handler time on one event loop), and `ip` entities with
+`connection_creation_rate` (KIP-612). validate_only checks and changes nothing.
 """
 import kafka.errors as Errors
 from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse

@@ -89,3 +89,30 @@ def test_confluent_kafka_group_lag_follows_production(cluster, engine_cluster, u
                                                                   for r in after.partitions}
     finally:
         consumer.close()
+
+
+def test_consumer_protocol_group_lag_members_and_type(cluster, engine_cluster, unique_topic, unique_group):
+    """A KIP-848 group (librdkafka's group.protocol=consumer): the list and the group's page
+    show its type, state, assignor, member and lag, read through ConsumerGroupDescribe."""
+    topic = _topic_with_records(cluster, engine_cluster, unique_topic())
+    group = unique_group("kip848")
+    consumer = Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group,
+                         "group.protocol": "consumer", "client.id": "kip848-client",
+                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    committed = {0: 6, 1: 7, 2: 1}
+    try:
+        consumer.subscribe([topic])
+        wait_until(lambda: consumer.poll(0.1) is not None and len(consumer.assignment()) == 3,
+                   timeout=60, message="the assignment")
+        consumer.commit(offsets=[ConfluentPartition(topic, p, o) for p, o in committed.items()], asynchronous=False)
+        view = _stable_detail(cluster, group, 1)
+        listed = selectors.group_list(cluster=cluster, search=group)
+    finally:
+        consumer.close()
+    assert (view.group_type, view.protocol_type, view.assignor) == ("consumer", "consumer", "uniform")
+    [member] = view.members
+    assert member.client_id == "kip848-client" and member.subscribed_topics == (topic,)
+    assert [(t, p) for t, ps in member.assignment for p in ps] == [(topic, p) for p in range(3)]
+    assert {r.partition: r.lag for r in view.partitions} == {p: PRODUCED[p] - committed[p] for p in PRODUCED}
+    [row] = listed.groups
+    assert (row.group_type, row.state, row.members, row.total_lag) == ("consumer", "Stable", 1, 7)

@@ -1,6 +1,7 @@
 """Group pages and actions through Django's test client, against the shared engine."""
 import html
 
+from confluent_kafka import Consumer
 from django.urls import reverse
 
 from console.accounts.models import AuditLogEntry
@@ -9,6 +10,7 @@ from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit, committed
 from tests.support.engine_process import free_port_range
 from tests.support.groups import produce
+from tests.support.waiting import wait_until
 
 ADMIN_MARKER = "data-admin-action"
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
@@ -194,3 +196,22 @@ def test_first_group_lookup_on_a_fresh_cluster_is_a_404_not_an_outage(viewer_cli
     assert viewer_client.get(reverse("groups:detail", args=[fresh.pk, "nobody-yet"])).status_code == 404
     listed = viewer_client.get(reverse("groups:list", args=[fresh.pk]))
     assert listed.status_code == 200 and listed.context["view"].total == 0
+
+
+def test_consumer_protocol_group_pages_say_so(cluster, engine_cluster, viewer_client, unique_topic, unique_group):
+    """A KIP-848 group's list row and page carry its type."""
+    topic = make_topic(cluster, unique_topic(), partitions=2)
+    group = unique_group("kip848")
+    consumer = Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group,
+                         "group.protocol": "consumer"})
+    owned: set = set()
+    consumer.subscribe([topic], on_assign=lambda c, ps: owned.update(tp.partition for tp in ps))
+    try:
+        wait_until(lambda: consumer.poll(0.1) is None and owned == {0, 1}, timeout=60, message="the assignment")
+        listed = viewer_client.get(reverse("groups:list", args=[cluster.pk]), {"q": group})
+        page = viewer_client.get(reverse("groups:detail", args=[cluster.pk, group]))
+    finally:
+        consumer.close()
+    assert 'data-group-type="consumer"' in listed.content.decode() and "(KIP-848)" in listed.content.decode()
+    body = page.content.decode()
+    assert 'data-group-type="consumer"' in body and 'data-member="' in body

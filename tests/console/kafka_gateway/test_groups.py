@@ -2,6 +2,7 @@
 from collections import Counter
 
 import pytest
+from confluent_kafka import Consumer
 from kafka import KafkaConsumer
 
 from console.clusters.gateway import cluster_gateway
@@ -106,6 +107,31 @@ def test_live_consumer_assignment_is_decoded(cluster, engine_cluster, unique_top
     assert member.client_id == "decoder-test" and member.client_host
     assert list(member.assignment) == given
     assert member.subscribed_topics == (topic,)
+
+
+def test_consumer_protocol_group_is_described_with_consumer_group_describe(cluster, engine_cluster, unique_topic):
+    """A KIP-848 group: DescribeGroups does not know it, ConsumerGroupDescribe does."""
+    topic = make_topic(cluster, unique_topic(), partitions=3)
+    group_id = unique_topic("kip848")
+    consumer = Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group_id,
+                         "group.protocol": "consumer", "client.id": "kip848-test"})
+    owned: set = set()
+    consumer.subscribe([topic], on_assign=lambda c, ps: owned.update(tp.partition for tp in ps))
+    try:
+        wait_until(lambda: consumer.poll(0.2) is None and owned == {0, 1, 2}, timeout=60,
+                   message="the consumer's assignment")
+        with cluster_gateway(cluster) as gw:
+            [listed] = [g for g in gw.groups.list_groups() if g.group_id == group_id]
+            coordinators = gw.groups.find_coordinators([group_id]).found
+            group = gw.groups.describe_groups(coordinators)[group_id]
+    finally:
+        consumer.close()
+    assert (listed.group_type, listed.protocol_type) == ("consumer", "consumer")
+    assert (group.group_type, group.state, group.protocol_type, group.protocol, group.error) == (
+        "consumer", "Stable", "consumer", "uniform", None)
+    [member] = group.members
+    assert member.client_id == "kip848-test" and member.subscribed_topics == (topic,)
+    assert member.assignment == tuple((topic, p) for p in range(3))
 
 
 def test_delete_offsets_and_group(cluster, engine_cluster, unique_topic):

@@ -44,8 +44,8 @@ def test_validate_only_changes_nothing_and_remove_takes_the_key_away(cluster):
 
 
 @pytest.mark.parametrize("call", [
-    lambda q: q.alter(ALICE, set_values={"producer_byte_rate": 1024}),
-    lambda q: q.alter(ALICE, set_values={"producer_byte_rate": 1024}, validate_only=True),
+    lambda q: q.alter(ALICE, set_values={"request_percentage": 50}),
+    lambda q: q.alter(ALICE, set_values={"request_percentage": 50}, validate_only=True),
     lambda q: q.describe([QuotaFilter("ip")]),
 ])
 def test_refusals_read_as_sentences_with_kafkas_code(cluster, call):

@@ -48,17 +48,22 @@ def filled_topic(engine_cluster, unique_topic):
     return topic
 
 
-def test_search_streams_matches_and_stats_that_add_up(cluster, users, filled_topic):
-    communicator = communicator_for(cluster, filled_topic, users["viewer"])
+def search_over_socket(cluster, topic: str, user, command: dict) -> list[dict]:
+    """Every event of one search, up to its "done" (or "error")."""
+    communicator = communicator_for(cluster, topic, user)
 
     async def scenario():
         assert (await communicator.connect(timeout=WAIT))[0]
-        await communicator.send_to(text_data=json.dumps({"action": "search", "json_path": "hit", "json_op": "==",
-                                                         "json_value": "true", "partition": "all"}))
+        await communicator.send_to(text_data=json.dumps({"action": "search", **command}))
         events = await events_until(communicator, lambda e: e["type"] in ("done", "error"))
         await communicator.disconnect()
         return events
-    events = async_to_sync(scenario)()
+    return async_to_sync(scenario)()
+
+
+def test_search_streams_matches_and_stats_that_add_up(cluster, users, filled_topic):
+    events = search_over_socket(cluster, filled_topic, users["viewer"],
+                                {"json_path": "hit", "json_op": "==", "json_value": "true", "partition": "all"})
     assert events[-1]["type"] == "done", events[-1]
     found = sorted(m["offset"] * 2 + m["partition"] for e in events if e["type"] == "matches" for m in e["messages"])
     assert found == list(range(5, 20_000, 1000))

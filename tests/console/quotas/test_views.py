@@ -106,14 +106,14 @@ def test_operator_previews_then_sets_quotas_for_a_user_a_client_id_and_the_defau
 
 def test_a_key_the_engine_refuses_reads_as_a_sentence_with_kafkas_code_and_nothing_is_stored(cluster,
                                                                                            operator_client):
-    data = {"user": "alice", "key": "producer_byte_rate", "value": "1048576"}
+    data = {"user": "alice", "key": "request_percentage", "value": "50"}
     preview = operator_client.get(set_url(cluster), data)
     for answer in (preview, operator_client.post(set_url(cluster), data)):
         html = answer.content.decode()
         assert answer.status_code == 400 and 'id="apply-quota"' not in html
         assert html.count('<p class="error">') == 1
         error = html.split('<p class="error">')[1].split("</p>")[0]
-        assert "producer_byte_rate" in error and error.endswith(".") and "[Error" not in error
+        assert "request_percentage" in error and error.endswith(".") and "[Error" not in error
         assert '<small class="kafka-code">Kafka error: INVALID_REQUEST (42)</small>' in html
         assert 'value="alice"' in html                                       # the form stays filled in
     assert quotas_on(cluster) == {}
@@ -221,8 +221,8 @@ def test_json_api_previews_sets_and_removes(cluster, operator_client):
     assert done.status_code == 200 and done.json() == {"entity": "default user", "key": RATE, "value": 500000.0,
                                                         "old": None}
     assert quotas_on(cluster) == {(("user", None),): {RATE: 500000.0}}
-    refused = operator_client.post(api["set"], {"user": "alice", "key": "consumer_byte_rate", "value": "1024"})
-    assert refused.status_code == 503 and "consumer_byte_rate" in refused.json()["error"]
+    refused = operator_client.post(api["set"], {"user": "alice", "key": "request_percentage", "value": "50"})
+    assert refused.status_code == 503 and "request_percentage" in refused.json()["error"]
     bad = operator_client.post(api["set"], {"user": "alice", "ip": "10.0.0.1", "key": RATE, "value": "1"})
     assert bad.status_code == 400 and "cannot be combined" in bad.json()["error"]
     removed = operator_client.post(api["remove"], default_user)

@@ -1,0 +1,1 @@
+"""Listener security: SASL (PLAIN, SCRAM) and TLS."""

@@ -1,0 +1,150 @@
+"""Listener security: which protocol the client listeners speak, with Kafka's names.
+
+`python -m engine serve` stays PLAINTEXT with no authentication unless told otherwise:
+  --security-protocol PLAINTEXT | SASL_PLAINTEXT | SASL_SSL | SSL   (Kafka's listener protocols)
+  --config sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN  (the default list, as here)
+  --sasl-users-file FILE       PLAIN users, one `user_<name>=<password>` a line (JAAS's keys)
+  --config ssl.keystore.type=PEM --config ssl.keystore.location=FILE  (key + certificate chain, KIP-651)
+  --config ssl.key.password=...  (only if the PEM key is encrypted)
+These configs are taken out before the broker configs are built, so they are not shown by
+DescribeConfigs (a gap: Kafka shows them, passwords as null).
+
+SCRAM credentials live in the controller's metadata image (AlterUserScramCredentials,
+engine/cluster/scram_credentials.py), so they are read at each login and changes apply at once.
+
+Inter-broker: the replica fetchers connect to the leaders' listeners like any client, so on
+a SASL listener they log in too, as an internal principal whose random password exists only
+in this process's memory (never on disk or in a log), with the first enabled mechanism;
+on TLS they trust exactly the listener's own certificate. The name is reserved: the users
+file and AlterUserScramCredentials may not define it.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import secrets
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from engine.config import InvalidConfigError
+from engine.security import scram
+
+PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
+MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")
+INTER_BROKER_USER = "__engine-inter-broker"
+_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password")
+
+
+@dataclass
+class SecuritySettings:
+    protocol: str = "PLAINTEXT"
+    sasl_enabled_mechanisms: tuple[str, ...] = MECHANISMS
+    plain_users: dict[str, str] = field(default_factory=dict, repr=False)
+    server_ssl: ssl.SSLContext | None = None
+    client_ssl: ssl.SSLContext | None = None        # the replica fetchers' side of TLS
+    decoy_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    inter_broker_password: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+    scram_lookup: Callable[[str, str], scram.ScramCredential | None] = field(default=lambda user, mech: None,
+                                                                            repr=False)
+
+    @functools.cached_property
+    def _inter_broker_scram(self) -> dict[str, scram.ScramCredential]:
+        # Derived once: the internal principal logs in many times and PBKDF2 is slow on purpose.
+        return {m: scram.credential_from_password(m, self.inter_broker_password) for m in scram.MECHANISM_IDS}
+
+    @property
+    def sasl(self) -> bool:
+        return self.protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+
+    def plain_password(self, user: str) -> str | None:
+        if user == INTER_BROKER_USER:
+            return self.inter_broker_password
+        return self.plain_users.get(user)
+
+    def scram_credential(self, user: str, mechanism: str) -> scram.ScramCredential | None:
+        if user == INTER_BROKER_USER:
+            return self._inter_broker_scram[mechanism]
+        return self.scram_lookup(user, mechanism)
+
+    @property
+    def inter_broker_mechanism(self) -> str:
+        return self.sasl_enabled_mechanisms[0]
+
+
+def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
+    """Remove the listener-security configs from the broker configs, and return them."""
+    return {name: configs.pop(name) for name in _SECURITY_CONFIGS if name in configs}
+
+
+def build(protocol: str, configs: dict[str, str], users_file: str | None) -> SecuritySettings:
+    if protocol not in PROTOCOLS:
+        raise InvalidConfigError(f"security protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
+    mechanisms = tuple(m.strip() for m in configs.get("sasl.enabled.mechanisms", ",".join(MECHANISMS)).split(",")
+                       if m.strip())
+    unknown = [m for m in mechanisms if m not in MECHANISMS]
+    if unknown or not mechanisms:
+        raise InvalidConfigError(f"sasl.enabled.mechanisms: supported are {', '.join(MECHANISMS)}; got "
+                                 f"{', '.join(mechanisms) or 'none'}")
+    settings = SecuritySettings(protocol=protocol, sasl_enabled_mechanisms=mechanisms,
+                                plain_users=read_users_file(users_file) if users_file else {})
+    if "PLAIN" in mechanisms and settings.sasl and not users_file:
+        raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
+                                 "(or leave PLAIN out of sasl.enabled.mechanisms)")
+    if protocol in ("SASL_SSL", "SSL"):
+        settings.server_ssl, settings.client_ssl = _tls_contexts(configs)
+    elif any(name.startswith("ssl.") for name in configs):
+        raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL, not {protocol}")
+    return settings
+
+
+def read_users_file(path: str) -> dict[str, str]:
+    """`user_<name>=<password>` lines (the password may be in double quotes); `#` comments."""
+    users = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InvalidConfigError(f"cannot read the SASL users file {path}: {exc.strerror}") from None
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, password = line.partition("=")
+        name = key.strip().removeprefix("user_")
+        if not sep or not key.strip().startswith("user_") or not name:
+            # The line may hold a password: say where, never what.
+            raise InvalidConfigError(f"{path}, line {number}: expected user_<name>=<password>")
+        if name == INTER_BROKER_USER or name in users:
+            raise InvalidConfigError(f"{path}, line {number}: user {name!r} is reserved or given twice")
+        password = password.strip()
+        if len(password) >= 2 and password[0] == password[-1] == '"':
+            password = password[1:-1]
+        users[name] = password
+    return users
+
+
+def _tls_contexts(configs: dict[str, str]) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    if configs.get("ssl.keystore.type", "PEM") != "PEM":
+        raise InvalidConfigError("ssl.keystore.type: only PEM is supported (no JKS/PKCS12)")
+    location = configs.get("ssl.keystore.location")
+    if not location:
+        raise InvalidConfigError("TLS needs ssl.keystore.location: a PEM file with the private key and "
+                                 "the certificate chain")
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        server.load_cert_chain(location, password=configs.get("ssl.key.password"))
+        chain = Path(location).read_text(encoding="ascii", errors="replace")
+    except (OSError, ssl.SSLError) as exc:
+        raise InvalidConfigError(f"ssl.keystore.location {location}: cannot load the key and "
+                                 f"certificate ({type(exc).__name__})") from None
+    # The fetchers trust exactly our own certificate, whatever the host name they dial.
+    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    client.check_hostname = False
+    client.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    certificates = "\n".join(re.findall(r"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", chain, re.S))
+    if not certificates:
+        raise InvalidConfigError(f"ssl.keystore.location {location}: no certificate in the file")
+    client.load_verify_locations(cadata=certificates)
+    return server, client
