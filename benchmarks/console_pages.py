@@ -3,7 +3,9 @@
 Starts a private engine (3 brokers by default), creates 10,000 topics of 4 partitions each
 (40,000 partitions, RF 1, spread over the brokers) in CreateTopics batches, and 2,000
 consumer groups, each with committed offsets on the 20 partitions of 5 topics (40,000
-committed offsets, made with admin OffsetCommits as AlterConsumerGroupOffsets does). Then,
+committed offsets, made with admin OffsetCommits as AlterConsumerGroupOffsets does), and
+keeps TRANSACTIONS transactions open (confluent-kafka producers, one partition each, on
+different brokers) while the pages run, for the Transactions page. Then,
 for each page, a *fresh console process* renders it `--runs` times through Django's test
 Client with a logged-in user (the whole view: selectors, gateway requests to the engine,
 template or JSON), so the first figure is always the first request of a new console
@@ -34,6 +36,7 @@ PARTITIONS = 4
 BATCH = 2000
 TARGET_S = 1.0
 TOPICS_PER_GROUP = 5
+TRANSACTIONS = 3
 PEERS = ("AKHQ: 65 s to list 1,000 topics (published)",
          "kafka-ui: 90 s per refresh at 9k topics (published)",
          "kafka-ui: 90 s per consumer groups refresh at 9k topics and 2.2k groups (kafbat #1776)",
@@ -67,6 +70,14 @@ def create_groups(cluster, topics: list[str], count: int) -> None:
             assert not failed, failed
 
 
+def open_transactions(bootstrap: str, topic: str) -> list:
+    """TRANSACTIONS producers, each with a transaction open on its own partition of `topic`
+    (the caller aborts them)."""
+    from tests.support.txn_clients import open_transaction
+
+    return [open_transaction(bootstrap, f"bench-txn-{p}", [(topic, p, b"open")]) for p in range(TRANSACTIONS)]
+
+
 def pages(cluster_id: int, topics: int, groups: int) -> dict[str, str]:
     """Every page of issue 16 and its JSON twin."""
     c = f"/clusters/{cluster_id}"
@@ -82,7 +93,8 @@ def pages(cluster_id: int, topics: int, groups: int) -> dict[str, str]:
             "groups": f"{c}/groups/", "groups api": f"{a}/groups",
             "groups by lag": f"{c}/groups/?sort=lag&state=Empty", "groups by lag api": f"{a}/groups?sort=lag",
             "one group": f"{c}/groups/{group}/", "one group api": f"{a}/groups/{group}/",
-            "topic consumers": f"{c}/groups/?topic={topic}", "topic consumers api": f"{a}/groups?topic={topic}"}
+            "topic consumers": f"{c}/groups/?topic={topic}", "topic consumers api": f"{a}/groups?topic={topic}",
+            "transactions": f"{c}/transactions/", "transactions api": f"{a}/transactions"}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -196,6 +208,15 @@ def main() -> None:
 
 
 def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> None:
+    producers = open_transactions(engine.bootstrap, f"bench-{args.topics // 2:05d}")
+    try:
+        measure_pages(args, engine, database, urls, tmp)
+    finally:
+        for producer in producers:
+            producer.abort_transaction(60)
+
+
+def measure_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> None:
     print(f"load average before the pages: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} cores")
     print(f"\n{'page':<20} {'first':>8} {'median':>8} {'worst':>8} {'cpu 1st':>8} {'cpu med':>8} {'warm-up':>8}  "
@@ -231,8 +252,9 @@ def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> No
     print(f"\nload average after the pages: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("first: the first request of a fresh console process (one process per page, warmed up as"
           "\nconsole/asgi.py does at start, before it serves: code imported, templates compiled, the"
-          "\ncluster's metadata, log dir sizes and groups' lag fetched); median and worst of all runs,"
-          "\nthe first included; cpu 1st / med: CPU seconds of the first request and the median one,"
+          "\ncluster's metadata, log dir sizes, groups' lag and open transactions fetched); median"
+          "\nand worst of all runs, the first included; cpu 1st / med: CPU seconds of the first"
+          "\nrequest and the median one,"
           "\nconsole and engine together (they overlap on two cores: on an idle machine wall time is"
           "\nabout that or less; on a loaded one, read the CPU columns); warm-up: that start-up's wall"
           "\ntime, before the first request (console/warmup.py; at most CONSOLE_WARMUP_WAIT_SECONDS).")

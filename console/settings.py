@@ -183,6 +183,13 @@ LOG_DIR_SIZES_WAIT_SECONDS = envfloat("LOG_DIR_SIZES_WAIT_SECONDS", 0.2, zero_al
 # One group's page always reads its lag live.
 GROUP_LAG_MAX_AGE_SECONDS = envfloat("GROUP_LAG_MAX_AGE_SECONDS", 10.0, zero_allowed=True)
 GROUP_LAG_WAIT_SECONDS = envfloat("GROUP_LAG_WAIT_SECONDS", 0.2, zero_allowed=True)
+# The Transactions page looks for hanging transactions among the open transactions of every
+# partition (DescribeProducers) collected in the background, renewed when older than
+# TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS (0: read by each page); the first collection of a
+# process is waited for up to TRANSACTIONS_PRODUCERS_WAIT_SECONDS. The page reads its
+# suspects again live, and an abort always reads its partition live.
+TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS = envfloat("TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
+TRANSACTIONS_PRODUCERS_WAIT_SECONDS = envfloat("TRANSACTIONS_PRODUCERS_WAIT_SECONDS", 0.2, zero_allowed=True)
 # A console process fills those caches for every cluster at start (console/warmup.py), and
 # waits for that at most this long before it serves (0: fills them in the background only).
 CONSOLE_WARMUP_WAIT_SECONDS = envfloat("CONSOLE_WARMUP_WAIT_SECONDS", 10.0, zero_allowed=True)

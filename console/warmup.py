@@ -4,12 +4,13 @@ template. Django does both lazily on the first request, which then cost ~0.5 s m
 next ones (benchmarks/console_pages.py measures each page's first request in a fresh process).
 
 Then, when the fleet-scale caches are on (console.kafka_gateway.cache), it fills them for
-every cluster, all clusters at once: the all-topics metadata, the log dir sizes and the
-groups' lag. At 40,000 partitions the first request would otherwise pay for the first
-metadata answer (up to ~1 s when the cluster has to build it) or find the sizes and lags
-still being collected. Start-up waits for that at most CONSOLE_WARMUP_WAIT_SECONDS; a
-cluster that is slower or down goes on filling in the background, and its pages behave as
-without the warm-up (the first request waits for the fetch in flight, never a second one).
+every cluster, all clusters at once: the all-topics metadata, the log dir sizes, the
+groups' lag and the partitions' open transactions. At 40,000 partitions the first request
+would otherwise pay for the first metadata answer (up to ~1 s when the cluster has to build
+it) or find the sizes, lags or transactions still being collected. Start-up waits for that
+at most CONSOLE_WARMUP_WAIT_SECONDS; a cluster that is slower or down goes on filling in the
+background, and its pages behave as without the warm-up (the first request waits for the
+fetch in flight, never a second one).
 
 Called by console/asgi.py after Django is set up; `runserver` imports the URLconf at start
 anyway (its system checks do).
@@ -69,6 +70,7 @@ def _warm_cluster(cluster, deadline: float) -> None:
     from console.kafka_gateway import GatewayError
     from console.kafka_gateway.group_lag import group_lags
     from console.kafka_gateway.log_dirs import log_dir_totals
+    from console.kafka_gateway.transaction_producers import open_transactions
 
     try:
         with cluster_gateway(cluster) as gw:
@@ -81,5 +83,8 @@ def _warm_cluster(cluster, deadline: float) -> None:
             if settings.GROUP_LAG_MAX_AGE_SECONDS > 0:
                 group_lags(gw, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
                            wait_first=max(0.0, deadline - time.monotonic()))
+            if settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS > 0 and gw.transactions.supported():
+                open_transactions(gw, max_age=settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS,
+                                  wait_first=max(0.0, deadline - time.monotonic()))
     except GatewayError as exc:     # a cluster that is down: its pages say so when asked
         logger.info("warm-up of cluster %s skipped: %s", cluster.name, exc)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -21,7 +20,7 @@ from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.groups.reset import ResetPlan, ResetSpec, reset_plan
 from console.kafka_gateway import Gateway, GatewayError, cache
-from console.kafka_gateway.cache import GroupLagSnapshot
+from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.group_lag import group_lags
 from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
@@ -59,20 +58,10 @@ class GroupRow:
     group_type: str = "classic"       # "consumer": the consumer group protocol (KIP-848)
 
 
-@dataclass(frozen=True)
-class LagAge:
+def _lag_age(snapshot: GroupLagSnapshot | None) -> SnapshotAge:
     """When the lags the list is sorted by were collected (console.kafka_gateway.cache.GROUP_LAGS)."""
-
-    collected_at: datetime | None            # None: not collected yet (the first collection is running)
-    age_seconds: float | None
-    max_age_seconds: float                   # renewed in the background past this
-
-    @classmethod
-    def of(cls, snapshot: GroupLagSnapshot | None) -> LagAge:
-        max_age = settings.GROUP_LAG_MAX_AGE_SECONDS
-        if snapshot is None or snapshot.lag is None:
-            return cls(None, None, max_age)
-        return cls(snapshot.collected_at, round(snapshot.age_seconds(cache.GROUP_LAGS.now()), 1), max_age)
+    return SnapshotAge.of(snapshot if snapshot is not None and snapshot.lag is not None else None,
+                          snapshots=cache.GROUP_LAGS, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -90,7 +79,7 @@ class GroupsPage:
     matching: int
     total: int
     warnings: list[str]
-    lag_age: LagAge | None = None     # sorted by lag collected in the background; None: read by this page
+    lag_age: SnapshotAge | None = None     # sorted by lag collected in the background; None: read by this page
 
 
 def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: str = "", sort: str = "id",
@@ -179,7 +168,7 @@ class _Snapshot:
     last_stable: dict[TopicPartitionKey, int] | None = None
 
 
-def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, LagAge]:
+def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, SnapshotAge]:
     """Every group's committed offsets and log ends as last collected in the background
     (copied: the page adds its own groups' descriptions). None collected yet: no lags, and
     the page says they are being collected."""
@@ -189,10 +178,10 @@ def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, LagAge]:
     if cached is None or cached.lag is None:
         if cached is None:
             warnings.append("The groups' lag is being collected: sorted by group id until it is.")
-        return _Snapshot({}, {}, {}, {}, {}), LagAge.of(None)
+        return _Snapshot({}, {}, {}, {}, {}), _lag_age(None)
     snapshot = _snapshot_of(cached.lag, warnings)
     snapshot.coordinators, snapshot.described = dict(snapshot.coordinators), {}
-    return snapshot, LagAge.of(cached)
+    return snapshot, _lag_age(cached)
 
 
 def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True,

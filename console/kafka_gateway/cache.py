@@ -21,6 +21,11 @@ while both change slowly. So:
   the same way (settings GROUP_LAG_MAX_AGE_SECONDS, GROUP_LAG_WAIT_SECONDS), for the groups
   list sorted by lag: at 2,000 groups / 40,000 committed partitions reading them costs
   about 1.5 CPU-s per page. One group's page still reads its offsets live.
+- `TransactionProducers` keeps the open transactions of every partition (DescribeProducers
+  of all partitions) the same way (settings TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS,
+  TRANSACTIONS_PRODUCERS_WAIT_SECONDS), for the Transactions page's hanging check: 20,000
+  partitions cost a page 1.2-2.2 s under load. The page reads the suspects again live, and
+  the abort reads its partition live.
 
 A max age of 0 turns a cache off: every call asks the cluster (the test settings do this,
 so that tests of other features see every change at once; the cache tests turn it on).
@@ -155,6 +160,18 @@ class BackgroundSnapshots:
                 snapshot = self._snapshots.get(key)
         return snapshot
 
+    def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float) -> Any:
+        """`get` for the cluster of `gateway` (console.kafka_gateway.client.Gateway): the
+        background collection runs `collect` over a gateway of its own (`gateway.reopen()`).
+        max_age 0, or a gateway that cannot be reopened: `collect(gateway)` now, in this thread."""
+        if max_age <= 0 or gateway.reopen is None or gateway.cache_key is None:
+            return collect(gateway)
+
+        def in_background() -> Any:
+            with gateway.reopen() as own:
+                return collect(own)
+        return self.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background)
+
     def wait(self, key: CacheKey, timeout: float) -> None:
         """Until the running collection (if any) ends: for tests and shutdown."""
         thread = self._running.get(key)
@@ -221,21 +238,67 @@ class GroupLagSnapshot:
         return max(0.0, now - self.monotonic_at)
 
 
-class GroupLags(BackgroundSnapshots):
-    thread_name = "group-lags"
+class KeptSnapshots(BackgroundSnapshots):
+    """Snapshots of `snapshot_type` (fields collected_at, error, monotonic_at and the data):
+    a failed collection keeps the last data, with its own time, and says why it was not renewed."""
 
-    def _failed(self, last: GroupLagSnapshot | None, exc: Exception) -> GroupLagSnapshot:
-        # Keep the last lags (with their own time) and say why they were not renewed.
+    snapshot_type: type = GroupLagSnapshot
+
+    def _failed(self, last: Any, exc: Exception) -> Any:
         if last is not None:
             return replace(last, error=str(exc))
-        return GroupLagSnapshot(collected_at=datetime.now(timezone.utc), error=str(exc))
+        return self.snapshot_type(collected_at=datetime.now(timezone.utc), error=str(exc))
 
-    def _stamped(self, snapshot: GroupLagSnapshot, *, started: float, ended: float) -> GroupLagSnapshot:
-        if snapshot.monotonic_at:          # a failure keeping the last lags keeps their time
+    def _stamped(self, snapshot: Any, *, started: float, ended: float) -> Any:
+        if snapshot.monotonic_at:          # a failure keeping the last data keeps its time
             return snapshot
         return replace(snapshot, monotonic_at=started)
+
+
+class GroupLags(KeptSnapshots):
+    thread_name = "group-lags"
+    snapshot_type = GroupLagSnapshot
+
+
+@dataclass(frozen=True)
+class ProducersSnapshot:
+    """The partitions' producers (DescribeProducers of every partition) as of `collected_at`
+    (when the collection started). `found` keeps only the partitions with an open transaction
+    or an error: {(topic, partition): console.kafka_gateway.transactions.PartitionProducers};
+    None when the collection failed (`error`)."""
+
+    collected_at: datetime
+    found: Any = None
+    partitions: int = 0               # how many partitions were asked
+    error: str | None = None
+    monotonic_at: float = 0.0
+
+    def age_seconds(self, now: float) -> float:
+        return max(0.0, now - self.monotonic_at)
+
+
+class TransactionProducers(KeptSnapshots):
+    thread_name = "transaction-producers"
+    snapshot_type = ProducersSnapshot
+
+
+@dataclass(frozen=True)
+class SnapshotAge:
+    """How old the background data a page shows is, for the page and its JSON."""
+
+    collected_at: datetime | None            # None: not collected yet (the first collection is running)
+    age_seconds: float | None
+    max_age_seconds: float                   # renewed in the background past this
+
+    @classmethod
+    def of(cls, snapshot: Any, *, snapshots: BackgroundSnapshots, max_age: float) -> SnapshotAge:
+        """`snapshot`: one of `snapshots`' that holds data, or None."""
+        if snapshot is None:
+            return cls(None, None, max_age)
+        return cls(snapshot.collected_at, round(snapshot.age_seconds(snapshots.now()), 1), max_age)
 
 
 METADATA = MetadataCache()
 LOG_DIRS = LogDirSizes()
 GROUP_LAGS = GroupLags()
+TRANSACTION_PRODUCERS = TransactionProducers()

@@ -29,13 +29,7 @@ def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupL
     """All groups' lag inputs, at most `max_age` seconds old when a collection is not running
     late; None while the first collection of this process is still running after
     `wait_first` seconds. max_age 0: collected now over `gateway`."""
-    if max_age <= 0 or gateway.reopen is None or gateway.cache_key is None:
-        return collect(gateway)
-
-    def in_background() -> GroupLagSnapshot:
-        with gateway.reopen() as own:
-            return collect(own)
-    return cache.GROUP_LAGS.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background)
+    return cache.GROUP_LAGS.get_for(gateway, collect, max_age=max_age, wait_first=wait_first)
 
 
 def collect(gateway: Gateway) -> GroupLagSnapshot:

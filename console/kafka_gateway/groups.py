@@ -37,8 +37,9 @@ from __future__ import annotations
 import struct
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteGroupsRequest, DescribeGroupsRequest, ListGroupsRequest
@@ -70,6 +71,7 @@ _RETRIABLE_COORDINATOR_ERRORS = (Errors.CoordinatorNotAvailableError.errno, Erro
 _COORDINATOR_RETRY_SECONDS = 0.5
 # OffsetCommit v9 is the KIP-848 shape; an admin commit (generation -1, no member) needs no more than v8.
 _OFFSET_COMMIT_MAX_VERSION = 8
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -315,17 +317,22 @@ class GroupCalls:
     @translated
     def delete_groups(self, coordinators: Mapping[str, int]) -> dict[str, str]:
         """DeleteGroups, one request per coordinator; returns the groups that failed, with the reason."""
-        by_node = _by_coordinator(coordinators)
-        requests = [(node, DeleteGroupsRequest(groups_names=ids)) for node, ids in by_node.items()]
-        failed: dict[str, str] = {}
-        for ids, answer in zip(by_node.values(), self._run(_send_all, requests)):
-            if isinstance(answer, Exception):
-                failed.update({g: readable(answer) for g in ids})
-                continue
-            failed.update({r.group_id: describe_error_code(r.error_code) for r in answer.results if r.error_code})
-        return failed
+        return self.ask_coordinators(
+            coordinators, lambda ids: DeleteGroupsRequest(groups_names=ids),
+            read=lambda node, answer: ((r.group_id, describe_error_code(r.error_code))
+                                       for r in answer.results if r.error_code),
+            failed=lambda group_id, node, reason: reason)
 
     # --- plumbing ---------------------------------------------------------------------------
+
+    def ask_coordinators(self, coordinators: Mapping[str, int], request: Callable[[list[str]], object], *,
+                         read: Callable[[int, object], Iterable[tuple[str, T]]],
+                         failed: Callable[[str, int, str], T]) -> dict[str, T]:
+        """One request per coordinator naming all of its keys (group or transactional ids), all
+        in flight together; each answer read into {key: result} (`per_coordinator`)."""
+        by_node = _by_coordinator(coordinators)
+        return per_coordinator(by_node, self._run(_send_all, [(node, request(ids)) for node, ids in by_node.items()]),
+                               read=read, failed=failed)
 
     def _with_consumer_groups(self, described: dict[str, DescribedGroup]) -> dict[str, DescribedGroup]:
         """Groups DescribeGroups did not know, described by ConsumerGroupDescribe if the cluster has it."""
@@ -370,15 +377,23 @@ def _describe_requests(by_node: dict[int, list[str]]) -> list:
             for node, ids in by_node.items()]
 
 
-def _described(by_node: dict[int, list[str]], answers: list) -> dict[str, DescribedGroup]:
-    described: dict[str, DescribedGroup] = {}
-    for (node, ids), answer in zip(by_node.items(), answers):
+def per_coordinator(by_node: dict[int, list[str]], answers: list, *,
+                    read: Callable[[int, object], Iterable[tuple[str, T]]],
+                    failed: Callable[[str, int, str], T]) -> dict[str, T]:
+    """The answers of one request per coordinator (`by_node`'s order), read into {key: result}
+    by `read(node, answer)`; a request that failed gives each key it named `failed(key, node, why)`."""
+    found: dict[str, T] = {}
+    for (node, keys), answer in zip(by_node.items(), answers):
         if isinstance(answer, Exception):
-            described.update({g: _failed_description(g, node, readable(answer)) for g in ids})
-            continue
-        for g in answer.groups:
-            described[g.group_id] = _description(g, node)
-    return described
+            found.update({key: failed(key, node, readable(answer)) for key in keys})
+        else:
+            found.update(read(node, answer))
+    return found
+
+
+def _described(by_node: dict[int, list[str]], answers: list) -> dict[str, DescribedGroup]:
+    return per_coordinator(by_node, answers, failed=_failed_description,
+                           read=lambda node, answer: ((g.group_id, _description(g, node)) for g in answer.groups))
 
 
 def _fetched(asked: list[list[str]], answers: list) -> GroupOffsets:

@@ -24,13 +24,7 @@ def log_dir_totals(gateway: Gateway, brokers: Iterable[int], *, max_age: float,
     running late; None while the first collection of this process is still running after
     `wait_first` seconds. max_age 0: collected now over `gateway`."""
     brokers = sorted(set(brokers))
-    if max_age <= 0 or gateway.reopen is None or gateway.cache_key is None:
-        return collect(gateway, brokers)
-
-    def in_background() -> LogDirSnapshot:
-        with gateway.reopen() as own:
-            return collect(own, brokers)
-    return cache.LOG_DIRS.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background)
+    return cache.LOG_DIRS.get_for(gateway, lambda gw: collect(gw, brokers), max_age=max_age, wait_first=wait_first)
 
 
 def collect(gateway: Gateway, brokers: list[int]) -> LogDirSnapshot:

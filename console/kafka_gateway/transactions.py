@@ -69,7 +69,6 @@ class TransactionDescription:
     start_time_ms: int               # -1 when no transaction is open
     partitions: tuple[TopicPartitionKey, ...]
     error: str | None = None
-    error_code: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,18 +134,9 @@ class TransactionCalls:
     @translated
     def describe_transactions(self, coordinators: Mapping[str, int]) -> dict[str, TransactionDescription]:
         """DescribeTransactions, one request per coordinator; ids that fail carry `error`."""
-        by_node: dict[int, list[str]] = defaultdict(list)
-        for transactional_id, node in coordinators.items():
-            by_node[node].append(transactional_id)
-        requests = [(node, DescribeTransactionsRequest(transactional_ids=ids)) for node, ids in by_node.items()]
-        described: dict[str, TransactionDescription] = {}
-        for (node, ids), answer in zip(by_node.items(), self._run(requests)):
-            if isinstance(answer, Exception):
-                described.update({i: _failed(i, node, readable(answer)) for i in ids})
-                continue
-            for t in answer.transaction_states:
-                described[t.transactional_id] = _description(t, node)
-        return described
+        return self._gateway.groups.ask_coordinators(
+            coordinators, lambda ids: DescribeTransactionsRequest(transactional_ids=ids), failed=_failed,
+            read=lambda node, answer: ((t.transactional_id, _description(t, node)) for t in answer.transaction_states))
 
     @translated
     def describe_producers(self, partitions: Iterable[PartitionInfo]) -> dict[TopicPartitionKey, PartitionProducers]:
@@ -222,16 +212,15 @@ class TransactionCalls:
 
 def _description(raw, coordinator: int) -> TransactionDescription:
     if raw.error_code:
-        return _failed(raw.transactional_id, coordinator, describe_error_code(raw.error_code), raw.error_code)
+        return _failed(raw.transactional_id, coordinator, describe_error_code(raw.error_code))
     partitions = tuple(sorted((t.topic, p) for t in raw.topics for p in t.partitions))
     return TransactionDescription(raw.transactional_id, coordinator, raw.transaction_state, raw.producer_id,
                                   raw.producer_epoch, raw.transaction_timeout_ms, raw.transaction_start_time_ms,
                                   partitions)
 
 
-def _failed(transactional_id: str, coordinator: int, reason: str, code: int = -1) -> TransactionDescription:
-    return TransactionDescription(transactional_id, coordinator, "", -1, -1, -1, -1, (), error=reason,
-                                  error_code=code)
+def _failed(transactional_id: str, coordinator: int, reason: str) -> TransactionDescription:
+    return TransactionDescription(transactional_id, coordinator, "", -1, -1, -1, -1, (), error=reason)
 
 
 def _partition_producers(topic: str, raw, leader: int) -> PartitionProducers:

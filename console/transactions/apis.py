@@ -16,7 +16,8 @@ from console.web import json_api
 def transaction_list(request, cluster_id: int):
     view = selectors.transaction_list(cluster=cluster_get(cluster_id=cluster_id))
     return {"supported": view.supported, "open_on_partitions": view.open_on_partitions, "errors": view.errors,
-            "transactions": [{**_fields(t), "is_open": t.is_open} for t in view.transactions],
+            "warnings": view.warnings, "producers_age": view.producers_age,
+            "transactions": [_transaction(t) for t in view.transactions],
             "hanging": view.hanging}
 
 
@@ -29,6 +30,11 @@ def transaction_abort(request, cluster_id: int):
     aborted = services.transaction_abort(cluster=cluster_get(cluster_id=cluster_id), actor=request.user,
                                          **form.cleaned_data)
     return {"aborted": aborted}
+
+
+def _transaction(row) -> dict:
+    """The row's description's fields and its own, side by side."""
+    return {**_fields(row.description), "age_ms": row.age_ms, "hanging": row.hanging, "is_open": row.is_open}
 
 
 def _fields(record) -> dict:

@@ -18,17 +18,28 @@ wait: it reads the partitions, then the coordinators, then the candidate partiti
 and flags only a transaction open at both partition reads, with the same first offset, that
 the coordinators did not know in between (a transaction reaches a partition only after its
 coordinator added the partition, and leaves it only by a marker).
+
+That rule holds however old the first read is, so the page takes it from a snapshot of every
+partition's open transactions collected in the background (console.kafka_gateway.
+transaction_producers; TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS) and shows its age: a
+transaction opened since shows at the next collection. The coordinators and the second read
+are live, and the abort reads its one partition live, start to end (`hanging_transaction`).
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+
+from django.conf import settings
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
-from console.kafka_gateway import Gateway
+from console.clusters.records import INLINE
+from console.kafka_gateway import Gateway, cache
+from console.kafka_gateway.cache import SnapshotAge
 from console.kafka_gateway.group_records import TopicPartitionKey
+from console.kafka_gateway.transaction_producers import open_transactions
 from console.kafka_gateway.transactions import ActiveProducer, PartitionProducers, TransactionDescription
 
 OPEN_STATES = ("Ongoing", "PrepareCommit", "PrepareAbort", "PrepareEpochFence")
@@ -39,19 +50,17 @@ PAST_TIMEOUT = "Its coordinator's transaction is older than its timeout and was 
 
 @dataclass(frozen=True)
 class TransactionRow:
-    """A transactional id as its coordinator describes it."""
+    """A transactional id as its coordinator describes it, with what the page works out of that."""
 
-    transactional_id: str
-    coordinator: int
-    state: str
-    producer_id: int
-    producer_epoch: int
-    timeout_ms: int
-    start_time_ms: int
-    age_ms: int | None               # for open transactions: now minus the start time
-    partitions: tuple[TopicPartitionKey, ...]
-    hanging: bool = False
-    error: str | None = None
+    description: TransactionDescription = field(metadata=INLINE)   # its fields read as the row's
+    age_ms: int | None = None        # for open transactions: now minus the start time
+    hanging: bool = False            # open for longer than its timeout
+
+    def __getattr__(self, name: str):
+        # Only for names the row itself lacks: transactional_id, state, producer_id, ... of its description.
+        if name == "description":
+            raise AttributeError(name)
+        return getattr(self.description, name)
 
     @property
     def is_open(self) -> bool:
@@ -88,6 +97,10 @@ class TransactionsView:
     hanging: list[HangingTransaction] = field(default_factory=list)
     open_on_partitions: int = 0      # open transactions the partition leaders reported
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # When the partitions' open transactions were collected in the background
+    # (console.kafka_gateway.cache.TRANSACTION_PRODUCERS); None: read by this page.
+    producers_age: SnapshotAge | None = None
 
     @property
     def ongoing(self) -> list[TransactionRow]:
@@ -100,26 +113,42 @@ def transaction_list(*, cluster: Cluster, now_ms: int | None = None) -> Transact
 
 
 def transactions_view(gw: Gateway, *, now_ms: int | None = None) -> TransactionsView:
+    """The partitions' first read comes from the snapshot collected in the background
+    (`open_transactions`); the coordinators and the second read of the suspects are live, so
+    a transaction is flagged only if it was open at the snapshot and still is now, with the
+    same first offset, and the coordinators did not know it in between (the module docstring:
+    the age of the first read does not matter to that rule, only which transactions it finds)."""
     if not gw.transactions.supported():
         return TransactionsView(supported=False)
-    partitions = [p for t in gw.metadata().topics for p in t.partitions]
-    return _read(gw, partitions, now_ms)
+    max_age = settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS
+    snapshot = open_transactions(gw, max_age=max_age, wait_first=settings.TRANSACTIONS_PRODUCERS_WAIT_SECONDS)
+    warnings = []
+    if snapshot is None:
+        warnings.append("The partitions' open transactions are being collected: hanging transactions show "
+                        "once they are in. Reload the page in a moment.")
+    elif snapshot.error:
+        warnings.append(f"The partitions' open transactions could not be collected: {snapshot.error}")
+    collected = snapshot if snapshot is not None and snapshot.found is not None else None
+    view = _read(gw, collected.found if collected else {}, now_ms)
+    age = SnapshotAge.of(collected, snapshots=cache.TRANSACTION_PRODUCERS, max_age=max_age) if max_age > 0 else None
+    return replace(view, warnings=warnings, producers_age=age)
 
 
 def hanging_transaction(*, gw: Gateway, topic: str, partition: int, start_offset: int) -> HangingTransaction | None:
     """The hanging transaction that starts at `start_offset` on the partition, if there is one
-    (the page's rule, read fresh: the abort service checks it again before writing a marker)."""
+    (the page's rule, read fresh, never from the background snapshot: the abort service checks
+    it again before writing a marker)."""
     info = next((p for t in gw.metadata([topic]).topics for p in t.partitions if p.partition == partition), None)
     if info is None:
         return None
-    view = _read(gw, [info], None)
+    view = _read(gw, gw.transactions.describe_producers([info]), None)
     return next((h for h in view.hanging if h.start_offset == start_offset), None)
 
 
-def _read(gw: Gateway, partitions: list, now_ms: int | None) -> TransactionsView:
-    """Partitions, then coordinators, then the suspect partitions again (the module docstring)."""
-    calls = gw.transactions
-    first_answer = calls.describe_producers(partitions)
+def _read(gw: Gateway, first_answer: dict[TopicPartitionKey, PartitionProducers], now_ms: int | None
+          ) -> TransactionsView:
+    """The partitions' first answer, then coordinators, then the suspect partitions again
+    (the module docstring)."""
     first_read = _open_transactions(first_answer)
     rows, by_producer, errors = _coordinator_rows(gw, now_ms=_now(now_ms))
     if errors:
@@ -127,16 +156,21 @@ def _read(gw: Gateway, partitions: list, now_ms: int | None) -> TransactionsView
         # coordinators that answered can say a transaction hangs.
         by_producer = _Unsure(by_producer)
     suspects = {key: pair for key, pair in first_read.items() if _reason(*pair, by_producer) is not None}
-    suspect_partitions = {(topic, number) for topic, number, _ in suspects}
-    second_read = _open_transactions(calls.describe_producers(
-        [p for p in partitions if (p.topic, p.partition) in suspect_partitions])) if suspects else {}
+    second_read = _read_again(gw, {(topic, number) for topic, number, _ in suspects}) if suspects else {}
     now = _now(now_ms)
-    hanging = [_hanging(*pair, by_producer, now) for key, pair in suspects.items() if key in second_read]
+    hanging = [_hanging(*second_read[key], by_producer, now) for key in suspects if key in second_read]
     errors += [f"{p.topic}-{p.partition}: {p.error}" for p in sorted(first_answer.values(), key=_by_partition)
                if p.error]
     return TransactionsView(supported=True, transactions=rows, open_on_partitions=len(first_read),
                             hanging=sorted(hanging, key=lambda h: (-h.duration_ms, h.topic, h.partition)),
                             errors=errors)
+
+
+def _read_again(gw: Gateway, keys: set[TopicPartitionKey]) -> dict:
+    """The open transactions of these partitions now, asked of their leaders now."""
+    partitions = [p for t in gw.metadata(sorted({topic for topic, _ in keys})).topics for p in t.partitions
+                  if (p.topic, p.partition) in keys]
+    return _open_transactions(gw.transactions.describe_producers(partitions))
 
 
 def _by_partition(p: PartitionProducers) -> TopicPartitionKey:
@@ -163,13 +197,13 @@ def _coordinator_rows(gw: Gateway, *, now_ms: int) -> tuple[list[TransactionRow]
 
 def _row(listing, d: TransactionDescription | None, now_ms: int) -> TransactionRow:
     if d is None or d.error:
-        return TransactionRow(listing.transactional_id, listing.coordinator, listing.state, listing.producer_id,
-                              -1, -1, -1, None, (), error=d.error if d else "Not described.")
+        # What the listing says, and why the coordinator could not say more.
+        return TransactionRow(TransactionDescription(listing.transactional_id, listing.coordinator, listing.state,
+                                                     listing.producer_id, -1, -1, -1, (),
+                                                     error=d.error if d else "Not described."))
     is_open = d.state in OPEN_STATES
     age = now_ms - d.start_time_ms if is_open and d.start_time_ms >= 0 else None
-    return TransactionRow(d.transactional_id, d.coordinator, d.state, d.producer_id, d.producer_epoch, d.timeout_ms,
-                          d.start_time_ms, age, d.partitions,
-                          hanging=age is not None and d.timeout_ms >= 0 and age > d.timeout_ms)
+    return TransactionRow(d, age, hanging=age is not None and d.timeout_ms >= 0 and age > d.timeout_ms)
 
 
 def _row_order(row: TransactionRow):

@@ -16,6 +16,7 @@ from datetime import datetime
 import kafka.errors as Errors
 
 from engine.tools import consumer_groups as groups
+from engine.tools.tables import format_table
 
 DESCRIBE_HEADER = ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                    "HOST", "CLIENT-ID")
@@ -103,13 +104,6 @@ def _reset(admin, args: argparse.Namespace) -> None:
     print()
     print(format_table(RESET_HEADER, [(args.reset_offsets, tp.topic, tp.partition, offset)
                                       for tp, offset in sorted(plan.items())]))
-
-
-def format_table(header: tuple[str, ...], rows: list[tuple]) -> str:
-    """Left-aligned columns, each as wide as its widest cell; None prints as "-"."""
-    cells = [list(header)] + [["-" if v is None else str(v) for v in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    return "\n".join(" ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
 
 
 def _fail(message: str, code: int) -> int:

@@ -21,7 +21,7 @@ import kafka.errors as Errors
 from kafka.structs import TopicPartition
 
 from engine.tools import transactions as txn
-from engine.tools.groups_command import format_table
+from engine.tools.tables import format_table
 
 LIST_HEADER = ("TransactionalId", "Coordinator", "ProducerId", "TransactionState")
 DESCRIBE_HEADER = ("CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState",

@@ -62,6 +62,8 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
     ("LOG_DIR_SIZES_MAX_AGE_SECONDS", "soon", "is not a number"),
     ("GROUP_LAG_MAX_AGE_SECONDS", "-5", "must be zero or more"),
     ("GROUP_LAG_WAIT_SECONDS", "a while", "is not a number"),
+    ("TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS", "-30", "must be zero or more"),
+    ("TRANSACTIONS_PRODUCERS_WAIT_SECONDS", "later", "is not a number"),
     ("CONSOLE_WARMUP_WAIT_SECONDS", "-1", "must be zero or more"),
 ])
 def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):

@@ -1,13 +1,15 @@
 """A console process's start-up warm-up against a real engine: with the fleet-scale caches on,
-it leaves every cluster's metadata, log dir sizes and groups' lag cached, so the first pages
-ask the cluster for none of them; a cluster that is down delays start-up by at most the
-wait and raises nothing; with the caches off (max age 0) it asks no cluster at all."""
+it leaves every cluster's metadata, log dir sizes, groups' lag and partitions' open
+transactions cached, so the first pages ask the cluster for none of them; a cluster that is
+down delays start-up by at most the wait and raises nothing; with the caches off (max age
+0) it asks no cluster at all."""
 import pytest
 
 from console.brokers.selectors import broker_list
 from console.clusters.models import Cluster
 from console.groups.selectors import group_list
 from console.kafka_gateway import cache
+from console.transactions.selectors import transaction_list
 from console.warmup import warm_cluster_caches
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit
@@ -19,11 +21,14 @@ def fresh_caches(monkeypatch, settings):
     monkeypatch.setattr(cache, "METADATA", cache.MetadataCache())
     monkeypatch.setattr(cache, "LOG_DIRS", cache.LogDirSizes())
     monkeypatch.setattr(cache, "GROUP_LAGS", cache.GroupLags())
+    monkeypatch.setattr(cache, "TRANSACTION_PRODUCERS", cache.TransactionProducers())
     settings.KAFKA_METADATA_MAX_AGE_SECONDS = 600.0
     settings.LOG_DIR_SIZES_MAX_AGE_SECONDS = 600.0
     settings.GROUP_LAG_MAX_AGE_SECONDS = 600.0
+    settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS = 600.0
     settings.LOG_DIR_SIZES_WAIT_SECONDS = 0.0     # a page that found nothing cached would not wait
     settings.GROUP_LAG_WAIT_SECONDS = 0.0
+    settings.TRANSACTIONS_PRODUCERS_WAIT_SECONDS = 0.0
 
 
 def _key(cluster: Cluster) -> cache.CacheKey:
@@ -40,12 +45,16 @@ def test_warm_up_fills_every_cache_before_the_first_page(cluster, unique_topic, 
     assert [t.is_alive() for t in threads] == [False]
     assert cache.METADATA.fresh(_key(cluster), max_age=600) is not None
     assert cache.LOG_DIRS.collections == 1 and cache.GROUP_LAGS.collections == 1
+    assert cache.TRANSACTION_PRODUCERS.collections == 1
     fetched = cache.METADATA.fetches
     brokers = broker_list(cluster=cluster)
     groups = group_list(cluster=cluster, sort="lag")
+    transactions = transaction_list(cluster=cluster)
     assert cache.METADATA.fetches == fetched                # the pages asked the cluster for no metadata
     assert cache.LOG_DIRS.collections == 1 and cache.GROUP_LAGS.collections == 1
-    assert not any("being collected" in w for w in brokers.warnings + groups.warnings)
+    assert cache.TRANSACTION_PRODUCERS.collections == 1
+    assert not any("being collected" in w for w in brokers.warnings + groups.warnings + transactions.warnings)
+    assert transactions.producers_age.collected_at is not None
     assert all(row.log_dir_size is not None for row in brokers.brokers)
     assert "warm-up-group" in [row.group_id for row in groups.groups]
 
@@ -70,3 +79,4 @@ def test_with_the_caches_off_no_cluster_is_asked(cluster, fresh_caches, settings
 
     assert warm_cluster_caches(wait_seconds=30) == []
     assert cache.METADATA.fetches == 0 and cache.LOG_DIRS.collections == 0
+    assert cache.TRANSACTION_PRODUCERS.collections == 0

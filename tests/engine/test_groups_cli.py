@@ -11,7 +11,6 @@ from confluent_kafka import Consumer
 from kafka import KafkaConsumer, KafkaProducer
 
 from engine.tools.consumer_groups import lag
-from engine.tools.groups_command import format_table
 from tests.support.engine_process import ROOT
 from tests.support.groups import GroupClient, create_topic
 from tests.support.waiting import wait_until
@@ -61,8 +60,6 @@ def committed(engine, group_id: str, topic: str) -> dict[int, int]:
 def test_lag_is_the_high_watermark_minus_the_committed_offset():
     assert lag(10, 6) == 4
     assert lag(10, None) is None and lag(None, 3) is None and lag(10, -1) is None
-    assert format_table(("A", "LONGER"), [("x", None), ("wide-value", 1)]).splitlines() == [
-        "A          LONGER", "x          -", "wide-value 1"]
 
 
 def test_list_and_describe_an_inactive_group(group_cluster, group_id, topic_name):

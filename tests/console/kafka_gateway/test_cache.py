@@ -14,14 +14,7 @@ from console.kafka_gateway import cache, group_lag
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit
 from tests.support.groups import produce
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.snapshots import FakeClock, collection_held
 
 
 @pytest.fixture
@@ -147,20 +140,10 @@ def test_the_first_page_does_not_wait_past_its_budget(private_cluster, clock, se
     settings.LOG_DIR_SIZES_MAX_AGE_SECONDS = 30.0
     settings.LOG_DIR_SIZES_WAIT_SECONDS = 0.0
     from console.kafka_gateway import log_dirs
-    release = threading.Event()
-    real_collect = log_dirs.collect
-
-    def held_collect(gateway, brokers):
-        release.wait(60)
-        return real_collect(gateway, brokers)
-
-    monkeypatch.setattr(log_dirs, "collect", held_collect)
-    try:
+    with collection_held(monkeypatch, log_dirs):
         view = broker_list(cluster=private_cluster)
         assert all(b.log_dir_size is None for b in view.brokers) and view.log_dirs.collected_at is None
         assert any("being collected" in w for w in view.warnings)
-    finally:
-        release.set()
     cache.LOG_DIRS.wait(cache.cache_key(private_cluster.connection_settings()), timeout=60)
     assert all(b.log_dir_size is not None for b in broker_list(cluster=private_cluster).brokers)
 
@@ -221,19 +204,9 @@ def test_the_first_lag_sort_does_not_wait_past_its_budget(cluster, unique_topic,
     prefix = f"lag-first-{topic}-"
     for name, offset in (("a", 3), ("b", 0)):
         commit(cluster, prefix + name, {(topic, 0): offset})
-    release = threading.Event()
-    real_collect = group_lag.collect
-
-    def held_collect(gateway):
-        release.wait(60)
-        return real_collect(gateway)
-
-    monkeypatch.setattr(group_lag, "collect", held_collect)
-    try:
+    with collection_held(monkeypatch, group_lag):
         view = group_list(cluster=cluster, search=prefix, sort="lag")
         assert [(g.group_id[len(prefix):], g.total_lag) for g in view.groups] == [("a", None), ("b", None)]
         assert view.lag_age.collected_at is None and any("being collected" in w for w in view.warnings)
-    finally:
-        release.set()
     cache.GROUP_LAGS.wait(cache.cache_key(cluster.connection_settings()), timeout=60)
     assert _by_lag(cluster, prefix) == [("b", 4), ("a", 1)]

@@ -1,5 +1,5 @@
 """The page's hanging rule on its own (the pages' tests run it against a real engine)."""
-from console.kafka_gateway.transactions import ActiveProducer, PartitionProducers
+from console.kafka_gateway.transactions import ActiveProducer, PartitionProducers, TransactionDescription
 from console.transactions.selectors import (
     NOT_IN_COORDINATOR,
     NOT_IN_TRANSACTION,
@@ -15,7 +15,8 @@ PARTITION = PartitionProducers("t", 0, leader=1, producers=(OPEN,))
 
 
 def row(state="Ongoing", partitions=(("t", 0),), hanging=False, error=None) -> TransactionRow:
-    return TransactionRow("id", 1, state, 7, 0, 60000, 0, 5, partitions, hanging=hanging, error=error)
+    return TransactionRow(TransactionDescription("id", 1, state, 7, 0, 60000, 0, partitions, error=error), age_ms=5,
+                          hanging=hanging)
 
 
 def test_hanging_needs_a_coordinator_that_will_not_write_the_marker():

@@ -1,14 +1,19 @@
 """The Transactions page, its JSON twin and the abort, against a real engine with transactions
-made by confluent-kafka (tests/support/txn_clients.py)."""
+made by confluent-kafka (tests/support/txn_clients.py); with the partitions' open transactions
+read by each page (as in the other tests) and from the snapshot collected in the background
+(a fake clock moves its time; nothing here waits on one)."""
 from __future__ import annotations
 
 import time
 
+import pytest
 from django.urls import reverse
 
 from console.accounts.models import AuditLogEntry
+from console.kafka_gateway import cache, transaction_producers
 from console.transactions.selectors import NOT_IN_COORDINATOR, PAST_TIMEOUT
 from tests.console.transactions.conftest import HANGING_TOPIC, create_topics
+from tests.support.snapshots import FakeClock, collection_held
 from tests.support.txn_clients import committed_transaction, end_offsets, open_transaction
 
 XSS_ID = '<img src=x onerror=alert(1)>"><script>alert(2)</script>'
@@ -18,6 +23,20 @@ def page_view(client, cluster):
     page = client.get(reverse("transactions:list", args=[cluster.pk]))
     assert page.status_code == 200
     return page, page.context["view"]
+
+
+@pytest.fixture
+def snapshots(monkeypatch, settings):
+    """The partitions' open transactions collected in the background, on a clock the test moves."""
+    fake = FakeClock()
+    monkeypatch.setattr(cache, "TRANSACTION_PRODUCERS", cache.TransactionProducers(clock=fake))
+    settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS = 30.0
+    settings.TRANSACTIONS_PRODUCERS_WAIT_SECONDS = 60.0      # a generous bound for the first collection
+    return fake
+
+
+def _hanging_on(view, topic: str) -> list[tuple[str | None, int, str]]:
+    return [(h.transactional_id, h.partition, h.reason) for h in view.hanging if h.topic == topic]
 
 
 def test_page_lists_transactional_ids_oldest_open_first_and_flags_those_past_their_timeout(
@@ -55,6 +74,68 @@ def test_page_lists_transactional_ids_oldest_open_first_and_flags_those_past_the
     finally:
         fresh.abort_transaction(60)
         late.abort_transaction(60)
+
+
+def test_the_page_finds_suspects_in_the_snapshot_reads_them_again_live_and_never_aborts_on_the_snapshot(
+        txn_cluster, txn_engine, console_admin_client, snapshots):
+    create_topics(txn_engine.bootstrap, "txn-snapshot", partitions=2)
+    stuck = open_transaction(txn_engine.bootstrap, "snap-stuck", [("txn-snapshot", 0, b"s")], timeout_ms=1000)
+    late = None
+    try:
+        time.sleep(1.5)        # past its timeout; this coordinator only aborts hourly
+        page, view = page_view(console_admin_client, txn_cluster)     # the first collection is waited for
+        assert cache.TRANSACTION_PRODUCERS.collections == 1
+        assert (view.producers_age.age_seconds, view.producers_age.max_age_seconds) == (0, 30.0)
+        assert _hanging_on(view, "txn-snapshot") == [("snap-stuck", 0, PAST_TIMEOUT)]
+        [found] = [h for h in view.hanging if h.topic == "txn-snapshot"]
+        assert "Open transactions on partitions as of" in page.content.decode()
+
+        # Since the snapshot: its producer ends the transaction, and another one opens.
+        stuck.abort_transaction(60)
+        late = open_transaction(txn_engine.bootstrap, "snap-late", [("txn-snapshot", 1, b"l")], timeout_ms=1000)
+        time.sleep(1.5)
+        snapshots.now += 10                # young: the same snapshot, 10 s old
+        page, view = page_view(console_admin_client, txn_cluster)
+        assert cache.TRANSACTION_PRODUCERS.collections == 1 and view.producers_age.age_seconds == 10
+        assert _hanging_on(view, "txn-snapshot") == []      # the suspect was read again: gone; the new one unseen
+        assert "(10 s ago;" in page.content.decode()
+        api = console_admin_client.get(reverse("api:transactions", args=[txn_cluster.pk])).json()
+        assert api["producers_age"]["age_seconds"] == 10 and api["producers_age"]["max_age_seconds"] == 30.0
+        assert not [h for h in api["hanging"] if h["topic"] == "txn-snapshot"]
+
+        # The snapshot still holds the ended transaction open: the abort reads the partition itself.
+        abort_url = reverse("transactions:abort", args=[txn_cluster.pk])
+        query = {"topic": "txn-snapshot", "partition": 0, "start_offset": found.start_offset}
+        assert console_admin_client.get(abort_url, query).status_code == 400
+        assert console_admin_client.post(abort_url, query).status_code == 400
+        assert end_offsets(txn_engine.bootstrap, "txn-snapshot", 0) == (2, 2)     # the record and its ABORT only
+        assert AuditLogEntry.objects.get(action="transaction.abort").result == AuditLogEntry.FAILED
+
+        snapshots.now += 25                # 35 s: shown as it is, renewed behind the page
+        _, stale = page_view(console_admin_client, txn_cluster)
+        assert stale.producers_age.age_seconds == 35 and cache.TRANSACTION_PRODUCERS.collections == 2
+        cache.TRANSACTION_PRODUCERS.wait(cache.cache_key(txn_cluster.connection_settings()), timeout=60)
+        _, renewed = page_view(console_admin_client, txn_cluster)
+        assert renewed.producers_age.age_seconds == 0
+        assert _hanging_on(renewed, "txn-snapshot") == [("snap-late", 1, PAST_TIMEOUT)]
+    finally:
+        if late is not None:
+            late.abort_transaction(60)
+
+
+def test_while_the_first_collection_runs_the_page_says_so_and_flags_nothing(
+        txn_cluster, viewer_client, snapshots, settings, monkeypatch):
+    settings.TRANSACTIONS_PRODUCERS_WAIT_SECONDS = 0.0
+    with collection_held(monkeypatch, transaction_producers):
+        page, view = page_view(viewer_client, txn_cluster)
+        assert view.producers_age.collected_at is None and view.hanging == [] and view.open_on_partitions == 0
+        assert any("being collected" in w for w in view.warnings) and "being collected" in page.content.decode()
+        api = viewer_client.get(reverse("api:transactions", args=[txn_cluster.pk])).json()
+        assert api["producers_age"]["collected_at"] is None and api["hanging"] == []
+    cache.TRANSACTION_PRODUCERS.wait(cache.cache_key(txn_cluster.connection_settings()), timeout=60)
+    _, view = page_view(viewer_client, txn_cluster)
+    assert view.producers_age.collected_at is not None and view.warnings == []
+    assert _hanging_on(view, HANGING_TOPIC) == [(None, 0, NOT_IN_COORDINATOR)]
 
 
 def test_admin_aborts_a_hanging_transaction_with_a_confirmation_and_an_audit_row(
