@@ -58,3 +58,53 @@ def raw_scram_login(client, user: str, password: str, mechanism: str = "SCRAM-SH
         return first
     scram.process_server_first_message(first.auth_bytes)
     return authenticate(client, scram.final_message())
+
+
+def confluent_round_trip(login: dict, topic: str, values: list[bytes]) -> list[bytes]:
+    """librdkafka produces `values` (acks=all) and a new group reads them back from the start,
+    both with the `login` settings (bootstrap, protocol, mechanism, ...)."""
+    from confluent_kafka import Consumer, Producer
+
+    producer = Producer({**login, "acks": "all"})
+    for value in values:
+        producer.produce(topic, value)
+    assert producer.flush(60) == 0
+    consumer = Consumer({**login, "group.id": f"g-{topic}", "auto.offset.reset": "earliest"})
+    consumer.subscribe([topic])
+    received = []
+    for _ in range(600):
+        message = consumer.poll(0.1)
+        if message is not None and message.error() is None:
+            received.append(message.value())
+        if len(received) == len(values):
+            break
+    consumer.close()
+    return received
+
+
+def aiokafka_round_trip(login: dict, topic: str, values: list[bytes]) -> list[bytes]:
+    """The same with aiokafka (`login`: its keyword arguments, bootstrap_servers included)."""
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    async def run():
+        producer = AIOKafkaProducer(acks="all", **login)
+        await producer.start()
+        try:
+            for value in values:
+                await producer.send_and_wait(topic, value)
+        finally:
+            await producer.stop()
+        consumer = AIOKafkaConsumer(topic, auto_offset_reset="earliest", **login)
+        await consumer.start()
+        try:
+            got = []
+            async with asyncio.timeout(60):
+                while len(got) < len(values):
+                    for messages in (await consumer.getmany(timeout_ms=500)).values():
+                        got += [m.value for m in messages]
+            return got
+        finally:
+            await consumer.stop()
+    return asyncio.run(run())

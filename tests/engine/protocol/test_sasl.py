@@ -9,8 +9,7 @@ import uuid
 
 import kafka.errors as Errors
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import KafkaError, Producer
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
@@ -18,8 +17,8 @@ from kafka.protocol.producer import ProduceRequest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from tests.support.raw_client import RawClient
-from tests.support.sasl import (ADMIN, ADMIN_PASSWORD, SCRAM_PASSWORD, SCRAM_USER, add_scram_user, authenticate,
-                                handshake, kafka_python_sasl, raw_scram_login, start_sasl_engine)
+from tests.support.sasl import (ADMIN, ADMIN_PASSWORD, SCRAM_PASSWORD, SCRAM_USER, add_scram_user, aiokafka_round_trip,
+                                authenticate, confluent_round_trip, handshake, kafka_python_sasl, raw_scram_login, start_sasl_engine)
 
 LOGINS = {"PLAIN": (ADMIN, ADMIN_PASSWORD), "SCRAM-SHA-256": (SCRAM_USER, SCRAM_PASSWORD),
           "SCRAM-SHA-512": (SCRAM_USER, SCRAM_PASSWORD)}
@@ -78,21 +77,7 @@ def test_confluent_kafka_produces_and_consumes_after_logging_in(sasl_engine, mec
     user, password = LOGINS[mechanism]
     login = {"bootstrap.servers": sasl_engine.bootstrap, "security.protocol": "SASL_PLAINTEXT",
              "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password}
-    producer = Producer({**login, "acks": "all"})
-    for value in values(20):
-        producer.produce(topic, value)
-    assert producer.flush(60) == 0
-    consumer = Consumer({**login, "group.id": f"g-{topic}", "auto.offset.reset": "earliest"})
-    consumer.subscribe([topic])
-    received = []
-    for _ in range(600):
-        message = consumer.poll(0.1)
-        if message is not None and message.error() is None:
-            received.append(message.value())
-        if len(received) == 20:
-            break
-    consumer.close()
-    assert received == values(20)
+    assert confluent_round_trip(login, topic, values(20)) == values(20)
 
 
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
@@ -101,28 +86,7 @@ def test_aiokafka_produces_and_consumes_after_logging_in(sasl_engine, mechanism)
     user, password = LOGINS[mechanism]
     login = dict(bootstrap_servers=sasl_engine.bootstrap, security_protocol="SASL_PLAINTEXT",
                  sasl_mechanism=mechanism, sasl_plain_username=user, sasl_plain_password=password)
-
-    async def run():
-        producer = AIOKafkaProducer(acks="all", **login)
-        await producer.start()
-        try:
-            for value in values(20):
-                await producer.send_and_wait(topic, value)
-        finally:
-            await producer.stop()
-        consumer = AIOKafkaConsumer(topic, auto_offset_reset="earliest", **login)
-        await consumer.start()
-        try:
-            got = []
-            async with asyncio.timeout(60):
-                while len(got) < 20:
-                    got += [m.value for m in (await consumer.getmany(timeout_ms=500)).get(
-                        next(iter(consumer.assignment()), None), [])]
-            return got
-        finally:
-            await consumer.stop()
-
-    assert asyncio.run(run()) == values(20)
+    assert aiokafka_round_trip(login, topic, values(20)) == values(20)
 
 
 def test_a_wrong_password_is_refused_and_the_broker_serves_others(sasl_engine):

@@ -2,18 +2,16 @@
 produce and consume; Fetch answers go out without sendfile (TLS is encrypted in user space).
 Topics have replication factor 2 and min.insync.replicas=2, so acks=all succeeds only if the
 followers' fetchers connect with TLS and log in too."""
-import asyncio
 import uuid
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from confluent_kafka import Consumer, Producer
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from tests.support.raw_client import RawClient
-from tests.support.sasl import ADMIN, ADMIN_PASSWORD, SCRAM_PASSWORD, SCRAM_USER, start_sasl_engine
+from tests.support.sasl import (ADMIN, ADMIN_PASSWORD, SCRAM_PASSWORD, SCRAM_USER, aiokafka_round_trip,
+                                confluent_round_trip, start_sasl_engine)
 from tests.support.tls import client_context, write_self_signed
 
 VALUES = [f"tls-{i}".encode() * 50 for i in range(30)]
@@ -85,21 +83,7 @@ def test_confluent_kafka_over_sasl_ssl_with_plain(sasl_ssl_engine, certificate):
              "ssl.ca.location": str(certificate[1]), "sasl.mechanism": "PLAIN", "sasl.username": ADMIN,
              "sasl.password": ADMIN_PASSWORD}
     topic = new_topic(sasl_ssl_engine, kafka_python_tls(certificate[1], "PLAIN"))
-    producer = Producer({**login, "acks": "all"})
-    for value in VALUES:
-        producer.produce(topic, value)
-    assert producer.flush(60) == 0
-    consumer = Consumer({**login, "group.id": f"g-{topic}", "auto.offset.reset": "earliest"})
-    consumer.subscribe([topic])
-    received = []
-    for _ in range(600):
-        message = consumer.poll(0.1)
-        if message is not None and message.error() is None:
-            received.append(message.value())
-        if len(received) == len(VALUES):
-            break
-    consumer.close()
-    assert received == VALUES
+    assert confluent_round_trip(login, topic, VALUES) == VALUES
 
 
 def test_aiokafka_over_sasl_ssl_with_scram_sha_512(sasl_ssl_engine, certificate):
@@ -107,28 +91,7 @@ def test_aiokafka_over_sasl_ssl_with_scram_sha_512(sasl_ssl_engine, certificate)
     login = dict(bootstrap_servers=sasl_ssl_engine.bootstrap, security_protocol="SASL_SSL",
                  ssl_context=client_context(certificate[1]), sasl_mechanism="SCRAM-SHA-512",
                  sasl_plain_username=SCRAM_USER, sasl_plain_password=SCRAM_PASSWORD)
-
-    async def run():
-        producer = AIOKafkaProducer(acks="all", **login)
-        await producer.start()
-        try:
-            for value in VALUES:
-                await producer.send_and_wait(topic, value)
-        finally:
-            await producer.stop()
-        consumer = AIOKafkaConsumer(topic, auto_offset_reset="earliest", **login)
-        await consumer.start()
-        try:
-            got = []
-            async with asyncio.timeout(60):
-                while len(got) < len(VALUES):
-                    for messages in (await consumer.getmany(timeout_ms=500)).values():
-                        got += [m.value for m in messages]
-            return got
-        finally:
-            await consumer.stop()
-
-    assert asyncio.run(run()) == VALUES
+    assert aiokafka_round_trip(login, topic, VALUES) == VALUES
 
 
 def test_a_plaintext_client_on_a_tls_listener_is_closed_and_others_are_served(sasl_ssl_engine, certificate):
