@@ -76,6 +76,8 @@ def user_of(ctx) -> str:
 def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:
     """(value, bucket key) of the first entity in Kafka's order that sets `key`, else None.
     The bucket key names who shares the bucket: ("", "") for nobody-specific parts."""
+    if not quotas:        # the common case, asked on every Produce and Fetch: no generator walk
+        return None
     for entity, tags in _candidates(user, client_id):
         value = quotas.get(entity, {}).get(key)
         if value is not None:
