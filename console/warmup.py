@@ -55,11 +55,11 @@ def warm_cluster_caches(*, wait_seconds: float) -> list[threading.Thread]:
         clusters = list(Cluster.objects.all())
     except DatabaseError:          # not migrated yet: nothing to warm
         return []
-    threads = [threading.Thread(target=_warm_cluster, args=(cluster, time.monotonic() + wait_seconds),
-                                name=f"warm-up-{cluster.pk}", daemon=True) for cluster in clusters]
+    deadline = time.monotonic() + wait_seconds
+    threads = [threading.Thread(target=_warm_cluster, args=(cluster, deadline), name=f"warm-up-{cluster.pk}",
+                                daemon=True) for cluster in clusters]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + wait_seconds
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
     return threads
