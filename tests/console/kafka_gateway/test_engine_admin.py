@@ -1,9 +1,9 @@
 """The engine admin token on the console's side: where it comes from, that every call carries
 it, and that it never shows in a message, a repr or the audit log.
 
-The last test runs against the real engine, which enforces the token (issue 10,
-CONTRACTS.md). The first also records the exact header sent, with a small HTTP listener that
-answers as the engine's admin port does (JSON broker list, 401 with a JSON error)."""
+The last test runs against the real engine, which enforces the token (engine/admin_token.py).
+The first also records the exact header sent, with a small HTTP listener that answers as the
+engine's admin port does (JSON broker list, 401 with a JSON error)."""
 from __future__ import annotations
 
 import json
