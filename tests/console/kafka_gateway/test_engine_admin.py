@@ -89,7 +89,7 @@ def test_other_clusters_name_a_console_secret_variable(db, monkeypatch):
 
 
 def test_against_the_real_engine_only_the_right_token_opens_the_admin_port(db, engine_cluster, settings, monkeypatch):
-    """The engine (issue 10) enforces the token: no token, a wrong one, the file's one."""
+    """The engine enforces the token: no token, a wrong one, the file's one."""
     from console.clusters.gateway import cluster_gateway
 
     def brokers_of(cluster):
