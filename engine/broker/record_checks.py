@@ -28,6 +28,7 @@ from engine.clock import now_ms
 from engine.errors import ApiError
 from engine.storage.log_config import LogConfig
 from engine.storage.log_validator import analyze_records
+from engine.storage.producer_state import TxnVerification
 from engine.storage.record_keys import check_keys
 from engine.storage.records import iter_batches
 
@@ -70,12 +71,14 @@ def check_for_append(records: bytearray, config: LogConfig, log_name: str) -> No
         check_keys(records, batches, log_name)
 
 
-async def append(partition: Partition, records: bytearray, *, current: Callable[[], bool] = lambda: True):
+async def append(partition: Partition, records: bytearray, *, current: Callable[[], bool] = lambda: True,
+                 verification: TxnVerification | None = None):
     """partition.append(records), with the checks of compressed batches off the event loop.
-    `current()` says whether the partition is still this broker's (not deleted meanwhile)."""
+    `current()` says whether the partition is still this broker's (not deleted meanwhile);
+    `verification`: see Log.append."""
     queue = _queues.get(partition)
     if (queue is None or not queue.waiting) and not has_compressed_batch(records):
-        return partition.append(records, now_ms())
+        return partition.append(records, now_ms(), verification=verification)
     if queue is None:
         queue = _queues[partition] = _Queue()
     queue.waiting += 1
@@ -87,7 +90,7 @@ async def append(partition: Partition, records: bytearray, *, current: Callable[
                     _executor(), check_for_append, records, log_.config, log_.dir.name)
                 if not (partition.is_leader and partition.log is log_ and current()):   # moved or deleted meanwhile
                     raise ApiError(Errors.NotLeaderForPartitionError)
-                return partition.append(records, now_ms(), records_checked=True)
-            return partition.append(records, now_ms())
+                return partition.append(records, now_ms(), records_checked=True, verification=verification)
+            return partition.append(records, now_ms(), verification=verification)
     finally:
         queue.waiting -= 1
