@@ -20,9 +20,12 @@ POISON_CONFIGS = {"log.cleaner.backoff.ms": "200", "offsets.topic.num.partitions
 COMPACTED = {"cleanup.policy": "compact", "segment.bytes": "1024", "min.cleanable.dirty.ratio": "0.01"}
 
 
+POISON_RECORDS = 2
+
+
 def poison_records() -> tuple[bytes, int]:
     """Two records, the second saying it has 7 headers and holding 1: no reader can go on."""
-    return record(0, b"k0", b"fine") + record(1, b"k1", b"bad", [(b"h", b"x")], header_count=7), 2
+    return record(0, b"k0", b"fine") + record(1, b"k1", b"bad", [(b"h", b"x")], header_count=7), POISON_RECORDS
 
 
 def plant(data_dir: Path, topic: str, partition: int, body: bytes, count: int) -> int:
