@@ -49,7 +49,8 @@ def inflate(codec: int, data, limit: int) -> Iterator[bytes]:
                 raise InvalidRecordError(f"the batch inflates past {limit} bytes "
                                          f"({MAX_INFLATION} x max.message.bytes): refused")
             yield chunk
-    except (zlib.error, RuntimeError, zstandard.ZstdError, cramjam.DecompressionError, ValueError) as exc:
+    except (zlib.error, RuntimeError, zstandard.ZstdError, cramjam.DecompressionError, ValueError,
+            struct.error) as exc:
         raise CorruptRecordError(f"cannot decompress the batch: {exc}") from None
 
 
@@ -118,6 +119,8 @@ def _snappy(data: bytes, limit: int) -> Iterator[bytes]:
         return
     pos = 16
     while pos < len(data):
+        if pos + 4 > len(data):
+            raise ValueError("truncated xerial snappy block size")
         (size,) = _INT32.unpack_from(data, pos)
         if size < 0 or pos + 4 + size > len(data):
             raise ValueError("bad xerial snappy block size")

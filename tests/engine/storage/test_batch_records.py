@@ -166,3 +166,10 @@ def test_every_codec_batch_built_by_kafka_python_is_taken():
         batch = builder.build()
         check(batch)
         assert HEADER_SIZE < len(batch)
+
+
+def test_a_xerial_snappy_stream_cut_inside_a_block_size_is_corrupt_message():
+    xerial = b"\x82SNAPPY\x00" + bytes([0, 0, 0, 1, 0, 0, 0, 1])
+    with pytest.raises(CorruptRecordError, match="cannot decompress"):
+        analyze_records(seal(records([b"x"]), 1, codec=CODECS["snappy"], compressed=xerial + b"\x00\x00"),
+                        LogConfig(), from_client=True)
