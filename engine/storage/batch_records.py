@@ -25,7 +25,6 @@ Pure computation over buffers: no I/O, not shared between threads.
 """
 from __future__ import annotations
 
-import struct
 from itertools import chain
 from typing import Iterator
 
@@ -35,12 +34,10 @@ from aiokafka.record.default_records import DefaultRecordBatch as FastRecordBatc
 from .decompression import inflate
 from .errors import InvalidRecordError
 from .record_stream import MIN_RECORD_LENGTH, VARINT_BYTES, RecordStream
-from .records import ATTRIBUTES_OFFSET, CODEC_MASK, HEADER, HEADER_SIZE, LOG_OVERHEAD, MIN_BATCH_LENGTH, BatchHeader
+from .records import CODEC_MASK, HEADER, HEADER_SIZE, MIN_BATCH_LENGTH, BatchHeader
 
 FAST_PATH_BYTES = 1 << 20
 ASSEMBLE_BYTES = 1 << 20
-_INT16 = struct.Struct(">h")
-_INT32 = struct.Struct(">i")
 _REFUSED = (CorruptRecordException, ValueError, IndexError)   # the C reader's (UnicodeDecodeError is a ValueError)
 
 
@@ -50,8 +47,8 @@ def check_records(buf, position: int, header: BatchHeader, limit: int) -> None:
     its compressed stream). `limit`: the most a batch may inflate to."""
     with memoryview(buf) as view:
         if not header.compression_type:
-            # A copy: the C reader keeps its buffer, and a refusal's traceback keeps the reader.
-            _check_whole(bytes(view[position:position + header.size]), header)
+            _check_group(bytes(view[position:position + header.size]), header, first_index=0,
+                         count=header.records_count)
             return
         plain = bytearray(view[position:position + HEADER_SIZE])
         compressed = bytes(view[position + HEADER_SIZE:position + header.size])
@@ -59,71 +56,70 @@ def check_records(buf, position: int, header: BatchHeader, limit: int) -> None:
     for chunk in chunks:
         plain += chunk
         if len(plain) > HEADER_SIZE + FAST_PATH_BYTES:   # too big to hold: read as it inflates
-            del plain[:HEADER_SIZE]
             _check_streamed(plain, chunks, header)
             return
-    _INT16.pack_into(plain, ATTRIBUTES_OFFSET, header.attributes & ~CODEC_MASK)
-    _INT32.pack_into(plain, LOG_OVERHEAD - 4, len(plain) - LOG_OVERHEAD)
-    _check_whole(bytes(plain), header)
+    _group_header(plain, header, len(plain) - HEADER_SIZE, header.records_count)
+    _check_group(plain, header, first_index=0, count=header.records_count)
 
 
-def _check_whole(batch: bytes, header: BatchHeader) -> None:
-    """The C reader over a whole uncompressed batch; if it refuses, RecordStream says why."""
-    _check_group(batch, header, first_index=0, count=header.records_count)
-
-
-def _check_group(batch: bytes, header: BatchHeader, *, first_index: int, count: int) -> None:
-    """`batch`: a batch header and the records first_index .. first_index + count - 1."""
+def _check_group(batch, header: BatchHeader, *, first_index: int, count: int) -> None:
+    """The C reader over `batch`, an uncompressed batch of the records first_index ..
+    first_index + count - 1; if it refuses, RecordStream reads them again to say why."""
     try:
         offsets = [record.offset for record in FastRecordBatch(batch)]
-        refused = None
+        refused = ""
     except _REFUSED as exc:
-        offsets, refused = None, exc
+        # Only its text is kept: its traceback would keep the reader, and the reader the buffer.
+        offsets, refused = None, str(exc)
     base = header.base_offset + first_index
     if offsets is not None and len(offsets) == count and offsets == list(range(base, base + count)):
         return
     # The C reader stops at recordsCount: a count that lies short, or an offset, shows here.
-    RecordStream(iter([batch[HEADER_SIZE:]]), first_index).check(first_index + count)
+    RecordStream(iter([bytes(batch[HEADER_SIZE:])]), first_index).check(first_index + count)
     raise InvalidRecordError(f"the records of the batch do not parse: {refused}" if refused else
                              "the records' offsets do not count up from the batch's base offset")
 
 
 def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHeader) -> None:
-    """The records of a big inflated batch, as they come (`pending` first, then `chunks`): each
-    run of complete records goes to the C reader in one go; a record over ASSEMBLE_BYTES is
-    read by RecordStream. Memory: `pending`, at most ASSEMBLE_BYTES and a chunk, and its copy."""
+    """The records of a big inflated batch, as they come (`pending`, a batch header and the
+    first records, then `chunks`): each run of whole records is checked in place by the C
+    reader, behind a header rewritten for it; a record over ASSEMBLE_BYTES is read by
+    RecordStream. Memory: `pending`, at most ASSEMBLE_BYTES and a chunk."""
     expected, index = header.records_count, 0
     while True:
-        end, count, next_length = _complete_records(pending, index)
+        end, count, next_length = _complete_records(pending, HEADER_SIZE, index)
         if count:
-            _check_group(_group_batch(header, pending, end, count), header, first_index=index, count=count)
-            del pending[:end]
+            _group_header(pending, header, end - HEADER_SIZE, count)
+            with memoryview(pending) as view, view[:end] as group:
+                _check_group(group, header, first_index=index, count=count)
+            del pending[HEADER_SIZE:end]
             index += count
             if index > expected:
                 raise InvalidRecordError(f"batch header says {expected} records, it holds more")
         if next_length is not None and next_length > ASSEMBLE_BYTES:
-            start = bytes(pending)
-            pending.clear()
+            with memoryview(pending) as view:
+                start = bytes(view[HEADER_SIZE:])
+            del pending[HEADER_SIZE:]
             stream = RecordStream(chain([start], chunks), index)
             del start
             stream.read_record()
             index += 1
-            pending = bytearray(stream.leftover())
+            pending += stream.leftover()
             continue
         chunk = next(chunks, None)
         if chunk is None:
             break
         pending += chunk
-    if pending:
-        RecordStream(iter([bytes(pending)]), index).check(expected)   # raises: a record cut short
+    if len(pending) > HEADER_SIZE:   # raises: a record cut short
+        RecordStream(iter([bytes(pending[HEADER_SIZE:])]), index).check(expected)
     if index != expected:
         raise InvalidRecordError(f"batch header says {expected} records, it holds {index}")
 
 
-def _complete_records(buf: bytearray, first_index: int) -> tuple[int, int, int | None]:
+def _complete_records(buf: bytearray, start: int, first_index: int) -> tuple[int, int, int | None]:
     """(end of the last whole record, how many whole records, the length of the next one if
-    its length varint is complete) in `buf`, which starts at a record."""
-    pos = count = 0
+    its length varint is complete) in `buf`, whose records start at `start`."""
+    pos, count = start, 0
     size = len(buf)
     while pos < size:
         raw, after = buf[pos], pos + 1
@@ -150,8 +146,7 @@ def _complete_records(buf: bytearray, first_index: int) -> tuple[int, int, int |
     return pos, count, None
 
 
-def _group_batch(header: BatchHeader, buf: bytearray, end: int, count: int) -> bytes:
-    """A batch for the C reader: the batch's header, uncompressed, around `count` records."""
-    head = header._replace(length=MIN_BATCH_LENGTH + end, attributes=header.attributes & ~CODEC_MASK,
-                           records_count=count)
-    return HEADER.pack(*head) + bytes(buf[:end])
+def _group_header(buf: bytearray, header: BatchHeader, records_bytes: int, count: int) -> None:
+    """Rewrite the header at the start of `buf` for the C reader: uncompressed, `count` records."""
+    HEADER.pack_into(buf, 0, *header._replace(length=MIN_BATCH_LENGTH + records_bytes,
+                                              attributes=header.attributes & ~CODEC_MASK, records_count=count))
