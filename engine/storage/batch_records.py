@@ -7,15 +7,16 @@ A batch is taken only if its records are exactly `recordsCount`, record i has of
 and every record parses: its key, value, header count, header keys and values all inside its
 length, its fields ending exactly there. A lie is INVALID_RECORD, as Kafka answers it.
 
-Who parses, so that it costs little (benchmarks/produce_consume.py, docs/engine/reliability.md):
+Who parses, so that it costs little (benchmarks/record_checks.py, docs/engine/reliability.md):
 - aiokafka's C record reader (Cython) parses a whole batch, every field of every record, at
   ~0.06 us a record. An uncompressed batch (the produce hot path) goes to it as it is; a
   compressed one once inflated, if it inflates to at most FAST_PATH_BYTES (every batch
   librdkafka or the Java client builds by default).
 - A batch that inflates further is never held whole: its records are read as they are
-  inflated (decompression.py bounds the total), complete ones grouped and handed to the C
-  reader chunk by chunk, and a record bigger than ASSEMBLE_BYTES read field by field in
-  Python (RecordStream), so memory stays at a chunk plus ASSEMBLE_BYTES.
+  inflated (decompression.py bounds the total), each run of whole records checked in place
+  by the C reader behind a header rewritten for it, and a record bigger than ASSEMBLE_BYTES
+  read field by field in Python (RecordStream), so memory stays at FAST_PATH_BYTES plus a
+  chunk (plus, for a big record, one copy of what was pending when it began).
 - When the C reader refuses, RecordStream reads the same bytes again to say which rule broke.
 
 Where the two readers differ (the C reader is more lenient): it takes a varint longer than
