@@ -76,3 +76,14 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
         base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
         database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")
 
+
+
+@pytest.fixture(scope="session")
+def poisoned_engine(tmp_path_factory):
+    """A one-broker engine whose compacted topic holds a corrupt batch written to disk
+    (tests/support/planted_batches.py): its cleaner gives that partition up, readers meet it.
+    Tests may add topics; they leave the planted ones as they are."""
+    from tests.support.planted_batches import poisoned_engine as start
+    planted = start(tmp_path_factory.mktemp("poisoned") / "data")
+    yield planted
+    planted.engine.kill()

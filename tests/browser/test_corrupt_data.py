@@ -11,20 +11,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ROOT
-from tests.support.planted_batches import poisoned_engine
 from tests.support.waiting import wait_until
 
 
 @pytest.fixture
-def poisoned_path(console_server, tmp_path):
-    planted = poisoned_engine(tmp_path / "data")
-    try:
-        out = subprocess.run([sys.executable, "manage.py", "cluster_add", "poisoned", planted.engine.bootstrap],
-                             cwd=ROOT, env=console_server.env, capture_output=True, text=True, check=True).stdout
-        cluster_id = re.search(r"\(id (\d+)\)", out).group(1)
-        yield planted, f"/clusters/{cluster_id}/"
-    finally:
-        planted.engine.kill()
+def poisoned_path(console_server, poisoned_engine):
+    out = subprocess.run([sys.executable, "manage.py", "cluster_add", "poisoned", poisoned_engine.engine.bootstrap],
+                         cwd=ROOT, env=console_server.env, capture_output=True, text=True, check=True).stdout
+    cluster_id = re.search(r"\(id (\d+)\)", out).group(1)
+    return poisoned_engine, f"/clusters/{cluster_id}/"
 
 
 def test_the_broker_page_and_the_browser_show_what_cannot_be_read(login, poisoned_path, shoot):

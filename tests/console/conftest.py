@@ -143,16 +143,6 @@ def celery_worker_factory(redis_server, tmp_path):
             worker.stop()
 
 
-@pytest.fixture(scope="session")
-def poisoned_engine(tmp_path_factory):
-    """A one-broker engine whose compacted topic holds a corrupt batch written to disk
-    (tests/support/planted_batches.py): the cleaner gives that partition up, the browser meets it."""
-    from tests.support.planted_batches import poisoned_engine as start
-    planted = start(tmp_path_factory.mktemp("poisoned") / "data")
-    yield planted
-    planted.engine.kill()
-
-
 @pytest.fixture
 def poisoned_cluster(db, poisoned_engine):
     return engine_cluster_row("poisoned engine", poisoned_engine.engine)

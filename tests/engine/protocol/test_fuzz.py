@@ -34,7 +34,7 @@ from tests.engine.protocol.test_compaction import read_from_zero
 from tests.support import fuzz, record_fuzz
 from tests.support.engine_process import EngineProcess
 from tests.support.groups import GroupClient, create_topic as create_compacted
-from tests.support.planted_batches import COMPACTED, POISON_CONFIGS, poisoned_engine
+from tests.support.planted_batches import COMPACTED, POISON_CONFIGS
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until
 
@@ -120,13 +120,6 @@ def test_mutated_requests_of_every_api_get_an_answer_or_a_closed_connection(fuzz
 
 # --- records inside compressed batches, while compacted topics are cleaned -------------------
 
-@pytest.fixture(scope="module")
-def poisoned(tmp_path_factory):
-    planted = poisoned_engine(tmp_path_factory.mktemp("record-fuzz") / "data")
-    yield planted
-    planted.engine.kill()
-
-
 def every_record(port: int, topic: str, partition: int) -> int:
     """Read the partition from its start with kafka.record (pure Python, the strictest reader
     here); every record must decode. Returns how many there were."""
@@ -158,7 +151,8 @@ def fetch_from(client: RawClient, topic: str, partition: int, offset: int):
     return client.request(request, 11, FetchResponse).responses[0].partitions[0]
 
 
-def test_mutated_records_inside_compressed_batches_while_compacted_topics_are_cleaned(poisoned):
+def test_mutated_records_inside_compressed_batches_while_compacted_topics_are_cleaned(poisoned_engine):
+    poisoned = poisoned_engine
     engine = poisoned.engine
     port, topic = engine.ports[0], "record-fuzz"
     create_compacted(engine.bootstrap, topic, 2, configs=COMPACTED)

@@ -3,22 +3,13 @@ reported in DescribeConfigs; every other compacted partition, `__consumer_offset
 goes on being cleaned (Kafka's LogCleanerManager)."""
 from __future__ import annotations
 
-import pytest
-
 from engine.coordinator.group_store import OFFSETS_TOPIC, partition_for
 from engine.protocol.configs import UNCLEANABLE_PARTITIONS
 from tests.engine.protocol.admin_support import admin_client, broker_configs
 from tests.engine.protocol.test_compaction import read_from_zero
 from tests.support.groups import GroupClient
-from tests.support.planted_batches import POISON_CONFIGS, poisoned_engine
+from tests.support.planted_batches import POISON_CONFIGS
 from tests.support.waiting import wait_until
-
-
-@pytest.fixture(scope="module")
-def poisoned(tmp_path_factory):
-    planted = poisoned_engine(tmp_path_factory.mktemp("uncleanable") / "data")
-    yield planted
-    planted.engine.kill()
 
 
 def uncleanable(bootstrap: str) -> str | None:
@@ -29,7 +20,8 @@ def uncleanable(bootstrap: str) -> str | None:
         admin.close()
 
 
-def test_the_partition_the_cleaner_cannot_read_is_reported_and_the_others_are_cleaned(poisoned, topic_name):
+def test_the_partition_the_cleaner_cannot_read_is_reported_and_the_others_are_cleaned(poisoned_engine):
+    poisoned = poisoned_engine
     engine = poisoned.engine
     client = GroupClient(engine, "offsets-while-poisoned")
     try:
