@@ -114,3 +114,14 @@ def pytest_runtest_teardown(item, nextitem):
             contents = getattr(connection, "_test_serialized_contents", None)
             if contents:
                 connection.creation.deserialize_db_from_string(contents)
+
+
+@pytest.fixture(scope="session")
+def poisoned_engine(tmp_path_factory):
+    """A one-broker engine whose compacted topic holds a corrupt batch written to disk
+    (tests/support/planted_batches.py): its cleaner gives that partition up, readers meet it.
+    Tests may add topics; they leave the planted ones as they are."""
+    from tests.support.planted_batches import poisoned_engine as start
+    planted = start(tmp_path_factory.mktemp("poisoned") / "data")
+    yield planted
+    planted.engine.kill()
