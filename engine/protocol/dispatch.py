@@ -27,6 +27,7 @@ from engine.protocol import registry
 from engine.protocol.broker_view import BrokerView
 from engine.protocol.stats import refused
 from engine.protocol.validation import InvalidRequest, null_violation
+from engine.security.settings import INTER_BROKER_USER
 
 log = logging.getLogger(__name__)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
@@ -43,6 +44,9 @@ class RequestContext:
     api_version: int
     client_host: str = ""
     session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
+    # The broker at the other end of an inter-broker connection (engine/protocol/inter_broker.py);
+    # None for every client connection.
+    inter_broker_peer: int | None = None
 
     @property
     def client_id(self) -> str | None:
@@ -50,7 +54,10 @@ class RequestContext:
 
     @property
     def principal(self) -> str:
-        """The authenticated user's name; Kafka's ANONYMOUS on listeners without SASL."""
+        """The authenticated user's name; the brokers' own principal on their inter-broker
+        connections; Kafka's ANONYMOUS on listeners without SASL."""
+        if self.inter_broker_peer is not None:
+            return INTER_BROKER_USER
         return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
 
     @property
@@ -91,7 +98,8 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None, *,
+                   inter_broker_peer: int | None = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
@@ -114,7 +122,7 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
     if problem:
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
-                         session=session)
+                         session=session, inter_broker_peer=inter_broker_peer)
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:

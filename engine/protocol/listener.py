@@ -65,12 +65,14 @@ _ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own acce
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer")
 
-    def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task) -> None:
+    def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
+                 inter_broker_peer: int | None = None) -> None:
         self.peer_host = peer_host
-        self.session = session          # None: no SASL on this listener
+        self.session = session          # None: no SASL on this listener (or a broker's own connection)
         self.task = task
+        self.inter_broker_peer = inter_broker_peer   # the broker at the other end of an inter-broker connection
         self.writer: asyncio.StreamWriter | None = None   # once connected (TLS: after the handshake)
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
@@ -169,6 +171,37 @@ class Listener:
             else:                      # never connected (refused TLS handshake, cancelled): the socket is ours
                 sock.close()
 
+    # --- the brokers' own connections (engine/protocol/inter_broker.py) ----------------------
+
+    async def accept_inter_broker(self, peer_node: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection from broker `peer_node` of this process: a socket pair, one end served
+        here (no TLS, no login, not counted against the connection limits), the other returned."""
+        ours, theirs = socket.socketpair()
+        task = asyncio.create_task(self._serve_inter_broker(ours, peer_node))
+        self._connections[task] = _Connection(f"broker {peer_node}", None, task, inter_broker_peer=peer_node)
+        try:
+            return await asyncio.open_connection(sock=theirs, limit=_READ_LIMIT)
+        except BaseException:
+            theirs.close()
+            task.cancel()
+            raise
+
+    async def _serve_inter_broker(self, sock: socket.socket, peer_node: int) -> None:
+        connection = self._connections[asyncio.current_task()]
+        try:
+            reader, connection.writer = await _open_streams(sock, None)
+            await self._serve_requests(reader, connection.writer, connection)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, asyncio.CancelledError):
+            pass
+        except Exception:  # noqa: BLE001 - a broken request must not take the listener down
+            log.exception("Unexpected error serving broker %d; closing its connection", peer_node)
+        finally:
+            del self._connections[connection.task]
+            if connection.writer is not None:
+                connection.writer.transport.abort()
+            else:
+                sock.close()
+
     # --- requests ---------------------------------------------------------------------------
 
     def _frame_limit(self, session: SaslSession | None) -> tuple[int, str]:
@@ -198,7 +231,8 @@ class Listener:
                     return
             connection.handling = True
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host, session)
+                response = await dispatch(self.broker, frame, connection.peer_host, session,
+                                          inter_broker_peer=connection.inter_broker_peer)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
@@ -233,9 +267,6 @@ class Listener:
                     log.info("Closing connection from %s: idle for more than %d ms (connections.max.idle.ms)",
                              connection.peer_host, idle_s * 1000)
                     connection.task.cancel()
-
-    def connection_count(self) -> int:
-        return len(self._connections)
 
 
 def _bind(host: str, port: int) -> list[socket.socket]:

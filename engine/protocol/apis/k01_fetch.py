@@ -25,10 +25,16 @@
   Kafka's collectAbortedTransactions), so that clients drop aborted records. The records
   stay zero-copy: control batches and aborted data are sent, and the client filters them.
   Every answer carries the partition's last stable offset.
-- Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
-  high watermark; the fetch offset is the follower's log end offset, which moves the high
-  watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
-  get no data while `leader.replication.throttled.rate` is exceeded.
+- Replica fetches (replica_id >= 0, or ReplicaState's in v15+) read up to the log end instead
+  of the high watermark; the fetch offset is the follower's log end offset, which moves the
+  high watermark and may grow the ISR. Only the replica itself may send one: it comes over
+  its broker's inter-broker connection (engine/protocol/inter_broker.py), which no client
+  socket reaches. From anyone else - any version, any replica id - every partition is
+  answered TOPIC_AUTHORIZATION_FAILED, as Kafka answers a follower fetch without
+  ClusterAction, and nothing changes. A follower's fetch offset outside the leader's log
+  (past its end) is OFFSET_OUT_OF_RANGE and moves nothing either (Kafka's rule).
+  Partitions named in `leader.replication.throttled.replicas` get no data while
+  `leader.replication.throttled.rate` is exceeded.
 - Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
   `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
   set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
@@ -41,6 +47,7 @@ Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full reque
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 
@@ -51,6 +58,7 @@ from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
+from engine.protocol.stats import refused
 from engine.protocol.validation import require
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
@@ -58,6 +66,7 @@ from engine.storage.errors import StorageError
 TopicResponse = FetchResponse.FetchableTopicResponse
 PartitionData = TopicResponse.PartitionData
 AbortedTransaction = PartitionData.AbortedTransaction
+log = logging.getLogger(__name__)
 
 
 class SentSlice:
@@ -86,6 +95,12 @@ async def handle_fetch(ctx, request: FetchRequest):
     require(request.max_bytes >= 0, f"max_bytes is negative ({request.max_bytes})")
     require(all(p.partition_max_bytes >= 0 for t in request.topics for p in t.partitions),
             "a partition_max_bytes is negative")
+    replica_id = replica_id_of(ctx, request)
+    if replica_id >= 0 and not may_fetch_as_replica(ctx, replica_id):
+        refused(log, "replica_fetches_refused", "Refused a replica fetch as broker %d from %s (%s): only that "
+                "broker's own inter-broker connection may fetch as its replica", replica_id, ctx.client_host,
+                ctx.principal)
+        return _refused_response(ctx, request, Errors.TopicAuthorizationFailedError.errno)
     broker = ctx.broker
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
@@ -111,6 +126,30 @@ class PartitionRead:
         self.slice: SentSlice | None = None
         self.size = 0
         self.partition = None
+
+
+def may_fetch_as_replica(ctx, replica_id: int) -> bool:
+    """Only broker `replica_id`'s own inter-broker connection proves that a fetch comes from
+    that replica. (Once ACLs exist, Kafka's check belongs here too: ClusterAction on the
+    cluster, KafkaApis.handleFetchRequest.)"""
+    return ctx.inter_broker_peer == replica_id
+
+
+def _refused_response(ctx, request, error_code: int):
+    """Every partition of the request answered `error_code`, nothing read."""
+    by_id = ctx.api_version >= 13
+    image = ctx.broker.image
+    topics = []
+    for topic in request.topics:
+        name = topic.topic
+        if by_id:
+            state = image.topics_by_id.get(topic.topic_id)
+            name = state.name if state else None
+        topics.append(TopicResponse(topic=name, topic_id=topic.topic_id, partitions=[
+            PartitionData(partition_index=p.partition, error_code=error_code, high_watermark=-1,
+                          last_stable_offset=-1, log_start_offset=-1, aborted_transactions=None,
+                          preferred_read_replica=-1, records=b"") for p in topic.partitions]))
+    return FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
 
 
 def replica_id_of(ctx, request) -> int:
