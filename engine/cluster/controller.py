@@ -30,7 +30,7 @@ from engine.cluster import state_machines as SM
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
-from engine.cluster import slices
+from engine.cluster import internal_topics, slices
 from engine.cluster.new_topics import NewTopics
 from engine.cluster.topics import collision_key, validate_topic_name
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
@@ -511,6 +511,7 @@ class Controller:
         topic = self.image.topics.get(name)
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
+        internal_topics.check_partition_count_change(name, self.broker_config)
         current = len(topic.partitions)
         if count == current:
             raise ApiError(Errors.InvalidPartitionsError, f"Topic already has {current} partition(s).")
@@ -541,6 +542,7 @@ class Controller:
             parsed = validate_topic_configs(changes)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        internal_topics.check_topic_configs(name, self.image.topics[name].configs, parsed, self.broker_config)
         if validate_only:
             return
         records = [R.config_record("topic", name, key, parsed.get(key)) for key in changes]

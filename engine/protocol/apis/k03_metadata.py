@@ -25,7 +25,7 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from engine.cluster import slices
 from engine.cluster.topics import validate_topic_name
-from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.cluster.internal_topics import OFFSETS_TOPIC, TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.acl_operations import CLUSTER_OPERATIONS, TOPIC_OPERATIONS
 from engine.protocol.registry import api
@@ -88,10 +88,13 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
         return _error_topic(exc.code, name)
     if name in image.topics:
         return _topic(name, image, live)
-    if name == OFFSETS_TOPIC and allow_create:
-        # Internal: created with the offsets.topic.* settings, never with num.partitions
-        # (as Kafka's AutoTopicCreationManager does).
-        ctx.coordinator.ensure_offsets_topic()
+    if name in (OFFSETS_TOPIC, TXN_TOPIC) and allow_create:
+        # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*),
+        # never with num.partitions, as Kafka's AutoTopicCreationManager does.
+        if name == OFFSETS_TOPIC:
+            ctx.coordinator.ensure_offsets_topic()
+        else:
+            ctx.broker.txn_coordinator.ensure_topic()
         return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:
