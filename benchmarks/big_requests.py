@@ -3,8 +3,8 @@
 A 2-broker engine in its own process (its brokers share one event loop). A pinger sends
 ApiVersions to broker 1 back to back and times each round trip: first idle, then while
 broker 0 works on each big request in turn - a Metadata request naming 1M topics (9.5 MiB,
-the reproduction), and ListOffsets, Fetch, OffsetFetch, DeleteTopics naming --names
-partitions or topics, and DescribeConfigs of one topic 2,000 times. Prints, per request, its
+the reproduction), and ListOffsets, Fetch, OffsetFetch, DeleteTopics, CreateTopics naming
+--names partitions or topics, and DescribeConfigs of one topic 2,000 times. Prints, per request, its
 size and answer time, and the pinger's p50 / p99 / max beside the idle figures. The target
 is an ApiVersions p99 of at most 100 ms while the big requests run.
 Peer: the idle figures of the same run (a Kafka cluster is no fairer peer here: its request
@@ -123,7 +123,8 @@ def main() -> int:
     many = [f"t{i:07d}" for i in range(max(args.metadata_names, args.names))]
     requests = [framed(metadata_v9, many[:args.metadata_names])]
     requests += [framed(build, many[:args.names]) for build in (shapes.list_offsets, shapes.fetch,
-                                                                shapes.offset_fetch, delete_topics)]
+                                                                shapes.offset_fetch, delete_topics,
+                                                                shapes.create_topics)]
     requests.append(framed(shapes.describe_configs, []))
     with tempfile.TemporaryDirectory() as tmp:
         engine = EngineProcess(Path(tmp) / "data", brokers=2, admin=False,

@@ -8,7 +8,8 @@ import uuid
 
 import kafka.errors as Errors
 import pytest
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+from kafka.protocol.admin import (CreateTopicsRequest, CreateTopicsResponse, DescribeConfigsRequest,
+                                  DescribeConfigsResponse)
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetFetchRequest, OffsetFetchResponse)
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
@@ -55,6 +56,14 @@ def fetch(names: list[str]):
         12, FetchResponse
 
 
+def create_topics(names: list[str]):
+    """Illegal names: every topic is validated and refused (INVALID_TOPIC_EXCEPTION)."""
+    T = CreateTopicsRequest.CreatableTopic
+    return CreateTopicsRequest(topics=[T(name=f"{n}!", num_partitions=1, replication_factor=1, assignments=[],
+                                         configs=[]) for n in names], timeout_ms=60000, validate_only=False), \
+        7, CreateTopicsResponse
+
+
 def offset_fetch(names: list[str]):
     """To the group's coordinator: a partition of each of the topics."""
     T = OffsetFetchRequest.OffsetFetchRequestTopic
@@ -85,7 +94,7 @@ def coordinator_of(port: int, group: str) -> int:
     return wait_until(found, message="a coordinator for the group") - 1
 
 
-@pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs])
+@pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, response_class = build(names)
