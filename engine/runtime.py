@@ -23,6 +23,7 @@ from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
 from engine.storage.dir_lock import DirLock
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
+from engine.protocol.inter_broker import InterBrokerNetwork
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
 from engine.security.settings import SecuritySettings
@@ -59,8 +60,12 @@ class Engine:
         # Client listeners' TLS / SASL (engine/security/settings.py); PLAINTEXT unless asked.
         self.security = security or SecuritySettings()
         self.security.scram_lookup = self.controller.scram_credential
+        # The brokers reach each other over socket pairs no client can reach (engine/protocol/inter_broker.py).
+        self.inter_broker = InterBrokerNetwork()
         for broker in self.brokers:
             broker.listener = Listener(broker, host, broker.port, self.security)
+            broker.inter_broker = self.inter_broker
+            self.inter_broker.attach(broker.node_id, broker.listener)
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).

@@ -90,7 +90,7 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
     monkeypatch.setattr(file_records.os, "dup", dup_once)
     held_before = DESCRIPTORS.slices_open
     try:
-        reads = k01_fetch._read_all(ctx, request)
+        reads = asyncio.run(k01_fetch._read_all(ctx, request))
     finally:
         os.close(fd)
     assert [r.error for r in reads] == [0, Errors.KafkaStorageError.errno]
