@@ -16,7 +16,6 @@ whatever its codec.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from jmespath.exceptions import JMESPathError
 
 from console.errors import InvalidInput
 from console.kafka_gateway.batches import NO_COMPRESSION, BatchInfo
+from console.user_regex import compile_user_regex
 
 FIELDS = ("value", "key", "header")
 MODES = ("", "substring", "regex")
@@ -108,11 +108,8 @@ def _text_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
     if spec.mode == "substring":
         needle = spec.text.encode("utf-8")
         return lambda data: needle in data
-    try:
-        pattern = re.compile(spec.text.encode("utf-8"))
-    except re.error as exc:
-        raise InvalidInput(f"Bad regular expression {spec.text!r}: {exc}.") from exc
-    return lambda data: pattern.search(data) is not None
+    search = compile_user_regex(spec.text, as_bytes=True).search
+    return lambda data: search(data) is not None
 
 
 def _literal(text: str):

@@ -8,12 +8,12 @@ unmasked.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import orjson
 
 from console.errors import InvalidInput
+from console.user_regex import compile_user_regex
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,7 @@ class Rule:
 
 def check_rule(*, kind: str, pattern: str) -> None:
     if kind == "regex":
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise InvalidInput(f"Bad regular expression {pattern!r}: {exc}.") from exc
+        compile_user_regex(pattern)
     elif kind == "json_field":
         if not pattern or not all(part for part in pattern.split(".")):
             raise InvalidInput(f"{pattern!r} is not a dotted JSON field path (like card.number).")
@@ -41,7 +38,7 @@ class Masker:
 
     def __init__(self, rules: list[Rule]) -> None:
         self._fields = [(r.pattern.split("."), r.replacement) for r in rules if r.kind == "json_field"]
-        self._regexes = [(re.compile(r.pattern), r.replacement) for r in rules if r.kind == "regex"]
+        self._regexes = [(compile_user_regex(r.pattern), r.replacement) for r in rules if r.kind == "regex"]
 
     def __bool__(self) -> bool:
         return bool(self._fields or self._regexes)

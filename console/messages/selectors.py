@@ -7,6 +7,7 @@ partition, so a page can be linked, reloaded and paged forwards or backwards.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
@@ -284,6 +285,7 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
     later in the same scan; matches still waiting when the scan ends are resolved by the
     browser's bounded look-ahead (open, or unknown past it), just before "done". So a
     transactional match may come after later matches of other producers."""
+    started = time.monotonic()
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     compiled = record_filter(spec=query.filter, presenter=presenter)
     with _reader(cluster, topic) as reader:
@@ -306,7 +308,7 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
                 yield kind, _presented(item, presenter)
             else:
                 if kind == "done" and held:
-                    for record in _outcomes_after_the_scan(reader, held.release()):
+                    for record in _outcomes_after_the_scan(reader, held.release(), deadline=started + query.limits.max_seconds):
                         yield "match", _presented(record, presenter)
                 yield kind, item
 
@@ -315,7 +317,9 @@ def _presented(record: ConsumedRecord, presenter: Presenter) -> tuple[ConsumedRe
     return record, presenter.present(record)
 
 
-def _outcomes_after_the_scan(reader: TopicReader, records: list[ConsumedRecord]) -> list[ConsumedRecord]:
+def _outcomes_after_the_scan(reader: TopicReader, records: list[ConsumedRecord], *,
+                             deadline: float) -> list[ConsumedRecord]:
+    """The held matches' outcomes, looked for within what is left of the search's time budget."""
     partitions = sorted({r.partition for r in records})
     ends = {p: o.high_watermark for p, o in reader.offsets(partitions).items()}
-    return sorted(transaction_outcomes(reader, records, ends), key=lambda r: (r.partition, r.offset))
+    return sorted(transaction_outcomes(reader, records, ends, deadline=deadline), key=lambda r: (r.partition, r.offset))
