@@ -31,6 +31,7 @@ class Decoded:
     text: str | None                 # None: the field is null
     format: str                      # the format that produced `text` (auto resolves to json/string/hex)
     error: str | None = None         # the decoder's complaint; `text` is then the raw bytes in hex
+    note: str = ""                   # what a person should know about how it was read (framing, masking)
 
 
 class DecodeError(ValueError):

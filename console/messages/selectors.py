@@ -84,7 +84,8 @@ def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | N
     return Presenter(deserializers=deserializers, key_format=formats.get("key") or row.key_format,
                      value_format=formats.get("value") or row.value_format,
                      header_format=formats.get("header") or row.header_format, masker=masker,
-                     key_deserializers=key_deserializers)
+                     key_deserializers=key_deserializers,
+                     read_formats=(row.key_format, row.value_format, row.header_format))
 
 
 # --- browse ----------------------------------------------------------------------------------
@@ -256,9 +257,10 @@ def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, ma
 
 
 def record_filter(*, spec: FilterSpec, presenter: Presenter) -> RecordFilter:
-    """The compiled filter; for a masked reader it compares masked values (see masking)."""
-    masker = presenter.masker
-    return RecordFilter(spec, transform=masker.mask_bytes if masker is not None else None)
+    """The compiled filter; for a masked reader it compares the masked text (see masking)."""
+    if not presenter.masks:
+        return RecordFilter(spec)
+    return RecordFilter(spec, transform=presenter.compared_value, header_transform=presenter.compared_header)
 
 
 # --- search, tail and export ------------------------------------------------------------------

@@ -25,6 +25,7 @@ from console.messages.forms import (
     search_query_from,
 )
 from console.messages.models import FORMATS
+from console.messages.presenting import Withheld
 from console.web import page
 
 
@@ -69,12 +70,18 @@ def message_detail(request, cluster_id: int, name: str, partition: int, offset: 
 
 @page(VIEWER)
 def message_raw(request, cluster_id: int, name: str, partition: int, offset: int):
-    """The value's bytes as a download (masked as text for a viewer when the topic has masks)."""
+    """The value's bytes as a download; for a masked reader, the masked text (or a page saying
+    why the value is withheld)."""
     cluster = cluster_get(cluster_id=cluster_id)
     record, _view, presenter = selectors.message_get(cluster=cluster, topic=name, partition=partition,
-                                                     offset=offset, mask=masked_for(request.user))
-    response = HttpResponse(presenter.raw_value(record), content_type="application/octet-stream")
-    response["Content-Disposition"] = f'attachment; filename="{name}-{partition}-{offset}.bin"'
+                                                     offset=offset, mask=masked_for(request.user),
+                                                     formats=formats_from(request.GET))
+    try:
+        data, suffix = presenter.raw_value(record)
+    except Withheld as exc:
+        return render(request, "error.html", {"message": str(exc)}, status=403)
+    response = HttpResponse(data, content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="{name}-{partition}-{offset}.{suffix}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

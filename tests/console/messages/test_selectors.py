@@ -187,7 +187,7 @@ def test_large_values_are_previewed(cluster, engine_cluster):
     produce_confluent(engine_cluster.bootstrap, topic, [{"value": big}], **{"message.max.bytes": 4 << 20})
     record, view, presenter = selectors.message_get(cluster=cluster, topic=topic, partition=0, offset=0, mask=False)
     assert view.value_truncated and view.value_size == len(big) and len(view.value.text) < 100_000
-    assert presenter.raw_value(record) == big
+    assert presenter.raw_value(record) == (big, "bin")
 
 
 def test_tail_caps_what_it_shows_and_counts_the_rest(cluster, engine_cluster):
