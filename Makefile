@@ -19,7 +19,7 @@ JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
 RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
 TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm
 
-.PHONY: run engine test venv js-clients bench clean system-deps run-deps
+.PHONY: run engine test venv js-clients bench docs clean system-deps run-deps
 
 venv: $(STAMP)
 
@@ -52,6 +52,10 @@ engine: venv
 
 test: system-deps venv js-clients
 	$(PY) -m pytest
+
+# The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
+docs: venv
+	$(PY) -m mkdocs build --strict
 
 bench: venv
 	$(PY) benchmarks/produce_consume.py
