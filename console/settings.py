@@ -111,6 +111,8 @@ TEMPLATES = [
                 "console.accounts.context_processors.role",
                 "console.clusters.context_processors.nav_cluster",
             ],
+            # Units filters (|duration, |size, |count, |when ...) in every template, without {% load %}.
+            "builtins": ["console.templatetags.units"],
         },
     },
 ]
