@@ -14,7 +14,7 @@
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone as dt_timezone
 
 from django import template
 from django.utils import timezone
@@ -24,21 +24,37 @@ from console import formatting
 
 register = template.Library()
 
-register.filter("duration", formatting.duration)
-register.filter("duration_s", formatting.duration_seconds)
-register.filter("size", formatting.size)
-register.filter("size_rate", formatting.size_rate)
-register.filter("count", formatting.count)
-register.filter("rate", formatting.rate)
-register.filter("percent", formatting.percent)
+
+
+def _lenient(function):
+    """A value that is not a number (a template's "—", a config's text) is shown as it is."""
+    def show(value):
+        if value is None or value == "":
+            return formatting.NONE
+        try:
+            return function(value if isinstance(value, (int, float)) else float(value))
+        except (TypeError, ValueError):
+            return str(value)
+    show.__name__ = function.__name__
+    return show
+
+
+for _name, _function in (("duration", formatting.duration), ("duration_s", formatting.duration_seconds),
+                         ("size", formatting.size), ("size_rate", formatting.size_rate),
+                         ("count", formatting.count), ("rate", formatting.rate), ("percent", formatting.percent)):
+    register.filter(_name, _lenient(_function))
 
 
 def _moment(value) -> datetime | None:
+    """An aware datetime, from a datetime or epoch milliseconds; None for nothing or nonsense."""
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        return value if timezone.is_aware(value) else timezone.make_aware(value, timezone.utc)
-    return datetime.fromtimestamp(float(value) / 1000, tz=timezone.utc)
+        return value if timezone.is_aware(value) else timezone.make_aware(value, dt_timezone.utc)
+    try:
+        return datetime.fromtimestamp(float(value) / 1000, tz=dt_timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
 
 
 @register.filter
