@@ -71,13 +71,13 @@ def registered_schemas() -> list[RegisteredSchema]:
 def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | None = None) -> Presenter:
     """The topic's deserializers (formats overridable per request) and, if `mask`, its masks."""
     row = message_settings_get(cluster=cluster, topic=topic)
-    registered = {s.schema_id: s.schema for s in registered_schemas()}
-    deserializers = Deserializers(avro_schema=row.avro_schema, registered_schemas=registered,
-                                  protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
-                                  protobuf_message_type=row.protobuf_message_type)
-    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, registered_schemas=registered,
-                                      protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
-                                      protobuf_message_type=row.protobuf_message_type)
+    schemas = registered_schemas()
+    common = {"registered_schemas": {s.schema_id: s.schema for s in schemas},
+              "subjects": {s.schema_id: s.subject for s in schemas},
+              "protobuf_descriptor_set": bytes(row.protobuf_descriptor_set or b""),
+              "protobuf_message_type": row.protobuf_message_type}
+    deserializers = Deserializers(avro_schema=row.avro_schema, **common)
+    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, **common)
     formats = formats or {}
     masker = Masker([Rule(r.kind, r.pattern, r.replacement) for r in masking_rules(cluster=cluster, topic=topic)]) \
         if mask else None
