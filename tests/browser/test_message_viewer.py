@@ -112,7 +112,7 @@ def test_browse_lists_newest_first_from_newest_and_the_switch_flips_the_order(lo
     expect(rows.first.locator("td.num").last).to_have_text(re.compile(r"^\d+ B$"))
     key = rows.first.locator(".msg-key")
     assert key.evaluate("td => getComputedStyle(td).whiteSpace") == "nowrap"
-    lines = key.evaluate("""td => { const text = [...td.childNodes].find(n => n.nodeType === 3 && n.nodeValue.trim());
+    lines = key.evaluate("""td => { const text = td.querySelector(".text").firstChild;
                                     const range = document.createRange(); range.selectNodeContents(text);
                                     return new Set([...range.getClientRects()].map(r => r.top)).size; }""")
     assert lines == 1
