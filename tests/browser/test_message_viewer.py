@@ -279,7 +279,7 @@ def test_the_produce_form_keeps_its_values_and_links_to_the_record(login, viewer
 def test_screenshots_of_the_viewer(login, viewer_data, shoot, color_scheme, viewport):
     operator = login("operator", viewport=viewport, color_scheme=color_scheme)
     json_topic = viewer_data["json"]
-    pages = [("messages-browse", messages_url(operator, json_topic)),
+    pages = [("messages-browse", messages_url(operator, json_topic, "?count=12")),
              ("messages-record", messages_url(operator, viewer_data["avro"], "0/2/?value_format=avro")),
              ("messages-search", messages_url(operator, json_topic, "search?text=needle")),
              ("messages-tail", messages_url(operator, json_topic, "tail")),
