@@ -18,12 +18,13 @@ from console.analytics.liveness import heartbeat
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_compact_day, lake_days, lake_prune
 from console.clusters.models import Cluster
+from console.enqueue import QueueUnavailable, enqueue, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
-from console.task_queue import QueueUnavailable, enqueue
 
 log = logging.getLogger(__name__)
 JOB_DAYS = 7          # the jobs read this many days of the lake
+RUN_TASK = "console.analytics.tasks.analytics_run"
 
 
 KIND_NAMES = {AnalyticsRun.LAKE: "Analytics", AnalyticsRun.RECORDS: "Topic contents analytics",
@@ -48,23 +49,22 @@ def analytics_run_request(*, cluster: Cluster, actor, kind: str = AnalyticsRun.L
             run = AnalyticsRun.objects.create(cluster=cluster, kind=kind, params=params or {},
                                               requested_by=actor if getattr(actor, "pk", None) else None)
             details["run"] = run.pk
-            transaction.on_commit(lambda: analytics_run_send(run=run))
+            analytics_run_send_on_commit(run=run)
     notify_on_commit("analytics.queued", {"cluster": cluster.pk, "run": run.pk, "kind": kind})
     return run
 
 
-def analytics_run_send(*, run: AnalyticsRun, fail_if_unsent: bool = True) -> None:
-    """Send a queued run to the analytics queue, once its row is committed (the worker reads
-    it). If the broker cannot take it, the run fails with the reason and QueueUnavailable is
-    raised (out of the commit, to the caller): no run stays queued for a task never sent."""
-    from console.analytics.tasks import analytics_run
-    try:
-        enqueue(analytics_run, (run.pk,), what=f"analytics run {run.pk}")
-    except QueueUnavailable as exc:
-        if fail_if_unsent:
-            analytics_run_fail(run_id=run.pk, states=(AnalyticsRun.QUEUED,), error=str(exc))
-        raise
-    AnalyticsRun.objects.filter(pk=run.pk).update(sent_at=timezone.now())
+def analytics_run_send_on_commit(*, run: AnalyticsRun, raise_unsent: bool = True) -> None:
+    """Send a queued run to the analytics queue once its row is committed (the worker reads
+    it). If the broker cannot take it, the run fails with the reason, and QueueUnavailable goes
+    on to the caller (out of the commit) if `raise_unsent`: no run stays queued for a task never sent."""
+    run_id = run.pk
+
+    def fail(exc: QueueUnavailable) -> bool:
+        analytics_run_fail(run_id=run_id, states=(AnalyticsRun.QUEUED,), error=str(exc))
+        return raise_unsent
+    AnalyticsRun.objects.filter(pk=run_id).update(sent_at=timezone.now())
+    enqueue_on_commit(RUN_TASK, run_id, what=f"analytics run {run_id}", on_failure=fail)
 
 
 def what_if_request(*, cluster: Cluster, actor, topic: str, retention_ms: int | None,
@@ -87,16 +87,9 @@ def analytics_runs_schedule(*, kind: str = AnalyticsRun.LAKE) -> list[AnalyticsR
     busy = AnalyticsRun.objects.filter(kind=kind, state__in=AnalyticsRun.ACTIVE).values("cluster")
     for cluster in Cluster.objects.exclude(pk__in=busy):
         run = AnalyticsRun.objects.create(cluster=cluster, kind=kind)
-        transaction.on_commit(lambda run=run: _send_or_log(run))
+        analytics_run_send_on_commit(run=run, raise_unsent=False)
         queued.append(run)
     return queued
-
-
-def _send_or_log(run: AnalyticsRun) -> None:
-    try:
-        analytics_run_send(run=run)
-    except QueueUnavailable as exc:
-        log.warning("%s", exc)
 
 
 def analytics_run_execute(*, run_id: int, spark, worker: str = "") -> AnalyticsRun | None:
@@ -209,10 +202,11 @@ def analytics_watchdog_sweep() -> dict[str, list[int]]:
     unsent = Q(sent_at__lt=resend_before) | Q(sent_at__isnull=True, created_at__lt=resend_before)
     for run in queued.filter(unsent, created_at__gte=too_old):
         try:
-            analytics_run_send(run=run, fail_if_unsent=False)
+            enqueue(RUN_TASK, run.pk, what=f"analytics run {run.pk}")
         except QueueUnavailable as exc:
             log.warning("%s", exc)
             break
+        AnalyticsRun.objects.filter(pk=run.pk).update(sent_at=timezone.now())
         acted["resent"].append(run.pk)
     return acted
 

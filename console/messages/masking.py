@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import orjson
 
-from console.messages.deserializers import Decoded
-
+from console.accounts.roles import OPERATOR, has_role
 from console.errors import InvalidInput
+from console.messages.deserializers import Decoded
 from console.user_regex import compile_user_regex
 
 
@@ -88,6 +88,11 @@ def _replace(document, path: list[str], replacement: str) -> bool:
         document[path[-1]] = replacement
         return True
     return False
+
+
+def masked_for(user) -> bool:
+    """Viewers see masked values; operators and admins see them as they are."""
+    return not has_role(user, OPERATOR)
 
 
 # Formats whose decoded text is a document with field paths (Avro, Protobuf and MessagePack

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from console.accounts.services import audited
 from console.clusters.models import Cluster
+from console.enqueue import QueueUnavailable, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
 from console.reassignments.models import PartitionLock, Reassignment, ReassignmentMove
@@ -24,12 +25,12 @@ from console.reassignments.plan_json import check_replicas
 from console.reassignments.plan_summary import PlanSummary, summarize
 from console.reassignments.planner import Key, Placement, PlanGoals, plan_placement
 from console.reassignments.selectors import Snapshot, cluster_snapshot
-from console.task_queue import QueueUnavailable, enqueue
 
 log = logging.getLogger(__name__)
 
 SCENARIOS = ("rebalance", "add", "decommission", "restrict", "rf")
 MAX_THROTTLE = 10 * 1024 ** 3
+STEP_TASK = "console.reassignments.tasks.reassignment_step"
 
 
 def plan_generate(*, cluster: Cluster, actor, name: str, scenario: str, topics: Iterable[str] | None = None,
@@ -227,19 +228,16 @@ def _kick_on_commit(job: Reassignment, *, undo_start: bool = False) -> None:
     If the task queue cannot be reached: a job being started (`undo_start`) is a draft again
     and the caller gets QueueUnavailable; an active job's new chain is left to the watchdog,
     which restarts it once the queue is back."""
-    from console.reassignments.tasks import reassignment_step
     job_id, token, name = job.pk, job.tick_token, job.name
 
-    def send() -> None:
-        try:
-            enqueue(reassignment_step, (job_id, token),
-                    what=f"the job {name!r}" if undo_start else f"the job {name!r}'s next step")
-        except QueueUnavailable as exc:
-            if undo_start:
-                _undo_start(job_id=job_id, token=token)
-                raise
-            log.warning("%s The watchdog restarts the job once the queue is back.", exc)
-    transaction.on_commit(send)
+    def failed(exc: QueueUnavailable) -> bool:
+        if undo_start:
+            _undo_start(job_id=job_id, token=token)
+            return True
+        log.warning("%s The watchdog restarts the job once the queue is back.", exc)
+        return False
+    enqueue_on_commit(STEP_TASK, job_id, token, on_failure=failed,
+                      what=f"the job {name!r}" if undo_start else f"the job {name!r}'s next step")
 
 
 def _undo_start(*, job_id: int, token: str) -> None:
