@@ -93,6 +93,20 @@
     cell(row, units.size(Number(message.size)), "num");
     return row;
   }
+  // Records the console could not decode (a corrupt batch): their offsets and why, no bytes.
+  function undecodableRow(row, message) {
+    cell(row, String(Number(message.offset)), "num");
+    timeCell(row, message);
+    var td = cell(row, "");
+    td.colSpan = 3;
+    var span = document.createElement("span");
+    span.className = "badge status-stop";
+    span.textContent = "undecodable";
+    td.appendChild(span);
+    td.appendChild(document.createTextNode(" " + message.undecodable));
+    cell(row, "", "num");
+    return row;
+  }
   // `detailQuery`: the decoders chosen on the page, so a record opens read the same way.
   function build(message, detailBase, detailQuery) {
     var row = document.createElement("tr");
@@ -104,6 +118,10 @@
     if (message.control) {
       row.dataset.control = message.control;
       return markerRow(row, message);
+    }
+    if (message.undecodable) {
+      row.dataset.undecodable = "true";
+      return undecodableRow(row, message);
     }
     var link = document.createElement("a");
     link.href = detailBase + partition + "/" + offset + "/" + (detailQuery ? "?" + detailQuery : "");
