@@ -77,4 +77,6 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
     path("api/", include((api, "api"))),
+    path("metrics", include("console.metrics.urls")),
+    path("clusters/<int:cluster_id>/alerts/", include("console.alerts.urls")),
 ]

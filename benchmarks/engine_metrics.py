@@ -1,0 +1,107 @@
+"""What the engine's metrics cost produce throughput, in the same run:
+
+- **counting off**: the engine with its metric hooks replaced by empty functions (a
+  `sitecustomize` in the engine's PYTHONPATH; the calls themselves stay), no metrics port;
+- **counting**: the engine as shipped, no metrics port;
+- **counting + scraped**: `--metrics-port`, every broker scraped once a second (Prometheus
+  scrapes every 15-60 s: this is the heavy end) while the producer runs.
+
+Each is confluent-kafka producing N records of 100 bytes, acks=1, to 6 partitions of a
+3-broker engine (one process), in rounds that alternate the three, so that a drift of the
+machine hits them alike. Prints each round, the median records/s of each and their ratios.
+
+    .venv/bin/python benchmarks/engine_metrics.py [--records 300000] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.produce_consume import create_topic, produce  # noqa: E402
+from tests.support.engine_process import EngineProcess, free_port_range  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+NO_COUNTING = """
+from engine.metrics import stats
+def _nothing(*args, **kwargs):
+    return None
+for name in ("produced", "fetched", "handled", "completed"):
+    setattr(stats.BrokerStats, name, _nothing)
+stats.log_flushed = _nothing
+"""
+
+
+def run(variant: str, records: int, work: Path) -> float:
+    env_before = os.environ.get("PYTHONPATH")
+    extra = []
+    if variant == "counting off":
+        site = work / "no-counting"
+        site.mkdir(exist_ok=True)
+        (site / "sitecustomize.py").write_text(NO_COUNTING)
+        os.environ["PYTHONPATH"] = f"{site}:{ROOT}"
+    metrics_port = None
+    if variant == "counting + scraped":
+        metrics_port = free_port_range(3)
+        extra = ["--metrics-port", str(metrics_port)]
+    engine = EngineProcess(Path(tempfile.mkdtemp(dir=work)) / "data", brokers=3, extra_args=extra).start()
+    if env_before is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = env_before
+    stop = threading.Event()
+    scrapes = [0]
+
+    def scrape_every_second() -> None:
+        while not stop.wait(1.0):
+            for b in range(3):
+                with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port + b}/metrics", timeout=10) as r:
+                    r.read()
+                scrapes[0] += 1
+    scraper = threading.Thread(target=scrape_every_second, daemon=True) if metrics_port else None
+    try:
+        create_topic(engine.bootstrap, "bench", replication=1)
+        if scraper:
+            scraper.start()
+        rate = produce(engine.bootstrap, records, 100, topic="bench")
+    finally:
+        stop.set()
+        if scraper:
+            scraper.join(15)
+        engine.terminate()
+    note = f" ({scrapes[0]} scrapes)" if scraper else ""
+    print(f"  {variant:>20}: {rate:>10,.0f} records/s{note}", flush=True)
+    return rate
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=300_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    variants = ("counting off", "counting", "counting + scraped")
+    rates: dict[str, list[float]] = {v: [] for v in variants}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_no in range(args.rounds):
+            print(f"round {round_no + 1}:", flush=True)
+            order = variants if round_no % 2 == 0 else tuple(reversed(variants))
+            for variant in order:
+                rates[variant].append(run(variant, args.records, Path(tmp)))
+    base = statistics.median(rates["counting off"])
+    print(f"\nmedian of {args.rounds} rounds, {args.records:,} records of 100 bytes, acks=1, 3 brokers:")
+    for variant in variants:
+        median = statistics.median(rates[variant])
+        print(f"  {variant:>20}: {median:>10,.0f} records/s   {median / base:.3f} of counting off "
+              f"({(1 - median / base) * 100:+.1f}% cost)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
