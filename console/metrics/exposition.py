@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import GaugeMetricFamily, Metric, UntypedMetricFamily
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector, CollectorRegistry
 
@@ -107,11 +107,14 @@ def _group_families(cluster, observation) -> list[Metric]:
     labels = ["cluster", "consumergroup", "topic", "partition"]
     current = _gauge("kafka_consumergroup_current_offset", "Current Offset of a ConsumerGroup at Topic/Partition",
                      labels)
-    current_sum = _gauge("kafka_consumergroup_current_offset_sum", "Current Offset of a ConsumerGroup at Topic for "
-                         "all partitions", ["cluster", "consumergroup", "topic"])
+    # kafka_exporter's two `_sum` names are gauges there; promtool's lint keeps `_sum` for
+    # summaries and histograms except on untyped families, so they are untyped here (PromQL
+    # reads them the same).
+    current_sum = UntypedMetricFamily("kafka_consumergroup_current_offset_sum", "Current Offset of a ConsumerGroup "
+                                      "at Topic for all partitions", labels=["cluster", "consumergroup", "topic"])
     lag = _gauge("kafka_consumergroup_lag", "Current Approximate Lag of a ConsumerGroup at Topic/Partition", labels)
-    lag_sum = _gauge("kafka_consumergroup_lag_sum", "Current Approximate Lag of a ConsumerGroup at Topic for all "
-                     "partitions", ["cluster", "consumergroup", "topic"])
+    lag_sum = UntypedMetricFamily("kafka_consumergroup_lag_sum", "Current Approximate Lag of a ConsumerGroup at "
+                                  "Topic for all partitions", labels=["cluster", "consumergroup", "topic"])
     members = _gauge("kafka_consumergroup_members", "Amount of members in a consumer group",
                      ["cluster", "consumergroup"])
     lag_seconds = _gauge("kafka_consumergroup_group_lag_seconds", "Group offset lag of a partition in seconds",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import kafka.errors as Errors
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UntypedMetricFamily
 from prometheus_client.registry import Collector
 
 from engine.metrics.reservoir import Reservoir
@@ -37,10 +37,10 @@ class BrokerCollector(Collector):
         yield _summary("kafka_log_logflushstats_logflushrateandtimems",
                        "kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs: log flush time (ms)",
                        {(): LOG_FLUSH_MS.get(str(broker.log_dir))}, ())
-        # The JMX exporter's name ends in `_count`, which promtool's lint keeps for summaries
-        # and histograms: the suffix is dropped (docs/engine/metrics.md).
-        uncleanable = GaugeMetricFamily(
-            "kafka_log_logcleanermanager_uncleanable_partitions",
+        # Untyped, as the JMX exporter leaves a Value without a rule type: promtool's lint keeps
+        # the `_count` suffix for summaries and histograms except on untyped families.
+        uncleanable = UntypedMetricFamily(
+            "kafka_log_logcleanermanager_uncleanable_partitions_count",
             "kafka.log:type=LogCleanerManager,name=uncleanable-partitions-count: partitions the cleaner gave up on",
             labels=["logdirectory"])
         uncleanable.add_metric([str(broker.log_dir)], _uncleanable(broker))
