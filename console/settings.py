@@ -300,7 +300,9 @@ if ALERTS_DELIVERY_LEASE_SECONDS <= ALERTS_DELIVERY_TIMEOUT_SECONDS:
                                "a send still running would be sent again by another worker")
 CELERY_TASK_ROUTES["console.alerts.tasks.alerts_evaluate_all"] = {"queue": "alerts"}
 CELERY_BEAT_SCHEDULE.update({
-    "alerts-evaluate": {"task": "console.alerts.tasks.alerts_evaluate_all", "schedule": ALERTS_EVALUATION_SECONDS},
+    # A round not started within its interval is dropped: the next one looks at newer data.
+    "alerts-evaluate": {"task": "console.alerts.tasks.alerts_evaluate_all", "schedule": ALERTS_EVALUATION_SECONDS,
+                        "options": {"expires": ALERTS_EVALUATION_SECONDS}},
     "alerts-deliver-due": {"task": "console.alerts.tasks.alerts_deliver_due",
                            "schedule": ALERTS_DELIVERY_SWEEP_SECONDS},
 })
