@@ -19,7 +19,7 @@ def check_metrics(exposition: bytes) -> subprocess.CompletedProcess:
     return subprocess.run([promtool(), "check", "metrics"], input=exposition, capture_output=True, timeout=60)
 
 
-def test_rules(test_file: Path) -> subprocess.CompletedProcess:
+def run_rule_tests(test_file: Path) -> subprocess.CompletedProcess:
     return subprocess.run([promtool(), "test", "rules", str(test_file)], capture_output=True, timeout=120,
                           cwd=test_file.parent)
 
