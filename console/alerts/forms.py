@@ -30,7 +30,9 @@ class RuleForm(forms.Form):
                                      help_text="How long it must hold before it fires, as Prometheus's for:.")
     enabled = forms.BooleanField(required=False, initial=True)
     receivers = forms.ModelMultipleChoiceField(queryset=Receiver.objects.all(), required=False,
-                                               widget=forms.CheckboxSelectMultiple)
+                                               widget=forms.CheckboxSelectMultiple,
+                                               help_text="Who is told when an alert fires and when it resolves "
+                                                         "(receivers are added on the Alerts page).")
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

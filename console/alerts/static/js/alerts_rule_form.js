@@ -6,9 +6,12 @@
   var kind = form.querySelector("[name=kind]");
   var groupOrTopic = ["group_lag", "group_time_lag", "group_status", "catch_up", "under_replicated", "offline",
                       "hanging_transaction"];
-  function field(name) {
+  // A field's paragraph; a checkbox group renders as a <div> the parser puts after its <p>.
+  function parts(name) {
+    var group = document.getElementById("id_" + name);
+    if (group && group.tagName === "DIV") return [group, group.previousElementSibling];
     var input = form.querySelector("[name=" + name + "]");
-    return input ? input.closest("p") : null;
+    return input && input.closest("p") ? [input.closest("p")] : [];
   }
   function update() {
     var k = kind.value;
@@ -19,8 +22,7 @@
       threshold: k !== "group_status" && k !== "broker_down"
     };
     Object.keys(show).forEach(function (name) {
-      var p = field(name);
-      if (p) p.hidden = !show[name];
+      parts(name).forEach(function (element) { if (element) element.hidden = !show[name]; });
     });
   }
   kind.addEventListener("change", update);
