@@ -208,7 +208,7 @@ if LIVE_MAX_BACKOFF_SECONDS < LIVE_POLL_SECONDS:
 # cluster's observation is renewed in the background when older than METRICS_MAX_AGE_SECONDS,
 # and a process's first one is waited for up to METRICS_WAIT_SECONDS.
 METRICS_TOKEN = envstr("CONSOLE_SECRET_METRICS_TOKEN", "")
-METRICS_MAX_AGE_SECONDS = envfloat("METRICS_MAX_AGE_SECONDS", 15.0, zero_allowed=True)
+METRICS_MAX_AGE_SECONDS = envfloat("METRICS_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
 METRICS_WAIT_SECONDS = envfloat("METRICS_WAIT_SECONDS", 5.0, zero_allowed=True)
 GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100, minimum=1, maximum=10_000)
 

@@ -126,6 +126,12 @@ class Observations(KeptSnapshots):
         from console.metrics.assessment import Assessor
         self._assessors: dict[Any, Assessor] = {}
         self._new_assessor = Assessor
+        self._after: dict[Any, Any] = {}
+
+    def after_each(self, key, then) -> None:
+        """Run `then(observation)` on the collecting thread after each background observation
+        of `key` is stored (the web process renders its /metrics part there, not in a scrape)."""
+        self._after[key] = then
 
     def collect_now(self, gateway: Gateway) -> Observation:
         """Collect in this thread, keep and return it (the alert worker's round)."""
@@ -144,7 +150,10 @@ class Observations(KeptSnapshots):
             snapshot = collect_fn()
         except Exception as exc:  # noqa: BLE001
             snapshot = self._failed(self._snapshots.get(key), exc)
-        self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock(), key=key)
+        stored = self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock(), key=key)
+        then = self._after.get(key)
+        if then is not None:
+            then(stored)
 
     def _stamped(self, snapshot: Observation, *, started: float, ended: float, key=None) -> Observation:
         if snapshot.monotonic_at:          # a failure keeping the last data keeps its time and assessment

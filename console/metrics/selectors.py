@@ -8,10 +8,11 @@ from console.clusters.models import Cluster
 from console.errors import ConsoleError
 from console.kafka_gateway import GatewayError
 from console.kafka_gateway.cache import cache_key
+from console.metrics.exposition import cluster_exposition
 from console.metrics.observation import OBSERVATIONS, Observation, collect
 
 
-def observation_latest(*, cluster: Cluster) -> Observation | None:
+def observation_latest(*, cluster: Cluster, wait_first: float | None = None) -> Observation | None:
     """The last observation (renewed in the background when older than METRICS_MAX_AGE_SECONDS;
     the first one of a process is waited for up to METRICS_WAIT_SECONDS). None: none yet, or
     the cluster's settings are incomplete (a missing secret). Max age 0: collected now, in
@@ -31,7 +32,12 @@ def observation_latest(*, cluster: Cluster) -> Observation | None:
     def in_background() -> Observation:
         with cluster_gateway(cluster) as gw:
             return collect(gw)
-    return OBSERVATIONS.get(key, max_age=settings.METRICS_MAX_AGE_SECONDS, wait_first=settings.METRICS_WAIT_SECONDS,
+    # Each new observation's part of /metrics is written on the collecting thread, so that a
+    # scrape only joins parts already written.
+    name = cluster.name
+    OBSERVATIONS.after_each(key, lambda observation: cluster_exposition(name, observation))
+    return OBSERVATIONS.get(key, max_age=settings.METRICS_MAX_AGE_SECONDS,
+                            wait_first=settings.METRICS_WAIT_SECONDS if wait_first is None else wait_first,
                             collect=in_background)
 
 
