@@ -43,14 +43,36 @@ def matcher(target_type: str, target: str) -> Callable[[str], bool]:
     return lambda name: True
 
 
-def breaches(rule, observation, now: float, match: Callable[[str], bool] | None = None) -> dict[str, float]:
-    match = match or matcher(rule.target_type, rule.target)
+class Targets:
+    """The names each target matches, worked out once per round: rules often share a prefix
+    or a regex, and RE2's Python binding costs microseconds a call."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, str, int], list[str]] = {}
+
+    def matching(self, target_type: str, target: str, names) -> list[str]:
+        key = (target_type, target, id(names))
+        found = self._found.get(key)
+        if found is None:
+            if target_type == "exact":
+                found = [target] if target in names else []
+            else:
+                match = matcher(target_type, target)
+                found = [n for n in names if match(n)]
+            self._found[key] = found
+        return found
+
+
+def breaches(rule, observation, now: float, targets: Targets | None = None) -> dict[str, float]:
+    targets = targets or Targets()
+    match = matcher(rule.target_type, rule.target)
     assessment = observation.assessment
     if assessment is None or observation.metadata is None:
         return {}
     kind, threshold = rule.kind, rule.threshold
     if kind in GROUP_KINDS:
-        return _group_breaches(rule, assessment.groups, match)
+        return _group_breaches(rule, assessment.groups, targets.matching(rule.target_type, rule.target,
+                                                                           assessment.groups))
     if kind == "under_replicated":
         return _count_by_topic(assessment.under_replicated, match, threshold)
     if kind == "offline":
@@ -75,13 +97,12 @@ def breaches(rule, observation, now: float, match: Callable[[str], bool] | None 
     return {}
 
 
-def _group_breaches(rule, groups, match) -> dict[str, float]:
+def _group_breaches(rule, groups, matched: list[str]) -> dict[str, float]:
     found, rule.peak = {}, 0.0
     kind, threshold = rule.kind, rule.threshold
     wanted = {s.strip() for s in rule.statuses.split(",") if s.strip()}
-    for group_id, g in groups.items():
-        if not match(group_id):
-            continue
+    for group_id in matched:
+        g = groups[group_id]
         if kind == "group_lag":
             value = g.lag
         elif kind == "group_time_lag":

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 from django.utils import timezone
 
 from console.accounts.services import audited
@@ -27,7 +29,7 @@ from console.clusters.models import Cluster
 from console.errors import InvalidInput
 from console.events import notify_on_commit
 
-SPARKLINE_POINTS = 60
+SPARKLINE_POINTS = 60             # rounds of history in a rule's sparkline
 
 
 # --- rules, receivers, silences, acknowledgements --------------------------------------------
@@ -99,72 +101,121 @@ def alert_acknowledge(*, actor, alert: Alert) -> Alert:
 
 # --- evaluation ------------------------------------------------------------------------------
 
+@dataclass
+class _Round:
+    """What one evaluation round changes, written in a handful of bulk statements at its end."""
+
+    now: dt.datetime
+    silences: list
+    new_alerts: list = field(default_factory=list)
+    fired: dict = field(default_factory=dict)                 # pk -> Alert that was pending before this round
+    ended: dict = field(default_factory=dict)                 # pk -> Alert
+    events: list = field(default_factory=list)                # (alert, kind, value, notify)
+    changes: dict = field(default_factory=lambda: {"pending": 0, "firing": 0, "resolved": 0, "cleared": 0})
+
+
 def alerts_evaluate(*, cluster: Cluster, observation, now: dt.datetime | None = None) -> dict[str, int]:
-    """One round over the cluster's enabled rules; returns counts of what changed."""
+    """One round over the cluster's enabled rules; returns counts of what changed.
+
+    An open alert's value is written when its state changes (the page shows the value it
+    fired with); the rule's current worst value is written every round, with its sparkline."""
     now = now or timezone.now()
     rules = list(AlertRule.objects.filter(cluster=cluster, enabled=True).prefetch_related("receivers"))
     if not rules:
         return {}
-    found = {rule.pk: evaluation.breaches(rule, observation, now.timestamp()) for rule in rules}
-    open_alerts: dict[tuple[int, str], Alert] = {
-        (a.rule_id, a.subject): a for a in Alert.objects.filter(rule__in=rules, open=True)}
-    silences = list(Silence.objects.filter(rule__in=rules, until__gt=now))
-    changes = {"pending": 0, "firing": 0, "resolved": 0, "cleared": 0}
+    targets = evaluation.Targets()
+    found = {rule.pk: evaluation.breaches(rule, observation, now.timestamp(), targets) for rule in rules}
+    by_pk = {rule.pk: rule for rule in rules}
+    open_alerts: dict[tuple[int, str], Alert] = {}
+    for alert in Alert.objects.filter(rule__in=rules, open=True):
+        alert.rule = by_pk[alert.rule_id]          # the rule with its receivers already fetched
+        open_alerts[alert.rule_id, alert.subject] = alert
+    work = _Round(now=now, silences=list(Silence.objects.filter(rule__in=rules, until__gt=now)))
+    by_rule: dict[int, list[Alert]] = {}
+    for (rule_id, _), alert in open_alerts.items():
+        by_rule.setdefault(rule_id, []).append(alert)
+    points = []
+    for rule in rules:
+        breaching = found[rule.pk]
+        still_open = {a.subject: a for a in by_rule.get(rule.pk, ())}
+        for subject, value in breaching.items():
+            _breach(work, rule, still_open.pop(subject, None), subject, value)
+        for alert in still_open.values():
+            _end(work, alert)
+        rule.last_value, rule.last_evaluated_at = evaluation.worst(rule, breaching), now
+        points.append(RuleValue(rule=rule, at=now, value=rule.last_value))
     with transaction.atomic():
-        for rule in rules:
-            breaching = found[rule.pk]
-            for subject, value in breaching.items():
-                _breach(rule, open_alerts.pop((rule.pk, subject), None), subject, value, now, silences, changes)
-            for key in [k for k in open_alerts if k[0] == rule.pk]:
-                _end(rule, open_alerts.pop(key), now, silences, changes)
-            _record_value(rule, evaluation.worst(rule, breaching), now)
-        if any(changes.values()):
-            notify_on_commit("alerts.changed", {"cluster": cluster.pk})
-    return changes
+        _write(work, rules, points, cluster)
+    return work.changes
 
 
-def _breach(rule, alert, subject, value, now, silences, changes) -> None:
+def _breach(work: _Round, rule, alert, subject: str, value: float) -> None:
     if alert is None:
-        alert = Alert.objects.create(rule=rule, subject=subject, state=Alert.PENDING, value=value, pending_since=now)
-        _event(alert, AlertEvent.PENDING, value, now, silences=(), notify=False)
-        changes["pending"] += 1
-    if alert.state == Alert.PENDING and (now - alert.pending_since).total_seconds() >= rule.for_seconds:
-        alert.state, alert.fired_at = Alert.FIRING, now
-        rule.last_fired_at = now
-        _event(alert, AlertEvent.FIRING, value, now, silences=silences, notify=True)
-        changes["firing"] += 1
-    alert.value = value
-    alert.save(update_fields=["state", "fired_at", "value"])
+        alert = Alert(rule=rule, subject=subject, state=Alert.PENDING, value=value, pending_since=work.now)
+        work.new_alerts.append(alert)
+        work.events.append((alert, AlertEvent.PENDING, value, False))
+        work.changes["pending"] += 1
+    if alert.state == Alert.PENDING and (work.now - alert.pending_since).total_seconds() >= rule.for_seconds:
+        alert.state, alert.fired_at, alert.value = Alert.FIRING, work.now, value
+        rule.last_fired_at = work.now
+        work.events.append((alert, AlertEvent.FIRING, value, True))
+        work.changes["firing"] += 1
+        if alert.pk:
+            work.fired[alert.pk] = alert
 
 
-def _end(rule, alert, now, silences, changes) -> None:
+def _end(work: _Round, alert) -> None:
     firing = alert.state == Alert.FIRING
-    alert.state, alert.open, alert.resolved_at = Alert.RESOLVED, False, now
-    alert.save(update_fields=["state", "open", "resolved_at"])
-    _event(alert, AlertEvent.RESOLVED if firing else AlertEvent.CLEARED, alert.value, now, silences=silences,
-           notify=firing)
-    changes["resolved" if firing else "cleared"] += 1
+    alert.state, alert.open, alert.resolved_at = Alert.RESOLVED, False, work.now
+    work.ended[alert.pk] = alert
+    work.events.append((alert, AlertEvent.RESOLVED if firing else AlertEvent.CLEARED, alert.value, firing))
+    work.changes["resolved" if firing else "cleared"] += 1
 
 
-def _event(alert, kind, value, now, *, silences, notify: bool) -> AlertEvent:
-    silenced = notify and any(s.rule_id == alert.rule_id and s.subject in ("", alert.subject) for s in silences)
-    event = AlertEvent.objects.create(alert=alert, kind=kind, value=value, at=now, silenced=silenced)
-    if notify and not silenced:
-        receivers = list(alert.rule.receivers.all())
-        Notification.objects.bulk_create([Notification(event=event, receiver=r, next_attempt_at=now)
-                                          for r in receivers])
-        if receivers:
-            from console.alerts.tasks import queue_deliveries
-            transaction.on_commit(lambda: queue_deliveries(event_id=event.pk))
-    return event
+def _write(work: _Round, rules: list[AlertRule], points: list[RuleValue], cluster: Cluster) -> None:
+    # Django's bulk_update writes one CASE per field and row: seconds for a few thousand alerts.
+    # A round's changes share their state and time, so each kind is one UPDATE (values: executemany).
+    Alert.objects.bulk_create(work.new_alerts, batch_size=500)           # sets their pks (RETURNING)
+    _in_chunks(Alert.objects.all(), list(work.fired), state=Alert.FIRING, fired_at=work.now)
+    _update_many(Alert, ["value"], [(a.value, a.pk) for a in work.fired.values()])
+    _in_chunks(Alert.objects.all(), list(work.ended), state=Alert.RESOLVED, open=False, resolved_at=work.now)
+    events = [AlertEvent(alert=alert, kind=kind, value=value, at=work.now,
+                         silenced=notify and _silenced(work.silences, alert))
+              for alert, kind, value, notify in work.events]
+    AlertEvent.objects.bulk_create(events, batch_size=500)
+    notifications = [Notification(event=event, receiver=receiver, next_attempt_at=work.now)
+                     for event, (alert, _, _, notify) in zip(events, work.events) if notify and not event.silenced
+                     for receiver in alert.rule.receivers.all()]
+    Notification.objects.bulk_create(notifications, batch_size=500)
+    RuleValue.objects.bulk_create(points, batch_size=500)
+    # The sparkline keeps SPARKLINE_POINTS rounds: older points of the cluster's rules go, in one statement.
+    horizon = work.now - dt.timedelta(seconds=settings.ALERTS_EVALUATION_SECONDS * SPARKLINE_POINTS)
+    RuleValue.objects.filter(rule__cluster=cluster, at__lt=horizon).delete()
+    adapt = connection.ops.adapt_datetimefield_value
+    _update_many(AlertRule, ["last_value", "last_evaluated_at", "last_fired_at"],
+                 [(r.last_value, adapt(r.last_evaluated_at), adapt(r.last_fired_at), r.pk) for r in rules])
+    if notifications:
+        from console.alerts.tasks import queue_deliveries
+        ids = [n.pk for n in notifications]
+        transaction.on_commit(lambda: queue_deliveries(notification_ids=ids))
+    if any(work.changes.values()):
+        notify_on_commit("alerts.changed", {"cluster": cluster.pk})
 
 
-def _record_value(rule, value: float, now) -> None:
-    RuleValue.objects.create(rule=rule, at=now, value=value)
-    rule.last_value, rule.last_evaluated_at = value, now
-    rule.save(update_fields=["last_value", "last_evaluated_at", "last_fired_at"])
-    old = RuleValue.objects.filter(rule=rule).order_by("-at").values_list("pk", flat=True)[SPARKLINE_POINTS:]
-    stale = list(old)
-    if stale:
-        RuleValue.objects.filter(pk__in=stale).delete()
+def _in_chunks(queryset, pks: list[int], **values) -> None:
+    for i in range(0, len(pks), 500):
+        queryset.filter(pk__in=pks[i:i + 500]).update(**values)
 
+
+def _update_many(model, fields: list[str], rows: list[tuple]) -> None:
+    """UPDATE model SET fields... WHERE id = ... for each row (values then pk), one executemany."""
+    if not rows:
+        return
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(model._meta.get_field(f).column)} = %s" for f in fields)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {quote('id')} = %s", rows)
+
+
+def _silenced(silences, alert) -> bool:
+    return any(s.rule_id == alert.rule_id and s.subject in ("", alert.subject) for s in silences)

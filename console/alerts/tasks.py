@@ -14,7 +14,7 @@ import logging
 from celery import shared_task
 
 from console.alerts import delivery, services
-from console.alerts.models import AlertRule, Notification
+from console.alerts.models import AlertRule
 from console.clusters.models import Cluster
 from console.kafka_gateway import GatewayError
 from console.metrics.selectors import observation_now
@@ -48,7 +48,7 @@ def alerts_deliver_due() -> int:
     return len(due)
 
 
-def queue_deliveries(*, event_id: int) -> None:
-    """After the event's commit: one delivery task per notification (the sweep covers a lost one)."""
-    for notification_id in Notification.objects.filter(event_id=event_id).values_list("pk", flat=True):
+def queue_deliveries(*, notification_ids: list[int]) -> None:
+    """After the round's commit: one delivery task per notification (the sweep covers a lost one)."""
+    for notification_id in notification_ids:
         alerts_deliver.delay(notification_id)
