@@ -70,15 +70,56 @@ def run(variant: str, records: int, work: Path) -> float:
         create_topic(engine.bootstrap, "bench", replication=1)
         if scraper:
             scraper.start()
+        cpu_before = engine_cpu(engine.process.pid)
         rate = produce(engine.bootstrap, records, 100, topic="bench")
+        cpu = engine_cpu(engine.process.pid) - cpu_before
+        if metrics_port:
+            stop.set()
+            scraper.join(15)
+            PER_REQUEST.append((cpu, produce_requests(metrics_port)))
     finally:
         stop.set()
         if scraper:
             scraper.join(15)
         engine.terminate()
     note = f" ({scrapes[0]} scrapes)" if scraper else ""
-    print(f"  {variant:>20}: {rate:>10,.0f} records/s{note}", flush=True)
+    print(f"  {variant:>20}: {rate:>10,.0f} records/s, engine {cpu:.1f} CPU-s{note}", flush=True)
     return rate
+
+
+PER_REQUEST: list[tuple[float, int]] = []     # (engine CPU-s, Produce requests) of the scraped runs
+
+
+def engine_cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def produce_requests(metrics_port: int) -> int:
+    """Produce requests handled by all brokers (from their own metrics)."""
+    from prometheus_client.parser import text_string_to_metric_families
+    requests = 0
+    for b in range(3):
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port + b}/metrics", timeout=10) as r:
+            for family in text_string_to_metric_families(r.read().decode()):
+                for s in family.samples:
+                    if s.name == "kafka_network_requestmetrics_requests_total" and s.labels["request"] == "Produce":
+                        requests += int(s.value)
+    return requests
+
+
+def hook_cost_per_request(batches_per_request: float) -> float:
+    """Seconds the hooks of one Produce request cost: `produced` per batch, `handled`, `completed`."""
+    import timeit
+    from engine.metrics.stats import BrokerStats
+    stats = BrokerStats()
+    calls = 200_000
+    produced = timeit.timeit(lambda: stats.produced("bench", 100, 10_000), number=calls) / calls
+    handled = timeit.timeit(lambda: stats.handled(0, 9, 0.01, 0), number=calls) / calls
+    completed = timeit.timeit(lambda: stats.completed(0, 0.5), number=calls) / calls
+    empty = timeit.timeit(lambda: None, number=calls) / calls        # the lambda's own call
+    return batches_per_request * (produced - empty) + (handled - empty) + (completed - empty)
 
 
 def main() -> int:
@@ -94,6 +135,14 @@ def main() -> int:
             order = variants if round_no % 2 == 0 else tuple(reversed(variants))
             for variant in order:
                 rates[variant].append(run(variant, args.records, Path(tmp)))
+    if PER_REQUEST:
+        cpu, requests = PER_REQUEST[-1]
+        per_request_cpu = cpu / max(requests, 1)
+        # A request carries at most one batch per partition its broker leads: 6 partitions on 3 brokers.
+        hooks = hook_cost_per_request(batches_per_request=2.0)
+        print(f"\nper Produce request: the engine spent {per_request_cpu * 1e6:,.0f} us of CPU "
+              f"({requests:,} requests); its metric hooks cost {hooks * 1e6:.2f} us "
+              f"({hooks / per_request_cpu * 100:.2f} % of it, timeit on this machine)")
     base = statistics.median(rates["counting off"])
     print(f"\nmedian of {args.rounds} rounds, {args.records:,} records of 100 bytes, acks=1, 3 brokers:")
     for variant in variants:
