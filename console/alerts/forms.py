@@ -22,7 +22,7 @@ class RuleForm(forms.Form):
     target = forms.CharField(max_length=MAX_REGEX_BYTES, required=False)
     threshold = forms.FloatField(required=False, min_value=0, max_value=1e15,
                                  help_text="Records (lag), seconds (time lag, catch-up, transactions), "
-                                           "partitions (under-replicated, offline: fires above it), a share "
+                                           "partitions (under-replicated, offline, uncleanable: fires above it), a share "
                                            "0-1 (log dir usage).")
     statuses = forms.MultipleChoiceField(choices=[(s, s) for s in BURROW_CHOICES], required=False,
                                          widget=forms.CheckboxSelectMultiple)

@@ -39,7 +39,7 @@ class Receiver(models.Model):
 class AlertRule(models.Model):
     GROUP_LAG, GROUP_TIME_LAG, GROUP_STATUS, CATCH_UP = "group_lag", "group_time_lag", "group_status", "catch_up"
     UNDER_REPLICATED, OFFLINE, BROKER_DOWN = "under_replicated", "offline", "broker_down"
-    LOG_DIR_USAGE, HANGING_TRANSACTION = "log_dir_usage", "hanging_transaction"
+    LOG_DIR_USAGE, UNCLEANABLE, HANGING_TRANSACTION = "log_dir_usage", "uncleanable", "hanging_transaction"
     KINDS = [
         (GROUP_LAG, "Consumer group lag above N records"),
         (GROUP_TIME_LAG, "Consumer group time lag above T seconds"),
@@ -49,6 +49,7 @@ class AlertRule(models.Model):
         (OFFLINE, "Offline partitions"),
         (BROKER_DOWN, "A broker down"),
         (LOG_DIR_USAGE, "A log dir above a share of its disk"),
+        (UNCLEANABLE, "Uncleanable partitions in a log dir"),
         (HANGING_TRANSACTION, "A transaction open longer than T seconds"),
     ]
     ALL, EXACT, PREFIX, REGEX = "all", "exact", "prefix", "regex"

@@ -394,6 +394,14 @@ class Gateway:
             self._engine_endpoint[via_broker] = (entry.value or None) if entry else None
         return self._engine_endpoint[via_broker]
 
+    @translated
+    def engine_metrics_endpoint(self, broker_id: int) -> str | None:
+        """Broker `broker_id`'s metrics URL (our engine with --metrics-port); None elsewhere."""
+        from console.kafka_gateway.engine_metrics import METRICS_ENDPOINT_CONFIG
+        configs = self._describe_configs(ConfigResourceType.BROKER, str(broker_id), [METRICS_ENDPOINT_CONFIG])
+        entry = next((c for c in configs if c.name == METRICS_ENDPOINT_CONFIG), None)
+        return (entry.value or None) if entry else None
+
     def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
         return engine_admin.list_brokers(endpoint, token=self._engine_admin_token, timeout=self._timeout_ms / 1000)
 

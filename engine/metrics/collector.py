@@ -20,34 +20,34 @@ from engine.metrics.stats import LOG_FLUSH_MS
 from engine.protocol import registry
 
 NO_LEADER = -1
+UNCLEANABLE = "kafka_log_logcleanermanager_uncleanable_partitions_count"
 
 
-class BrokerCollector(Collector):
-    def __init__(self, broker) -> None:
+def broker_collectors(broker) -> list[Collector]:
+    """One collector per group of families, each describing its names, so that a scrape asking
+    for some families by name (`?name[]=...`) builds only their group."""
+    return [_Families(broker, f) for f in (_topic_families, _request_families, _replica_manager_families,
+                                           _controller_families, _log_families)]
+
+
+class _Families(Collector):
+    def __init__(self, broker, build) -> None:
         self.broker = broker
+        self.build = build
+        self._names = None
 
     def collect(self) -> Iterator[Metric]:
-        broker, stats = self.broker, self.broker.metrics
-        image = broker.controller.image
-        stats.forget_topics(image.topics)
-        yield from _topic_families(stats)
-        yield from _request_families(stats)
-        yield from _replica_manager_families(broker, image)
-        yield from _controller_families(broker, image)
-        yield _summary("kafka_log_logflushstats_logflushrateandtimems",
-                       "kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs: log flush time (ms)",
-                       {(): LOG_FLUSH_MS.get(str(broker.log_dir))}, ())
-        # Untyped, as the JMX exporter leaves a Value without a rule type: promtool's lint keeps
-        # the `_count` suffix for summaries and histograms except on untyped families.
-        uncleanable = UntypedMetricFamily(
-            "kafka_log_logcleanermanager_uncleanable_partitions_count",
-            "kafka.log:type=LogCleanerManager,name=uncleanable-partitions-count: partitions the cleaner gave up on",
-            labels=["logdirectory"])
-        uncleanable.add_metric([str(broker.log_dir)], _uncleanable(broker))
-        yield uncleanable
+        return iter(list(self.build(self.broker)))
+
+    def describe(self) -> Iterator[Metric]:
+        if self._names is None:      # the families' names, from a collection at registration
+            self._names = [Metric(m.name, m.documentation, m.type) for m in self.collect()]
+        return iter(self._names)
 
 
-def _topic_families(stats) -> Iterator[Metric]:
+def _topic_families(broker) -> Iterator[Metric]:
+    stats = broker.metrics
+    stats.forget_topics(broker.controller.image.topics)
     families = [
         ("messagesin", "MessagesInPerSec: messages appended", "messages_in"),
         ("bytesin", "BytesInPerSec: bytes produced", "bytes_in"),
@@ -67,7 +67,8 @@ def _topic_families(stats) -> Iterator[Metric]:
         yield per_topic
 
 
-def _request_families(stats) -> Iterator[Metric]:
+def _request_families(broker) -> Iterator[Metric]:
+    stats = broker.metrics
     requests = CounterMetricFamily("kafka_network_requestmetrics_requests",
                                    "kafka.network:type=RequestMetrics,name=RequestsPerSec: requests handled",
                                    labels=["request", "version"])
@@ -88,7 +89,8 @@ def _request_families(stats) -> Iterator[Metric]:
                    "starting (ms)", {(_api_name(k),): r for k, r in stats.queue_time_ms.items()}, ("request",))
 
 
-def _replica_manager_families(broker, image) -> Iterator[Metric]:
+def _replica_manager_families(broker) -> Iterator[Metric]:
+    image = broker.controller.image
     leaders = [p for p in broker.partitions.values() if p.is_leader] if broker.running else []
     min_isr_default = int(broker.config.topic_default("min.insync.replicas")[0])
     under_min_isr = 0
@@ -117,8 +119,9 @@ def _replica_manager_families(broker, image) -> Iterator[Metric]:
                               "by this leader", value=stats.isr_expands)
 
 
-def _controller_families(broker, image) -> Iterator[Metric]:
+def _controller_families(broker) -> Iterator[Metric]:
     """Like Kafka, only the active controller reports 1 and the offline partitions; the others 0."""
+    image = broker.controller.image
     active = broker.running and image.controller_id == broker.node_id
     offline = 0
     if active:
@@ -129,6 +132,20 @@ def _controller_families(broker, image) -> Iterator[Metric]:
     yield GaugeMetricFamily("kafka_controller_kafkacontroller_offlinepartitionscount",
                             "kafka.controller:type=KafkaController,name=OfflinePartitionsCount: partitions "
                             "without a leader", value=offline)
+
+
+def _log_families(broker) -> Iterator[Metric]:
+    yield _summary("kafka_log_logflushstats_logflushrateandtimems",
+                   "kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs: log flush time (ms)",
+                   {(): LOG_FLUSH_MS.get(str(broker.log_dir))}, ())
+    # Untyped, as the JMX exporter leaves a Value without a rule type: promtool's lint keeps
+    # the `_count` suffix for summaries and histograms except on untyped families.
+    uncleanable = UntypedMetricFamily(
+        UNCLEANABLE,
+        "kafka.log:type=LogCleanerManager,name=uncleanable-partitions-count: partitions the cleaner gave up on",
+        labels=["logdirectory"])
+    uncleanable.add_metric([str(broker.log_dir)], _uncleanable(broker))
+    yield uncleanable
 
 
 def _summary(name: str, help_text: str, reservoirs: dict[tuple, Reservoir | None], labels: tuple[str, ...]) -> Metric:

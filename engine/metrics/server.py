@@ -6,7 +6,8 @@ interface stops answering (its scrape's `up` goes to 0, as a dead broker's would
 
 The exposition is built by prometheus_client (`generate_latest`, gzip when the scraper asks)
 on the event loop, where the collector may read the broker's state; HTTP is the few lines a
-GET needs. Any path other than /metrics is 404; a request line or headers over 16 KiB, or
+GET needs; `?name[]=<family>` (repeatable) answers only those families, as prometheus_client's
+own servers do (the console reads the uncleanable count that way). Any path other than /metrics is 404; a request line or headers over 16 KiB, or
 slower than 10 s, is dropped.
 """
 from __future__ import annotations
@@ -14,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import gzip
 import logging
+from urllib.parse import parse_qs
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
-from engine.metrics.collector import BrokerCollector
+from engine.metrics.collector import broker_collectors
 
 log = logging.getLogger(__name__)
 MAX_HEADER_BYTES = 16384
@@ -29,8 +31,13 @@ class MetricsServer:
         self.host = host
         self.port = port
         self.registry = CollectorRegistry(auto_describe=False)
-        self.registry.register(BrokerCollector(broker))
+        for collector in broker_collectors(broker):
+            self.registry.register(collector)
         self._server: asyncio.base_events.Server | None = None
+
+    def endpoint(self, advertised_host: str) -> str:
+        host = self.host if self.host not in ("", "0.0.0.0", "::") else advertised_host
+        return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
         if self._server is None:
@@ -42,21 +49,23 @@ class MetricsServer:
             await self._server.wait_closed()
             self._server = None
 
-    def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+    def exposition(self, names: list[str] | None = None) -> bytes:
+        """Every family, or only those named (prometheus_client's `name[]` query parameters)."""
+        return generate_latest(self.registry.restricted_registry(names) if names else self.registry)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
             request_line, _, header_block = head.decode("latin-1").partition("\r\n")
             parts = request_line.split(" ")
-            path = parts[1].split("?", 1)[0] if len(parts) == 3 else ""
+            path, _, query = parts[1].partition("?") if len(parts) == 3 else ("", "", "")
             if len(parts) != 3 or parts[0] not in ("GET", "HEAD"):
                 status, body, content_type = "405 Method Not Allowed", b"GET /metrics only\n", "text/plain"
             elif path != "/metrics":
                 status, body, content_type = "404 Not Found", b"metrics are at /metrics\n", "text/plain"
             else:
-                status, body, content_type = "200 OK", self.exposition(), CONTENT_TYPE_LATEST
+                names = parse_qs(query).get("name[]")
+                status, body, content_type = "200 OK", self.exposition(names), CONTENT_TYPE_LATEST
             encoding = ""
             if body and "gzip" in _header(header_block, "accept-encoding"):
                 body, encoding = gzip.compress(body, 1), "Content-Encoding: gzip\r\n"

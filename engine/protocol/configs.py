@@ -64,6 +64,8 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
                     _one_source("log.dirs", broker.log_dir if local else "", TYPE_STRING)]
         if getattr(broker, "admin_endpoint", None):   # absent, as on Apache Kafka, without the interface
             entries.append(_one_source("engine.admin.endpoint", broker.admin_endpoint, TYPE_STRING))
+        if local and getattr(broker, "metrics_endpoint", None):   # --metrics-port: this broker's own
+            entries.append(_one_source("engine.metrics.endpoint", broker.metrics_endpoint, TYPE_STRING))
         return entries
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
