@@ -211,20 +211,20 @@ class ClusterExposition:
             self.families[name] = (b"# HELP " + block[:head_end], block[head_end:])
 
 
-_rendered: dict[tuple[str, int], ClusterExposition] = {}
+# {cluster name: (the observation, its exposition)}: the observation itself is kept, so an
+# exposition is never served for another observation that happens to reuse its id.
+_rendered: dict[str, tuple[object, ClusterExposition]] = {}
 _lock = threading.Lock()
 
 
 def cluster_exposition(cluster: str, observation) -> ClusterExposition:
-    key = (cluster, id(observation))
-    found = _rendered.get(key)
-    if found is None:
-        found = ClusterExposition(render(cluster_families(cluster, observation)))
-        with _lock:
-            for old in [k for k in _rendered if k[0] == cluster]:
-                del _rendered[old]
-            _rendered[key] = found
-    return found
+    entry = _rendered.get(cluster)
+    if entry is not None and entry[0] is observation:
+        return entry[1]
+    written = ClusterExposition(render(cluster_families(cluster, observation)))
+    with _lock:
+        _rendered[cluster] = (observation, written)
+    return written
 
 
 def exposition(observations: dict[str, object], *, now: float | None = None) -> bytes:
