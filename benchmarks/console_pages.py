@@ -153,8 +153,10 @@ def measure(args) -> None:
                 import gzip
                 body = gzip.decompress(body)
             collecting += b"kafka_consumergroup_lag{" not in body    # no observation yet
+            import re
+            took = re.search(rb"^kafka_console_observation_duration_seconds\{[^}]*\} (\S+)$", body, re.M)
             scraped = {"bytes": len(body), "sent": len(response.content), "samples": body.count(b"\n")
-                       - body.count(b"\n#")}
+                       - body.count(b"\n#"), "observation_s": float(took.group(1)) if took else None}
     if profiler:
         profiler.dump_stats(args.profile_to)
     figures = {"times": times, "cpu": cpu, "collecting": collecting, "start_up": start_up}
@@ -269,7 +271,9 @@ def measure_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -
               f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s {figures['start_up']:>7.3f}s  {verdict}", flush=True)
         if "scrape" in figures:
             s = figures["scrape"]
-            print(f"{'':<20} {s['samples']:,} samples, {s['bytes'] / 1e6:.1f} MB, {s['sent'] / 1e6:.1f} MB sent")
+            took = f"{s['observation_s']:.1f} s" if s["observation_s"] is not None else "none yet"
+            print(f"{'':<20} {s['samples']:,} samples, {s['bytes'] / 1e6:.1f} MB, {s['sent'] / 1e6:.1f} MB sent; "
+                  f"the observation served took {took} (collected in the background, never by a scrape)")
         if verdict != "ok" or figures["collecting"]:   # e.g. runs that overlapped a background collection
             print(f"{'':<20} runs: {' '.join(f'{t:.2f}s' for t in times)}; cpu: {' '.join(f'{c:.2f}s' for c in cpu)}"
                   f"; {figures['collecting']} said their data was being collected")
