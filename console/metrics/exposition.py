@@ -19,6 +19,7 @@ samples that change with the clock (the observations' ages).
 """
 from __future__ import annotations
 
+import gzip
 import threading
 import time
 from collections.abc import Iterator
@@ -199,16 +200,22 @@ def _console_families(cluster, observation) -> list[Metric]:
 # --- one exposition per observation, joined per scrape ------------------------------------------
 
 class ClusterExposition:
-    """One cluster's rendered families: {family name: (HELP and TYPE lines, sample lines)}."""
+    """One cluster's rendered families: {family name: (HELP and TYPE lines, sample lines)}, and
+    the same gzipped, each part a gzip member of its own: Prometheus asks for gzip, and a gzip
+    stream may be a concatenation of members (RFC 1952), so a scrape joins compressed parts
+    instead of compressing tens of MB each time."""
 
     def __init__(self, text: bytes) -> None:
         self.families: dict[bytes, tuple[bytes, bytes]] = {}
+        self.gzipped: dict[bytes, tuple[bytes, bytes]] = {}
         # Label values escape newlines, so "\n# HELP " starts a family and nothing else.
         for block in (b"\n" + text).split(b"\n# HELP ")[1:]:
             block = block if block.endswith(b"\n") else block + b"\n"
             name = block.split(b" ", 1)[0]
             head_end = block.index(b"\n", block.index(b"\n# TYPE ") + 1) + 1
-            self.families[name] = (b"# HELP " + block[:head_end], block[head_end:])
+            head, body = b"# HELP " + block[:head_end], block[head_end:]
+            self.families[name] = (head, body)
+            self.gzipped[name] = (gzip.compress(head, 1), gzip.compress(body, 1) if body else b"")
 
 
 # {cluster name: (the observation, its exposition)}: the observation itself is kept, so an
@@ -227,22 +234,24 @@ def cluster_exposition(cluster: str, observation) -> ClusterExposition:
     return written
 
 
-def exposition(observations: dict[str, object], *, now: float | None = None) -> bytes:
+def exposition(observations: dict[str, object], *, now: float | None = None, gzipped: bool = False) -> bytes:
     """Every cluster's families (name -> observation or None), HELP and TYPE once per family,
-    then the observations' ages at this moment."""
+    then the observations' ages at this moment; `gzipped`: as gzip members."""
     parts = [cluster_exposition(name, o) for name, o in observations.items() if o is not None]
     order: list[bytes] = []
     for part in parts:
         order += [n for n in part.families if n not in order]
     chunks = []
     for name in order:
-        chunks.append(next(p.families[name][0] for p in parts if name in p.families))
-        chunks += [p.families[name][1] for p in parts if name in p.families]
+        pieces = [p.gzipped[name] if gzipped else p.families[name] for p in parts if name in p.families]
+        chunks.append(pieces[0][0])
+        chunks += [body for _, body in pieces]
     age = _gauge("kafka_console_observation_age_seconds", "Seconds since the observation these series come from "
                  "started; no series: none yet", ["cluster"])
     now = time.time() if now is None else now
     for name, o in observations.items():
         if o is not None and o.metadata is not None:
             age.add_metric([name], max(0.0, now - o.timestamp))
-    return b"".join(chunks) + render([age])
+    ages = render([age])
+    return b"".join(chunks) + (gzip.compress(ages, 1) if gzipped else ages)
 

@@ -8,7 +8,6 @@ than METRICS_MAX_AGE_SECONDS.
 """
 from __future__ import annotations
 
-import gzip
 import hmac
 
 from django.conf import settings
@@ -35,11 +34,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
                               content_type="text/plain")
         answer["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return answer
-    body = exposition.exposition({c.name: observation_latest(cluster=c) for c in Cluster.objects.all()})
-    answer = HttpResponse(content_type=CONTENT_TYPE_LATEST)
-    if "gzip" in request.headers.get("Accept-Encoding", ""):
-        body = gzip.compress(body, 1)
+    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    answer = HttpResponse(exposition.exposition({c.name: observation_latest(cluster=c) for c in Cluster.objects.all()},
+                                                gzipped=gzipped), content_type=CONTENT_TYPE_LATEST)
+    if gzipped:
         answer["Content-Encoding"] = "gzip"
-    answer.content = body
     answer["Cache-Control"] = "no-store"
     return answer

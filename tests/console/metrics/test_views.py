@@ -117,8 +117,14 @@ def test_promtool_accepts_the_console_metrics(cluster, metrics_token, unique_top
 
 
 @pytest.mark.django_db
-def test_gzip_when_the_scraper_asks(cluster, metrics_token):
+def test_gzip_when_the_scraper_asks_is_the_same_exposition(cluster, metrics_token, settings):
     import gzip
+    settings.METRICS_MAX_AGE_SECONDS = 3600          # both answers from one observation ...
+    settings.METRICS_WAIT_SECONDS = 120              # ... collected in the background, waited for
+    plain = Client().get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
     answer = Client().get("/metrics", headers={"Authorization": f"Bearer {TOKEN}", "Accept-Encoding": "gzip"})
     assert answer["Content-Encoding"] == "gzip"
-    assert b"kafka_brokers{" in gzip.decompress(answer.content)
+    unzipped = gzip.decompress(answer.content)         # gzip members one after the other (RFC 1952)
+    age = b"kafka_console_observation_age_seconds"
+    assert unzipped.split(age)[0] == plain.content.split(age)[0] and b"kafka_brokers{" in unzipped
+    assert check_metrics(unzipped).returncode == 0
