@@ -141,21 +141,23 @@ def measure(args) -> None:
         if profiler:
             profiler.enable()
         response = client.get(args.measure, headers=scrape_headers(args.measure))
+        # A streamed answer (/metrics) is timed until its last byte is read.
+        content = b"".join(response.streaming_content) if response.streaming else response.content
         if profiler:
             profiler.disable()
         times.append(time.perf_counter() - t0)
         cpu.append(cpu_seconds(args.engine_pid) - c0)
-        assert response.status_code == 200, (args.measure, response.status_code, response.content[:500])
-        collecting += b"being collected" in response.content     # answered before background data came in
+        assert response.status_code == 200, (args.measure, response.status_code, content[:500])
+        collecting += b"being collected" in content     # answered before background data came in
         if args.measure.startswith("/metrics"):
-            body = response.content
+            body = content
             if response.get("Content-Encoding") == "gzip":
                 import gzip
                 body = gzip.decompress(body)
             collecting += b"kafka_consumergroup_lag{" not in body    # no observation yet
             import re
             took = re.search(rb"^kafka_console_observation_duration_seconds\{[^}]*\} (\S+)$", body, re.M)
-            scraped = {"bytes": len(body), "sent": len(response.content), "samples": body.count(b"\n")
+            scraped = {"bytes": len(body), "sent": int(response["Content-Length"]), "samples": body.count(b"\n")
                        - body.count(b"\n#"), "observation_s": float(took.group(1)) if took else None}
     if profiler:
         profiler.dump_stats(args.profile_to)

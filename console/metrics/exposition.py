@@ -235,8 +235,14 @@ def cluster_exposition(cluster: str, observation) -> ClusterExposition:
 
 
 def exposition(observations: dict[str, object], *, now: float | None = None, gzipped: bool = False) -> bytes:
+    return b"".join(exposition_chunks(observations, now=now, gzipped=gzipped))
+
+
+def exposition_chunks(observations: dict[str, object], *, now: float | None = None,
+                      gzipped: bool = False) -> list[bytes]:
     """Every cluster's families (name -> observation or None), HELP and TYPE once per family,
-    then the observations' ages at this moment; `gzipped`: as gzip members."""
+    then the observations' ages at this moment; `gzipped`: as gzip members. The parts as they
+    are kept, to be sent one after the other without joining tens of MB."""
     parts = [cluster_exposition(name, o) for name, o in observations.items() if o is not None]
     order: list[bytes] = []
     for part in parts:
@@ -253,5 +259,5 @@ def exposition(observations: dict[str, object], *, now: float | None = None, gzi
         if o is not None and o.metadata is not None:
             age.add_metric([name], max(0.0, now - o.timestamp))
     ages = render([age])
-    return b"".join(chunks) + (gzip.compress(ages, 1) if gzipped else ages)
+    return [*chunks, gzip.compress(ages, 1) if gzipped else ages]
 

@@ -12,7 +12,7 @@ import hmac
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
@@ -35,8 +35,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
         answer["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return answer
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    answer = HttpResponse(exposition.exposition({c.name: observation_latest(cluster=c) for c in Cluster.objects.all()},
-                                                gzipped=gzipped), content_type=CONTENT_TYPE_LATEST)
+    chunks = exposition.exposition_chunks({c.name: observation_latest(cluster=c) for c in Cluster.objects.all()},
+                                          gzipped=gzipped)
+    answer = StreamingHttpResponse(chunks, content_type=CONTENT_TYPE_LATEST)
+    answer["Content-Length"] = str(sum(len(c) for c in chunks))
     if gzipped:
         answer["Content-Encoding"] = "gzip"
     answer["Cache-Control"] = "no-store"
