@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from console.accounts import views as accounts_views
+from console.alerts import apis as alert_apis
 from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
@@ -53,6 +54,7 @@ api = [
     path("clusters/<int:cluster_id>/quotas/preview", quota_apis.quota_preview, name="quota_preview"),
     path("clusters/<int:cluster_id>/quotas/set", quota_apis.quota_set, name="quota_set"),
     path("clusters/<int:cluster_id>/quotas/remove", quota_apis.quota_remove, name="quota_remove"),
+    path("clusters/<int:cluster_id>/alerts", alert_apis.alerts_api, name="alerts"),
     path("audit", accounts_views.audit_log_api, name="audit"),
 ]
 

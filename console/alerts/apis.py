@@ -1,4 +1,4 @@
-"""JSON: the Alerts page's data (`GET /clusters/<id>/alerts/api`): rules with their last
+"""JSON: the Alerts page's data (`GET /api/clusters/<id>/alerts`): rules with their last
 values, open alerts, history and active silences. Webhook URLs are shown as stored (their
 secrets are placeholders), never resolved."""
 from __future__ import annotations

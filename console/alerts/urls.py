@@ -1,6 +1,6 @@
 from django.urls import path
 
-from console.alerts import apis, views
+from console.alerts import views
 
 app_name = "alerts"
 urlpatterns = [
@@ -12,5 +12,4 @@ urlpatterns = [
     path("silences/add", views.silence_add, name="silence_add"),
     path("silences/<int:silence_id>/end", views.silence_end, name="silence_end"),
     path("<int:alert_id>/acknowledge", views.alert_acknowledge, name="acknowledge"),
-    path("api", apis.alerts_api, name="api"),
 ]

@@ -85,7 +85,7 @@ def test_firing_alerts_show_in_the_badge_page_and_json_and_can_be_silenced_and_a
     assert 'data-firing="1"' in page                                  # the badge, on any cluster page
     alerts_page = viewer_client.get(f"/clusters/{cluster.pk}/alerts/").content.decode()
     assert 'data-state="firing"' in alerts_page and "<polyline" in alerts_page
-    data = viewer_client.get(f"/clusters/{cluster.pk}/alerts/api").json()
+    data = viewer_client.get(f"/api/clusters/{cluster.pk}/alerts").json()
     assert data["firing"] == 1 and data["rules"][0]["values"] == [9.0, 9.0]
     assert [e["kind"] for e in data["history"]] == ["firing", "pending"]
 
@@ -102,4 +102,4 @@ def test_firing_alerts_show_in_the_badge_page_and_json_and_can_be_silenced_and_a
 
 
 def test_the_json_api_wants_a_login(cluster):
-    assert Client().get(f"/clusters/{cluster.pk}/alerts/api").status_code == 401
+    assert Client().get(f"/api/clusters/{cluster.pk}/alerts").status_code == 401
