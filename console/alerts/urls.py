@@ -1,6 +1,6 @@
 from django.urls import path
 
-from console.alerts import views
+from console.alerts import apis, views
 
 app_name = "alerts"
 urlpatterns = [
@@ -12,4 +12,9 @@ urlpatterns = [
     path("silences/add", views.silence_add, name="silence_add"),
     path("silences/<int:silence_id>/end", views.silence_end, name="silence_end"),
     path("<int:alert_id>/acknowledge", views.alert_acknowledge, name="acknowledge"),
+]
+
+# The JSON API, under /api/ (console/urls.py), in the "api" namespace.
+api_urlpatterns = [
+    path("clusters/<int:cluster_id>/alerts", apis.alerts_api, name="alerts"),
 ]
