@@ -30,6 +30,7 @@ import re
 import urllib.error
 import urllib.request
 
+from celery import current_app
 from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db.models import F, Q
@@ -38,6 +39,7 @@ from django.utils import timezone
 from console.alerts.models import AlertEvent, Notification, Receiver
 
 log = logging.getLogger(__name__)
+DELIVER_TASK = "console.alerts.tasks.alerts_deliver"
 _PLACEHOLDER = re.compile(r"\{(CONSOLE_SECRET_[A-Z0-9_]+)\}")
 
 
@@ -78,6 +80,13 @@ def _failed(notification: Notification, exc: Exception) -> None:
     notification.state = state
     log.warning("Alert notification %s to %s failed (attempt %d, next in %.0f s): %s", notification.pk,
                 notification.receiver.name, attempts, delay, message)
+
+
+def queue_deliveries(*, notification_ids: list[int]) -> None:
+    """After the round's commit: one delivery task per notification (beat's sweep covers a lost
+    one). Sent by name: the tasks module imports the services that call this."""
+    for notification_id in notification_ids:
+        current_app.send_task(DELIVER_TASK, args=[notification_id])
 
 
 def notifications_due(*, now: dt.datetime | None = None) -> list[int]:

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from console.accounts.services import audited
-from console.alerts import evaluation
+from console.alerts import delivery, evaluation
 from console.alerts.models import Alert, AlertEvent, AlertRule, Notification, Receiver, RuleValue, Silence
 from console.clusters.models import Cluster
 from console.errors import InvalidInput
@@ -195,9 +195,8 @@ def _write(work: _Round, rules: list[AlertRule], points: list[RuleValue], cluste
     _update_many(AlertRule, ["last_value", "last_evaluated_at", "last_fired_at"],
                  [(r.last_value, adapt(r.last_evaluated_at), adapt(r.last_fired_at), r.pk) for r in rules])
     if notifications:
-        from console.alerts.tasks import queue_deliveries
         ids = [n.pk for n in notifications]
-        transaction.on_commit(lambda: queue_deliveries(notification_ids=ids))
+        transaction.on_commit(lambda: delivery.queue_deliveries(notification_ids=ids))
     if any(work.changes.values()):
         notify_on_commit("alerts.changed", {"cluster": cluster.pk})
 

@@ -47,8 +47,3 @@ def alerts_deliver_due() -> int:
         alerts_deliver.delay(notification_id)
     return len(due)
 
-
-def queue_deliveries(*, notification_ids: list[int]) -> None:
-    """After the round's commit: one delivery task per notification (the sweep covers a lost one)."""
-    for notification_id in notification_ids:
-        alerts_deliver.delay(notification_id)

@@ -20,12 +20,13 @@ from typing import Any
 from django.conf import settings
 
 from console.kafka_gateway.cache import KeptSnapshots
-from console.kafka_gateway.client import Gateway, _bulk_allocation
+from console.kafka_gateway.client import Gateway
 from console.kafka_gateway.engine_metrics import uncleanable_partitions
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, TopicPartitionKey
 from console.kafka_gateway.records import ClusterMetadata
 from console.kafka_gateway.snapshots import LogDirUsage, log_dirs
 from console.kafka_gateway.transaction_producers import open_transactions
+from console.kafka_gateway.wire import bulk_allocation
 
 UNCLEANABLE_TIMEOUT_SECONDS = 5.0
 GROUPS_PER_ROUND = 200            # OffsetFetch / DescribeGroups, as console.kafka_gateway.group_lag
@@ -67,7 +68,7 @@ class Observation:
 
 def collect(gateway: Gateway) -> Observation:
     started_at, started = datetime.now(timezone.utc), time.monotonic()
-    with _bulk_allocation():
+    with bulk_allocation():
         metadata = gateway.metadata(cached=True)
         partitions = [p for t in metadata.topics for p in t.partitions]
         calls = gateway.groups
