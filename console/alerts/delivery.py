@@ -160,7 +160,9 @@ def _generic(message: dict) -> dict:
 
 
 def _slack(message: dict) -> dict:
-    return {"text": message["summary"], "delivery_key": message["delivery_key"]}
+    # Slack reads <...> as links and mentions: a group or topic name is shown as text.
+    text = message["summary"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return {"text": text, "delivery_key": message["delivery_key"]}
 
 
 def _teams(message: dict) -> dict:
@@ -176,7 +178,9 @@ def _teams(message: dict) -> dict:
 def _send_email(receiver: Receiver, message: dict, key: str) -> None:
     to = [a.strip() for a in receiver.emails.split(",") if a.strip()]
     body = "\n".join(f"{k}: {v}" for k, v in message.items() if k != "summary")
-    email = EmailMessage(subject=message["summary"], body=body, to=to,
+    # A group id may hold any character: no line break may reach a header.
+    subject = "".join(c if c.isprintable() else " " for c in message["summary"])
+    email = EmailMessage(subject=subject, body=body, to=to,
                          headers={"Message-ID": f"<{key}@kafka-console>"})
     email.send(fail_silently=False)
 

@@ -29,6 +29,7 @@ from console.clusters.models import Cluster
 from console.errors import InvalidInput
 from console.events import notify_on_commit
 
+SUBJECT_CHARS = 1000
 SPARKLINE_POINTS = 60             # rounds of history in a rule's sparkline
 
 
@@ -139,6 +140,7 @@ def alerts_evaluate(*, cluster: Cluster, observation, now: dt.datetime | None = 
         breaching = found[rule.pk]
         still_open = {a.subject: a for a in by_rule.get(rule.pk, ())}
         for subject, value in breaching.items():
+            subject = subject[:SUBJECT_CHARS]      # group ids may be longer than the column
             _breach(work, rule, still_open.pop(subject, None), subject, value)
         for alert in still_open.values():
             _end(work, alert)

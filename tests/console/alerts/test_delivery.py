@@ -127,3 +127,24 @@ def test_email_goes_through_a_real_smtp_server_with_the_delivery_key_as_message_
     assert message["To"] == "oncall@example.com"
     assert message["Subject"].startswith("[FIRING] lag on shared engine")
     assert message["Message-ID"] == f"<{notification.delivery_key}@kafka-console>"
+
+
+def test_names_with_markup_and_line_breaks_stay_text(cluster, webhook, settings, unique_topic):
+    """A group id may hold any character: Slack gets it escaped, an e-mail subject on one line."""
+    from console.alerts.models import Alert, AlertEvent
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    from django.core import mail
+    rule = make_rule(cluster, name="odd", kind=AlertRule.GROUP_LAG, threshold=0)
+    alert = Alert.objects.create(rule=rule, subject="<!channel>\nBcc: x@example.com", state=Alert.FIRING, value=3,
+                                 pending_since=timezone.now(), fired_at=timezone.now())
+    event = AlertEvent.objects.create(alert=alert, kind=AlertEvent.FIRING, value=3, at=timezone.now())
+    slack = Receiver.objects.create(name="slack", kind=Receiver.SLACK, url=f"{webhook.url}/slack")
+    email_receiver = Receiver.objects.create(name="mail", kind=Receiver.EMAIL, emails="ops@example.com")
+    for receiver in (slack, email_receiver):
+        n = Notification.objects.create(event=event, receiver=receiver, next_attempt_at=timezone.now())
+        assert delivery.deliver(notification_id=n.pk) == Notification.SENT
+    [text] = [b["text"] for b in webhook.bodies("/slack")]
+    assert "&lt;!channel&gt;" in text and "<!channel>" not in text
+    [message] = mail.outbox
+    assert "\n" not in message.subject and message.to == ["ops@example.com"]
