@@ -42,6 +42,9 @@ def rule_save(*, actor, cluster: Cluster, rule: AlertRule | None, fields: dict,
     action = "alert_rule.create" if creating else "alert_rule.update"
     with audited(actor=actor, cluster=cluster, action=action, target=fields.get("name", ""),
                  details={k: v for k, v in fields.items()}) as details, transaction.atomic():
+        name = fields.get("name", rule.name if rule else "")
+        if AlertRule.objects.filter(cluster=cluster, name=name).exclude(pk=rule.pk if rule else None).exists():
+            raise InvalidInput(f"This cluster already has a rule named {name!r}: choose another name.")
         rule = rule or AlertRule(cluster=cluster)
         for name, value in fields.items():
             setattr(rule, name, value)
@@ -65,6 +68,8 @@ def receiver_save(*, actor, cluster: Cluster, fields: dict) -> Receiver:
     with audited(actor=actor, cluster=cluster, action="alert_receiver.create", target=fields.get("name", ""),
                  details={"kind": fields.get("kind"), "url": fields.get("url", ""),
                           "emails": fields.get("emails", "")}):
+        if Receiver.objects.filter(name=fields.get("name", "")).exists():
+            raise InvalidInput(f"A receiver named {fields.get('name')!r} exists already: choose another name.")
         return Receiver.objects.create(**fields)
 
 

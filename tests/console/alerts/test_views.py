@@ -103,3 +103,15 @@ def test_firing_alerts_show_in_the_badge_page_and_json_and_can_be_silenced_and_a
 
 def test_the_json_api_wants_a_login(cluster):
     assert Client().get(f"/api/clusters/{cluster.pk}/alerts").status_code == 401
+
+
+def test_a_second_rule_or_receiver_of_the_same_name_is_refused_with_a_sentence(cluster, operator_client):
+    assert operator_client.post(f"/clusters/{cluster.pk}/alerts/rules/add", RULE).status_code == 302
+    again = operator_client.post(f"/clusters/{cluster.pk}/alerts/rules/add", RULE)
+    assert again.status_code == 400
+    assert "already has a rule named 'billing behind'" in " ".join(again.context["form"].non_field_errors())
+    hook = {"name": "hook", "kind": "webhook", "url": "https://example.com/hook"}
+    assert operator_client.post(f"/clusters/{cluster.pk}/alerts/receivers/add", hook).status_code == 302
+    assert operator_client.post(f"/clusters/{cluster.pk}/alerts/receivers/add", hook).status_code == 400
+    failed = AuditLogEntry.objects.filter(action="alert_rule.create", result=AuditLogEntry.FAILED)
+    assert failed.count() == 1
