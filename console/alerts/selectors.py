@@ -73,6 +73,13 @@ def alert_get(*, cluster: Cluster, alert_id: int) -> Alert:
         raise NotFound(f"No alert {alert_id} on cluster {cluster.name}.") from None
 
 
+def receiver_get(*, receiver_id: int) -> Receiver:
+    try:
+        return Receiver.objects.get(pk=receiver_id)
+    except Receiver.DoesNotExist:
+        raise NotFound(f"No receiver {receiver_id}.") from None
+
+
 def silence_get(*, cluster: Cluster, silence_id: int) -> Silence:
     try:
         return Silence.objects.select_related("rule__cluster").get(rule__cluster=cluster, pk=silence_id)

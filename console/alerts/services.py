@@ -73,6 +73,13 @@ def receiver_save(*, actor, cluster: Cluster, fields: dict) -> Receiver:
         return Receiver.objects.create(**fields)
 
 
+def receiver_delete(*, actor, cluster: Cluster, receiver: Receiver) -> None:
+    """Rules keep their other receivers; notifications not yet sent to this one are dropped with it."""
+    with audited(actor=actor, cluster=cluster, action="alert_receiver.delete", target=receiver.name,
+                 details={"kind": receiver.kind, "rules": [r.name for r in receiver.rules.all()]}):
+        receiver.delete()
+
+
 def silence_create(*, actor, rule: AlertRule, subject: str, until: dt.datetime, reason: str) -> Silence:
     if until <= timezone.now():
         raise InvalidInput("A silence must end in the future.")

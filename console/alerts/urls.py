@@ -9,6 +9,7 @@ urlpatterns = [
     path("rules/<int:rule_id>/edit", views.rule_edit, name="rule_edit"),
     path("rules/<int:rule_id>/delete", views.rule_delete, name="rule_delete"),
     path("receivers/add", views.receiver_add, name="receiver_add"),
+    path("receivers/<int:receiver_id>/delete", views.receiver_delete, name="receiver_delete"),
     path("silences/add", views.silence_add, name="silence_add"),
     path("silences/<int:silence_id>/end", views.silence_end, name="silence_end"),
     path("<int:alert_id>/acknowledge", views.alert_acknowledge, name="acknowledge"),

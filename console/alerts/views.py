@@ -78,6 +78,16 @@ def receiver_add(request, cluster_id: int):
 
 @page(OPERATOR)
 @require_POST
+def receiver_delete(request, cluster_id: int, receiver_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    receiver = selectors.receiver_get(receiver_id=receiver_id)
+    services.receiver_delete(actor=request.user, cluster=cluster, receiver=receiver)
+    messages.success(request, f"Receiver {receiver.name!r} removed.")
+    return redirect("alerts:list", cluster_id=cluster.pk)
+
+
+@page(OPERATOR)
+@require_POST
 def silence_add(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     form = SilenceForm(request.POST)

@@ -115,3 +115,14 @@ def test_a_second_rule_or_receiver_of_the_same_name_is_refused_with_a_sentence(c
     assert operator_client.post(f"/clusters/{cluster.pk}/alerts/receivers/add", hook).status_code == 400
     failed = AuditLogEntry.objects.filter(action="alert_rule.create", result=AuditLogEntry.FAILED)
     assert failed.count() == 1
+
+
+def test_removing_a_receiver_needs_an_operator_and_is_audited(cluster, operator_client, viewer_client):
+    receiver = Receiver.objects.create(name="hook", kind=Receiver.WEBHOOK, url="https://example.com/{CONSOLE_SECRET_X}")
+    page = viewer_client.get(f"/clusters/{cluster.pk}/alerts/").content.decode()
+    assert 'data-receiver="hook"' in page and "{CONSOLE_SECRET_X}" in page        # the placeholder, not a secret
+    url = f"/clusters/{cluster.pk}/alerts/receivers/{receiver.pk}/delete"
+    assert viewer_client.post(url).status_code == 403
+    assert operator_client.post(url).status_code == 302
+    assert not Receiver.objects.exists()
+    assert AuditLogEntry.objects.get(action="alert_receiver.delete").target == "hook"
