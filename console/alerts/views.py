@@ -12,7 +12,7 @@ from console.alerts import selectors, services
 from console.alerts.forms import ReceiverForm, RuleForm, SilenceForm
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.web import form_error, page
+from console.web import form_error, page, unless_confirmed
 
 
 @page(VIEWER)
@@ -56,6 +56,10 @@ def rule_edit(request, cluster_id: int, rule_id: int | None = None):
 def rule_delete(request, cluster_id: int, rule_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     rule = selectors.rule_get(cluster=cluster, rule_id=rule_id)
+    asked = unless_confirmed(request, message=f"Delete the alert rule {rule.name}, its alerts and their history?",
+                             action="Delete the rule")
+    if asked is not None:
+        return asked
     services.rule_delete(actor=request.user, rule=rule)
     messages.success(request, f"Alert rule {rule.name!r} deleted.")
     return redirect("alerts:list", cluster_id=cluster.pk)
@@ -81,6 +85,10 @@ def receiver_add(request, cluster_id: int):
 def receiver_delete(request, cluster_id: int, receiver_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
     receiver = selectors.receiver_get(receiver_id=receiver_id)
+    asked = unless_confirmed(request, message=f"Remove the receiver {receiver.name}? Rules that use it stop "
+                                              "telling it.", action="Remove the receiver")
+    if asked is not None:
+        return asked
     services.receiver_delete(actor=request.user, cluster=cluster, receiver=receiver)
     messages.success(request, f"Receiver {receiver.name!r} removed.")
     return redirect("alerts:list", cluster_id=cluster.pk)

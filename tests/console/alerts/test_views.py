@@ -123,6 +123,9 @@ def test_removing_a_receiver_needs_an_operator_and_is_audited(cluster, operator_
     assert 'data-receiver="hook"' in page and "{CONSOLE_SECRET_X}" in page        # the placeholder, not a secret
     url = f"/clusters/{cluster.pk}/alerts/receivers/{receiver.pk}/delete"
     assert viewer_client.post(url).status_code == 403
-    assert operator_client.post(url).status_code == 302
+    asked = operator_client.post(url)                         # no confirmation: a page that asks
+    assert asked.status_code == 200 and b"Rules that use it stop telling it" in asked.content
+    assert Receiver.objects.exists()
+    assert operator_client.post(url, {"confirmed": "yes"}).status_code == 302
     assert not Receiver.objects.exists()
     assert AuditLogEntry.objects.get(action="alert_receiver.delete").target == "hook"
