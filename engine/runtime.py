@@ -48,8 +48,6 @@ class Engine:
             # Broker i's metrics on metrics_port+i (engine/metrics/server.py), as its listener on port+i.
             self.metrics_servers = {b.node_id: MetricsServer(b, metrics_host, metrics_port + b.node_id)
                                     for b in self.brokers} if metrics_port is not None else {}
-            for node_id, server in self.metrics_servers.items():
-                self.brokers[node_id].metrics_endpoint = server.endpoint(host)
         except BaseException:
             self.dir_lock.release()
             raise

@@ -11,8 +11,8 @@ threshold, and `worst(...)` the value the rule's sparkline shows. Subjects and v
 - broker down: each broker id named as a replica but not live; 1;
 - log dir usage: each "broker <id> <dir>" whose used share of the volume (1 - usable/total,
   DescribeLogDirs v4) is above the threshold (0-1);
-- uncleanable partitions: each "broker <id> <dir>" with more partitions the log cleaner gave
-  up on than the threshold (our engine's brokers, from their metrics endpoints);
+- uncleanable partitions: each "broker <id>" with more partitions its log cleaner gave up on
+  than the threshold (our engine says which in a broker config; no Kafka API does);
 - hanging transaction: each "topic-partition" whose oldest open transaction's producer last
   wrote more than threshold seconds ago (Kafka's find-hanging uses transaction.max.timeout.ms,
   15 minutes).
@@ -90,7 +90,7 @@ def breaches(rule, observation, now: float, targets: Targets | None = None) -> d
                     found[f"broker {d.broker_id} {d.log_dir}"] = used
         return found
     if kind == "uncleanable":
-        return {f"broker {b} {d}": float(n) for (b, d), n in observation.uncleanable.items() if n > threshold}
+        return {f"broker {b}": float(len(p)) for b, p in observation.uncleanable.items() if len(p) > threshold}
     if kind == "hanging_transaction":
         found = {}
         for (topic, partition), last_ms in observation.open_transactions.items():

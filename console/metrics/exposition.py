@@ -173,10 +173,10 @@ def _console_families(cluster, observation) -> list[Metric]:
             total.add_metric(values, d.total_bytes)
         if d.usable_bytes >= 0:
             usable.add_metric(values, d.usable_bytes)
-    uncleanable = _gauge("kafka_console_log_dir_uncleanable_partitions", "Partitions the log cleaner gave up on "
-                         "(our engine's brokers, from their metrics endpoints)", dir_labels)
-    for (broker_id, log_dir), count in observation.uncleanable.items():
-        uncleanable.add_metric([cluster, str(broker_id), log_dir], count)
+    uncleanable = _gauge("kafka_console_uncleanable_partitions", "Partitions the broker's log cleaner gave up on "
+                         "(our engine's broker config engine.log.cleaner.uncleanable.partitions)", ["cluster", "broker"])
+    for broker_id, partitions in observation.uncleanable.items():
+        uncleanable.add_metric([cluster, str(broker_id)], len(partitions))
     oldest_txn = _gauge("kafka_console_open_transaction_oldest_age_seconds", "Age of the oldest open transaction "
                         "on any partition, from its producer's last batch", ["cluster"])
     txns = _gauge("kafka_console_open_transaction_partitions", "Partitions holding an open transaction",

@@ -1,7 +1,7 @@
 """One cluster as the console observes it, for /metrics and the alert rules: metadata, every
 partition's oldest and current offset, every group's state, members and committed offsets,
-the log dirs with their disks' sizes, and (our engine's brokers) the partitions the log cleaner
-gave up on, from their metrics endpoints. Collected in one pass of batched requests (each
+the log dirs with their disks' sizes, and (on our engine, which says so in a broker config) the
+partitions the log cleaner gave up on. Collected in one pass of batched requests (each
 API once per broker or coordinator, whatever the cluster's size), never per scrape.
 
 `OBSERVATIONS` keeps the last observation of each cluster in the process, collected on a
@@ -21,14 +21,12 @@ from django.conf import settings
 
 from console.kafka_gateway.cache import KeptSnapshots
 from console.kafka_gateway.client import Gateway
-from console.kafka_gateway.engine_metrics import uncleanable_partitions
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, TopicPartitionKey
 from console.kafka_gateway.records import ClusterMetadata
 from console.kafka_gateway.snapshots import LogDirUsage, log_dirs
 from console.kafka_gateway.transaction_producers import open_transactions
 from console.kafka_gateway.wire import bulk_allocation
 
-UNCLEANABLE_TIMEOUT_SECONDS = 5.0
 GROUPS_PER_ROUND = 200            # OffsetFetch / DescribeGroups, as console.kafka_gateway.group_lag
 PARTITIONS_PER_ROUND = 4000       # ListOffsets
 
@@ -51,8 +49,8 @@ class Observation:
     log_dirs: tuple[LogDirUsage, ...] = ()
     # {(topic, partition): the oldest last-batch time (ms) of a producer with a transaction open there}
     open_transactions: dict[TopicPartitionKey, int] = field(default_factory=dict)
-    # {(broker id, log dir): partitions the log cleaner gave up on}: our engine's brokers only
-    uncleanable: dict[tuple[int, str], int] = field(default_factory=dict)
+    # {broker id: the partitions its log cleaner gave up on ("topic-partition")}: our engine only
+    uncleanable: dict[int, tuple[str, ...]] = field(default_factory=dict)
     error: str | None = None                              # why the last collection failed (data kept)
     monotonic_at: float = 0.0
     assessment: Any = None                                # assessment.Assessment, set when stored
@@ -86,14 +84,15 @@ def collect(gateway: Gateway) -> Observation:
                        seconds=time.monotonic() - started)
 
 
-def _uncleanable(gateway: Gateway, brokers: list[int]) -> dict[tuple[int, str], int]:
-    """Each broker that advertises a metrics endpoint (our engine), asked for its count."""
+def _uncleanable(gateway: Gateway, brokers: list[int]) -> dict[int, tuple[str, ...]]:
+    """Each broker's uncleanable partitions, where the cluster says (our engine's broker config:
+    one DescribeConfigs per broker)."""
     found = {}
     for broker_id in brokers:
-        endpoint = gateway.engine_metrics_endpoint(broker_id)
-        if endpoint:
-            for log_dir, count in uncleanable_partitions(endpoint, timeout=UNCLEANABLE_TIMEOUT_SECONDS).items():
-                found[broker_id, log_dir] = count
+        partitions = gateway.engine_uncleanable_partitions(broker_id)
+        if partitions is None:               # not our engine: no broker will say
+            return {}
+        found[broker_id] = partitions
     return found
 
 

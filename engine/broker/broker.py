@@ -62,7 +62,6 @@ class Broker(ReplicaSync):
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)
-        self.metrics_endpoint: str | None = None   # its --metrics-port URL, advertised in DescribeConfigs
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None

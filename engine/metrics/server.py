@@ -7,7 +7,7 @@ interface stops answering (its scrape's `up` goes to 0, as a dead broker's would
 The exposition is built by prometheus_client (`generate_latest`, gzip when the scraper asks)
 on the event loop, where the collector may read the broker's state; HTTP is the few lines a
 GET needs; `?name[]=<family>` (repeatable) answers only those families, as prometheus_client's
-own servers do (the console reads the uncleanable count that way). Any path other than /metrics is 404; a request line or headers over 16 KiB, or
+own servers do. Any path other than /metrics is 404; a request line or headers over 16 KiB, or
 slower than 10 s, is dropped.
 """
 from __future__ import annotations
@@ -34,10 +34,6 @@ class MetricsServer:
         for collector in broker_collectors(broker):
             self.registry.register(collector)
         self._server: asyncio.base_events.Server | None = None
-
-    def endpoint(self, advertised_host: str) -> str:
-        host = self.host if self.host not in ("", "0.0.0.0", "::") else advertised_host
-        return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
         if self._server is None:

@@ -132,19 +132,9 @@ def test_other_paths_are_not_found(metered_engine):
     assert refused.value.code == 404
 
 
-def test_families_asked_by_name_and_the_endpoint_each_broker_advertises(metered_engine):
-    from kafka.admin import ConfigResource, ConfigResourceType
-
+def test_families_asked_by_name(metered_engine):
     name = "kafka_log_logcleanermanager_uncleanable_partitions_count"
     with urllib.request.urlopen(f"http://127.0.0.1:{metered_engine.metrics_port + 1}/metrics?name[]={name}",
                                 timeout=10) as answer:
         found = samples(answer.read())
     assert found == {(name, (("logdirectory", str(metered_engine.data_dir / "broker-1")),)): 0.0}
-    admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
-    try:
-        described = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, "2",
-                                                           ["engine.metrics.endpoint"])], config_filter="all")
-    finally:
-        admin.close()
-    text = repr(described)
-    assert f"http://127.0.0.1:{metered_engine.metrics_port + 2}" in text
