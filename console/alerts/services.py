@@ -50,10 +50,23 @@ def rule_save(*, actor, cluster: Cluster, rule: AlertRule | None, fields: dict,
             setattr(rule, name, value)
         rule.save()
         rule.receivers.set(receivers)
+        if not rule.enabled:
+            details["alerts_ended"] = _end_open_alerts(rule)
         details["receivers"] = [r.name for r in rule.receivers.all()]
         details["rule_id"] = rule.pk
         notify_on_commit("alerts.changed", {"cluster": cluster.pk})
     return rule
+
+
+def _end_open_alerts(rule: AlertRule) -> int:
+    """A rule switched off ends its open alerts, as "cleared": nobody is told (it was not the
+    subject that recovered)."""
+    now = timezone.now()
+    ended = list(Alert.objects.filter(rule=rule, open=True))
+    Alert.objects.filter(pk__in=[a.pk for a in ended]).update(state=Alert.RESOLVED, open=False, resolved_at=now)
+    AlertEvent.objects.bulk_create([AlertEvent(alert=a, kind=AlertEvent.CLEARED, value=a.value, at=now,
+                                               by="(rule switched off)") for a in ended])
+    return len(ended)
 
 
 def rule_delete(*, actor, rule: AlertRule) -> None:

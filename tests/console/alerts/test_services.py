@@ -157,3 +157,17 @@ def test_rule_changes_are_audited(cluster, users):
     services.rule_delete(actor=users["operator"], rule=rule)
     assert list(AuditLogEntry.objects.order_by("pk").values_list("action", flat=True)) == [
         "alert_rule.create", "alert_rule.update", "alert_rule.delete"]
+
+
+def test_switching_a_rule_off_ends_its_alerts_without_telling_anyone(cluster, lagging, webhook_row, users):
+    _, group = lagging
+    rule = make_rule(cluster, kind=AlertRule.GROUP_LAG, target_type=AlertRule.EXACT, target=group, threshold=5,
+                     receivers=[webhook_row])
+    services.alerts_evaluate(cluster=cluster, observation=observe(cluster))
+    assert Notification.objects.count() == 1                        # the firing
+    services.rule_save(actor=users["operator"], cluster=cluster, rule=rule, receivers=[webhook_row],
+                       fields={"enabled": False})
+    alert = Alert.objects.get(rule=rule)
+    assert not alert.open and kinds(alert)[-1] == AlertEvent.CLEARED
+    assert Notification.objects.count() == 1
+    assert AuditLogEntry.objects.get(action="alert_rule.update").details["alerts_ended"] == 1
