@@ -19,7 +19,7 @@ JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
 # when they run as root with apt-get, and otherwise stop first and print the command to run.
 # Add a tool here when a test or the stack starts to need one.
 RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
-TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm
+TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus
 
 .PHONY: run engine test venv js-clients bench docs clean system-deps run-deps
 

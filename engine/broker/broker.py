@@ -31,6 +31,7 @@ from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
+from engine.metrics.stats import BrokerStats
 from engine.storage.cleaner import LogCleaner
 from engine.storage.cleaner_steps import StepRunner
 from engine.storage.errors import is_io_failure
@@ -61,6 +62,7 @@ class Broker(ReplicaSync):
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
         self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py
+        self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None
@@ -222,6 +224,7 @@ class Broker(ReplicaSync):
         partition.record_follower_fetch(replica_id, fetch_offset, now_ms())
         grown = partition.isr_to_expand(self.controller.live_brokers())
         if grown is not None:
+            self.metrics.isr_expands += 1
             self._propose_isr(partition, grown)
 
     def _shrink_isrs(self) -> None:
@@ -230,6 +233,7 @@ class Broker(ReplicaSync):
         for partition in list(self.partitions.values()):
             shrunk = partition.isr_to_shrink(now, lag_max)
             if shrunk is not None:
+                self.metrics.isr_shrinks += 1
                 self._propose_isr(partition, shrunk)
 
     def _propose_isr(self, partition: Partition, isr: list[int]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import logging
 import struct
+import time
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,7 @@ class EncodedBody:
 async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None, *,
                    inter_broker_peer: int | None = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
+    read_at = time.perf_counter()
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
     api_key, api_version, correlation_id = _KEY_VERSION_CORRELATION.unpack_from(frame)
@@ -128,29 +130,35 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
     if is_big(frame):
         with FullCollectionsPaused():
             return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session,
-                                   inter_broker_peer, big=True)
+                                   inter_broker_peer, read_at, big=True)
     return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session, inter_broker_peer,
-                           big=False)
+                           read_at, big=False)
 
 
 async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, client_host: str, session,
-                    inter_broker_peer: int | None, *, big: bool):
+                    inter_broker_peer: int | None, read_at: float, *, big: bool):
+    api_key = spec.key
     header, request, problem = await off_loop(_decode, spec, frame, api_version) if big else \
         _decode(spec, frame, api_version)
     if problem:
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
                          session=session, inter_broker_peer=inter_broker_peer)
+    handler_started = time.perf_counter()
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
     except _RULE_BREAKS as exc:
         # A value the handler did not expect (a count too large for a range, a string where
         # bytes belong): the request's fault, so it is refused like any other bad request;
         # where it tripped is logged in place of a traceback.
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host,
                                 f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
+    _count(broker, api_key, api_version, read_at, getattr(response, "error_code", 0) or 0, handler_started)
     if response is None:
         return None
     if isinstance(response, ZeroCopyResponse):
@@ -180,6 +188,17 @@ def _decode(spec, frame, api_version: int):
     except Exception as exc:  # noqa: BLE001 - any decode failure means a malformed request
         raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
     return header, request, null_violation(request, spec.request_class.fields, api_version)
+
+
+_INVALID_REQUEST = Errors.InvalidRequestError.errno
+
+
+def _count(broker, api_key: int, api_version: int, read_at: float, error_code: int,
+           handler_started: float | None = None) -> None:
+    """The request's metrics (engine/metrics/stats.py); broker None: a test dispatching alone."""
+    if broker is not None:
+        queue_ms = ((handler_started or time.perf_counter()) - read_at) * 1000
+        broker.metrics.handled(api_key, api_version, queue_ms, error_code)
 
 
 _RULE_BREAKS = (TypeError, ValueError, OverflowError, struct.error, UnicodeError, KeyError, IndexError, AttributeError)

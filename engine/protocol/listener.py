@@ -230,6 +230,7 @@ class Listener:
                             connection.peer_host, reason)
                     return
             connection.handling = True
+            read_at = time.perf_counter()
             try:
                 response = await dispatch(self.broker, frame, connection.peer_host, session,
                                           inter_broker_peer=connection.inter_broker_peer)
@@ -247,6 +248,8 @@ class Listener:
                 else:
                     writer.write(response)
                     await writer.drain()
+            # TotalTimeMs: read to written (the API key is the frame's first two bytes)
+            self.broker.metrics.completed((frame[0] << 8) | frame[1], (time.perf_counter() - read_at) * 1000)
             connection.last_active = time.monotonic()
             if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
                 refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "

@@ -242,6 +242,8 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                 DESCRIPTORS.release_slice()
                 raise
             read.size = file_slice.size
+            if replica_id < 0:
+                ctx.broker.metrics.fetched(read.topic, read.size)
         if read_committed:
             read.aborted = _aborted_in(partition, wanted.fetch_offset) if read.slice is not None else []
     except ApiError as exc:
