@@ -20,7 +20,7 @@ from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
 from engine.security import scram_bootstrap, settings as security_settings
 from engine.storage.dir_lock import DataDirLockedError
-from engine.tools import broker_command, groups_command, metadata_command, transactions_command
+from engine.tools import broker_command, connect_command, groups_command, metadata_command, transactions_command
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
     serve.add_argument("--log-level", default="INFO")
     broker_command.add_parser(commands)
+    connect_command.add_parser(commands)
     groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
@@ -123,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "broker":
         return broker_command.run(args)
+    if args.command == "connect":
+        return connect_command.run(args)
     if args.command == "groups":
         return groups_command.run(args)
     if args.command == "metadata":
