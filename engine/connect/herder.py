@@ -163,9 +163,11 @@ class Herder(HerderRequests):
                  a.connectors, [f"{c}-{t}" for c, t in a.tasks], a.revoked_connectors,
                  [f"{c}-{t}" for c, t in a.revoked_tasks], a.delay)
         revoked_tasks = [t for t in a.revoked_tasks if t in self.running_tasks]
-        self.worker.stop_tasks(revoked_tasks)
+        gone = [t for t in revoked_tasks if t[0] not in self.snapshot.connector_configs]
+        self._stop_quietly(gone)           # a deleted connector's: no UNASSIGNED after its tombstone
+        self.worker.stop_tasks([t for t in revoked_tasks if t not in gone])
         for connector in a.revoked_connectors:
-            self.worker.stop_connector(connector)
+            self.worker.stop_connector(connector, unassigned=connector in self.snapshot.connector_configs)
         with self._lock:
             self.running_tasks -= set(a.revoked_tasks)
             self.running_connectors -= set(a.revoked_connectors)
@@ -238,19 +240,23 @@ class Herder(HerderRequests):
 
     def _forget_connector(self, name: str) -> None:
         mine = [t for t in self.running_tasks if t[0] == name]
-        for runner in (self.worker.tasks.get(t) for t in mine):
-            if runner is not None:
-                runner.failed = True      # quiet: no UNASSIGNED status for a deleted connector
-        self.worker.stop_tasks(mine)
+        self._stop_quietly(mine)
         if name in self.worker.connectors:
             self.worker.connectors[name].failed = True
             self.worker.stop_connector(name, unassigned=False)
         with self._lock:
             self.running_tasks -= set(mine)
             self.running_connectors.discard(name)
-        for task in mine:
-            self.status_store.put_task(task, None)
         self._reconfigure.pop(name, None)
+
+    def _stop_quietly(self, tasks: list[tuple[str, int]]) -> None:
+        """Stop tasks that are gone and forget their statuses (Connect's DESTROYED)."""
+        for runner in (self.worker.tasks.get(t) for t in tasks):
+            if runner is not None:
+                runner.quiet = True
+        self.worker.stop_tasks(tasks)
+        for task in tasks:
+            self.status_store.put_task(task, None)
 
     def _target_state_changed(self, name: str) -> None:
         state = self.snapshot.target_state(name)
@@ -265,7 +271,10 @@ class Herder(HerderRequests):
         old, new = previous.task_configs.get(name, []), self.snapshot.task_configs.get(name, [])
         for task in sorted(t for t in self.running_tasks if t[0] == name):
             if task[1] >= len(new) or (task[1] < len(old) and old[task[1]] != new[task[1]]):
-                self.worker.stop_tasks([task])
+                if task[1] >= len(new):
+                    self._stop_quietly([task])
+                else:
+                    self.worker.stop_tasks([task])
                 with self._lock:
                     self.running_tasks.discard(task)
                 if task[1] < len(new):
@@ -366,6 +375,10 @@ class Herder(HerderRequests):
             raise ConnectRestError("Request timed out", 500) from None
 
     def _run_requests(self) -> None:
+        """Run queued requests once the group is stable (a request that arrives during a
+        rebalance waits for it, as in Connect, instead of failing)."""
+        if self.membership.rebalancing() or not self.started.is_set():
+            return
         while True:
             with self._lock:
                 if not self._requests:

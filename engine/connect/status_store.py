@@ -144,6 +144,8 @@ class KafkaStatusStore(StatusStore):
     def __init__(self, topic: str, settings: dict[str, str], *, partitions: int, replication_factor: int,
                  client_id: str) -> None:
         super().__init__()
+        self._in_flight: dict[str, int] = {}     # key -> own writes not acknowledged yet
+        self._written: dict[str, int] = {}       # key -> offset of the own write acknowledged last
         self.topic, self.settings = topic, settings
         self.partitions, self.replication_factor = partitions, replication_factor
         self.log = TopicLog(topic, settings, self._on_record, client_id=f"{client_id}-statuses")
@@ -170,11 +172,26 @@ class KafkaStatusStore(StatusStore):
             log.warning("Ignoring a status record that is not JSON at %s-%d@%d", self.topic, partition, offset)
             return
         if parsed is None or isinstance(parsed, dict):
-            self._record(key.decode("utf-8", errors="replace"), parsed)
+            name = key.decode("utf-8", errors="replace")
+            with self._lock:
+                # An older record read after this worker's own newer write must not undo it.
+                stale = self._in_flight.get(name) or offset < self._written.get(name, -1)
+            if not stale:
+                self._record(name, parsed)
 
     def _write(self, key: str, value: dict | None) -> None:
         """Written asynchronously, as Connect does; applied locally at once so this worker's
         own answers do not wait for the round trip."""
+        with self._lock:
+            self._in_flight[key] = self._in_flight.get(key, 0) + 1
         self._record(key, value)
         data = None if value is None else json.dumps(value, separators=(",", ":")).encode()
-        self.log.send(key.encode(), data)
+        self.log.send(key.encode(), data).add_done_callback(lambda future: self._acknowledged(key, future))
+
+    def _acknowledged(self, key: str, future) -> None:
+        with self._lock:
+            self._in_flight[key] -= 1
+            if not self._in_flight[key]:
+                del self._in_flight[key]
+            if future.exception() is None:
+                self._written[key] = max(self._written.get(key, -1), future.result())

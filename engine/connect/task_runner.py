@@ -33,6 +33,7 @@ class TaskRunner:
         self.stopping = threading.Event()
         self.resumed = threading.Event()
         self.failed = False
+        self.quiet = False          # stopped because it is gone (deleted connector, fewer tasks): no status
         self.flush_interval = worker.config["offset.flush.interval.ms"] / 1000
         self.flush_timeout = worker.config["offset.flush.timeout.ms"] / 1000
         self.key_converter = self._converter("key")
@@ -78,7 +79,7 @@ class TaskRunner:
             self.task.stop()
         except Exception:
             log.exception("%s Task threw an exception while stopping", self.name)
-        if not self.failed and not self.worker.shutting_down:
+        if not self.failed and not self.quiet and not self.worker.shutting_down:
             self._status(UNASSIGNED)
 
     def transition(self, target_state: str) -> None:

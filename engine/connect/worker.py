@@ -108,7 +108,8 @@ class Worker:
         if entry is not None:
             entry.failed = True
             self._stop_instance(entry)
-        trace = trace or "".join(traceback.format_exception(error)) if error else trace
+        if trace is None and error is not None:
+            trace = "".join(traceback.format_exception(error))
         log.error("Connector %s failed\n%s", name, trace)
         self._connector_status(name, FAILED, trace)
 
