@@ -1,6 +1,7 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
 operator commands that talk to a running engine (`broker ...`, `groups ...`,
-`transactions ...`), and
+`transactions ...`), Kafka's command line tools (`topics`, `configs`, `console-producer`, ...:
+engine/tools/__init__.py), Kafka Connect workers (`connect distributed|standalone`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i, PLAINTEXT unless `--security-protocol` asks for SASL or TLS
@@ -20,7 +21,8 @@ from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
 from engine.security import scram_bootstrap, settings as security_settings
 from engine.storage.dir_lock import DataDirLockedError
-from engine.tools import broker_command, connect_command, groups_command, metadata_command, transactions_command
+from engine.tools import (broker_command, connect_command, groups_command, metadata_command, transactions_command,
+                          KAFKA_TOOLS)
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -77,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
+    for tool in KAFKA_TOOLS.values():
+        tool.add_parser(commands)
     return parser
 
 
@@ -124,6 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "broker":
         return broker_command.run(args)
+    if args.command in KAFKA_TOOLS:
+        try:
+            return KAFKA_TOOLS[args.command].run(args)
+        except KeyboardInterrupt:
+            return 130
+        except Exception as exc:     # a readable sentence, never a trace (the tools catch Kafka's errors)
+            print(f"Error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
     if args.command == "connect":
         return connect_command.run(args)
     if args.command == "groups":

@@ -16,7 +16,7 @@ from engine.connect.api import ConnectError, SinkConnector
 from engine.connect.config_store import STARTED, STOPPED, RestartRequest
 from engine.connect.errors import AlreadyExists, BadRequest, ConnectRestError, NotAssigned, NotFound
 from engine.connect.plugins import PluginNotFound
-from engine.connect.worker_config import kafka_python_settings
+from engine.client_settings import kafka_python_settings
 
 log = logging.getLogger("engine.connect.herder")
 

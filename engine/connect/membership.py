@@ -22,7 +22,7 @@ from kafka.net.compat import KafkaNetClient
 from engine.connect import protocol
 from engine.connect.assignor import IncrementalCooperativeAssignor
 from engine.connect.protocol import Assignment, WorkerState
-from engine.connect.worker_config import kafka_python_settings
+from engine.client_settings import kafka_python_settings
 
 log = logging.getLogger("engine.connect.membership")
 

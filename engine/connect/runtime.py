@@ -20,7 +20,8 @@ from engine.connect.offset_store import FileOffsetStore, KafkaOffsetStore
 from engine.connect.plugins import Plugins
 from engine.connect.rest import RestServer
 from engine.connect.status_store import KafkaStatusStore, StatusStore
-from engine.connect.worker_config import WorkerConfig, kafka_python_settings
+from engine.client_settings import kafka_python_settings
+from engine.connect.worker_config import WorkerConfig
 
 log = logging.getLogger("engine.connect")
 

@@ -24,7 +24,7 @@ from engine.connect.api import RetriableError, SinkRecord, SinkTaskContext, Topi
 from engine.connect.connector_config import sink_topics
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
-from engine.connect.worker_config import librdkafka_settings
+from engine.client_settings import librdkafka_settings
 
 log = logging.getLogger("engine.connect.sink_task")
 

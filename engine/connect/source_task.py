@@ -17,7 +17,7 @@ from engine.connect.api import ConnectError, OffsetStorageReader, SourceTaskCont
 from engine.connect.offset_store import partition_key
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
-from engine.connect.worker_config import librdkafka_settings
+from engine.client_settings import librdkafka_settings
 
 log = logging.getLogger("engine.connect.source_task")
 

@@ -22,7 +22,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, To
 from kafka.admin import KafkaAdminClient, NewTopic
 import kafka.errors as Errors
 
-from engine.connect.worker_config import kafka_python_settings, librdkafka_settings
+from engine.client_settings import kafka_python_settings, librdkafka_settings
 
 log = logging.getLogger("engine.connect.topic_log")
 
