@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
-    for tool in KAFKA_TOOLS.values():
-        tool.add_parser(commands)
+    for tool in dict.fromkeys(KAFKA_TOOLS.values()):
+        (tool.add_parsers if hasattr(tool, "add_parsers") else tool.add_parser)(commands)
     return parser
 
 

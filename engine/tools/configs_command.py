@@ -109,8 +109,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(exc: Exception, args) -> int:
+    """Kafka's: a wrong argument is its message alone; a failure from the cluster is the command
+    line, then the exception (the first line of Kafka's stack trace)."""
+    if not isinstance(exc, Errors.KafkaError):
+        print(str(exc), file=sys.stderr)
+        return 1
     print(f"Error while executing config command with args '{' '.join(sys.argv[2:])}'", file=sys.stderr)
-    print(java_exception_line(exc) if isinstance(exc, Errors.KafkaError) else str(exc), file=sys.stderr)
+    print(f"java.util.concurrent.ExecutionException: {java_exception_line(exc)}", file=sys.stderr)
     return 1
 
 

@@ -3,7 +3,8 @@
 Preferred (0): make each partition's first replica its leader, if it is live and in the
 ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it already leads.
 Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
-if none). topic_partitions null means every partition (preferred election for all).
+if none). topic_partitions null means every partition, and then, as Kafka's controller, the
+answer leaves out the partitions whose leader is already the desired one (ELECTION_NOT_NEEDED).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
@@ -33,6 +34,8 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
                 controller.elect_leader(topic, index, election_type)
                 answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
             except ApiError as exc:
+                if request.topic_partitions is None and exc.code == Errors.ElectionNotNeededError.errno:
+                    continue
                 answers.append(PartitionResult(partition_id=index, error_code=exc.code, error_message=exc.message))
         results.append(Result(topic=topic, partition_result=answers))
     return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)
