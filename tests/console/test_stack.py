@@ -85,12 +85,19 @@ def bundled_bootstrap(database: Path) -> str:
         return connection.execute("SELECT bootstrap_servers FROM clusters_cluster WHERE is_bundled").fetchone()[0]
 
 
+def bundled_connect(database: Path) -> str:
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        return connection.execute("SELECT url FROM connect_connectcluster WHERE is_bundled").fetchone()[0]
+
+
 def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_all(tmp_path):
     engine_port, web_port, redis_port = free_port_range(4), free_port_range(1), free_port_range(1)
+    connect_port = free_port_range(1)
     data = tmp_path / "data"
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ENGINE_BOOTSTRAP")}
     env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), DJANGO_SETTINGS_MODULE="console.settings",
+               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), CONNECT_PORT=str(connect_port),
+               DJANGO_SETTINGS_MODULE="console.settings",
                PYTHONUNBUFFERED="1")
     # An earlier `make run` on the default ports registered the bundled cluster at 9092-9094 ...
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
@@ -114,9 +121,11 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
                     and answers(redis_port, b"PING\r\n", b"+PONG")
                     and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
                     and re.search(r"worker\s*\|.*celery@\S+ ready", output()) is not None
-                    and "beat: Starting" in output())
+                    and "beat: Starting" in output()
+                    and answers(connect_port, b"GET / HTTP/1.0\r\n\r\n", b"HTTP/1.0 200"))
 
-        wait_until(everything_up, timeout=120, message="the engine, Redis, the web server, the worker and beat")
+        wait_until(everything_up, timeout=120, message="the engine, Redis, the web server, the worker, beat and "
+                                                       "the Connect worker")
         started = descendants(stack.pid)
         assert len(started) >= 5   # at least one process per service (the shells and forks add more)
         credentials = data / "console-admin.txt"
@@ -126,12 +135,13 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         assert "/login/" not in log_in(url, password)
         assert bundled_bootstrap(tmp_path / "db.sqlite3") == real_ports
         assert f"Kafka:    {real_ports}" in output()
+        assert bundled_connect(tmp_path / "db.sqlite3") == f"http://127.0.0.1:{connect_port}"
 
         os.killpg(stack.pid, signal.SIGINT)   # what Ctrl-C in the terminal does
         stack.wait(60)
         wait_until(lambda: not alive(started), timeout=30, message="every process of the stack gone")
         assert not any(listening(port) for port in (engine_port, engine_port + 1, engine_port + 2, web_port,
-                                                    redis_port))
+                                                    redis_port, connect_port))
     finally:
         for pid in descendants(stack.pid) | alive(started):
             with contextlib.suppress(ProcessLookupError):

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class ConnectConfig(AppConfig):
+    """Kafka Connect clusters of each Kafka cluster, managed through Connect's REST API."""
+
+    name = "console.connect"
+    label = "connect"

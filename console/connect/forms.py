@@ -1,0 +1,79 @@
+"""Forms of the Connect section: they parse and bound the input; Connect validates configs."""
+from __future__ import annotations
+
+import json
+
+from django import forms
+
+from console.clusters.models import SECRET_ENV_PREFIX
+
+MAX_JSON = 200_000
+MAX_VALUE = 20_000
+
+
+class ConnectClusterForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    url = forms.CharField(max_length=500, label="REST address",
+                          help_text="Any worker's REST address, e.g. http://connect-1:8083. Requests a worker cannot "
+                                    "answer itself it forwards to its leader.")
+    username = forms.CharField(max_length=200, required=False, help_text="For HTTP basic authentication, if set.")
+    password_env = forms.CharField(
+        max_length=200, required=False, label="Password environment variable",
+        help_text=f"The password never enters the database: name the environment variable of the console's "
+                  f"processes that holds it. Only names starting with {SECRET_ENV_PREFIX} are allowed.")
+
+
+class ConnectorJsonForm(forms.Form):
+    """`{"name": ..., "config": {...}}` as POST /connectors takes it, or a flat config with `name`."""
+
+    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}), max_length=MAX_JSON,
+                               label="Connector as JSON",
+                               help_text='{"name": "my-connector", "config": {"connector.class": "...", ...}}')
+
+    def clean_document(self):
+        text = self.cleaned_data["document"]
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"This is not JSON: {exc}.") from None
+        if not isinstance(data, dict):
+            raise forms.ValidationError("Give a JSON object.")
+        config = data.get("config") if isinstance(data.get("config"), dict) else data
+        name = data.get("name") if "config" in data else config.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise forms.ValidationError('Give the connector a "name".')
+        flat = {}
+        for key, value in config.items():
+            if isinstance(value, (dict, list)):
+                raise forms.ValidationError(f"The value of {key} must be a string, number or boolean.")
+            flat[str(key)] = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+        if not flat.get("connector.class"):
+            raise forms.ValidationError('The config names no "connector.class".')
+        self.connector_name = name.strip()
+        self.config = flat
+        return text
+
+
+def connector_form(fields: list, data=None) -> forms.Form:
+    """A form with one field per config key of the plugin (Connect's definition): text inputs
+    (password inputs for PASSWORD keys, never filled back in), choices when Connect recommends
+    values, every field optional here (Connect's validation says what is missing)."""
+    form = forms.Form(data)
+    for group, definitions in fields:
+        for d in definitions:
+            attrs = {"data-group": group, "placeholder": d.default or ""}
+            if d.secret:
+                field = forms.CharField(required=False, max_length=MAX_VALUE, strip=False,
+                                        widget=forms.PasswordInput(attrs=attrs, render_value=False))
+            elif d.type == "BOOLEAN":
+                field = forms.ChoiceField(required=False, choices=[("", f"default ({d.default})"), ("true", "true"),
+                                                                   ("false", "false")])
+            elif d.recommended:
+                field = forms.ChoiceField(required=False, choices=[("", "default")] + [(r, r) for r in d.recommended])
+            else:
+                field = forms.CharField(required=False, max_length=MAX_VALUE, widget=forms.TextInput(attrs=attrs))
+            field.label = d.display_name
+            field.help_text = d.documentation
+            field.definition = d
+            form.fields[d.name] = field
+    return form

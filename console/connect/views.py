@@ -1,0 +1,212 @@
+"""The Connect section's pages: a Kafka cluster's Connect clusters and their connectors, one
+connector in full, creating one (from the plugin's config definition or from JSON, checked
+with Connect's config/validate first), connector actions through a confirmation, and
+registering Connect clusters (admins). Views validate, call one selector or service, render."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from console.accounts.roles import ADMIN, OPERATOR, VIEWER, has_role
+from console.clusters.selectors import cluster_get
+from console.connect import selectors, services
+from console.connect.forms import ConnectClusterForm, ConnectorJsonForm, connector_form
+from console.connect.services import ConnectorConfigInvalid
+from console.errors import ConsoleError
+from console.web import form_error, page, unless_confirmed
+
+CONFIRM = {
+    "pause": ("Pause the connector", "Pause {name}? Its tasks stop processing records until it is resumed; it keeps "
+                                     "its tasks and offsets."),
+    "resume": ("Resume the connector", "Resume {name}? Its tasks go on from their committed offsets."),
+    "stop": ("Stop the connector", "Stop {name}? Connect shuts the connector and its tasks down (no task stays "
+                                   "assigned) until it is resumed; its offsets can then be reset."),
+    "restart": ("Restart the connector", "Restart the connector {name} (its tasks keep running)?"),
+    "restart-failed": ("Restart failed tasks", "Restart the failed tasks of {name} (and the connector, if it "
+                                               "failed)?"),
+    "restart-all": ("Restart everything", "Restart {name} and all its tasks?"),
+    "delete": ("Delete the connector", "Delete {name}? Connect removes its config and stops its tasks. Its committed "
+                                       "offsets stay (a connector created again with this name resumes from them)."),
+    "reset-offsets": ("Reset the offsets", "Reset the offsets of {name}? A source connector starts over from the "
+                                           "beginning of its source; a sink's consumer group connect-{name} is "
+                                           "deleted, so it starts from its configured position."),
+}
+
+
+def _context(request, cluster, **extra) -> dict:
+    return {"cluster": cluster, "can_act": has_role(request.user, OPERATOR),
+            "can_admin": has_role(request.user, ADMIN), **extra}
+
+
+@page(VIEWER)
+def connect_list(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    return render(request, "connect/list.html", _context(request, cluster,
+                                                         views=selectors.connect_list(cluster=cluster)))
+
+
+@page(VIEWER)
+def connect_cluster(request, cluster_id: int, connect_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    view = selectors.connect_overview(cluster=cluster, connect=connect,
+                                      kafka_cluster_id=selectors.kafka_cluster_id(cluster))
+    plugins = []
+    if view.reachable:
+        try:
+            plugins = selectors.plugins(connect=connect)
+        except ConsoleError:
+            plugins = []
+    return render(request, "connect/cluster.html", _context(request, cluster, view=view, plugins=plugins))
+
+
+@page(VIEWER)
+def connector_detail(request, cluster_id: int, connect_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    detail = selectors.connector_detail(connect=connect, name=name)
+    confirm = {action.replace("-", "_"): text.format(name=name) for action, (_, text) in CONFIRM.items()}
+    return render(request, "connect/connector.html", _context(request, cluster, connect=connect, detail=detail,
+                                                              confirm=confirm))
+
+
+@page(OPERATOR)
+def connector_new(request, cluster_id: int, connect_id: int):
+    """GET: pick a plugin, then its form. POST `submit=validate`: Connect's verdict per field;
+    `submit=create`: validate again and create. `mode=json`: the connector as JSON instead."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    data = request.POST if request.method == "POST" else None
+    plugin = (request.POST.get("plugin") or request.GET.get("plugin") or "").strip()
+    mode = "json" if (request.POST.get("mode") or request.GET.get("mode")) == "json" else "form"
+    plugin_list = selectors.plugins(connect=connect)
+    context = _context(request, cluster, connect=connect, plugins=plugin_list, plugin=plugin, mode=mode,
+                       json_form=ConnectorJsonForm(data if mode == "json" else None), form=None, groups=[],
+                       checked=False, name=(request.POST.get("name") or ""))
+    if mode == "form" and plugin:
+        fields, context["plugin"] = selectors.plugin_fields(connect=connect, plugin=plugin)
+        context["form"] = form = connector_form(fields, data if mode == "form" else None)
+        context["groups"] = [(group, [form[d.name] for d in definitions]) for group, definitions in fields]
+    if request.method != "POST":
+        return render(request, "connect/new.html", context)
+    if mode == "json":
+        form = context["json_form"]
+        if not form.is_valid():
+            return render(request, "connect/new.html", context, status=400)
+        name, config = form.connector_name, form.config
+    else:
+        form = context["form"]
+        if form is None or not form.is_valid():
+            return render(request, "connect/new.html", context, status=400)
+        config = {k: v for k, v in form.cleaned_data.items() if v not in (None, "")}
+        config["connector.class"] = context["plugin"]
+        name = (config.get("name") or "").strip()
+    return _validate_or_create(request, context, form, connect, name, config)
+
+
+def _validate_or_create(request, context, form, connect, name: str, config: dict):
+    try:
+        if request.POST.get("submit") == "validate":
+            infos = services.connector_validate(connect=connect, config={**config, "name": name})
+            errors = selectors.validation_errors(infos)
+            _field_errors(form, errors)
+            context["checked"] = not errors
+            return render(request, "connect/new.html", context, status=400 if errors else 200)
+        services.connector_create(actor=request.user, connect=connect, name=name, config=config)
+    except ConnectorConfigInvalid as exc:
+        _field_errors(form, exc.errors)
+        form_error(form, exc)
+        return render(request, "connect/new.html", context, status=400)
+    except ConsoleError as exc:
+        form_error(form, exc)
+        return render(request, "connect/new.html", context, status=400)
+    messages.success(request, f"Connector {name} created on {connect.name}.")
+    return redirect("connect:connector", cluster_id=connect.cluster_id, connect_id=connect.pk, name=name)
+
+
+def _field_errors(form, errors: dict[str, list[str]]) -> None:
+    for field, messages_ in errors.items():
+        target = field if field in form.fields else None
+        for message in messages_:
+            form.add_error(target, message if target else f"{field}: {message}")
+
+
+@page(OPERATOR)
+@require_POST
+def connector_action(request, cluster_id: int, connect_id: int, name: str):
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    action = request.POST.get("action", "")
+    task = request.POST.get("task")
+    if action not in CONFIRM or (task is not None and (action != "restart" or not task.isdigit())):
+        messages.error(request, "Unknown connector action.")
+        return redirect("connect:connector", cluster_id=cluster.pk, connect_id=connect.pk, name=name)
+    title, message = CONFIRM[action]
+    if task is not None:
+        title, message = "Restart the task", f"Restart task {task} of {name}?"
+    asked = unless_confirmed(request, action=title, message=message.format(name=name))
+    if asked is not None:
+        return asked
+    try:
+        done = services.connector_action(actor=request.user, connect=connect, name=name, action=action,
+                                         task=int(task) if task is not None else None)
+    except ConsoleError as exc:
+        code = f" ({exc.kafka_code})" if exc.kafka_code else ""
+        messages.error(request, f"{title} of {name} failed: {exc}{code}")
+    else:
+        messages.success(request, done)
+        if action == "delete":
+            return redirect("connect:cluster", cluster_id=cluster.pk, connect_id=connect.pk)
+    return redirect("connect:connector", cluster_id=cluster.pk, connect_id=connect.pk, name=name)
+
+
+# --- Connect clusters (admins) --------------------------------------------------------------------
+
+@page(ADMIN)
+def connect_add(request, cluster_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    form = ConnectClusterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            connect = services.connect_cluster_add(actor=request.user, cluster=cluster, **form.cleaned_data)
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Connect cluster {connect.name} added.")
+            return redirect("connect:cluster", cluster_id=cluster.pk, connect_id=connect.pk)
+    return render(request, "connect/cluster_form.html", _context(request, cluster, form=form, editing=None),
+                  status=400 if form.errors else 200)
+
+
+@page(ADMIN)
+def connect_edit(request, cluster_id: int, connect_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    initial = {k: getattr(connect, k) for k in ("name", "url", "username", "password_env")}
+    form = ConnectClusterForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.connect_cluster_update(actor=request.user, connect=connect, **form.cleaned_data)
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            messages.success(request, f"Connect cluster {connect.name} saved.")
+            return redirect("connect:cluster", cluster_id=cluster.pk, connect_id=connect.pk)
+    return render(request, "connect/cluster_form.html", _context(request, cluster, form=form, editing=connect),
+                  status=400 if form.errors else 200)
+
+
+@page(ADMIN)
+@require_POST
+def connect_remove(request, cluster_id: int, connect_id: int):
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    asked = unless_confirmed(request, action="Forget the Connect cluster",
+                             message=f"Forget the Connect cluster {connect.name} ({connect.url})? Its connectors keep "
+                                     "running; the console stops showing them.")
+    if asked is not None:
+        return asked
+    services.connect_cluster_remove(actor=request.user, connect=connect)
+    messages.success(request, f"Connect cluster {connect.name} forgotten.")
+    return redirect("connect:list", cluster_id=cluster.pk)

@@ -1,0 +1,100 @@
+"""The Connect section in a real browser, on a real distributed Connect worker: an admin
+registers the Connect cluster, an operator creates a connector from the plugin's form (Connect's
+errors shown per field first), sees it RUNNING with its topic linked, pauses it after the
+browser's confirmation, and sees a failed task's trace; a viewer reads the page at phone width."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.console.connect.conftest import CONSOLE_WORKER
+from tests.support.connect_worker import ConnectWorker
+
+
+@pytest.fixture(scope="module")
+def browser_connect(console_server, tmp_path_factory):
+    worker = ConnectWorker(tmp_path_factory.mktemp("browser-connect"), console_server.engine.bootstrap,
+                           group="browser-connect", settings=CONSOLE_WORKER, name="browser-worker").start()
+    yield worker
+    if worker.alive():
+        worker.terminate()
+
+
+def test_register_create_pause_and_read_a_failed_trace(login, console_server, browser_connect, shoot, tmp_path):
+    admin = login("admin")
+    cluster_path = re.search(r"/clusters/\d+/", admin.url).group(0)
+    admin.get_by_role("link", name="Connect", exact=True).click()
+    expect(admin.locator("#no-connect")).to_be_visible()
+    admin.locator("#add-connect").click()
+    admin.fill("#id_name", "dc-browser")
+    admin.fill("#id_url", browser_connect.url)
+    admin.get_by_role("button", name="Save").click()
+    expect(admin.locator("h1")).to_contain_text("dc-browser")
+
+    operator = login("operator")
+    dialogs: list[str] = []
+
+    def answer(dialog):
+        dialogs.append(dialog.message)
+        dialog.accept()
+    operator.on("dialog", answer)
+    operator.goto(cluster_path + "connect/")
+    operator.locator('[data-admin-action="new-connector"]').first.click()
+    operator.select_option("#plugin", "org.apache.kafka.connect.file.FileStreamSourceConnector")
+    expect(operator.locator("#connector-form")).to_be_visible()      # connect_new.js opened the plugin's form
+    source = tmp_path / "lines.txt"
+    source.write_text("one\ntwo\nthree\n")
+    operator.fill('input[name="name"]', "browser-source")
+    operator.fill('input[name="file"]', str(source))
+    operator.locator("#validate").click()
+    expect(operator.locator('p.field[data-key="topic"] .field-error')).to_contain_text(
+        'Missing required configuration "topic" which has no default value.')
+    shoot(operator, "connect-new-errors")
+    operator.fill('input[name="topic"]', "browser-lines")
+    operator.locator("#create").click()
+    expect(operator.locator(".messages")).to_contain_text("Connector browser-source created")
+    for _ in range(60):
+        operator.reload()
+        if operator.locator('#tasks [data-state="RUNNING"]').count() and \
+                operator.locator("#connector-topics a").count():
+            break
+        operator.wait_for_timeout(500)
+    expect(operator.locator('#connector-state [data-state="RUNNING"]')).to_be_visible()
+    expect(operator.locator("#connector-topics a")).to_have_attribute("href", f"{cluster_path}topics/browser-lines/")
+    shoot(operator, "connect-connector")
+
+    operator.locator('[data-action="pause"]').click()
+    expect(operator.locator(".messages")).to_contain_text("browser-source is pausing.")
+    assert dialogs and dialogs[-1].startswith("Pause browser-source?")
+    for _ in range(60):
+        if operator.locator('#connector-state [data-state="PAUSED"]').count():
+            break
+        operator.wait_for_timeout(500)
+        operator.reload()
+    expect(operator.locator('#connector-state [data-state="PAUSED"]')).to_be_visible()
+
+    # A connector whose task fails: the list shows it, with the trace one click away.
+    operator.goto(cluster_path + "connect/")
+    operator.locator('[data-admin-action="new-connector"]').first.click()
+    operator.locator("#json-mode").click()
+    operator.fill("#id_document", '{"name": "browser-failing", "config": {"connector.class": "CountingSource", '
+                                  '"topic": "browser-count", "fail.after": "3"}}')
+    operator.get_by_role("button", name="Create").click()
+    for _ in range(60):
+        operator.goto(cluster_path + "connect/")
+        if operator.locator('tr[data-connector="browser-failing"][data-worst="FAILED"]').count():
+            break
+        operator.wait_for_timeout(500)
+    failing = operator.locator('tr[data-connector="browser-failing"]')
+    failing.locator("summary", has_text="task 0 trace").click()
+    expect(failing.locator("pre")).to_contain_text("counting task 0 gave up at 3 on purpose")
+    shoot(operator, "connect-list")
+
+    viewer = login("viewer", viewport={"width": 390, "height": 844})
+    viewer.goto(cluster_path + "connect/")
+    expect(viewer.locator('tr[data-connector="browser-source"] [data-state="PAUSED"]')).to_be_visible()
+    expect(viewer.locator("[data-admin-action]")).to_have_count(0)
+    assert viewer.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(viewer, "connect-list")

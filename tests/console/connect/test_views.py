@@ -1,0 +1,140 @@
+"""The Connect pages and their JSON API on a real worker: connectors with their states and a
+failed task's trace, one connector with its config (secrets hidden), topics linked to their
+pages and offsets, creating one from the plugin's form (Connect's errors per field) or from
+JSON, actions behind a confirmation, role checks and CSRF."""
+from __future__ import annotations
+
+import json
+import re
+
+from django.test import Client
+
+from console.accounts.models import AuditLogEntry
+from console.connect import selectors
+from tests.console.conftest import make_topic
+from tests.support.waiting import wait_until
+
+
+def _base(connect) -> str:
+    return f"/clusters/{connect.cluster_id}/connect/{connect.pk}/"
+
+
+def _running(connect, name: str, tasks: int = 1):
+    def check():
+        try:
+            row = selectors.connector_detail(connect=connect, name=name).row
+        except Exception:
+            return None
+        return row if row.state == "RUNNING" and len(row.tasks) == tasks and \
+            all(t.state == "RUNNING" for t in row.tasks) else None
+    return wait_until(check, 60, message=f"{name} running")
+
+
+def test_create_from_the_plugins_form_with_connects_errors_then_act(connect_row, cluster, operator_client,
+                                                                     viewer_client, users, tmp_path, unique_topic):
+    topic = make_topic(cluster, unique_topic())
+    source = tmp_path / "in.txt"
+    source.write_text("a\nb\nc\n")
+    page = operator_client.get(_base(connect_row) + "new", {"plugin": "FileStreamSource"})
+    html = page.content.decode()
+    assert page.status_code == 200
+    for key in ("name", "tasks.max", "file", "topic", "batch.size"):
+        assert f'name="{key}"' in html
+    assert 'placeholder="2000"' in html                  # batch.size's default, from Connect's definition
+    plugin = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+
+    checked = operator_client.post(_base(connect_row) + "new", {"mode": "form", "plugin": plugin, "name": "v-src",
+                                                                "file": str(source), "batch.size": "x",
+                                                                "submit": "validate"})
+    assert checked.status_code == 400
+    text = checked.content.decode()
+    assert "Missing required configuration &quot;topic&quot; which has no default value." in text
+    assert "Invalid value x for configuration batch.size: Not a number of type INT" in text
+
+    created = operator_client.post(_base(connect_row) + "new", {"mode": "form", "plugin": plugin, "name": "v-src",
+                                                                "file": str(source), "topic": topic,
+                                                                "submit": "create"})
+    assert created.status_code == 302 and created.url == _base(connect_row) + "connectors/v-src/"
+    _running(connect_row, "v-src")
+
+    listing = viewer_client.get(f"/clusters/{cluster.pk}/connect/").content.decode()
+    assert re.search(r'data-connector="v-src".*?data-state="RUNNING".*?1 running', listing, re.S)
+    assert 'data-admin-action="new-connector"' not in listing           # viewers do not create
+
+    detail = wait_until(lambda: (html := viewer_client.get(_base(connect_row) + "connectors/v-src/")
+                                 .content.decode()) and f'href="/clusters/{cluster.pk}/topics/{topic}/"' in html
+                        and "position=6" in html and html, 30, message="topics and offsets on the page")
+    assert "data-action=" not in detail                                   # nor act
+
+    asked = operator_client.post(_base(connect_row) + "connectors/v-src/action", {"action": "pause"})
+    assert asked.status_code == 200 and b"Its tasks stop processing records" in asked.content
+    assert selectors.connector_detail(connect=connect_row, name="v-src").row.state == "RUNNING"
+    done = operator_client.post(_base(connect_row) + "connectors/v-src/action",
+                                {"action": "pause", "confirmed": "yes"})
+    assert done.status_code == 302
+    wait_until(lambda: selectors.connector_detail(connect=connect_row, name="v-src").row.state == "PAUSED", 30,
+               message="paused")
+    assert viewer_client.post(_base(connect_row) + "connectors/v-src/action",
+                              {"action": "delete", "confirmed": "yes"}).status_code == 403
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(users["operator"])
+    assert strict.post(_base(connect_row) + "connectors/v-src/action",
+                       {"action": "delete", "confirmed": "yes"}).status_code == 403
+    operator_client.post(_base(connect_row) + "connectors/v-src/action", {"action": "delete", "confirmed": "yes"})
+    assert list(AuditLogEntry.objects.filter(target="test connect/v-src").order_by("pk")
+                .values_list("action", flat=True)) == \
+        ["connect.connector.create", "connect.connector.pause", "connect.connector.delete"]
+
+
+def test_a_failed_task_shows_its_trace_and_secrets_stay_hidden(connect_row, cluster, viewer_client, operator_client,
+                                                                unique_topic):
+    topic = make_topic(cluster, unique_topic())
+    document = json.dumps({"name": "v-failing", "config": {
+        "connector.class": "counting_plugin.CountingSourceConnector", "topic": topic, "count": "50",
+        "fail.after": "5", "database.password": "s3cret-value"}})
+    created = operator_client.post(_base(connect_row) + "new", {"mode": "json", "document": document,
+                                                                "submit": "create"})
+    assert created.status_code == 302, created.content.decode()[:2000]
+    wait_until(lambda: (row := selectors.connector_detail(connect=connect_row, name="v-failing").row).tasks and
+               row.tasks[0].state == "FAILED", 60, message="task failed")
+    listing = viewer_client.get(f"/clusters/{cluster.pk}/connect/").content.decode()
+    assert re.search(r'data-connector="v-failing" data-worst="FAILED"', listing)
+    assert "counting task 0 gave up at 5 on purpose" in listing
+    detail = viewer_client.get(_base(connect_row) + "connectors/v-failing/").content.decode()
+    assert "s3cret-value" not in detail and "[hidden]" in detail
+    assert "counting task 0 gave up at 5 on purpose" in detail
+    api = viewer_client.get(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors/v-failing").json()
+    assert api["config"]["database.password"] == "[hidden]" and api["row"]["tasks"][0]["state"] == "FAILED"
+    assert "s3cret-value" not in json.dumps(list(AuditLogEntry.objects.values_list("details", flat=True)))
+    restarted = operator_client.post(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors/v-failing/"
+                                     "restart-failed")
+    assert restarted.status_code == 200 and restarted.json()["result"] == "v-failing: 1 failed task restarting."
+    operator_client.post(_base(connect_row) + "connectors/v-failing/action", {"action": "delete", "confirmed": "yes"})
+
+
+def test_json_api_lists_and_refuses_bad_configs(connect_row, cluster, operator_client, viewer_client):
+    listed = viewer_client.get(f"/api/clusters/{cluster.pk}/connect").json()
+    assert listed[0]["name"] == "test connect" and listed[0]["reachable"] and listed[0]["version"]
+    bad = operator_client.post(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors",
+                               data=json.dumps({"name": "api-bad", "config": {"connector.class": "FileStreamSink"}}),
+                               content_type="application/json")
+    assert bad.status_code == 400
+    assert "Must configure one of topics or topics.regex" in bad.json()["error"]
+    unknown = operator_client.post(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors",
+                                   data=json.dumps({"name": "api-ghost", "config": {"connector.class": "Ghost"}}),
+                                   content_type="application/json")
+    assert unknown.status_code == 503 and "Failed to find any class" in unknown.json()["error"]
+    assert viewer_client.post(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors",
+                              data="{}", content_type="application/json").status_code == 403
+
+
+def test_only_admins_register_connect_clusters(cluster, console_admin_client, operator_client):
+    assert operator_client.get(f"/clusters/{cluster.pk}/connect/add").status_code == 403
+    refused = console_admin_client.post(f"/clusters/{cluster.pk}/connect/add",
+                                        {"name": "dc", "url": "http://h:8083", "username": "u",
+                                         "password_env": "DATABASE_URL"})
+    assert refused.status_code == 400 and b"CONSOLE_SECRET_" in refused.content
+    added = console_admin_client.post(f"/clusters/{cluster.pk}/connect/add", {"name": "dc", "url": "http://h:8083"})
+    assert added.status_code == 302
+    page = console_admin_client.get(f"/clusters/{cluster.pk}/connect/").content.decode()
+    assert "cannot be reached" in page
