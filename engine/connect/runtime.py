@@ -37,8 +37,9 @@ def _cluster_id(config: WorkerConfig) -> str:
     deadline = time.monotonic() + CLUSTER_WAIT_SECONDS
     while True:
         try:
+            settings = kafka_python_settings(config.client_settings("admin"))
             admin = KafkaAdminClient(client_id="connect-cluster-id", request_timeout_ms=30000,
-                                     bootstrap_timeout_ms=5000, **kafka_python_settings(config.client_settings("admin")))
+                                     bootstrap_timeout_ms=5000, **settings)
         except Errors.KafkaTimeoutError:
             if time.monotonic() > deadline:
                 raise

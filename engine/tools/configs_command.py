@@ -77,7 +77,8 @@ def _entities(args) -> tuple[list[str], list[str]]:
     if not types:
         raise CommandError("At least one entity type must be specified")
     if len(set(types)) != len(types):
-        raise CommandError(f"Duplicate entity type(s) specified: {','.join(sorted({t for t in types if types.count(t) > 1}))}")
+        repeated = sorted({t for t in types if types.count(t) > 1})
+        raise CommandError(f"Duplicate entity type(s) specified: {','.join(repeated)}")
     if len(types) > 1 and set(types) != {"users", "clients"}:
         raise CommandError("Only 'users' and 'clients' entity types may be specified together")
     return types, names

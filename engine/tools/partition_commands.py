@@ -197,8 +197,8 @@ def _log_dirs(args) -> int:
             partitions = [{"partition": tp_text(t["name"], p["partition_index"]), "size": p["partition_size"],
                            "offsetLag": p["offset_lag"], "isFuture": p["is_future_key"]}
                           for t in log_dir["topics"] if not topics or t["name"] in topics for p in t["partitions"]]
-            dirs.append({"partitions": partitions, "error": None if error is None else
-                         f"org.apache.kafka.common.errors.{error.__name__[:-5]}Exception", "logDir": log_dir["log_dir"]})
+            error_name = None if error is None else f"org.apache.kafka.common.errors.{error.__name__[:-5]}Exception"
+            dirs.append({"partitions": partitions, "error": error_name, "logDir": log_dir["log_dir"]})
         out["brokers"].append({"broker": broker["broker"], "logDirs": dirs})
     print(json.dumps(out, separators=(",", ":")))
     return 0

@@ -112,8 +112,8 @@ class Stats:
         elapsed = max(1, _now_ms() - self.window_start)
         print(f"{self.window_count} records sent, {1000.0 * self.window_count / elapsed:.1f} records/sec "
               f"({1000.0 * self.window_bytes / elapsed / (1024 * 1024):.2f} MB/sec), "
-              f"{self.window_total / max(1, self.window_count):.1f} ms avg latency, {float(self.window_max):.1f} ms max "
-              "latency.", flush=True)
+              f"{self.window_total / max(1, self.window_count):.1f} ms avg latency, "
+              f"{float(self.window_max):.1f} ms max latency.", flush=True)
 
     def print_total(self) -> None:
         elapsed = max(1, _now_ms() - self.start)

@@ -154,7 +154,8 @@ def _replica_assignment(text: str) -> dict[int, list[int]]:
         replicas = [int(b) for b in part.split(":") if b.strip()]
         duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
         if duplicates:
-            raise CommandError(f"Partition replica lists may not contain duplicate entries: {','.join(map(str, duplicates))}")
+            raise CommandError("Partition replica lists may not contain duplicate entries: "
+                               + ",".join(map(str, duplicates)))
         assignment[index] = replicas
         if index and len(replicas) != len(assignment[0]):
             raise CommandError(f"Partition {index} has different replication factor: {replicas}")
@@ -265,13 +266,15 @@ def _describe(admin, args) -> None:
             continue
         min_isr = int(entries.get("min.insync.replicas", {}).get("value") or 1)
         for partition in partitions:
-            if not reports or _reported(partition, reports, live, min_isr, moving.get((name, partition["partition_index"]))):
-                _print_partition(name, partition, moving.get((name, partition["partition_index"])))
+            reassignment = moving.get((name, partition["partition_index"]))
+            if not reports or _reported(partition, reports, live, min_isr, reassignment):
+                _print_partition(name, partition, reassignment)
 
 
 def _replication_factor(partition: dict, reassignment) -> int:
     if reassignment:
-        return len(reassignment.get("replicas", partition["replica_nodes"])) - len(reassignment.get("adding_replicas", []))
+        replicas = reassignment.get("replicas", partition["replica_nodes"])
+        return len(replicas) - len(reassignment.get("adding_replicas", []))
     return len(partition["replica_nodes"])
 
 

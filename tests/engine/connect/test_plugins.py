@@ -36,7 +36,8 @@ def test_python_plugins_are_listed_with_their_type_and_version(connect_cluster):
     assert by_class["counting_plugin.CollectingSinkConnector"]["type"] == "sink"
     assert by_class["org.apache.kafka.connect.file.FileStreamSourceConnector"]["type"] == "source"
     everything = request(connect_cluster[0], "GET", "/connector-plugins?connectorsOnly=false")[1]
-    assert {"class": "org.apache.kafka.connect.json.JsonConverter", "type": "converter", "version": "3.9.0"} in everything
+    json_converter = {"class": "org.apache.kafka.connect.json.JsonConverter", "type": "converter", "version": "3.9.0"}
+    assert json_converter in everything
     definition = request(connect_cluster[1], "GET", "/connector-plugins/CountingSource/config")[1]
     assert [d["name"] for d in definition] == ["topic", "count", "fail.after"]
     assert definition[1] | {} == {**definition[1], "type": "INT", "default_value": "10", "required": False}
@@ -48,7 +49,8 @@ def test_a_python_source_feeds_a_python_sink(connect_cluster, connect_engine, tm
     assert request(connect_cluster[0], "POST", "/connectors", {"name": "counting-source", "config": {
         "connector.class": "CountingSource", "topic": "counting", "count": "250"}})[0] == 201
     assert request(connect_cluster[1], "POST", "/connectors", {"name": "collecting-sink", "config": {
-        "connector.class": "counting_plugin.CollectingSinkConnector", "topics": "counting", "file": str(out)}})[0] == 201
+        "connector.class": "counting_plugin.CollectingSinkConnector", "topics": "counting",
+        "file": str(out)}})[0] == 201
     wait_until(lambda: out.exists() and len(out.read_text().splitlines()) >= 250, 60, message="250 values collected")
     assert [line.split(":")[3] for line in out.read_text().splitlines()] == [str(i) for i in range(250)]
     assert _values(connect_engine.bootstrap, "counting", 250) == list(range(250))

@@ -157,7 +157,8 @@ def test_sink_offsets_are_the_consumer_groups(connect_cluster, connect_engine, t
 def test_restart_answers_204_alone_and_202_with_the_plan(connect_cluster, source):
     name, _, _ = source
     assert request(connect_cluster[1], "POST", f"/connectors/{name}/restart")[0] == 204
-    code, body, _ = request(connect_cluster[1], "POST", f"/connectors/{name}/restart?includeTasks=true&onlyFailed=false")
+    code, body, _ = request(connect_cluster[1], "POST",
+                            f"/connectors/{name}/restart?includeTasks=true&onlyFailed=false")
     assert code == 202
     assert body["connector"]["state"] == "RESTARTING" and [t["state"] for t in body["tasks"]] == ["RESTARTING"]
     code, body, _ = request(connect_cluster[0], "POST", f"/connectors/{name}/restart?includeTasks=true&onlyFailed=true")

@@ -48,7 +48,8 @@ def test_a_create_with_errors_is_connects_400_and_nothing_is_stored(connect_clus
         "Connector configuration is invalid and contains the following 2 error(s):\n"
         "topics and topics.regex are mutually exclusive options, but both are set.\n"
         "topics and topics.regex are mutually exclusive options, but both are set.\n"
-        "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+        "You can also find the above list of errors at the endpoint "
+        "`/connector-plugins/{connectorType}/config/validate`")
     assert request(connect_cluster[0], "GET", "/connectors/invalid")[0] == 404
 
 

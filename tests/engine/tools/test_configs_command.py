@@ -44,7 +44,8 @@ def test_broker_configs_per_broker_and_cluster_default(group_cluster):
     try:
         lines = run_tool(group_cluster, "configs", "--describe", "--broker", "1").stdout.splitlines()
         assert lines == ["Dynamic configs for broker 1 are:",
-                         "  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, "
+                         "  log.cleaner.threads=2 sensitive=false "
+                         "synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, "
                          "DYNAMIC_DEFAULT_BROKER_CONFIG:log.cleaner.threads=3}"]
         every = run_tool(group_cluster, "configs", "--describe", "--entity-type", "brokers").stdout.splitlines()
         assert every[-2:] == ["Default configs for brokers in the cluster are:",

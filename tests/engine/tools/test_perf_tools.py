@@ -10,7 +10,8 @@ TOTAL = re.compile(r"^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), 
                    r"latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$")
 HEADER = ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, "
           "fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec")
-ROW = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, ([\d.]+), [\d.]+, (\d+), "
+DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}"
+ROW = re.compile(rf"^{DATE}, {DATE}, ([\d.]+), [\d.]+, (\d+), "
                  r"[\d.]+, \d+, \d+, [\d.]+, [\d.]+$")
 
 

@@ -72,4 +72,5 @@ def test_bad_plans_are_refused_with_kafkas_messages(group_cluster, topic_name, t
     broken = run_tool(group_cluster, "reassign-partitions", "--verify", "--reassignment-json-file", str(plan))
     assert (broken.returncode, broken.stdout.strip()) == (1, "Error: The input string is not a valid JSON")
     usage = run_tool(group_cluster, "reassign-partitions", "--list", "--throttle", "5")
-    assert usage.returncode == 1 and usage.stderr.startswith("Option \"[throttle]\" can't be used with action \"[list]\"")
+    assert usage.returncode == 1
+    assert usage.stderr.startswith("Option \"[throttle]\" can't be used with action \"[list]\"")
