@@ -13,8 +13,11 @@ TEST_WORKERS ?= 3
 
 JS_CLIENTS := tests/clients/kafkajs
 JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
+# mermaid.js for the docs site's diagrams (docs/hooks/mermaid.py), from npm's registry.
+DOCS_JS := docs/hooks
+DOCS_JS_STAMP := $(DOCS_JS)/node_modules/.package-lock.json
 
-.PHONY: run engine test venv js-clients bench docs clean
+.PHONY: run engine test venv js-clients docs-js bench docs clean
 
 venv: $(STAMP)
 
@@ -30,6 +33,11 @@ js-clients: $(JS_STAMP)
 $(JS_STAMP): $(JS_CLIENTS)/package.json $(JS_CLIENTS)/package-lock.json
 	cd $(JS_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error
 
+docs-js: $(DOCS_JS_STAMP)
+
+$(DOCS_JS_STAMP): $(DOCS_JS)/package.json $(DOCS_JS)/package-lock.json
+	cd $(DOCS_JS) && npm ci --no-audit --no-fund --loglevel=error
+
 run: venv
 	$(PY) -m console.localenv
 	$(PY) manage.py migrate --noinput
@@ -39,12 +47,12 @@ run: venv
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
-test: venv js-clients
+test: venv js-clients docs-js
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
-docs: venv
-	$(PY) -m mkdocs build --strict
+docs: venv docs-js
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 bench: venv
 	$(PY) benchmarks/produce_consume.py
