@@ -193,3 +193,13 @@ def test_the_api_versions_the_readme_quotes_are_the_registrys():
     assert len(quoted) >= 5
     for name, low, high in quoted:
         assert served[name] == (int(low), int(high or low)), name
+
+
+def test_every_option_of_serve_is_on_the_command_line_page():
+    from engine.__main__ import build_parser
+    serve = next(a for a in build_parser()._actions if a.dest == "command").choices["serve"]
+    page = (DOCS / "engine" / "cli.md").read_text().split("\n## serve\n", 1)[1].split("\n## ", 1)[0]
+    for action in serve._actions:
+        for option in action.option_strings:
+            if option.startswith("--") and option != "--help":
+                assert f"`{option}" in page, option
