@@ -49,7 +49,8 @@ def test_the_kafka_apis_page_is_generated_from_the_handler_registry(site):
 def test_every_handler_docstring_states_the_versions_it_registers():
     for spec in registry.all_apis():
         stated = api_page.headline_range(api_page.module_docstring(spec))
-        assert stated == (spec.min_version, spec.max_version), (spec.name, stated)
+        assert stated == (spec.min_version, spec.max_version), \
+            f"{api_page.module_path(spec)}: its docstring must open with '{spec.name}: v{spec.min_version}-{spec.max_version}.'"
 
 
 def table_rows(markdown: str, heading: str) -> dict[str, list[str]]:
@@ -76,14 +77,15 @@ def code_default(value) -> str:
 def test_the_configuration_page_names_every_config_with_its_default_and_dynamic_flag():
     page = (DOCS / "engine" / "configuration.md").read_text()
     topics, brokers = table_rows(page, "Topic configs"), table_rows(page, "Broker configs")
-    assert sorted(topics) == sorted(TOPIC_CONFIGS)
-    assert sorted(brokers) == sorted(BROKER_CONFIGS)
+    page_name = "docs/engine/configuration.md"
+    assert sorted(topics) == sorted(TOPIC_CONFIGS), f"{page_name}: add or remove rows under Topic configs"
+    assert sorted(brokers) == sorted(BROKER_CONFIGS), f"{page_name}: add or remove rows under Broker configs"
     for name, definition in TOPIC_CONFIGS.items():
-        assert documented_default(topics[name][0]) == code_default(definition.default), name
+        assert documented_default(topics[name][0]) == code_default(definition.default), f"{page_name}: {name}"
     for name, definition in BROKER_CONFIGS.items():
         default, dynamic = brokers[name][0], brokers[name][1]
-        assert documented_default(default) == code_default(definition.default), name
-        assert dynamic == ("no" if is_read_only(name) else "yes"), name
+        assert documented_default(default) == code_default(definition.default), f"{page_name}: {name}"
+        assert dynamic == ("no" if is_read_only(name) else "yes"), f"{page_name}: {name}'s Dynamic column"
 
 
 def test_the_configuration_page_names_the_listener_security_configs():
@@ -131,12 +133,12 @@ def test_the_settings_page_names_every_variable_the_console_reads_with_its_defau
     read = console_environment()
     assert "SECRET_KEY" in read and "TOPICS_PER_PAGE" in read
     missing = sorted(set(read) - set(documented))
-    assert not missing, f"console/settings.md does not list {missing}"
+    assert not missing, f"docs/console/settings.md does not list {missing}: add a row for each"
     own = table_rows(page, "Set by the console itself")   # what the console sets has no default to check
     for name, default in read.items():
         if default is ... or default is None or name in own:
             continue
-        assert documented[name] in expected_cells(default), (name, documented[name])
+        assert documented[name] in expected_cells(default), f"docs/console/settings.md: {name}'s default"
 
 
 def expected_cells(default) -> set[str]:
@@ -152,7 +154,7 @@ def test_every_engine_command_has_its_page():
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
     text = "\n".join(p.read_text() for p in (DOCS / "engine").rglob("*.md") if "node_modules" not in p.parts)
     for command in commands:
-        assert f"python -m engine {command}" in text, command
+        assert f"python -m engine {command}" in text, f"no page under docs/engine/ shows `python -m engine {command}`"
 
 
 def markdown_files():
@@ -182,9 +184,9 @@ def test_the_architecture_map_names_every_package_and_top_level_module():
     for package in ("engine", "console", "kafka_rules"):
         for path in sorted((ROOT / package).iterdir()):
             if path.is_dir() and (path / "__init__.py").exists():
-                assert f"{path.name}/" in page, f"{package}/{path.name}/"
+                assert f"{path.name}/" in page, f"docs/architecture/index.md: add {package}/{path.name}/ to the map"
             elif path.suffix == ".py" and path.name != "__init__.py" and package != "kafka_rules":
-                assert path.name in page, f"{package}/{path.name}"
+                assert path.name in page, f"docs/architecture/index.md: add {package}/{path.name} to the map"
 
 
 def test_the_api_versions_the_readme_quotes_are_the_registrys():
@@ -202,4 +204,4 @@ def test_every_option_of_serve_is_on_the_command_line_page():
     for action in serve._actions:
         for option in action.option_strings:
             if option.startswith("--") and option != "--help":
-                assert f"`{option}" in page, option
+                assert f"`{option}" in page, f"docs/engine/cli.md: add {option} to the serve options"
