@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--security-protocol", default="PLAINTEXT", choices=security_settings.PROTOCOLS,
                        help="the client listeners' protocol, Kafka's names (default PLAINTEXT: no TLS, no login)")
     serve.add_argument("--sasl-users-file", default=None, metavar="FILE",
-                       help="SASL/PLAIN users, one user_<name>=<password> a line (README: Security)")
+                       help="SASL/PLAIN users, one user_<name>=<password> a line (docs/engine/authentication.md)")
     serve.add_argument("--add-scram", action="append", default=[], metavar="'SCRAM-SHA-256=[name=N,password=P]'",
                        help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
     serve.add_argument("--log-level", default="INFO")
