@@ -43,6 +43,8 @@ def add_parser(commands) -> None:
                         help="never become the primary (Confluent's leader.eligibility=false)")
     parser.add_argument("--session-timeout-ms", type=int, default=10000,
                         help="how long a silent primary keeps its place (default 10000)")
+    parser.add_argument("--primary-wait-ms", type=int, default=20000,
+                        help="how long a write waits for a primary during an election before 50004 (default 20000)")
     parser.add_argument("--auth-url", default=None,
                         help="the console's URL: HTTP basic credentials are checked against its users")
     parser.add_argument("--token-file", default=None,
@@ -97,7 +99,8 @@ async def _serve(args: argparse.Namespace) -> int:
     await election.start()
     client_ssl = ssl.create_default_context(cafile=args.tls_ca) if args.tls_ca else True
     app = http_api.build_app(registry=Registry(store, kafka), kafka=kafka, election=election,
-                             authenticator=authenticator, client_ssl=client_ssl)
+                             authenticator=authenticator, client_ssl=client_ssl,
+                             primary_wait=args.primary_wait_ms / 1000)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port, ssl_context=server_ssl)

@@ -26,9 +26,8 @@ log = logging.getLogger(__name__)
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 FORWARDED = "X-Registry-Forwarded"
 MAX_BODY = 16 * 1024 * 1024
-PRIMARY_WAIT_SECONDS = 20.0
-STORE, REGISTRY, KAFKA, ELECTION, AUTH, CLIENT_SSL = (
-    web.AppKey(n) for n in ("store", "registry", "kafka", "election", "auth", "client_ssl"))
+STORE, REGISTRY, KAFKA, ELECTION, AUTH, CLIENT_SSL, PRIMARY_WAIT = (
+    web.AppKey(n) for n in ("store", "registry", "kafka", "election", "auth", "client_ssl", "primary_wait"))
 
 
 def reply(body, status: int = 200) -> web.Response:
@@ -88,7 +87,7 @@ async def body_of(request: web.Request):
 async def forward_or(request: web.Request, local):
     """Run `local()` on the primary; elsewhere, hand the request to the primary."""
     election = request.app[ELECTION]
-    primary = await election.wait_for_primary(PRIMARY_WAIT_SECONDS)
+    primary = await election.wait_for_primary(request.app[PRIMARY_WAIT])
     if primary is None:
         raise errors.unknown_leader()
     if election.is_primary:
@@ -303,9 +302,9 @@ async def delete_mode(request):
 
 
 def build_app(*, registry: Registry, kafka: KafkaStore, election: Election, authenticator: auth.Authenticator,
-              client_ssl: ssl.SSLContext | bool | None) -> web.Application:
+              client_ssl: ssl.SSLContext | bool, primary_wait: float = 20.0) -> web.Application:
     app = web.Application(middlewares=[error_middleware, auth_middleware], client_max_size=MAX_BODY)
     app[STORE], app[REGISTRY], app[KAFKA] = registry.store, registry, kafka
-    app[ELECTION], app[AUTH], app[CLIENT_SSL] = election, authenticator, client_ssl
+    app[ELECTION], app[AUTH], app[CLIENT_SSL], app[PRIMARY_WAIT] = election, authenticator, client_ssl, primary_wait
     app.add_routes(routes)
     return app
