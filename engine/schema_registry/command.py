@@ -80,6 +80,19 @@ def _server_ssl(args) -> ssl.SSLContext | None:
     return context
 
 
+async def _start_store(settings: KafkaSettings, store: Store) -> KafkaStore:
+    """Connect, retrying while the cluster is not up yet (`make run` starts both at once)."""
+    while True:
+        kafka = KafkaStore(settings, store)
+        try:
+            await kafka.start()
+            return kafka
+        except (KafkaError, OSError) as exc:
+            await kafka.stop()
+            log.info("Waiting for Kafka at %s: %s", settings.bootstrap, exc)
+            await asyncio.sleep(2)
+
+
 async def _serve(args: argparse.Namespace) -> int:
     settings = KafkaSettings(args.bootstrap, args.topic, args.kafka_security_protocol, args.kafka_sasl_mechanism,
                              args.kafka_sasl_username, os.environ.get(SASL_PASSWORD_ENV))
@@ -87,8 +100,7 @@ async def _serve(args: argparse.Namespace) -> int:
     tokens = auth.load_tokens(Path(args.token_file)) if args.token_file else None
     authenticator = auth.Authenticator(auth_url=args.auth_url, tokens=tokens)
     store = Store()
-    kafka = KafkaStore(settings, store)
-    await kafka.start()
+    kafka = await _start_store(settings, store)
     await kafka.catch_up(timeout=120)
     log.info("Read %s to offset %d: %d subjects, %d schemas", settings.topic, kafka.position, len(store.subjects),
              len(store.schemas))

@@ -82,8 +82,8 @@ class KafkaStore:
 
     async def _ensure_topic(self) -> None:
         admin = AIOKafkaAdminClient(client_id="schema-registry-admin", **self.settings.client_kwargs())
-        await admin.start()
         try:
+            await admin.start()
             cluster = await admin.describe_cluster()
             replicas = min(3, len(cluster["brokers"]) or 1)
             topic = NewTopic(self.settings.topic, 1, replicas, topic_configs={"cleanup.policy": "compact"})
