@@ -195,15 +195,15 @@ class Deserializers:
     def _from_registry(self, data: bytes, schema_id: int) -> Decoded:
         """Decode with the schema the cluster's registry keeps under the framed id."""
         try:
-            resolved, value = self._registry(schema_id, data)
+            resolved, value, subject = self._registry(schema_id, data)
         except Exception as exc:  # noqa: BLE001 - the registry's answer or the decoder's, shown beside the bytes
             return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}",
                            note=f"Confluent wire format, schema id {schema_id}", schema_id=schema_id)
         kind = resolved.schema_type.lower()
         return Decoded(to_json_text(value, pretty=True), "json" if kind == "json" else kind,
-                       note=f"Confluent wire format, schema id {schema_id} ({resolved.subject}), read as "
+                       note=f"Confluent wire format, schema id {schema_id} ({subject}), read as "
                             f"{resolved.schema_type} with the schema registry's schema",
-                       schema_id=schema_id, subject=resolved.subject)
+                       schema_id=schema_id, subject=subject)
 
     @decoder("string")
     def _string(self, data: bytes) -> Decoded:

@@ -35,10 +35,19 @@ class ResolvedSchema:
     schema_id: int
     subject: str
     parsed: ParsedSchema
+    subjects: tuple[str, ...] = ()      # every subject the registry keeps this schema id under
 
     @property
     def schema_type(self) -> str:
         return self.parsed.schema_type.value
+
+    def topic_subject(self, topic: str) -> str | None:
+        """One schema may serve several subjects: the topic's own (TopicNameStrategy,
+        TopicRecordNameStrategy) when it is one of them."""
+        for candidate in (f"{topic}-value", f"{topic}-key"):
+            if candidate in self.subjects:
+                return candidate
+        return next((s for s in self.subjects if s.startswith(f"{topic}-")), None)
 
 
 class _Cache:
@@ -61,6 +70,8 @@ class _Cache:
 
 
 _BY_ID = _Cache()
+_ASKED_FOR_TOPIC = _Cache()   # (url, id, topic) whose subjects were asked again once: the schema's
+                              # subjects grow when another subject registers the same schema
 _BY_VERSION = _Cache()
 _READERS = _Cache()
 
@@ -76,11 +87,22 @@ def resolve_id(client: RegistryClient, schema_id: int) -> ResolvedSchema:
     found = _BY_ID.get(key)
     if found is None:
         answer = client.schema(schema_id)
-        users = client.schema_versions(schema_id)
-        subject = users[0]["subject"] if users else ""
-        found = ResolvedSchema(schema_id, subject, _parse(client, answer))
+        subjects = tuple(dict.fromkeys(u["subject"] for u in client.schema_versions(schema_id)))
+        found = ResolvedSchema(schema_id, subjects[0] if subjects else "", _parse(client, answer), subjects)
         _BY_ID.put(key, found)
     return found
+
+
+def subject_for(client: RegistryClient, resolved: ResolvedSchema, topic: str) -> str:
+    """The subject to show for a record of `topic` framed with this id."""
+    found = resolved.topic_subject(topic)
+    if found is None and _ASKED_FOR_TOPIC.get((client.url, resolved.schema_id, topic)) is None:
+        _ASKED_FOR_TOPIC.put((client.url, resolved.schema_id, topic), True)
+        subjects = tuple(dict.fromkeys(u["subject"] for u in client.schema_versions(resolved.schema_id)))
+        resolved = ResolvedSchema(resolved.schema_id, resolved.subject, resolved.parsed, subjects)
+        _BY_ID.put((client.url, resolved.schema_id), resolved)
+        found = resolved.topic_subject(topic)
+    return found or resolved.subject
 
 
 def resolve_version(client: RegistryClient, subject: str, version: int | str) -> ResolvedSchema:

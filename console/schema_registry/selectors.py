@@ -207,7 +207,7 @@ def registry_decoder(*, cluster: Cluster, topic: str):
 
     def decode(schema_id: int, data: bytes):
         resolved = resolver.resolve_id(client, schema_id)
-        return resolved, resolver.decode(resolved, data)
+        return resolved, resolver.decode(resolved, data), resolver.subject_for(client, resolved, topic)
     return decode
 
 
