@@ -36,6 +36,8 @@ import orjson
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from kafka.record.util import decode_varint
 
+from console.schema_registry import resolver as schema_resolver
+
 CONFLUENT_MAGIC = 0
 
 
@@ -137,11 +139,16 @@ class Deserializers:
                  subjects: dict[int, str] | None = None, registry: Callable | None = None) -> None:
         self._avro_schema_text = avro_schema
         self._registry = registry
+        self._resolved: dict[int, tuple] = {}      # schema id -> (resolved schema, subject), per reader
         self._registered = registered_schemas or {}
         self._subjects = subjects or {}
         self._parsed_registered: dict[int, object] = {}
         self._descriptor_set = protobuf_descriptor_set
         self._message_type = protobuf_message_type
+
+    @property
+    def resolves_through_registry(self) -> bool:
+        return self._registry is not None
 
     @property
     def resolves_schema_ids(self) -> bool:
@@ -192,10 +199,31 @@ class Deserializers:
         return Decoded(decoded.text, decoded.format, note=f"{framing}, read as Avro", schema_id=schema_id,
                        subject=self._subjects.get(schema_id, ""))
 
+    def _lookup(self, schema_id: int) -> tuple:
+        """The registry's schema for an id, asked once per reader (an unknown id too: its error
+        is kept, so a page of records with that id costs one request)."""
+        found = self._resolved.get(schema_id)
+        if found is None:
+            try:
+                found = self._registry(schema_id)
+            except Exception as exc:  # noqa: BLE001 - kept and raised again for each record with this id
+                found = exc
+            self._resolved[schema_id] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def framed_value(self, data: bytes):
+        """A value in Confluent's framing decoded to Python data through the registry (for
+        search filters: no JSON text made); raises when it cannot be."""
+        resolved, _ = self._lookup(struct.unpack_from(">I", data, 1)[0])
+        return schema_resolver.decode(resolved, data)
+
     def _from_registry(self, data: bytes, schema_id: int) -> Decoded:
         """Decode with the schema the cluster's registry keeps under the framed id."""
         try:
-            resolved, value, subject = self._registry(schema_id, data)
+            resolved, subject = self._lookup(schema_id)
+            value = schema_resolver.decode(resolved, data)
         except Exception as exc:  # noqa: BLE001 - the registry's answer or the decoder's, shown beside the bytes
             return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}",
                            note=f"Confluent wire format, schema id {schema_id}", schema_id=schema_id)

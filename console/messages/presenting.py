@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from console.kafka_gateway.batches import CODEC_NAMES, TIMESTAMP_TYPES, ConsumedRecord
 from console.messages.deserializers import Decoded, Deserializers
+from console.messages.filters import ParsedValue
 from console.errors import ConsoleError
 from console.messages.masking import FIELD_FORMATS, WITHHELD, Masker, mask_decoded
 
@@ -157,12 +158,18 @@ class Presenter:
         """What a masked reader's search compares for a value: the masked text (None: withheld)."""
         return self._masked_text(data, self._formats[1], self._read_formats[1])
 
-    def decoded_value(self, data: bytes | None) -> bytes | None:
+    def decoded_value(self, data: bytes | None):
         """What a search compares for a value in Confluent's framing (magic byte 0, schema id):
-        its decoded text (JSON for Avro and Protobuf), so JSON-path filters work on it. Other
-        values are compared as they are, byte for byte."""
+        the value decoded through the registry (a ParsedValue: JSON-path filters read it as it
+        is, text filters its JSON), else the value as shown. Other values are compared as they
+        are, byte for byte."""
         if data is None or data[:1] != b"\x00" or len(data) < 6:
             return data
+        if self._d.resolves_through_registry:
+            try:
+                return ParsedValue(self._d.framed_value(data))
+            except Exception:  # noqa: BLE001 - not decodable: compared as the page shows it
+                pass
         decoded = self._d.decode(data, self._formats[1])
         return data if decoded.error or decoded.text is None else decoded.text.encode("utf-8")
 

@@ -16,7 +16,8 @@ import json
 import struct
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import fastavro
 import orjson
@@ -30,12 +31,21 @@ MAGIC = 0
 CACHE_SIZE = 2000
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class ResolvedSchema:
     schema_id: int
     subject: str
     parsed: ParsedSchema
     subjects: tuple[str, ...] = ()      # every subject the registry keeps this schema id under
+    message_classes: dict = field(default_factory=dict, repr=False)   # Protobuf: indexes -> class
+
+    @cached_property
+    def avro_reader(self):
+        """fastavro's parsed schema, named types of the references included (parsed once)."""
+        named: dict = {}
+        for dependency in self.parsed.dependencies.values():
+            named.update(dependency.model.named)
+        return fastavro.parse_schema(json.loads(self.parsed.text), named_schemas=named)
 
     @property
     def schema_type(self) -> str:
@@ -73,7 +83,6 @@ _BY_ID = _Cache()
 _ASKED_FOR_TOPIC = _Cache()   # (url, id, topic) whose subjects were asked again once: the schema's
                               # subjects grow when another subject registers the same schema
 _BY_VERSION = _Cache()
-_READERS = _Cache()
 
 
 def framed_schema_id(data: bytes | None) -> int | None:
@@ -99,7 +108,7 @@ def subject_for(client: RegistryClient, resolved: ResolvedSchema, topic: str) ->
     if found is None and _ASKED_FOR_TOPIC.get((client.url, resolved.schema_id, topic)) is None:
         _ASKED_FOR_TOPIC.put((client.url, resolved.schema_id, topic), True)
         subjects = tuple(dict.fromkeys(u["subject"] for u in client.schema_versions(resolved.schema_id)))
-        resolved = ResolvedSchema(resolved.schema_id, resolved.subject, resolved.parsed, subjects)
+        resolved.subjects = subjects
         _BY_ID.put((client.url, resolved.schema_id), resolved)
         found = resolved.topic_subject(topic)
     return found or resolved.subject
@@ -134,7 +143,7 @@ def decode(resolved: ResolvedSchema, data: bytes):
     kind = resolved.parsed.schema_type
     if kind is SchemaType.AVRO:
         reader = io.BytesIO(payload)
-        value = fastavro.schemaless_reader(reader, _avro_schema(resolved))
+        value = fastavro.schemaless_reader(reader, resolved.avro_reader)
         if reader.tell() != len(payload):
             raise ValueError(f"{len(payload) - reader.tell()} bytes left after the Avro record")
         return value
@@ -143,18 +152,6 @@ def decode(resolved: ResolvedSchema, data: bytes):
         message = _message_class(resolved, indexes).FromString(bytes(data[position:]))
         return json_format.MessageToDict(message, preserving_proto_field_name=True)
     return orjson.loads(payload)
-
-
-def _avro_schema(resolved: ResolvedSchema):
-    key = ("avro", resolved.schema_id, resolved.parsed.identity)
-    schema = _READERS.get(key)
-    if schema is None:
-        named: dict = {}
-        for dependency in resolved.parsed.dependencies.values():
-            named.update(dependency.model.named)
-        schema = fastavro.parse_schema(json.loads(resolved.parsed.text), named_schemas=named)
-        _READERS.put(key, schema)
-    return schema
 
 
 def _message_indexes(data: bytes, position: int) -> tuple[list[int], int]:
@@ -183,12 +180,12 @@ def message_name(resolved: ResolvedSchema, indexes: list[int]) -> str:
 
 
 def _message_class(resolved: ResolvedSchema, indexes: list[int]):
-    key = ("proto", resolved.schema_id, resolved.parsed.identity, tuple(indexes))
-    cls = _READERS.get(key)
+    key = tuple(indexes)
+    cls = resolved.message_classes.get(key)
     if cls is None:
         pool = resolved.parsed.model.pool()
         cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(message_name(resolved, indexes)))
-        _READERS.put(key, cls)
+        resolved.message_classes[key] = cls
     return cls
 
 
@@ -201,7 +198,7 @@ def encode(resolved: ResolvedSchema, value, message_type: str = "") -> bytes:
     if kind is SchemaType.AVRO:
         out = io.BytesIO()
         out.write(head)
-        fastavro.schemaless_writer(out, _avro_schema(resolved), value, strict=True)
+        fastavro.schemaless_writer(out, resolved.avro_reader, value, strict=True)
         return out.getvalue()
     if kind is SchemaType.PROTOBUF:
         indexes = _indexes_of(resolved, message_type)

@@ -195,8 +195,8 @@ def compatibility_preview(*, cluster: Cluster, subject: str, body: dict) -> dict
 
 
 def registry_decoder(*, cluster: Cluster, topic: str):
-    """For the message pages: (schema id, framed bytes) -> (resolved schema, decoded value), or
-    None when the cluster has no registry. Failing to reach the registry fails one record's
+    """For the message pages: schema id -> (resolved schema, the subject to show for this topic),
+    or None when the cluster has no registry. Failing to reach the registry fails one record's
     decoding (shown as hex with the reason), never the page."""
     try:
         client = registry_client(cluster)
@@ -205,10 +205,10 @@ def registry_decoder(*, cluster: Cluster, topic: str):
     if client is None:
         return None
 
-    def decode(schema_id: int, data: bytes):
+    def lookup(schema_id: int):
         resolved = resolver.resolve_id(client, schema_id)
-        return resolved, resolver.decode(resolved, data), resolver.subject_for(client, resolved, topic)
-    return decode
+        return resolved, resolver.subject_for(client, resolved, topic)
+    return lookup
 
 
 def serialize_with_subject(*, cluster: Cluster, subject: str, version: int | None, text: str,
