@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.schema_registry.compatibility.json_schema_kinds import (has_default, is_open, partial_schema, schema_kind,
+                                                                      schema_of)
 from engine.schema_registry.schemas.json_schema import JsonModel
 
 COMPATIBLE = frozenset({
@@ -40,12 +42,6 @@ COMPATIBLE = frozenset({
     "ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", "ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
     "ENUM_ARRAY_EXTENDED", "COMBINED_TYPE_EXTENDED", "PRODUCT_TYPE_NARROWED", "SUM_TYPE_EXTENDED", "NOT_TYPE_NARROWED",
 })
-OBJECT_WORDS = ("properties", "required", "additionalProperties", "patternProperties", "minProperties",
-                "maxProperties", "dependencies", "propertyNames")
-ARRAY_WORDS = ("items", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains")
-STRING_WORDS = ("minLength", "maxLength", "pattern", "format")
-NUMBER_WORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-COMBINERS = ("allOf", "anyOf", "oneOf")
 LIMITS = [  # keyword, added, removed, went up, went down
     ("maxLength", "MAX_LENGTH"), ("minLength", "MIN_LENGTH"), ("maximum", "MAXIMUM"), ("minimum", "MINIMUM"),
     ("exclusiveMaximum", "EXCLUSIVE_MAXIMUM"), ("exclusiveMinimum", "EXCLUSIVE_MINIMUM"),
@@ -112,7 +108,7 @@ class _Diff:
             return
         self.in_progress.add(key)
         try:
-            self._types(_typed(original), _typed(update), path)
+            self._types(schema_kind(original), schema_kind(update), path)
         finally:
             self.in_progress.discard(key)
 
@@ -243,7 +239,7 @@ class _Diff:
                 if name in old_required and name not in new_required:
                     self.add("REQUIRED_ATTRIBUTE_REMOVED", f"{path}/required/{name}")
                 elif name not in old_required and name in new_required:
-                    self.add("REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED" if _has_default(new_props[name])
+                    self.add("REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED" if has_default(new_props[name])
                              else "REQUIRED_ATTRIBUTE_ADDED", f"{path}/required/{name}")
         for name in sorted(old_props.keys() | new_props.keys()):
             where = f"{path}/properties/{name}"
@@ -258,10 +254,10 @@ class _Diff:
         self._dependencies(old.get("dependencies") or {}, new.get("dependencies") or {}, f"{path}/dependencies")
 
     def _property_removed(self, schema: Any, update: dict, where: str) -> None:
-        if _open(update, "additionalProperties", "patternProperties"):
+        if is_open(update, "additionalProperties", "patternProperties"):
             self.add("PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL", where)
             return
-        partial = _partial(update, "additionalProperties")
+        partial = partial_schema(update, "additionalProperties")
         if partial is not None:
             ok, found = self.compatible(schema, partial, where)
             self.found += found
@@ -273,23 +269,23 @@ class _Diff:
             self.add("PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL", where)
 
     def _property_added(self, schema: Any, required: bool, original: dict, where: str) -> None:
-        if _open(original, "additionalProperties", "patternProperties"):
-            if _typed(schema)[0] == "empty":
+        if is_open(original, "additionalProperties", "patternProperties"):
+            if schema_kind(schema)[0] == "empty":
                 self.add("PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL", where)
             elif required:
-                self.add("REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL" if _has_default(schema)
+                self.add("REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL" if has_default(schema)
                          else "REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL", where)
             else:
                 self.add("OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL", where)
             return
-        partial = _partial(original, "additionalProperties")
+        partial = partial_schema(original, "additionalProperties")
         if partial is not None:
             ok, found = self.compatible(partial, schema, where)
             self.found += found
             self.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if ok
                      else "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", where)
         if required:
-            self.add("REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL" if _has_default(schema)
+            self.add("REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL" if has_default(schema)
                      else "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL", where)
         else:
             self.add("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL", where)
@@ -298,11 +294,11 @@ class _Diff:
         old_permits, new_permits = old is not False, new is not False
         if old_permits != new_permits:
             self.add(f"{name}_ADDED" if new_permits else f"{name}_REMOVED", where)
-        elif _schema_of(old) is None and _schema_of(new) is not None:
+        elif schema_of(old) is None and schema_of(new) is not None:
             self.add(f"{name}_NARROWED", where)
-        elif _schema_of(new) is None and _schema_of(old) is not None:
+        elif schema_of(new) is None and schema_of(old) is not None:
             self.add(f"{name}_EXTENDED", where)
-        elif _schema_of(old) is not None:
+        elif schema_of(old) is not None:
             self.compare(old, new, where)
 
     def _dependencies(self, old: dict, new: dict, path: str) -> None:
@@ -340,9 +336,9 @@ class _Diff:
             self.add("UNIQUE_ITEMS_ADDED" if new.get("uniqueItems") else "UNIQUE_ITEMS_REMOVED", f"{path}/uniqueItems")
 
     def _item_removed(self, schema: Any, update: dict, where: str) -> None:
-        if _open(update, "additionalItems"):
+        if is_open(update, "additionalItems"):
             self.add("ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL", where)
-        elif (partial := _partial(update, "additionalItems")) is not None:
+        elif (partial := partial_schema(update, "additionalItems")) is not None:
             ok, found = self.compatible(schema, partial, where)
             self.found += found
             self.add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if ok
@@ -352,68 +348,16 @@ class _Diff:
                      else "ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL", where)
 
     def _item_added(self, schema: Any, original: dict, where: str) -> None:
-        if _open(original, "additionalItems"):
-            self.add("ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL" if _typed(schema)[0] == "empty"
+        if is_open(original, "additionalItems"):
+            self.add("ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL" if schema_kind(schema)[0] == "empty"
                      else "ITEM_ADDED_TO_OPEN_CONTENT_MODEL", where)
-        elif (partial := _partial(original, "additionalItems")) is not None:
+        elif (partial := partial_schema(original, "additionalItems")) is not None:
             ok, found = self.compatible(partial, schema, where)
             self.found += found
             self.add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if ok
                      else "ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", where)
         else:
             self.add("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL", where)
-
-
-def _typed(schema: Any) -> tuple[str, Any]:
-    """The kind of a schema node (as the everit model Confluent uses sees it) and its content."""
-    if schema is True or schema == {}:
-        return "empty", schema
-    if schema is False:
-        return "false", schema
-    if not isinstance(schema, dict):
-        return "empty", schema
-    for word in COMBINERS:
-        if isinstance(schema.get(word), list):
-            return "combined", (word, schema[word])
-    if "enum" in schema:
-        return "enum", schema
-    if "const" in schema:
-        return "const", schema
-    if "not" in schema:
-        return "not", schema
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        if len(kind) == 1:
-            kind = kind[0]
-        else:
-            return "combined", ("anyOf", [{**schema, "type": k} for k in kind])
-    if isinstance(kind, str):
-        return ("number" if kind == "number" else kind), schema
-    for words, name in ((OBJECT_WORDS, "object"), (ARRAY_WORDS, "array"), (STRING_WORDS, "string"),
-                        (NUMBER_WORDS, "number")):
-        if any(w in schema for w in words):
-            return name, schema
-    return "empty", schema
-
-
-def _open(schema: dict, word: str, pattern_word: str | None = None) -> bool:
-    value = schema.get(word, True)
-    if pattern_word and schema.get(pattern_word):
-        return False
-    return value is True or value == {}
-
-
-def _partial(schema: dict, word: str) -> Any:
-    value = schema.get(word)
-    return value if isinstance(value, dict) and value != {} else None
-
-
-def _schema_of(value: Any) -> Any:
-    return value if isinstance(value, dict) and value != {} else None
-
-
-def _has_default(schema: Any) -> bool:
-    return isinstance(schema, dict) and "default" in schema
 
 
 def _matching(diff: _Diff, old: list, new: list, path: str) -> int:
