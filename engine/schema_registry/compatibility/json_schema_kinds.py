@@ -11,6 +11,7 @@ STRING_WORDS = ("minLength", "maxLength", "pattern", "format")
 NUMBER_WORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 COMBINERS = ("allOf", "anyOf", "oneOf")
 
+
 def schema_kind(schema: Any) -> tuple[str, Any]:
     """The kind of a schema node (as the everit model Confluent uses sees it) and its content."""
     if schema is True or schema == {}:
