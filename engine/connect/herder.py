@@ -26,7 +26,6 @@ from engine.connect.config_store import STARTED, STOPPED, ClusterConfigState, Re
 from engine.connect.errors import REBALANCING, ConnectRestError, Conflict, NotLeader
 from engine.connect.herder_requests import HerderRequests
 from engine.connect.protocol import Assignment
-from engine.connect.status_store import FAILED, RESTARTING, Status
 from engine.connect.worker import Worker
 
 log = logging.getLogger("engine.connect.herder")
@@ -293,26 +292,6 @@ class Herder(HerderRequests):
             with self._lock:
                 self.running_tasks.discard(task)
             self._start_task(task)
-
-    def restart_plan(self, request: RestartRequest) -> tuple[bool, list[tuple[str, int]]]:
-        """Connect's RestartPlan: the connector and the tasks a restart request covers."""
-        status = self.status_store.connector(request.connector)
-        connector = not request.only_failed or (status is not None and status.state == FAILED)
-        tasks = []
-        if request.include_tasks:
-            for index, task_status in sorted(self.status_store.connector_tasks(request.connector).items()):
-                if not request.only_failed or task_status.state == FAILED:
-                    tasks.append((request.connector, index))
-        return connector, tasks
-
-    def mark_restarting(self, request: RestartRequest) -> None:
-        connector, tasks = self.restart_plan(request)
-        if connector and (status := self.status_store.connector(request.connector)) is not None:
-            self.status_store.put_connector(request.connector, Status(RESTARTING, status.worker_id, status.generation))
-        for task in tasks:
-            status = self.status_store.task(task)
-            if status is not None:
-                self.status_store.put_task(task, Status(RESTARTING, status.worker_id, status.generation))
 
     # --- task configs -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from engine.connect.api import ConnectError, SinkConnector
 from engine.connect.config_store import STARTED, STOPPED, RestartRequest
 from engine.connect.errors import AlreadyExists, BadRequest, ConnectRestError, NotAssigned, NotFound
 from engine.connect.plugins import PluginNotFound
+from engine.connect.status_store import FAILED, RESTARTING, Status
 from engine.client_settings import kafka_python_settings
 
 log = logging.getLogger("engine.connect.herder")
@@ -180,9 +181,10 @@ class HerderRequests:
                 raise NotFound(f"Unknown connector: {name}")
             if self.status_store.connector(name) is None and (include_tasks or only_failed):
                 raise NotFound(f"Status for connector {name} not found")
+            answer = self.restart_state(request) if (include_tasks or only_failed) else None
             self.mark_restarting(request)
             self.config_store.put_restart_request(request)
-            return self.connector_status(name) if (include_tasks or only_failed) else None
+            return answer
         return self.submit(run)
 
     def restart_task(self, name: str, task: int) -> None:
@@ -207,6 +209,39 @@ class HerderRequests:
     def reset_active_topics(self, name: str) -> None:
         self._config(name)
         self.status_store.delete_topics(name)
+
+    def restart_plan(self, request: RestartRequest) -> tuple[bool, list[tuple[str, int]]]:
+        """Connect's RestartPlan: the connector and the tasks a restart request covers."""
+        status = self.status_store.connector(request.connector)
+        connector = not request.only_failed or (status is not None and status.state == FAILED)
+        tasks = []
+        if request.include_tasks:
+            for index, task_status in sorted(self.status_store.connector_tasks(request.connector).items()):
+                if not request.only_failed or task_status.state == FAILED:
+                    tasks.append((request.connector, index))
+        return connector, tasks
+
+    def restart_state(self, request: RestartRequest) -> dict:
+        """Connect's answer to a restart: the statuses now, RESTARTING where the plan restarts
+        (built from the plan, so a worker that restarts a task at once does not change it)."""
+        state = self.connector_status(request.connector)
+        connector, tasks = self.restart_plan(request)
+        if connector:
+            state["connector"]["state"] = RESTARTING
+        planned = {index for _, index in tasks}
+        for task in state["tasks"]:
+            if task["id"] in planned:
+                task["state"] = RESTARTING
+        return state
+
+    def mark_restarting(self, request: RestartRequest) -> None:
+        connector, tasks = self.restart_plan(request)
+        if connector and (status := self.status_store.connector(request.connector)) is not None:
+            self.status_store.put_connector(request.connector, Status(RESTARTING, status.worker_id, status.generation))
+        for task in tasks:
+            status = self.status_store.task(task)
+            if status is not None:
+                self.status_store.put_task(task, Status(RESTARTING, status.worker_id, status.generation))
 
     # --- offsets (KIP-875) -----------------------------------------------------------------------
 

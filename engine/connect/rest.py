@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import urllib.error
 import urllib.request
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -34,12 +34,23 @@ class _Response(Exception):
         self.status, self.body, self.headers = status, body, headers or {}
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away mid-answer is not an error worth a trace on stderr."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            log.debug("Client %s went away: %s", client_address, error)
+        else:
+            log.exception("Error while serving %s", client_address)
+
+
 class RestServer:
     def __init__(self, herder, host: str, port: int) -> None:
         self.herder = herder
         handler = type("Handler", (_Handler,), {"herder": herder})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, port), handler)
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="connect-rest", daemon=True)
 

@@ -74,6 +74,7 @@ def start_distributed(props: dict[str, str]) -> ConnectWorker:
     plugins = Plugins(config["plugin.path"])
     settings = config.client_settings()
     client_id = config["client.id"] or f"connect-{config['group.id']}"
+    cluster_id = _cluster_id(config)         # first: the cluster may still be starting
     herder = Herder(
         config, plugins,
         KafkaConfigStore(config["config.storage.topic"], settings,
@@ -82,15 +83,16 @@ def start_distributed(props: dict[str, str]) -> ConnectWorker:
                          replication_factor=config["offset.storage.replication.factor"], client_id=client_id),
         KafkaStatusStore(config["status.storage.topic"], settings, partitions=config["status.storage.partitions"],
                          replication_factor=config["status.storage.replication.factor"], client_id=client_id),
-        kafka_cluster_id=_cluster_id(config))
+        kafka_cluster_id=cluster_id)
     return _serve(config, herder, lambda h: GroupMembership(h, config))
 
 
 def start_standalone(props: dict[str, str], connectors: list[dict[str, str]]) -> ConnectWorker:
     config = WorkerConfig(props, distributed=False)
+    cluster_id = _cluster_id(config)
     herder = Herder(config, Plugins(config["plugin.path"]), ConfigStore(),
                     FileOffsetStore(config["offset.storage.file.filename"]), StatusStore(),
-                    kafka_cluster_id=_cluster_id(config))
+                    kafka_cluster_id=cluster_id)
     worker = _serve(config, herder, SoleMembership)
     for connector in connectors:
         name = connector.get("name", "")

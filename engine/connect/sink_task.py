@@ -44,7 +44,8 @@ class WorkerSinkTask(TaskRunner):
                                   "group.id": f"connect-{self.connector}",
                                   "client.id": f"connector-consumer-{self.id_text}",
                                   "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                                  "enable.partition.eof": False})
+                                  "enable.partition.eof": False,
+                                  "logger": logging.getLogger("engine.connect.librdkafka")})
         self.tolerate_all = str(self.connector_config.get("errors.tolerance", "none")).lower() == "all"
         self.current: dict[TopicPartition, int] = {}       # next offset to read, per owned partition
         self.committed: dict[TopicPartition, int] = {}

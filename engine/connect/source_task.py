@@ -36,6 +36,7 @@ class WorkerSourceTask(TaskRunner):
     def _prepare(self) -> None:
         settings = self.worker.config.client_settings("producer")
         self.producer = Producer({**librdkafka_settings(settings), "acks": "all", "enable.idempotence": True,
+                                  "logger": logging.getLogger("engine.connect.librdkafka"),
                                   "client.id": f"connector-producer-{self.id_text}",
                                   **_producer_overrides(settings)})
         self.offset_store = self.worker.offset_store

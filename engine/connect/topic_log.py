@@ -25,6 +25,7 @@ import kafka.errors as Errors
 from engine.client_settings import kafka_python_settings, librdkafka_settings
 
 log = logging.getLogger("engine.connect.topic_log")
+_LIBRDKAFKA = logging.getLogger("engine.connect.librdkafka")      # librdkafka's own lines, in the worker's log
 
 
 class TopicConfigError(Exception):
@@ -61,10 +62,11 @@ class TopicLog:
         self.topic = topic
         self.on_record = on_record
         base = librdkafka_settings(settings)
-        self.producer = Producer({**base, "client.id": f"{client_id}-producer", "acks": "all",
+        self.producer = Producer({**base, "client.id": f"{client_id}-producer", "acks": "all", "logger": _LIBRDKAFKA,
                                   "enable.idempotence": False, "partitioner": "murmur2_random",
                                   "linger.ms": 1, "message.timeout.ms": 60000})
         self.consumer = Consumer({**base, "client.id": f"{client_id}-consumer", "group.id": f"{client_id}-reader",
+                                  "logger": _LIBRDKAFKA,
                                   "enable.auto.commit": False, "enable.partition.eof": False,
                                   "auto.offset.reset": "earliest", "fetch.wait.max.ms": 100,
                                   "topic.metadata.refresh.interval.ms": 5000})
