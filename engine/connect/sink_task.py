@@ -149,8 +149,11 @@ class WorkerSinkTask(TaskRunner):
                 self.consumer.resume(assignment)
         else:
             return
-        for record in records:
-            self.current[TopicPartition(record.topic, record.kafka_partition)] = record.kafka_offset + 1
+        last: dict[tuple[str, int], int] = {}
+        for record in records:          # the batch is in offset order per partition: keep the last
+            last[(record.topic, record.kafka_partition)] = record.kafka_offset
+        for (topic, partition), offset in last.items():
+            self.current[TopicPartition(topic, partition)] = offset + 1
 
     def commit_offsets(self, only: set[TopicPartition] | None = None) -> bool:
         current = {tp: o for tp, o in self.current.items() if only is None or tp in only}

@@ -84,7 +84,7 @@ class WorkerSourceTask(TaskRunner):
                     raise ConnectError(f"Could not send a record to {record.topic}: {exc}") from exc
             self.unacked += 1
             if record.source_offset is not None or record.source_partition is not None:
-                self.pending[partition_key(record.source_partition)] = (record.source_partition, record.source_offset)
+                self.pending[_pending_key(record.source_partition)] = (record.source_partition, record.source_offset)
             if record.topic not in self.topics_seen:
                 self.topics_seen.add(record.topic)
                 self.worker.status_store.put_topic(self.connector, record.topic, self.task_id[1])
@@ -123,6 +123,17 @@ class WorkerSourceTask(TaskRunner):
                 self.commit_offsets()
         finally:
             self.producer.flush(self.flush_timeout)
+
+
+def _pending_key(partition: dict | None):
+    """A source partition as a dict key: its items when they are hashable (the usual flat
+    partition, and far cheaper than JSON per record), else its canonical JSON."""
+    if partition is None:
+        return None
+    try:
+        return tuple(sorted(partition.items()))
+    except TypeError:
+        return partition_key(partition)
 
 
 def _producer_overrides(settings: dict[str, str]) -> dict:
