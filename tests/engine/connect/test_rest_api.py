@@ -161,6 +161,7 @@ def test_restart_answers_204_alone_and_202_with_the_plan(connect_cluster, source
                             f"/connectors/{name}/restart?includeTasks=true&onlyFailed=false")
     assert code == 202
     assert body["connector"]["state"] == "RESTARTING" and [t["state"] for t in body["tasks"]] == ["RESTARTING"]
+    wait_until(lambda: running(connect_cluster[0], name), 30, message="running after the restart")
     code, body, _ = request(connect_cluster[0], "POST", f"/connectors/{name}/restart?includeTasks=true&onlyFailed=true")
     assert code == 202
     assert all(t["state"] != "RESTARTING" for t in body["tasks"])      # nothing had failed
