@@ -103,7 +103,9 @@ class Herder(HerderRequests):
                 time.sleep(0.5)
 
     def _tick(self) -> None:
-        assignment = self.membership.poll(timeout_ms=int(self.config.values.get("rebalance.timeout.ms", 60000)))
+        # A join in progress goes on in the group client; the herder comes back every second to
+        # serve what it can and to see a stop.
+        assignment = self.membership.poll(timeout_ms=1000)
         if assignment is not None:
             self._apply(assignment)
             self.started.set()
