@@ -115,6 +115,10 @@ class ConnectClient:
     def create(self, name: str, config: dict) -> dict:
         return self.call("POST", "/connectors", {"name": name, "config": config})
 
+    def put_config(self, name: str, config: dict) -> dict:
+        """PUT /connectors/{c}/config: the whole config at once (Connect restarts the connector)."""
+        return self.call("PUT", f"/connectors/{_name(name)}/config", config)
+
     def pause(self, name: str) -> None:
         self.call("PUT", f"/connectors/{_name(name)}/pause")
 

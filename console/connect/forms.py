@@ -42,16 +42,41 @@ class ConnectorJsonForm(forms.Form):
         name = data.get("name") if "config" in data else config.get("name")
         if not isinstance(name, str) or not name.strip():
             raise forms.ValidationError('Give the connector a "name".')
-        flat = {}
-        for key, value in config.items():
-            if isinstance(value, (dict, list)):
-                raise forms.ValidationError(f"The value of {key} must be a string, number or boolean.")
-            flat[str(key)] = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
-        if not flat.get("connector.class"):
-            raise forms.ValidationError('The config names no "connector.class".')
         self.connector_name = name.strip()
-        self.config = flat
+        self.config = _flat(config)
         return text
+
+
+class ConnectorConfigForm(forms.Form):
+    """A connector's whole config as a flat JSON object, as PUT /connectors/{c}/config takes it."""
+
+    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 20, "spellcheck": "false"}), max_length=MAX_JSON,
+                               label="Configuration as JSON",
+                               help_text="Every key of the connector's config: a key left out goes back to its "
+                                         "default. Secrets reading [hidden] keep their current value.")
+
+    def clean_document(self):
+        text = self.cleaned_data["document"]
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"This is not JSON: {exc}.") from None
+        if not isinstance(data, dict):
+            raise forms.ValidationError('Give a JSON object of keys and values: {"connector.class": "...", ...}.')
+        self.config = _flat(data)
+        return text
+
+
+def _flat(config: dict) -> dict[str, str]:
+    """Connect's config values are strings: numbers and booleans as Connect would print them."""
+    flat = {}
+    for key, value in config.items():
+        if isinstance(value, (dict, list)):
+            raise forms.ValidationError(f"The value of {key} must be a string, number or boolean.")
+        flat[str(key)] = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+    if not flat.get("connector.class"):
+        raise forms.ValidationError('The config names no "connector.class".')
+    return flat
 
 
 def connector_form(fields: list, data=None) -> forms.Form:

@@ -212,6 +212,13 @@ def connector_detail(*, connect: ConnectCluster, name: str) -> ConnectorDetail:
                            timezone.now())
 
 
+def connector_config(*, connect: ConnectCluster, name: str) -> dict[str, str]:
+    """The connector's config, sorted, secrets `[hidden]` (to edit it as JSON)."""
+    client = client_for(connect)
+    config = client.connector(name).get("config") or {}
+    return dict(sorted(masked(config, password_keys(client, config.get("connector.class", ""))).items()))
+
+
 def _offset_row(entry: dict) -> OffsetRow:
     partition, offset = entry.get("partition") or {}, entry.get("offset")
     if "kafka_topic" in partition and isinstance(offset, dict) and "kafka_offset" in offset:

@@ -1,6 +1,6 @@
 """Writes for the Connect section, each audited (who, what, which Connect cluster and
 connector, the result with Connect's message): registering Connect clusters (admins), and
-creating, pausing, resuming, restarting, stopping and deleting connectors and resetting their
+creating, reconfiguring, pausing, resuming, restarting, stopping and deleting connectors and resetting their
 offsets (operators). A connector config is checked with Connect's `config/validate` before it
 is created, so a field's error is shown on the form and nothing is stored; secret values
 (keys the plugin declares PASSWORD, or named like one) never reach the audit log.
@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from console.accounts.services import audited
 from console.clusters.models import Cluster
 from console.connect.client import ConnectApiError
-from console.connect.masking import masked
+from console.connect.masking import HIDDEN, masked
 from console.connect.models import ConnectCluster
 from console.connect.selectors import client_for, password_keys, validation_errors
 from console.errors import ConsoleError, InvalidInput
@@ -124,6 +124,42 @@ def connector_create(*, actor, connect: ConnectCluster, name: str, config: dict[
         if errors:
             raise ConnectorConfigInvalid(errors)
         return client.create(name, config)
+
+
+def _with_current_secrets(config: dict, current: dict, name: str) -> dict[str, str]:
+    """The config to send: values left as `[hidden]` are the current ones; the name stays."""
+    config = {str(k): str(v) for k, v in config.items() if v is not None and str(v) != ""}
+    if config.get("name", name) != name:
+        raise InvalidInput(f"A connector's name cannot change ({name}): create a new connector instead.")
+    unknown = sorted(k for k, v in config.items() if v == HIDDEN and k not in current)
+    if unknown:
+        raise InvalidInput(f"{', '.join(unknown)} reads {HIDDEN} but has no current value: give the value.")
+    return {**{k: (current[k] if v == HIDDEN else v) for k, v in config.items()}, "name": name}
+
+
+def connector_config_validate(*, connect: ConnectCluster, name: str, config: dict[str, str]) -> dict[str, list[str]]:
+    """Connect's errors per field for a new config of the connector `name` (secrets as `[hidden]`
+    stand for their current values); empty when Connect finds none."""
+    current = client_for(connect).connector(_check_name(name)).get("config") or {}
+    return validation_errors(connector_validate(connect=connect, config=_with_current_secrets(config, current, name)))
+
+
+def connector_config_update(*, actor, connect: ConnectCluster, name: str, config: dict[str, str]) -> dict:
+    """Validate with Connect, then replace the connector's whole config (Connect restarts it).
+    The audit entry names the keys that changed and holds the config, secrets hidden."""
+    name = _check_name(name)
+    client = client_for(connect)
+    with audited(actor=actor, cluster=connect.cluster, action="connect.connector.config",
+                 target=f"{connect.name}/{name}", details={}) as details:
+        current = client.connector(name).get("config") or {}
+        config = _with_current_secrets(config, current, name)
+        secret_keys = password_keys(client, config.get("connector.class", ""))
+        details["changed"] = sorted(k for k in set(config) | set(current) if config.get(k) != current.get(k))
+        details["config"] = masked(config, secret_keys | password_keys(client, current.get("connector.class", "")))
+        errors = validation_errors(connector_validate(connect=connect, config=config))
+        if errors:
+            raise ConnectorConfigInvalid(errors)
+        return client.put_config(name, config)
 
 
 def connector_action(*, actor, connect: ConnectCluster, name: str, action: str, task: int | None = None) -> str:

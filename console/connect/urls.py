@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:connect_id>/remove", views.connect_remove, name="remove"),
     path("<int:connect_id>/new", views.connector_new, name="new"),
     path("<int:connect_id>/connectors/<str:name>/", views.connector_detail, name="connector"),
+    path("<int:connect_id>/connectors/<str:name>/config", views.connector_config, name="config"),
     path("<int:connect_id>/connectors/<str:name>/action", views.connector_action, name="action"),
 ]
 

@@ -4,6 +4,8 @@ with Connect's config/validate first), connector actions through a confirmation,
 registering Connect clusters (admins). Views validate, call one selector or service, render."""
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -11,7 +13,7 @@ from django.views.decorators.http import require_POST
 from console.accounts.roles import ADMIN, OPERATOR, VIEWER, has_role
 from console.clusters.selectors import cluster_get
 from console.connect import selectors, services
-from console.connect.forms import ConnectClusterForm, ConnectorJsonForm, connector_form
+from console.connect.forms import ConnectClusterForm, ConnectorConfigForm, ConnectorJsonForm, connector_form
 from console.connect.services import ConnectorConfigInvalid
 from console.errors import ConsoleError
 from console.web import form_error, page, unless_confirmed
@@ -130,6 +132,38 @@ def _field_errors(form, errors: dict[str, list[str]]) -> None:
         target = field if field in form.fields else None
         for message in messages_:
             form.add_error(target, message if target else f"{field}: {message}")
+
+
+@page(OPERATOR)
+def connector_config(request, cluster_id: int, connect_id: int, name: str):
+    """The connector's whole config as JSON, secrets `[hidden]`. POST `submit=validate`:
+    Connect's verdict; `submit=save`: validate again and PUT it."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    if request.method != "POST":
+        document = json.dumps(selectors.connector_config(connect=connect, name=name), indent=2)
+        form = ConnectorConfigForm(initial={"document": document})
+        return render(request, "connect/config.html", _context(request, cluster, connect=connect, name=name,
+                                                               form=form, checked=False))
+    form = ConnectorConfigForm(request.POST)
+    context = _context(request, cluster, connect=connect, name=name, form=form, checked=False)
+    if not form.is_valid():
+        return render(request, "connect/config.html", context, status=400)
+    try:
+        if request.POST.get("submit") == "validate":
+            errors = services.connector_config_validate(connect=connect, name=name, config=form.config)
+            _field_errors(form, errors)
+            context["checked"] = not errors
+            return render(request, "connect/config.html", context, status=400 if errors else 200)
+        services.connector_config_update(actor=request.user, connect=connect, name=name, config=form.config)
+    except ConnectorConfigInvalid as exc:
+        _field_errors(form, exc.errors)
+        return render(request, "connect/config.html", context, status=400)
+    except ConsoleError as exc:
+        form_error(form, exc)
+        return render(request, "connect/config.html", context, status=400)
+    messages.success(request, f"The configuration of {name} is saved; Connect restarts the connector with it.")
+    return redirect("connect:connector", cluster_id=cluster.pk, connect_id=connect.pk, name=name)
 
 
 @page(OPERATOR)

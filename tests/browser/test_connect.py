@@ -1,9 +1,10 @@
 """The Connect section in a real browser, on a real distributed Connect worker: an admin
 registers the Connect cluster, an operator creates a connector from the plugin's form (Connect's
-errors shown per field first), sees it RUNNING with its topic linked, pauses it after the
+errors shown per field first), sees it RUNNING with its topic linked, edits its config as JSON, pauses it after the
 browser's confirmation, and sees a failed task's trace; a viewer reads the page at phone width."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -64,6 +65,17 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     expect(operator.locator('#connector-state [data-state="RUNNING"]')).to_be_visible()
     expect(operator.locator("#connector-topics a")).to_have_attribute("href", f"{cluster_path}topics/browser-lines/")
     shoot(operator, "connect-connector")
+
+    operator.locator("#edit-config").click()
+    document = json.loads(operator.input_value("#id_document"))
+    assert document["topic"] == "browser-lines" and document["name"] == "browser-source"
+    operator.fill("#id_document", json.dumps({**document, "batch.size": "100"}, indent=2))
+    operator.locator("#validate").click()
+    expect(operator.locator("#validated")).to_be_visible()
+    shoot(operator, "connect-config")
+    operator.locator("#save").click()
+    expect(operator.locator(".messages")).to_contain_text("The configuration of browser-source is saved")
+    expect(operator.locator("#connector-config")).to_contain_text("batch.size")
 
     operator.locator('[data-action="pause"]').click()
     expect(operator.locator(".messages")).to_contain_text("browser-source is pausing.")

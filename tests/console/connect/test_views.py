@@ -138,3 +138,39 @@ def test_only_admins_register_connect_clusters(cluster, console_admin_client, op
     assert added.status_code == 302
     page = console_admin_client.get(f"/clusters/{cluster.pk}/connect/").content.decode()
     assert "cannot be reached" in page
+
+
+def test_the_config_is_edited_as_json_validated_by_connect_with_secrets_kept(connect_row, cluster, operator_client,
+                                                                             viewer_client, unique_topic):
+    topic = make_topic(cluster, unique_topic())
+    document = json.dumps({"name": "v-edit", "config": {
+        "connector.class": "counting_plugin.CountingSourceConnector", "topic": topic, "count": "5",
+        "database.password": "s3cret-edit"}})
+    created = operator_client.post(_base(connect_row) + "new", {"mode": "json", "document": document,
+                                                                "submit": "create"})
+    assert created.status_code == 302, created.content.decode()[:2000]
+    url = _base(connect_row) + "connectors/v-edit/config"
+    assert f'href="{url}"' in operator_client.get(_base(connect_row) + "connectors/v-edit/").content.decode()
+    assert viewer_client.get(url).status_code == 403
+    page = operator_client.get(url).content.decode()
+    assert "s3cret-edit" not in page and "&quot;database.password&quot;: &quot;[hidden]&quot;" in page
+
+    edited = {"connector.class": "counting_plugin.CountingSourceConnector", "topic": topic,
+              "database.password": "[hidden]", "name": "v-edit"}
+    refused = operator_client.post(url, {"document": json.dumps({**edited, "count": "0"}), "submit": "save"})
+    assert refused.status_code == 400
+    assert "count: Invalid value 0 for configuration count: Value must be at least 1" in refused.content.decode()
+    renamed = operator_client.post(url, {"document": json.dumps({**edited, "name": "v-other"}), "submit": "save"})
+    assert renamed.status_code == 400 and "name cannot change" in renamed.content.decode()
+    checked = operator_client.post(url, {"document": json.dumps({**edited, "count": "7"}), "submit": "validate"})
+    assert checked.status_code == 200 and 'id="validated"' in checked.content.decode()
+
+    saved = operator_client.post(url, {"document": json.dumps({**edited, "count": "7"}), "submit": "save"})
+    assert saved.status_code == 302 and saved.url == _base(connect_row) + "connectors/v-edit/"
+    config = selectors.client_for(connect_row).connector("v-edit")["config"]
+    assert config["count"] == "7" and config["database.password"] == "s3cret-edit"
+    entries = list(AuditLogEntry.objects.filter(action="connect.connector.config").order_by("pk"))
+    assert [e.result for e in entries] == ["failed", "failed", "ok"]
+    assert entries[-1].details["changed"] == ["count"]
+    assert "s3cret-edit" not in json.dumps([e.details for e in entries])
+    operator_client.post(_base(connect_row) + "connectors/v-edit/action", {"action": "delete", "confirmed": "yes"})
