@@ -34,6 +34,7 @@ from engine.cluster import internal_topics, slices
 from engine.cluster.topic_changes import TopicChanges
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
+from engine.group_configs import validate_group_configs
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,8 @@ class Controller(TopicChanges):
         out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
+        for name, configs in image.group_configs.items():
+            out += [R.config_record("group", name, key, value) for key, value in configs.items()]
         for entity, values in image.client_quotas.items():
             out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         out += SC.snapshot_records(image.scram_credentials)
@@ -362,6 +365,16 @@ class Controller(TopicChanges):
         if records:
             self._commit(records, changed=set(self.image.topics))
             self._apply_broker_config_overrides()
+
+    def alter_group_configs(self, group: str, changes: dict[str, Any | None], *, validate_only: bool = False) -> None:
+        """A group's own configs (KIP-848; engine/group_configs.py): INVALID_CONFIG as Kafka."""
+        try:
+            parsed = validate_group_configs(changes)
+        except InvalidConfigError as exc:
+            raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        records = [R.config_record("group", group, key, parsed.get(key)) for key in changes]
+        if records and not validate_only:
+            self._commit(records, changed=set())
 
     # --- client quotas (KIP-546) ----------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """What the three config APIs share: resolving a resource and turning changes into overrides.
 
-Resource types are Kafka's: TOPIC=2, BROKER=4 (name "" is the cluster-wide default).
+Resource types are Kafka's: TOPIC=2, BROKER=4 (name "" is the cluster-wide default), GROUP=32
+(a consumer group's own configs, engine/group_configs.py).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from engine.config import (BROKER_CONFIGS, SOURCE_DEFAULT, SOURCE_DYNAMIC_BROKER
                            effective_topic_config)
 from engine.dynamic_config import config_type_of, is_read_only, is_sensitive, kafka_only_dynamic_configs
 from engine.errors import ApiError
+from engine.group_configs import GROUP, GROUP_CONFIGS, SOURCE_GROUP_CONFIG, group_config
 
 TOPIC = 2
 BROKER = 4
@@ -72,7 +74,27 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
             entries.append(_one_source(UNCLEANABLE_PARTITIONS, ",".join(
                 f"{topic}-{index}" for topic, index in cleaner.uncleanable_partitions), TYPE_LIST))
         return entries
+    if resource_type == GROUP:
+        return _describe_group(broker, name)
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
+
+
+def _describe_group(broker, name: str) -> list[Described]:
+    """As Kafka: each group config, from the group (GROUP_CONFIG) or the broker's default (DEFAULT_CONFIG)."""
+    _check_group(name)
+    overrides = broker.image.group_configs.get(name, {})
+    entries = []
+    for key, definition in GROUP_CONFIGS.items():
+        value, own = group_config(overrides, key, broker.config.get)
+        source = SOURCE_GROUP_CONFIG if own else SOURCE_DEFAULT
+        value = config_value_string(value)
+        entries.append(Described(key, value, source, False, definition.type, [(key, value, source)]))
+    return entries
+
+
+def _check_group(name: str) -> None:
+    if not name:
+        raise ApiError(Errors.InvalidRequestError, "Group name must not be empty")
 
 
 def _topic_synonyms(key: str, overrides: dict[str, Any], config) -> list[tuple[str, str | None, int]]:
@@ -129,6 +151,9 @@ def current_overrides(broker, resource_type: int, name: str) -> dict[str, Any]:
     if resource_type == BROKER:
         _broker_config(broker, name)
         return dict(broker.image.broker_configs.get(name, {}))
+    if resource_type == GROUP:
+        _check_group(name)
+        return dict(broker.image.group_configs.get(name, {}))
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
 
@@ -173,9 +198,12 @@ def alter(broker, resource_type: int, name: str, changes: dict[str, Any | None],
     elif resource_type == BROKER:
         _broker_config(broker, name)
         controller.alter_broker_configs(name, changes, validate_only=validate_only)
+    elif resource_type == GROUP:
+        _check_group(name)
+        controller.alter_group_configs(name, changes, validate_only=validate_only)
     else:
         raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
 
 def definitions_for(resource_type: int) -> dict:
-    return TOPIC_CONFIGS if resource_type == TOPIC else BROKER_CONFIGS
+    return {TOPIC: TOPIC_CONFIGS, GROUP: GROUP_CONFIGS}.get(resource_type, BROKER_CONFIGS)

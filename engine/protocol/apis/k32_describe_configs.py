@@ -1,6 +1,7 @@
 """DescribeConfigs: v1-4.
 
-Topic (2) and broker (4) resources, every config with its effective value and Kafka's
+Topic (2), broker (4) and group (32: KIP-848's consumer.session.timeout.ms and
+consumer.heartbeat.interval.ms, GROUP_CONFIG when the group sets them) resources, every config with its effective value and Kafka's
 config source: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG (set for this broker),
 DYNAMIC_DEFAULT_BROKER_CONFIG (set cluster-wide), STATIC_BROKER_CONFIG, DEFAULT_CONFIG.
 A topic's defaults are those of the broker that answers, as in Kafka. Broker configs that

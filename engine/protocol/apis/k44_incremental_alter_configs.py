@@ -1,7 +1,8 @@
 """IncrementalAlterConfigs: v0-1 (KIP-339).
 
 SET, DELETE (revert to default), APPEND and SUBTRACT (list configs only; they start from the
-override, else from the config's own default) on topic and broker resources. Each resource
+override, else from the config's own default) on topic, broker and group resources (a
+group's configs may be set before it exists; unknown names are INVALID_CONFIG). Each resource
 changes all or nothing; validate_only changes nothing. Errors as Kafka: a key twice is
 INVALID_REQUEST; APPEND/SUBTRACT on a non-list config and bad topic configs are INVALID_CONFIG.
 Broker resources follow Kafka's DynamicBrokerConfig (engine/dynamic_config.py): Kafka's run-time

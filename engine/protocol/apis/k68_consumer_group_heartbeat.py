@@ -28,8 +28,8 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   (Kafka: GROUP_ID_NOT_FOUND, which librdkafka takes as fatal), so the member rejoins.
 Gaps: no ConsumerGroupPartitionMetadata record (key v4): a loaded group takes its topics'
 metadata from the image. No mixed groups: classic members cannot join a consumer-protocol
-group (KIP-848's online upgrade and downgrade). Racks are not used by the assignors. No
-group-level configs (KIP-848's IncrementalAlterConfigs on GROUP resources).
+group (KIP-848's online upgrade and downgrade). Racks are not used by the assignors. Group-level
+configs are the two timers only (engine/group_configs.py).
 """
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.errors import ApiError
