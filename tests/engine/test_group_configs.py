@@ -14,7 +14,8 @@ def test_group_configs_are_validated_journaled_and_snapshotted(tmp_path):
     controller.alter_group_configs("other", {"consumer.heartbeat.interval.ms": "1500"}, validate_only=True)
     for changes, message in (({"retention.ms": "1"}, "Unknown group config name: retention.ms"),
                              ({"consumer.session.timeout.ms": "0"}, "value must be at least 1"),
-                             ({"consumer.session.timeout.ms": "soon"}, "for configuration consumer.session.timeout.ms")):
+                             ({"consumer.session.timeout.ms": "soon"},
+                              "for configuration consumer.session.timeout.ms")):
         with pytest.raises(ApiError) as refused:
             controller.alter_group_configs("app", changes)
         assert refused.value.code == Errors.InvalidConfigurationError.errno and message in refused.value.message
