@@ -30,7 +30,7 @@ from contextlib import contextmanager
 import kafka.errors as Errors
 from kafka import KafkaAdminClient, TopicPartition
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.protocol.admin import DeleteRecordsRequest, DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
 from kafka.protocol.metadata import MetadataRequest
 
@@ -227,18 +227,34 @@ class Gateway:
         return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
 
     @translated
-    def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = ()) -> None:
-        """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others."""
-        changes: dict[str, object] = {name: str(value) for name, value in set_configs.items()}
-        changes.update({name: (AlterConfigOp.DELETE, None) for name in delete})
+    def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
+                            validate_only: bool = False) -> None:
+        """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others.
+        `validate_only`: the cluster checks the change with its own rules and changes nothing."""
+        self._alter_configs(ConfigResourceType.TOPIC, topic, set_configs, delete, validate_only,
+                            what=f"the change to topic {topic}")
+
+    @translated
+    def alter_broker_configs(self, broker: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
+                             validate_only: bool = False) -> None:
+        """IncrementalAlterConfigs on a BROKER resource: `broker` is a broker id, or "" for the
+        cluster-wide default (kafka-configs.sh --entity-default)."""
+        where = f"broker {broker}" if broker else "the cluster-wide broker default"
+        self._alter_configs(ConfigResourceType.BROKER, broker, set_configs, delete, validate_only,
+                            what=f"the change to {where}")
+
+    def _alter_configs(self, resource_type: ConfigResourceType, name: str, set_configs: Mapping[str, str],
+                       delete: Iterable[str], validate_only: bool, *, what: str) -> None:
+        changes: dict[str, object] = {key: str(value) for key, value in set_configs.items()}
+        changes.update({key: (AlterConfigOp.DELETE, None) for key in delete})
         if not changes:
             return
         # raise_on_unknown=False: the broker validates names and values, with its own message.
-        answer = self._admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, changes)],
-                                           incremental=True, raise_on_unknown=False)
-        result = answer.get("topic", {}).get(topic, "OK")
+        answer = self._admin.alter_configs([ConfigResource(resource_type, name, changes)], incremental=True,
+                                           raise_on_unknown=False, validate_only=validate_only)
+        result = answer.get(resource_type.name.lower(), {}).get(name, "OK")
         if result != "OK":
-            raise _config_error(result)
+            raise _config_error(result, what=what)
 
     # --- offsets and log dirs -------------------------------------------------------------
 
@@ -259,10 +275,40 @@ class Gateway:
     @translated
     def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
         """DeleteRecords: each partition's records below its offset go (-1: below the high
-        watermark); the new log start offsets. kafka-python routes each partition to its leader."""
-        answer = self._admin.delete_records({TopicPartition(topic, p): offset for p, offset in before.items()},
-                                            timeout_ms=self._timeout_ms)
-        return {tp.partition: result["low_watermark"] for tp, result in answer.items()}
+        watermark); the new log start offsets. One request per partition leader, all in flight
+        together. Partitions the cluster refuses raise one GatewayError naming them by error
+        (kafka-python's own call folds several refusals into one untyped string)."""
+        metadata = self._fetch_metadata([topic]).topic(topic)
+        if metadata is None:
+            raise error_for_code(Errors.UnknownTopicOrPartitionError.errno, what=f"deleting records of {topic}")
+        leaders: dict[int, list[int]] = defaultdict(list)
+        offline = []
+        for p in metadata.partitions:
+            if p.partition in before:
+                (offline.append(p.partition) if p.is_offline else leaders[p.leader].append(p.partition))
+        refused: dict[int, list[int]] = defaultdict(list)
+        refused[Errors.LeaderNotAvailableError.errno] = offline
+        Partition = DeleteRecordsRequest.DeleteRecordsTopic.DeleteRecordsPartition
+        nodes = sorted(leaders)
+
+        def request_for(node: int) -> DeleteRecordsRequest:
+            wanted = [Partition(partition_index=p, offset=before[p]) for p in sorted(leaders[node])]
+            return DeleteRecordsRequest(topics=[DeleteRecordsRequest.DeleteRecordsTopic(name=topic, partitions=wanted)],
+                                        timeout_ms=self._timeout_ms)
+        responses = self._admin._manager.run(_send_per_node, self._admin._manager,
+                                             {node: request_for(node) for node in nodes})
+        log_starts = {}
+        for response in responses:
+            for answered in response.topics:
+                for p in answered.partitions:
+                    if p.error_code:
+                        refused[p.error_code].append(p.partition_index)
+                    else:
+                        log_starts[p.partition_index] = p.low_watermark
+        refused = {code: sorted(ids) for code, ids in refused.items() if ids}
+        if refused:
+            raise _delete_records_error(topic, refused)
+        return log_starts
 
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
@@ -303,19 +349,22 @@ class Gateway:
     @translated
     def create_topic(self, *, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: Mapping[str, str] | None = None,
-                     assignments: Mapping[int, list[int]] | None = None) -> None:
+                     assignments: Mapping[int, list[int]] | None = None, validate_only: bool = False) -> None:
         """CreateTopics, then wait until every partition has a leader. With `assignments`
-        ({partition: [broker ids]}) the partition count and replication factor come from it."""
+        ({partition: [broker ids]}) the partition count and replication factor come from it.
+        `validate_only`: the cluster checks name, counts and configs, and creates nothing."""
         spec: dict = {"configs": dict(configs or {})}
         if assignments:
             spec["assignments"] = {int(p): list(replicas) for p, replicas in assignments.items()}
         else:
             spec.update(num_partitions=num_partitions, replication_factor=replication_factor)
-        answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False)
+        answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False,
+                                           validate_only=validate_only, wait_for_metadata=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise error_for_code(topic["error_code"], topic.get("error_message"))
-        self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
+                raise error_for_code(topic["error_code"], topic.get("error_message"), what=f"creating topic {name}")
+        if not validate_only:
+            self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
 
     @_changes_metadata
     @translated
@@ -323,16 +372,17 @@ class Gateway:
         answer = self._admin.delete_topics([name], timeout_ms=self._timeout_ms, raise_errors=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise error_for_code(topic["error_code"], topic.get("error_message"))
+                raise error_for_code(topic["error_code"], topic.get("error_message"), what=f"deleting topic {name}")
 
     @_changes_metadata
     @translated
-    def create_partitions(self, topic: str, *, total_count: int) -> None:
+    def create_partitions(self, topic: str, *, total_count: int, validate_only: bool = False) -> None:
         response = self._admin.create_partitions({topic: total_count}, timeout_ms=self._timeout_ms,
-                                                 raise_errors=False)
+                                                 raise_errors=False, validate_only=validate_only)
         for result in response.results:
             if result.error_code != 0:
-                raise error_for_code(result.error_code, result.error_message)
+                raise error_for_code(result.error_code, result.error_message,
+                                     what=f"growing {topic} to {total_count} partitions")
 
     @_changes_metadata
     @translated
@@ -430,6 +480,12 @@ async def _send_to_each(manager, make_request, node_ids: list[int]) -> list:
     return [await future for future in futures]
 
 
+async def _send_per_node(manager, requests: dict[int, object]) -> list:
+    """Each node its own request, all in flight together; the responses in `requests` order."""
+    futures = [manager.send(request, node_id=node_id) for node_id, request in requests.items()]
+    return [await future for future in futures]
+
+
 @contextmanager
 def _bulk_allocation() -> Iterator[None]:
     """Pause the cyclic GC while a large response is decoded and turned into records.
@@ -475,12 +531,33 @@ def _config_entry(name: str, raw: dict) -> ConfigEntry:
                        config_type=config_type if config_type not in (None, "UNKNOWN") else None)
 
 
-def _config_error(result: str) -> GatewayError:
+def _config_error(result: str, *, what: str) -> GatewayError:
     """kafka-python formats config errors as '[Error 40] InvalidConfigurationError: why'."""
-    match = re.match(r"^\[Error (\d+)\] [A-Za-z]+: ?(.*)$", result, re.DOTALL)
+    match = re.match(r"^\[Error (-?\d+)\] [A-Za-z]+: ?(.*)$", result, re.DOTALL)
     if match is None:
         return GatewayError(result)
-    return error_for_code(int(match.group(1)), match.group(2).strip() or None)
+    return error_for_code(int(match.group(1)), match.group(2).strip() or None, what=what)
+
+
+# What an operator can do about a refusal of DeleteRecords, by Kafka error code.
+_DELETE_RECORDS_HINTS = {
+    Errors.PolicyViolationError.errno: "Kafka deletes records only from a topic whose cleanup.policy includes "
+                                       "delete; a compact-only topic keeps them until compaction removes them",
+    Errors.OffsetOutOfRangeError.errno: "An offset past the high watermark cannot be deleted up to; the page lists "
+                                        "each partition's high watermark",
+    Errors.LeaderNotAvailableError.errno: "A partition without a leader cannot delete records until a replica "
+                                          "leads it again",
+}
+
+
+def _delete_records_error(topic: str, refused: dict[int, list[int]]) -> GatewayError:
+    """One sentence per error code, each naming its partitions (first code's in `kafka_code`)."""
+    sentences = []
+    for code, ids in sorted(refused.items()):
+        shown = ", ".join(f"{topic}-{p}" for p in ids[:10]) + (f" (+{len(ids) - 10} more)" if len(ids) > 10 else "")
+        sentences.append(str(error_for_code(code, what=f"deleting records of {shown}", hint=_DELETE_RECORDS_HINTS.get(code))))
+    error = error_for_code(min(refused))
+    return GatewayError(" ".join(sentences), kafka_code=error.kafka_code)
 
 
 def group_partitions(partitions: Iterable[PartitionInfo]) -> dict[str, list[int]]:

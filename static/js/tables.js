@@ -46,6 +46,26 @@
       });
     });
   }
+  // <input data-filter-table="id">: shows only the rows of table#id whose text holds every
+  // word typed (case-insensitive); <small data-filter-count="id"> says how many match.
+  function filterRows(input) {
+    var table = document.getElementById(input.dataset.filterTable);
+    if (!table || !table.tBodies[0]) return;
+    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var rows = table.tBodies[0].rows, shown = 0;
+    Array.prototype.forEach.call(rows, function (row) {
+      var text = row.textContent.toLowerCase();
+      var match = words.every(function (w) { return text.indexOf(w) !== -1; });
+      row.hidden = !match;
+      if (match) shown += 1;
+    });
+    var count = document.querySelector('[data-filter-count="' + input.dataset.filterTable + '"]');
+    if (count) count.textContent = words.length ? shown + " of " + rows.length + " shown" : "";
+  }
+  document.querySelectorAll("input[data-filter-table]").forEach(function (input) {
+    input.addEventListener("input", function () { filterRows(input); });
+    if (input.value) filterRows(input);
+  });
   enhance(document);
   // Live fragments (live.js) replace their content: their new tables sort too.
   document.addEventListener("live:updated", function (event) { enhance(event.target); });
