@@ -12,7 +12,7 @@ PORT ?= 9092
 JS_CLIENTS := tests/clients/kafkajs
 JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
 
-.PHONY: run engine test venv js-clients bench clean
+.PHONY: run engine test venv js-clients bench docs clean
 
 venv: $(STAMP)
 
@@ -39,6 +39,10 @@ engine: venv
 
 test: venv js-clients
 	$(PY) -m pytest
+
+# The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
+docs: venv
+	$(PY) -m mkdocs build --strict
 
 bench: venv
 	$(PY) benchmarks/produce_consume.py
