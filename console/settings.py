@@ -8,7 +8,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_spark_conf, envbool, envfloat, envint, envlist, envstr
-from console.localenv import load_local_env, local_env_path
+from console.localenv import bundled_bootstrap, load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env()   # local.env (written by `make run`); the environment wins over it
@@ -111,6 +111,8 @@ TEMPLATES = [
                 "console.accounts.context_processors.role",
                 "console.clusters.context_processors.nav_cluster",
             ],
+            # Units filters (|duration, |size, |count, |when ...) in every template, without {% load %}.
+            "builtins": ["console.templatetags.units"],
         },
     },
 ]
@@ -157,10 +159,15 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
 SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
-# every broker in its bootstrap list so the console keeps working while any one is down. An
-# admin may edit the row's list; ENGINE_BOOTSTRAP, when set, wins at the next migrate.
-ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094")
-ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ
+# every broker in its bootstrap list so the console keeps working while any one is down: the
+# ports `make run` starts it on (ENGINE_PORT and the two after it). An admin may edit the row's
+# list; ENGINE_BOOTSTRAP or ENGINE_PORT, when set, wins at the next migrate, and `make run`
+# (console/stack.py) points the row at the engine it starts.
+try:
+    ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", bundled_bootstrap())
+except ValueError as error:
+    raise ImproperlyConfigured(str(error)) from None
+ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ or "ENGINE_PORT" in os.environ
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 # The bundled engine's admin-port token (CONTRACTS.md): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
