@@ -113,3 +113,21 @@ def cluster_overview(*, cluster: Cluster) -> ClusterOverview:
         partitions=len(partitions), under_replicated_partitions=sum(map(is_under_replicated, partitions)),
         offline_partitions=sum(p.is_offline for p in partitions), warnings=statuses.warnings,
         seen_brokers=statuses.seen)
+
+
+def broker_choices(*, cluster: Cluster) -> list[tuple[int, str]]:
+    """(id, "id  host:port") of every broker the console has seen in the cluster, for pickers;
+    no request to the cluster."""
+    return [(b.broker_id, f"{b.broker_id}  {b.host}:{b.port}{f' (rack {b.rack})' if b.rack else ''}")
+            for b in cluster.known_brokers.order_by("broker_id")]
+
+
+def topic_names(*, cluster: Cluster, limit: int = 5000) -> list[str]:
+    """The cluster's topic names (internal ones left out), sorted, at most `limit`, from the
+    cached all-topics Metadata: for topic pickers. Empty when the cluster cannot be asked."""
+    try:
+        with cluster_gateway(cluster) as gw:
+            metadata = gw.metadata(cached=True)
+    except GatewayError:
+        return []
+    return sorted(t.name for t in metadata.topics if not t.is_internal)[:limit]
