@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 import operator
 import uuid
 from collections import defaultdict
@@ -195,15 +194,26 @@ class Gateway:
     def topic_config_details(self, topic: str) -> list[ConfigEntry]:
         """Every config of the topic with its synonyms (so: its default without the topic's
         override), and the broker's documentation and type when it sends them (v3+)."""
-        request = DescribeConfigsRequest(resources=[(ConfigResourceType.TOPIC, topic, None)], include_synonyms=True,
+        return self._config_details(ConfigResourceType.TOPIC, topic, own_source="DYNAMIC_TOPIC_CONFIG")
+
+    @translated
+    def broker_config_details(self, broker_id: int) -> list[ConfigEntry]:
+        """Every config of the broker, as topic_config_details: `default_value` is what applies
+        without the broker's own dynamic override (the cluster-wide default, the static file,
+        or Kafka's default). Kafka marks the configs it cannot change at run time read-only."""
+        return self._config_details(ConfigResourceType.BROKER, str(broker_id), own_source="DYNAMIC_BROKER_CONFIG")
+
+    def _config_details(self, resource_type: ConfigResourceType, name: str, *, own_source: str) -> list[ConfigEntry]:
+        request = DescribeConfigsRequest(resources=[(resource_type, name, None)], include_synonyms=True,
                                          include_documentation=True)
         response = self._admin._manager.run(_send, self._admin._manager, request)
         for result in response.results:
             if result.error_code:
                 raise error_for_code(result.error_code, result.error_message)
         answer = KafkaAdminClient._describe_configs_process_responses([response], "all")
-        entries = answer.get("topic", {}).get(topic, {})
-        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+        entries = answer.get(resource_type.name.lower(), {}).get(name, {})
+        return sorted((_config_entry(key, e, own_source=own_source) for key, e in entries.items()),
+                      key=lambda c: c.name)
 
     @translated
     def topics_config_values(self, topics: Iterable[str], keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
@@ -245,16 +255,21 @@ class Gateway:
 
     def _alter_configs(self, resource_type: ConfigResourceType, name: str, set_configs: Mapping[str, str],
                        delete: Iterable[str], validate_only: bool, *, what: str) -> None:
+        """Sent by us: kafka-python's alter_configs refuses the cluster-wide broker resource ("").
+        A broker's own resource goes to that broker, as Kafka's admin client sends it."""
         changes: dict[str, object] = {key: str(value) for key, value in set_configs.items()}
         changes.update({key: (AlterConfigOp.DELETE, None) for key in delete})
         if not changes:
             return
-        # raise_on_unknown=False: the broker validates names and values, with its own message.
-        answer = self._admin.alter_configs([ConfigResource(resource_type, name, changes)], incremental=True,
-                                           raise_on_unknown=False, validate_only=validate_only)
-        result = answer.get(resource_type.name.lower(), {}).get(name, "OK")
-        if result != "OK":
-            raise _config_error(result, what=what)
+        request = KafkaAdminClient._alter_configs_request([ConfigResource(resource_type, name, changes)],
+                                                          validate_only=validate_only, incremental=True)
+        node = int(name) if resource_type == ConfigResourceType.BROKER and name else None
+        manager = self._admin._manager
+        response = manager.run(_send_to_node, manager, request, node)
+        for result in response.responses:
+            if result.error_code:
+                # The broker validates names and values, and says why in its own words.
+                raise error_for_code(result.error_code, result.error_message, what=what)
 
     # --- offsets and log dirs -------------------------------------------------------------
 
@@ -474,6 +489,10 @@ async def _send(manager, request):
     return await manager.send(request)
 
 
+async def _send_to_node(manager, request, node_id: int | None):
+    return await manager.send(request, node_id=node_id)
+
+
 async def _send_to_each(manager, make_request, node_ids: list[int]) -> list:
     """One request per node, all in flight together; the responses in `node_ids` order."""
     futures = [manager.send(make_request(), node_id=node_id) for node_id in node_ids]
@@ -516,27 +535,19 @@ def _topic_info(raw) -> TopicInfo:
                      str(topic_id) if topic_id and topic_id != _ZERO_UUID else None)
 
 
-def _config_entry(name: str, raw: dict) -> ConfigEntry:
+def _config_entry(name: str, raw: dict, *, own_source: str = "DYNAMIC_TOPIC_CONFIG") -> ConfigEntry:
     source = raw.get("config_source", "UNKNOWN")
-    # Synonyms come highest precedence first; the first one not set on the topic is what the
-    # topic would have without its override.
-    below = [s for s in raw.get("synonyms") or () if s.get("source") != "DYNAMIC_TOPIC_CONFIG"]
-    default = below[0].get("value") if below else (raw.get("value") if source != "DYNAMIC_TOPIC_CONFIG" else None)
-    default_from = below[0].get("name") if below else (name if source != "DYNAMIC_TOPIC_CONFIG" else None)
+    # Synonyms come highest precedence first; the first one not set on the resource itself
+    # (`own_source`) is what it would have without its override.
+    below = [s for s in raw.get("synonyms") or () if s.get("source") != own_source]
+    default = below[0].get("value") if below else (raw.get("value") if source != own_source else None)
+    default_from = below[0].get("name") if below else (name if source != own_source else None)
     config_type = raw.get("config_type")
     return ConfigEntry(name=name, value=raw.get("value"), source=source, is_default=source == "DEFAULT_CONFIG",
                        read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")),
                        default_value=default, default_from=default_from,
                        documentation=raw.get("documentation") or None,
                        config_type=config_type if config_type not in (None, "UNKNOWN") else None)
-
-
-def _config_error(result: str, *, what: str) -> GatewayError:
-    """kafka-python formats config errors as '[Error 40] InvalidConfigurationError: why'."""
-    match = re.match(r"^\[Error (-?\d+)\] [A-Za-z]+: ?(.*)$", result, re.DOTALL)
-    if match is None:
-        return GatewayError(result)
-    return error_for_code(int(match.group(1)), match.group(2).strip() or None, what=what)
 
 
 # What an operator can do about a refusal of DeleteRecords, by Kafka error code.
