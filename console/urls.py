@@ -6,6 +6,7 @@ from console.accounts import views as accounts_views
 from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
+from console import web
 from console.clusters import views as cluster_views
 from console.groups import apis as group_apis
 from console.messages import apis as message_apis
@@ -63,6 +64,7 @@ handler500 = "console.web.server_error"
 
 urlpatterns = [
     path("", cluster_views.home, name="home"),
+    path("favicon.ico", web.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("audit/", accounts_views.audit_log, name="audit_log"),
