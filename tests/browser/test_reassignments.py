@@ -31,7 +31,9 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
         gw.create_topic(name=TOPIC, assignments={p: [p % 2, (p + 1) % 2] for p in range(4)})
     for p in range(4):
-        send_values(bootstrap, TOPIC, [bytes(1024) for _ in range(256)], partition=p, acks="all")
+        # 3 MiB a partition: more than a replica fetch carries (1 MiB), so a throttled copy
+        # shows its bytes grow step by step.
+        send_values(bootstrap, TOPIC, [bytes(1024) for _ in range(3072)], partition=p, acks="all")
 
     page = login("operator")
     cluster_path = re.search(r"/clusters/\d+/", page.url).group(0)
@@ -48,12 +50,12 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     expect(page.locator("#plan-load-chart")).to_have_attribute("data-drawn", "true")
     page.fill("#id_throttle", "0.25")
     expect(page.locator("#id_throttle + .raw-preview")).to_contain_text("is not a size")
-    page.fill("#id_throttle", "256KiB")
-    expect(page.locator("#id_throttle + .raw-preview")).to_have_text("Sends 262144 bytes (256 KiB)")
-    expect(page.locator("#eta-throttle")).to_have_text("256 KiB/s per broker")
-    expect(page.locator("#eta-estimate")).to_have_text(re.compile(r"^\d+ s$|^\d+ min( \d+ s)?$"))
+    page.fill("#id_throttle", "1MiB")
+    expect(page.locator("#id_throttle + .raw-preview")).to_have_text("Sends 1048576 bytes (1 MiB)")
+    expect(page.locator("#eta-throttle")).to_have_text("1 MiB/s per broker")
+    expect(page.locator("#eta-estimate")).to_have_text(re.compile(r"^\d+(\.\d)? s$|^\d+ min( \d+ s)?$"))
     total = page.locator("#total-bytes").inner_text()
-    assert re.fullmatch(r"\d+(\.\d)? MiB", total), total
+    assert re.fullmatch(r"\d+(\.\d)? (KiB|MiB)", total), total
     shoot(page, "reassignment-plan")
 
     page.click('[data-admin-action="run"]')
@@ -67,8 +69,8 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
             .observe(done, {childList: true, characterData: true, subtree: true});
     }""")
     # With a throttle set, the plan's estimate stays computed after the run starts.
-    expect(page.locator("#eta-estimate")).to_have_text(re.compile(r"^\d+ s$|^\d+ min( \d+ s)?$"))
-    expect(page.locator("#eta-throttle")).to_have_text("256 KiB/s per broker")
+    expect(page.locator("#eta-estimate")).to_have_text(re.compile(r"^\d+(\.\d)? s$|^\d+ min( \d+ s)?$"))
+    expect(page.locator("#eta-throttle")).to_have_text("1 MiB/s per broker")
     expect(page.locator("#job-eta")).not_to_have_text("—")
     expect(page.locator('[data-admin-action="cancel"]')).to_be_visible()
     expect(page.locator("#job-state")).to_have_text("done", timeout=SLOW)
