@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from console.charts import base_layout, figure_data
+from console.charts import base_layout, empty_figure, figure_data
 from console.groups.selectors import PartitionRow
 
 
@@ -15,6 +15,8 @@ def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
     for p in partitions:
         if p.lag is not None:
             by_topic.setdefault(p.topic, []).append(p)
+    if not by_topic:
+        return empty_figure(title="Lag per partition", message="No partition has a committed offset: no lag to draw.")
     figure = go.Figure(
         data=[go.Bar(name=topic, x=[f"{topic}-{p.partition}" for p in rows], y=[p.lag for p in rows],
                      hovertemplate="%{x}: lag %{y}<extra></extra>")

@@ -291,7 +291,7 @@ class TransactionProducers(KeptSnapshots):
 class SnapshotAge:
     """How old the background data a page shows is, for the page and its JSON. `renewing`:
     older than `max_age_seconds` and being collected again; the page says so and marks the
-    old figures as old (static/js/renewing.js fetches the page again until they are renewed)."""
+    old figures as old (static/js/regions.js fetches the page again until they are renewed)."""
 
     collected_at: datetime | None            # None: not collected yet (the first collection is running)
     age_seconds: float | None

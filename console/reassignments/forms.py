@@ -5,6 +5,7 @@ from django import forms
 
 from console.reassignments.plan_json import MAX_JSON_BYTES
 from console.reassignments.services import SCENARIOS
+from console.unit_fields import SizeField
 
 SCENARIO_LABELS = {"rebalance": "Rebalance", "add": "Add brokers (fill the new ones)",
                    "decommission": "Decommission brokers (move everything off)",
@@ -73,9 +74,17 @@ class EditMoveForm(forms.Form):
     replicas = forms.CharField(max_length=2000)
 
 
+THROTTLE_HELP = "Bytes per second each broker may copy, such as 50MiB or 10MB. Empty: no throttle."
+
+
+def throttle_field(**kwargs) -> SizeField:
+    """A replication throttle per broker, per second, in a person's units ("50MiB")."""
+    return SizeField(required=False, min_value=1024, max_value=10 * 1024 ** 3, label="Throttle per broker (per second)",
+                     help_text=THROTTLE_HELP, **kwargs)
+
+
 class RunForm(forms.Form):
-    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, initial=50,
-                                           label="Throttle (MB/s)", help_text="Empty: no throttle.")
+    throttle = throttle_field(initial="50MiB")
     per_broker_limit = forms.IntegerField(initial=5, min_value=1, max_value=1000,
                                           label="Moves in or out per broker at a time")
     cluster_limit = forms.IntegerField(initial=50, min_value=1, max_value=100_000,
@@ -87,8 +96,7 @@ class RunForm(forms.Form):
                                  input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
 
     def throttle_bytes(self) -> int | None:
-        value = self.cleaned_data.get("throttle_mb_per_sec")
-        return None if value is None else int(value * 1024 * 1024)
+        return self.cleaned_data.get("throttle")
 
 
 class ScheduleForm(forms.Form):
@@ -102,7 +110,7 @@ class ScheduleForm(forms.Form):
     topics = forms.CharField(required=False, max_length=200_000, help_text="Comma-separated; empty: all topics.")
     min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000,
                                                label="Only if leader skew is over (%)")
-    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, label="Throttle (MB/s)")
+    throttle = throttle_field()
 
     def clean_topics(self) -> list[str]:
         return _id_list(self.cleaned_data["topics"], "topics")

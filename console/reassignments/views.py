@@ -45,12 +45,11 @@ def schedule_create(request, cluster_id: int):
     form = ScheduleForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        throttle = data["throttle_mb_per_sec"]
         try:
             schedules.schedule_create(cluster=cluster, actor=request.user, name=data["name"], kind=data["kind"],
                                       cron=data["cron"].strip(), run_at=_aware(data["run_at"]),
                                       topics=data["topics"], min_leader_skew_percent=data["min_leader_skew_percent"],
-                                      throttle_bytes_per_sec=None if throttle is None else int(throttle * 1024 * 1024))
+                                      throttle_bytes_per_sec=data["throttle"])
         except ConsoleError as exc:
             form.add_error(None, str(exc))
         else:
@@ -140,10 +139,10 @@ def job_detail(request, cluster_id: int, job_id: int):
 def _render_detail(request, cluster, job, run_form, status=200):
     brokers = job.summary.get("brokers", [])
     moves = list(job.moves.all()[:selectors.MOVES_SHOWN])
-    busiest = max((max(b["bytes_in"], b["bytes_out"]) for b in brokers), default=0)
     return render(request, "reassignments/detail.html", {
         "cluster": cluster, "job": job, "summary": job.summary, "brokers": brokers, "moves": moves,
-        "moves_hidden": max(0, job.summary.get("moves", 0) - len(moves)), "busiest_bytes": busiest,
+        "moves_hidden": max(0, job.summary.get("moves", 0) - len(moves)), "busiest_bytes": selectors.busiest_bytes(job),
+        "throttled_duration": selectors.throttled_duration(job),
         "progress": selectors.job_progress(job=job), "run_form": run_form,
         "load_chart": plan_load_chart(brokers=brokers) if brokers else None}, status=status)
 

@@ -3,6 +3,7 @@
 
     {{ ms|duration }}            "7 d"                 {{ seconds|duration_s }}    "1 h 55 min"
     {{ bytes|size }}             "1.9 MiB"             {{ bytes|size_rate }}       "1.9 MiB/s"
+    {{ bytes|size_change }}      "+1.2 GiB", "-285 MiB"   {{ days|duration_days }}   "18 d"
     {{ n|count }}                "51,234"              {{ per_second|rate }}       "0.8/s"
     {{ x|percent }}              "12.3 %"
     {{ dt|when }}                <time> in local time with its UTC offset, UTC on hover, and "2 min ago"
@@ -41,6 +42,8 @@ def _lenient(function):
 
 for _name, _function in (("duration", formatting.duration), ("duration_s", formatting.duration_seconds),
                          ("size", formatting.size), ("size_rate", formatting.size_rate),
+                         ("size_change", formatting.size_change),
+                         ("duration_days", lambda days: formatting.duration(days * 86_400_000)),
                          ("count", formatting.count), ("rate", formatting.rate), ("percent", formatting.percent)):
     register.filter(_name, _lenient(_function))
 
