@@ -141,10 +141,15 @@ def cluster_overview(*, cluster: Cluster, with_health: bool = True) -> ClusterOv
 
 
 def broker_choices(*, cluster: Cluster) -> list[tuple[int, str]]:
-    """(id, "id  host:port") of every broker the console has seen in the cluster, for pickers;
-    no request to the cluster."""
-    return [(b.broker_id, f"{b.broker_id}  {b.host}:{b.port}{f' (rack {b.rack})' if b.rack else ''}")
-            for b in cluster.known_brokers.order_by("broker_id")]
+    """(id, "id  host:port") of every broker of the cluster, for pickers: the live ones from the
+    cached all-topics Metadata, and the ones the console saw before (a broker that is down)."""
+    found = {b.broker_id: (b.host, b.port, b.rack) for b in cluster.known_brokers.all()}
+    try:
+        with cluster_gateway(cluster) as gw:
+            found.update({b.node_id: (b.host, b.port, b.rack) for b in gw.metadata(cached=True).brokers})
+    except GatewayError:
+        pass                     # the known ones still show; the form also takes typed ids
+    return [(i, f"{i}  {host}:{port}{f' (rack {rack})' if rack else ''}") for i, (host, port, rack) in sorted(found.items())]
 
 
 def topic_names(*, cluster: Cluster, limit: int = 5000) -> list[str]:
