@@ -18,6 +18,12 @@ class AuditFilters:
     target: str = ""         # part of the target, any case
     result: str = ""         # ok or failed
 
+    @classmethod
+    def from_query(cls, get) -> "AuditFilters":
+        """From a request's query string (bounded to the columns' lengths)."""
+        return cls(actor=get.get("actor", "")[:150], action=get.get("action", "")[:64],
+                   target=get.get("target", "")[:300], result=get.get("result", "")[:8])
+
     @property
     def query(self) -> str:
         """The filters as a query string for the pagination links."""

@@ -10,7 +10,7 @@ closes its sockets and its I/O thread. Every public method raises only `GatewayE
 a message meant for the page. Results are the dataclasses of `records`.
 
 Pages must stay fast with thousands of topics, so the two requests whose answers grow with
-the cluster (Metadata for all topics, DescribeLogDirs) are built here and sent through
+the cluster (Metadata for all topics, DescribeLogDirs) are built here and in `wire` and sent through
 kafka-python's connection manager (`_manager`, a private API pinned by kafka-python==3.0.12
 in requirements.txt and covered by the gateway tests): its public calls turn every
 partition into a dict first, and ask for Metadata once more on the way. Everything else
@@ -19,31 +19,26 @@ uses KafkaAdminClient's public methods.
 from __future__ import annotations
 
 import functools
-import gc
-import operator
-import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 import kafka.errors as Errors
 from kafka import KafkaAdminClient, TopicPartition
-from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
-from kafka.protocol.admin import DeleteRecordsRequest, DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.protocol.admin import DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
-from kafka.protocol.metadata import MetadataRequest
 
-from console.kafka_gateway import cache, engine_admin
-from console.kafka_gateway.login_failures import LoginFailures, refusal_text
+from console.kafka_gateway import admin_calls, cache, engine_admin, wire
 from console.kafka_gateway.errors import (
-    GatewayError,
     describe_error_code,
     error_for_code,
-    readable,
     translated,
 )
+from console.kafka_gateway.groups import GroupCalls
+from console.kafka_gateway.quotas import QuotaCalls
+from console.kafka_gateway.reassignments import ReassignmentCalls
 from console.kafka_gateway.records import (
-    BrokerNode,
     ClusterMetadata,
     ConfigEntry,
     ConnectionSettings,
@@ -53,14 +48,11 @@ from console.kafka_gateway.records import (
     PartitionInfo,
     PartitionOffsets,
     ReplicaLogDir,
-    TopicInfo,
 )
+from console.kafka_gateway.transactions import TransactionCalls
 
 PREFERRED_ELECTION = 0
 ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
-_ZERO_UUID = uuid.UUID(int=0)
-_BY_PARTITION = operator.attrgetter("partition")
-_BY_NAME = operator.attrgetter("name")
 
 
 def _changes_metadata(method):
@@ -80,7 +72,7 @@ def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 1000
                  bootstrap_timeout_ms: int = 5000, metadata_max_age: float = 0.0) -> Iterator[Gateway]:
     """`metadata_max_age`: seconds a cached all-topics Metadata answer may be old for
     `metadata(cached=True)` (console.kafka_gateway.cache); 0 always asks the cluster."""
-    admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
+    admin = wire.connect(settings, request_timeout_ms, bootstrap_timeout_ms)
     try:
         gateway = Gateway(admin, request_timeout_ms=request_timeout_ms, engine_admin_token=settings.engine_admin_token,
                           cache_key=cache.cache_key(settings), metadata_max_age=metadata_max_age)
@@ -90,47 +82,6 @@ def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 1000
         yield gateway
     finally:
         admin.close()
-
-
-def _connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
-    config = {
-        "bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
-        "client_id": "kafka-console",
-        "request_timeout_ms": request_timeout_ms,
-        "bootstrap_timeout_ms": bootstrap_timeout_ms,
-        "security_protocol": settings.security_protocol,
-    }
-    if settings.sasl_mechanism:
-        config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
-                      sasl_plain_password=settings.sasl_password)
-    try:
-        return _AdminClient(**config)
-    except (Errors.KafkaError, OSError, ValueError) as exc:
-        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
-
-
-class _AdminClient(KafkaAdminClient):
-    """KafkaAdminClient whose constructor cleans up after a failed bootstrap.
-
-    The stock one starts its I/O thread before bootstrapping and leaks it when the bootstrap
-    fails; a console page about a cluster that is down would leak one thread per request.
-    A bootstrap that failed because the cluster refused the SASL login says so
-    (login_failures.py) instead of "did not answer in time"."""
-
-    def __init__(self, **configs):
-        with LoginFailures() as failures:
-            try:
-                super().__init__(**configs)
-            except BaseException as exc:
-                io_thread = getattr(getattr(self, "_net", None), "_io_thread", None)
-                refusal = failures.last_for(io_thread.ident if io_thread is not None else None)
-                if hasattr(self, "_net"):
-                    self._closed = False
-                    self.close()
-                if refusal is not None and isinstance(exc, Errors.KafkaError):
-                    raise GatewayError(f"Cannot connect to {', '.join(configs['bootstrap_servers'])}: "
-                                       f"{refusal_text(refusal)}.") from exc
-                raise
 
 
 class Gateway:
@@ -174,14 +125,13 @@ class Gateway:
     def _fetch_metadata(self, topics: Iterable[str] | None = None) -> ClusterMetadata:
         # Sent by us (see the module docstring): describe_topics() would drop brokers and
         # controller, and turn 20,000 partitions into dicts first.
-        with _bulk_allocation():
-            response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
-            return cluster_metadata(response)
+        with wire.bulk_allocation():
+            response = self._admin._manager.run(wire.send, self._admin._manager, wire.metadata_request(topics))
+            return wire.cluster_metadata(response)
 
     @property
     def reassignments(self):
         """Partition reassignment calls (console.kafka_gateway.reassignments.ReassignmentCalls)."""
-        from console.kafka_gateway.reassignments import ReassignmentCalls   # it imports this module's errors
         return ReassignmentCalls(self)
 
     # --- configs --------------------------------------------------------------------------
@@ -194,26 +144,15 @@ class Gateway:
     def topic_config_details(self, topic: str) -> list[ConfigEntry]:
         """Every config of the topic with its synonyms (so: its default without the topic's
         override), and the broker's documentation and type when it sends them (v3+)."""
-        return self._config_details(ConfigResourceType.TOPIC, topic, own_source="DYNAMIC_TOPIC_CONFIG")
+        return admin_calls.config_details(self, ConfigResourceType.TOPIC, topic, own_source=admin_calls.TOPIC_OVERRIDE)
 
     @translated
     def broker_config_details(self, broker_id: int) -> list[ConfigEntry]:
         """Every config of the broker, as topic_config_details: `default_value` is what applies
         without the broker's own dynamic override (the cluster-wide default, the static file,
         or Kafka's default). Kafka marks the configs it cannot change at run time read-only."""
-        return self._config_details(ConfigResourceType.BROKER, str(broker_id), own_source="DYNAMIC_BROKER_CONFIG")
-
-    def _config_details(self, resource_type: ConfigResourceType, name: str, *, own_source: str) -> list[ConfigEntry]:
-        request = DescribeConfigsRequest(resources=[(resource_type, name, None)], include_synonyms=True,
-                                         include_documentation=True)
-        response = self._admin._manager.run(_send, self._admin._manager, request)
-        for result in response.results:
-            if result.error_code:
-                raise error_for_code(result.error_code, result.error_message)
-        answer = KafkaAdminClient._describe_configs_process_responses([response], "all")
-        entries = answer.get(resource_type.name.lower(), {}).get(name, {})
-        return sorted((_config_entry(key, e, own_source=own_source) for key, e in entries.items()),
-                      key=lambda c: c.name)
+        return admin_calls.config_details(self, ConfigResourceType.BROKER, str(broker_id),
+                                          own_source=admin_calls.BROKER_OVERRIDE)
 
     @translated
     def topics_config_values(self, topics: Iterable[str], keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
@@ -234,15 +173,15 @@ class Gateway:
                           names: list[str] | None = None) -> list[ConfigEntry]:
         answer = self._admin.describe_configs([ConfigResource(resource_type, name, names)], config_filter="all")
         entries = answer.get(resource_type.name.lower(), {}).get(name, {})
-        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+        return sorted((admin_calls.config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
 
     @translated
     def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
                             validate_only: bool = False) -> None:
         """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others.
         `validate_only`: the cluster checks the change with its own rules and changes nothing."""
-        self._alter_configs(ConfigResourceType.TOPIC, topic, set_configs, delete, validate_only,
-                            what=f"the change to topic {topic}")
+        admin_calls.alter_configs(self, ConfigResourceType.TOPIC, topic, set_configs=set_configs, delete=delete,
+                                  validate_only=validate_only, what=f"the change to topic {topic}")
 
     @translated
     def alter_broker_configs(self, broker: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
@@ -250,26 +189,8 @@ class Gateway:
         """IncrementalAlterConfigs on a BROKER resource: `broker` is a broker id, or "" for the
         cluster-wide default (kafka-configs.sh --entity-default)."""
         where = f"broker {broker}" if broker else "the cluster-wide broker default"
-        self._alter_configs(ConfigResourceType.BROKER, broker, set_configs, delete, validate_only,
-                            what=f"the change to {where}")
-
-    def _alter_configs(self, resource_type: ConfigResourceType, name: str, set_configs: Mapping[str, str],
-                       delete: Iterable[str], validate_only: bool, *, what: str) -> None:
-        """Sent by us: kafka-python's alter_configs refuses the cluster-wide broker resource ("").
-        A broker's own resource goes to that broker, as Kafka's admin client sends it."""
-        changes: dict[str, object] = {key: str(value) for key, value in set_configs.items()}
-        changes.update({key: (AlterConfigOp.DELETE, None) for key in delete})
-        if not changes:
-            return
-        request = KafkaAdminClient._alter_configs_request([ConfigResource(resource_type, name, changes)],
-                                                          validate_only=validate_only, incremental=True)
-        node = int(name) if resource_type == ConfigResourceType.BROKER and name else None
-        manager = self._admin._manager
-        response = manager.run(_send_to_node, manager, request, node)
-        for result in response.responses:
-            if result.error_code:
-                # The broker validates names and values, and says why in its own words.
-                raise error_for_code(result.error_code, result.error_message, what=what)
+        admin_calls.alter_configs(self, ConfigResourceType.BROKER, broker, set_configs=set_configs, delete=delete,
+                                  validate_only=validate_only, what=f"the change to {where}")
 
     # --- offsets and log dirs -------------------------------------------------------------
 
@@ -290,40 +211,9 @@ class Gateway:
     @translated
     def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
         """DeleteRecords: each partition's records below its offset go (-1: below the high
-        watermark); the new log start offsets. One request per partition leader, all in flight
-        together. Partitions the cluster refuses raise one GatewayError naming them by error
-        (kafka-python's own call folds several refusals into one untyped string)."""
-        metadata = self._fetch_metadata([topic]).topic(topic)
-        if metadata is None:
-            raise error_for_code(Errors.UnknownTopicOrPartitionError.errno, what=f"deleting records of {topic}")
-        leaders: dict[int, list[int]] = defaultdict(list)
-        offline = []
-        for p in metadata.partitions:
-            if p.partition in before:
-                (offline.append(p.partition) if p.is_offline else leaders[p.leader].append(p.partition))
-        refused: dict[int, list[int]] = defaultdict(list)
-        refused[Errors.LeaderNotAvailableError.errno] = offline
-        Partition = DeleteRecordsRequest.DeleteRecordsTopic.DeleteRecordsPartition
-        nodes = sorted(leaders)
-
-        def request_for(node: int) -> DeleteRecordsRequest:
-            wanted = [Partition(partition_index=p, offset=before[p]) for p in sorted(leaders[node])]
-            return DeleteRecordsRequest(topics=[DeleteRecordsRequest.DeleteRecordsTopic(name=topic, partitions=wanted)],
-                                        timeout_ms=self._timeout_ms)
-        responses = self._admin._manager.run(_send_per_node, self._admin._manager,
-                                             {node: request_for(node) for node in nodes})
-        log_starts = {}
-        for response in responses:
-            for answered in response.topics:
-                for p in answered.partitions:
-                    if p.error_code:
-                        refused[p.error_code].append(p.partition_index)
-                    else:
-                        log_starts[p.partition_index] = p.low_watermark
-        refused = {code: sorted(ids) for code, ids in refused.items() if ids}
-        if refused:
-            raise _delete_records_error(topic, refused)
-        return log_starts
+        watermark); the new log start offsets. Refused partitions raise one GatewayError that
+        names them by error (console.kafka_gateway.admin_calls)."""
+        return admin_calls.delete_records(self, topic, before, timeout_ms=self._timeout_ms)
 
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
@@ -342,8 +232,8 @@ class Gateway:
             return []
         wanted = DescribeLogDirsRequest.DescribableLogDirTopic
         topics = None if partitions is None else [wanted(topic=t, partitions=list(ids)) for t, ids in partitions.items()]
-        with _bulk_allocation():
-            responses = self._admin._manager.run(_send_to_each, self._admin._manager,
+        with wire.bulk_allocation():
+            responses = self._admin._manager.run(wire.send_to_each, self._admin._manager,
                                                  lambda: DescribeLogDirsRequest(topics=topics), brokers)
             replicas = []
             for broker_id, response in zip(brokers, responses):
@@ -432,19 +322,16 @@ class Gateway:
     @property
     def groups(self):
         """The batched consumer group calls (console.kafka_gateway.groups.GroupCalls)."""
-        from console.kafka_gateway.groups import GroupCalls   # groups.py imports this module
         return GroupCalls(self)
 
     @property
     def transactions(self):
         """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
-        from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
 
     @property
     def quotas(self):
         """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
-        from console.kafka_gateway.quotas import QuotaCalls   # it imports this module
         return QuotaCalls(self)
 
     # --- the bundled engine's admin interface ----------------------------------------------
@@ -467,108 +354,6 @@ class Gateway:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
         return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,
                                            timeout=max(60.0, self._timeout_ms / 1000))
-
-
-def metadata_request(topics: Iterable[str] | None) -> MetadataRequest:
-    """Metadata for these topics (all when None), never creating one."""
-    wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
-    return MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
-                           include_cluster_authorized_operations=False, include_topic_authorized_operations=False)
-
-
-def cluster_metadata(response) -> ClusterMetadata:
-    """From a decoded MetadataResponse; topics with an error (unknown ones) are left out."""
-    brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                            for b in response.brokers), key=lambda b: b.node_id))
-    topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
-    return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
-                           brokers=brokers, topics=tuple(topics_info))
-
-
-async def _send(manager, request):
-    return await manager.send(request)
-
-
-async def _send_to_node(manager, request, node_id: int | None):
-    return await manager.send(request, node_id=node_id)
-
-
-async def _send_to_each(manager, make_request, node_ids: list[int]) -> list:
-    """One request per node, all in flight together; the responses in `node_ids` order."""
-    futures = [manager.send(make_request(), node_id=node_id) for node_id in node_ids]
-    return [await future for future in futures]
-
-
-async def _send_per_node(manager, requests: dict[int, object]) -> list:
-    """Each node its own request, all in flight together; the responses in `requests` order."""
-    futures = [manager.send(request, node_id=node_id) for node_id, request in requests.items()]
-    return [await future for future in futures]
-
-
-@contextmanager
-def _bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic GC while a large response is decoded and turned into records.
-
-    20,000 partitions allocate a few hundred thousand acyclic objects; the collector would
-    rescan the growing heap several times and double the time (measured: 120 ms -> 50 ms)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _topic_info(raw) -> TopicInfo:
-    """From a decoded MetadataResponseTopic (fields a version lacks are decoded as defaults).
-
-    Hot with thousands of topics: positional arguments and one list per topic keep 20,000
-    partitions at ~50 ms; keyword arguments, getattr() and generators doubled it."""
-    name = raw.name
-    partitions = [PartitionInfo(name, p.partition_index, p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes),
-                                tuple(p.offline_replicas or ()), p.leader_epoch)
-                  for p in raw.partitions]
-    partitions.sort(key=_BY_PARTITION)
-    topic_id = raw.topic_id
-    return TopicInfo(name, bool(raw.is_internal), tuple(partitions),
-                     str(topic_id) if topic_id and topic_id != _ZERO_UUID else None)
-
-
-def _config_entry(name: str, raw: dict, *, own_source: str = "DYNAMIC_TOPIC_CONFIG") -> ConfigEntry:
-    source = raw.get("config_source", "UNKNOWN")
-    # Synonyms come highest precedence first; the first one not set on the resource itself
-    # (`own_source`) is what it would have without its override.
-    below = [s for s in raw.get("synonyms") or () if s.get("source") != own_source]
-    default = below[0].get("value") if below else (raw.get("value") if source != own_source else None)
-    default_from = below[0].get("name") if below else (name if source != own_source else None)
-    config_type = raw.get("config_type")
-    return ConfigEntry(name=name, value=raw.get("value"), source=source, is_default=source == "DEFAULT_CONFIG",
-                       read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")),
-                       default_value=default, default_from=default_from,
-                       documentation=raw.get("documentation") or None,
-                       config_type=config_type if config_type not in (None, "UNKNOWN") else None)
-
-
-# What an operator can do about a refusal of DeleteRecords, by Kafka error code.
-_DELETE_RECORDS_HINTS = {
-    Errors.PolicyViolationError.errno: "Kafka deletes records only from a topic whose cleanup.policy includes "
-                                       "delete; a compact-only topic keeps them until compaction removes them",
-    Errors.OffsetOutOfRangeError.errno: "An offset past the high watermark cannot be deleted up to; the page lists "
-                                        "each partition's high watermark",
-    Errors.LeaderNotAvailableError.errno: "A partition without a leader cannot delete records until a replica "
-                                          "leads it again",
-}
-
-
-def _delete_records_error(topic: str, refused: dict[int, list[int]]) -> GatewayError:
-    """One sentence per error code, each naming its partitions (first code's in `kafka_code`)."""
-    sentences = []
-    for code, ids in sorted(refused.items()):
-        shown = ", ".join(f"{topic}-{p}" for p in ids[:10]) + (f" (+{len(ids) - 10} more)" if len(ids) > 10 else "")
-        sentences.append(str(error_for_code(code, what=f"deleting records of {shown}", hint=_DELETE_RECORDS_HINTS.get(code))))
-    error = error_for_code(min(refused))
-    return GatewayError(" ".join(sentences), kafka_code=error.kafka_code)
 
 
 def group_partitions(partitions: Iterable[PartitionInfo]) -> dict[str, list[int]]:
