@@ -2,7 +2,7 @@
 
 Apps build figures with plotly's Python API (`graph_objects`) and hand `figure_data(fig)` to
 the template's `json_script`; static/js/charts.js draws every element with a `data-chart`
-attribute using the plotly.js that ships in the plotly package (see console.staticfiles).
+attribute with plotly.js's basic bundle, at the version of the plotly package (console.staticfiles).
 The figures use no template, so the JSON carries only the data and a small layout.
 
 What every chart here does, whatever its data:
