@@ -122,6 +122,22 @@ def quiet_console(console_server):
 
 
 @pytest.fixture
+def snapshot_console(console_server, tmp_path):
+    """A console process on the same database, Redis and engine with the background snapshots
+    on, as deployed (console.kafka_gateway.cache), and short max ages: every page a test opens
+    after changing the cluster finds its snapshot older than it may be shown."""
+    env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
+    log_path = tmp_path / "daphne-snapshots.log"
+    daphne, url = _start_daphne(env, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
+
+
+@pytest.fixture
 def collected_console(console_server, tmp_path):
     """A console process on the same database, Redis and engine, serving static files as `make
     run` does: collected first (hashed names, gzip copies), cached for good by browsers."""
