@@ -174,7 +174,7 @@ except ValueError as error:
     raise ImproperlyConfigured(str(error)) from None
 ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ or "ENGINE_PORT" in os.environ
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
-# The bundled engine's admin-port token (CONTRACTS.md): ENGINE_ADMIN_TOKEN, else the file the
+# The bundled engine's admin-port token (engine/admin_token.py): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
 ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
 ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))
