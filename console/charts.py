@@ -2,7 +2,7 @@
 
 Apps build figures with plotly's Python API (`graph_objects`) and hand `figure_data(fig)` to
 the template's `json_script`; static/js/charts.js draws every element with a `data-chart`
-attribute using the plotly.js that ships in the plotly package (see console.staticfiles).
+attribute with plotly.js's basic bundle, at the version of the plotly package (console.staticfiles).
 The figures use no template, so the JSON carries only the data and a small layout.
 
 What every chart here does, whatever its data:
@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from console import formatting
 
 COLORS = {"replicas": "#4c78a8", "leaders": "#f58518", "messages": "#54a24b"}
-MAX_TICKS = 6
+MAX_TICKS = 5
 
 # Round steps per unit, in the unit's base (bytes, seconds): 1, 2, 5 x the unit's powers.
 _BYTE_UNITS = (1, 1024, 1024 ** 2, 1024 ** 3, 1024 ** 4, 1024 ** 5)
@@ -64,7 +64,7 @@ def unit_ticks(low: float, high: float, *, unit: str) -> tuple[list[float], list
     with their labels: 0, 512 KiB, 1 MiB, 1.5 MiB ... or 0, 30 min, 1 h ..."""
     high = max(high, low + 1)
     bases, label = ((_BYTE_UNITS, formatting.size) if unit == "bytes"
-                    else (_SECOND_UNITS, formatting.duration_seconds))
+                    else (_SECOND_UNITS, lambda s: formatting.duration_seconds(s) if s else "0 s"))
     base = max((b for b in bases if b <= max(abs(low), abs(high))), default=1)
     step = _nice_step(high - low, base)
     first = math.floor(low / step) * step

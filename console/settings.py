@@ -146,9 +146,14 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "console.staticfiles.PlotlyFinder",     # vendor/plotly/plotly.min.js from the plotly package
 ]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# After collectstatic (make run): hashed names, gzip and Brotli copies, cached for good by
+# browsers; before it, plain names (console/staticfiles.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "console.staticfiles.ConsoleStaticStorage"},
+}
 # whitenoise also serves straight from static/, so tests and runserver need no collectstatic.
 WHITENOISE_USE_FINDERS = True
 

@@ -30,6 +30,8 @@ def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None 
     if fs.get_file_info(path).type.name != "Directory":
         return []
     dataset = ds.dataset(path, format="parquet", filesystem=fs)
+    if any(column not in dataset.schema.names for column in (where or {})):
+        return []           # a run that found nothing wrote no rows (and no columns)
     condition = None
     for column, value in (where or {}).items():
         term = pc.field(column) == value

@@ -21,6 +21,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from console import formatting
 from console.errors import InvalidInput
 from console.kafka_gateway.quotas import Entity, entity_of
 
@@ -123,20 +124,35 @@ def entity_label(entity: Entity) -> str:
 
 
 def value_display(key: str, value: float) -> str:
-    """`1,048,576 bytes/s (1 MiB/s)`, `250%`, `12.5 mutations/s`."""
+    """`1,048,576 bytes/s (1 MiB/s)`, `250%`, `12.5 mutations/s`; Kafka's "no limit" sentinel
+    (Double.MAX_VALUE, Long.MAX_VALUE) as "unlimited"."""
     quota = KEYS.get(key)
+    if formatting.is_unlimited(key, value) or value >= formatting.LONG_MAX:
+        return formatting.UNLIMITED
     number = f"{value:,.0f}" if value == int(value) else f"{value:,.6g}"
     if quota is None:
         return number
     shown = f"{number}%" if quota.unit == "%" else f"{number} {quota.unit}"
     if quota.unit == "bytes/s" and value >= 1024:
-        shown += f" ({_binary(value)}/s)"
+        shown += f" ({formatting.size_rate(value)})"
     return shown
 
 
-def _binary(value: float) -> str:
-    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        value /= 1024
-        if value < 1024 or unit == "EiB":
-            return f"{value:.3g} {unit}"
-    return ""
+def parse_value(key: str, text: str) -> float:
+    """A quota value typed by a person: byte rates also as sizes ("10MiB", "10MiB/s")."""
+    raw = (text or "").strip()
+    quota = KEYS.get(key)
+    if quota is not None and quota.unit == "bytes/s":
+        try:
+            return float(formatting.parse_size(raw.removesuffix("/s")))
+        except formatting.UnitError:
+            pass
+    try:
+        value = float(raw)
+        if not math.isfinite(value):
+            raise ValueError(raw)
+        return value
+    except ValueError:
+        unit = "a size such as 10MiB or 512KB, or a number of bytes per second" if quota and \
+            quota.unit == "bytes/s" else "a number"
+        raise InvalidInput(f"“{raw}” is not {unit}.") from None

@@ -17,6 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.kafka_gateway.group_lag import groups_committed_on
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
@@ -295,12 +296,17 @@ def topic_partition_count(*, cluster: Cluster, name: str) -> int:
 def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]) -> list[GroupRow] | None:
     """Groups with committed offsets on the topic, or with a member assigned one of its partitions.
 
-    Batched (console.kafka_gateway.groups): OffsetFetch asks every group for this topic's
+    Batched (console.kafka_gateway.groups): OffsetFetch asks the groups for this topic's
     partitions only, and only groups that can have members (not Empty or Dead) or that
-    committed here are described."""
+    committed here are described. With the background lag snapshot on, only the groups it
+    shows committed here and those that may have members are asked at all (`groups_committed_on`)."""
     listed = gw.groups.list_groups()
     if listed is None:
         return None
+    committed_here = groups_committed_on(gw, topic.name, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
+                                         wait_first=settings.GROUP_LAG_WAIT_SECONDS)
+    if committed_here is not None:      # the background snapshot names them: not every group is asked
+        listed = [g for g in listed if g.group_id in committed_here or g.state not in ("Empty", "Dead")]
     coordinators = gw.groups.find_coordinators(g.group_id for g in listed).found
     mine = [(topic.name, p.partition) for p in topic.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets

@@ -37,6 +37,7 @@
     window.Plotly.newPlot(element, figure.data, themed(figure.layout), {displaylogo: false, responsive: true})
       .then(function () {
         element.dataset.drawn = "true";
+        element.dataset.drawnAt = Math.round(performance.now());    // ms since the page's navigation began
         element.dataset.theme = document.documentElement.dataset.theme;
       });
   }
