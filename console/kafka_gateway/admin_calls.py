@@ -35,11 +35,14 @@ BROKER_OVERRIDE = "DYNAMIC_BROKER_CONFIG"
 def config_details(gateway: Gateway, resource_type: ConfigResourceType, name: str, *,
                    own_source: str) -> list[ConfigEntry]:
     """Every config of the resource, sorted by name; `own_source` is the source of the
-    resource's own overrides (their `default_value` is what applies without them)."""
+    resource's own overrides (their `default_value` is what applies without them). A broker's
+    configs are asked of that broker, as Kafka's admin client does: only it knows its local ones."""
     manager = gateway._admin._manager
     request = DescribeConfigsRequest(resources=[(resource_type, name, None)], include_synonyms=True,
                                      include_documentation=True)
-    response = manager.run(wire.send, manager, request)
+    [response] = manager.run(wire.send_all, manager, [(_node_of(resource_type, name), request)])
+    if isinstance(response, Exception):
+        raise response
     for result in response.results:
         if result.error_code:
             raise error_for_code(result.error_code, result.error_message)
@@ -74,14 +77,18 @@ def alter_configs(gateway: Gateway, resource_type: ConfigResourceType, name: str
         return
     request = KafkaAdminClient._alter_configs_request([ConfigResource(resource_type, name, changes)],
                                                       validate_only=validate_only, incremental=True)
-    node = int(name) if resource_type == ConfigResourceType.BROKER and name else None
     manager = gateway._admin._manager
-    [response] = manager.run(wire.send_all, manager, [(node, request)])
+    [response] = manager.run(wire.send_all, manager, [(_node_of(resource_type, name), request)])
     if isinstance(response, Exception):
         raise response
     for result in response.responses:
         if result.error_code:
             raise error_for_code(result.error_code, result.error_message, what=what)
+
+
+def _node_of(resource_type: ConfigResourceType, name: str) -> int | None:
+    """The broker a config request goes to: a broker's own resource to it, the rest to any."""
+    return int(name) if resource_type == ConfigResourceType.BROKER and name else None
 
 
 # What an operator can do about a refusal of DeleteRecords, by Kafka error code.
