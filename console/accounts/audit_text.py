@@ -120,7 +120,31 @@ def _produce(target: str, d: Details) -> str:
             "the record's contents are not kept here).")
 
 
+def _plan(target: str, d: Details) -> str:
+    topics = d.get("topics")
+    scope = f"topics {_text(topics)}" if topics else "every topic"
+    brokers = f", brokers {_text(d['brokers'])}" if d.get("brokers") else ""
+    factor = f", replication factor {_text(d['replication_factor'])}" if d.get("replication_factor") else ""
+    job = f" (job {d['job']})" if d.get("job") else ""
+    if "scenario" in d and "partitions" in d and "topics" not in d:
+        return f"Import plan {target}: {_partitions(d['partitions'])}{job}."
+    return f"Plan {target}: {d.get('scenario', 'a reassignment')} of {scope}{brokers}{factor}{job}."
+
+
+def _run(target: str, d: Details) -> str:
+    throttle = d.get("throttle_bytes_per_sec")
+    limit = f"throttled at {formatting.size_rate(throttle)}" if throttle else "without a throttle"
+    when = f", at {d['run_at']}" if d.get("run_at") else ""
+    return (f"Run plan {target} {limit}{when}, at most {_text(d.get('per_broker_limit'))} moves per broker and "
+            f"{_text(d.get('cluster_limit'))} in the cluster.")
+
+
 _SENTENCES: dict[str, Callable[[str, Details], str]] = {
+    "reassignment.plan": _plan,
+    "reassignment.run": _run,
+    "schema.register": lambda t, d: f"Register schema {t}.",
+    "cluster.add": lambda t, d: (f"Register cluster {t} at {d.get('bootstrap_servers', '')} "
+                                 f"({d.get('security_protocol', 'PLAINTEXT')}).").replace(" at  (", " ("),
     "topic.create": _topic_create,
     "topic.delete": lambda t, d: f"Delete topic {t}.",
     "topic.delete_records": _delete_records,

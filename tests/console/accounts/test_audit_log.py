@@ -71,3 +71,16 @@ def test_the_page_filters_by_user_action_target_and_result_and_pages(users, cons
     assert data["count"] == 1 and data["entries"][0]["sentence"].startswith("Create topic orders-archive")
     assert data["entries"][0]["details"]["partitions"] == 1                 # scripts keep the raw details
     assert AuditLogEntry.objects.count() == 59
+
+
+@pytest.mark.parametrize("action, target, details, sentence", [
+    ("reassignment.plan", "empty broker 2", {"scenario": "decommission", "topics": [], "brokers": [2],
+                                             "replication_factor": None, "job": 1},
+     "Plan empty broker 2: decommission of every topic, brokers 2 (job 1)."),
+    ("reassignment.run", "empty broker 2", {"throttle_bytes_per_sec": 52428800, "per_broker_limit": 5,
+                                            "cluster_limit": 50, "elect_preferred": True, "run_at": None},
+     "Run plan empty broker 2 throttled at 50 MiB/s, at most 5 moves per broker and 50 in the cluster."),
+    ("schema.register", "orders-value (7)", {}, "Register schema orders-value (7)."),
+])
+def test_more_actions_have_sentences_of_their_own(action, target, details, sentence):
+    assert describe(action=action, target=target, details=details) == sentence
