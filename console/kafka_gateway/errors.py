@@ -47,6 +47,8 @@ def _broker_detail(exc: BaseException) -> str | None:
 
 
 def gateway_error(exc: BaseException) -> GatewayError:
+    if isinstance(exc, GatewayError):
+        return exc
     if isinstance(exc, Errors.BrokerResponseError) and getattr(exc, "errno", None) is not None:
         return error_for_code(exc.errno, _broker_detail(exc))
     return GatewayError(readable(exc))
