@@ -226,7 +226,7 @@ def test_the_preview_refuses_what_the_cluster_refuses_in_kafkas_words(login, sho
     shoot(operator, "form-config-refused")
     operator.fill("input[name=value]", "3d")
     operator.click('[data-admin-action="preview-config"]')
-    expect(operator.locator("#config-diff ins").first).to_have_text("259200000")
+    expect(operator.locator("#config-diff p:first-of-type ins")).to_have_text("259200000")
     operator.click('[data-admin-action="save-config"]')
     expect(operator.locator(".messages")).to_contain_text("retention.ms of shop-orders set to 259200000.")
 

@@ -15,6 +15,7 @@ from console.analytics.jobs import rates, retention
 from console.kafka_gateway import ConnectionSettings, open_gateway
 from tests.support.groups import create_topic, produce
 from tests.support.txn_clients import open_transaction
+from tests.support.waiting import wait_until
 
 SLOW = 60_000    # ms: a bound for a background collection under load, not a threshold
 PHONE = {"width": 390, "height": 844}
@@ -96,15 +97,19 @@ def test_snapshots_older_than_they_may_be_are_renewed_before_they_are_shown(logi
     path = _cluster_path(page)
     page.goto(path + "transactions/")
     expect(page.locator("#producers-age")).to_contain_text("Open transactions on partitions as of", timeout=SLOW)
-    before = int(page.locator("#open-on-partitions").inner_text().split()[0].replace(",", ""))
+    before = _count(page.locator("#open-on-partitions"))
     producer = open_transaction(bootstrap, "fresh-txn-producer", [("fresh-txn", 0, b"open")])
+    opened = dt.datetime.now(dt.timezone.utc)
     try:
-        page.goto(path + "transactions/")
-        shown = page.locator("#open-on-partitions").inner_text()
-        if not shown.startswith(str(before + 1)):       # not renewed in time: then it must say so
-            expect(page.locator("#producers-age[data-renewing]")).to_be_visible()
-        expect(page.locator("#open-on-partitions")).to_contain_text(f"{before + 1} open transaction", timeout=SLOW)
-        expect(page.locator("#producers-age")).to_contain_text("Open transactions on partitions as of")
+        def shown_open() -> bool:
+            """The page shows the transaction; until it does, every page says that its figures
+            are being renewed or that they are as of before the transaction opened."""
+            page.goto(path + "transactions/")
+            if _count(page.locator("#open-on-partitions")) == before + 1:
+                return True
+            assert page.locator("#producers-age[data-renewing]").count() or _as_of(page, "#producers-age") <= opened
+            return False
+        wait_until(shown_open, timeout=SLOW / 1000, message="the open transaction on the page")
         shoot(page, "transactions-fresh")
     finally:
         producer.abort_transaction(60)
@@ -117,13 +122,25 @@ def test_snapshots_older_than_they_may_be_are_renewed_before_they_are_shown(logi
     expect(page.locator("#log-dirs-age")).to_contain_text("Log dir sizes as of", timeout=SLOW)
     size_before = int(cell.get_attribute("data-log-dir-size"))
     produce(bootstrap, "fresh-sizes", [b"s" * 1000] * 500)
-    page.goto(path + "brokers/")
-    grown = lambda: int(cell.get_attribute("data-log-dir-size") or 0) >= size_before + 500_000  # noqa: E731
-    if not grown():
-        expect(page.locator("#log-dirs-age[data-renewing]")).to_be_visible()
-    expect(page.locator("#log-dirs-age")).to_contain_text("Log dir sizes as of", timeout=SLOW)
-    assert grown(), cell.get_attribute("data-log-dir-size")
+    written = dt.datetime.now(dt.timezone.utc)
+
+    def grown() -> bool:
+        page.goto(path + "brokers/")
+        if int(cell.get_attribute("data-log-dir-size") or 0) >= size_before + 500_000:
+            return True
+        assert page.locator("#log-dirs-age[data-renewing]").count() or _as_of(page, "#log-dirs-age") <= written
+        return False
+    wait_until(grown, timeout=SLOW / 1000, message="the new size on the brokers page")
     expect(cell).to_have_text(re.compile(r"^\d+(\.\d)? (KiB|MiB)$"))
+
+
+def _count(locator) -> int:
+    return int(locator.inner_text().split()[0].replace(",", ""))
+
+
+def _as_of(page, note: str) -> dt.datetime:
+    """When the figures under a snapshot note were collected (its <time datetime>)."""
+    return dt.datetime.fromisoformat(page.locator(f"{note} time[data-when]").get_attribute("datetime"))
 
 
 def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_server, shoot):

@@ -54,7 +54,7 @@ def test_a_config_input_takes_3d_and_shows_the_raw_value_it_sends(login, console
     finally:
         admin.close()
     page = login("operator")
-    cluster = page.locator("a", has_text="Brokers").first.get_attribute("href").rsplit("brokers/", 1)[0]
+    cluster = re.search(r"/clusters/\d+/", page.url).group(0)
     page.goto(f"{cluster}topics/units-retention/configs")
     row = page.locator('tr[data-config="retention.ms"]')
     expect(row.locator("td.value")).to_have_text("3 d")
