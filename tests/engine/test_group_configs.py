@@ -13,12 +13,14 @@ def test_group_configs_are_validated_journaled_and_snapshotted(tmp_path):
     controller.alter_group_configs("app", {"consumer.session.timeout.ms": "20000"})
     controller.alter_group_configs("other", {"consumer.heartbeat.interval.ms": "1500"}, validate_only=True)
     for changes, message in (({"retention.ms": "1"}, "Unknown group config name: retention.ms"),
-                             ({"consumer.session.timeout.ms": "0"}, "value must be at least 1"),
+                             ({"consumer.session.timeout.ms": "0"},
+                              "Invalid value 0 for configuration consumer.session.timeout.ms: Value must be at least 1"),
                              ({"consumer.session.timeout.ms": "soon"},
-                              "for configuration consumer.session.timeout.ms")):
+                              "Invalid value soon for configuration consumer.session.timeout.ms: "
+                              "Not a number of type INT")):
         with pytest.raises(ApiError) as refused:
             controller.alter_group_configs("app", changes)
-        assert refused.value.code == Errors.InvalidConfigurationError.errno and message in refused.value.message
+        assert (refused.value.code, refused.value.message) == (Errors.InvalidConfigurationError.errno, message)
     controller._journal.close()
 
     replayed = Controller(tmp_path, BrokerConfig())          # from the journal
