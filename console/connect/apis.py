@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.connect import selectors, services
-from console.connect.forms import ConnectorJsonForm
+from console.connect.forms import ConnectorConfigForm, ConnectorJsonForm
 from console.connect.services import ConnectorConfigInvalid
 from console.errors import InvalidInput
 from console.web import json_api
@@ -55,3 +55,19 @@ def connector_action(request, cluster_id: int, connect_id: int, name: str, actio
     done = services.connector_action(actor=request.user, connect=connect, name=name, action=action,
                                      task=int(task) if task is not None else None)
     return {"connector": name, "action": action, "result": done}
+
+
+@json_api(OPERATOR)
+@require_POST
+def connector_config(request, cluster_id: int, connect_id: int, name: str):
+    """Body: the connector's whole config as a JSON object (secrets `[hidden]` keep their value)."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    form = ConnectorConfigForm({"document": request.body.decode(errors="replace")})
+    if not form.is_valid():
+        raise InvalidInput(" ".join(e for errors in form.errors.values() for e in errors))
+    try:
+        services.connector_config_update(actor=request.user, connect=connect, name=name, config=form.config)
+    except ConnectorConfigInvalid as exc:
+        raise InvalidInput(f"{exc} " + json.dumps(exc.errors)) from None
+    return selectors.connector_config(connect=connect, name=name)

@@ -22,6 +22,8 @@ api_urlpatterns = [
          name="connect_create"),
     path("clusters/<int:cluster_id>/connect/<int:connect_id>/connectors/<str:name>", apis.connector_detail,
          name="connect_connector"),
+    path("clusters/<int:cluster_id>/connect/<int:connect_id>/connectors/<str:name>/config", apis.connector_config,
+         name="connect_config"),
     path("clusters/<int:cluster_id>/connect/<int:connect_id>/connectors/<str:name>/<str:action>",
          apis.connector_action, name="connect_action"),
 ]

@@ -173,4 +173,12 @@ def test_the_config_is_edited_as_json_validated_by_connect_with_secrets_kept(con
     assert [e.result for e in entries] == ["failed", "failed", "ok"]
     assert entries[-1].details["changed"] == ["count"]
     assert "s3cret-edit" not in json.dumps([e.details for e in entries])
+    api = f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors/v-edit/config"
+    answer = operator_client.post(api, data=json.dumps({**edited, "count": "9"}), content_type="application/json")
+    assert answer.status_code == 200 and answer.json()["count"] == "9"
+    assert answer.json()["database.password"] == "[hidden]"
+    assert selectors.client_for(connect_row).connector("v-edit")["config"]["database.password"] == "s3cret-edit"
+    bad = operator_client.post(api, data=json.dumps({**edited, "count": "0"}), content_type="application/json")
+    assert bad.status_code == 400 and "Value must be at least 1" in bad.json()["error"]
+    assert viewer_client.post(api, data="{}", content_type="application/json").status_code == 403
     operator_client.post(_base(connect_row) + "connectors/v-edit/action", {"action": "delete", "confirmed": "yes"})
