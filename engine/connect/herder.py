@@ -303,10 +303,6 @@ class Herder(HerderRequests):
         self._wake.set()
 
     def _reconfigure_due(self) -> None:
-        # During a rebalance no one is leader: the leader member would forward its task configs
-        # to its own REST server, whose request waits for this very thread. They wait, as in Connect.
-        if self.membership.rebalancing():
-            return
         now = time.monotonic()
         for name, due in list(self._reconfigure.items()):
             if due > now:

@@ -173,6 +173,7 @@ def test_the_config_is_edited_as_json_validated_by_connect_with_secrets_kept(con
     assert [e.result for e in entries] == ["failed", "failed", "ok"]
     assert entries[-1].details["changed"] == ["count"]
     assert "s3cret-edit" not in json.dumps([e.details for e in entries])
+    _running(connect_row, "v-edit")
     api = f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors/v-edit/config"
     answer = operator_client.post(api, data=json.dumps({**edited, "count": "9"}), content_type="application/json")
     assert answer.status_code == 200 and answer.json()["count"] == "9"
