@@ -8,10 +8,12 @@ import uuid
 
 import kafka.errors as Errors
 import pytest
-from kafka.protocol.admin import (CreateTopicsRequest, CreateTopicsResponse, DescribeConfigsRequest,
-                                  DescribeConfigsResponse)
+from kafka.protocol.admin import (CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
+                                  DeleteRecordsResponse, DescribeConfigsRequest, DescribeConfigsResponse)
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
-                                     OffsetFetchRequest, OffsetFetchResponse)
+                                     OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
+                                     OffsetFetchResponse)
+from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
 
 from engine.protocol import registry
@@ -68,6 +70,32 @@ def offset_fetch(names: list[str]):
                               require_stable=False), 7, OffsetFetchResponse
 
 
+def offset_commit(names: list[str]):
+    """To the group's coordinator, as a standalone consumer (generation -1)."""
+    T = OffsetCommitRequest.OffsetCommitRequestTopic
+    return OffsetCommitRequest(group_id=GROUP, generation_id_or_member_epoch=-1, member_id="",
+                               group_instance_id=None, retention_time_ms=-1, topics=[T(name=n, partitions=[
+                                   T.OffsetCommitRequestPartition(partition_index=0, committed_offset=1,
+                                                                  committed_leader_epoch=-1,
+                                                                  committed_metadata="")]) for n in names]), \
+        8, OffsetCommitResponse
+
+
+def txn_offset_commit(names: list[str]):
+    T = TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    return TxnOffsetCommitRequest(transactional_id="big-txn", group_id=GROUP, producer_id=1, producer_epoch=0,
+                                  generation_id=-1, member_id="", group_instance_id=None, topics=[
+                                      T(name=n, partitions=[T.TxnOffsetCommitRequestPartition(
+                                          partition_index=0, committed_offset=1, committed_leader_epoch=-1,
+                                          committed_metadata="")]) for n in names]), 3, TxnOffsetCommitResponse
+
+
+def delete_records(names: list[str]):
+    T = DeleteRecordsRequest.DeleteRecordsTopic
+    return DeleteRecordsRequest(topics=[T(name=n, partitions=[T.DeleteRecordsPartition(partition_index=0, offset=0)])
+                                        for n in names], timeout_ms=30000), 2, DeleteRecordsResponse
+
+
 def describe_configs(names: list[str]):
     """Every config of an existing topic, 2,000 times over."""
     R = DescribeConfigsRequest.DescribeConfigsResource
@@ -91,14 +119,15 @@ def coordinator_of(port: int, group: str) -> int:
     return wait_until(found, message="a coordinator for the group") - 1
 
 
-@pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics])
+@pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
+                                   offset_commit, txn_offset_commit, delete_records])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
     request.with_header(correlation_id=7, client_id="big")
     frame = request.encode(version=version, header=True, framed=True)
     worker = 0
-    if build is offset_fetch:
+    if build in (offset_fetch, offset_commit, txn_offset_commit):
         worker = coordinator_of(running.engine.ports[0], GROUP)
     if build is describe_configs:
         assert create_topic_on(running.engine.ports[0], TOPIC) in (0, Errors.TopicAlreadyExistsError.errno)
