@@ -13,11 +13,12 @@ from kafka.protocol.admin import (CreateTopicsRequest, CreateTopicsResponse, Del
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
                                      OffsetFetchResponse)
+from kafka.protocol.producer import ProduceRequest, ProduceResponse
 from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
 
 from engine.protocol import registry
-from tests.engine.protocol.test_bad_input import create_topic
+from tests.engine.protocol.test_bad_input import build_batch, create_topic
 from tests.support.in_process_engine import InProcessEngine
 from tests.support.loop_watch import LoopWatch
 from tests.support.raw_client import RawClient
@@ -70,6 +71,14 @@ def offset_fetch(names: list[str]):
                               require_stable=False), 7, OffsetFetchResponse
 
 
+def produce(names: list[str]):
+    P = ProduceRequest.TopicProduceData
+    batch = bytes(build_batch([b"x"]))
+    return ProduceRequest(transactional_id=None, acks=1, timeout_ms=30000, topic_data=[
+        P(name=n, partition_data=[P.PartitionProduceData(index=0, records=batch)]) for n in names]), \
+        9, ProduceResponse
+
+
 def offset_commit(names: list[str]):
     """To the group's coordinator, as a standalone consumer (generation -1)."""
     T = OffsetCommitRequest.OffsetCommitRequestTopic
@@ -120,7 +129,7 @@ def coordinator_of(port: int, group: str) -> int:
 
 
 @pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
-                                   offset_commit, txn_offset_commit, delete_records])
+                                   produce, offset_commit, txn_offset_commit, delete_records])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
