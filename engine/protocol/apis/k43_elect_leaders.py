@@ -4,10 +4,14 @@ Preferred (0): make each partition's first replica its leader, if it is live and
 ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it already leads.
 Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
 if none). topic_partitions null means every partition (preferred election for all).
+Each partition's election is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py), so that a request naming every partition of a big cluster never
+holds it.
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
 
@@ -26,13 +30,16 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
         for entry in request.topic_partitions:
             wanted.setdefault(entry.topic, []).extend(entry.partitions)
     results = []
-    for topic, partitions in wanted.items():
-        answers = []
-        for index in partitions:
-            try:
-                controller.elect_leader(topic, index, election_type)
-                answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
-            except ApiError as exc:
-                answers.append(PartitionResult(partition_id=index, error_code=exc.code, error_message=exc.message))
-        results.append(Result(topic=topic, partition_result=answers))
+    with slices.Pacer() as pacer:     # one election (one metadata commit) per partition, in slices
+        for topic, partitions in wanted.items():
+            answers = []
+            for index in partitions:
+                try:
+                    controller.elect_leader(topic, index, election_type)
+                    answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
+                except ApiError as exc:
+                    answers.append(PartitionResult(partition_id=index, error_code=exc.code,
+                                                   error_message=exc.message))
+                await pacer.tick()
+            results.append(Result(topic=topic, partition_result=answers))
     return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)

@@ -8,8 +8,10 @@ import uuid
 
 import kafka.errors as Errors
 import pytest
-from kafka.protocol.admin import (CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
-                                  DeleteRecordsResponse, DescribeConfigsRequest, DescribeConfigsResponse)
+from kafka.protocol.admin import (AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
+                                  CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
+                                  DeleteRecordsResponse, DescribeConfigsRequest, DescribeConfigsResponse,
+                                  ElectLeadersRequest, ElectLeadersResponse)
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
                                      OffsetFetchResponse)
@@ -105,6 +107,19 @@ def delete_records(names: list[str]):
                                         for n in names], timeout_ms=30000), 2, DeleteRecordsResponse
 
 
+def elect_leaders(names: list[str]):
+    T = ElectLeadersRequest.TopicPartitions
+    return ElectLeadersRequest(election_type=0, topic_partitions=[T(topic=n, partitions=[0]) for n in names],
+                               timeout_ms=30000), 1, ElectLeadersResponse
+
+
+def alter_partition_reassignments(names: list[str]):
+    T = AlterPartitionReassignmentsRequest.ReassignableTopic
+    return AlterPartitionReassignmentsRequest(timeout_ms=30000, topics=[T(name=n, partitions=[
+        T.ReassignablePartition(partition_index=0, replicas=[0])]) for n in names]), \
+        0, AlterPartitionReassignmentsResponse
+
+
 def describe_configs(names: list[str]):
     """Every config of an existing topic, 2,000 times over."""
     R = DescribeConfigsRequest.DescribeConfigsResource
@@ -129,7 +144,8 @@ def coordinator_of(port: int, group: str) -> int:
 
 
 @pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
-                                   produce, offset_commit, txn_offset_commit, delete_records])
+                                   produce, offset_commit, txn_offset_commit, delete_records, elect_leaders,
+                                   alter_partition_reassignments])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
