@@ -146,23 +146,29 @@ class BackgroundSnapshots:
         self._lock = threading.Lock()
         self.collections = 0               # background collections started (tests count them)
 
-    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any]) -> Any:
+    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any],
+            stale_ok: bool = False) -> Any:
         """The last snapshot when it is at most `max_age` seconds old. Otherwise a collection
         starts (unless one runs) and is waited for up to `wait_first` seconds: the fresh
         snapshot when it ends in time; else the old one (None if there is none yet), which the
         page shows as being renewed (`SnapshotAge.renewing`), never as current. A page seen
         after a quiet hour therefore shows the cluster now, not the warm-up's figures.
+        `stale_ok`: a caller that shows none of the figures (it only picks what to read live)
+        takes an old snapshot at once and lets the renewal run behind it.
         max_age 0: collect now, in this thread."""
         if max_age <= 0:
             started = self._clock()
             return self._stamped(collect(), started=started, ended=self._clock())
         snapshot = self._snapshots.get(key)
         if snapshot is None or self._clock() - snapshot.monotonic_at > max_age:
-            self._start(key, collect).join(wait_first)
-            snapshot = self._snapshots.get(key)
+            thread = self._start(key, collect)
+            if snapshot is None or not stale_ok:
+                thread.join(wait_first)
+                snapshot = self._snapshots.get(key)
         return snapshot
 
-    def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float) -> Any:
+    def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float,
+                stale_ok: bool = False) -> Any:
         """`get` for the cluster of `gateway` (console.kafka_gateway.client.Gateway): the
         background collection runs `collect` over a gateway of its own (`gateway.reopen()`).
         max_age 0, or a gateway that cannot be reopened: `collect(gateway)` now, in this thread."""
@@ -172,7 +178,8 @@ class BackgroundSnapshots:
         def in_background() -> Any:
             with gateway.reopen() as own:
                 return collect(own)
-        return self.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background)
+        return self.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background,
+                        stale_ok=stale_ok)
 
     def wait(self, key: CacheKey, timeout: float) -> None:
         """Until the running collection (if any) ends: for tests and shutdown."""

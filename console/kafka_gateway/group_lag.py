@@ -25,11 +25,12 @@ GROUPS_PER_ROUND = 200            # OffsetFetch: ~4,000 offsets at 20 partitions
 PARTITIONS_PER_ROUND = 4000       # ListOffsets
 
 
-def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupLagSnapshot | None:
+def group_lags(gateway: Gateway, *, max_age: float, wait_first: float, stale_ok: bool = False
+               ) -> GroupLagSnapshot | None:
     """All groups' lag inputs, at most `max_age` seconds old when a collection is not running
     late; None while the first collection of this process is still running after
     `wait_first` seconds. max_age 0: collected now over `gateway`."""
-    return cache.GROUP_LAGS.get_for(gateway, collect, max_age=max_age, wait_first=wait_first)
+    return cache.GROUP_LAGS.get_for(gateway, collect, max_age=max_age, wait_first=wait_first, stale_ok=stale_ok)
 
 
 def groups_committed_on(gateway: Gateway, topic: str, *, max_age: float, wait_first: float) -> set[str] | None:
@@ -37,10 +38,11 @@ def groups_committed_on(gateway: Gateway, topic: str, *, max_age: float, wait_fi
     group's offsets); None when the snapshot is off (max_age 0) or not in yet. A topic's pages
     read live only these groups and those that may have members, not every group of the
     cluster: a group that commits has members, and an empty group's offsets change only by an
-    admin's commit (a reset), which shows once the snapshot is renewed (within `max_age`)."""
+    admin's commit (a reset), which shows once the snapshot is renewed. The page shows none of
+    the snapshot's figures, so an old one is used at once while it is renewed behind the page."""
     if max_age <= 0:
         return None
-    cached = group_lags(gateway, max_age=max_age, wait_first=wait_first)
+    cached = group_lags(gateway, max_age=max_age, wait_first=wait_first, stale_ok=True)
     if cached is None or cached.lag is None:
         return None
     return {group for group, offsets in cached.lag.committed.offsets.items() if any(t == topic for t, _ in offsets)}
