@@ -71,6 +71,9 @@ def processes(python: str, redis_command: str | None) -> dict[str, str]:
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
                      "-n analytics@%h --loglevel INFO",
+        # Alert rules: one process, so each cluster's recent observations (time lag, Burrow's
+        # windows) stay in one place between rounds.
+        "alerts": f"{bin_dir / 'celery'} -A console worker -Q alerts --pool solo -n alerts@%h --loglevel INFO",
         # Schedules live in the database (django-celery-beat), edited in the console.
         "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
                 "--scheduler django_celery_beat.schedulers:DatabaseScheduler",

@@ -66,6 +66,11 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
     ("TRANSACTIONS_PRODUCERS_WAIT_SECONDS", "later", "is not a number"),
     ("CONSOLE_WARMUP_WAIT_SECONDS", "-1", "must be zero or more"),
     ("ENGINE_PORT", "ninety", "ENGINE_PORT='ninety' is not a port number"),
+    ("METRICS_MAX_AGE_SECONDS", "-1", "must be zero or more"),
+    ("ALERTS_EVALUATION_SECONDS", "0", "must be greater than zero"),
+    ("ALERTS_DELIVERY_LEASE_SECONDS", "5", "must be longer than ALERTS_DELIVERY_TIMEOUT_SECONDS"),
+    ("ALERTS_DELIVERY_MAX_ATTEMPTS", "0", "is too small: use at least 1"),
+    ("EMAIL_PORT", "70000", "is too large"),
 ])
 def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):
     """The settings module itself, imported fresh with the bad value."""
