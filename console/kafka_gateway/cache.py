@@ -133,9 +133,10 @@ class LogDirSnapshot:
 
 
 class BackgroundSnapshots:
-    """Per-cluster snapshots collected on a background thread: `get` answers the last one at
-    once and starts a new collection when it is missing or older than `max_age` (one per
-    cluster at a time). Subclasses say how a snapshot is stamped and what a failure keeps."""
+    """Per-cluster snapshots collected on a background thread: `get` answers the last one when
+    it is young enough, else starts a new collection (one per cluster at a time) and waits a
+    little for it; `drop` forgets one this console just made wrong. Subclasses say how a
+    snapshot is stamped and what a failure keeps."""
 
     thread_name = "snapshot"
 
@@ -143,32 +144,28 @@ class BackgroundSnapshots:
         self._clock = clock
         self._snapshots: dict[CacheKey, Any] = {}
         self._running: dict[CacheKey, threading.Thread] = {}
+        self._running_generation: dict[CacheKey, int] = {}
+        self._generations: dict[CacheKey, int] = {}      # bumped by each drop
         self._lock = threading.Lock()
         self.collections = 0               # background collections started (tests count them)
 
-    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any],
-            stale_ok: bool = False) -> Any:
+    def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any]) -> Any:
         """The last snapshot when it is at most `max_age` seconds old. Otherwise a collection
         starts (unless one runs) and is waited for up to `wait_first` seconds: the fresh
         snapshot when it ends in time; else the old one (None if there is none yet), which the
         page shows as being renewed (`SnapshotAge.renewing`), never as current. A page seen
         after a quiet hour therefore shows the cluster now, not the warm-up's figures.
-        `stale_ok`: a caller that shows none of the figures (it only picks what to read live)
-        takes an old snapshot at once and lets the renewal run behind it.
         max_age 0: collect now, in this thread."""
         if max_age <= 0:
             started = self._clock()
             return self._stamped(collect(), started=started, ended=self._clock())
         snapshot = self._snapshots.get(key)
         if snapshot is None or self._clock() - snapshot.monotonic_at > max_age:
-            thread = self._start(key, collect)
-            if snapshot is None or not stale_ok:
-                thread.join(wait_first)
-                snapshot = self._snapshots.get(key)
+            self._start(key, collect).join(wait_first)
+            snapshot = self._snapshots.get(key)
         return snapshot
 
-    def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float,
-                stale_ok: bool = False) -> Any:
+    def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float) -> Any:
         """`get` for the cluster of `gateway` (console.kafka_gateway.client.Gateway): the
         background collection runs `collect` over a gateway of its own (`gateway.reopen()`).
         max_age 0, or a gateway that cannot be reopened: `collect(gateway)` now, in this thread."""
@@ -178,8 +175,7 @@ class BackgroundSnapshots:
         def in_background() -> Any:
             with gateway.reopen() as own:
                 return collect(own)
-        return self.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background,
-                        stale_ok=stale_ok)
+        return self.get(gateway.cache_key, max_age=max_age, wait_first=wait_first, collect=in_background)
 
     def wait(self, key: CacheKey, timeout: float) -> None:
         """Until the running collection (if any) ends: for tests and shutdown."""
@@ -193,25 +189,35 @@ class BackgroundSnapshots:
     def clear(self) -> None:
         self._snapshots.clear()
 
+    def drop(self, key: CacheKey) -> None:
+        """Forget the cluster's snapshot: this console just changed what it holds. The next
+        page collects again (a collection already running is not kept: it may predate the change)."""
+        with self._lock:
+            self._snapshots.pop(key, None)
+            self._generations[key] = self._generations.get(key, 0) + 1
+
     def _start(self, key: CacheKey, collect: Callable[[], Any]) -> threading.Thread:
         with self._lock:
+            generation = self._generations.get(key, 0)
             running = self._running.get(key)
-            if running is not None and running.is_alive():
+            if running is not None and running.is_alive() and self._running_generation.get(key) == generation:
                 return running
-            thread = threading.Thread(target=self._collect, args=(key, collect), daemon=True,
+            thread = threading.Thread(target=self._collect, args=(key, collect, generation), daemon=True,
                                       name=f"{self.thread_name}-{key[0][:40]}")
-            self._running[key] = thread
+            self._running[key], self._running_generation[key] = thread, generation
             self.collections += 1
             thread.start()
             return thread
 
-    def _collect(self, key: CacheKey, collect: Callable[[], Any]) -> None:
+    def _collect(self, key: CacheKey, collect: Callable[[], Any], generation: int = 0) -> None:
         started = self._clock()
         try:
             snapshot = collect()
         except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
             snapshot = self._failed(self._snapshots.get(key), exc)
-        self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
+        with self._lock:
+            if self._generations.get(key, 0) == generation:     # else dropped meanwhile: may predate the change
+                self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
 
     def _failed(self, last: Any, exc: Exception) -> Any:
         raise NotImplementedError

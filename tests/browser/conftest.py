@@ -87,7 +87,7 @@ def console_server(tmp_path_factory):
            "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            # Tests change the cluster from their own process too: the console sees it at once.
            "KAFKA_METADATA_MAX_AGE_SECONDS": "0", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0",
-           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0", "GROUP_LAG_MAX_AGE_SECONDS": "0",
            # Static files from the checkout (plain names), never from a collectstatic left in it.
            "STATIC_ROOT": str(tmp / "static"),
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
