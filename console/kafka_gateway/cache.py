@@ -42,6 +42,7 @@ from typing import Any
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
+from console.kafka_gateway.errors import gateway_error
 from console.kafka_gateway.records import ClusterMetadata, ConnectionSettings
 
 Clock = Callable[[], float]
@@ -214,7 +215,8 @@ class BackgroundSnapshots:
         try:
             snapshot = collect()
         except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
-            snapshot = self._failed(self._snapshots.get(key), exc)
+            # Shown on a page: in words, never a client library's or Python's own text.
+            snapshot = self._failed(self._snapshots.get(key), gateway_error(exc))
         with self._lock:
             if self._generations.get(key, 0) == generation:     # else dropped meanwhile: may predate the change
                 self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())

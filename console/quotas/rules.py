@@ -9,8 +9,11 @@ console before it asks the cluster, and how quota values read on a page.
   connection_creation_rate (whole connections per second).
 - Values are positive and finite.
 
-A cluster may enforce less: our engine refuses every key but controller_mutation_rate with
-INVALID_REQUEST, and the page shows that refusal as it comes.
+A cluster may enforce less. This project's engine enforces producer_byte_rate,
+consumer_byte_rate (engine/broker/byte_rate_quota.py) and controller_mutation_rate
+(engine/broker/mutation_quota.py), and refuses request_percentage and connection_creation_rate
+with INVALID_REQUEST (engine/cluster/client_quotas.py); `QuotaKey.engine` says so per key, and
+the page shows a refusal as it comes.
 """
 from __future__ import annotations
 
@@ -36,16 +39,26 @@ class QuotaKey:
     whole: bool             # Kafka keeps it as a LONG or INT: a fraction is refused
     for_ip: bool
     help: str
+    engine: str             # what this project's engine does with the key
+    engine_enforces: bool
 
 
 KEYS = {k.key: k for k in (
-    QuotaKey("producer_byte_rate", "bytes/s", True, False, "Produce bytes per second, per broker."),
-    QuotaKey("consumer_byte_rate", "bytes/s", True, False, "Fetch bytes per second, per broker."),
+    QuotaKey("producer_byte_rate", "bytes/s", True, False, "Produce bytes per second, per broker.",
+             "Enforced per broker as Kafka does: a client over it gets throttle_time_ms and its connection is "
+             "muted for that long.", True),
+    QuotaKey("consumer_byte_rate", "bytes/s", True, False, "Fetch bytes per second, per broker.",
+             "Enforced per broker: the connection is muted for throttle_time_ms; unlike Kafka, a throttled Fetch "
+             "still carries its data.", True),
     QuotaKey("request_percentage", "%", False, False,
-             "Share of one request handler or network thread's time, per broker (200 = two threads)."),
+             "Share of one request handler or network thread's time, per broker (200 = two threads).",
+             "Not enforced: refused with INVALID_REQUEST (42), nothing stored.", False),
     QuotaKey("controller_mutation_rate", "mutations/s", False, False,
-             "Partitions created or deleted per second (KIP-599)."),
-    QuotaKey("connection_creation_rate", "connections/s", True, True, "New connections per second, per broker."),
+             "Partitions created or deleted per second (KIP-599).",
+             "Enforced: CreateTopics, CreatePartitions and DeleteTopics past the rate are refused with "
+             "THROTTLING_QUOTA_EXCEEDED (89) and told when to retry.", True),
+    QuotaKey("connection_creation_rate", "connections/s", True, True, "New connections per second, per broker.",
+             "Not enforced: IP quotas are refused with INVALID_REQUEST (42), nothing stored.", False),
 )}
 
 

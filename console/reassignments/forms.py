@@ -19,25 +19,46 @@ def _id_list(value: str, what: str) -> list:
     return items
 
 
+class BrokerIdsField(forms.Field):
+    """Broker ids from a multi-select of the cluster's brokers (one value per ticked box), or
+    from comma-separated text (scripts, a cluster whose brokers the console has not seen yet).
+    Ids the cluster does not have are left to the planner, which names them."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.CheckboxSelectMultiple(attrs={"class": "broker-picker"}))
+        super().__init__(**kwargs)
+
+    def to_python(self, value) -> list[int]:
+        values = value if isinstance(value, (list, tuple)) else [value or ""]
+        items = [item for v in values for item in _id_list(str(v), "brokers")]
+        try:
+            return sorted({int(b) for b in items})
+        except ValueError:
+            raise forms.ValidationError("Broker ids are numbers, e.g. 1,2,3.") from None
+
+
 class GenerateForm(forms.Form):
     name = forms.CharField(max_length=200)
     scenario = forms.ChoiceField(choices=[(s, SCENARIO_LABELS[s]) for s in SCENARIOS])
     topics = forms.CharField(required=False, max_length=200_000,
                              help_text="Comma-separated; empty means every topic of the cluster.")
-    brokers = forms.CharField(required=False, max_length=2000,
-                              help_text="Broker ids, comma-separated: to fill, to empty, or to restrict to.")
+    brokers = BrokerIdsField(required=False, help_text="The brokers to fill, to empty, or to restrict to.")
     replication_factor = forms.IntegerField(required=False, min_value=1, max_value=100)
     bytes_tolerance_percent = forms.IntegerField(initial=10, min_value=1, max_value=100,
                                                  help_text="Bytes per broker within this % of the mean.")
 
+    def __init__(self, *args, brokers: list[tuple[int, str]] = (), **kwargs):
+        """`brokers`: (id, label) of the cluster's brokers for the multi-select; none known: a text box."""
+        super().__init__(*args, **kwargs)
+        field = self.fields["brokers"]
+        if brokers:
+            field.widget.choices = [(str(b), label) for b, label in brokers]
+        else:
+            field.widget = forms.TextInput(attrs={"placeholder": "1,2,3"})
+            field.help_text = "Broker ids, comma-separated: to fill, to empty, or to restrict to."
+
     def clean_topics(self) -> list[str]:
         return _id_list(self.cleaned_data["topics"], "topics")
-
-    def clean_brokers(self) -> list[int]:
-        try:
-            return [int(b) for b in _id_list(self.cleaned_data["brokers"], "brokers")]
-        except ValueError:
-            raise forms.ValidationError("Broker ids are numbers, e.g. 1,2,3.") from None
 
 
 class ImportForm(forms.Form):

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from console.accounts.roles import OPERATOR, VIEWER
-from console.clusters.selectors import cluster_get
+from console.clusters.selectors import broker_choices, cluster_get
 from console.errors import ConsoleError, InvalidInput, NotFound
 from console.reassignments import schedules, selectors, services
 from console.reassignments.charts import plan_load_chart
@@ -23,7 +23,11 @@ from console.web import page
 @page(VIEWER)
 def job_list(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    return _render_list(request, cluster, GenerateForm(), ImportForm())
+    return _render_list(request, cluster, _generate_form(cluster), ImportForm())
+
+
+def _generate_form(cluster, data=None) -> GenerateForm:
+    return GenerateForm(data, brokers=broker_choices(cluster=cluster))
 
 
 def _render_list(request, cluster, generate_form, import_form, status=200, schedule_form=None):
@@ -51,7 +55,7 @@ def schedule_create(request, cluster_id: int):
         else:
             messages.success(request, f"Schedule {data['name']} saved.")
             return redirect("reassignments:list", cluster_id=cluster.pk)
-    return _render_list(request, cluster, GenerateForm(), ImportForm(), status=400, schedule_form=form)
+    return _render_list(request, cluster, _generate_form(cluster), ImportForm(), status=400, schedule_form=form)
 
 
 @page(OPERATOR)
@@ -93,7 +97,7 @@ def _aware(value):
 @require_POST
 def plan_generate(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    form = GenerateForm(request.POST)
+    form = _generate_form(cluster, request.POST)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -122,7 +126,7 @@ def plan_import(request, cluster_id: int):
             form.add_error(None, str(exc))
         else:
             return redirect("reassignments:detail", cluster_id=cluster.pk, job_id=job.pk)
-    return _render_list(request, cluster, GenerateForm(), form, status=400)
+    return _render_list(request, cluster, _generate_form(cluster), form, status=400)
 
 
 @page(VIEWER)

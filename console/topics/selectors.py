@@ -215,7 +215,9 @@ def topic_ranges(*, cluster: Cluster, name: str) -> list[PartitionRange]:
             for p in sorted(topic.partitions, key=lambda p: p.partition)]
 
 
-def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
+def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with_groups: bool = True) -> TopicDetail:
+    """The topic's partitions and stats; its configs and the groups reading it unless left out
+    (the Overview tab leaves them to their own tabs: `configs` and `consumer_groups` are then empty)."""
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
         metadata = gw.metadata([name])
@@ -232,12 +234,13 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = [_config_row(e) for e in gw.topic_config_details(name)]
-        try:
-            groups, consumers_age = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
-        except GatewayError as exc:
-            warnings.append(f"Consumer groups: {exc}")
-            groups = []
+        configs = [_config_row(e) for e in gw.topic_config_details(name)] if with_configs else []
+        groups = []
+        if with_groups:
+            try:
+                groups, consumers_age = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
+            except GatewayError as exc:
+                warnings.append(f"Consumer groups: {exc}")
     rows = []
     for p in topic.partitions:
         o = offsets.get((name, p.partition))
@@ -253,6 +256,48 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                                          latest_offsets=latest, live_brokers={b.node_id for b in metadata.brokers}),
                        partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings,
                        consumers_age=consumers_age)
+
+
+@dataclass(frozen=True)
+class TopicConsumers:
+    cluster: ClusterRef
+    name: str
+    partitions: int
+    consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
+    warnings: list[str]
+    # When the background lag snapshot that named the groups committed here was taken; None: all read now.
+    consumers_age: SnapshotAge | None = None
+
+
+def topic_consumers(*, cluster: Cluster, name: str) -> TopicConsumers:
+    """The groups reading the topic (committed offsets on it, or members assigned to it), each
+    partition's committed offset against its high watermark, live."""
+    warnings: list[str] = []
+    consumers_age = None
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+        if topic is None:
+            raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+        try:
+            high_watermarks = {p: hw for (_, p), hw in gw.high_watermarks(topic.partitions).items()}
+        except GatewayError as exc:
+            warnings.append(f"Offsets: {exc}")
+            high_watermarks = {}
+        try:
+            groups, consumers_age = _groups_reading(gw, topic, high_watermarks)
+        except GatewayError as exc:
+            warnings.append(f"Consumer groups: {exc}")
+            groups = []
+    return TopicConsumers(cluster=ClusterRef.of(cluster), name=name, partitions=len(topic.partitions),
+                          consumer_groups=groups, warnings=warnings, consumers_age=consumers_age)
+
+
+def topic_partition_count(*, cluster: Cluster, name: str) -> int:
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+    if topic is None:
+        raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+    return len(topic.partitions)
 
 
 def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]

@@ -157,6 +157,7 @@ def test_tables_sort_and_scroll_in_their_box_at_phone_width(login, topics, shoot
 
     missing = admin.goto(path + "topics/no-such-topic/")
     assert missing.status == 404
+    admin.click("label.nav-toggle-label")                    # the navigation, folded on a phone
     expect(admin.locator('nav[aria-label="Cluster"] a', has_text="Brokers")).to_be_visible()
 
 

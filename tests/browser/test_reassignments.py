@@ -41,7 +41,7 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     page.fill("#generate-form input[name=name]", "fill broker 2")
     page.select_option("#generate-form select[name=scenario]", "add")
     page.fill("#generate-form input[name=topics]", TOPIC)
-    page.fill("#generate-form input[name=brokers]", "2")
+    page.check('#generate-form input[name=brokers][value="2"]')          # the broker multi-select
     page.click('[data-admin-action="generate"]')
 
     # Review: moves, totals, the chart, and an ETA that follows the throttle typed in.

@@ -53,6 +53,14 @@ def test_keys_and_values_follow_kafkas_types():
             value_check(key, value)
 
 
+def test_what_the_page_says_the_engine_enforces_is_what_the_engine_enforces():
+    """The quota form's last column, checked against the engine's own list of keys it takes."""
+    from engine.cluster.client_quotas import SUPPORTED_KEYS
+    from console.quotas.rules import KEYS
+    assert {k for k, q in KEYS.items() if q.engine_enforces} == set(SUPPORTED_KEYS)
+    assert all(("INVALID_REQUEST (42)" in q.engine) != q.engine_enforces for q in KEYS.values())
+
+
 def test_byte_rates_are_typed_as_sizes():
     assert parse_value("producer_byte_rate", "10MiB") == 10 * 1024 * 1024
     assert parse_value("producer_byte_rate", "512KB/s") == 512_000
