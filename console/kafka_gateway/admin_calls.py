@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 import kafka.errors as Errors
 from kafka import KafkaAdminClient
@@ -23,21 +22,18 @@ from kafka.protocol.admin import DeleteRecordsRequest, DescribeConfigsRequest
 
 from console.kafka_gateway import wire
 from console.kafka_gateway.errors import GatewayError, error_for_code
-from console.kafka_gateway.records import ConfigEntry
-
-if TYPE_CHECKING:
-    from console.kafka_gateway.client import Gateway
+from console.kafka_gateway.records import ConfigEntry, TopicInfo
 
 TOPIC_OVERRIDE = "DYNAMIC_TOPIC_CONFIG"
 BROKER_OVERRIDE = "DYNAMIC_BROKER_CONFIG"
 
 
-def config_details(gateway: Gateway, resource_type: ConfigResourceType, name: str, *,
+def config_details(admin: KafkaAdminClient, resource_type: ConfigResourceType, name: str, *,
                    own_source: str) -> list[ConfigEntry]:
     """Every config of the resource, sorted by name; `own_source` is the source of the
     resource's own overrides (their `default_value` is what applies without them). A broker's
     configs are asked of that broker, as Kafka's admin client does: only it knows its local ones."""
-    manager = gateway._admin._manager
+    manager = admin._manager
     request = DescribeConfigsRequest(resources=[(resource_type, name, None)], include_synonyms=True,
                                      include_documentation=True)
     [response] = manager.run(wire.send_all, manager, [(_node_of(resource_type, name), request)])
@@ -66,7 +62,7 @@ def config_entry(name: str, raw: dict, *, own_source: str = TOPIC_OVERRIDE) -> C
                        config_type=config_type if config_type not in (None, "UNKNOWN") else None)
 
 
-def alter_configs(gateway: Gateway, resource_type: ConfigResourceType, name: str, *, set_configs: Mapping[str, str],
+def alter_configs(admin: KafkaAdminClient, resource_type: ConfigResourceType, name: str, *, set_configs: Mapping[str, str],
                   delete: Iterable[str], validate_only: bool, what: str) -> None:
     """IncrementalAlterConfigs SET and DELETE on one resource; a broker's own resource goes to
     that broker, as Kafka's admin client sends it. The broker checks names and values and says
@@ -77,7 +73,7 @@ def alter_configs(gateway: Gateway, resource_type: ConfigResourceType, name: str
         return
     request = KafkaAdminClient._alter_configs_request([ConfigResource(resource_type, name, changes)],
                                                       validate_only=validate_only, incremental=True)
-    manager = gateway._admin._manager
+    manager = admin._manager
     [response] = manager.run(wire.send_all, manager, [(_node_of(resource_type, name), request)])
     if isinstance(response, Exception):
         raise response
@@ -102,10 +98,11 @@ _DELETE_RECORDS_HINTS = {
 }
 
 
-def delete_records(gateway: Gateway, topic: str, before: Mapping[int, int], *, timeout_ms: int) -> dict[int, int]:
+def delete_records(admin: KafkaAdminClient, topic: str, metadata: TopicInfo | None, before: Mapping[int, int], *,
+                   timeout_ms: int) -> dict[int, int]:
     """DeleteRecords: each partition's records below its offset go (-1: below the high
-    watermark); the new log start offsets. One request per leader, all in flight together."""
-    metadata = gateway.metadata([topic]).topic(topic)
+    watermark); the new log start offsets. One request per leader (from the topic's `metadata`),
+    all in flight together."""
     if metadata is None:
         raise error_for_code(Errors.UnknownTopicOrPartitionError.errno, what=f"deleting records of {topic}")
     leaders: dict[int, list[int]] = defaultdict(list)
@@ -120,7 +117,7 @@ def delete_records(gateway: Gateway, topic: str, before: Mapping[int, int], *, t
     requests = [(node, DeleteRecordsRequest(timeout_ms=timeout_ms, topics=[topic_cls(name=topic, partitions=[
         topic_cls.DeleteRecordsPartition(partition_index=p, offset=before[p]) for p in sorted(ids)])]))
         for node, ids in sorted(leaders.items())]
-    manager = gateway._admin._manager
+    manager = admin._manager
     log_starts = {}
     for response in manager.run(wire.send_all, manager, requests) if requests else ():
         if isinstance(response, Exception):

@@ -146,14 +146,14 @@ class Gateway:
     def topic_config_details(self, topic: str) -> list[ConfigEntry]:
         """Every config of the topic with its synonyms (so: its default without the topic's
         override), and the broker's documentation and type when it sends them (v3+)."""
-        return admin_calls.config_details(self, ConfigResourceType.TOPIC, topic, own_source=admin_calls.TOPIC_OVERRIDE)
+        return admin_calls.config_details(self._admin, ConfigResourceType.TOPIC, topic, own_source=admin_calls.TOPIC_OVERRIDE)
 
     @translated
     def broker_config_details(self, broker_id: int) -> list[ConfigEntry]:
         """Every config of the broker, as topic_config_details: `default_value` is what applies
         without the broker's own dynamic override (the cluster-wide default, the static file,
         or Kafka's default). Kafka marks the configs it cannot change at run time read-only."""
-        return admin_calls.config_details(self, ConfigResourceType.BROKER, str(broker_id),
+        return admin_calls.config_details(self._admin, ConfigResourceType.BROKER, str(broker_id),
                                           own_source=admin_calls.BROKER_OVERRIDE)
 
     @translated
@@ -182,7 +182,7 @@ class Gateway:
                             validate_only: bool = False) -> None:
         """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others.
         `validate_only`: the cluster checks the change with its own rules and changes nothing."""
-        admin_calls.alter_configs(self, ConfigResourceType.TOPIC, topic, set_configs=set_configs, delete=delete,
+        admin_calls.alter_configs(self._admin, ConfigResourceType.TOPIC, topic, set_configs=set_configs, delete=delete,
                                   validate_only=validate_only, what=f"the change to topic {topic}")
 
     @translated
@@ -191,7 +191,7 @@ class Gateway:
         """IncrementalAlterConfigs on a BROKER resource: `broker` is a broker id, or "" for the
         cluster-wide default (kafka-configs.sh --entity-default)."""
         where = f"broker {broker}" if broker else "the cluster-wide broker default"
-        admin_calls.alter_configs(self, ConfigResourceType.BROKER, broker, set_configs=set_configs, delete=delete,
+        admin_calls.alter_configs(self._admin, ConfigResourceType.BROKER, broker, set_configs=set_configs, delete=delete,
                                   validate_only=validate_only, what=f"the change to {where}")
 
     # --- offsets and log dirs -------------------------------------------------------------
@@ -215,7 +215,8 @@ class Gateway:
         """DeleteRecords: each partition's records below its offset go (-1: below the high
         watermark); the new log start offsets. Refused partitions raise one GatewayError that
         names them by error (console.kafka_gateway.admin_calls)."""
-        return admin_calls.delete_records(self, topic, before, timeout_ms=self._timeout_ms)
+        return admin_calls.delete_records(self._admin, topic, self.metadata([topic]).topic(topic), before,
+                                          timeout_ms=self._timeout_ms)
 
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}

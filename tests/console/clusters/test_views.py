@@ -25,7 +25,7 @@ def test_every_page_needs_a_login(cluster):
     values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "group_id": "some/group",
               "partition": "0", "offset": "0", "rule_id": "1", "key": "retention.ms", "topic": "some-topic",
               "job_id": "1", "schedule_id": "1", "which": "proposed", "alert_id": "1", "silence_id": "1",
-              "receiver_id": "1"}
+              "receiver_id": "1", "subject": "some-subject", "version": "1"}
     # The icon is public (a browser asks for it on the login page too) and points at a static file.
     routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout", "favicon")]
     assert len(routes) > 20
