@@ -246,12 +246,13 @@ def test_the_first_lag_sort_does_not_wait_past_its_budget(cluster, unique_topic,
     assert _by_lag(cluster, prefix) == [("b", 4), ("a", 1)]
 
 
-def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster, unique_topic, clock, settings):
-    """The topic's pages ask live only the groups the snapshot shows committed on the topic
+def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster, unique_topic, clock, settings,
+                                                                       viewer_client):
+    """The topic's Consumers tab and the groups list by topic ask live only the groups the snapshot shows committed on the topic
     (and those that may have members), say as of when, and see this console's own commits at
     once (they drop the snapshot); another tool's commit on an empty group shows once the
     snapshot is renewed."""
-    from console.topics.selectors import topic_detail
+    from console.topics.selectors import topic_consumers
 
     settings.GROUP_LAG_MAX_AGE_SECONDS = 10.0
     settings.GROUP_LAG_WAIT_SECONDS = 60.0
@@ -262,10 +263,13 @@ def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster,
     commit(cluster, prefix + "elsewhere", {(other, 0): 0})
     reading = lambda: {g.group_id for g in group_list(cluster=cluster, search=prefix, topic=topic).groups}  # noqa: E731
     assert reading() == {prefix + "reader"}
-    view = topic_detail(cluster=cluster, name=topic)
+    view = topic_consumers(cluster=cluster, name=topic)
     [row] = [g for g in view.consumer_groups if g.group_id.startswith(prefix)]
     assert (row.group_id, row.total_lag) == (prefix + "reader", 6)
     assert view.consumers_age.collected_at is not None and view.consumers_age.max_age_seconds == 10.0
+    tab = viewer_client.get(reverse("topics:consumers", args=[cluster.pk, topic])).content.decode()
+    assert 'id="consumers-age"' in tab and "The groups with commits on this topic as of" in tab
+    assert f'data-group="{prefix}reader"' in tab and "renewed when older than 10 s" in tab
     collections = cache.GROUP_LAGS.collections
     with cluster_gateway(cluster) as gw:             # this console's own commit: the snapshot goes
         coordinator = gw.groups.find_coordinators([prefix + "reset"]).found[prefix + "reset"]
