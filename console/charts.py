@@ -34,8 +34,9 @@ def base_layout(*, title: str, x_title: str, y_title: str) -> go.Layout:
     return go.Layout(template="none", title={"text": title, "x": 0, "font": {"size": 14}}, height=260,
                      margin={"l": 64, "r": 16, "t": 40, "b": 44}, barmode="group",
                      legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
-                     xaxis={"title": {"text": x_title}, "type": "category"},
-                     yaxis={"title": {"text": y_title}, "rangemode": "tozero", "autorange": True},
+                     # automargin: long or tilted tick labels push the axis title out, never under it
+                     xaxis={"title": {"text": x_title}, "type": "category", "automargin": True},
+                     yaxis={"title": {"text": y_title}, "rangemode": "tozero", "autorange": True, "automargin": True},
                      font={"family": "system-ui, sans-serif", "size": 12})
 
 
