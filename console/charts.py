@@ -33,7 +33,7 @@ _SECOND_UNITS = (1, 60, 3600, 86400)
 def base_layout(*, title: str, x_title: str, y_title: str) -> go.Layout:
     return go.Layout(template="none", title={"text": title, "x": 0, "font": {"size": 14}}, height=260,
                      margin={"l": 64, "r": 16, "t": 40, "b": 44}, barmode="group",
-                     legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
+                     legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},  # above the plot
                      # automargin: long or tilted tick labels push the axis title out, never under it
                      xaxis={"title": {"text": x_title}, "type": "category", "automargin": True},
                      yaxis={"title": {"text": y_title}, "rangemode": "tozero", "autorange": True, "automargin": True},
