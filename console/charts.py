@@ -98,6 +98,7 @@ def histogram_figure(rows: Sequence[dict], *, x: str, width: float, title: str, 
     ticks, labels = unit_ticks(start, end, unit=unit)
     layout.xaxis = {"title": {"text": x_title}, "type": "linear", "range": [start, end], "tickmode": "array",
                     "tickvals": ticks, "ticktext": labels}
+    layout.margin.r = 40      # room for the last edge's label, which plotly hides when it passes the chart's edge
     layout.bargap = 0.02
     return figure_data(go.Figure(data=[trace], layout=layout))
 
