@@ -243,6 +243,11 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
+    # Authorization (engine/security/authorizer.py): off unless authorizer.class.name names
+    # Kafka's StandardAuthorizer. super.users is `;`-separated principals, as Kafka's.
+    ConfigDef("authorizer.class.name", TYPE_STRING, ""),
+    ConfigDef("super.users", TYPE_STRING, ""),
+    ConfigDef("allow.everyone.if.no.acl.found", TYPE_BOOLEAN, False),
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 

@@ -25,6 +25,7 @@ from engine.storage.dir_lock import DirLock
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
+from engine.security import authorizer
 from engine.security.settings import SecuritySettings
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,10 @@ class Engine:
         self.security.scram_lookup = self.controller.scram_credential
         for broker in self.brokers:
             broker.listener = Listener(broker, host, broker.port, self.security)
+        # ACLs (KIP-801): one authorizer over the image's ACLs serves every broker; None: off.
+        self.authorizer = authorizer.build(self.controller.broker_config, self.controller.image.acls)
+        for broker in self.brokers:
+            broker.authorizer = self.authorizer
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).

@@ -72,6 +72,7 @@ class Broker:
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
+        self.authorizer = None   # engine/security/authorizer.StandardAuthorizer, set by engine/runtime.py when on
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import kafka.errors as Errors
 
+from engine.cluster import acl_records as ACL
 from engine.cluster import client_quotas as CQ
 from engine.cluster import scram_credentials as SC
 from engine.cluster import journal_format as F
@@ -159,6 +160,7 @@ class Controller:
         for entity, values in image.client_quotas.items():
             out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         out += SC.snapshot_records(image.scram_credentials)
+        out += ACL.snapshot_records(image.acls)
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
             out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
@@ -602,6 +604,24 @@ class Controller:
 
     def scram_credential(self, user: str, mechanism: str):
         return self.image.scram_credentials.get(user, {}).get(mechanism)
+
+    # --- ACLs (KIP-801) ----------------------------------------------------------------------
+
+    def create_acls(self, bindings) -> list[ApiError | None]:
+        """CreateAcls: one result per binding; the new ones journaled in one commit."""
+        results, records = ACL.create(self.image.acls, bindings)
+        if records:
+            self._commit(records, changed=set())
+            log.info("Created %d ACL(s)", len(records))
+        return results
+
+    def delete_acls(self, filters) -> list:
+        """DeleteAcls: per filter its error or the bindings it removed; one commit for all."""
+        results, records = ACL.delete(self.image.acls, filters)
+        if records:
+            self._commit(records, changed=set())
+            log.info("Deleted %d ACL(s)", len(records))
+        return results
 
     # --- producer ids ---------------------------------------------------------------------
 

@@ -10,6 +10,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.security.acl_index import AclIndex
+
 
 @dataclass
 class PartitionState:
@@ -62,6 +64,8 @@ class MetadataImage:
     client_quotas: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = field(default_factory=dict)
     # SCRAM credentials (KIP-554) by user and mechanism: see scram_credentials.py. Secrets: never log.
     scram_credentials: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    # ACLs (KIP-801) by id, indexed by resource: see engine/cluster/acl_records.py.
+    acls: AclIndex = field(default_factory=AclIndex, repr=False)
     version: int = 0               # raised by every applied record: cached answers compare it
 
     def topic(self, name: str) -> TopicState | None:

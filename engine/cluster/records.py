@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from engine.cluster import scram_credentials
+from engine.cluster import acl_records, scram_credentials
 from engine.cluster.topics import collision_key, is_legal_name
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
@@ -161,6 +161,8 @@ _CHECKS = {
     "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
     "scram_credential": lambda image, record: scram_credentials.check_record(record),
+    acl_records.ENTRY: lambda image, record: acl_records.check_entry(image.acls, record),
+    acl_records.REMOVE: lambda image, record: acl_records.check_remove(image.acls, record),
 }
 
 
@@ -244,4 +246,6 @@ _APPLY = {
     "producer_ids": _apply_producer_ids,
     "client_quota": _apply_client_quota,
     "scram_credential": lambda image, record: scram_credentials.apply_record(image.scram_credentials, record),
+    acl_records.ENTRY: lambda image, record: acl_records.apply_entry(image.acls, record),
+    acl_records.REMOVE: lambda image, record: acl_records.apply_remove(image.acls, record),
 }

@@ -43,6 +43,7 @@ class RequestContext:
     api_version: int
     client_host: str = ""
     session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
+    identity: Any = None            # the connection's ConnectionIdentity (engine/security/principal.py)
 
     @property
     def client_id(self) -> str | None:
@@ -50,8 +51,21 @@ class RequestContext:
 
     @property
     def principal(self) -> str:
-        """The authenticated user's name; Kafka's ANONYMOUS on listeners without SASL."""
+        """The principal's name (the client-quota user): the SASL user or the certificate's
+        mapped subject; Kafka's ANONYMOUS otherwise."""
+        if self.identity is not None:
+            return self.identity.user
         return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
+
+    @property
+    def kafka_principal(self) -> str:
+        """The principal as ACLs name it: `User:alice`, `User:ANONYMOUS`."""
+        return self.identity.principal if self.identity is not None else f"User:{self.principal}"
+
+    @property
+    def listener_name(self) -> str | None:
+        """The listener the request arrived on (Metadata advertises the brokers' endpoints of it)."""
+        return self.identity.listener if self.identity is not None else None
 
     @property
     def controller(self):
@@ -91,7 +105,8 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None,
+                   identity: Any = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
@@ -114,7 +129,7 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
     if problem:
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
-                         session=session)
+                         session=session, identity=identity)
     try:
         response = await registry.handler_for(spec)(ctx, request)
     except InvalidRequest as exc:

@@ -47,6 +47,7 @@ from engine.protocol.channel_mute import open_channel, unmuted
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
+from engine.security.principal import ConnectionIdentity
 from engine.security.session import FAILED, SaslSession
 from engine.security.settings import SecuritySettings
 
@@ -58,11 +59,12 @@ _READ_LIMIT = 1 << 20
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer", "session")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "identity")
 
     def __init__(self, peer_host: str, writer: asyncio.StreamWriter, session: SaslSession | None) -> None:
         self.peer_host = peer_host
         self.session = session          # None: no SASL on this listener
+        self.identity = ConnectionIdentity(session=session)
         self.writer = writer
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
@@ -169,7 +171,7 @@ class Listener:
                     return
             connection.handling = True
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host, session)
+                response = await dispatch(self.broker, frame, connection.peer_host, session, connection.identity)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()

@@ -1,0 +1,38 @@
+"""Who a connection speaks for: its Kafka principal, from the listener it arrived on.
+
+As Kafka's DefaultKafkaPrincipalBuilder:
+- PLAINTEXT: `User:ANONYMOUS`;
+- SASL_PLAINTEXT / SASL_SSL: `User:<the SASL user>` once logged in;
+- SSL: `User:<the client certificate's subject>` (mapped by `ssl.principal.mapping.rules`,
+  engine/security/tls_principal.py) when the client sent one, else `User:ANONYMOUS`.
+The principal never changes after the login, so a connection also keeps the authorizer's
+answers it has had (`decisions`, engine/security/authorize.py), thrown away when the ACLs change.
+One per connection, owned by its listener task.
+"""
+from __future__ import annotations
+
+from engine.security.acls import ANONYMOUS
+
+
+class ConnectionIdentity:
+    __slots__ = ("listener", "session", "tls_principal", "decisions", "decisions_version")
+
+    def __init__(self, listener: str = "PLAINTEXT", session=None, tls_principal: str | None = None) -> None:
+        self.listener = listener               # the listener's name, e.g. PLAINTEXT or INTERNAL
+        self.session = session                 # engine/security/session.SaslSession on SASL listeners
+        self.tls_principal = tls_principal     # "User:CN=..." from a verified client certificate
+        self.decisions: dict = {}
+        self.decisions_version = -1
+
+    @property
+    def principal(self) -> str:
+        """The Kafka principal, `Type:name`."""
+        session = self.session
+        if session is not None:
+            return f"User:{session.principal}" if session.principal else ANONYMOUS
+        return self.tls_principal or ANONYMOUS
+
+    @property
+    def user(self) -> str:
+        """The principal's name: the client-quota `user` entity (KIP-546)."""
+        return self.principal.partition(":")[2]
