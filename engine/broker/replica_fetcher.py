@@ -101,7 +101,7 @@ class ReplicaFetcher:
         if self._connection is None:
             leader = self.broker.image.brokers[self.leader_id]
             self._connection = BrokerConnection(leader.host, leader.port, f"replica-{self.broker.node_id}",
-                                                security=getattr(self.broker.listener, "security", None))
+                                                security=getattr(self.broker, "inter_broker_security", None))
         return self._connection
 
     async def _truncate(self, connection: BrokerConnection) -> None:

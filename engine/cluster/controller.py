@@ -154,7 +154,7 @@ class Controller:
         image = self.image
         out = [R.cluster_record(image.cluster_id), R.producer_ids_record(image.next_producer_id),
                R.controller_record(image.controller_id, image.controller_epoch)]
-        out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
+        out += [R.broker_record(b.node_id, b.host, b.port, b.rack, b.endpoints) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
         for entity, values in image.client_quotas.items():
@@ -174,10 +174,13 @@ class Controller:
 
     # --- brokers --------------------------------------------------------------------------
 
-    def register_broker(self, node_id: int, host: str, port: int, rack: str | None = None) -> None:
+    def register_broker(self, node_id: int, host: str, port: int, rack: str | None = None,
+                        endpoints: tuple[tuple[str, str, int], ...] = ()) -> None:
+        """host, port: the inter-broker listener's endpoint; endpoints: every listener's (name, host, port)."""
         current = self.image.brokers.get(node_id)
-        if current is None or (current.host, current.port, current.rack) != (host, port, rack):
-            self._commit([R.broker_record(node_id, host, port, rack)])
+        if current is None or (current.host, current.port, current.rack, current.endpoints) != \
+                (host, port, rack, tuple(endpoints)):
+            self._commit([R.broker_record(node_id, host, port, rack, tuple(endpoints))])
 
     @property
     def controller_epoch(self) -> int:

@@ -44,9 +44,21 @@ class TopicState:
 @dataclass(frozen=True)
 class BrokerRegistration:
     node_id: int
-    host: str
+    host: str                      # the inter-broker listener's advertised endpoint (replica fetchers dial it)
     port: int
     rack: str | None = None
+    # Every listener's advertised endpoint, (name, host, port): a client is told the brokers'
+    # endpoints of the listener it came through. Empty in records of older data dirs.
+    endpoints: tuple[tuple[str, str, int], ...] = ()
+
+    def endpoint(self, listener: str | None) -> tuple[str, int] | None:
+        """The broker's (host, port) on `listener`; None if it has no such listener."""
+        if listener is None or not self.endpoints:
+            return self.host, self.port
+        for name, host, port in self.endpoints:
+            if name == listener:
+                return host, port
+        return None
 
 
 @dataclass

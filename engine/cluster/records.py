@@ -17,8 +17,12 @@ def cluster_record(cluster_id: str) -> dict:
     return {"type": "cluster", "cluster_id": cluster_id}
 
 
-def broker_record(node_id: int, host: str, port: int, rack: str | None) -> dict:
-    return {"type": "broker", "node_id": node_id, "host": host, "port": port, "rack": rack}
+def broker_record(node_id: int, host: str, port: int, rack: str | None,
+                  endpoints: tuple[tuple[str, str, int], ...] = ()) -> dict:
+    record = {"type": "broker", "node_id": node_id, "host": host, "port": port, "rack": rack}
+    if endpoints:
+        record["endpoints"] = [list(endpoint) for endpoint in endpoints]
+    return record
 
 
 def topic_record(name: str, topic_id: uuid.UUID, configs: dict[str, Any]) -> dict:
@@ -150,6 +154,11 @@ def _check_client_quota(image: MetadataImage, record: dict) -> None:
 def _check_broker(image: MetadataImage, record: dict) -> None:
     _int(record, "node_id", 0)
     _int(record, "port", 0)
+    endpoints = record.get("endpoints", [])
+    if not isinstance(endpoints, list) or not all(
+            isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
+            and isinstance(e[2], int) for e in endpoints):
+        raise MetadataRecordError(f"bad broker endpoints {endpoints!r}")
 
 
 _CHECKS = {
@@ -174,7 +183,8 @@ def _apply_cluster(image: MetadataImage, record: dict) -> None:
 
 def _apply_broker(image: MetadataImage, record: dict) -> None:
     image.brokers[record["node_id"]] = BrokerRegistration(record["node_id"], record["host"], record["port"],
-                                                          record["rack"])
+                                                          record["rack"],
+                                                          tuple(tuple(e) for e in record.get("endpoints", [])))
 
 
 def _apply_topic(image: MetadataImage, record: dict) -> None:

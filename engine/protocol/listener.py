@@ -48,6 +48,7 @@ from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyRes
 from engine.protocol.stats import STATS, refused
 from engine.resources import DESCRIPTORS
 from engine.security.principal import ConnectionIdentity
+from engine.security.tls_principal import NoMatchingRule, subject_of
 from engine.security.session import FAILED, SaslSession
 from engine.security.settings import SecuritySettings
 
@@ -61,10 +62,10 @@ _READ_LIMIT = 1 << 20
 class _Connection:
     __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "identity")
 
-    def __init__(self, peer_host: str, writer: asyncio.StreamWriter, session: SaslSession | None) -> None:
+    def __init__(self, peer_host: str, writer: asyncio.StreamWriter, identity: ConnectionIdentity) -> None:
         self.peer_host = peer_host
-        self.session = session          # None: no SASL on this listener
-        self.identity = ConnectionIdentity(session=session)
+        self.identity = identity        # the principal, from the listener (engine/security/principal.py)
+        self.session = identity.session  # None: no SASL on this listener
         self.writer = writer
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
@@ -74,6 +75,7 @@ class Listener:
     def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None) -> None:
         self.broker = broker
         self.security = security or SecuritySettings()
+        self.name = self.security.listener or self.security.protocol    # the listener's name, e.g. EXTERNAL
         self.host = host
         self.port = port
         self._server: asyncio.base_events.Server | None = None
@@ -128,8 +130,15 @@ class Listener:
             writer.transport.abort()
             return
         task = asyncio.current_task()
-        session = SaslSession(self.security) if self.security.sasl else None
-        connection = self._connections[task] = _Connection(peer[0], writer, session)
+        try:
+            identity = self._identity(writer)
+        except NoMatchingRule as exc:
+            refused(log, "authentication_failures", "Closing a TLS connection from %s on listener %s: %s "
+                    "(ssl.principal.mapping.rules)", peer[0], self.name, exc)
+            DESCRIPTORS.release_socket()
+            writer.transport.abort()
+            return
+        connection = self._connections[task] = _Connection(peer[0], writer, identity)
         self._per_ip[peer[0]] += 1
         try:
             await self._serve_requests(reader, writer, connection)
@@ -148,6 +157,18 @@ class Listener:
                 del self._per_ip[peer[0]]
             DESCRIPTORS.release_socket()
             writer.transport.abort()
+
+    def _identity(self, writer: asyncio.StreamWriter) -> ConnectionIdentity:
+        """Who the connection speaks for: the SASL user once logged in, a verified client
+        certificate's mapped subject on an SSL listener, else User:ANONYMOUS."""
+        session = SaslSession(self.security) if self.security.sasl else None
+        tls_principal = None
+        if self.security.ssl_client_auth != "none":
+            ssl_object = writer.get_extra_info("ssl_object")
+            certificate = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+            if certificate:
+                tls_principal = "User:" + self.security.principal_mapper.name(subject_of(certificate))
+        return ConnectionIdentity(listener=self.name, session=session, tls_principal=tls_principal)
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py

@@ -77,6 +77,8 @@ def authorize_by_resource_type(ctx, operation: int, resource_type: int) -> bool:
 def authorized_operations(ctx, resource_type: int, name: str) -> set[int]:
     """KIP-430's `authorized_operations`: the resource type's supported operations that the
     principal may perform (all of them with no authorizer)."""
+    if _authorizer(ctx) is None:
+        return set(SUPPORTED_OPERATIONS[resource_type])
     return {op for op in SUPPORTED_OPERATIONS[resource_type] if authorize(ctx, op, resource_type, name)}
 
 

@@ -30,17 +30,24 @@ from typing import Callable
 
 from engine.config import InvalidConfigError
 from engine.security import scram
+from engine.security.tls_principal import PrincipalMapper
 
 PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")
 INTER_BROKER_USER = "__engine-inter-broker"
-_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password")
+_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password",
+                     "ssl.client.auth", "ssl.truststore.type", "ssl.truststore.location", "ssl.principal.mapping.rules")
+LISTENER_SECURITY_CONFIGS = _SECURITY_CONFIGS      # each may also be given as listener.name.<name>.<config>
+CLIENT_AUTH = ("none", "requested", "required")
 
 
 @dataclass
 class SecuritySettings:
     protocol: str = "PLAINTEXT"
+    listener: str = ""                               # the listener's name ("" before listeners.py names it)
     sasl_enabled_mechanisms: tuple[str, ...] = MECHANISMS
+    ssl_client_auth: str = "none"                    # SSL listeners: ask for client certificates
+    principal_mapper: PrincipalMapper | None = None  # the certificate subject -> user (ssl.principal.mapping.rules)
     plain_users: dict[str, str] = field(default_factory=dict, repr=False)
     server_ssl: ssl.SSLContext | None = None
     client_ssl: ssl.SSLContext | None = None        # the replica fetchers' side of TLS
@@ -74,11 +81,14 @@ class SecuritySettings:
 
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
-    """Remove the listener-security configs from the broker configs, and return them."""
-    return {name: configs.pop(name) for name in _SECURITY_CONFIGS if name in configs}
+    """Remove the listener-security configs (and their `listener.name.<name>.` forms) from
+    the broker configs, and return them."""
+    return {name: configs.pop(name) for name in list(configs)
+            if name in _SECURITY_CONFIGS or name.startswith("listener.name.")}
 
 
-def build(protocol: str, configs: dict[str, str], users_file: str | None) -> SecuritySettings:
+def build(protocol: str, configs: dict[str, str], users_file: str | None, *, listener: str = "") -> SecuritySettings:
+    """One listener's settings; `configs` are the security configs as they apply to it."""
     if protocol not in PROTOCOLS:
         raise InvalidConfigError(f"security protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
     mechanisms = tuple(m.strip() for m in configs.get("sasl.enabled.mechanisms", ",".join(MECHANISMS)).split(",")
@@ -87,15 +97,21 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None) -> Sec
     if unknown or not mechanisms:
         raise InvalidConfigError(f"sasl.enabled.mechanisms: supported are {', '.join(MECHANISMS)}; got "
                                  f"{', '.join(mechanisms) or 'none'}")
-    settings = SecuritySettings(protocol=protocol, sasl_enabled_mechanisms=mechanisms,
-                                plain_users=read_users_file(users_file) if users_file else {})
+    client_auth = configs.get("ssl.client.auth", "none").strip().lower()
+    if client_auth not in CLIENT_AUTH:
+        raise InvalidConfigError(f"ssl.client.auth must be one of {', '.join(CLIENT_AUTH)}, not {client_auth!r}")
+    settings = SecuritySettings(protocol=protocol, listener=listener or protocol, sasl_enabled_mechanisms=mechanisms,
+                                plain_users=read_users_file(users_file) if users_file else {},
+                                ssl_client_auth=client_auth if protocol == "SSL" else "none",
+                                principal_mapper=PrincipalMapper(configs.get("ssl.principal.mapping.rules", "DEFAULT")))
     if "PLAIN" in mechanisms and settings.sasl and not users_file:
         raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
                                  "(or leave PLAIN out of sasl.enabled.mechanisms)")
     if protocol in ("SASL_SSL", "SSL"):
-        settings.server_ssl, settings.client_ssl = _tls_contexts(configs)
+        settings.server_ssl, settings.client_ssl = _tls_contexts(configs, settings.ssl_client_auth)
     elif any(name.startswith("ssl.") for name in configs):
-        raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL, not {protocol}")
+        raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL (or a listener of one), "
+                                 f"not {protocol}{f' (listener {listener})' if listener else ''}")
     return settings
 
 
@@ -124,7 +140,7 @@ def read_users_file(path: str) -> dict[str, str]:
     return users
 
 
-def _tls_contexts(configs: dict[str, str]) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+def _tls_contexts(configs: dict[str, str], client_auth: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
     if configs.get("ssl.keystore.type", "PEM") != "PEM":
         raise InvalidConfigError("ssl.keystore.type: only PEM is supported (no JKS/PKCS12)")
     location = configs.get("ssl.keystore.location")
@@ -147,4 +163,25 @@ def _tls_contexts(configs: dict[str, str]) -> tuple[ssl.SSLContext, ssl.SSLConte
     if not certificates:
         raise InvalidConfigError(f"ssl.keystore.location {location}: no certificate in the file")
     client.load_verify_locations(cadata=certificates)
+    if client_auth != "none":
+        _verify_clients(server, configs, client_auth)
+        # The replica fetchers present the broker's own certificate, as Kafka's brokers do.
+        client.load_cert_chain(location, password=configs.get("ssl.key.password"))
     return server, client
+
+
+def _verify_clients(server: ssl.SSLContext, configs: dict[str, str], client_auth: str) -> None:
+    """ssl.client.auth=required|requested: client certificates are checked against the CA
+    certificates of ssl.truststore.location (PEM)."""
+    if configs.get("ssl.truststore.type", "PEM") != "PEM":
+        raise InvalidConfigError("ssl.truststore.type: only PEM is supported (no JKS/PKCS12)")
+    location = configs.get("ssl.truststore.location")
+    if not location:
+        raise InvalidConfigError(f"ssl.client.auth={client_auth} needs ssl.truststore.location: a PEM file with "
+                                 "the certificates of the CAs that sign client certificates")
+    try:
+        server.load_verify_locations(cafile=location)
+    except (OSError, ssl.SSLError) as exc:
+        raise InvalidConfigError(f"ssl.truststore.location {location}: cannot load the certificates "
+                                 f"({type(exc).__name__})") from None
+    server.verify_mode = ssl.CERT_REQUIRED if client_auth == "required" else ssl.CERT_OPTIONAL

@@ -38,7 +38,8 @@ class PeerChannel:
                 if connection is not None:
                     connection.close()
                 connection = self._connections[node_id] = BrokerConnection(
-                    node.host, node.port, f"broker-{self._broker.node_id}-txn")
+                    node.host, node.port, f"broker-{self._broker.node_id}-txn",
+                    security=getattr(self._broker, "inter_broker_security", None))
             try:
                 return await connection.request(request, version, response_class, timeout=timeout_s)
             except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError) as exc:
