@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import kafka.errors as Errors
+
+from engine.errors import ApiError
 from engine.security.acls import CLUSTER, CLUSTER_NAME, GROUP, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
 
 _MAX_DECISIONS = 4096
@@ -80,6 +83,39 @@ def authorized_operations(ctx, resource_type: int, name: str) -> set[int]:
     if _authorizer(ctx) is None:
         return set(SUPPORTED_OPERATIONS[resource_type])
     return {op for op in SUPPORTED_OPERATIONS[resource_type] if authorize(ctx, op, resource_type, name)}
+
+
+# --- the same, raising Kafka's error (for handlers whose refusals are ApiErrors) -----------
+
+def require_cluster(ctx, operation: int) -> None:
+    if not authorize_cluster(ctx, operation):
+        raise ApiError(Errors.ClusterAuthorizationFailedError)
+
+
+def require_group(ctx, operation: int, group_id: str) -> None:
+    if not authorize_group(ctx, operation, group_id):
+        raise ApiError(Errors.GroupAuthorizationFailedError)
+
+
+def require_transactional_id(ctx, operation: int, transactional_id: str) -> None:
+    if not authorize_transactional_id(ctx, operation, transactional_id):
+        raise ApiError(Errors.TransactionalIdAuthorizationFailedError)
+
+
+CONFIG_TOPIC, CONFIG_GROUP = 2, 32     # ConfigResource types (DescribeConfigs, AlterConfigs)
+
+
+def require_config_resource(ctx, operation: int, config_resource_type: int, name: str) -> None:
+    """DescribeConfigs and (Incremental)AlterConfigs, as Kafka's ConfigHelper: a topic resource
+    needs the operation on the topic, a group resource on the group, a broker (or broker
+    logger) resource on the cluster, each refused with its own error."""
+    if config_resource_type == CONFIG_TOPIC:
+        if not authorize_topic(ctx, operation, name):
+            raise ApiError(Errors.TopicAuthorizationFailedError)
+    elif config_resource_type == CONFIG_GROUP:
+        require_group(ctx, operation, name)
+    else:
+        require_cluster(ctx, operation)
 
 
 def _authorizer(ctx):

@@ -3,7 +3,9 @@
 On when the broker config `authorizer.class.name` names it (Kafka's class name,
 org.apache.kafka.metadata.authorizer.StandardAuthorizer); with no authorizer every request
 is allowed, as before. The rules, as StandardAuthorizerData applies them:
-- a principal listed in `super.users` (`User:admin;User:ops`) may do everything;
+- a principal listed in `super.users` (`User:admin;User:ops`) may do everything, and so may
+  the engine's own inter-broker principal on SASL listeners (engine/security/settings.py),
+  whose password exists only in the engine's memory;
 - the bindings that apply are those on the resource's literal name, the `*` wildcard, and
   every PREFIXED prefix of the name, for the principal itself or `User:*`, from its host or `*`;
 - one matching DENY refuses, whatever ALLOWs match (DENY beats ALLOW);
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from engine.config import InvalidConfigError
 from engine.security.acl_index import AclIndex
+from engine.security.settings import INTER_BROKER_USER
 from engine.security.acls import (ALL, ALLOW, DENY, DESCRIBE, DESCRIBE_CONFIGS, IMPLIES_DESCRIBE,
                                   IMPLIES_DESCRIBE_CONFIGS, LITERAL, SUPPORTED_OPERATIONS, WILDCARD,
                                   WILDCARD_PRINCIPAL, AclBinding, parse_principal)
@@ -129,7 +132,8 @@ def build(configs, acls: AclIndex) -> StandardAuthorizer | None:
         return None
     if class_name != STANDARD_AUTHORIZER:
         raise InvalidConfigError(f"authorizer.class.name: only {STANDARD_AUTHORIZER} is supported, not {class_name!r}")
-    return StandardAuthorizer(acls, super_users=parse_super_users(configs.get("super.users") or ""),
+    internal = f"User:{INTER_BROKER_USER}"
+    return StandardAuthorizer(acls, super_users=parse_super_users(configs.get("super.users") or "") | {internal},
                               allow_if_no_acl=bool(configs.get("allow.everyone.if.no.acl.found")))
 
 

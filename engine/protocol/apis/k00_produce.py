@@ -37,7 +37,9 @@
   `throttle_time_ms`, and the connection reads nothing more for that long
   (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
   engine counts its record batches (the bulk of it).
-Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+- Authorization (with an authorizer, as KafkaApis): a transactional producer needs WRITE on
+  its transactional id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
+  topic needs WRITE, else its partitions are TOPIC_AUTHORIZATION_FAILED (before anything else).
 """
 import asyncio
 import logging
@@ -52,6 +54,8 @@ from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.registry import api
+from engine.security import authorize
+from engine.security.acls import WRITE
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -65,11 +69,19 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    if request.transactional_id is not None and not authorize.authorize_transactional_id(
+            ctx, WRITE, request.transactional_id):
+        error = Errors.TransactionalIdAuthorizationFailedError.errno
+        return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    writable = authorize.authorize_topics(ctx, WRITE, (t.name for t in request.topic_data))
     results, waits = [], []
     refused = await unverified_partitions(ctx.broker, request) if request.transactional_id is not None else {}
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
+            if topic.name not in writable:
+                partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
+                continue
             if (topic.name, data.index) in refused:
                 partitions.append(_error(data.index, *refused[(topic.name, data.index)]))
                 continue

@@ -36,6 +36,8 @@
   (still at least one whole batch, KIP-74).
   Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
   is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
+- Authorization (with an authorizer, as KafkaApis): a consumer needs READ on each topic,
+  a replica fetch CLUSTER_ACTION on the cluster; a partition refused is TOPIC_AUTHORIZATION_FAILED.
 Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
 """
 from __future__ import annotations
@@ -52,6 +54,8 @@ from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.validation import require
+from engine.security import authorize
+from engine.security.acls import CLUSTER_ACTION, READ
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 
@@ -128,6 +132,7 @@ def _read_all(ctx, request) -> list[PartitionRead]:
     if quota_limit is not None:
         max_bytes = min(max_bytes, quota_limit)
     budget = max_bytes
+    may_read = _permission(ctx, replica_id)
     reads, seen, held = [], set(), 0
     for topic in request.topics:
         name = topic.topic
@@ -146,11 +151,22 @@ def _read_all(ctx, request) -> list[PartitionRead]:
             if name is None:
                 read.error = Errors.UnknownTopicIdError.errno
                 continue
+            if not may_read(name):
+                read.error = Errors.TopicAuthorizationFailedError.errno
+                continue
             budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == max_bytes,
                                       replica_id=replica_id, may_hold=held < FETCH_SLICES_PER_RESPONSE,
                                       read_committed=request.isolation_level == 1 and replica_id < 0)
             held += read.slice is not None
     return reads
+
+
+def _permission(ctx, replica_id: int):
+    """name -> may this request read the topic: READ on it, or CLUSTER_ACTION for a follower."""
+    if replica_id >= 0:
+        allowed = authorize.authorize_cluster(ctx, CLUSTER_ACTION)
+        return lambda name: allowed
+    return lambda name: authorize.authorize_topic(ctx, READ, name)
 
 
 def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int,

@@ -9,12 +9,15 @@ remote storage); any other value finds the first record whose timestamp is at or
 (-1/-1 if none; searches stop at the offset "latest" answers, as Kafka's). Other negative
 values are INVALID_REQUEST.
 Leader epochs are fenced as in Fetch (KIP-320).
+Authorization: DESCRIBE on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from engine.security.acls import DESCRIBE
 from engine.storage.errors import StorageError
 
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
@@ -25,8 +28,11 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 @api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
 async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsResponse:
     committed = request.isolation_level == 1
-    topics = [TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p, committed) for p in t.partitions])
-              for t in request.topics]
+    described = authorize.authorize_topics(ctx, DESCRIBE, (t.name for t in request.topics))
+    topics = [TopicResponse(name=t.name, partitions=[
+        _lookup(ctx, t.name, p, committed) if t.name in described else
+        _answer(p.partition_index, Errors.TopicAuthorizationFailedError.errno) for p in t.partitions])
+        for t in request.topics]
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 

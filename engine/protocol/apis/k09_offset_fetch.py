@@ -12,12 +12,17 @@ epoch -1, metadata "". A null topic list (v2+) asks for every committed offset o
 - v9 (KIP-848): a member of a consumer-protocol group names its member id and epoch, and
   gets UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH unless they are current; admin tools send a
   null member id and epoch -1. Classic groups ignore both, as Kafka does.
+- Authorization (as KafkaApis): DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED;
+  DESCRIBE on each topic: a topic named and refused is TOPIC_AUTHORIZATION_FAILED, and the
+  all-topics form leaves the refused ones out.
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from engine.security.acls import DESCRIBE
 
 R = OffsetFetchResponse
 Group = R.OffsetFetchResponseGroup
@@ -48,6 +53,8 @@ def _fetch(ctx, group_id: str, requested, classes, require_stable: bool, member=
     topic_class, partition_class = classes
     wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
     try:
+        if not authorize.authorize_group(ctx, DESCRIBE, group_id):
+            raise ApiError(Errors.GroupAuthorizationFailedError)
         found = ctx.coordinator.fetch_offsets(group_id, wanted, member_id=member[0], member_epoch=member[1])
         unstable = ctx.coordinator.unstable_partitions(group_id, wanted) if require_stable else set()
         error = 0
@@ -57,7 +64,14 @@ def _fetch(ctx, group_id: str, requested, classes, require_stable: bool, member=
         if ctx.api_version >= 2:
             found = []
     topics: dict[str, list] = {}
+    described = authorize.authorize_topics(ctx, DESCRIBE, {topic for (topic, _), _ in found})
     for (topic, index), committed in found:
+        if topic not in described:
+            if wanted is not None and not error:
+                topics.setdefault(topic, []).append(partition_class(
+                    partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                    error_code=Errors.TopicAuthorizationFailedError.errno))
+            continue
         if (topic, index) in unstable:
             topics.setdefault(topic, []).append(partition_class(
                 partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="",

@@ -14,6 +14,9 @@
 - A topic of thousands of partitions is prepared in slices of the event loop, so other
   connections are served meanwhile (Controller.create_topic_sliced).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
+- Authorization (as KafkaApis): CREATE on the cluster, or on each topic (else
+  TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on a created topic, v5+ carries no
+  configs and topic_config_error_code TOPIC_AUTHORIZATION_FAILED.
 """
 from collections import Counter
 
@@ -26,6 +29,8 @@ from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
+from engine.security import authorize
+from engine.security.acls import CREATE, DESCRIBE_CONFIGS
 
 Result = CreateTopicsResponse.CreatableTopicResult
 
@@ -38,10 +43,14 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     counts = Counter(t.name for t in request.topics)
     throttle = MutationThrottle(ctx, 19)
     batch = ctx.controller.new_topics()
+    may_create = _creatable(ctx, counts)
     results, accepted, big = [], [], []
     for topic in request.topics:
         if counts[topic.name] > 1:
             results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
+            continue
+        if topic.name not in may_create:
+            results.append(_error(topic.name, Errors.TopicAuthorizationFailedError.errno, "Authorization failed."))
             continue
         refused = None if request.validate_only else throttle.refused()
         if refused:
@@ -72,6 +81,11 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
             results[i] = _success(ctx, state.name, state.topic_id,
                                   {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
+
+
+def _creatable(ctx, names) -> set[str]:
+    """CREATE on the cluster allows every topic; otherwise CREATE on each topic (as KafkaApis)."""
+    return set(names) if authorize.authorize_cluster(ctx, CREATE) else authorize.authorize_topics(ctx, CREATE, names)
 
 
 def _add(batch, topic) -> dict[int, list[int]]:
@@ -113,10 +127,14 @@ def _configs(topic) -> dict[str, str]:
 
 
 def _success(ctx, name, topic_id, assignment, overrides):
+    replication_factor = len(next(iter(assignment.values())))
+    if not authorize.authorize_topic(ctx, DESCRIBE_CONFIGS, name):    # created, but its configs are not shown
+        return Result(name=name, topic_id=topic_id, error_code=0, error_message=None, num_partitions=len(assignment),
+                      replication_factor=replication_factor, configs=[],
+                      topic_config_error_code=Errors.TopicAuthorizationFailedError.errno)
     configs = [Result.CreatableTopicConfigs(name=key, value=config_value_string(value), read_only=False,
                                             config_source=source, is_sensitive=False)
                for key, (value, source) in effective_topic_config(overrides, ctx.broker.config).items()]
-    replication_factor = len(next(iter(assignment.values())))
     return Result(name=name, topic_id=topic_id, error_code=0, error_message=None, num_partitions=len(assignment),
                   replication_factor=replication_factor, configs=configs)
 

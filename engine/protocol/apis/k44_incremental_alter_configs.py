@@ -8,12 +8,16 @@ Broker resources follow Kafka's DynamicBrokerConfig (engine/dynamic_config.py): 
 names and custom names are stored; names fixed at start, SSL stores without a listener prefix,
 per-broker configs on the cluster-wide resource and bad values are INVALID_REQUEST with Kafka's
 message. Deleting any name is allowed.
+Authorization (as KafkaApis): ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a
+broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
+from engine.security import authorize
+from engine.security.acls import ALTER_CONFIGS
 
 Result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
@@ -27,6 +31,7 @@ async def handle_incremental_alter_configs(ctx, request):
 def _alter(ctx, resource, validate_only: bool):
     kind, name = resource.resource_type, resource.resource_name
     try:
+        authorize.require_config_resource(ctx, ALTER_CONFIGS, kind, name)
         current = configs.current_overrides(ctx.broker, kind, name)
         operations = [(c.name, c.config_operation, c.value) for c in resource.configs]
         changes = configs.apply_incremental(current, operations, configs.definitions_for(kind))

@@ -228,7 +228,8 @@ def test_build_reads_kafkas_config_names():
     built = A.build(BrokerConfig(static={"authorizer.class.name": A.STANDARD_AUTHORIZER,
                                          "super.users": "User:admin; User:ops",
                                          "allow.everyone.if.no.acl.found": "true"}), AclIndex())
-    assert built.super_users == {"User:admin", "User:ops"} and built.allow_if_no_acl is True
+    assert built.super_users == {"User:admin", "User:ops", "User:__engine-inter-broker"}
+    assert built.allow_if_no_acl is True
     with pytest.raises(InvalidConfigError, match="only org.apache.kafka.metadata.authorizer.StandardAuthorizer"):
         A.build(BrokerConfig(static={"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer"}), AclIndex())
     with pytest.raises(InvalidConfigError, match="super.users"):
