@@ -8,11 +8,13 @@ DATA_DIR ?= ./data
 BROKERS ?= 3
 HOST ?= 127.0.0.1
 PORT ?= 9092
+# pytest processes for `make test` (files are kept whole on one process: --dist loadfile).
+TEST_WORKERS ?= 3
 
 JS_CLIENTS := tests/clients/kafkajs
 JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
 
-.PHONY: run engine test venv js-clients bench clean
+.PHONY: run engine test venv js-clients bench docs clean
 
 venv: $(STAMP)
 
@@ -38,7 +40,11 @@ engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
 test: venv js-clients
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
+docs: venv
+	$(PY) -m mkdocs build --strict
 
 bench: venv
 	$(PY) benchmarks/produce_consume.py
