@@ -1,18 +1,18 @@
 // kafkajs against an engine with the authorizer on: one command, one JSON line on stdout.
-//   node acl_client.js BOOTSTRAP MECHANISM USER PASSWORD COMMAND ARGS...
+//   node acl_client.js BOOTSTRAP MECHANISM USER PASSWORD COMMAND ARGS...   (MECHANISM NONE: no SASL)
 //   acls PRINCIPAL TOPIC          create, describe (with filters) and delete ACLs
 //   produce TOPIC VALUE           {"ok": true} or {"error": "<Kafka's error name>"}
 //   consume TOPIC GROUP           {"values": [...]} or {"error": ...}
 //   transaction TOPIC TXN_ID      a transactional send and commit
 //   describe-configs TOPIC        the config entries' synonyms, without and with includeSynonyms
-// Used by tests/engine/protocol/test_acls.py and test_acl_denials.py.
+// Used by tests/engine/protocol/test_acls.py, test_acl_denials.py and test_describe_configs_synonyms.py.
 const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes,
         ConfigResourceTypes } = require('kafkajs')
 
 const [bootstrap, mechanism, username, password, command, ...args] = process.argv.slice(2)
 const kafka = new Kafka({
   brokers: bootstrap.split(','), clientId: 'acl-client', logLevel: logLevel.NOTHING,
-  sasl: { mechanism: mechanism.toLowerCase(), username, password },
+  sasl: mechanism === 'NONE' ? undefined : { mechanism: mechanism.toLowerCase(), username, password },
   retry: { retries: 2, initialRetryTime: 100 },
 })
 
