@@ -156,6 +156,8 @@ _BROKER_DEFS = [
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # DescribeTopicPartitions pages (KIP-966): at most this many partitions per answer.
+    ConfigDef("max.request.partition.size.limit", TYPE_INT, 2000, at_least(1)),
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
     # get POLICY_VIOLATION.
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),

@@ -49,4 +49,5 @@ from engine.protocol.apis import (  # noqa: F401 - imported for their @api regis
     k66_list_transactions,
     k68_consumer_group_heartbeat,
     k69_consumer_group_describe,
+    k75_describe_topic_partitions,
 )
