@@ -1,0 +1,153 @@
+"""Produce and fetch throughput with 10,000 ACLs against the same run with no authorizer.
+
+Two 1-broker engines in the same run, identical but for the authorizer: each has a PLAINTEXT
+listener for the clients (principal User:ANONYMOUS) and a SASL_PLAINTEXT one for the admin
+that writes the ACLs. The authorized engine holds --acls bindings (literal and prefixed topics
+and groups of 1,000 other principals, some DENYs among them) plus the ones that let ANONYMOUS
+write and read `bench-*` through a prefix, so every Produce and Fetch is decided by a prefix
+scan, not by a super-user shortcut. The same confluent-kafka producer and consumer (manual
+assignment) as benchmarks/produce_consume.py run against both, alternating, --rounds times;
+the medians and their ratio are printed. Then the decision itself is timed in-process: a
+connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
+
+    .venv/bin/python benchmarks/acls.py [--records N] [--rounds R] [--acls N]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kafka.admin import (ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, KafkaAdminClient,  # noqa: E402
+                         ResourcePattern, ResourceType)
+
+from benchmarks.produce_consume import consume, create_topic, produce  # noqa: E402
+from engine.security.acl_index import AclIndex  # noqa: E402
+from engine.security.acls import ALLOW, CREATE, DENY, GROUP, LITERAL, PREFIXED, READ, TOPIC, WRITE, AclBinding  # noqa: E402
+from engine.security.authorizer import StandardAuthorizer  # noqa: E402
+from tests.support.engine_process import EngineProcess, free_port_range  # noqa: E402
+
+AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+
+def other_bindings(count: int, seed: int = 7) -> list[AclBinding]:
+    """ACLs of other principals on other resources, literal and prefixed, about 1 in 10 a DENY."""
+    rng = random.Random(seed)
+    bindings = set()
+    while len(bindings) < count:
+        name = "".join(rng.choice("abcdefghij") for _ in range(rng.randint(3, 12)))
+        bindings.add(AclBinding(rng.choice([TOPIC, TOPIC, GROUP]), f"{rng.choice(['app', 'svc', 'be', 'data'])}-{name}",
+                                rng.choice([LITERAL, LITERAL, PREFIXED]), f"User:u{rng.randrange(1000)}", "*",
+                                rng.choice([READ, WRITE]), DENY if rng.random() < 0.1 else ALLOW))
+    return sorted(bindings, key=str)
+
+
+def to_acl(b: AclBinding) -> ACL:
+    return ACL(b.principal, b.host, ACLOperation(b.operation), ACLPermissionType(b.permission_type),
+               ResourcePattern(ResourceType(b.resource_type), b.resource_name,
+                               ACLResourcePatternType(b.pattern_type)))
+
+
+def start_engine(directory: Path, *, authorized: bool) -> EngineProcess:
+    directory.mkdir(parents=True, exist_ok=True)
+    users = directory / "users.properties"
+    users.write_text('user_admin="admin-secret"\n')
+    port = free_port_range(2)
+    configs = {"authorizer.class.name": AUTHORIZER, "super.users": "User:admin"} if authorized else {}
+    engine = EngineProcess(directory / "data", brokers=1, admin=False, configs=configs, extra_args=[
+        "--listener", f"CLIENTS=PLAINTEXT://127.0.0.1:{port}", "--listener", f"ADMIN=SASL_PLAINTEXT://127.0.0.1:{port + 1}",
+        "--sasl-users-file", str(users), "--config", "sasl.enabled.mechanisms=PLAIN"])
+    engine.port = port
+    return engine.start(timeout=120)
+
+
+def grant_acls(engine: EngineProcess, bindings: list[AclBinding]) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{engine.port + 1}", security_protocol="SASL_PLAINTEXT",
+                             sasl_mechanism="PLAIN", sasl_plain_username="admin", sasl_plain_password="admin-secret",
+                             request_timeout_ms=120000)
+    try:
+        for start in range(0, len(bindings), 2000):
+            result = admin.create_acls([to_acl(b) for b in bindings[start:start + 2000]])
+            if result["failed"]:
+                raise RuntimeError(f"CreateAcls refused {len(result['failed'])} bindings")
+    finally:
+        admin.close()
+
+
+def run(bootstrap: str, topic: str, records: int, size: int) -> tuple[float, float]:
+    create_topic(bootstrap, topic)
+    produced = produce(bootstrap, records, size, topic=topic)
+    consumed, _ = consume(bootstrap, topic)
+    return produced, consumed
+
+
+def time_decisions(bindings: list[AclBinding]) -> tuple[float, float]:
+    """(uncached decisions/s with these ACLs, cached lookups/s), timed in this process."""
+    index = AclIndex()
+    for b in bindings:
+        index.add(str(uuid.uuid4()), b)
+    authorizer = StandardAuthorizer(index)
+    names = [f"bench-{i}" for i in range(1000)]
+    start = time.perf_counter()
+    for _ in range(20):
+        for name in names:
+            authorizer.authorize("User:ANONYMOUS", "127.0.0.1", WRITE, TOPIC, name)
+    uncached = 20 * len(names) / (time.perf_counter() - start)
+    cache = {(WRITE, TOPIC, name): True for name in names}
+    start = time.perf_counter()
+    for _ in range(200):
+        for name in names:
+            cache.get((WRITE, TOPIC, name))
+    return uncached, 200 * len(names) / (time.perf_counter() - start)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=500_000)
+    parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--acls", type=int, default=10_000)
+    args = parser.parse_args()
+    ours = [AclBinding(TOPIC, "bench-", PREFIXED, "User:ANONYMOUS", "*", op, ALLOW) for op in (CREATE, READ, WRITE)]
+    ours.append(AclBinding(GROUP, "bench", LITERAL, "User:ANONYMOUS", "*", READ, ALLOW))   # the consumer's group.id
+    bindings = other_bindings(args.acls - len(ours)) + ours
+    print(f"{args.records:,} records of {args.size} bytes, acks=1, confluent-kafka; {len(bindings):,} ACLs "
+          f"({sum(b.permission_type == DENY for b in bindings):,} DENY, "
+          f"{sum(b.pattern_type == PREFIXED for b in bindings):,} prefixed); {args.rounds} rounds")
+    results = {"no authorizer": [], f"{len(bindings):,} ACLs": []}
+    with tempfile.TemporaryDirectory(prefix="bench-acls-") as tmp:
+        plain = start_engine(Path(tmp) / "plain", authorized=False)
+        guarded = start_engine(Path(tmp) / "guarded", authorized=True)
+        try:
+            started = time.perf_counter()
+            grant_acls(guarded, bindings)
+            print(f"CreateAcls of {len(bindings):,} bindings (5 requests): {time.perf_counter() - started:.2f} s")
+            for round_ in range(args.rounds):
+                for (label, figures), engine in zip(results.items(), (plain, guarded)):
+                    produced, consumed = run(f"127.0.0.1:{engine.port}", f"bench-{round_}", args.records, args.size)
+                    figures.append((produced, consumed))
+                    print(f"{label:>15}: produce {produced:>10,.0f} rec/s   fetch {consumed:>10,.0f} rec/s", flush=True)
+        finally:
+            for engine in (plain, guarded):
+                engine.terminate(timeout=120)
+    (base_label, base), (acl_label, acl) = results.items()
+    produce_ratio = statistics.median(a[0] for a in acl) / statistics.median(b[0] for b in base)
+    fetch_ratio = statistics.median(a[1] for a in acl) / statistics.median(b[1] for b in base)
+    for label, figures in results.items():
+        print(f"{label + ', median':>23}: produce {statistics.median(f[0] for f in figures):>10,.0f} rec/s   "
+              f"fetch {statistics.median(f[1] for f in figures):>10,.0f} rec/s")
+    print(f"{'ACLs / no authorizer':>23}: produce {produce_ratio:>10.3f}x        fetch {fetch_ratio:>10.3f}x")
+    uncached, cached = time_decisions(bindings)
+    print(f"one decision with {len(bindings):,} ACLs: {1e6 / uncached:.1f} µs uncached (StandardAuthorizer), "
+          f"{1e6 / cached:.2f} µs from a connection's cache")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
