@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "console.reassignments",
     "console.transactions",
     "console.quotas",
+    "console.acls",
     "django_celery_beat",
 ]
 

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from console.accounts import views as accounts_views
+from console.acls import urls as acl_urls
 from console.analytics import apis as analytics_apis
 from console.brokers import apis as broker_apis
 from console.clusters import apis as cluster_apis
@@ -54,6 +55,7 @@ api = [
     path("clusters/<int:cluster_id>/quotas/set", quota_apis.quota_set, name="quota_set"),
     path("clusters/<int:cluster_id>/quotas/remove", quota_apis.quota_remove, name="quota_remove"),
     path("audit", accounts_views.audit_log_api, name="audit"),
+    path("clusters/<int:cluster_id>/", include((acl_urls.api_urlpatterns, "acls_api"))),
 ]
 
 # Error pages render base.html with the request, so they keep the navigation (console/web.py).
@@ -76,5 +78,6 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
+    path("clusters/<int:cluster_id>/", include("console.acls.urls")),
     path("api/", include((api, "api"))),
 ]

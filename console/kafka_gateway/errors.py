@@ -14,6 +14,15 @@ class GatewayError(ConsoleError):
     """A Kafka request failed; the message says why in words, with Kafka's error name."""
 
 
+class NotAuthorized(GatewayError):
+    """The cluster refused the console's principal (an ACL): a page shows "not authorized"
+    for what it could not read, and keeps the rest (console.web.not_authorized)."""
+
+
+# TOPIC_, GROUP_, CLUSTER_, TRANSACTIONAL_ID_, DELEGATION_TOKEN_AUTHORIZATION_FAILED.
+AUTHORIZATION_CODES = frozenset({29, 30, 31, 53, 65})
+
+
 def code_label(code: int) -> str:
     """Kafka's name and number for an error code: "INVALID_CONFIG (40)"."""
     return f"{Errors.for_code(code).message} ({code})"
@@ -25,7 +34,8 @@ def error_for_code(code: int, message: str | None = None) -> GatewayError:
     sentence = error.description.rstrip(".") + "." if error.description else error.message
     if message and message not in sentence:
         sentence = f"{sentence} The cluster said: {message.rstrip('.')}."
-    return GatewayError(sentence, kafka_code=code_label(code))
+    kind = NotAuthorized if code in AUTHORIZATION_CODES else GatewayError
+    return kind(sentence, kafka_code=code_label(code))
 
 
 def describe_error_code(code: int, message: str | None = None) -> str:

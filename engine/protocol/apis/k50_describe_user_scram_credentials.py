@@ -21,7 +21,7 @@ async def handle_describe_user_scram_credentials(ctx, request) -> DescribeUserSc
     if not authorize.authorize_cluster(ctx, DESCRIBE):
         return DescribeUserScramCredentialsResponse(throttle_time_ms=0,
                                                     error_code=Errors.ClusterAuthorizationFailedError.errno,
-                                                    error_message=None, results=[])
+                                                    error_message="Request is not authorized.", results=[])
     users = None if request.users is None else [u.name for u in request.users]
     results = [Result(user=user, error_code=error.code if error else Errors.NoError.errno,
                       error_message=error.message if error else None,

@@ -23,7 +23,8 @@ async def handle_alter_user_scram_credentials(ctx, request) -> AlterUserScramCre
     if not authorize.authorize_cluster(ctx, ALTER):
         users = dict.fromkeys([d.name for d in request.deletions] + [u.name for u in request.upsertions])
         return AlterUserScramCredentialsResponse(throttle_time_ms=0, results=[
-            Result(user=user, error_code=Errors.ClusterAuthorizationFailedError.errno, error_message=None)
+            Result(user=user, error_code=Errors.ClusterAuthorizationFailedError.errno,
+                   error_message="Request is not authorized.")
             for user in users])
     deletions = [(d.name, d.mechanism) for d in request.deletions]
     upsertions = [(u.name, u.mechanism, u.iterations, u.salt, u.salted_password) for u in request.upsertions]
