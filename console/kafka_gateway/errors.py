@@ -23,6 +23,11 @@ class NotAuthorized(GatewayError):
 AUTHORIZATION_CODES = frozenset({29, 30, 31, 53, 65})
 
 
+def not_authorized_note(what: str, exc: NotAuthorized) -> str:
+    """The line a page shows in place of what the cluster would not let it read."""
+    return f"{what}: not authorized. The cluster refused the console's principal ({exc.kafka_code})."
+
+
 def code_label(code: int) -> str:
     """Kafka's name and number for an error code: "INVALID_CONFIG (40)"."""
     return f"{Errors.for_code(code).message} ({code})"

@@ -17,6 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
@@ -228,7 +229,11 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = [_config_row(e) for e in gw.topic_config_details(name)]
+        try:
+            configs = [_config_row(e) for e in gw.topic_config_details(name)]
+        except NotAuthorized as exc:
+            configs = []
+            warnings.append(not_authorized_note("Configs", exc))
         try:
             groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
         except GatewayError as exc:
