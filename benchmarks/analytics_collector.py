@@ -4,7 +4,7 @@ Starts a private 1-broker engine, creates 10,000 topics of 4 partitions (40,000 
 2,000 groups with committed offsets on 20 partitions each (40,000 committed offsets), with the
 helpers of benchmarks/console_pages.py, then takes --runs snapshots into a temporary lake with
 `snapshot_collect` (the function Celery beat calls). Prints each snapshot's wall time, the
-console process's CPU time (the issue's budget: at most 2 s of console time) and the engine's.
+console process's CPU time (the budget: at most 2 s of console time) and the engine's.
 
     .venv/bin/python benchmarks/analytics_collector.py [--topics N] [--groups N] [--runs N]
 """

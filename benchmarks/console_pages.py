@@ -14,7 +14,7 @@ imported, templates compiled, caches filled; its time is printed too). Prints fi
 of all runs, the first included) next to the target (< 1 s) and the peers' published
 figures, and the load average, because the machine may be shared.
 
-    .venv/bin/python benchmarks/console_pages.py              # the full scale of issue 16
+    .venv/bin/python benchmarks/console_pages.py              # the full scale: 10,000 topics, 2,000 groups
     .venv/bin/python benchmarks/console_pages.py --topics 1000 --groups 200 --runs 3
     .venv/bin/python benchmarks/console_pages.py --profile topics   # + cProfile of matching pages
 """
@@ -79,7 +79,7 @@ def open_transactions(bootstrap: str, topic: str) -> list:
 
 
 def pages(cluster_id: int, topics: int, groups: int) -> dict[str, str]:
-    """Every page of issue 16 and its JSON twin."""
+    """Every list and detail page and its JSON twin."""
     c = f"/clusters/{cluster_id}"
     a = f"/api/clusters/{cluster_id}"
     topic = f"bench-{topics // 2:05d}"

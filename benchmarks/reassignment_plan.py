@@ -20,9 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from console.reassignments.kafka_generate import assign_replicas_to_brokers, kafka_generate  # noqa: E402
+from console.reassignments.kafka_generate import kafka_generate  # noqa: E402
 from console.reassignments.plan_summary import summarize  # noqa: E402
 from console.reassignments.planner import Placement, PlanGoals, plan_placement  # noqa: E402
+from kafka_rules.assignment import assign_replicas_to_brokers  # noqa: E402
 
 BROKERS = list(range(1, 13))
 

@@ -163,7 +163,7 @@ SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094")
 ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
-# The bundled engine's admin-port token (CONTRACTS.md): ENGINE_ADMIN_TOKEN, else the file the
+# The bundled engine's admin-port token (engine/admin_token.py): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
 ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
 ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))

@@ -10,7 +10,7 @@ DescribeConfigs.
     POST /brokers/<id>/stop       -> controlled shutdown of one broker
     POST /brokers/<id>/start      -> start it again
 
-Security (CONTRACTS.md): it binds to loopback unless told otherwise (`--admin-host`); every
+Security: it binds to loopback unless told otherwise (`--admin-host`); every
 request must carry `X-Engine-Admin-Token` (see admin_token.py), else 401; a request with an
 `Origin` header comes from a web page and gets 403, whatever its token. Every call is logged
 with its peer, method, path and status (never the token).

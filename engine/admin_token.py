@@ -1,4 +1,4 @@
-"""The engine admin interface's secret token (see /work/team/CONTRACTS.md).
+"""The engine admin interface's secret token (the interface: admin_server.py).
 
 The token lives in `<data dir>/admin.token`, mode 0600. At start the engine reads that
 file; if there is none it takes `ENGINE_ADMIN_TOKEN` from the environment when set, or a

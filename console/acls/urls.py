@@ -1,5 +1,5 @@
 """Routes of the ACLs and Users pages (`urlpatterns`, under clusters/<id>/) and of their JSON API
-(`api_urlpatterns`, under api/clusters/<id>/): this app routes both itself."""
+(`api_urlpatterns`, under api/)."""
 from django.urls import path
 
 from console.acls import apis, views
@@ -19,11 +19,12 @@ urlpatterns = [
     path("users/remove", views.user_remove, name="user_remove"),
 ]
 
+# The JSON API, under /api/ (console/urls.py), in the "api" namespace.
 api_urlpatterns = [
-    path("acls", apis.acl_list, name="acls"),
-    path("acls/create", apis.acl_create, name="acl_create"),
-    path("acls/delete", apis.acl_delete, name="acl_delete"),
-    path("acls/principal", apis.principal_permissions, name="acl_principal"),
-    path("users", apis.user_list, name="users"),
-    path("users/save", apis.user_save, name="user_save"),
+    path("clusters/<int:cluster_id>/acls", apis.acl_list, name="acls"),
+    path("clusters/<int:cluster_id>/acls/create", apis.acl_create, name="acl_create"),
+    path("clusters/<int:cluster_id>/acls/delete", apis.acl_delete, name="acl_delete"),
+    path("clusters/<int:cluster_id>/acls/principal", apis.principal_permissions, name="acl_principal"),
+    path("clusters/<int:cluster_id>/users", apis.user_list, name="users"),
+    path("clusters/<int:cluster_id>/users/save", apis.user_save, name="user_save"),
 ]

@@ -20,7 +20,7 @@ from console.analytics.storage import snapshot_write
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.kafka_gateway import snapshots
-from console.kafka_gateway.client import _bulk_allocation
+from console.kafka_gateway.wire import bulk_allocation
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 
 CONSUMER_PROTOCOLS = ("consumer", "")        # "" : groups that only commit offsets (no members ever)
@@ -55,7 +55,7 @@ def snapshot_collect(*, cluster: Cluster, lake_url: str, taken_at: dt.datetime |
     started = time.monotonic()
     taken_at = (taken_at or dt.datetime.now(dt.timezone.utc)).replace(microsecond=0)
     # Tens of thousands of rows of acyclic objects: the cyclic GC would rescan the growing heap.
-    with _bulk_allocation(), cluster_gateway(cluster) as gw:
+    with bulk_allocation(), cluster_gateway(cluster) as gw:
         metadata = gw.metadata()
         partitions = [p for t in metadata.topics for p in t.partitions]
         starts = gw.groups.log_offsets(partitions, timestamp=EARLIEST_TIMESTAMP).offsets

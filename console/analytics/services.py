@@ -15,11 +15,13 @@ from console.analytics.collector import SnapshotSummary, snapshot_collect
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_compact_day, lake_days, lake_prune
 from console.clusters.models import Cluster
+from console.enqueue import enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
 
 log = logging.getLogger(__name__)
 JOB_DAYS = 7          # the jobs read this many days of the lake
+RUN_TASK = "console.analytics.tasks.analytics_run"
 
 
 KIND_NAMES = {AnalyticsRun.LAKE: "Analytics", AnalyticsRun.RECORDS: "Topic contents analytics",
@@ -29,7 +31,6 @@ KIND_NAMES = {AnalyticsRun.LAKE: "Analytics", AnalyticsRun.RECORDS: "Topic conte
 def analytics_run_request(*, cluster: Cluster, actor, kind: str = AnalyticsRun.LAKE, params: dict | None = None,
                           target: str = "") -> AnalyticsRun:
     """Queue a run of `kind` for the cluster, unless one of that kind is already queued or running."""
-    from console.analytics.tasks import analytics_run
     action = {AnalyticsRun.LAKE: "analytics.run", AnalyticsRun.RECORDS: "analytics.records",
               AnalyticsRun.WHAT_IF: "analytics.what_if"}[kind]
     with audited(actor=actor, cluster=cluster, action=action, target=target or cluster.name,
@@ -43,7 +44,7 @@ def analytics_run_request(*, cluster: Cluster, actor, kind: str = AnalyticsRun.L
             run = AnalyticsRun.objects.create(cluster=cluster, kind=kind, params=params or {},
                                               requested_by=actor if getattr(actor, "pk", None) else None)
             details["run"] = run.pk
-            transaction.on_commit(lambda: analytics_run.delay(run.pk))
+            enqueue_on_commit(RUN_TASK, run.pk)
     notify_on_commit("analytics.queued", {"cluster": cluster.pk, "run": run.pk, "kind": kind})
     return run
 
@@ -63,12 +64,11 @@ def what_if_request(*, cluster: Cluster, actor, topic: str, retention_ms: int | 
 
 def analytics_runs_schedule(*, kind: str = AnalyticsRun.LAKE) -> list[AnalyticsRun]:
     """Beat's periodic run of `kind` for every cluster that has none queued or running (not audited: no one asked)."""
-    from console.analytics.tasks import analytics_run
     queued = []
     busy = AnalyticsRun.objects.filter(kind=kind, state__in=AnalyticsRun.ACTIVE).values("cluster")
     for cluster in Cluster.objects.exclude(pk__in=busy):
         run = AnalyticsRun.objects.create(cluster=cluster, kind=kind)
-        transaction.on_commit(lambda pk=run.pk: analytics_run.delay(pk))
+        enqueue_on_commit(RUN_TASK, run.pk)
         queued.append(run)
     return queued
 

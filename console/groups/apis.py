@@ -8,9 +8,8 @@ from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import InvalidInput
 from console.groups import selectors, services
-from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm
+from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm, list_filters
 from console.groups.reset import ResetPlan
-from console.groups.views import list_filters
 from console.web import json_api
 
 

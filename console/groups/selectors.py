@@ -24,23 +24,11 @@ from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.group_lag import group_lags
 from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
+from kafka_rules.lag import PartitionLag, lag
 
 # Classic groups' states, then those only groups of the consumer group protocol (KIP-848) have.
 STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead", "Assigning", "Reconciling")
 SORTS = {"id": "group id", "lag": "total lag, largest first"}
-
-
-def lag(log_end_offset: int | None, committed_offset: int | None) -> int | None:
-    if log_end_offset is None or log_end_offset < 0 or committed_offset is None or committed_offset < 0:
-        return None
-    return log_end_offset - committed_offset
-
-
-@dataclass(frozen=True)
-class PartitionLag:
-    topic: str
-    partition: int
-    lag: int
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,8 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.groups import selectors, services
 from console.groups.charts import partition_lag_chart
-from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm
+from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm, list_filters
 from console.web import page
-
-
-def list_filters(request) -> dict:
-    return {"search": request.GET.get("q", ""), "state": request.GET.get("state", ""),
-            "topic": request.GET.get("topic", ""), "sort": request.GET.get("sort", "id"),
-            "page": request.GET.get("page", 1)}
 
 
 @page(VIEWER)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from kafka.protocol.admin import CreateAclsRequest, DeleteAclsRequest, DescribeAclsRequest
 
 from console.kafka_gateway.errors import GatewayError, error_for_code, translated
+from console.kafka_gateway.wire import send
 from engine.security.acls import AclBinding, AclFilter
 
 ANY_ACL = AclFilter()
@@ -65,8 +66,4 @@ class AclCalls:
                 for r in answer.filter_results]
 
     def _send(self, request):
-        return self._manager.run(_send, self._manager, request)
-
-
-async def _send(manager, request):
-    return await manager.send(request)
+        return self._manager.run(send, self._manager, request)

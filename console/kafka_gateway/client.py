@@ -10,7 +10,7 @@ closes its sockets and its I/O thread. Every public method raises only `GatewayE
 a message meant for the page. Results are the dataclasses of `records`.
 
 Pages must stay fast with thousands of topics, so the two requests whose answers grow with
-the cluster (Metadata for all topics, DescribeLogDirs) are built here and sent through
+the cluster (Metadata for all topics, DescribeLogDirs) are built here and in `wire` and sent through
 kafka-python's connection manager (`_manager`, a private API pinned by kafka-python==3.0.12
 in requirements.txt and covered by the gateway tests): its public calls turn every
 partition into a dict first, and ask for Metadata once more on the way. Everything else
@@ -19,10 +19,7 @@ uses KafkaAdminClient's public methods.
 from __future__ import annotations
 
 import functools
-import gc
 import re
-import operator
-import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,19 +29,18 @@ from kafka import KafkaAdminClient, TopicPartition
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
-from kafka.protocol.metadata import MetadataRequest
 
-from console.kafka_gateway import cache, engine_admin
-from console.kafka_gateway.login_failures import LoginFailures, refusal_text
+from console.kafka_gateway import cache, engine_admin, wire
 from console.kafka_gateway.errors import (
     GatewayError,
     describe_error_code,
     error_for_code,
-    readable,
     translated,
 )
+from console.kafka_gateway.groups import GroupCalls
+from console.kafka_gateway.quotas import QuotaCalls
+from console.kafka_gateway.reassignments import ReassignmentCalls
 from console.kafka_gateway.records import (
-    BrokerNode,
     ClusterMetadata,
     ConfigEntry,
     ConnectionSettings,
@@ -54,14 +50,11 @@ from console.kafka_gateway.records import (
     PartitionInfo,
     PartitionOffsets,
     ReplicaLogDir,
-    TopicInfo,
 )
+from console.kafka_gateway.transactions import TransactionCalls
 
 PREFERRED_ELECTION = 0
 ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
-_ZERO_UUID = uuid.UUID(int=0)
-_BY_PARTITION = operator.attrgetter("partition")
-_BY_NAME = operator.attrgetter("name")
 
 
 def _changes_metadata(method):
@@ -81,7 +74,7 @@ def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 1000
                  bootstrap_timeout_ms: int = 5000, metadata_max_age: float = 0.0) -> Iterator[Gateway]:
     """`metadata_max_age`: seconds a cached all-topics Metadata answer may be old for
     `metadata(cached=True)` (console.kafka_gateway.cache); 0 always asks the cluster."""
-    admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
+    admin = wire.connect(settings, request_timeout_ms, bootstrap_timeout_ms)
     try:
         gateway = Gateway(admin, request_timeout_ms=request_timeout_ms, engine_admin_token=settings.engine_admin_token,
                           cache_key=cache.cache_key(settings), metadata_max_age=metadata_max_age)
@@ -91,47 +84,6 @@ def open_gateway(settings: ConnectionSettings, *, request_timeout_ms: int = 1000
         yield gateway
     finally:
         admin.close()
-
-
-def _connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
-    config = {
-        "bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
-        "client_id": "kafka-console",
-        "request_timeout_ms": request_timeout_ms,
-        "bootstrap_timeout_ms": bootstrap_timeout_ms,
-        "security_protocol": settings.security_protocol,
-    }
-    if settings.sasl_mechanism:
-        config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
-                      sasl_plain_password=settings.sasl_password)
-    try:
-        return _AdminClient(**config)
-    except (Errors.KafkaError, OSError, ValueError) as exc:
-        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
-
-
-class _AdminClient(KafkaAdminClient):
-    """KafkaAdminClient whose constructor cleans up after a failed bootstrap.
-
-    The stock one starts its I/O thread before bootstrapping and leaks it when the bootstrap
-    fails; a console page about a cluster that is down would leak one thread per request.
-    A bootstrap that failed because the cluster refused the SASL login says so
-    (login_failures.py) instead of "did not answer in time"."""
-
-    def __init__(self, **configs):
-        with LoginFailures() as failures:
-            try:
-                super().__init__(**configs)
-            except BaseException as exc:
-                io_thread = getattr(getattr(self, "_net", None), "_io_thread", None)
-                refusal = failures.last_for(io_thread.ident if io_thread is not None else None)
-                if hasattr(self, "_net"):
-                    self._closed = False
-                    self.close()
-                if refusal is not None and isinstance(exc, Errors.KafkaError):
-                    raise GatewayError(f"Cannot connect to {', '.join(configs['bootstrap_servers'])}: "
-                                       f"{refusal_text(refusal)}.") from exc
-                raise
 
 
 class Gateway:
@@ -175,14 +127,13 @@ class Gateway:
     def _fetch_metadata(self, topics: Iterable[str] | None = None) -> ClusterMetadata:
         # Sent by us (see the module docstring): describe_topics() would drop brokers and
         # controller, and turn 20,000 partitions into dicts first.
-        with _bulk_allocation():
-            response = self._admin._manager.run(_send, self._admin._manager, metadata_request(topics))
-            return cluster_metadata(response)
+        with wire.bulk_allocation():
+            response = self._admin._manager.run(wire.send, self._admin._manager, wire.metadata_request(topics))
+            return wire.cluster_metadata(response)
 
     @property
     def reassignments(self):
         """Partition reassignment calls (console.kafka_gateway.reassignments.ReassignmentCalls)."""
-        from console.kafka_gateway.reassignments import ReassignmentCalls   # it imports this module's errors
         return ReassignmentCalls(self)
 
     # --- configs --------------------------------------------------------------------------
@@ -197,7 +148,7 @@ class Gateway:
         override), and the broker's documentation and type when it sends them (v3+)."""
         request = DescribeConfigsRequest(resources=[(ConfigResourceType.TOPIC, topic, None)], include_synonyms=True,
                                          include_documentation=True)
-        response = self._admin._manager.run(_send, self._admin._manager, request)
+        response = self._admin._manager.run(wire.send, self._admin._manager, request)
         for result in response.results:
             if result.error_code:
                 raise error_for_code(result.error_code, result.error_message)
@@ -281,8 +232,8 @@ class Gateway:
             return []
         wanted = DescribeLogDirsRequest.DescribableLogDirTopic
         topics = None if partitions is None else [wanted(topic=t, partitions=list(ids)) for t, ids in partitions.items()]
-        with _bulk_allocation():
-            responses = self._admin._manager.run(_send_to_each, self._admin._manager,
+        with wire.bulk_allocation():
+            responses = self._admin._manager.run(wire.send_to_each, self._admin._manager,
                                                  lambda: DescribeLogDirsRequest(topics=topics), brokers)
             replicas = []
             for broker_id, response in zip(brokers, responses):
@@ -367,19 +318,16 @@ class Gateway:
     @property
     def groups(self):
         """The batched consumer group calls (console.kafka_gateway.groups.GroupCalls)."""
-        from console.kafka_gateway.groups import GroupCalls   # groups.py imports this module
         return GroupCalls(self)
 
     @property
     def transactions(self):
         """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
-        from console.kafka_gateway.transactions import TransactionCalls   # it imports groups.py, which imports us
         return TransactionCalls(self)
 
     @property
     def quotas(self):
         """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
-        from console.kafka_gateway.quotas import QuotaCalls   # it imports this module
         return QuotaCalls(self)
 
     @property
@@ -414,62 +362,6 @@ class Gateway:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
         return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,
                                            timeout=max(60.0, self._timeout_ms / 1000))
-
-
-def metadata_request(topics: Iterable[str] | None) -> MetadataRequest:
-    """Metadata for these topics (all when None), never creating one."""
-    wanted = None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics]
-    return MetadataRequest(topics=wanted, allow_auto_topic_creation=False,
-                           include_cluster_authorized_operations=False, include_topic_authorized_operations=False)
-
-
-def cluster_metadata(response) -> ClusterMetadata:
-    """From a decoded MetadataResponse; topics with an error (unknown ones) are left out."""
-    brokers = tuple(sorted((BrokerNode(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                            for b in response.brokers), key=lambda b: b.node_id))
-    topics_info = sorted([_topic_info(t) for t in response.topics if t.error_code == 0], key=_BY_NAME)
-    return ClusterMetadata(cluster_id=response.cluster_id, controller_id=response.controller_id,
-                           brokers=brokers, topics=tuple(topics_info))
-
-
-async def _send(manager, request):
-    return await manager.send(request)
-
-
-async def _send_to_each(manager, make_request, node_ids: list[int]) -> list:
-    """One request per node, all in flight together; the responses in `node_ids` order."""
-    futures = [manager.send(make_request(), node_id=node_id) for node_id in node_ids]
-    return [await future for future in futures]
-
-
-@contextmanager
-def _bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic GC while a large response is decoded and turned into records.
-
-    20,000 partitions allocate a few hundred thousand acyclic objects; the collector would
-    rescan the growing heap several times and double the time (measured: 120 ms -> 50 ms)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _topic_info(raw) -> TopicInfo:
-    """From a decoded MetadataResponseTopic (fields a version lacks are decoded as defaults).
-
-    Hot with thousands of topics: positional arguments and one list per topic keep 20,000
-    partitions at ~50 ms; keyword arguments, getattr() and generators doubled it."""
-    name = raw.name
-    partitions = [PartitionInfo(name, p.partition_index, p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes),
-                                tuple(p.offline_replicas or ()), p.leader_epoch)
-                  for p in raw.partitions]
-    partitions.sort(key=_BY_PARTITION)
-    topic_id = raw.topic_id
-    return TopicInfo(name, bool(raw.is_internal), tuple(partitions),
-                     str(topic_id) if topic_id and topic_id != _ZERO_UUID else None)
 
 
 def _config_entry(name: str, raw: dict) -> ConfigEntry:

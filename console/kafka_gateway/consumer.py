@@ -27,10 +27,10 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, ListOffsetsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from console.kafka_gateway.client import _connect, _send, _send_to_each
 from console.kafka_gateway.errors import (AUTHORIZATION_CODES, GatewayError, describe_error_code, error_for_code,
                                           translated)
 from console.kafka_gateway.records import ConnectionSettings, PartitionOffsets
+from console.kafka_gateway.wire import connect, send, send_to_each
 
 EARLIEST, LATEST = -2, -1
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
@@ -62,7 +62,7 @@ class FetchedPartition:
 @contextmanager
 def open_topic_reader(settings: ConnectionSettings, topic: str, *, request_timeout_ms: int = 10000,
                       bootstrap_timeout_ms: int = 5000) -> Iterator[TopicReader]:
-    admin = _connect(settings, request_timeout_ms, bootstrap_timeout_ms)
+    admin = connect(settings, request_timeout_ms, bootstrap_timeout_ms)
     try:
         yield TopicReader(admin, topic, request_timeout_ms=request_timeout_ms)
     finally:
@@ -86,7 +86,7 @@ class TopicReader:
         request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=self.topic)],
                                   allow_auto_topic_creation=False, include_cluster_authorized_operations=False,
                                   include_topic_authorized_operations=False)
-        response = self._manager.run(_send, self._manager, request)
+        response = self._manager.run(send, self._manager, request)
         topic = next((t for t in response.topics if t.name == self.topic), None)
         if topic is None or topic.error_code == Errors.UnknownTopicOrPartitionError.errno:
             raise UnknownTopic(f"The cluster has no topic {self.topic!r}.")
@@ -151,7 +151,7 @@ class TopicReader:
                 min_version=2 if isolation_level else 1)   # v2 brought isolation_level
         leaders = list(by_leader)
         requests = iter([make(by_leader[leader]) for leader in leaders])
-        responses = self._manager.run(_send_to_each, self._manager, lambda: next(requests), leaders)
+        responses = self._manager.run(send_to_each, self._manager, lambda: next(requests), leaders)
         found = {}
         for response in responses:
             for t in response.topics:
@@ -197,7 +197,7 @@ class TopicReader:
                 **({"min_version": 4} if isolation_level else {}))   # v4 brought isolation_level
         leaders = list(by_leader)
         requests = iter([make(by_leader[leader]) for leader in leaders])
-        responses = self._manager.run(_send_to_each, self._manager, lambda: next(requests), leaders)
+        responses = self._manager.run(send_to_each, self._manager, lambda: next(requests), leaders)
         fetched: dict[int, FetchedPartition] = {}
         for response in responses:
             if response.error_code:

@@ -3,7 +3,7 @@
 Kafka has no API to stop or start a broker. Our engine offers one over HTTP and advertises
 where with the read-only broker config `engine.admin.endpoint`; a cluster that does not
 advertise it (Apache Kafka) simply has no stop/start buttons. Every request carries the
-header `X-Engine-Admin-Token` (CONTRACTS.md); the token never appears in a message here.
+header `X-Engine-Admin-Token` (engine/admin_token.py); the token never appears in a message here.
 See engine/admin_server.py:
 
     GET  /brokers              -> [{"id", "host", "port", "running"}, ...]

@@ -48,7 +48,6 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka.protocol.metadata import FindCoordinatorRequest
 
 from console.kafka_gateway import cache, consumer_groups
-from console.kafka_gateway.client import _bulk_allocation, cluster_metadata, metadata_request
 from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
 from console.kafka_gateway.group_records import (
     LATEST_TIMESTAMP,
@@ -62,6 +61,7 @@ from console.kafka_gateway.group_records import (
     TopicPartitionKey,
 )
 from console.kafka_gateway.records import PartitionInfo
+from console.kafka_gateway.wire import bulk_allocation, cluster_metadata, metadata_request, send_all
 
 CONSUMER_PROTOCOL = "consumer"
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
@@ -100,7 +100,7 @@ class GroupCalls:
         """ListGroups on every live broker; None when the cluster has no group APIs."""
         brokers = [b.node_id for b in self._manager.cluster.brokers()]
         try:
-            answers = self._run(_send_all, [(b, ListGroupsRequest()) for b in brokers])
+            answers = self._run(send_all, [(b, ListGroupsRequest()) for b in brokers])
         except _NO_GROUP_SUPPORT:
             return None
         listed: dict[str, GroupListing] = {}
@@ -152,7 +152,7 @@ class GroupCalls:
             return [(c.key, c.node_id, c.error_code, c.error_message) for c in self._one(None, request).coordinators]
         requests = [(None, FindCoordinatorRequest(key=g, key_type=key_type, max_version=3)) for g in group_ids]
         rows = []
-        for group_id, answer in zip(group_ids, self._run(_send_all, requests)):
+        for group_id, answer in zip(group_ids, self._run(send_all, requests)):
             if isinstance(answer, Exception):
                 rows.append((group_id, -1, -1, readable(answer)))
             else:
@@ -164,7 +164,7 @@ class GroupCalls:
         """DescribeGroups, one request per coordinator; a coordinator that fails gives its
         groups a DescribedGroup with `error` set."""
         by_node = _by_coordinator(coordinators)
-        return self._with_consumer_groups(_described(by_node, self._run(_send_all, _describe_requests(by_node))))
+        return self._with_consumer_groups(_described(by_node, self._run(send_all, _describe_requests(by_node))))
 
     @translated
     def committed_offsets(self, coordinators: Mapping[str, int],
@@ -174,8 +174,8 @@ class GroupCalls:
         requests, asked = self._fetch_requests(_by_coordinator(coordinators), partitions)
         if not requests:
             return GroupOffsets()
-        with _bulk_allocation():
-            return _fetched(asked, self._run(_send_all, requests))
+        with bulk_allocation():
+            return _fetched(asked, self._run(send_all, requests))
 
     def _fetch_requests(self, by_node: dict[int, list[str]],
                         partitions: Mapping[str, Iterable[TopicPartitionKey]] | None) -> tuple[list, list]:
@@ -215,8 +215,8 @@ class GroupCalls:
             ListOffsetsRequest.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
             for leader, topics in by_leader.items()]
         offsets: dict[TopicPartitionKey, int] = {}
-        with _bulk_allocation():
-            for (leader, topics), answer in zip(by_leader.items(), self._run(_send_all, requests)):
+        with bulk_allocation():
+            for (leader, topics), answer in zip(by_leader.items(), self._run(send_all, requests)):
                 if isinstance(answer, Exception):
                     reason = readable(answer)
                     errors.update({(t, p.partition_index): reason for t, ps in topics.items() for p in ps})
@@ -253,8 +253,8 @@ class GroupCalls:
         metadata = self._gateway.cached_metadata() if all_topics else None
         extra = [(None, metadata_request(None))] if all_topics and metadata is None else []
         sent_at = cache.METADATA.now()
-        with _bulk_allocation():
-            answers = self._run(_send_all, describe + fetch + extra)
+        with bulk_allocation():
+            answers = self._run(send_all, describe + fetch + extra)
             described = self._with_consumer_groups(_described(by_node, answers[:len(describe)]))
             committed = _fetched(asked, answers[len(describe):len(describe) + len(fetch)])
             partitions = {tp for offsets in committed.offsets.values() for tp in offsets}
@@ -331,7 +331,7 @@ class GroupCalls:
         """One request per coordinator naming all of its keys (group or transactional ids), all
         in flight together; each answer read into {key: result} (`per_coordinator`)."""
         by_node = _by_coordinator(coordinators)
-        return per_coordinator(by_node, self._run(_send_all, [(node, request(ids)) for node, ids in by_node.items()]),
+        return per_coordinator(by_node, self._run(send_all, [(node, request(ids)) for node, ids in by_node.items()]),
                                read=read, failed=failed)
 
     def _with_consumer_groups(self, described: dict[str, DescribedGroup]) -> dict[str, DescribedGroup]:
@@ -341,7 +341,7 @@ class GroupCalls:
             return described
         by_node = dict(unknown)
         return consumer_groups.merged(described, by_node,
-                                      self._run(_send_all, consumer_groups.describe_requests(by_node)))
+                                      self._run(send_all, consumer_groups.describe_requests(by_node)))
 
     def _version(self, request_class) -> int:
         try:
@@ -353,23 +353,10 @@ class GroupCalls:
         return self._manager.run(coroutine, self._manager, *args)
 
     def _one(self, node_id: int | None, request):
-        [answer] = self._run(_send_all, [(node_id, request)])
+        [answer] = self._run(send_all, [(node_id, request)])
         if isinstance(answer, Exception):
             raise answer
         return answer
-
-
-async def _send_all(manager, requests: list[tuple[int | None, object]]) -> list:
-    """Send every (node id, request) at once; the answers in order, an exception standing in
-    for a request that failed, so one broker down does not lose the others' answers."""
-    futures = [manager.send(request, node_id=node_id) for node_id, request in requests]
-    answers = []
-    for future in futures:
-        try:
-            answers.append(await future)
-        except (Errors.KafkaError, OSError) as exc:
-            answers.append(exc)
-    return answers
 
 
 def _describe_requests(by_node: dict[int, list[str]]) -> list:

@@ -14,8 +14,9 @@ from kafka.protocol.admin import DescribeLogDirsRequest
 
 from console.kafka_gateway import cache
 from console.kafka_gateway.cache import LogDirSnapshot, LogDirTotal
-from console.kafka_gateway.client import Gateway, _bulk_allocation, _send_to_each
+from console.kafka_gateway.client import Gateway
 from console.kafka_gateway.errors import describe_error_code, readable
+from console.kafka_gateway.wire import bulk_allocation, send_to_each
 
 
 def log_dir_totals(gateway: Gateway, brokers: Iterable[int], *, max_age: float,
@@ -36,9 +37,9 @@ def collect(gateway: Gateway, brokers: list[int]) -> LogDirSnapshot:
     manager = gateway._admin._manager
     dirs: dict[int, tuple[LogDirTotal, ...]] = {}
     errors: dict[int, str] = {}
-    with _bulk_allocation():
+    with bulk_allocation():
         try:
-            responses = manager.run(_send_to_each, manager, lambda: DescribeLogDirsRequest(topics=None), brokers)
+            responses = manager.run(send_to_each, manager, lambda: DescribeLogDirsRequest(topics=None), brokers)
         except Exception as exc:  # noqa: BLE001 - kafka-python raises many kinds; the page shows why
             return LogDirSnapshot(collected_at=collected_at, errors={b: readable(exc) for b in brokers})
         for broker_id, response in zip(brokers, responses):

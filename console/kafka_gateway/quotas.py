@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import kafka.errors as Errors
 from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, DescribeClientQuotasRequest
 
-from console.kafka_gateway.client import _send
 from console.kafka_gateway.errors import error_for_code, translated
+from console.kafka_gateway.wire import send
 
 Entity = tuple[tuple[str, str | None], ...]
 MATCH_EXACT, MATCH_DEFAULT, MATCH_ANY = 0, 1, 2        # DescribeClientQuotas' match types
@@ -108,4 +108,4 @@ class QuotaCalls:
             return -1
 
     def _send(self, request):
-        return self._manager.run(_send, self._manager, request)
+        return self._manager.run(send, self._manager, request)

@@ -15,6 +15,7 @@ from kafka.admin import UserScramCredentialUpsertion
 from kafka.protocol.admin.users import AlterUserScramCredentialsRequest, DescribeUserScramCredentialsRequest
 
 from console.kafka_gateway.errors import error_for_code, translated
+from console.kafka_gateway.wire import send
 
 MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
 MECHANISM_IDS = {name: number for number, name in MECHANISMS.items()}
@@ -71,8 +72,4 @@ class ScramUserCalls:
                 raise error_for_code(result.error_code, result.error_message)
 
     def _send(self, request):
-        return self._manager.run(_send, self._manager, request)
-
-
-async def _send(manager, request):
-    return await manager.send(request)
+        return self._manager.run(send, self._manager, request)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from kafka.admin import ConfigResource, ConfigResourceType
 from kafka.protocol.admin import DescribeLogDirsRequest
 
-from console.kafka_gateway.client import Gateway, _bulk_allocation, _send_to_each
+from console.kafka_gateway.client import Gateway
 from console.kafka_gateway.errors import GatewayError, describe_error_code, translated
 from console.kafka_gateway.records import ReplicaLogDir
+from console.kafka_gateway.wire import bulk_allocation, send_to_each
 
 UNKNOWN = -1                 # DescribeLogDirs before v4 has no volume sizes
 RETENTION_CONFIGS = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes")
@@ -47,8 +48,8 @@ def log_dirs(gateway: Gateway, brokers: Iterable[int]) -> tuple[list[ReplicaLogD
     if not brokers:
         return [], []
     manager = gateway._admin._manager
-    with _bulk_allocation():
-        responses = manager.run(_send_to_each, manager, lambda: DescribeLogDirsRequest(topics=None), brokers)
+    with bulk_allocation():
+        responses = manager.run(send_to_each, manager, lambda: DescribeLogDirsRequest(topics=None), brokers)
         replicas, dirs = [], []
         for broker_id, response in zip(brokers, responses):
             if getattr(response, "error_code", 0):

@@ -29,11 +29,11 @@ from kafka.protocol.admin.transactions import (
 )
 from kafka.protocol.producer.transaction import WriteTxnMarkersRequest
 
-from console.kafka_gateway.client import _bulk_allocation
 from console.kafka_gateway.errors import describe_error_code, error_for_code, readable, translated
 from console.kafka_gateway.group_records import Coordinators, TopicPartitionKey
-from console.kafka_gateway.groups import TRANSACTION_KEY_TYPE, _send_all
+from console.kafka_gateway.groups import TRANSACTION_KEY_TYPE
 from console.kafka_gateway.records import PartitionInfo
+from console.kafka_gateway.wire import bulk_allocation, send_all
 
 NO_TRANSACTION = -1              # DescribeProducers' current_txn_start_offset without an open transaction
 _UNSUPPORTED = (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError)
@@ -164,7 +164,7 @@ class TransactionCalls:
         requests = [(leader, DescribeProducersRequest(topics=[topic_cls(name=t, partition_indexes=ps)
                                                               for t, ps in topics.items()]))
                     for leader, topics in by_leader.items()]
-        with _bulk_allocation():
+        with bulk_allocation():
             for (leader, topics), answer in zip(by_leader.items(), self._run(requests)):
                 if isinstance(answer, Exception):
                     reason = readable(answer)
@@ -207,7 +207,7 @@ class TransactionCalls:
     def _run(self, requests: list) -> list:
         if not requests:
             return []
-        return self._manager.run(_send_all, self._manager, requests)
+        return self._manager.run(send_all, self._manager, requests)
 
 
 def _description(raw, coordinator: int) -> TransactionDescription:

@@ -8,7 +8,7 @@ from console.accounts.roles import VIEWER
 from console.clusters.selectors import cluster_get
 from console.messages import selectors
 from console.messages.forms import browse_query_from, format_cursor, formats_from, search_query_from
-from console.messages.views import masked_for
+from console.messages.masking import masked_for
 from console.web import json_api
 
 

@@ -4,7 +4,7 @@
 deserialized: a substring or a bytes regex on key, value or header values, and a JSON field
 (jmespath path) compared with ==, !=, <, >, contains. Time bounds apply per record.
 
-`RecordFilter.batch_may_match(raw, batch)` is the hot path's shortcut (issue 13's hint): an
+`RecordFilter.batch_may_match(raw, batch)` is the hot path's shortcut: an
 uncompressed batch's records sit in the record set as written, so if the substring (or, for
 == and contains on a JSON string, the string as JSON writes it) is not in the batch's bytes,
 no record of it can match, and its records are never decoded. JSON may write any character

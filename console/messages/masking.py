@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from console.accounts.roles import OPERATOR, has_role
 from console.errors import InvalidInput
 
 
@@ -83,3 +84,8 @@ def _replace(document, path: list[str], replacement: str) -> bool:
         document[path[-1]] = replacement
         return True
     return False
+
+
+def masked_for(user) -> bool:
+    """Viewers see masked values; operators and admins see them as they are."""
+    return not has_role(user, OPERATOR)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from console.messages import views
+from console.messages import apis, views
 
 app_name = "messages"
 urlpatterns = [
@@ -14,4 +14,13 @@ urlpatterns = [
     path("settings/masking/<int:rule_id>/delete", views.masking_rule_delete, name="masking_delete"),
     path("<int:partition>/<int:offset>/", views.message_detail, name="detail"),
     path("<int:partition>/<int:offset>/raw", views.message_raw, name="raw"),
+]
+
+# The JSON API, under /api/ (console/urls.py), in the "api" namespace.
+api_urlpatterns = [
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages", apis.message_browse, name="messages"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/search", apis.message_search,
+         name="message_search"),
+    path("clusters/<int:cluster_id>/topics/<str:name>/messages/<int:partition>/<int:offset>",
+         apis.message_detail, name="message"),
 ]

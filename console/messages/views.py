@@ -24,13 +24,9 @@ from console.messages.forms import (
     formats_from,
     search_query_from,
 )
+from console.messages.masking import masked_for
 from console.messages.models import FORMATS
 from console.web import page
-
-
-def masked_for(user) -> bool:
-    """Viewers see masked values; operators and admins see them as they are."""
-    return not has_role(user, OPERATOR)
 
 
 def _common(request, cluster, name: str) -> dict:

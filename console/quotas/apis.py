@@ -8,9 +8,8 @@ from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import InvalidInput
 from console.quotas import selectors, services
-from console.quotas.forms import QuotaRemoveForm, QuotaSetForm
+from console.quotas.forms import QuotaRemoveForm, QuotaSetForm, list_filters
 from console.quotas.rules import entity_label
-from console.quotas.views import list_filters
 from console.web import json_api
 
 

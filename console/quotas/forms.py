@@ -98,3 +98,8 @@ class QuotaRemoveForm(QuotaEntityForm):
             except InvalidInput as exc:
                 self.add_error("key", str(exc))
         return data
+
+
+def list_filters(request) -> dict:
+    """The list page's filters from the query string, as the selector takes them (the page and the API)."""
+    return {"entity_type": request.GET.get("type", ""), "search": request.GET.get("q", "")}

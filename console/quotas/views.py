@@ -9,13 +9,9 @@ from console.accounts.roles import OPERATOR, VIEWER, has_role
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.quotas import selectors, services
-from console.quotas.forms import QuotaRemoveForm, QuotaSetForm
+from console.quotas.forms import QuotaRemoveForm, QuotaSetForm, list_filters
 from console.quotas.rules import ENTITY_LABELS, KEYS, entity_label, value_display
 from console.web import form_error, page, unless_confirmed
-
-
-def list_filters(request) -> dict:
-    return {"entity_type": request.GET.get("type", ""), "search": request.GET.get("q", "")}
 
 
 @page(VIEWER)

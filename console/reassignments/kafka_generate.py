@@ -1,11 +1,10 @@
 """Kafka's own `kafka-reassign-partitions.sh --generate`, for comparison with our planner.
 
 The tool asks `AdminUtils.assignReplicasToBrokers` (rack-unaware form) for a fresh placement
-of each topic over the chosen brokers, as if the topic were created now: the first replica
-of partition p goes to broker (p + start) mod n, the others follow it at a shift that grows
-by one every n partitions; `start` and the first shift are random for each topic. Current
-placement plays no part, so nearly every partition moves. Written from the algorithm's
-description, not copied; the rack-aware variant is not reproduced.
+of each topic over the chosen brokers, as if the topic were created now
+(kafka_rules.assignment, the rule the engine's controller follows too); the start broker and
+the first shift are random for each topic. Current placement plays no part, so nearly every
+partition moves.
 """
 from __future__ import annotations
 
@@ -14,25 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from console.reassignments.planner import Key, Placement
-
-
-def assign_replicas_to_brokers(*, partitions: int, replication_factor: int, brokers: Sequence[int],
-                               start_index: int, replica_shift: int) -> list[tuple[int, ...]]:
-    """Replica lists of partitions 0..partitions-1 (Kafka's rack-unaware assignment)."""
-    n = len(brokers)
-    if replication_factor > n:
-        raise ValueError(f"replication factor {replication_factor} is larger than {n} brokers")
-    placement = []
-    shift = replica_shift
-    for p in range(partitions):
-        if p > 0 and p % n == 0:
-            shift += 1
-        first = (p + start_index) % n
-        replicas = [brokers[first]]
-        for j in range(replication_factor - 1):
-            replicas.append(brokers[(first + 1 + (shift + j) % (n - 1)) % n])
-        placement.append(tuple(replicas))
-    return placement
+from kafka_rules.assignment import assign_replicas_to_brokers
 
 
 def kafka_generate(placements: Iterable[Placement], *, brokers: Sequence[int],

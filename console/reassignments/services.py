@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from console.accounts.services import audited
 from console.clusters.models import Cluster
+from console.enqueue import enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
 from console.reassignments.models import PartitionLock, Reassignment, ReassignmentMove
@@ -26,6 +27,7 @@ from console.reassignments.selectors import Snapshot, cluster_snapshot
 
 SCENARIOS = ("rebalance", "add", "decommission", "restrict", "rf")
 MAX_THROTTLE = 10 * 1024 ** 3
+STEP_TASK = "console.reassignments.tasks.reassignment_step"
 
 
 def plan_generate(*, cluster: Cluster, actor, name: str, scenario: str, topics: Iterable[str] | None = None,
@@ -219,9 +221,8 @@ def _kick_on_commit(job: Reassignment) -> None:
     """The job's first step, now. A scheduled job's steps wait at most 5 minutes at a time
     (runner): a task with an ETA hours away would outlive Redis's visibility timeout and be
     delivered twice."""
-    from console.reassignments.tasks import reassignment_step
     job_id, token = job.pk, job.tick_token
-    transaction.on_commit(lambda: reassignment_step.apply_async((job_id, token)))
+    enqueue_on_commit(STEP_TASK, job_id, token)
 
 
 def job_resume_chain(*, job_id: int) -> None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from console.reassignments import views
+from console.reassignments import apis, views
 
 app_name = "reassignments"
 urlpatterns = [
@@ -17,4 +17,10 @@ urlpatterns = [
     path("<int:job_id>/cancel", views.job_cancel, name="cancel"),
     path("<int:job_id>/edit", views.move_edit, name="edit"),
     path("<int:job_id>/export/<str:which>.json", views.job_export, name="export"),
+]
+
+# The JSON API, under /api/ (console/urls.py), in the "api" namespace.
+api_urlpatterns = [
+    path("clusters/<int:cluster_id>/reassignments", apis.job_list, name="reassignments"),
+    path("clusters/<int:cluster_id>/reassignments/<int:job_id>", apis.job_detail, name="reassignment"),
 ]

@@ -1,7 +1,7 @@
 from console.accounts.roles import VIEWER
 from console.clusters.selectors import cluster_get
 from console.topics import selectors
-from console.topics.views import list_filters
+from console.topics.forms import list_filters
 from console.web import json_api
 
 

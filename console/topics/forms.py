@@ -116,3 +116,10 @@ class TopicConfigValueForm(forms.Form):
 class TopicPartitionsForm(forms.Form):
     total_partitions = forms.IntegerField(min_value=1, max_value=MAX_PARTITIONS,
                                           label="New total number of partitions")
+
+
+def list_filters(request) -> dict:
+    """The list page's filters from the query string, as the selector takes them (the page and the API)."""
+    return {"search": request.GET.get("q", ""), "status": request.GET.get("status", ""),
+            "include_internal": request.GET.get("internal") in ("1", "on", "true"),
+            "page": request.GET.get("page", 1)}

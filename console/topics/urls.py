@@ -1,6 +1,6 @@
 from django.urls import path
 
-from console.topics import views
+from console.topics import apis, views
 
 app_name = "topics"
 urlpatterns = [
@@ -14,4 +14,10 @@ urlpatterns = [
     path("<str:name>/configs/<str:key>", views.topic_config_edit, name="config_edit"),
     path("<str:name>/partitions", views.topic_add_partitions, name="add_partitions"),
     path("<str:name>/elect", views.topic_elect, name="elect"),
+]
+
+# The JSON API, under /api/ (console/urls.py), in the "api" namespace.
+api_urlpatterns = [
+    path("clusters/<int:cluster_id>/topics", apis.topic_list, name="topics"),
+    path("clusters/<int:cluster_id>/topics/<str:name>", apis.topic_detail, name="topic"),
 ]

@@ -10,19 +10,13 @@ from console.errors import ConsoleError, InvalidInput
 from console.topics import selectors, services
 from console.topics.charts import partition_messages_chart
 from console.topics.forms import (TopicConfigValueForm, TopicCreateForm, TopicDeleteForm, TopicDeleteRecordsForm,
-                                  TopicPartitionsForm)
+                                  TopicPartitionsForm, list_filters)
 from console.web import form_error, page, unless_confirmed
 
 
 def elect_all_message(cluster) -> str:
     return (f"Run a preferred replica election for every topic of {cluster.name}? Each partition led by another "
             "replica than its first (preferred) one moves its leadership back to it; clients follow the new leaders.")
-
-
-def list_filters(request) -> dict:
-    return {"search": request.GET.get("q", ""), "status": request.GET.get("status", ""),
-            "include_internal": request.GET.get("internal") in ("1", "on", "true"),
-            "page": request.GET.get("page", 1)}
 
 
 @page(VIEWER)

@@ -1,30 +1,20 @@
-"""Replica assignment, as Kafka's rack-unaware `AdminUtils.assignReplicasToBrokers`.
-
-Leaders are spread round-robin from a random start broker; each further replica is shifted
-by an amount that changes every full round, so followers spread too. The first replica of
-each list is the partition's preferred leader.
-"""
+"""Replica assignment for new topics and partitions: Kafka's rack-unaware rule
+(kafka_rules.assignment) over the live brokers sorted by id, from a random start broker and
+first shift, as Kafka's controller draws them."""
 from __future__ import annotations
 
 import random
+
+from kafka_rules.assignment import assign_replicas_to_brokers
 
 
 def assign_replicas(broker_ids: list[int], num_partitions: int, replication_factor: int, *,
                     start_partition: int = 0, rng: random.Random | None = None) -> dict[int, list[int]]:
     brokers = sorted(broker_ids)
-    count = len(brokers)
-    if replication_factor < 1 or replication_factor > count:
-        raise ValueError(f"Replication factor: {replication_factor} larger than available brokers: {count}.")
     rng = rng or random.Random()
-    start_index = rng.randrange(count)
-    shift = rng.randrange(count)
-    assignment = {}
-    for partition in range(start_partition, start_partition + num_partitions):
-        if partition > 0 and partition % count == 0:
-            shift += 1
-        first = (partition + start_index) % count
-        replicas = [brokers[first]]
-        for j in range(replication_factor - 1):
-            replicas.append(brokers[(first + 1 + (shift + j) % (count - 1)) % count])
-        assignment[partition] = replicas
-    return assignment
+    # With no broker there is nothing to draw; the rule refuses the replication factor.
+    start_index, shift = (rng.randrange(len(brokers)), rng.randrange(len(brokers))) if brokers else (0, 0)
+    placement = assign_replicas_to_brokers(partitions=num_partitions, replication_factor=replication_factor,
+                                           brokers=brokers, start_index=start_index, replica_shift=shift,
+                                           start_partition=start_partition)
+    return {start_partition + i: list(replicas) for i, replicas in enumerate(placement)}

@@ -8,7 +8,8 @@ The active controller is the lowest live broker (`elect_controller`); each elect
 the controller epoch, which every announcement carries, and brokers ignore an older one.
 Stopped brokers are fenced: they lose their leaderships and ISR memberships
 (`fence_broker`), and get them back by catching up once unfenced. Partition decisions
-(elections, ISR changes, reassignments) are computed in replication_control.py.
+(elections, ISR changes, reassignments) are computed in replication_control.py. Topic changes
+(CreateTopics, CreatePartitions, DeleteTopics) are validated and built in topic_changes.py.
 Gaps: no Raft quorum - the engine is one process, so the journal is the single source.
 """
 from __future__ import annotations
@@ -28,12 +29,10 @@ from engine.cluster import journal_format as F
 from engine.cluster import records as R
 from engine.cluster import replication_control as RC
 from engine.cluster import state_machines as SM
-from engine.cluster.assignment import assign_replicas
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster import slices
-from engine.cluster.new_topics import NewTopics
-from engine.cluster.topics import collision_key, validate_topic_name
+from engine.cluster.topic_changes import TopicChanges
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
@@ -41,12 +40,10 @@ from engine.errors import ApiError
 log = logging.getLogger(__name__)
 
 PRODUCER_ID_BLOCK = 1000
-# A change of more new partitions than this is prepared in slices (`create_topic_sliced`).
-INLINE_PARTITIONS = 256
 MetadataListener = Callable[[set[str], list[TopicState]], None]
 
 
-class Controller:
+class Controller(TopicChanges):
     def __init__(self, metadata_dir: Path, broker_config: BrokerConfig) -> None:
         self.image = MetadataImage()
         self.broker_config = broker_config
@@ -335,206 +332,6 @@ class Controller:
     def ongoing_reassignments(self) -> dict[tuple[str, int], object]:
         return {(topic.name, state.partition): state for topic, state in RC.partitions_of(self.image)
                 if state.adding_replicas or state.removing_replicas}
-
-    # --- topics ---------------------------------------------------------------------------
-
-    def validate_new_topic(self, name: str, num_partitions: int, replication_factor: int,
-                           assignments: dict[int, list[int]] | None, configs: dict[str, Any], *,
-                           planned: NewTopics | None = None) -> dict[int, list[int]]:
-        """Check a CreateTopics entry and return its replica assignment; raises ApiError.
-        `planned`: topics accepted earlier in the same request, not yet in the image."""
-        validate_topic_name(name)
-        if name in self.image.topics or (planned and name in planned.names):
-            raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
-        key = collision_key(name)
-        colliding = [taken[key] for taken in (self.image.topics_by_collision_key, planned.collision_keys if planned
-                                              else {}) if key in taken][:1]
-        if colliding:
-            raise ApiError(Errors.InvalidTopicError,
-                           f"Topic '{name}' collides with existing topic: {colliding[0]}")
-        try:
-            validate_topic_configs(configs)
-        except InvalidConfigError as exc:
-            raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
-        existing = planned.partitions if planned else None
-        if assignments:
-            self._check_partition_limit(len(assignments), existing)
-            return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
-        if replication_factor < -1 or replication_factor == 0:
-            raise ApiError(Errors.InvalidReplicationFactorError,
-                           "Replication factor must be larger than 0, or -1 to use the default value.")
-        if num_partitions < -1 or num_partitions == 0:
-            raise ApiError(Errors.InvalidPartitionsError,
-                           "Number of partitions was set to an invalid non-positive value.")
-        if num_partitions == -1:
-            num_partitions = self.broker_config.get("num.partitions")
-        if replication_factor == -1:
-            replication_factor = self.broker_config.get("default.replication.factor")
-        self._check_partition_limit(num_partitions, existing)
-        brokers = self.image.live_broker_ids()
-        if replication_factor > len(brokers):
-            raise ApiError(Errors.InvalidReplicationFactorError,
-                           f"Unable to replicate the partition {replication_factor} time(s): The target "
-                           f"replication factor of {replication_factor} cannot be reached because only "
-                           f"{len(brokers)} broker(s) are registered.")
-        return assign_replicas(brokers, num_partitions, replication_factor)
-
-    def partition_count(self) -> int:
-        return sum(len(t.partitions) for t in self.image.topics.values())
-
-    def _check_partition_limit(self, adding: int, existing: int | None = None) -> None:
-        """The cluster-wide partition limit (`max.partitions`, as KIP-578 names it), checked
-        before any work is done, so a request for two billion partitions costs nothing.
-        `existing`: the count when the caller knows it (a CreateTopics batch counts once)."""
-        limit = self.broker_config.get("max.partitions")
-        existing = self.partition_count() if existing is None else existing
-        if existing + adding > limit:
-            raise ApiError(Errors.PolicyViolationError,
-                           f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
-                           f"limit of {limit} (max.partitions).")
-
-    def _manual_topic_assignment(self, num_partitions: int, replication_factor: int,
-                                 assignments: dict[int, list[int]]) -> dict[int, list[int]]:
-        """KRaft takes the counts from the assignment alone: explicit ones are INVALID_REQUEST."""
-        if replication_factor != -1:
-            raise ApiError(Errors.InvalidRequestError,
-                           "A manual partition assignment was specified, but replication factor was not set to -1.")
-        if num_partitions != -1:
-            raise ApiError(Errors.InvalidRequestError,
-                           "A manual partition assignment was specified, but numPartitions was not set to -1.")
-        return self._check_manual_assignment(assignments, start=0)
-
-    def _check_manual_assignment(self, assignments: dict[int, list[int]], *, start: int,
-                                 replication_factor: int | None = None) -> dict[int, list[int]]:
-        """As KRaft's validateManualPartitionAssignment: registered brokers, each at most once,
-        one replication factor for every partition (the topic's own when it grows)."""
-        for partition in sorted(assignments):
-            replicas = assignments[partition]
-            if not replicas:
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               "The manual partition assignment includes an empty replica list.")
-            for broker in sorted(replicas):
-                if broker not in self.image.brokers:
-                    raise ApiError(Errors.InvalidReplicationAssignmentError,
-                                   f"The manual partition assignment includes broker {broker}, but no such "
-                                   "broker is registered.")
-            if len(set(replicas)) != len(replicas):
-                twice = next(b for b in replicas if replicas.count(b) > 1)
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               f"The manual partition assignment includes the broker {twice} more than once.")
-            if replication_factor is not None and len(replicas) != replication_factor:
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               f"The manual partition assignment includes a partition with {len(replicas)} "
-                               "replica(s), but this is not consistent with previous partitions, which have "
-                               f"{replication_factor} replica(s).")
-            replication_factor = len(replicas)
-        if sorted(assignments) != list(range(start, start + len(assignments))):
-            raise ApiError(Errors.InvalidReplicationAssignmentError,
-                           "partitions should be a consecutive 0-based integer sequence")
-        return assignments
-
-    def create_topic(self, name: str, num_partitions: int, replication_factor: int,
-                     assignments: dict[int, list[int]] | None = None,
-                     configs: dict[str, Any] | None = None) -> TopicState:
-        batch = self.new_topics()
-        batch.add(name, num_partitions, replication_factor, assignments, configs)
-        batch.commit()
-        return self.image.topics[name]
-
-    def new_topics(self) -> NewTopics:
-        """Topics validated one by one and created together, in one journal write (CreateTopics)."""
-        return NewTopics(self)
-
-    def commit_new_topics(self, records: list[dict], names: set[str]) -> None:
-        """NewTopics.commit: the topic and partition records of every accepted topic, at once."""
-        self._commit(records, changed=set(names))
-
-    async def create_topic_sliced(self, name: str, num_partitions: int, replication_factor: int,
-                                  assignments: dict[int, list[int]] | None = None,
-                                  configs: dict[str, Any] | None = None) -> TopicState:
-        """create_topic for the request path: a topic of more than INLINE_PARTITIONS
-        partitions is prepared in slices of the event loop (see _commit_new_partitions)."""
-        configs = configs or {}
-        assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
-        if len(assignment) <= INLINE_PARTITIONS:
-            return self.create_topic(name, num_partitions, replication_factor, assignments, configs)
-        topic_id = uuid.uuid4()
-
-        def recheck() -> None:    # another request may have taken the name or the room meanwhile
-            if name in self.image.topics or collision_key(name) in self.image.topics_by_collision_key:
-                raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
-            self._check_partition_limit(len(assignment))
-
-        await self._commit_new_partitions(topic_id, assignment, name=name, recheck=recheck,
-                                          topic_record=R.topic_record(name, topic_id, validate_topic_configs(configs)))
-        log.info("Created topic %s with %d partitions", name, len(assignment))
-        return self.image.topics[name]
-
-    def delete_topic(self, name: str) -> None:
-        topic = self.image.topics.get(name)
-        if topic is None:
-            raise ApiError(Errors.UnknownTopicOrPartitionError)
-        if not self.broker_config.get("delete.topic.enable"):
-            raise ApiError(Errors.TopicDeletionDisabledError)
-        # Removing a whole topic is legal from every state; the moves of a big one are not walked.
-        self._commit([R.remove_topic_record(topic.topic_id)], deleted=[topic],
-                     check_states=len(topic.partitions) <= INLINE_PARTITIONS)
-
-    def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None,
-                          *, validate_only: bool = False) -> None:
-        new = self._new_partitions(name, count, assignments)
-        if not validate_only:
-            self._commit_partitions(name, new)
-
-    def _commit_partitions(self, name: str, new: dict[int, list[int]]) -> None:
-        topic = self.image.topics[name]
-        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, list(r)) for p, r in sorted(new.items())],
-                     changed={name})
-
-    async def create_partitions_sliced(self, name: str, count: int, assignments: list[list[int]] | None) -> None:
-        """create_partitions for the request path: more than INLINE_PARTITIONS new partitions
-        are prepared in slices of the event loop (see _commit_new_partitions)."""
-        new = self._new_partitions(name, count, assignments)
-        if len(new) <= INLINE_PARTITIONS:
-            return self._commit_partitions(name, new)
-        topic = self.image.topics[name]
-        current = len(topic.partitions)
-
-        def recheck() -> None:    # the topic deleted, re-created or grown meanwhile
-            now = self.image.topics.get(name)
-            if now is not topic:
-                raise ApiError(Errors.UnknownTopicOrPartitionError, f"Topic {name} was deleted meanwhile.")
-            if len(now.partitions) != current:
-                raise ApiError(Errors.InvalidPartitionsError, f"Topic {name} grew to {len(now.partitions)} "
-                               "partition(s) while this request was prepared; retry.")
-            self._check_partition_limit(len(new))
-
-        await self._commit_new_partitions(topic.topic_id, new, name=name, topic_record=None, recheck=recheck)
-
-    def _new_partitions(self, name: str, count: int, assignments: list[list[int]] | None) -> dict[int, list[int]]:
-        """Validate a CreatePartitions entry and return the new partitions' replicas."""
-        topic = self.image.topics.get(name)
-        if topic is None:
-            raise ApiError(Errors.UnknownTopicOrPartitionError)
-        current = len(topic.partitions)
-        if count == current:
-            raise ApiError(Errors.InvalidPartitionsError, f"Topic already has {current} partition(s).")
-        if count < current:
-            raise ApiError(Errors.InvalidPartitionsError,
-                           f"The topic {name} currently has {current} partition(s); {count} would not be an "
-                           "increase.")
-        self._check_partition_limit(count - current)
-        rf = len(topic.partitions[0].replicas)
-        if assignments:
-            if len(assignments) != count - current:
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               f"Attempted to add {count - current} additional partition(s), but only "
-                               f"{len(assignments)} assignment(s) were specified.")
-            new = self._check_manual_assignment(
-                {current + i: list(r) for i, r in enumerate(assignments)}, start=current, replication_factor=rf)
-        else:
-            new = assign_replicas(self.image.live_broker_ids(), count - current, rf, start_partition=current)
-        return new
 
     # --- configs --------------------------------------------------------------------------
 

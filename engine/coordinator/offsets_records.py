@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 from kafka.errors import CorruptRecordException
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
+from engine.coordinator.record_types import Reader, encode_string
 from engine.storage.log import Log
 from engine.storage.records import LOG_OVERHEAD, BatchHeader, read_header
 
@@ -85,39 +86,33 @@ class GroupRecord:
 
 # --- encoding -----------------------------------------------------------------------------
 
-def _string(value: str | None) -> bytes:
-    if value is None:
-        return _I16.pack(-1)
-    data = value.encode()
-    return _I16.pack(len(data)) + data
-
-
 def _bytes(value: bytes) -> bytes:
     return _I32.pack(len(value)) + bytes(value)
 
 
 def offset_key(group: str, topic: str, partition: int) -> bytes:
-    return _I16.pack(OFFSET_COMMIT_KEY_VERSION) + _string(group) + _string(topic) + _I32.pack(partition)
+    return _I16.pack(OFFSET_COMMIT_KEY_VERSION) + encode_string(group) + encode_string(topic) + _I32.pack(partition)
 
 
 def group_key(group: str) -> bytes:
-    return _I16.pack(GROUP_METADATA_KEY_VERSION) + _string(group)
+    return _I16.pack(GROUP_METADATA_KEY_VERSION) + encode_string(group)
 
 
 def offset_value(value: OffsetAndMetadata) -> bytes:
     if value.expire_timestamp >= 0:
-        return (_I16.pack(1) + _I64.pack(value.offset) + _string(value.metadata)
+        return (_I16.pack(1) + _I64.pack(value.offset) + encode_string(value.metadata)
                 + _I64.pack(value.commit_timestamp) + _I64.pack(value.expire_timestamp))
     return (_I16.pack(OFFSET_COMMIT_VALUE_VERSION) + _I64.pack(value.offset) + _I32.pack(value.leader_epoch)
-            + _string(value.metadata) + _I64.pack(value.commit_timestamp))
+            + encode_string(value.metadata) + _I64.pack(value.commit_timestamp))
 
 
 def group_value(record: GroupRecord) -> bytes:
-    out = [_I16.pack(GROUP_METADATA_VALUE_VERSION), _string(record.protocol_type), _I32.pack(record.generation),
-           _string(record.protocol), _string(record.leader), _I64.pack(record.current_state_timestamp),
+    out = [_I16.pack(GROUP_METADATA_VALUE_VERSION), encode_string(record.protocol_type), _I32.pack(record.generation),
+           encode_string(record.protocol), encode_string(record.leader), _I64.pack(record.current_state_timestamp),
            _I32.pack(len(record.members))]
     for m in record.members:
-        out += [_string(m.member_id), _string(m.group_instance_id), _string(m.client_id), _string(m.client_host),
+        out += [encode_string(m.member_id), encode_string(m.group_instance_id), encode_string(m.client_id),
+                encode_string(m.client_host),
                 _I32.pack(m.rebalance_timeout_ms), _I32.pack(m.session_timeout_ms), _bytes(m.subscription),
                 _bytes(m.assignment)]
     return b"".join(out)
@@ -137,64 +132,9 @@ def build_batch(records: list[tuple[bytes, bytes | None]], timestamp_ms: int, *,
 
 # --- decoding -----------------------------------------------------------------------------
 
-class _Reader:
-    def __init__(self, data: bytes, flexible: bool = False) -> None:
-        self.data, self.pos, self.flexible = data, 0, flexible
-
-    def _unpack(self, fmt: struct.Struct) -> int:
-        (value,) = fmt.unpack_from(self.data, self.pos)
-        self.pos += fmt.size
-        return value
-
-    def int16(self) -> int:
-        return self._unpack(_I16)
-
-    def int32(self) -> int:
-        return self._unpack(_I32)
-
-    def int64(self) -> int:
-        return self._unpack(_I64)
-
-    def uvarint(self) -> int:
-        shift = result = 0
-        while True:
-            byte = self.data[self.pos]
-            self.pos += 1
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-
-    def _length(self, classic: int) -> int:
-        return self.uvarint() - 1 if self.flexible else classic
-
-    def string(self) -> str | None:
-        length = self._length(self.int16() if not self.flexible else 0)
-        if length < 0:
-            return None
-        value = self.data[self.pos:self.pos + length].decode()
-        self.pos += length
-        return value
-
-    def bytes(self) -> bytes:
-        length = self._length(self.int32() if not self.flexible else 0)
-        value = bytes(self.data[self.pos:self.pos + max(length, 0)])
-        self.pos += max(length, 0)
-        return value
-
-    def array_length(self) -> int:
-        return self._length(self.int32() if not self.flexible else 0)
-
-    def skip_tags(self) -> None:
-        if self.flexible:
-            for _ in range(self.uvarint()):
-                self.uvarint()
-                self.pos += self.uvarint()
-
-
 def decode_key(data: bytes) -> OffsetKey | GroupKey | None:
     """The key of a `__consumer_offsets` record; None for record types we do not use."""
-    reader = _Reader(data)
+    reader = Reader(data)
     version = reader.int16()
     if version in (0, 1):
         return OffsetKey(reader.string(), reader.string(), reader.int32())
@@ -205,7 +145,7 @@ def decode_key(data: bytes) -> OffsetKey | GroupKey | None:
 
 def decode_offset_value(data: bytes) -> OffsetAndMetadata:
     version = _I16.unpack_from(data)[0]
-    reader = _Reader(data, flexible=version >= _FLEXIBLE)
+    reader = Reader(data, flexible=version >= _FLEXIBLE)
     reader.pos = 2
     offset = reader.int64()
     leader_epoch = reader.int32() if version >= 3 else -1
@@ -217,7 +157,7 @@ def decode_offset_value(data: bytes) -> OffsetAndMetadata:
 
 def decode_group_value(data: bytes) -> GroupRecord:
     version = _I16.unpack_from(data)[0]
-    reader = _Reader(data, flexible=version >= _FLEXIBLE)
+    reader = Reader(data, flexible=version >= _FLEXIBLE)
     reader.pos = 2
     record = GroupRecord(protocol_type=reader.string() or "", generation=reader.int32(), protocol=reader.string(),
                          leader=reader.string(), current_state_timestamp=reader.int64() if version >= 2 else -1)

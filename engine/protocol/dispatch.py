@@ -80,7 +80,7 @@ class RequestContext:
 
 @dataclass
 class ZeroCopyResponse:
-    """An encoded response whose record sections are sent from files (see network.py).
+    """An encoded response whose record sections are sent from files (see listener.py).
 
     `frame` is the framed, encoded response in which each slice's records field holds
     `markers[i]`; the writer swaps each marker for a length prefix and the file bytes.

@@ -1,7 +1,7 @@
 """Consumer group operations over the Kafka protocol only, with kafka-python's KafkaAdminClient
 (the command line and, later, the console use them; they work against any Kafka cluster).
 
-- `lag`: consumer lag as our notes define it, the high watermark minus the committed offset
+- `lag` (kafka_rules.lag): consumer lag, the high watermark minus the committed offset
   (or, with `read_committed=True`, the last stable offset minus it: a read_committed
   consumer stops at the first offset of the oldest open transaction).
 - `describe_group`: a row per partition the group has an offset for or is assigned, with
@@ -22,6 +22,7 @@ from kafka.protocol.consumer import IsolationLevel, OffsetSpec
 from kafka.structs import OffsetAndMetadata, TopicPartition
 
 from engine.protocol.specs import ConsumerGroupDescribeRequest
+from kafka_rules.lag import lag
 
 INACTIVE_STATES = ("Empty", "Dead")
 
@@ -30,15 +31,10 @@ class GroupCommandError(Exception):
     """The request cannot be carried out (unknown group, active group, unknown topic)."""
 
 
-def lag(high_watermark: int | None, committed_offset: int | None) -> int | None:
-    """High watermark minus committed offset; None when either is unknown (shown as "-")."""
-    if high_watermark is None or high_watermark < 0 or committed_offset is None or committed_offset < 0:
-        return None
-    return high_watermark - committed_offset
-
-
 @dataclass(frozen=True)
-class PartitionLag:
+class PartitionRow:
+    """One row of `--describe`, with kafka-consumer-groups.sh's columns."""
+
     group: str
     topic: str
     partition: int
@@ -55,7 +51,7 @@ class GroupDescription:
     group: str
     state: str
     members: int
-    partitions: list[PartitionLag]
+    partitions: list[PartitionRow]
 
 
 def connect(bootstrap: str, **config) -> KafkaAdminClient:
@@ -125,7 +121,7 @@ def describe_group(admin: KafkaAdminClient, group_id: str, *, read_committed: bo
         current = committed[tp].offset if tp in committed and committed[tp].offset >= 0 else None
         end = ends[tp].offset if tp in ends else None
         owner = owners.get(tp, {})
-        rows.append(PartitionLag(group_id, tp.topic, tp.partition, current, end, lag(end, current),
+        rows.append(PartitionRow(group_id, tp.topic, tp.partition, current, end, lag(end, current),
                                  owner.get("member_id"), owner.get("client_host"), owner.get("client_id")))
     return GroupDescription(group_id, description.get("group_state") or "Dead",
                             len(description.get("members", [])), rows)

@@ -82,7 +82,7 @@ def console_server(tmp_path_factory):
     engine = EngineProcess(tmp / "engine", brokers=3, configs=STOPPABLE_ENGINE_CONFIGS).start()
     redis = RedisServer(tmp / "redis").start()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "ENGINE_BOOTSTRAP": engine.bootstrap,
-           # The bundled engine's admin token, where the engine writes it (CONTRACTS.md, issue 10).
+           # The bundled engine's admin token, where the engine writes it (engine/admin_token.py).
            "ENGINE_ADMIN_TOKEN_FILE": str(engine.data_dir / "admin.token"),
            "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            # Tests change the cluster from their own process too: the console sees it at once.

@@ -100,7 +100,7 @@ def test_with_broker_0_stopped_every_page_works_live_and_start_brings_it_back(lo
     finally:
         start_broker_if_stopped(console_server.engine, 0)
 
-    # One socket for the whole story, and for at least a minute (it used to drop every ~7 s).
+    # One socket for the whole story, and for at least a minute (a socket that drops every few seconds fails here).
     remaining = 61 - (time.monotonic() - opened)
     if remaining > 0:
         overview.wait_for_timeout(remaining * 1000)

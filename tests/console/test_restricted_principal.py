@@ -90,7 +90,7 @@ def test_pages_list_what_the_principal_may_see(restricted, console_admin_client)
 
 
 def test_the_json_api_says_403_not_500(restricted, console_admin_client):
-    refused = console_admin_client.get(reverse("api:acls_api:acls", args=[restricted.pk]))
+    refused = console_admin_client.get(reverse("api:acls", args=[restricted.pk]))
     assert refused.status_code == 400 and "CLUSTER_AUTHORIZATION_FAILED" in refused.json()["error"]
     topic = console_admin_client.get(reverse("api:topic", args=[restricted.pk, f"{PREFIX}-a"]))
     assert topic.status_code == 200

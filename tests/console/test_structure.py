@@ -39,3 +39,17 @@ def test_shared_modules_below_the_apps_import_no_app():
             "console.quotas")
     for module in ("stats.py", "kafka_gateway/client.py", "kafka_gateway/records.py", "kafka_gateway/quotas.py"):
         assert not [m for m in imports_of(CONSOLE / module) if m.startswith(apps)], module
+
+
+def test_no_api_module_imports_a_view_module():
+    offenders = {str(p.relative_to(CONSOLE)): sorted(m for m in imports_of(p) if m.endswith(".views"))
+                 for p in CONSOLE.rglob("apis.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_each_app_routes_its_own_json_api():
+    """console/urls.py gathers the apps' `api_urlpatterns`; it imports no app's API module itself."""
+    tree = ast.parse((CONSOLE / "urls.py").read_text())
+    named = {f"{node.module}.{alias.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             for alias in node.names}
+    assert sorted(m for m in named | imports_of(CONSOLE / "urls.py") if m.endswith(".apis")) == []

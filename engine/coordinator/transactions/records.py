@@ -23,7 +23,7 @@ import enum
 import struct
 from dataclasses import dataclass, field
 
-from engine.coordinator.offsets_records import _Reader, _string
+from engine.coordinator.record_types import Reader, encode_string
 
 KEY_VERSION = 0
 VALUE_VERSION = 0
@@ -75,7 +75,7 @@ class TxnRecord:
 
 
 def key(transactional_id: str) -> bytes:
-    return _I16.pack(KEY_VERSION) + _string(transactional_id)
+    return _I16.pack(KEY_VERSION) + encode_string(transactional_id)
 
 
 def value(record: TxnRecord) -> bytes:
@@ -85,14 +85,14 @@ def value(record: TxnRecord) -> bytes:
     out = [_I16.pack(VALUE_VERSION), _I64.pack(record.producer_id), _I16.pack(record.producer_epoch),
            _I32.pack(record.timeout_ms), _I8.pack(record.state.id), _I32.pack(len(by_topic))]
     for topic, indexes in by_topic.items():
-        out += [_string(topic), _I32.pack(len(indexes)), *(_I32.pack(i) for i in indexes)]
+        out += [encode_string(topic), _I32.pack(len(indexes)), *(_I32.pack(i) for i in indexes)]
     out += [_I64.pack(record.last_update_ms), _I64.pack(record.start_ms)]
     return b"".join(out)
 
 
 def decode_key(data: bytes) -> str | None:
     """The transactional id of a key; None for key versions this log does not hold."""
-    reader = _Reader(data)
+    reader = Reader(data)
     return reader.string() if reader.int16() == KEY_VERSION else None
 
 
@@ -100,7 +100,7 @@ def decode_value(data: bytes) -> TxnRecord:
     version = _I16.unpack_from(data)[0]
     if version not in (0, 1):
         raise ValueError(f"unknown TransactionLogValue version {version}")
-    reader = _Reader(data, flexible=version >= 1)
+    reader = Reader(data, flexible=version >= 1)
     reader.pos = 2
     producer_id, epoch, timeout = reader.int64(), reader.int16(), reader.int32()
     status = _I8.unpack_from(data, reader.pos)[0]

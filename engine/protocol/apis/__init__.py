@@ -1,53 +1,20 @@
-"""One module per Kafka API, named by its key. Importing this package registers them all."""
-from engine.protocol.apis import (  # noqa: F401 - imported for their @api registrations
-    k00_produce,
-    k01_fetch,
-    k02_list_offsets,
-    k03_metadata,
-    k08_offset_commit,
-    k09_offset_fetch,
-    k10_find_coordinator,
-    k11_join_group,
-    k12_heartbeat,
-    k13_leave_group,
-    k14_sync_group,
-    k15_describe_groups,
-    k16_list_groups,
-    k17_sasl_handshake,
-    k18_api_versions,
-    k19_create_topics,
-    k20_delete_topics,
-    k21_delete_records,
-    k22_init_producer_id,
-    k23_offset_for_leader_epoch,
-    k24_add_partitions_to_txn,
-    k25_add_offsets_to_txn,
-    k26_end_txn,
-    k27_write_txn_markers,
-    k28_txn_offset_commit,
-    k29_describe_acls,
-    k30_create_acls,
-    k31_delete_acls,
-    k32_describe_configs,
-    k33_alter_configs,
-    k35_describe_log_dirs,
-    k36_sasl_authenticate,
-    k37_create_partitions,
-    k42_delete_groups,
-    k43_elect_leaders,
-    k44_incremental_alter_configs,
-    k45_alter_partition_reassignments,
-    k46_list_partition_reassignments,
-    k47_offset_delete,
-    k48_describe_client_quotas,
-    k49_alter_client_quotas,
-    k50_describe_user_scram_credentials,
-    k51_alter_user_scram_credentials,
-    k60_describe_cluster,
-    k61_describe_producers,
-    k65_describe_transactions,
-    k66_list_transactions,
-    k68_consumer_group_heartbeat,
-    k69_consumer_group_describe,
-    k75_describe_topic_partitions,
-)
+"""One module per Kafka API, named by its key: `kNN_<api name>.py` (`k00_produce.py` ...).
+
+Importing this package imports every such module, found on disk, so each registers its
+handler with `@api` (engine/protocol/registry.py): a new handler needs its module and
+nothing else. Two modules registering the same key fail loudly at import (registry.api).
+"""
+import importlib
+import pkgutil
+import re
+
+HANDLER_MODULE = re.compile(r"k\d{2}_\w+")
+
+
+def handler_modules() -> list[str]:
+    """The handler modules' names, in key order."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if HANDLER_MODULE.fullmatch(m.name))
+
+
+for _name in handler_modules():
+    importlib.import_module(f"{__name__}.{_name}")

@@ -24,7 +24,7 @@ import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
 from engine.config import config_value_string, effective_topic_config
-from engine.cluster.controller import INLINE_PARTITIONS
+from engine.cluster.topic_changes import INLINE_PARTITIONS
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle

@@ -1,9 +1,9 @@
 """The engine admin token on the console's side: where it comes from, that every call carries
 it, and that it never shows in a message, a repr or the audit log.
 
-The last test runs against the real engine, which enforces the token (issue 10,
-CONTRACTS.md). The first also records the exact header sent, with a small HTTP listener that
-answers as the engine's admin port does (JSON broker list, 401 with a JSON error)."""
+The last test runs against the real engine, which enforces the token (engine/admin_token.py).
+The first also records the exact header sent, with a small HTTP listener that answers as the
+engine's admin port does (JSON broker list, 401 with a JSON error)."""
 from __future__ import annotations
 
 import json
@@ -89,7 +89,7 @@ def test_other_clusters_name_a_console_secret_variable(db, monkeypatch):
 
 
 def test_against_the_real_engine_only_the_right_token_opens_the_admin_port(db, engine_cluster, settings, monkeypatch):
-    """The engine (issue 10) enforces the token: no token, a wrong one, the file's one."""
+    """The engine enforces the token: no token, a wrong one, the file's one."""
     from console.clusters.gateway import cluster_gateway
 
     def brokers_of(cluster):

@@ -5,9 +5,10 @@ from collections import Counter
 import pytest
 
 from console.errors import InvalidInput
-from console.reassignments.kafka_generate import assign_replicas_to_brokers, kafka_generate
+from console.reassignments.kafka_generate import kafka_generate
 from console.reassignments.plan_summary import summarize
 from console.reassignments.planner import Placement, PlanGoals, plan_placement
+from kafka_rules.assignment import assign_replicas_to_brokers
 
 
 def snapshot(brokers, topics=4, partitions=30, rf=3, size=lambda t, p: 1000):

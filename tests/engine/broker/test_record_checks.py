@@ -1,4 +1,4 @@
-"""Compressed batches are checked off the event loop (issue 10): while a big gzip batch is
+"""Compressed batches are checked off the event loop: while a big gzip batch is
 inflated and its records walked, other connections are answered, and appends to one
 partition keep the order their requests arrived in."""
 import struct

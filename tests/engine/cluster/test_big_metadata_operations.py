@@ -1,4 +1,4 @@
-"""Big metadata operations do not freeze the engine (issue 10 item 5): growing a topic to
+"""Big metadata operations do not freeze the engine: growing a topic to
 3,000 partitions and deleting them leaves other connections served while the work runs,
 a deletion writes the checkpoints once, not once per replica, and a cluster-wide partition
 limit refuses what would pass it with POLICY_VIOLATION and a readable message."""
@@ -160,10 +160,10 @@ class Windows:
 
 def test_the_controller_and_the_brokers_answer_other_requests_between_slices_of_a_big_change(
         in_process_engine, monkeypatch):
-    """Item 5 of issue 10: the controller prepares thousands of new partitions in slices, and
-    the brokers delete thousands of logs in slices, so another connection's requests are
-    answered while the change is applied (before, each ran in one turn of the event loop, and
-    nothing else was answered in between). Slices of 1 ms make this independent of speed."""
+    """The controller prepares thousands of new partitions in slices, and the brokers delete
+    thousands of logs in slices, so another connection's requests are answered while the
+    change is applied (in one turn of the event loop, nothing else would be answered in
+    between). Slices of 1 ms make this independent of speed."""
     monkeypatch.setattr(slices, "SLICE_S", 0.001)
     windows = Windows()
     real_delete_logs = LogManager.delete_logs

@@ -1,6 +1,6 @@
 """A coordinator answers COORDINATOR_LOAD_IN_PROGRESS for a group whose offsets partition it
 leads by the metadata but has not loaded yet, and NOT_COORDINATOR when another broker leads
-it (issue 10 item 12)."""
+it."""
 import uuid
 
 import kafka.errors as Errors

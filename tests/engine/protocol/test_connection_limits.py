@@ -1,4 +1,4 @@
-"""Connections and descriptors under hostile clients (issue 10 item 6): Kafka's connection
+"""Connections and descriptors under hostile clients: Kafka's connection
 limits, the idle timeout, one descriptor per partition however often a Fetch names it,
 and a muted connection for a client that never reads its replies."""
 import os

@@ -1,5 +1,5 @@
 """A Fetch may list one topic's partitions apart (A0, B0, A1): the zero-copy response groups
-them by topic, and every partition still gets its own bytes (issue 17 A1, issue 10 item 11)."""
+them by topic, and every partition still gets its own bytes."""
 import time
 
 import pytest

@@ -1,4 +1,4 @@
-"""Proof in CI (issue 10): a bounded fuzz of every API and version the engine serves.
+"""A bounded fuzz of every API and version the engine serves, run in CI.
 
 About 20,000 mutated frames (lengths, counts, nulls, varints, bytes) from 8 connections, for
 at most 60 s, while a well-behaved client produces and fetches on its own connection.

@@ -1,5 +1,5 @@
 """Requests that decode but break the rules get INVALID_REQUEST and a closed connection,
-logged as one line, counted, with no traceback (issue 10 item 10)."""
+logged as one line, counted, with no traceback."""
 import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse

@@ -43,3 +43,16 @@ def test_an_interceptor_may_call_the_real_handler():
 
     with registry.intercept(18, delayed) as spec:
         assert len(api_versions_answer().api_keys) > 20
+
+
+def test_every_handler_module_is_found_and_registers_the_key_it_is_named_by():
+    modules = engine.protocol.apis.handler_modules()
+    assert len(modules) > 40 and "k00_produce" in modules and "k69_consumer_group_describe" in modules
+    assert [spec.key for spec in registry.all_apis()] == [int(name[1:3]) for name in modules]
+
+
+def test_registering_a_key_twice_fails_loudly():
+    produce = registry.lookup(0)
+    with pytest.raises(RuntimeError, match="API key 0 .* registered twice"):
+        registry.api(produce.request_class, produce.response_class, versions=(0, 3))(produce.handler)
+    assert registry.lookup(0) is produce

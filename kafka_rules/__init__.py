@@ -1,0 +1,11 @@
+"""Kafka's rules that the engine and the console both follow, as pure functions: no I/O, no
+Django, no event loop.
+
+The import graph goes one way: `console` imports `engine` (the protocol specs) and
+`kafka_rules`; `engine` imports `kafka_rules`; `kafka_rules` imports neither
+(tests/test_import_graph.py keeps it so). A rule lives here once two sides need it, so the
+broker and the console cannot come to disagree on it.
+
+- `lag`: consumer lag, and one partition's lag.
+- `assignment`: Kafka's rack-unaware replica assignment (`AdminUtils.assignReplicasToBrokers`).
+"""
