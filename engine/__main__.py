@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="SASL/PLAIN users, one user_<name>=<password> a line (README: Security)")
     serve.add_argument("--add-scram", action="append", default=[], metavar="'SCRAM-SHA-256=[name=N,password=P]'",
                        help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
+    serve.add_argument("--add-scram-file", default=None, metavar="FILE",
+                       help="--add-scram values, one a line, from a file (keeps passwords off the command line)")
     serve.add_argument("--log-level", default="INFO")
     acls_command.add_parser(commands)
     broker_command.add_parser(commands)
@@ -117,6 +119,8 @@ async def serve(args: argparse.Namespace) -> int:
 
     configs = _parse_config(args.config)
     scram_users = [scram_bootstrap.parse(value) for value in args.add_scram]
+    if args.add_scram_file:
+        scram_users += scram_bootstrap.parse_file(args.add_scram_file)
     listener_configs = _listener_configs(args, listeners.take_listener_configs(configs))
     named, inter_broker = listeners.build(listener_configs, security_settings.take_security_configs(configs),
                                           host=args.host, port=args.port, brokers=args.brokers,

@@ -1,22 +1,39 @@
 """`python -m engine acls`: kafka-acls.sh's options and output, over the Kafka protocol only, logged
-in with a --command-config properties file; usage mistakes exit 2, a refusal exits 1."""
-import subprocess
+in with a --command-config properties file; usage mistakes exit 2, a refusal exits 1. The
+command's main() runs in the test's process (a new interpreter per call cost ~2 s each)."""
+import io
 import sys
 import uuid
+from dataclasses import dataclass
 
 import pytest
 from kafka.admin import ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePatternFilter
 from kafka.admin import ResourceType
 
-from tests.support.engine_process import ROOT
+from engine.__main__ import main
 from tests.support.sasl import ADMIN, ADMIN_PASSWORD
 
 
-def acls_cli(bootstrap: str, *args: str, config=None, stdin: str = "") -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "engine", "acls", "--bootstrap-server", bootstrap]
-    if config is not None:
-        command += ["--command-config", str(config)]
-    return subprocess.run(command + list(args), cwd=ROOT, capture_output=True, text=True, input=stdin, timeout=120)
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def acls_cli(capsys, monkeypatch):
+    """`python -m engine acls --bootstrap-server B ARGS`, run in this process (the same main())."""
+    def run(bootstrap: str, *args: str, config=None, stdin: str = "") -> Run:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        command = ["acls", "--bootstrap-server", bootstrap, *(["--command-config", str(config)] if config else [])]
+        try:
+            code = main(command + list(args))
+        except SystemExit as exc:       # argparse's own usage errors
+            code = exc.code
+        out, err = capsys.readouterr()
+        return Run(code, out, err)
+    return run
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +52,7 @@ def acls_of(admin, principal: str) -> set[tuple]:
              a.resource_pattern.pattern_type.name, a.operation.name, a.permission_type.name) for a in acls}
 
 
-def test_producer_and_consumer_shortcuts_add_kafkas_sets(acl_engine, acl_admin, admin_properties):
+def test_producer_and_consumer_shortcuts_add_kafkas_sets(acl_engine, acl_admin, admin_properties, acls_cli):
     principal = f"User:cli-{uuid.uuid4().hex[:6]}"
     added = acls_cli(acl_engine.bootstrap, "--add", "--producer", "--consumer", "--allow-principal", principal,
                      "--topic", "events", "--group", "readers", "--transactional-id", "tx",
@@ -66,7 +83,7 @@ def test_producer_and_consumer_shortcuts_add_kafkas_sets(acl_engine, acl_admin, 
     assert everything.returncode == 0 and acls_of(acl_admin, principal) == set()
 
 
-def test_prefixed_deny_and_listing(acl_engine, acl_admin, admin_properties):
+def test_prefixed_deny_and_listing(acl_engine, acl_admin, admin_properties, acls_cli):
     principal = f"User:cli-{uuid.uuid4().hex[:6]}"
     assert acls_cli(acl_engine.bootstrap, "--add", "--deny-principal", principal, "--operation", "IdempotentWrite",
                     "--cluster", config=admin_properties).returncode == 0
@@ -95,12 +112,12 @@ def test_prefixed_deny_and_listing(acl_engine, acl_admin, admin_properties):
     (["--add", "--allow-principal", "alice", "--topic", "t"], "principalType:principalName"),
     (["--list", "--producer", "--topic", "t"], "--list takes no"),
 ])
-def test_usage_mistakes_exit_2_with_kafkas_message(args, message):
+def test_usage_mistakes_exit_2_with_kafkas_message(args, message, acls_cli):
     done = acls_cli("127.0.0.1:1", *args)
     assert done.returncode == 2 and message in done.stderr
 
 
-def test_a_refusal_exits_1_with_kafkas_error(acl_engine, tmp_path):
+def test_a_refusal_exits_1_with_kafkas_error(acl_engine, tmp_path, acls_cli):
     bob = tmp_path / "bob.properties"
     bob.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"
                    'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
@@ -111,6 +128,6 @@ def test_a_refusal_exits_1_with_kafkas_error(acl_engine, tmp_path):
     assert "bob-secret" not in done.stdout + done.stderr
 
 
-def test_without_an_authorizer_the_answer_is_security_disabled(engine_cluster):
+def test_without_an_authorizer_the_answer_is_security_disabled(engine_cluster, acls_cli):
     done = acls_cli(engine_cluster.bootstrap, "--list")
     assert done.returncode == 1 and "SECURITY_DISABLED (54)" in done.stdout
