@@ -9,6 +9,7 @@ scan, not by a super-user shortcut. The same confluent-kafka producer and consum
 assignment) as benchmarks/produce_consume.py run against both, alternating, --rounds times;
 the medians and their ratio are printed. Then the decision itself is timed in-process: a
 connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
+Last, the console's ACL pages are timed with those ACLs (Django's test client, in this process).
 
     .venv/bin/python benchmarks/acls.py [--records N] [--rounds R] [--acls N]
 """
@@ -34,6 +35,7 @@ from engine.security.authorizer import StandardAuthorizer  # noqa: E402
 from tests.support.engine_process import EngineProcess, free_port_range  # noqa: E402
 
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+TARGET_S = 1.0
 
 
 def other_bindings(count: int, seed: int = 7) -> list[AclBinding]:
@@ -107,12 +109,58 @@ def time_decisions(bindings: list[AclBinding]) -> tuple[float, float]:
     return uncached, 200 * len(names) / (time.perf_counter() - start)
 
 
+def time_console_pages(engine: EngineProcess, directory: Path, runs: int = 5) -> None:
+    """The console's ACL pages with these ACLs: each rendered `runs` times through Django's test
+    client (selectors, the DescribeAcls round trip, the template), logged in as an admin; the
+    first, median and worst times, next to the 1 s target."""
+    import os
+    os.environ.update(DJANGO_SETTINGS_MODULE="console.settings", DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}",
+                      CONSOLE_SECRET_BENCH_ADMIN="admin-secret", DEBUG="1")
+    import django
+    django.setup()
+    from django.core.management import call_command
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+    from django.urls import reverse
+
+    from console.accounts.services import user_create
+    from console.clusters.services import cluster_create
+
+    setup_test_environment()
+    call_command("migrate", verbosity=0)
+    cluster = cluster_create(name="bench", bootstrap_servers=f"127.0.0.1:{engine.port + 1}",
+                             security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", sasl_username="admin",
+                             sasl_password_env="CONSOLE_SECRET_BENCH_ADMIN")
+    client = Client()
+    client.force_login(user_create(username="bench", password="bench-password-1", role="admin"))
+    pages = {"ACLs, first page (sorted by principal)": (reverse("acls:list", args=[cluster.pk]), {}),
+             "ACLs, filtered (a principal)": (reverse("acls:list", args=[cluster.pk]), {"principal": "u42"}),
+             "ACLs, sorted by name, last page": (reverse("acls:list", args=[cluster.pk]),
+                                                 {"sort": "resource_name", "desc": "1", "page": "100"}),
+             "ACLs as CSV (all)": (reverse("acls:export", args=[cluster.pk]), {}),
+             "A principal's permissions": (reverse("acls:principal", args=[cluster.pk]),
+                                           {"principal": "User:ANONYMOUS", "host": "*"}),
+             "ACLs JSON API": (reverse("api:acls", args=[cluster.pk]), {})}
+    print(f"Console pages with these ACLs ({runs} runs each; target < {TARGET_S:.0f} s):")
+    for label, (url, query) in pages.items():
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            response = client.get(url, query)
+            times.append(time.perf_counter() - started)
+            if response.status_code != 200:
+                raise RuntimeError(f"{label}: HTTP {response.status_code}")
+        print(f"  {label:>40}: first {times[0]:.2f} s, median {statistics.median(times):.2f} s, "
+              f"worst {max(times):.2f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=500_000)
     parser.add_argument("--size", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--acls", type=int, default=10_000)
+    parser.add_argument("--no-console", action="store_true", help="skip the console pages' times")
     args = parser.parse_args()
     ours = [AclBinding(TOPIC, "bench-", PREFIXED, "User:ANONYMOUS", "*", op, ALLOW) for op in (CREATE, READ, WRITE)]
     ours.append(AclBinding(GROUP, "bench", LITERAL, "User:ANONYMOUS", "*", READ, ALLOW))   # the consumer's group.id
@@ -133,6 +181,8 @@ def main() -> int:
                     produced, consumed = run(f"127.0.0.1:{engine.port}", f"bench-{round_}", args.records, args.size)
                     figures.append((produced, consumed))
                     print(f"{label:>15}: produce {produced:>10,.0f} rec/s   fetch {consumed:>10,.0f} rec/s", flush=True)
+            if not args.no_console:
+                time_console_pages(guarded, Path(tmp))
         finally:
             for engine in (plain, guarded):
                 engine.terminate(timeout=120)

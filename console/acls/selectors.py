@@ -21,7 +21,7 @@ from console.kafka_gateway.scram_users import ScramUser
 from engine.security.acls import (ANY, CLUSTER, CLUSTER_NAME, GROUP, LITERAL, OPERATIONS, PATTERN_TYPES, PERMISSIONS,
                                   RESOURCE_TYPES, TOPIC, TRANSACTIONAL_ID, WILDCARD, AclBinding)
 
-PAGE_SIZE = 250
+PAGE_SIZE = 100
 SECURITY_DISABLED = "SECURITY_DISABLED (54)"
 
 
@@ -121,16 +121,18 @@ def acl_create_preview(*, cluster: Cluster, bindings: list[AclBinding],
 class PrincipalView:
     principal: str
     host: str
-    topics: list[rules.Effective]
+    topics: list[rules.Effective]      # the topics some ACL of the principal (or User:*) reaches
     groups: list[rules.Effective]
-    others: list[rules.Effective]      # the cluster and the transactional ids named in ACLs
+    others: list[rules.Effective]      # the cluster and the transactional ids
     acl_count: int                     # the principal's own bindings (and User:*'s)
+    topics_total: int                  # every topic of the cluster: the others allow nothing
     groups_listed: bool = True         # False: the console may not list groups, only those named in ACLs
 
 
 def principal_permissions(*, cluster: Cluster, principal: str, host: str) -> PrincipalView:
-    """Every topic of the cluster and every group it lists (plus the groups and transactional ids
-    that ACLs name), with what the principal may do there by Kafka's rules."""
+    """Every topic of the cluster, every group it lists and every group or transactional id the
+    principal's ACLs name, with what the principal may do there by Kafka's rules; those no ACL
+    of the principal (or User:*) reaches allow nothing and are only counted."""
     with cluster_gateway(cluster) as gw:
         bindings = gw.acls.describe()
         topics = [t.name for t in gw.metadata(cached=True).topics]
@@ -139,18 +141,18 @@ def principal_permissions(*, cluster: Cluster, principal: str, host: str) -> Pri
             listed = True
         except ConsoleError:        # a console principal that may not list groups still sees the ACLs'
             groups, listed = [], False
-    named = {(b.resource_type, b.resource_name) for b in bindings if b.pattern_type == LITERAL
+    host = host or "*"
+    own = [b for b in bindings if b.principal in (principal, "User:*")]
+    named = {(b.resource_type, b.resource_name) for b in own if b.pattern_type == LITERAL
              and b.resource_name != WILDCARD}
     groups = sorted(set(groups) | {n for t, n in named if t == GROUP})
     transactional = sorted(n for t, n in named if t == TRANSACTIONAL_ID)
-    host = host or "*"
-    compute = lambda resources: rules.effective_permissions(bindings, principal=principal, host=host,  # noqa: E731
-                                                            resources=resources)
-    own = sum(b.principal in (principal, "User:*") for b in bindings)
+
+    def compute(resources):
+        return rules.effective_permissions(own, principal=principal, host=host, resources=resources)
+    others = compute([(CLUSTER, CLUSTER_NAME)] + [(TRANSACTIONAL_ID, t) for t in transactional])
     return PrincipalView(principal, host, compute([(TOPIC, t) for t in sorted(topics)]),
-                         compute([(GROUP, g) for g in groups]),
-                         compute([(CLUSTER, CLUSTER_NAME)] + [(TRANSACTIONAL_ID, t) for t in transactional]),
-                         own, listed)
+                         compute([(GROUP, g) for g in groups]), others, len(own), len(topics), listed)
 
 
 @dataclass(frozen=True)
