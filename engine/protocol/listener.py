@@ -31,6 +31,10 @@ Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server s
 on SASL ones each connection has a SaslSession, and until it is authenticated only
 ApiVersions, SaslHandshake and SaslAuthenticate pass - anything else closes the connection
 unanswered, and a failed login is answered, then closed (engine/security/session.py).
+A broker has one Listener per named listener (engine/security/listeners.py); each connection
+gets a ConnectionIdentity (engine/security/principal.py) naming its listener and principal:
+the SASL user, or on an SSL listener with ssl.client.auth the client certificate's subject
+mapped by ssl.principal.mapping.rules (a certificate no rule maps is closed at once).
 """
 from __future__ import annotations
 

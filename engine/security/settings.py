@@ -6,6 +6,10 @@
   --sasl-users-file FILE       PLAIN users, one `user_<name>=<password>` a line (JAAS's keys)
   --config ssl.keystore.type=PEM --config ssl.keystore.location=FILE  (key + certificate chain, KIP-651)
   --config ssl.key.password=...  (only if the PEM key is encrypted)
+  --config ssl.client.auth=required|requested --config ssl.truststore.location=FILE  (SSL: client
+    certificates, checked against the PEM CA certificates of the truststore)
+  --config ssl.principal.mapping.rules=...  (a client certificate's subject -> its user)
+Each may be given for one listener as `listener.name.<name>.<config>` (engine/security/listeners.py).
 These configs are taken out before the broker configs are built, so they are not shown by
 DescribeConfigs (a gap: Kafka shows them, passwords as null).
 
