@@ -29,9 +29,9 @@ from kafka.admin import (ACL, ACLOperation, ACLPermissionType, ACLResourcePatter
                          ResourcePattern, ResourceType)
 
 from benchmarks.produce_consume import consume, create_topic, produce  # noqa: E402
-from engine.security.acl_index import AclIndex  # noqa: E402
-from engine.security.acls import ALLOW, CREATE, DENY, GROUP, LITERAL, PREFIXED, READ, TOPIC, WRITE, AclBinding  # noqa: E402
-from engine.security.authorizer import StandardAuthorizer  # noqa: E402
+from kafka_rules.acl_index import AclIndex  # noqa: E402
+from kafka_rules.acls import ALLOW, CREATE, DENY, GROUP, LITERAL, PREFIXED, READ, TOPIC, WRITE, AclBinding  # noqa: E402
+from kafka_rules.authorizer import StandardAuthorizer  # noqa: E402
 from tests.support.engine_process import EngineProcess, free_port_range  # noqa: E402
 
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
@@ -63,7 +63,8 @@ def start_engine(directory: Path, *, authorized: bool) -> EngineProcess:
     port = free_port_range(2)
     configs = {"authorizer.class.name": AUTHORIZER, "super.users": "User:admin"} if authorized else {}
     engine = EngineProcess(directory / "data", brokers=1, admin=False, configs=configs, extra_args=[
-        "--listener", f"CLIENTS=PLAINTEXT://127.0.0.1:{port}", "--listener", f"ADMIN=SASL_PLAINTEXT://127.0.0.1:{port + 1}",
+        "--listener", f"CLIENTS=PLAINTEXT://127.0.0.1:{port}",
+        "--listener", f"ADMIN=SASL_PLAINTEXT://127.0.0.1:{port + 1}",
         "--sasl-users-file", str(users), "--config", "sasl.enabled.mechanisms=PLAIN"])
     engine.port = port
     return engine.start(timeout=120)

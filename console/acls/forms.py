@@ -6,8 +6,7 @@ from django import forms
 
 from console.acls import rules
 from console.errors import InvalidInput
-from engine.security.acls import (ALLOW, ANY, LITERAL, PATTERN_TYPES, PREFIXED, RESOURCE_TYPES, TOPIC, AclBinding,
-                                  parse_principal)
+from kafka_rules.acls import ALLOW, ANY, LITERAL, PREFIXED, TOPIC, AclBinding, parse_principal
 from engine.security.scram import MAX_ITERATIONS, MIN_ITERATIONS
 
 SORTS = ("principal", "resource_type", "resource_name", "pattern_type", "operation", "permission_type", "host")

@@ -1,8 +1,8 @@
 """Kafka's ACL rules as the ACLs page needs them: names, checks, the wizards' binding sets, the
 CSV format, and a principal's effective permissions. Pure functions, no I/O.
 
-The model and the decision rules are the engine's (engine/security: acls.py, authorizer.py),
-which follow Kafka's StandardAuthorizer, so the page computes exactly what a broker decides -
+The model and the decision rules are shared with the engine (kafka_rules: acls.py,
+authorizer.py), which follow Kafka's StandardAuthorizer, so the page computes exactly what a broker decides -
 except `super.users`, which no API reveals, and `allow.everyone.if.no.acl.found` (assumed off,
 Kafka's default), both said on the page.
 """
@@ -13,13 +13,12 @@ import io
 from dataclasses import dataclass
 
 from console.errors import InvalidInput
-from engine.errors import ApiError
-from engine.security.acl_index import AclIndex
-from engine.security.acls import (ALL, ALLOW, ALTER, ALTER_CONFIGS, CLUSTER, CLUSTER_NAME, CREATE, DELETE, DENY,
-                                  DESCRIBE, DESCRIBE_CONFIGS, GROUP, IDEMPOTENT_WRITE, LITERAL, OPERATIONS,
-                                  PATTERN_TYPES, PERMISSIONS, PREFIXED, READ, RESOURCE_TYPES, SUPPORTED_OPERATIONS,
-                                  TOPIC, TRANSACTIONAL_ID, WRITE, AclBinding, code_of, validate_binding)
-from engine.security.authorizer import StandardAuthorizer
+from kafka_rules.acl_index import AclIndex
+from kafka_rules.acls import (ALL, ALLOW, ALTER, ALTER_CONFIGS, CLUSTER, CLUSTER_NAME, CREATE, DELETE,
+                              DESCRIBE, DESCRIBE_CONFIGS, GROUP, IDEMPOTENT_WRITE, LITERAL, OPERATIONS,
+                              PATTERN_TYPES, PERMISSIONS, PREFIXED, READ, RESOURCE_TYPES, SUPPORTED_OPERATIONS,
+                              TOPIC, TRANSACTIONAL_ID, WRITE, AclBinding, InvalidAcl, code_of, validate_binding)
+from kafka_rules.authorizer import StandardAuthorizer
 
 MAX_IMPORT_ROWS = 10_000
 MAX_NAME = 1000
@@ -35,8 +34,8 @@ def binding_check(binding: AclBinding) -> AclBinding:
     the resource type does not have. Raises InvalidInput with a sentence."""
     try:
         validate_binding(binding)
-    except ApiError as exc:
-        raise InvalidInput(f"{exc.message}.") from None
+    except InvalidAcl as exc:
+        raise InvalidInput(f"{str(exc).rstrip('.')}.") from None
     if binding.operation != ALL and binding.operation not in SUPPORTED_OPERATIONS[binding.resource_type]:
         allowed = ", ".join(OPERATIONS[op] for op in (ALL, *SUPPORTED_OPERATIONS[binding.resource_type]))
         raise InvalidInput(f"A {RESOURCE_TYPES[binding.resource_type]} ACL cannot grant "

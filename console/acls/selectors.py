@@ -18,8 +18,8 @@ from console.clusters.records import INTERNAL
 from console.errors import ConsoleError
 from console.kafka_gateway.errors import NotAuthorized
 from console.kafka_gateway.scram_users import ScramUser
-from engine.security.acls import (ANY, CLUSTER, CLUSTER_NAME, GROUP, LITERAL, OPERATIONS, PATTERN_TYPES, PERMISSIONS,
-                                  RESOURCE_TYPES, TOPIC, TRANSACTIONAL_ID, WILDCARD, AclBinding)
+from kafka_rules.acls import (ANY, CLUSTER, CLUSTER_NAME, GROUP, LITERAL, OPERATIONS, PATTERN_TYPES, PERMISSIONS,
+                              RESOURCE_TYPES, TOPIC, TRANSACTIONAL_ID, WILDCARD, AclBinding)
 
 PAGE_SIZE = 100
 SECURITY_DISABLED = "SECURITY_DISABLED (54)"

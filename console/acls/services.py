@@ -16,7 +16,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.errors import InvalidInput
 from console.events import notify_on_commit
-from engine.security.acls import AclBinding, AclFilter
+from kafka_rules.acls import AclBinding, AclFilter
 
 AUDITED_BINDINGS = 200          # an import of thousands lists its first ones and counts the rest
 

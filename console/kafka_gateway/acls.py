@@ -2,7 +2,7 @@
 
 Use them through a gateway: `with open_gateway(settings) as gw: gw.acls.describe()`.
 
-Bindings and filters are `engine.security.acls.AclBinding` / `AclFilter`: Kafka's model, with
+Bindings and filters are `kafka_rules.acls.AclBinding` / `AclFilter`: Kafka's model, with
 Kafka's codes, and no I/O (the console shares the rules, not the engine). Each request goes
 to any broker, as Kafka's admin client sends it. A cluster without an authorizer answers
 SECURITY_DISABLED; a principal without DESCRIBE (ALTER to change) on the cluster
@@ -17,7 +17,7 @@ from kafka.protocol.admin import CreateAclsRequest, DeleteAclsRequest, DescribeA
 
 from console.kafka_gateway.errors import GatewayError, error_for_code, translated
 from console.kafka_gateway.wire import send
-from engine.security.acls import AclBinding, AclFilter
+from kafka_rules.acls import AclBinding, AclFilter
 
 ANY_ACL = AclFilter()
 

@@ -62,7 +62,7 @@ class Broker(ReplicaSync):
         self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)
         self.listeners: list = []   # one protocol listener per named listener, attached by engine/runtime.py
         self.inter_broker_security = None   # the inter-broker listener's SecuritySettings: how fetchers connect
-        self.authorizer = None   # engine/security/authorizer.StandardAuthorizer, set by engine/runtime.py when on
+        self.authorizer = None   # kafka_rules.authorizer.StandardAuthorizer, set by engine/runtime.py when on
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None

@@ -4,7 +4,7 @@ Records (Kafka's AccessControlEntryRecord and RemoveAccessControlEntryRecord, as
   {"type": "access_control_entry", "id": <uuid>, "resource_type": 2, "resource_name": "orders",
    "pattern_type": 3, "principal": "User:alice", "host": "*", "operation": 3, "permission_type": 3}
   {"type": "remove_access_control_entry", "id": <uuid>}
-The image's AclIndex (engine/security/acl_index.py) is rebuilt from them at start, so ACLs
+The image's AclIndex (kafka_rules/acl_index.py) is rebuilt from them at start, so ACLs
 survive kill -9 like every other metadata change, and every broker of the process reads them.
 
 Kafka's rules (AclControlManager): each binding of a CreateAcls is validated on its own
@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import uuid
 
+import kafka.errors as Errors
+
 from engine.errors import ApiError
-from engine.security.acl_index import AclIndex
-from engine.security.acls import AclBinding, AclFilter, validate_binding, validate_filter
+from kafka_rules.acl_index import AclIndex
+from kafka_rules.acls import AclBinding, AclFilter, InvalidAcl, validate_binding, validate_filter
 
 ENTRY, REMOVE = "access_control_entry", "remove_access_control_entry"
 
@@ -49,10 +51,7 @@ def check_entry(acls: AclIndex, record: dict) -> None:
     for key in ("resource_name", "principal", "host"):
         if not isinstance(record[key], str):
             raise ValueError(f"{key} must be a string")
-    try:
-        validate_binding(binding_of(record))
-    except ApiError as exc:
-        raise ValueError(exc.message) from None
+    validate_binding(binding_of(record))          # InvalidAcl is a ValueError
     if record["id"] in acls.by_id or acls.id_of(binding_of(record)) is not None:
         raise ValueError(f"ACL {record['id']} is already present")
 
@@ -80,8 +79,8 @@ def create(acls: AclIndex, bindings: list[AclBinding]) -> tuple[list[ApiError | 
     for binding in bindings:
         try:
             validate_binding(binding)
-        except ApiError as exc:
-            results.append(exc)
+        except InvalidAcl as exc:
+            results.append(ApiError(Errors.InvalidRequestError, str(exc)))
             continue
         results.append(None)
         if acls.id_of(binding) is None and binding not in pending:
@@ -96,8 +95,8 @@ def delete(acls: AclIndex, filters: list[AclFilter]) -> tuple[list[ApiError | li
     for acl_filter in filters:
         try:
             validate_filter(acl_filter)
-        except ApiError as exc:
-            results.append(exc)
+        except InvalidAcl as exc:
+            results.append(ApiError(Errors.InvalidRequestError, str(exc)))
             continue
         matched = acls.matching(acl_filter)
         results.append([binding for _, binding in matched])
@@ -109,8 +108,11 @@ def delete(acls: AclIndex, filters: list[AclFilter]) -> tuple[list[ApiError | li
 
 
 def describe(acls: AclIndex, acl_filter: AclFilter) -> list[AclBinding]:
-    """The bindings a DescribeAcls filter matches; an unknown code raises ApiError."""
-    validate_filter(acl_filter)
+    """The bindings a DescribeAcls filter matches; an unknown code raises ApiError(INVALID_REQUEST)."""
+    try:
+        validate_filter(acl_filter)
+    except InvalidAcl as exc:
+        raise ApiError(Errors.InvalidRequestError, str(exc)) from None
     return [binding for _, binding in acls.matching(acl_filter)]
 
 

@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.security.acl_index import AclIndex
+from kafka_rules.acl_index import AclIndex
 
 
 @dataclass

@@ -24,7 +24,7 @@ class BrokerView(Protocol):
     response_cache: Any             # engine.protocol.response_cache.ImageResponseCache
     admin_endpoint: str | None
     byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
-    authorizer: Any                 # engine.security.authorizer.StandardAuthorizer, None: no authorizer
+    authorizer: Any                 # kafka_rules.authorizer.StandardAuthorizer, None: no authorizer
 
     @property
     def image(self) -> Any: ...     # engine.cluster.metadata.MetadataImage, read-only

@@ -17,7 +17,7 @@ from typing import Iterable
 import kafka.errors as Errors
 
 from engine.errors import ApiError
-from engine.security.acls import CLUSTER, CLUSTER_NAME, GROUP, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
+from kafka_rules.acls import CLUSTER, CLUSTER_NAME, GROUP, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
 
 _MAX_DECISIONS = 4096
 

@@ -11,7 +11,7 @@ One per connection, owned by its listener task.
 """
 from __future__ import annotations
 
-from engine.security.acls import ANONYMOUS
+from kafka_rules.acls import ANONYMOUS
 
 
 class ConnectionIdentity:

@@ -28,7 +28,7 @@ import kafka.errors as Errors
 from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, KafkaAdminClient,
                          ResourcePattern, ResourcePatternFilter, ResourceType)
 
-from engine.security.acls import CLUSTER_NAME, SUPPORTED_OPERATIONS, parse_principal
+from kafka_rules.acls import CLUSTER_NAME, SUPPORTED_OPERATIONS, parse_principal
 from engine.tools.client_config import ClientConfigError, kafka_python_settings, read_properties
 
 
@@ -196,7 +196,9 @@ def _entries(args, operations) -> set[tuple]:
 def _operation(name: str) -> ACLOperation:
     wanted = name.replace("-", "").replace("_", "").lower()
     for operation in ACLOperation:
-        if operation not in (ACLOperation.UNKNOWN, ACLOperation.ANY) and operation.name.replace("_", "").lower() == wanted:
+        if operation in (ACLOperation.UNKNOWN, ACLOperation.ANY):
+            continue
+        if operation.name.replace("_", "").lower() == wanted:
             return operation
     raise UsageError(f"--operation: unknown operation {name!r}")
 
@@ -224,7 +226,8 @@ def _remove(admin: KafkaAdminClient, plan, *, force: bool) -> int:
             filters = [ACLFilter(principal, host, operation, permission, resource)
                        for principal, host, operation, permission in sorted(entries, key=_entry_key)]
         else:
-            question = f"Are you sure you want to delete all ACLs for resource filter `{_pattern_text(resource)}`? (y/n)"
+            question = (f"Are you sure you want to delete all ACLs for resource filter `{_pattern_text(resource)}`? "
+                        "(y/n)")
             filters = [ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY, resource)]
         if not force:
             print(question)

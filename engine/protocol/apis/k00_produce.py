@@ -55,7 +55,7 @@ from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import WRITE
+from kafka_rules.acls import WRITE
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)

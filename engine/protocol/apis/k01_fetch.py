@@ -55,7 +55,7 @@ from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.validation import require
 from engine.security import authorize
-from engine.security.acls import CLUSTER_ACTION, READ
+from kafka_rules.acls import CLUSTER_ACTION, READ
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 

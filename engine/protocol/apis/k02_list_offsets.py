@@ -17,7 +17,7 @@ from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 from engine.storage.errors import StorageError
 
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse

@@ -34,7 +34,7 @@ from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import CLUSTER, CREATE, DESCRIBE, TOPIC
+from kafka_rules.acls import CLUSTER, CREATE, DESCRIBE, TOPIC
 
 R = MetadataResponse
 ZERO_UUID = uuid.UUID(int=0)

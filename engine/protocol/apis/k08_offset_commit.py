@@ -28,7 +28,7 @@ from engine.errors import ApiError
 from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 TopicResponse = OffsetCommitResponse.OffsetCommitResponseTopic
 PartitionResponse = TopicResponse.OffsetCommitResponsePartition

@@ -22,7 +22,7 @@ from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 R = OffsetFetchResponse
 Group = R.OffsetFetchResponseGroup

@@ -21,7 +21,7 @@ from engine.coordinator.group import JoinResult
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 Member = JoinGroupResponse.JoinGroupResponseMember
 

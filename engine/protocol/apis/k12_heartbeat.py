@@ -11,7 +11,7 @@ from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 
 @api(HeartbeatRequest, HeartbeatResponse, versions=(0, 4))

@@ -12,7 +12,7 @@ from kafka.protocol.consumer import LeaveGroupRequest, LeaveGroupResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 
 @api(LeaveGroupRequest, LeaveGroupResponse, versions=(0, 5))

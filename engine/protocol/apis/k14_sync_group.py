@@ -16,7 +16,7 @@ from engine.coordinator.group import SyncResult
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 
 @api(SyncGroupRequest, SyncGroupResponse, versions=(0, 5))

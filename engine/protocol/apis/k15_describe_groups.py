@@ -22,7 +22,7 @@ from engine.coordinator.group import GroupState
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE, GROUP
+from kafka_rules.acls import DESCRIBE, GROUP
 
 Described = DescribeGroupsResponse.DescribedGroup
 Member = Described.DescribedGroupMember

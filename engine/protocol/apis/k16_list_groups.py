@@ -12,7 +12,7 @@ from kafka.protocol.admin import ListGroupsRequest, ListGroupsResponse
 from engine.coordinator.coordinator import group_state, group_type
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 
 @api(ListGroupsRequest, ListGroupsResponse, versions=(0, 5))

@@ -30,7 +30,7 @@ from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import CREATE, DESCRIBE_CONFIGS
+from kafka_rules.acls import CREATE, DESCRIBE_CONFIGS
 
 Result = CreateTopicsResponse.CreatableTopicResult
 

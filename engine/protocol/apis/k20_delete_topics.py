@@ -20,7 +20,7 @@ from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DELETE, DESCRIBE
+from kafka_rules.acls import DELETE, DESCRIBE
 
 Result = DeleteTopicsResponse.DeletableTopicResult
 ZERO_UUID = uuid.UUID(int=0)

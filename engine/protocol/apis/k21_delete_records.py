@@ -13,7 +13,7 @@ from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DELETE
+from kafka_rules.acls import DELETE
 from engine.storage.errors import StorageError
 
 TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult

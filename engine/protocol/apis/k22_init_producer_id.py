@@ -23,7 +23,7 @@ from kafka.protocol.producer import InitProducerIdRequest, InitProducerIdRespons
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import IDEMPOTENT_WRITE, TOPIC, WRITE
+from kafka_rules.acls import IDEMPOTENT_WRITE, TOPIC, WRITE
 from engine.protocol.txn_errors import for_version
 
 MAX_EPOCH = 32767

@@ -20,7 +20,7 @@ from kafka.protocol.producer.transaction import AddPartitionsToTxnRequest, AddPa
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import CLUSTER_ACTION, WRITE
+from kafka_rules.acls import CLUSTER_ACTION, WRITE
 from engine.protocol.txn_errors import for_version
 
 R = AddPartitionsToTxnResponse

@@ -13,7 +13,7 @@ from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ, WRITE
+from kafka_rules.acls import READ, WRITE
 from engine.protocol.txn_errors import for_version
 
 

@@ -16,7 +16,7 @@ from kafka.protocol.producer.transaction import EndTxnRequest, EndTxnResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import WRITE
+from kafka_rules.acls import WRITE
 from engine.protocol.txn_errors import for_version
 
 

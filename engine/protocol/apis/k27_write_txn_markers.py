@@ -29,7 +29,7 @@ from kafka.protocol.producer import WriteTxnMarkersRequest, WriteTxnMarkersRespo
 from engine.broker.txn_markers import write_txn_markers
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER, CLUSTER_ACTION
+from kafka_rules.acls import ALTER, CLUSTER_ACTION
 
 MarkerResult = WriteTxnMarkersResponse.WritableTxnMarkerResult
 TopicResult = MarkerResult.WritableTxnMarkerTopicResult

@@ -26,7 +26,7 @@ from engine.errors import ApiError
 from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ, WRITE
+from kafka_rules.acls import READ, WRITE
 from engine.protocol.txn_errors import for_version
 
 TopicResponse = TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic

@@ -4,7 +4,7 @@ Lists the ACL bindings one filter matches, grouped by resource pattern, as Kafka
 - the principal needs DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED;
 - with no authorizer (`authorizer.class.name` unset) the answer is SECURITY_DISABLED;
 - a filter with an unknown resource type, pattern type, operation or permission type is
-  INVALID_REQUEST (engine/security/acls.py has the matching rules: ANY, MATCH, the `*` wildcard).
+  INVALID_REQUEST (kafka_rules/acls.py has the matching rules: ANY, MATCH, the `*` wildcard).
 The answer for every ACL is encoded once per metadata image (engine/protocol/response_cache.py):
 consoles ask for it on each page load, and 10,000 bindings cost ~0.2 s to encode.
 """
@@ -12,10 +12,9 @@ import kafka.errors as Errors
 from kafka.protocol.admin import DescribeAclsRequest, DescribeAclsResponse
 
 from engine.cluster import acl_records
-from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE, AclFilter, validate_filter
+from kafka_rules.acls import DESCRIBE, AclFilter, InvalidAcl, validate_filter
 
 Resource = DescribeAclsResponse.DescribeAclsResource
 EVERYTHING = AclFilter()
@@ -32,8 +31,8 @@ async def handle_describe_acls(ctx, request: DescribeAclsRequest) -> DescribeAcl
                            request.principal_filter, request.host_filter, request.operation, request.permission_type)
     try:
         validate_filter(acl_filter)
-    except ApiError as exc:
-        return _error(exc.error, exc.message)
+    except InvalidAcl as exc:
+        return _error(Errors.InvalidRequestError, str(exc))
     image = ctx.broker.image
     if acl_filter != EVERYTHING:      # a narrow answer: cheap, and not worth a cached entry
         return _response(acl_records.describe(image.acls, acl_filter))

@@ -15,7 +15,7 @@ from kafka.protocol.admin import CreateAclsRequest, CreateAclsResponse
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER, AclBinding
+from kafka_rules.acls import ALTER, AclBinding
 
 Result = CreateAclsResponse.AclCreationResult
 

@@ -13,7 +13,7 @@ from kafka.protocol.admin import DeleteAclsRequest, DeleteAclsResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER, AclFilter
+from kafka_rules.acls import ALTER, AclFilter
 
 FilterResult = DeleteAclsResponse.DeleteAclsFilterResult
 Matching = FilterResult.DeleteAclsMatchingAcl

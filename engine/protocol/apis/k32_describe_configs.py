@@ -22,7 +22,7 @@ from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE_CONFIGS
+from kafka_rules.acls import DESCRIBE_CONFIGS
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = Result.DescribeConfigsResourceResult

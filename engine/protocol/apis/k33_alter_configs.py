@@ -14,7 +14,7 @@ from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER_CONFIGS
+from kafka_rules.acls import ALTER_CONFIGS
 
 Result = AlterConfigsResponse.AlterConfigsResourceResponse
 

@@ -15,7 +15,7 @@ from kafka.protocol.admin import DescribeLogDirsRequest, DescribeLogDirsResponse
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 Result = DescribeLogDirsResponse.DescribeLogDirsResult
 Topic = Result.DescribeLogDirsTopic

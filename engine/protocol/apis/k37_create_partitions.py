@@ -13,7 +13,7 @@ from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER
+from kafka_rules.acls import ALTER
 
 Result = CreatePartitionsResponse.CreatePartitionsTopicResult
 

@@ -10,7 +10,7 @@ from kafka.protocol.admin import DeleteGroupsRequest, DeleteGroupsResponse
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DELETE
+from kafka_rules.acls import DELETE
 
 
 @api(DeleteGroupsRequest, DeleteGroupsResponse, versions=(0, 2))

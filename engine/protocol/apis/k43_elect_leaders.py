@@ -13,7 +13,7 @@ from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER
+from kafka_rules.acls import ALTER
 
 Result = ElectLeadersResponse.ReplicaElectionResult
 PartitionResult = Result.PartitionResult

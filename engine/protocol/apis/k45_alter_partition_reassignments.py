@@ -13,7 +13,7 @@ from kafka.protocol.admin import AlterPartitionReassignmentsRequest, AlterPartit
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER
+from kafka_rules.acls import ALTER
 
 TopicResponse = AlterPartitionReassignmentsResponse.ReassignableTopicResponse
 PartitionResponse = TopicResponse.ReassignablePartitionResponse
@@ -25,8 +25,9 @@ async def handle_alter_partition_reassignments(ctx, request):
     if not authorize.authorize_cluster(ctx, ALTER):
         error = Errors.ClusterAuthorizationFailedError.errno
         return AlterPartitionReassignmentsResponse(throttle_time_ms=0, error_code=error, error_message=None, responses=[
-            TopicResponse(name=t.name, partitions=[PartitionResponse(partition_index=p.partition_index, error_code=error,
-                                                                     error_message=None) for p in t.partitions])
+            TopicResponse(name=t.name, partitions=[
+                PartitionResponse(partition_index=p.partition_index, error_code=error, error_message=None)
+                for p in t.partitions])
             for t in request.topics])
     responses = []
     for topic in request.topics:

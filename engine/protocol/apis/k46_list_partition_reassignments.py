@@ -9,7 +9,7 @@ from kafka.protocol.admin import ListPartitionReassignmentsRequest, ListPartitio
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 Topic = ListPartitionReassignmentsResponse.OngoingTopicReassignment
 Ongoing = Topic.OngoingPartitionReassignment

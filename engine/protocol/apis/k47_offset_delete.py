@@ -14,7 +14,7 @@ from kafka.protocol.consumer import OffsetDeleteRequest, OffsetDeleteResponse
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DELETE, READ
+from kafka_rules.acls import DELETE, READ
 
 TopicResponse = OffsetDeleteResponse.OffsetDeleteResponseTopic
 PartitionResponse = TopicResponse.OffsetDeleteResponsePartition

@@ -16,7 +16,7 @@ from engine.cluster import client_quotas as CQ
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE_CONFIGS
+from kafka_rules.acls import DESCRIBE_CONFIGS
 
 Entry = DescribeClientQuotasResponse.EntryData
 

@@ -16,7 +16,7 @@ from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, AlterCl
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER_CONFIGS
+from kafka_rules.acls import ALTER_CONFIGS
 
 Entry = AlterClientQuotasResponse.EntryData
 

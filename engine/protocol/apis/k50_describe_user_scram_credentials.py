@@ -11,7 +11,7 @@ from kafka.protocol.admin.users import DescribeUserScramCredentialsRequest, Desc
 from engine.cluster import scram_credentials as SC
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 Result = DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult
 

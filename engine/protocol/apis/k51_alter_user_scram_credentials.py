@@ -13,7 +13,7 @@ from kafka.protocol.admin.users import AlterUserScramCredentialsRequest, AlterUs
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import ALTER
+from kafka_rules.acls import ALTER
 
 Result = AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult
 

@@ -13,7 +13,7 @@ from kafka.protocol.admin import DescribeClusterRequest, DescribeClusterResponse
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import CLUSTER, CLUSTER_NAME, DESCRIBE
+from kafka_rules.acls import CLUSTER, CLUSTER_NAME, DESCRIBE
 
 UNSUPPORTED_ENDPOINT_TYPE = 119
 

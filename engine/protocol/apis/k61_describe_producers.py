@@ -18,7 +18,7 @@ from kafka.protocol.admin import DescribeProducersRequest, DescribeProducersResp
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 
 TopicResponse = DescribeProducersResponse.TopicResponse
 PartitionResponse = TopicResponse.PartitionResponse

@@ -13,7 +13,7 @@ from kafka.protocol.admin.transactions import DescribeTransactionsRequest, Descr
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 State = DescribeTransactionsResponse.TransactionState
 

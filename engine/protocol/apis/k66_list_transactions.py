@@ -16,7 +16,7 @@ from kafka.protocol.admin.transactions import ListTransactionsRequest, ListTrans
 from engine.coordinator.transactions.records import TxnState
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE
+from kafka_rules.acls import DESCRIBE
 
 State = ListTransactionsResponse.TransactionState
 

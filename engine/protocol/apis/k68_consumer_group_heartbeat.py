@@ -36,7 +36,7 @@ from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import READ
+from kafka_rules.acls import READ
 from engine.protocol.specs import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
 
 R = ConsumerGroupHeartbeatResponse

@@ -19,7 +19,7 @@ from engine.coordinator.consumer_group import ConsumerGroup
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
-from engine.security.acls import DESCRIBE, GROUP
+from kafka_rules.acls import DESCRIBE, GROUP
 from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
 
 Described = ConsumerGroupDescribeResponse.DescribedGroup

@@ -22,7 +22,7 @@ from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.validation import InvalidRequest
 from engine.security import authorize
-from engine.security.acls import DESCRIBE, TOPIC
+from kafka_rules.acls import DESCRIBE, TOPIC
 
 R = DescribeTopicPartitionsResponse
 Topic = R.DescribeTopicPartitionsResponseTopic

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
-from engine.security.acls import AclFilter
+from kafka_rules.acls import AclFilter
 from tests.support.acls import grant
 
 ADMIN_MARKER = "data-admin-action"

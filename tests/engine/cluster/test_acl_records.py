@@ -7,8 +7,8 @@ from engine.cluster import acl_records
 from engine.cluster.controller import Controller
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.config import BrokerConfig
-from engine.security.acls import (ALLOW, ANY, CLUSTER, DENY, DESCRIBE, LITERAL, MATCH, PREFIXED, READ, TOPIC, USER,
-                                  WRITE, AclBinding, AclFilter)
+from kafka_rules.acls import (ALLOW, ANY, CLUSTER, DENY, DESCRIBE, LITERAL, MATCH, PREFIXED, READ, TOPIC, USER,
+                              WRITE, AclBinding, AclFilter)
 
 READ_ORDERS = AclBinding(TOPIC, "orders", LITERAL, "User:alice", "*", READ, ALLOW)
 WRITE_PREFIX = AclBinding(TOPIC, "ord", PREFIXED, "User:bob", "*", WRITE, ALLOW)

@@ -6,17 +6,17 @@ id map, the index keeps per resource type:
 - the PREFIXED bindings by prefix, with the prefixes in a sorted list, so that the prefixes
   of a resource name are found by a range scan from the name downwards (`prefixes_of`), as
   Kafka's StandardAuthorizerData walks its sorted set, instead of a walk over every ACL.
-`version` moves on every change: caches of decisions compare it (engine/security/authorize.py).
+`version` moves on every change: caches of decisions compare it.
 
-Owned by the metadata image: changed only by applying ACL records (engine/cluster/acl_records.py)
-on the event loop. Not thread-safe.
+In the engine the metadata image owns one, changed only by applying ACL records on the event
+loop; the console builds one for a principal's permissions. Not thread-safe.
 """
 from __future__ import annotations
 
 import bisect
 from typing import Iterator
 
-from engine.security.acls import LITERAL, WILDCARD, AclBinding, AclFilter
+from kafka_rules.acls import LITERAL, WILDCARD, AclBinding, AclFilter
 
 
 class AclIndex:

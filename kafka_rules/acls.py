@@ -7,15 +7,13 @@ a MATCH filter with a name finds every binding that would apply to that resource
 literal name, the `*` wildcard and every PREFIXED prefix of it (Kafka's ResourcePatternFilter).
 
 The numeric codes are Kafka's (ResourceType, PatternType, AclOperation, AclPermissionType),
-as the wire carries them. Pure functions and frozen values; no I/O.
+as the wire carries them. Pure functions and frozen values; no I/O. The engine stores and
+decides with them, the console checks and explains with them: one model for both.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import kafka.errors as Errors
-
-from engine.errors import ApiError
 
 # ResourceType
 UNKNOWN, ANY = 0, 1
@@ -55,6 +53,10 @@ SUPPORTED_OPERATIONS: dict[int, tuple[int, ...]] = {
 # An ALLOW of one of these grants DESCRIBE (resp. DESCRIBE_CONFIGS) too; a DENY implies nothing.
 IMPLIES_DESCRIBE = frozenset({DESCRIBE, READ, WRITE, DELETE, ALTER})
 IMPLIES_DESCRIBE_CONFIGS = frozenset({DESCRIBE_CONFIGS, ALTER_CONFIGS})
+
+
+class InvalidAcl(ValueError):
+    """A binding or filter Kafka refuses (INVALID_REQUEST); the message is Kafka's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +122,10 @@ def parse_principal(principal: str) -> tuple[str, str]:
 
 
 def validate_binding(binding: AclBinding) -> None:
-    """Raise ApiError(INVALID_REQUEST) for a binding CreateAcls may not store, with Kafka's
-    messages (AclControlManager.validateNewAcl and AclApis)."""
+    """Raise InvalidAcl for a binding CreateAcls may not store, with Kafka's messages
+    (AclControlManager.validateNewAcl and AclApis)."""
     def refuse(message: str):
-        raise ApiError(Errors.InvalidRequestError, message)
+        raise InvalidAcl(message)
     if binding.resource_type not in RESOURCE_TYPES:
         refuse(f"Invalid resourceType {_name(RESOURCE_TYPES, binding.resource_type)}")
     if binding.pattern_type not in PATTERN_TYPES:
@@ -150,19 +152,16 @@ def validate_binding(binding: AclBinding) -> None:
 
 
 def validate_filter(acl_filter: AclFilter) -> None:
-    """Raise ApiError(INVALID_REQUEST) for a filter with an UNKNOWN (or out-of-range) code,
-    as Kafka's AclControlManager.validateFilter (and the request parsers) refuse it."""
+    """Raise InvalidAcl for a filter with an UNKNOWN (or out-of-range) code, as Kafka's
+    AclControlManager.validateFilter (and the request parsers) refuse it."""
     if acl_filter.resource_type not in (ANY, *RESOURCE_TYPES):
-        raise ApiError(Errors.InvalidRequestError, "Unknown patternFilter: unknown resource type "
-                       f"{acl_filter.resource_type}.")
+        raise InvalidAcl(f"Unknown patternFilter: unknown resource type {acl_filter.resource_type}.")
     if acl_filter.pattern_type not in (ANY, MATCH, LITERAL, PREFIXED):
-        raise ApiError(Errors.InvalidRequestError, "Unknown patternFilter: unknown pattern type "
-                       f"{acl_filter.pattern_type}.")
+        raise InvalidAcl(f"Unknown patternFilter: unknown pattern type {acl_filter.pattern_type}.")
     if acl_filter.operation not in (ANY, *OPERATIONS):
-        raise ApiError(Errors.InvalidRequestError, f"Unknown entryFilter: unknown operation {acl_filter.operation}.")
+        raise InvalidAcl(f"Unknown entryFilter: unknown operation {acl_filter.operation}.")
     if acl_filter.permission_type not in (ANY, *PERMISSIONS):
-        raise ApiError(Errors.InvalidRequestError, "Unknown entryFilter: unknown permission type "
-                       f"{acl_filter.permission_type}.")
+        raise InvalidAcl(f"Unknown entryFilter: unknown permission type {acl_filter.permission_type}.")
 
 
 def _name(names: dict[int, str], code: int, others: dict[int, str] | None = None) -> str:

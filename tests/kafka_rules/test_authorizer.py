@@ -7,12 +7,11 @@ import uuid
 
 import pytest
 
-from engine.config import BrokerConfig, InvalidConfigError
-from engine.security import authorizer as A
-from engine.security.acl_index import AclIndex
-from engine.security.acls import (ALL, ALLOW, ALTER, ALTER_CONFIGS, ANY, CLUSTER, CLUSTER_ACTION, CREATE, DELETE,
-                                  DENY, DESCRIBE, DESCRIBE_CONFIGS, GROUP, IDEMPOTENT_WRITE, LITERAL, MATCH, PREFIXED,
-                                  READ, TOPIC, TRANSACTIONAL_ID, WRITE, AclBinding, AclFilter)
+from kafka_rules.acl_index import AclIndex
+from kafka_rules.authorizer import StandardAuthorizer
+from kafka_rules.acls import (ALL, ALLOW, ALTER, ALTER_CONFIGS, ANY, CLUSTER, CLUSTER_ACTION, CREATE, DELETE,
+                              DENY, DESCRIBE, DESCRIBE_CONFIGS, GROUP, IDEMPOTENT_WRITE, LITERAL, MATCH, PREFIXED,
+                              READ, TOPIC, TRANSACTIONAL_ID, WRITE, AclBinding, AclFilter)
 
 NAMES = ["a", "ab", "abc", "abd", "b", "ba", "*", "orders", "orders-eu", "order"]
 PRINCIPALS = ["User:alice", "User:bob", "User:*"]
@@ -69,7 +68,7 @@ def test_random_bindings_decide_as_the_reference_model(seed):
     rng = random.Random(seed)
     bindings = list(dict.fromkeys(random_binding(rng) for _ in range(rng.randint(1, 30))))
     allow_if_none = seed % 2 == 1
-    authorizer = A.StandardAuthorizer(index_of(bindings), super_users=frozenset({"User:root"}),
+    authorizer = StandardAuthorizer(index_of(bindings), super_users=frozenset({"User:root"}),
                                       allow_if_no_acl=allow_if_none)
     checked = 0
     for resource_type in (TOPIC, GROUP):
@@ -130,7 +129,7 @@ def filter_reference(f: AclFilter, b: AclBinding) -> bool:
 
 def decide(bindings, principal="User:alice", operation=READ, name="orders", resource_type=TOPIC, host="10.0.0.1",
            **options) -> bool:
-    return A.StandardAuthorizer(index_of(bindings), **options).authorize(principal, host, operation, resource_type,
+    return StandardAuthorizer(index_of(bindings), **options).authorize(principal, host, operation, resource_type,
                                                                          name)
 
 
@@ -186,16 +185,16 @@ def test_super_users_and_the_no_acl_default():
 
 
 def test_authorized_operations_lists_what_the_principal_may_do():
-    authorizer = A.StandardAuthorizer(index_of([allow(operation=WRITE), allow(operation=ALTER_CONFIGS)]))
+    authorizer = StandardAuthorizer(index_of([allow(operation=WRITE), allow(operation=ALTER_CONFIGS)]))
     assert authorizer.authorized_operations("User:alice", "h", TOPIC, "orders") == \
         {WRITE, DESCRIBE, ALTER_CONFIGS, DESCRIBE_CONFIGS}
-    cluster = A.StandardAuthorizer(index_of([allow("kafka-cluster", IDEMPOTENT_WRITE, resource_type=CLUSTER)]))
+    cluster = StandardAuthorizer(index_of([allow("kafka-cluster", IDEMPOTENT_WRITE, resource_type=CLUSTER)]))
     assert cluster.authorized_operations("User:alice", "h", CLUSTER, "kafka-cluster") == {IDEMPOTENT_WRITE}
 
 
 def test_authorize_by_resource_type_as_kafkas_default_implementation():
     def by_type(bindings, **options):
-        return A.StandardAuthorizer(index_of(bindings), **options).authorize_by_resource_type(
+        return StandardAuthorizer(index_of(bindings), **options).authorize_by_resource_type(
             "User:alice", "10.0.0.1", WRITE, TOPIC)
     assert by_type([]) is False
     assert by_type([allow("t1", WRITE)]) is True
@@ -221,20 +220,6 @@ def test_the_index_follows_adds_and_removes():
     assert index.version > version
     with pytest.raises(ValueError):
         index.add("3", allow("orders-eu", pattern=PREFIXED))    # the same binding twice
-
-
-def test_build_reads_kafkas_config_names():
-    assert A.build(BrokerConfig(), AclIndex()) is None
-    built = A.build(BrokerConfig(static={"authorizer.class.name": A.STANDARD_AUTHORIZER,
-                                         "super.users": "User:admin; User:ops",
-                                         "allow.everyone.if.no.acl.found": "true"}), AclIndex())
-    assert built.super_users == {"User:admin", "User:ops", "User:__engine-inter-broker"}
-    assert built.allow_if_no_acl is True
-    with pytest.raises(InvalidConfigError, match="only org.apache.kafka.metadata.authorizer.StandardAuthorizer"):
-        A.build(BrokerConfig(static={"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer"}), AclIndex())
-    with pytest.raises(InvalidConfigError, match="super.users"):
-        A.build(BrokerConfig(static={"authorizer.class.name": A.STANDARD_AUTHORIZER, "super.users": "admin"}),
-                AclIndex())
 
 
 def test_cluster_action_is_its_own_operation():
