@@ -1,6 +1,7 @@
 """The engine: one controller and N brokers sharing one asyncio event loop in one process.
 
-Broker i listens on port P+i and keeps its logs in `<data dir>/broker-<i>/`; cluster
+Broker i listens on port P+i (on each named listener: its port + i, engine/security/listeners.py)
+and keeps its logs in `<data dir>/broker-<i>/`; cluster
 metadata lives in `<data dir>/__cluster_metadata/`. The engine holds `<data dir>/.lock` from
 its construction to the end of `stop()` (engine/storage/dir_lock.py): a second engine on the
 same data dir refuses to start and touches nothing. Single brokers can be stopped and
