@@ -6,8 +6,10 @@ that writes the ACLs. The authorized engine holds --acls bindings (literal and p
 and groups of 1,000 other principals, some DENYs among them) plus the ones that let ANONYMOUS
 write and read `bench-*` through a prefix, so every Produce and Fetch is decided by a prefix
 scan, not by a super-user shortcut. The same confluent-kafka producer and consumer (manual
-assignment) as benchmarks/produce_consume.py run against both, alternating, --rounds times;
-the medians and their ratio are printed. Then the decision itself is timed in-process: a
+assignment) as benchmarks/produce_consume.py run against both, in pairs (which goes first
+alternates), --rounds times; each pair's throughput ratio is taken, and their median printed,
+with the engine process's own CPU time per record (from /proc: what another process's load
+disturbs least on a shared machine). Then the decision itself is timed in-process: a
 connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
 Last, the console's ACL pages are timed with those ACLs (Django's test client, in this process).
 
@@ -16,12 +18,14 @@ Last, the console's ACL pages are timed with those ACLs (Django's test client, i
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,6 +39,7 @@ from kafka_rules.authorizer import StandardAuthorizer  # noqa: E402
 from tests.support.engine_process import EngineProcess, free_port_range  # noqa: E402
 
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+LABELS = {0: "no authorizer", 1: "ACLs"}
 TARGET_S = 1.0
 
 
@@ -83,11 +88,30 @@ def grant_acls(engine: EngineProcess, bindings: list[AclBinding]) -> None:
         admin.close()
 
 
-def run(bootstrap: str, topic: str, records: int, size: int) -> tuple[float, float]:
+@dataclass
+class Figures:
+    produce: float                    # records/s
+    fetch: float
+    produce_cpu_us: float             # the engine process's CPU time per record (user + system)
+    fetch_cpu_us: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU time, from /proc (robust to other processes' load)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(engine: EngineProcess, topic: str, records: int, size: int) -> Figures:
+    bootstrap = f"127.0.0.1:{engine.port}"
     create_topic(bootstrap, topic)
+    pid = engine.process.pid
+    before = cpu_seconds(pid)
     produced = produce(bootstrap, records, size, topic=topic)
-    consumed, _ = consume(bootstrap, topic)
-    return produced, consumed
+    middle = cpu_seconds(pid)
+    consumed, count = consume(bootstrap, topic)
+    after = cpu_seconds(pid)
+    return Figures(produced, consumed, (middle - before) / records * 1e6, (after - middle) / count * 1e6)
 
 
 def time_decisions(bindings: list[AclBinding]) -> tuple[float, float]:
@@ -114,7 +138,6 @@ def time_console_pages(engine: EngineProcess, directory: Path, runs: int = 5) ->
     """The console's ACL pages with these ACLs: each rendered `runs` times through Django's test
     client (selectors, the DescribeAcls round trip, the template), logged in as an admin; the
     first, median and worst times, next to the 1 s target."""
-    import os
     os.environ.update(DJANGO_SETTINGS_MODULE="console.settings", DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}",
                       CONSOLE_SECRET_BENCH_ADMIN="admin-secret", DEBUG="1")
     import django
@@ -169,7 +192,8 @@ def main() -> int:
     print(f"{args.records:,} records of {args.size} bytes, acks=1, confluent-kafka; {len(bindings):,} ACLs "
           f"({sum(b.permission_type == DENY for b in bindings):,} DENY, "
           f"{sum(b.pattern_type == PREFIXED for b in bindings):,} prefixed); {args.rounds} rounds")
-    results = {"no authorizer": [], f"{len(bindings):,} ACLs": []}
+    LABELS[1] = f"{len(bindings):,} ACLs"
+    pairs: list[tuple[Figures, Figures]] = []
     with tempfile.TemporaryDirectory(prefix="bench-acls-") as tmp:
         plain = start_engine(Path(tmp) / "plain", authorized=False)
         guarded = start_engine(Path(tmp) / "guarded", authorized=True)
@@ -178,22 +202,32 @@ def main() -> int:
             grant_acls(guarded, bindings)
             print(f"CreateAcls of {len(bindings):,} bindings (5 requests): {time.perf_counter() - started:.2f} s")
             for round_ in range(args.rounds):
-                for (label, figures), engine in zip(results.items(), (plain, guarded)):
-                    produced, consumed = run(f"127.0.0.1:{engine.port}", f"bench-{round_}", args.records, args.size)
-                    figures.append((produced, consumed))
-                    print(f"{label:>15}: produce {produced:>10,.0f} rec/s   fetch {consumed:>10,.0f} rec/s", flush=True)
+                # ABBA: which engine goes first alternates, so a drift in the machine's load
+                # does not favour one; each pair's ratio is taken, then their median.
+                order = [(0, plain), (1, guarded)] if round_ % 2 == 0 else [(1, guarded), (0, plain)]
+                pair = {}
+                for index, engine in order:
+                    pair[index] = run(engine, f"bench-{round_}", args.records, args.size)
+                    f = pair[index]
+                    print(f"{LABELS[index]:>15}: produce {f.produce:>10,.0f} rec/s ({f.produce_cpu_us:.1f} µs CPU/rec)"
+                          f"   fetch {f.fetch:>10,.0f} rec/s ({f.fetch_cpu_us:.1f} µs CPU/rec)", flush=True)
+                pairs.append((pair[0], pair[1]))
             if not args.no_console:
                 time_console_pages(guarded, Path(tmp))
         finally:
             for engine in (plain, guarded):
                 engine.terminate(timeout=120)
-    (base_label, base), (acl_label, acl) = results.items()
-    produce_ratio = statistics.median(a[0] for a in acl) / statistics.median(b[0] for b in base)
-    fetch_ratio = statistics.median(a[1] for a in acl) / statistics.median(b[1] for b in base)
-    for label, figures in results.items():
-        print(f"{label + ', median':>23}: produce {statistics.median(f[0] for f in figures):>10,.0f} rec/s   "
-              f"fetch {statistics.median(f[1] for f in figures):>10,.0f} rec/s")
-    print(f"{'ACLs / no authorizer':>23}: produce {produce_ratio:>10.3f}x        fetch {fetch_ratio:>10.3f}x")
+    median = statistics.median
+    for index, label in LABELS.items():
+        runs = [pair[index] for pair in pairs]
+        print(f"{label + ', median':>23}: produce {median(f.produce for f in runs):>10,.0f} rec/s "
+              f"({median(f.produce_cpu_us for f in runs):.1f} µs CPU/rec)   fetch "
+              f"{median(f.fetch for f in runs):>10,.0f} rec/s ({median(f.fetch_cpu_us for f in runs):.1f} µs CPU/rec)")
+    print(f"{'ACLs / no authorizer':>23}: throughput, median of the {len(pairs)} pairs' ratios: produce "
+          f"{median(a.produce / b.produce for b, a in pairs):.3f}x, fetch {median(a.fetch / b.fetch for b, a in pairs):.3f}x")
+    print(f"{'':>23}  engine CPU per record, no authorizer / ACLs: produce "
+          f"{median(b.produce_cpu_us / a.produce_cpu_us for b, a in pairs):.3f}x, fetch "
+          f"{median(b.fetch_cpu_us / a.fetch_cpu_us for b, a in pairs):.3f}x (1.0: the same cost)")
     uncached, cached = time_decisions(bindings)
     print(f"one decision with {len(bindings):,} ACLs: {1e6 / uncached:.1f} µs uncached (StandardAuthorizer), "
           f"{1e6 / cached:.2f} µs from a connection's cache")
