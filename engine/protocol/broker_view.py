@@ -25,6 +25,7 @@ class BrokerView(Protocol):
     admin_endpoint: str | None
     byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
     authorizer: Any                 # kafka_rules.authorizer.StandardAuthorizer, None: no authorizer
+    log_cleaner: Any                # engine.storage.cleaner.LogCleaner, once the broker runs: uncleanable partitions
 
     @property
     def image(self) -> Any: ...     # engine.cluster.metadata.MetadataImage, read-only

@@ -10,9 +10,9 @@ writes the new partition set to `__transaction_state` before answering.
   every partition: INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (v0-1: INVALID_PRODUCER_EPOCH),
   CONCURRENT_TRANSACTIONS while the previous transaction completes, NOT_COORDINATOR,
   COORDINATOR_LOAD_IN_PROGRESS.
-Gaps: no ACLs (no TRANSACTIONAL_ID_AUTHORIZATION_FAILED); v5's TRANSACTION_ABORTABLE is never sent.
 Authorization (as KafkaApis): v0-3 need WRITE on the transactional id and on each topic;
 v4+ (brokers verifying for Produce) CLUSTER_ACTION on the cluster.
+Gaps: v5's TRANSACTION_ABORTABLE is never sent.
 """
 import kafka.errors as Errors
 from kafka.protocol.producer.transaction import AddPartitionsToTxnRequest, AddPartitionsToTxnResponse

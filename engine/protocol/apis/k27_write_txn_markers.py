@@ -16,10 +16,10 @@ replicated path, and the answer waits until it is replicated, as acks=all
   Kafka): it changes nothing there but the producer's coordinator epoch.
 - After replication the broker's txn marker listeners run (the group coordinator's
   pending transactional offsets).
-Gaps: no ACLs (Kafka requires ClusterAction); v2's transaction_version is read and ignored
-(transactions v2, KIP-890 part 2, is not built).
 Authorization (as KafkaApis): ALTER or CLUSTER_ACTION on the cluster, else every partition is
 CLUSTER_AUTHORIZATION_FAILED.
+Gaps: v2's transaction_version is read and ignored
+(transactions v2, KIP-890 part 2, is not built).
 """
 import asyncio
 

@@ -9,7 +9,6 @@ is a hanging one, and its start offset and epoch are what the abort's marker nee
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER.
 - A producer forgotten after `producer.id.expiration.ms` (none with an open transaction
   is) is not listed, as in Kafka.
-Gaps: no ACLs (Kafka requires Read on the topic).
 Authorization: READ on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors

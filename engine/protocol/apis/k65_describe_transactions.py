@@ -4,7 +4,6 @@ For each transactional id this broker coordinates: its state, producer id and ep
 timeout, start time (-1 when no transaction is open) and partitions. Per id:
 TRANSACTIONAL_ID_NOT_FOUND, NOT_COORDINATOR (the admin client looks the coordinator up with
 FindCoordinator key type 1), COORDINATOR_LOAD_IN_PROGRESS.
-Gaps: no ACLs (every id is described).
 Authorization (as KafkaApis): DESCRIBE on each transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
 the transaction's topics the principal may not DESCRIBE are left out.
 """

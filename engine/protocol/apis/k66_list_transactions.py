@@ -5,7 +5,6 @@ producer id and state, filtered by state names (unknown names are echoed in
 unknown_state_filters and match nothing), producer ids, v1+ duration_filter (transactions open
 at least that many ms; -1: no filter) and v2+ transactional_id_pattern (a regular expression
 the whole id must match; an invalid one is INVALID_REQUEST).
-Gaps: no ACLs (every id is listed).
 Authorization: only the transactional ids the principal may DESCRIBE are listed (as KafkaApis).
 """
 import re
