@@ -9,7 +9,8 @@ scan, not by a super-user shortcut. The same confluent-kafka producer and consum
 assignment) as benchmarks/produce_consume.py run against both, in pairs (which goes first
 alternates), --rounds times; each pair's throughput ratio is taken, and their median printed,
 with the engine process's own CPU time per record (from /proc: what another process's load
-disturbs least on a shared machine). Then the decision itself is timed in-process: a
+disturbs least on a shared machine; /proc counts it in ticks of 10 ms, so it is coarse
+for runs of a fraction of a second). Then the decision itself is timed in-process: a
 connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
 Last, the console's ACL pages are timed with those ACLs (Django's test client, in this process).
 
@@ -220,8 +221,8 @@ def main() -> int:
                 for index, engine in order:
                     pair[index] = run(engine, f"bench-{round_}", args.records, args.size)
                     f = pair[index]
-                    print(f"{LABELS[index]:>15}: produce {f.produce:>10,.0f} rec/s ({f.produce_cpu_us:.1f} µs CPU/rec)"
-                          f"   fetch {f.fetch:>10,.0f} rec/s ({f.fetch_cpu_us:.1f} µs CPU/rec)", flush=True)
+                    print(f"{LABELS[index]:>15}: produce {f.produce:>10,.0f} rec/s ({f.produce_cpu_us:.2f} µs CPU/rec)"
+                          f"   fetch {f.fetch:>10,.0f} rec/s ({f.fetch_cpu_us:.2f} µs CPU/rec)", flush=True)
                 pairs.append((pair[0], pair[1]))
             if not args.no_console:
                 time_console_pages(guarded, Path(tmp))
@@ -232,8 +233,8 @@ def main() -> int:
     for index, label in LABELS.items():
         runs = [pair[index] for pair in pairs]
         print(f"{label + ', median':>23}: produce {median(f.produce for f in runs):>10,.0f} rec/s "
-              f"({median(f.produce_cpu_us for f in runs):.1f} µs CPU/rec)   fetch "
-              f"{median(f.fetch for f in runs):>10,.0f} rec/s ({median(f.fetch_cpu_us for f in runs):.1f} µs CPU/rec)")
+              f"({median(f.produce_cpu_us for f in runs):.2f} µs CPU/rec)   fetch "
+              f"{median(f.fetch for f in runs):>10,.0f} rec/s ({median(f.fetch_cpu_us for f in runs):.2f} µs CPU/rec)")
     print(f"{'ACLs / no authorizer':>23}: throughput, median of the {len(pairs)} pairs' ratios: produce "
           f"{median(a.produce / b.produce for b, a in pairs):.3f}x, fetch {median(a.fetch / b.fetch for b, a in pairs):.3f}x")
     print(f"{'':>23}  engine CPU per record, no authorizer / ACLs: produce "
