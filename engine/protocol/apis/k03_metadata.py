@@ -13,6 +13,9 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
   (runtime.py), before their next request.
 - Brokers are listed with their endpoints on the listener the request came through, as
   Kafka does (engine/security/listeners.py).
+- A request naming many topics is answered in slices of the event loop (engine/cluster/slices.py),
+  and decoded and encoded off it (engine/protocol/big_requests.py): other connections are
+  served meanwhile. Each topic is looked up in the image current at its turn.
 - Authorization (with an authorizer, as KafkaApis): topics the principal may not DESCRIBE
   are left out of the all-topics answer and answered TOPIC_AUTHORIZATION_FAILED when named
   (with no topic id, so nothing leaks; by id, the id is given back); creating a missing topic
@@ -29,8 +32,9 @@ import uuid
 import kafka.errors as Errors
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
+from engine.cluster import slices
 from engine.cluster.topics import validate_topic_name
-from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.cluster.internal_topics import OFFSETS_TOPIC, TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -61,11 +65,15 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
         return broker.response_cache.get(image, key, ctx.api_version, build,
                                          recipe=(("metadata", key[2:]), recipe))
     allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
-    topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
-    for topic in topics:   # Kafka answers them for every topic named, found or not, it may describe
+
+    def answer(entry):
+        topic = _requested_topic(ctx, entry, allow_create, live)
+        # Kafka answers them for every topic named, found or not, that the principal may describe.
         if topic_ops and topic.error_code not in (NOT_AUTHORIZED, Errors.UnknownTopicIdError.errno):
             topic.authorized_operations = _topic_operations(ctx, topic.name)
-    return _response(ctx, image, live, topics, cluster_ops)
+        return topic
+    topics = await slices.map_sliced(request.topics, answer)
+    return _response(ctx, broker.image, live, topics, cluster_ops)
 
 
 def _all_topics_response(ctx, image, live: set[int], topic_ops: bool, cluster_ops: bool) -> MetadataResponse:
@@ -120,12 +128,15 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
     if name in image.topics:
         return _topic(name, image, live)
     if allow_create and not (authorize.authorize_cluster(ctx, CREATE) or authorize.authorize_topic(ctx, CREATE, name)):
-        if name == OFFSETS_TOPIC or ctx.broker.config.get("auto.create.topics.enable"):
+        if name in (OFFSETS_TOPIC, TXN_TOPIC) or ctx.broker.config.get("auto.create.topics.enable"):
             return _error_topic(NOT_AUTHORIZED, name)
-    if name == OFFSETS_TOPIC and allow_create:
-        # Internal: created with the offsets.topic.* settings, never with num.partitions
-        # (as Kafka's AutoTopicCreationManager does).
-        ctx.coordinator.ensure_offsets_topic()
+    if name in (OFFSETS_TOPIC, TXN_TOPIC) and allow_create:
+        # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*),
+        # never with num.partitions, as Kafka's AutoTopicCreationManager does.
+        if name == OFFSETS_TOPIC:
+            ctx.coordinator.ensure_offsets_topic()
+        else:
+            ctx.broker.txn_coordinator.ensure_topic()
         return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:

@@ -6,7 +6,8 @@ UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for topics that do not exist;
 TOPIC_DELETION_DISABLED when `delete.topic.enable` is false; THROTTLING_QUOTA_EXCEEDED (v5+)
 under the controller mutation quota (KIP-599, mutation_throttle.py). The internal topics
 (`__consumer_offsets`, `__transaction_state`) hold the coordinators' state and cannot be
-deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions.
+deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions. Topics are deleted
+in slices of the event loop (engine/cluster/slices.py), each in its own metadata commit.
 Authorization (as KafkaApis): DELETE on each topic, else TOPIC_AUTHORIZATION_FAILED; a topic
 named by id that the principal may not DESCRIBE is answered without its name.
 """
@@ -15,6 +16,7 @@ import uuid
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteTopicsRequest, DeleteTopicsResponse
 
+from engine.cluster import slices
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
@@ -33,7 +35,7 @@ async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopic
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     throttle = MutationThrottle(ctx, 20)
-    responses = [_delete(ctx, n, i, throttle) for n, i in wanted]
+    responses = await slices.map_sliced(wanted, lambda w: _delete(ctx, w[0], w[1], throttle))
     return DeleteTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, responses=responses)
 
 

@@ -16,6 +16,7 @@ from tests.support.acls import confluent_login, grant, kafka_python_login, revok
 
 @pytest.fixture
 def topic(acl_admin):
+    """Two replicas: an acks=all answer also proves the brokers' own replica fetches pass the authorizer."""
     name = f"denied-{uuid.uuid4().hex[:8]}"
     acl_admin.create_topics([NewTopic(name, 1, 2)])
     return name

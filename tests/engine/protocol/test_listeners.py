@@ -1,5 +1,5 @@
 """Several named listeners per broker, with the authorizer on:
-- INTERNAL (PLAINTEXT, the inter-broker listener; its ANONYMOUS principal is a super user),
+- INTERNAL (PLAINTEXT, the inter-broker listener; ANONYMOUS is a super user here),
 - EXTERNAL (SASL_PLAINTEXT, advertised as `localhost`),
 - CERTS (SSL with ssl.client.auth=required: the client certificate's subject, mapped by
   ssl.principal.mapping.rules, is the principal).
@@ -116,7 +116,7 @@ def test_describe_cluster_and_find_coordinator_follow_the_listener(listeners):
     topic = f"l-{uuid.uuid4().hex[:6]}"
     producer = KafkaProducer(bootstrap_servers=listeners.bootstrap("EXTERNAL", "localhost"), acks="all",
                              **kafka_python_login("admin"))
-    producer.send(topic, b"through EXTERNAL").get(timeout=60)      # auto-created, replicated over INTERNAL
+    producer.send(topic, b"through EXTERNAL").get(timeout=60)      # auto-created, replicated (acks=all)
     producer.close()
     consumer = KafkaConsumer(topic, bootstrap_servers=listeners.bootstrap("EXTERNAL", "localhost"),
                              group_id=f"g-{topic}", auto_offset_reset="earliest", consumer_timeout_ms=30000,
