@@ -9,8 +9,7 @@ scan, not by a super-user shortcut. The same confluent-kafka producer and consum
 assignment) as benchmarks/produce_consume.py run against both, in pairs (which goes first
 alternates), --rounds times; each pair's throughput ratio is taken, and their median printed,
 with the engine process's own CPU time per record (from /proc: what another process's load
-disturbs least on a shared machine; /proc counts it in ticks of 10 ms, so it is coarse
-for runs of a fraction of a second). Then the decision itself is timed in-process: a
+disturbs least on a shared machine). Then the decision itself is timed in-process: a
 connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
 Last, the console's ACL pages are timed with those ACLs (Django's test client, in this process).
 
@@ -101,9 +100,16 @@ class Figures:
 
 
 def cpu_seconds(pid: int) -> float:
-    """A process's user + system CPU time, from /proc (robust to other processes' load)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """A process's CPU time (robust to other processes' load): the sum of its threads' time on a
+    CPU from /proc/<pid>/task/*/schedstat, in nanoseconds (/proc/<pid>/stat counts ticks of
+    10 ms, too coarse for rounds of a second)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):    # a thread that ended meanwhile
+            continue
+    return total / 1e9
 
 
 def run(engine: EngineProcess, topic: str, records: int, size: int) -> Figures:
