@@ -7,9 +7,9 @@ and groups of 1,000 other principals, some DENYs among them) plus the ones that 
 write and read `bench-*` through a prefix, so every Produce and Fetch is decided by a prefix
 scan, not by a super-user shortcut. The same confluent-kafka producer and consumer (manual
 assignment) as benchmarks/produce_consume.py run against both, in pairs (which goes first
-alternates), --rounds times; each pair's throughput ratio is taken, and their median printed,
-with the engine process's own CPU time per record (from /proc: what another process's load
-disturbs least on a shared machine). Then the decision itself is timed in-process: a
+alternates), --rounds times (made even); each pair's throughput ratio is taken, and their
+geometric mean printed, with the engine process's own CPU time per record (from /proc: what
+another process's load disturbs least on a shared machine). Then the decision itself is timed in-process: a
 connection's cached answer, and an uncached StandardAuthorizer.authorize() with those ACLs.
 Last, the console's ACL pages are timed with those ACLs (Django's test client, in this process).
 
@@ -196,6 +196,22 @@ def time_console_pages(engine: EngineProcess, directory: Path, runs: int = 5) ->
               f"worst {max(times):.2f} s")
 
 
+def print_ratios(pairs: list[tuple[Figures, Figures]]) -> None:
+    """ACLs / no authorizer: the geometric mean of the pairs' ratios (as many pairs with either
+    engine first, so an advantage of going first cancels out), and that mean for each order."""
+    mean = statistics.geometric_mean
+
+    def ratios(chosen):
+        return (f"produce {mean(a.produce / b.produce for b, a in chosen):.3f}x, "
+                f"fetch {mean(a.fetch / b.fetch for b, a in chosen):.3f}x")
+    print(f"{'ACLs / no authorizer':>23}: throughput, geometric mean of the {len(pairs)} pairs' ratios: "
+          f"{ratios(pairs)}")
+    print(f"{'':>23}  (no authorizer first: {ratios(pairs[0::2])}; ACLs first: {ratios(pairs[1::2])})")
+    print(f"{'':>23}  engine CPU per record, no authorizer / ACLs: "
+          f"produce {mean(b.produce_cpu_us / a.produce_cpu_us for b, a in pairs):.3f}x, "
+          f"fetch {mean(b.fetch_cpu_us / a.fetch_cpu_us for b, a in pairs):.3f}x (1.0: the same cost)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=500_000)
@@ -204,6 +220,7 @@ def main() -> int:
     parser.add_argument("--acls", type=int, default=10_000)
     parser.add_argument("--no-console", action="store_true", help="skip the console pages' times")
     args = parser.parse_args()
+    args.rounds += args.rounds % 2          # as many pairs with either engine first
     ours = [AclBinding(TOPIC, "bench-", PREFIXED, "User:ANONYMOUS", "*", op, ALLOW) for op in (CREATE, READ, WRITE)]
     ours.append(AclBinding(GROUP, "bench", LITERAL, "User:ANONYMOUS", "*", READ, ALLOW))   # the consumer's group.id
     bindings = other_bindings(args.acls - len(ours)) + ours
@@ -220,8 +237,8 @@ def main() -> int:
             grant_acls(guarded, bindings)
             print(f"CreateAcls of {len(bindings):,} bindings (5 requests): {time.perf_counter() - started:.2f} s")
             for round_ in range(args.rounds):
-                # ABBA: which engine goes first alternates, so a drift in the machine's load
-                # does not favour one; each pair's ratio is taken, then their median.
+                # ABBA: which engine goes first alternates (an even number of rounds), so
+                # neither a drift in the machine's load nor going first favours one.
                 order = [(0, plain), (1, guarded)] if round_ % 2 == 0 else [(1, guarded), (0, plain)]
                 pair = {}
                 for index, engine in order:
@@ -241,11 +258,7 @@ def main() -> int:
         print(f"{label + ', median':>23}: produce {median(f.produce for f in runs):>10,.0f} rec/s "
               f"({median(f.produce_cpu_us for f in runs):.2f} µs CPU/rec)   fetch "
               f"{median(f.fetch for f in runs):>10,.0f} rec/s ({median(f.fetch_cpu_us for f in runs):.2f} µs CPU/rec)")
-    print(f"{'ACLs / no authorizer':>23}: throughput, median of the {len(pairs)} pairs' ratios: produce "
-          f"{median(a.produce / b.produce for b, a in pairs):.3f}x, fetch {median(a.fetch / b.fetch for b, a in pairs):.3f}x")
-    print(f"{'':>23}  engine CPU per record, no authorizer / ACLs: produce "
-          f"{median(b.produce_cpu_us / a.produce_cpu_us for b, a in pairs):.3f}x, fetch "
-          f"{median(b.fetch_cpu_us / a.fetch_cpu_us for b, a in pairs):.3f}x (1.0: the same cost)")
+    print_ratios(pairs)
     uncached, produce_check, fetch_check = time_decisions(bindings)
     print(f"with {len(bindings):,} ACLs: one uncached decision {uncached:.1f} µs (StandardAuthorizer); a Produce "
           f"request's check {produce_check:.2f} µs and a 6-partition Fetch's {fetch_check:.2f} µs (a connection's "
