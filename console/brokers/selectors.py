@@ -13,6 +13,7 @@ from console.errors import NotFound
 from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway
 from console.kafka_gateway import cache
 from console.kafka_gateway.cache import LogDirSnapshot, SnapshotAge
+from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.log_dirs import log_dir_totals
 from console.stats import broker_loads
 
@@ -110,7 +111,10 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
         configs: list[ConfigEntry] = []
         snapshot = None
         if status.is_up:
-            configs = gw.broker_config_details(broker_id)
+            try:
+                configs = gw.broker_config_details(broker_id)
+            except NotAuthorized as exc:      # a managed Kafka may refuse broker configs: the rest still shows
+                warnings.append(not_authorized_note("Configs", exc))
             snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
     usage = [LogDirUsage(d.log_dir, d.size, d.replicas) for d in (snapshot.dirs.get(broker_id, ()) if snapshot else ())]
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]
