@@ -115,6 +115,35 @@ def test_a_principal_without_alter_on_the_cluster_cannot_change_acls(acl_engine,
         alice.close()
 
 
+def test_scram_credentials_need_alter_and_describe_on_the_cluster(acl_engine, acl_admin):
+    """No user may change another's password, or list who has one, without the cluster's ACLs."""
+    from kafka.admin._users import UserScramCredentialDeletion, UserScramCredentialUpsertion
+    newcomer = f"newcomer-{uuid.uuid4().hex[:6]}"
+    bob = admin_client(acl_engine.bootstrap, "bob")
+    try:
+        with pytest.raises(Errors.ClusterAuthorizationFailedError):
+            bob.describe_user_scram_credentials()
+        refused = bob.alter_user_scram_credentials([UserScramCredentialUpsertion("alice", "SCRAM-SHA-256", "x" * 12)])
+        assert refused["alice"] and "not authorized" in refused["alice"].lower()
+        alice = admin_client(acl_engine.bootstrap, "alice")      # her password still logs in
+        try:
+            assert alice.list_topics() == []                        # and she may describe no topic
+        finally:
+            alice.close()
+        grant(acl_admin, "User:bob", "DESCRIBE", "CLUSTER", "kafka-cluster")
+        assert "alice" in bob.describe_user_scram_credentials()
+        still = bob.alter_user_scram_credentials([UserScramCredentialUpsertion(newcomer, "SCRAM-SHA-256", "y" * 12)])
+        assert still[newcomer] and "not authorized" in still[newcomer].lower()     # DESCRIBE is not ALTER
+        grant(acl_admin, "User:bob", "ALTER", "CLUSTER", "kafka-cluster")
+        assert bob.alter_user_scram_credentials([UserScramCredentialUpsertion(newcomer, "SCRAM-SHA-256", "y" * 12)]) \
+            == {newcomer: None}
+        assert bob.alter_user_scram_credentials([UserScramCredentialDeletion(newcomer, "SCRAM-SHA-256")]) \
+            == {newcomer: None}
+    finally:
+        revoke_all(acl_admin, "User:bob")
+        bob.close()
+
+
 def raw_admin(port: int) -> RawClient:
     client = RawClient(port)
     assert handshake(client, "PLAIN").error_code == 0
