@@ -58,6 +58,8 @@ def pages(cluster_id: int) -> dict[str, str]:
         "analytics": reverse("analytics:cluster", args=[cluster_id]),
         "acls": reverse("acls:list", args=[cluster_id]),
         "users": reverse("acls:users", args=[cluster_id]),
+        "alerts": reverse("alerts:list", args=[cluster_id]),
+        "schemas": reverse("schema_registry:list", args=[cluster_id]),
     }
 
 
@@ -66,7 +68,8 @@ EXPECTED = {
     "overview": (200, False), "brokers": (200, True), "broker": (200, True), "topics": (200, True),
     "topic": (200, True), "topic configs": (403, True), "hidden topic": (404, False), "messages": (403, True),
     "groups": (200, False), "transactions": (200, True), "quotas": (200, True), "reassignments": (200, False),
-    "analytics": (200, False), "acls": (200, True), "users": (200, True),
+    "analytics": (200, False), "acls": (200, True), "users": (200, True), "alerts": (200, False),
+    "schemas": (200, False),
 }
 
 
