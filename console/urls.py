@@ -8,6 +8,7 @@ from django.urls import include, path
 
 from console import web
 from console.accounts import urls as accounts_urls
+from console.acls import urls as acl_urls
 from console.alerts import urls as alert_urls
 from console.analytics import urls as analytics_urls
 from console.brokers import urls as broker_urls
@@ -34,6 +35,7 @@ api = [
     *quota_urls.api_urlpatterns,
     *schema_registry_urls.api_urlpatterns,
     *accounts_urls.api_urlpatterns,
+    *acl_urls.api_urlpatterns,
     *alert_urls.api_urlpatterns,
 ]
 
@@ -59,6 +61,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
     path("clusters/<int:cluster_id>/schemas/", include("console.schema_registry.urls")),
+    path("clusters/<int:cluster_id>/", include("console.acls.urls")),
     path("clusters/<int:cluster_id>/alerts/", include("console.alerts.urls")),
     path("metrics", include("console.metrics.urls")),
     path("api/", include((api, "api"))),

@@ -211,6 +211,8 @@ _BROKER_DEFS = [
     ConfigDef("sasl.server.max.receive.size", TYPE_INT, 524288, at_least(1)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # DescribeTopicPartitions pages (KIP-966): at most this many partitions per answer.
+    ConfigDef("max.request.partition.size.limit", TYPE_INT, 2000, at_least(1)),
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
     # get POLICY_VIOLATION.
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
@@ -298,6 +300,11 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
+    # Authorization (engine/security/authorizer.py): off unless authorizer.class.name names
+    # Kafka's StandardAuthorizer. super.users is `;`-separated principals, as Kafka's.
+    ConfigDef("authorizer.class.name", TYPE_STRING, ""),
+    ConfigDef("super.users", TYPE_STRING, ""),
+    ConfigDef("allow.everyone.if.no.acl.found", TYPE_BOOLEAN, False),
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 

@@ -337,6 +337,18 @@ class Gateway:
         """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
         return QuotaCalls(self)
 
+    @property
+    def acls(self):
+        """The ACL calls (console.kafka_gateway.acls.AclCalls)."""
+        from console.kafka_gateway.acls import AclCalls
+        return AclCalls(self)
+
+    @property
+    def scram_users(self):
+        """The SCRAM credential calls (console.kafka_gateway.scram_users.ScramUserCalls)."""
+        from console.kafka_gateway.scram_users import ScramUserCalls
+        return ScramUserCalls(self)
+
     # --- the bundled engine's admin interface ----------------------------------------------
 
     @translated

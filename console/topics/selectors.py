@@ -18,6 +18,7 @@ from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
 from console.kafka_gateway.cache import SnapshotAge
+from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.group_lag import groups_committed_on
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
@@ -234,7 +235,12 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = [_config_row(e) for e in gw.topic_config_details(name)] if with_configs else []
+        configs = []
+        if with_configs:
+            try:
+                configs = [_config_row(e) for e in gw.topic_config_details(name)]
+            except NotAuthorized as exc:
+                warnings.append(not_authorized_note("Configs", exc))
         groups = []
         if with_groups:
             try:

@@ -60,8 +60,10 @@ class Broker(ReplicaSync):
         # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
-        self.listener = None   # the protocol listener, built and attached by engine/runtime.py
+        self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)
+        self.listeners: list = []   # one protocol listener per named listener, attached by engine/runtime.py
         self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py
+        self.authorizer = None   # kafka_rules.authorizer.StandardAuthorizer, set by engine/runtime.py when on
         self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
@@ -113,15 +115,19 @@ class Broker(ReplicaSync):
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._set_aside_stray_logs()
-        if self.listener is not None:
-            await self.listener.start()
+        for listener in self._listeners():
+            await listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
                        asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs)),
                        asyncio.create_task(self._periodic(self._producer_expiry_interval_s, self._expire_producers)),
                        *self._start_groups_and_compaction()]
-        log.info("Broker %d listening on %s:%d", self.node_id, self.host, self.port)
+        log.info("Broker %d listening on %s", self.node_id,
+                 ", ".join(f"{listener.name}://{listener.host}:{listener.port}" for listener in self._listeners()))
+
+    def _listeners(self) -> list:
+        return self.listeners or ([self.listener] if self.listener is not None else [])
 
     async def stop(self) -> None:
         """Clean shutdown: close the listener, stop fetching, then flush, checkpoint and close every log."""
@@ -134,8 +140,8 @@ class Broker(ReplicaSync):
         await asyncio.gather(*self._tasks, *sliced, return_exceptions=True)
         self._pending_task = self._doomed_task = None
         self._delete_doomed(list(self._doomed))     # a deletion in progress completes before the logs close
-        if self.listener is not None:
-            await self.listener.stop()
+        for listener in self._listeners():
+            await listener.stop()
         self.group_coordinator.shutdown()
         self.txn_coordinator.shutdown()
         for fetcher in self.fetchers.values():

@@ -63,7 +63,8 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
         node = broker.image.brokers[int(name)]
         local = node.node_id == broker.node_id
         entries += [_one_source("broker.id", node.node_id, TYPE_INT),
-                    _one_source("listeners", f"PLAINTEXT://{node.host}:{node.port}", TYPE_STRING),
+                    _one_source("listeners", ",".join(f"{name}://{host}:{port}" for name, host, port in node.endpoints)
+                                or f"PLAINTEXT://{node.host}:{node.port}", TYPE_STRING),
                     _one_source("log.dirs", broker.log_dir if local else "", TYPE_STRING)]
         if getattr(broker, "admin_endpoint", None):   # absent, as on Apache Kafka, without the interface
             entries.append(_one_source("engine.admin.endpoint", broker.admin_endpoint, TYPE_STRING))

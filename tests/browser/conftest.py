@@ -51,7 +51,7 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _start_daphne(env: dict, log_path: Path) -> tuple[subprocess.Popen, str]:
+def start_daphne(env: dict, log_path: Path) -> tuple[subprocess.Popen, str]:
     """daphne on a free port, and its URL. If another process took the port before daphne bound
     it, daphne exits and gets a fresh port; its own "Listening" line tells that the server
     answering is ours."""
@@ -105,7 +105,7 @@ def console_server(tmp_path_factory):
         _manage(env, "migrate", "--noinput")
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
-        daphne, url = _start_daphne(env, log_path)
+        daphne, url = start_daphne(env, log_path)
         yield Console(url=url, engine=engine, log_path=log_path, env=env, lake=tmp / "lake")
     finally:
         if daphne is not None:
@@ -121,7 +121,7 @@ def quiet_console(console_server):
     (LIVE_POLL_SECONDS=3600): a change made through the first console can reach its sockets
     only as an event over Redis."""
     log_path = console_server.log_path.with_name("daphne-quiet.log")
-    daphne, url = _start_daphne({**console_server.env, "LIVE_POLL_SECONDS": "3600", "LIVE_MAX_BACKOFF_SECONDS": "3600"}, log_path)
+    daphne, url = start_daphne({**console_server.env, "LIVE_POLL_SECONDS": "3600", "LIVE_MAX_BACKOFF_SECONDS": "3600"}, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=console_server.env)
     finally:

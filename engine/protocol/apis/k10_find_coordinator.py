@@ -9,12 +9,17 @@
   transaction.state.log.replication.factor capped at the live brokers, compacted).
 - v4+ answers a batch of keys (KIP-699); v0-3 one key, in the top-level fields.
 - COORDINATOR_NOT_AVAILABLE when the partition has no live leader (clients retry).
+- The coordinator's endpoint is the one of the listener the request came through.
+- Authorization: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or on the transactional
+  id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), checked before anything is created.
 Gaps: share groups (key type 2) are INVALID_REQUEST.
 """
 import kafka.errors as Errors
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
 GROUP, TRANSACTION = 0, 1
 
@@ -38,11 +43,15 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
     if key_type == TRANSACTION:
         if not key:
             return _error(Errors.InvalidRequestError, "Empty transactional id")
+        if not authorize.authorize_transactional_id(ctx, DESCRIBE, key):
+            return _error(Errors.TransactionalIdAuthorizationFailedError)
         coordinator = ctx.broker.txn_coordinator
         ready = coordinator.ensure_topic()
     elif key_type == GROUP:
         if not key:
             return _error(Errors.InvalidGroupIdError)
+        if not authorize.authorize_group(ctx, DESCRIBE, key):
+            return _error(Errors.GroupAuthorizationFailedError)
         coordinator = ctx.coordinator
         ready = coordinator.ensure_offsets_topic()
     else:
@@ -51,9 +60,10 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
         return _error(Errors.CoordinatorNotAvailableError)
     node_id = coordinator.coordinator_for(key)
     node = ctx.broker.image.brokers.get(node_id) if node_id is not None else None
-    if node is None or node_id not in ctx.controller.live_brokers():
+    endpoint = node.endpoint(ctx.listener_name) if node is not None else None
+    if endpoint is None or node_id not in ctx.controller.live_brokers():
         return _error(Errors.CoordinatorNotAvailableError)
-    return node.node_id, node.host, node.port, 0, None
+    return node.node_id, endpoint[0], endpoint[1], 0, None
 
 
 def _error(error, message: str | None = None):
