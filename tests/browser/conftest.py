@@ -137,7 +137,7 @@ def snapshot_console(console_server, tmp_path):
     env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
            "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
     log_path = tmp_path / "daphne-snapshots.log"
-    daphne, url = _start_daphne(env, log_path)
+    daphne, url = start_daphne(env, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
@@ -152,7 +152,7 @@ def collected_console(console_server, tmp_path):
     env = {**console_server.env, "STATIC_ROOT": str(tmp_path / "static")}
     _manage(env, "collectstatic", "--noinput")
     log_path = tmp_path / "daphne-collected.log"
-    daphne, url = _start_daphne(env, log_path)
+    daphne, url = start_daphne(env, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
