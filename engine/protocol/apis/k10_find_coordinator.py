@@ -7,16 +7,22 @@
 - Transaction keys (key type 1): the leader of partition `abs(hashCode(id)) % partitions` of
   `__transaction_state`, created on the first lookup (transaction.state.log.num.partitions,
   transaction.state.log.replication.factor capped at the live brokers, compacted).
+- Share keys (key type 2, KIP-932, v6): "group:topicId:partition", the share coordinator
+  of a share partition: the leader of partition `abs(hashCode(key)) % partitions` of
+  `__share_group_state`, created on the first lookup (share.coordinator.state.topic.*). A key
+  of another shape is INVALID_REQUEST.
 - v4+ answers a batch of keys (KIP-699); v0-3 one key, in the top-level fields.
 - COORDINATOR_NOT_AVAILABLE when the partition has no live leader (clients retry).
-Gaps: share groups (key type 2) are INVALID_REQUEST.
 """
+import re
+
 import kafka.errors as Errors
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
 from engine.protocol.registry import api
 
-GROUP, TRANSACTION = 0, 1
+GROUP, TRANSACTION, SHARE = 0, 1, 2
+SHARE_KEY = re.compile(r"^.+:[A-Za-z0-9_-]{22}:\d+$")
 
 
 @api(FindCoordinatorRequest, FindCoordinatorResponse, versions=(0, 6))
@@ -39,6 +45,11 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
         if not key:
             return _error(Errors.InvalidRequestError, "Empty transactional id")
         coordinator = ctx.broker.txn_coordinator
+        ready = coordinator.ensure_topic()
+    elif key_type == SHARE:
+        if not key or not SHARE_KEY.match(key):
+            return _error(Errors.InvalidRequestError, f"Invalid share coordinator key {key!r}")
+        coordinator = ctx.broker.share_coordinator
         ready = coordinator.ensure_topic()
     elif key_type == GROUP:
         if not key:
