@@ -31,7 +31,8 @@ from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 TopicIdPartition = tuple[object, int]
-RECORD_LIMIT, RENEW_ONLY = 1, 255
+RECORD_LIMIT = 1
+RENEW_ONLY = -1             # the int8 255 of KIP-1222: 0xFF on the wire
 SWEEP_INTERVAL_S = 1.0
 
 

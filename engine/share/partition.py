@@ -111,11 +111,15 @@ class SharePartition:
 
     # --- loading ------------------------------------------------------------------------------
     async def ensure_loaded(self) -> None:
-        if self._loaded and not (self.refresh_when_idle and self._idle()):
-            return
-        if self._loading is None or self._loading.done():
+        """Load the state, or re-read it if asked to and nothing is acquired. Every caller
+        waits for a load in progress, so no acquisition is made on a state about to be replaced."""
+        while True:
+            if self._loading is not None and not self._loading.done():
+                await asyncio.shield(self._loading)
+                continue
+            if self._loaded and not (self.refresh_when_idle and self._idle()):
+                return
             self._loading = asyncio.get_running_loop().create_task(self._load())
-        await asyncio.shield(self._loading)
 
     def _idle(self) -> bool:
         return not any(r.state == ACQUIRED or r.pending for r in self.records.values())

@@ -7,8 +7,9 @@ disk and the acquired ranges with their delivery counts, locked for AcquisitionL
 along (per partition, AcknowledgeErrorCode). Share sessions: epoch 0 opens one, the next
 epochs continue it with the changed partitions only, -1 closes it (its member's acquired
 records are released). MaxRecords bounds the records acquired (whole batches in the default
-batch-optimized mode; exactly, with ShareAcquireMode 1 record_limit; 255 renews locks and
-acquires nothing); MaxBytes the bytes; MaxWaitMs is the long poll when nothing is acquired.
+batch-optimized mode; exactly, with ShareAcquireMode 1 record_limit; 255 - 0xFF, -1 as the
+signed int8 it is - only renews locks and acquires nothing); MaxBytes the bytes; MaxWaitMs is
+the long poll when nothing is acquired.
 Errors: INVALID_REQUEST (empty group or member id, acknowledgements at epoch 0),
 SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, SHARE_SESSION_LIMIT_REACHED at the
 top; per partition UNKNOWN_TOPIC_ID, NOT_LEADER_OR_FOLLOWER (with the leader's endpoint in
