@@ -3,6 +3,8 @@ group member spoken with raw requests (kafka-python's codec over a socket), for 
 and error codes the real share consumer (confluent-kafka's ShareConsumer) does not expose."""
 from __future__ import annotations
 
+import threading
+
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
 
@@ -84,12 +86,36 @@ class RawShareMember:
         self.member_epoch = 0
         self.session_epoch = 0
         self.assignment: list[int] = []
+        self._heartbeat_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beats: threading.Thread | None = None
 
     def close(self) -> None:
+        self.stop_heartbeats()
         self.coordinator.close()
         self.leader.close()
 
+    def start_heartbeats(self, interval_s: float = 0.2) -> None:
+        """Heartbeat on a thread of its own, as a client's background thread does, so the member
+        stays in the group while the test takes its time."""
+        def beat():
+            while not self._stop.wait(interval_s):
+                if self.member_epoch > 0:
+                    self.heartbeat()
+        self._beats = threading.Thread(target=beat, daemon=True)
+        self._beats.start()
+
+    def stop_heartbeats(self) -> None:
+        self._stop.set()
+        if self._beats is not None:
+            self._beats.join(10)
+            self._beats = None
+
     def heartbeat(self, epoch: int | None = None, topics=None) -> ShareGroupHeartbeatResponse:
+        with self._heartbeat_lock:
+            return self._heartbeat(epoch, topics)
+
+    def _heartbeat(self, epoch: int | None, topics) -> ShareGroupHeartbeatResponse:
         epoch = self.member_epoch if epoch is None else epoch
         response = self.coordinator.request(ShareGroupHeartbeatRequest(
             group_id=self.group_id, member_id=self.member_id, member_epoch=epoch, rack_id=None,
