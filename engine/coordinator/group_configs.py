@@ -27,7 +27,7 @@ SOURCE_GROUP = 8              # DescribeConfigs' GROUP_CONFIG source
 AUTO_OFFSET_RESET = "share.auto.offset.reset"
 ISOLATION_LEVEL = "share.isolation.level"
 # ISO-8601 durations as Java's Duration.parse reads them: PnDTnHnMn.nS, days at most.
-_DURATION = re.compile(r"^[-+]?P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+(?:\.\d{0,9})?)S)?)?$",
+_DURATION = re.compile(r"^([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+(?:\.\d{0,9})?)S)?)?$",
                        re.IGNORECASE)
 
 
@@ -68,10 +68,12 @@ _FIXED_RANGES = {"share.delivery.count.limit": (2, 10), "share.partition.max.rec
 def duration_ms(text: str) -> int | None:
     """An ISO-8601 duration (Java's Duration.parse: PnDTnHnMn.nS) in milliseconds; None if bad."""
     match = _DURATION.match(text.strip())
-    if match is None or not any(match.groups()):
+    if match is None or not any(match.groups()[1:]):
         return None
-    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups())
+    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups()[1:])
     total = ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    if match.group(1) == "-":
+        total = -total
     return int(round(total * 1000)) if total >= 0 else None
 
 

@@ -50,16 +50,13 @@ class ShareState:
 
 
 def combine(older: list[StateBatch], newer: list[StateBatch], start_offset: int) -> list[StateBatch]:
-    """`newer` laid over `older`, offsets below `start_offset` dropped, neighbours joined."""
-    cuts: list[StateBatch] = []
-    for batch in older:
-        pieces = [batch]
-        for over in newer:
-            pieces = [piece for p in pieces for piece in _minus(p, over)]
-        cuts += pieces
-    merged = sorted(cuts + list(newer), key=lambda b: b.first_offset)
+    """`newer` laid over `older` in order (a later batch wins where batches overlap, within
+    `newer` too), offsets below `start_offset` dropped, neighbours joined."""
+    laid = list(older)
+    for over in newer:
+        laid = [piece for batch in laid for piece in _minus(batch, over)] + [over]
     out: list[StateBatch] = []
-    for batch in merged:
+    for batch in sorted(laid, key=lambda b: b.first_offset):
         if batch.last_offset < start_offset:
             continue
         if batch.first_offset < start_offset:
