@@ -30,15 +30,19 @@ class LogBatch:
     aborted: bool = False
 
 
-def read_batches(partition, start_offset: int, bound: int, max_bytes: int, *,
-                 read_committed: bool) -> list[LogBatch]:
+def read_batches(partition, start_offset: int, bound: int, max_bytes: int, *, read_committed: bool,
+                 max_records: int | None = None) -> list[LogBatch]:
     """The batches holding offsets from `start_offset` below `bound`, about `max_bytes` of them
-    (at least one whole batch). The first may begin before `start_offset`."""
+    (at least one whole batch), and no more once they hold `max_records` records. The first may
+    begin before `start_offset`."""
     log = partition.log
     out: list[LogBatch] = []
     offset, budget = start_offset, max_bytes
-    while offset < bound and (budget > 0 or not out):
-        data = log.read(offset, max(budget, 1), max_offset=bound, min_one_batch=True).read()
+    records_left = max_records if max_records is not None else 2**62
+    while offset < bound and (budget > 0 or not out) and records_left > 0:
+        # Read no further than the records wanted need (by the bytes of the batches so far).
+        chunk = budget if not out else min(budget, (max_bytes - budget) // max(len(out), 1) * 4 + 65536)
+        data = log.read(offset, max(chunk, 1), max_offset=bound, min_one_batch=True).read()
         pos, found = 0, False
         while pos + LOG_OVERHEAD <= len(data):
             header = read_header(data, pos)
@@ -49,9 +53,11 @@ def read_batches(partition, start_offset: int, bound: int, max_bytes: int, *,
                 out.append(LogBatch(header.base_offset, header.last_offset, bytes(data[pos:pos + header.size]),
                                     is_control=header.is_control))
                 budget -= header.size
+                if not header.is_control:
+                    records_left -= header.last_offset - max(header.base_offset, offset) + 1
             offset = header.next_offset
             pos += header.size
-            if budget <= 0:
+            if budget <= 0 or records_left <= 0:
                 break
         if not found:
             break

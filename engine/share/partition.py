@@ -199,7 +199,7 @@ class SharePartition:
             return []
         out = []
         for batch in read_batches(self.partition, self.next_offset, bound, max_bytes,
-                                  read_committed=settings.read_committed):
+                                  read_committed=settings.read_committed, max_records=min(wanted, window)):
             first = max(batch.base_offset, self.next_offset)
             if batch.is_control or batch.aborted:
                 state = ACKNOWLEDGED if batch.is_control else ARCHIVED
@@ -225,7 +225,7 @@ class SharePartition:
         out: list[LogBatch] = []
         for run in self._ranges(offsets):
             for batch in read_batches(self.partition, run.first_offset, run.last_offset + 1, max_bytes,
-                                      read_committed=False):
+                                      read_committed=False, max_records=run.last_offset - run.first_offset + 1):
                 out.append(batch)
         return out
 
@@ -280,8 +280,11 @@ class SharePartition:
         for _, record, state, kind in written:
             record.pending, record.state, record.member = False, state, None
             self._count(kind, state)
+        before = self.start_offset
         self._advance_start()
-        if any(state == AVAILABLE for _, _, state, _ in written):
+        # Released records, or a start offset that moved (the in-flight window has room again),
+        # may let a waiting fetch acquire.
+        if self.start_offset != before or any(state == AVAILABLE for _, _, state, _ in written):
             self._notify()
 
     def _count(self, kind: int, state: int) -> None:
