@@ -19,6 +19,7 @@ from engine.coordinator.offsets_records import control_type
 from engine.storage.records import LOG_OVERHEAD, read_header
 
 ABORT = 0
+FIRST_READ = 64 * 1024
 
 
 @dataclass
@@ -39,9 +40,12 @@ def read_batches(partition, start_offset: int, bound: int, max_bytes: int, *, re
     out: list[LogBatch] = []
     offset, budget = start_offset, max_bytes
     records_left = max_records if max_records is not None else 2**62
+    records_read = 0
     while offset < bound and (budget > 0 or not out) and records_left > 0:
-        # Read no further than the records wanted need (by the bytes of the batches so far).
-        chunk = budget if not out else min(budget, (max_bytes - budget) // max(len(out), 1) * 4 + 65536)
+        # Read about what the records still wanted take, judging by the batches read so far
+        # (the first read: 64 KiB), not the whole MaxBytes a client allows.
+        per_record = (max_bytes - budget) / records_read if records_read else 0
+        chunk = min(budget, int(per_record * records_left * 1.25) + FIRST_READ if per_record else FIRST_READ)
         data = log.read(offset, max(chunk, 1), max_offset=bound, min_one_batch=True).read()
         pos, found = 0, False
         while pos + LOG_OVERHEAD <= len(data):
@@ -54,7 +58,9 @@ def read_batches(partition, start_offset: int, bound: int, max_bytes: int, *, re
                                     is_control=header.is_control))
                 budget -= header.size
                 if not header.is_control:
-                    records_left -= header.last_offset - max(header.base_offset, offset) + 1
+                    taken = header.last_offset - max(header.base_offset, offset) + 1
+                    records_left -= taken
+                    records_read += taken
             offset = header.next_offset
             pos += header.size
             if budget <= 0 or records_left <= 0:
