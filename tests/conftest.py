@@ -76,3 +76,52 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
         base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(settings.BASE_DIR)
         database.setdefault("TEST", {})["NAME"] = str(base / f"console-test-{os.getpid()}.sqlite3")
 
+
+
+
+TRANSACTIONAL = pytest.StashKey[bool]()
+
+
+def pytest_collection_modifyitems(items):
+    """Transactional tests end with a flush of the test database, which also removes what the
+    migrations wrote (the role groups, the bundled cluster's row). Django's runner avoids the
+    problem by running them last; with the suite spread over several processes (pytest-xdist,
+    whole files per process) a database test may follow one in the same process. So the migrated
+    contents are serialized once at set-up (Django's serialized rollback) and loaded again after
+    each transactional test (pytest_runtest_teardown below)."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)
+        if names is None:
+            continue
+        marker = item.get_closest_marker("django_db")
+        if ("transactional_db" in names or "live_server" in names
+                or (marker is not None and marker.kwargs.get("transaction"))):
+            item.stash[TRANSACTIONAL] = True
+            if "django_db_serialized_rollback" not in names:
+                names.append("django_db_serialized_rollback")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield   # the test's fixtures are gone: its database was flushed
+    if nextitem is None or not item.stash.get(TRANSACTIONAL, False):
+        return   # (after the last test the database itself is gone)
+    from django.db import connections
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock():
+        for connection in connections.all():
+            contents = getattr(connection, "_test_serialized_contents", None)
+            if contents:
+                connection.creation.deserialize_db_from_string(contents)
+
+
+@pytest.fixture(scope="session")
+def poisoned_engine(tmp_path_factory):
+    """A one-broker engine whose compacted topic holds a corrupt batch written to disk
+    (tests/support/planted_batches.py): its cleaner gives that partition up, readers meet it.
+    Tests may add topics; they leave the planted ones as they are."""
+    from tests.support.planted_batches import poisoned_engine as start
+    planted = start(tmp_path_factory.mktemp("poisoned") / "data")
+    yield planted
+    planted.engine.kill()

@@ -18,6 +18,10 @@ from console.kafka_gateway.log_dirs import log_dir_totals
 from console.stats import broker_loads
 
 PREVIEW_PARTITIONS = 12
+# This engine's read-only broker config naming the partitions its log cleaner gave up on
+# ("topic-partition", comma-separated). Apache Kafka has no such config: it counts them only
+# in the JMX gauge uncleanable-partitions-count, which the Kafka protocol does not carry.
+UNCLEANABLE_PARTITIONS = "engine.log.cleaner.uncleanable.partitions"
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,9 @@ class BrokerDetail:
     warnings: list[str]
     log_dirs_age: LogDirsAge = LogDirsAge(None, None)
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)
+    # Partitions the broker's log cleaner marked uncleanable; None when the broker does not say
+    # (down, or not this engine).
+    uncleanable_partitions: tuple[str, ...] | None = None
 
 
 def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
@@ -118,7 +125,15 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]
     return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs, log_dirs=usage,
                         can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
-                        log_dirs_age=LogDirsAge.of(snapshot), seen_brokers=statuses.seen)
+                        log_dirs_age=LogDirsAge.of(snapshot), seen_brokers=statuses.seen,
+                        uncleanable_partitions=_uncleanable(configs))
+
+
+def _uncleanable(configs: list[ConfigEntry]) -> tuple[str, ...] | None:
+    entry = next((c for c in configs if c.name == UNCLEANABLE_PARTITIONS), None)
+    if entry is None:
+        return None
+    return tuple(name for name in (entry.value or "").split(",") if name)
 
 
 def _log_dirs(gw: Gateway, brokers: list[int], warnings: list[str]) -> LogDirSnapshot | None:

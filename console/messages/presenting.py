@@ -39,6 +39,7 @@ class MessageView:
     transaction: str = ""            # read_uncommitted: committed | aborted | open | unknown ("" outside one)
     control: str = ""                # a transaction marker's row: COMMIT or ABORT
     producer_id: int = -1
+    undecodable: str = ""            # a row for records that could not be decoded: why, with their offsets
 
     @property
     def value_preview(self) -> str:
@@ -54,7 +55,7 @@ class MessageView:
                 "headers": [{"name": n, **_decoded(d)} for n, d in self.headers],
                 "size": self.size, "value_size": self.value_size, "value_truncated": self.value_truncated,
                 "compression": self.compression, "masked": self.masked, "transaction": self.transaction,
-                "control": self.control, "producer_id": self.producer_id}
+                "control": self.control, "producer_id": self.producer_id, "undecodable": self.undecodable}
 
 
 def _decoded(d: Decoded, *, preview: bool = False) -> dict:
@@ -87,6 +88,8 @@ class Presenter:
         return self._masker
 
     def present(self, record: ConsumedRecord) -> MessageView:
+        if record.undecodable:
+            return _undecodable(record, masked=self.masks)
         key_format, value_format, header_format = self._formats
         value = record.value
         truncated = value is not None and len(value) >= LARGE_VALUE_BYTES
@@ -115,6 +118,15 @@ class Presenter:
         """The value's bytes for a download; masked (as UTF-8 text) for a viewer."""
         value = record.value or b""
         return self._masker.mask_bytes(value) if self._masker is not None else value
+
+
+def _undecodable(record: ConsumedRecord, *, masked: bool) -> MessageView:
+    """A row saying that the records from its offset could not be decoded, and why: no bytes."""
+    nothing = Decoded(None, "undecodable", record.undecodable)
+    return MessageView(partition=record.partition, offset=record.offset, timestamp=record.timestamp,
+                       timestamp_iso=iso_time(record.timestamp), timestamp_type="", key=nothing, value=nothing,
+                       headers=(), size=0, value_size=None, value_truncated=False,
+                       compression=CODEC_NAMES.get(record.codec, "?"), masked=masked, undecodable=record.undecodable)
 
 
 def export_row(record: ConsumedRecord, view: MessageView) -> dict:

@@ -22,6 +22,7 @@ import kafka.errors as Errors
 from engine.errors import ApiError
 from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.log import Log
+from engine.storage.producer_state import TxnVerification
 
 
 @dataclass
@@ -154,12 +155,14 @@ class Partition:
 
     # --- leader: appends and follower fetches ---------------------------------------------------
 
-    def append(self, records: bytearray, now_ms: int, *, control: bool = False, records_checked: bool = False):
+    def append(self, records: bytearray, now_ms: int, *, control: bool = False, records_checked: bool = False,
+               verification: TxnVerification | None = None):
         """Append as leader; `control`: transaction markers built by the broker;
-        `records_checked`: compressed batches were checked off the loop (record_checks.py)."""
+        `records_checked`: compressed batches were checked off the loop (record_checks.py);
+        `verification`: a client's transactional append, KIP-890 (Log.append)."""
         try:
             info = self.log.append(records, leader_epoch=self.leader_epoch, now_ms=now_ms, control=control,
-                                   records_checked=records_checked)
+                                   records_checked=records_checked, verification=verification)
         except OSError as exc:   # e.g. rolling a segment on a full disk
             self.on_storage_failure(exc)
             raise StorageError(f"append to {self.topic}-{self.index} failed: {exc}") from exc

@@ -1,11 +1,12 @@
 """Leader appends whose record checks run off the event loop.
 
-Checking a compressed batch means inflating it and walking its records in Python (~1.2 µs a
-record, engine/storage/batch_records.py): a 1 MB batch of small records holds the loop for
-tens of milliseconds. A Produce whose batches are all uncompressed is appended inline, as
-before (aiokafka's C reader checks them in a fraction of that). One with a compressed batch
-is checked on a worker thread first - every check of the append, in the append's order, so
-the error answered is the same - and then appended on the loop without inflating it again.
+Checking a compressed batch means inflating it and parsing every record (aiokafka's C reader,
+~0.3 us a record with the inflating; engine/storage/batch_records.py), and a batch may inflate
+to 32 x max.message.bytes: held on the loop, that would stall every connection. A Produce whose
+batches are all uncompressed is appended inline (the C reader parses its records at ~0.06 us
+each). One with a compressed batch is checked on a worker thread first - every check of the
+append, in the append's order, so the error answered is the same - and then appended on the
+loop without inflating it again.
 The worker holds the GIL only between the codecs' C calls, so the loop thread gets it back
 every switch interval (5 ms) and keeps serving other connections meanwhile.
 
@@ -28,6 +29,7 @@ from engine.clock import now_ms
 from engine.errors import ApiError
 from engine.storage.log_config import LogConfig
 from engine.storage.log_validator import analyze_records
+from engine.storage.producer_state import TxnVerification
 from engine.storage.record_keys import check_keys
 from engine.storage.records import iter_batches
 
@@ -70,12 +72,14 @@ def check_for_append(records: bytearray, config: LogConfig, log_name: str) -> No
         check_keys(records, batches, log_name)
 
 
-async def append(partition: Partition, records: bytearray, *, current: Callable[[], bool] = lambda: True):
+async def append(partition: Partition, records: bytearray, *, current: Callable[[], bool] = lambda: True,
+                 verification: TxnVerification | None = None):
     """partition.append(records), with the checks of compressed batches off the event loop.
-    `current()` says whether the partition is still this broker's (not deleted meanwhile)."""
+    `current()` says whether the partition is still this broker's (not deleted meanwhile);
+    `verification`: see Log.append."""
     queue = _queues.get(partition)
     if (queue is None or not queue.waiting) and not has_compressed_batch(records):
-        return partition.append(records, now_ms())
+        return partition.append(records, now_ms(), verification=verification)
     if queue is None:
         queue = _queues[partition] = _Queue()
     queue.waiting += 1
@@ -87,7 +91,7 @@ async def append(partition: Partition, records: bytearray, *, current: Callable[
                     _executor(), check_for_append, records, log_.config, log_.dir.name)
                 if not (partition.is_leader and partition.log is log_ and current()):   # moved or deleted meanwhile
                     raise ApiError(Errors.NotLeaderForPartitionError)
-                return partition.append(records, now_ms(), records_checked=True)
-            return partition.append(records, now_ms())
+                return partition.append(records, now_ms(), records_checked=True, verification=verification)
+            return partition.append(records, now_ms(), verification=verification)
     finally:
         queue.waiting -= 1

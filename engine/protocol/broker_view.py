@@ -24,6 +24,7 @@ class BrokerView(Protocol):
     response_cache: Any             # engine.protocol.response_cache.ImageResponseCache
     admin_endpoint: str | None
     byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
+    log_cleaner: Any                # engine.storage.cleaner.LogCleaner, once the broker runs: uncleanable partitions
 
     @property
     def image(self) -> Any: ...     # engine.cluster.metadata.MetadataImage, read-only

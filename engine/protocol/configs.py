@@ -19,6 +19,9 @@ from engine.errors import ApiError
 TOPIC = 2
 BROKER = 4
 GROUP = GROUP_RESOURCE
+# Read-only, this engine's own (Kafka has it only as the JMX gauge uncleanable-partitions-count
+# and the log): the partitions the log cleaner gave up on, "topic-partition" comma-separated.
+UNCLEANABLE_PARTITIONS = "engine.log.cleaner.uncleanable.partitions"
 TYPE_UNKNOWN = 0
 # IncrementalAlterConfigs operations (KIP-339).
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -67,6 +70,10 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
                     _one_source("log.dirs", broker.log_dir if local else "", TYPE_STRING)]
         if getattr(broker, "admin_endpoint", None):   # absent, as on Apache Kafka, without the interface
             entries.append(_one_source("engine.admin.endpoint", broker.admin_endpoint, TYPE_STRING))
+        cleaner = getattr(broker, "log_cleaner", None)
+        if local and cleaner is not None:
+            entries.append(_one_source(UNCLEANABLE_PARTITIONS, ",".join(
+                f"{topic}-{index}" for topic, index in cleaner.uncleanable_partitions), TYPE_LIST))
         return entries
     if resource_type == GROUP:
         return _group_configs(broker, name)

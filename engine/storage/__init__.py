@@ -8,8 +8,8 @@ No sockets and no asyncio in this package: callers own the threads and the event
 
 Transactions: control_records (COMMIT/ABORT markers), log_transactions (staging, replay,
 aborted-transaction lookups), transaction_index (.txnindex), cleaner_txns (compaction's rule).
-Around them: log_validator (+ batch_records, decompression: a client's batch checked against
-its records, compressed ones inflated as a bounded stream), cleaner (+ cleaner_batches,
+Around them: log_validator (+ batch_records, record_stream, decompression: every record of a
+client's batch parsed, compressed ones inflated as a bounded stream), cleaner (+ cleaner_batches,
 cleaner_steps: compaction in steps a worker thread can run), and filesystem, the seam every
 write goes through (FaultyFileSystem injects ENOSPC, EIO and torn writes in tests).
 """

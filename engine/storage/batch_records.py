@@ -1,140 +1,153 @@
-"""Checks that a v2 batch's header tells the truth about its records: the part of Kafka's
-LogValidator that reads the records themselves.
+"""Every record of a v2 batch, parsed against its header and Kafka's record format before the
+batch is taken: the part of Kafka's LogValidator (with DefaultRecord.readFrom) that reads the
+records themselves (the format and its rules: record_stream.py).
 
-Inside a batch (after the 61-byte header, decompressed if the batch is compressed), each
-record is laid out as (varints are zigzag-encoded, as in Kafka's DefaultRecord):
+A batch is taken only if its records are exactly `recordsCount`, record i has offsetDelta i
+(so the header's lastOffsetDelta, which moves the log end offset, is what the records hold),
+and every record parses: its key, value, header count, header keys and values all inside its
+length, its fields ending exactly there. A lie is INVALID_RECORD, as Kafka answers it.
 
-    length varint | attributes int8 | timestampDelta varlong | offsetDelta varint |
-    keyLength varint | key | valueLength varint | value | headersCount varint | headers
+Who parses, so that it costs little (benchmarks/record_checks.py, docs/engine/reliability.md):
+- aiokafka's C record reader (Cython) parses a whole batch, every field of every record, at
+  ~0.06 us a record. An uncompressed batch (the produce hot path) goes to it as it is; a
+  compressed one once inflated, if it inflates to at most FAST_PATH_BYTES (every batch
+  librdkafka or the Java client builds by default).
+- A batch that inflates further is never held whole: its records are read as they are
+  inflated (decompression.py bounds the total), each run of whole records checked in place
+  by the C reader behind a header rewritten for it, and a record bigger than ASSEMBLE_BYTES
+  read field by field in Python (RecordStream), so memory stays at FAST_PATH_BYTES plus a
+  chunk (plus, for a big record, one copy of what was pending when it began).
+- When the C reader refuses, RecordStream reads the same bytes again to say which rule broke.
 
-The walk checks that the records fill the batch exactly (every `length` lands inside it and
-the last one ends at its end), that the count matches `recordsCount`, and that record i has
-offsetDelta i, so the header's `lastOffsetDelta` (which moves the log end offset) is what the
-records hold. Keys (record_keys.py checks them on compacted topics, once this walk has
-bounded the batch), values and headers are not parsed.
-
-An uncompressed batch - the produce hot path - is read by aiokafka's C record reader
-(`check_plain_batch`, about 7x faster than a walk in Python), which refuses a count or
-lengths that do not fill the batch (the walker then says which rule broke); its offsets
-are compared with 0, 1, 2, ... The
-walker (`RecordWalker`) takes the bytes of a compressed batch in chunks, so that batch is
-checked while it is inflated (decompression.py) and never held whole. Pure computation over
-buffers: no I/O, not shared between threads.
+Where the two readers differ (the C reader is more lenient): it takes a varint longer than
+5 bytes, and a record attributes byte with its top bit set when the shifted fields happen to
+line up; RecordStream refuses both, as Kafka's reader does the first.
+Pure computation over buffers: no I/O, not shared between threads.
 """
 from __future__ import annotations
+
+from itertools import chain
+from typing import Iterator
 
 from aiokafka.errors import CorruptRecordException
 from aiokafka.record.default_records import DefaultRecordBatch as FastRecordBatch
 
-from .errors import CorruptRecordError, InvalidRecordError
-from .records import HEADER_SIZE, BatchHeader
+from .decompression import inflate
+from .errors import InvalidRecordError
+from .record_stream import MIN_RECORD_LENGTH, VARINT_BYTES, RecordStream
+from .records import CODEC_MASK, HEADER, HEADER_SIZE, MIN_BATCH_LENGTH, BatchHeader
 
-MIN_RECORD_LENGTH = 6   # attributes, and one byte each for the two deltas, key, value, headers
-FIELDS_BYTES = 24       # attributes, timestampDelta and offsetDelta fit in this
+FAST_PATH_BYTES = 1 << 20
+ASSEMBLE_BYTES = 1 << 20
+_REFUSED = (CorruptRecordException, ValueError, IndexError)   # the C reader's (UnicodeDecodeError is a ValueError)
 
 
-def check_plain_batch(buf, position: int, header: BatchHeader) -> None:
-    """The records of the uncompressed batch at `position` match its header: INVALID_RECORD if
-    the count, an offset delta or a length lies, CORRUPT_MESSAGE if they hold but a record's
-    own fields do not parse (the CRC held: the client signed garbage)."""
+def check_records(buf, position: int, header: BatchHeader, limit: int) -> None:
+    """Raise InvalidRecordError unless the records of the batch at `position` match its header
+    and parse; CorruptRecordError if a compressed batch does not inflate (or has bytes after
+    its compressed stream). `limit`: the most a batch may inflate to."""
+    with memoryview(buf) as view:
+        if not header.compression_type:
+            _check_group(bytes(view[position:position + header.size]), header, first_index=0,
+                         count=header.records_count)
+            return
+        plain = bytearray(view[position:position + HEADER_SIZE])
+        compressed = bytes(view[position + HEADER_SIZE:position + header.size])
+    chunks = inflate(header.compression_type, compressed, limit)
+    for chunk in chunks:
+        plain += chunk
+        if len(plain) > HEADER_SIZE + FAST_PATH_BYTES:   # too big to hold: read as it inflates
+            _check_streamed(plain, chunks, header)
+            return
+    _group_header(plain, header, len(plain) - HEADER_SIZE, header.records_count)
+    _check_group(plain, header, first_index=0, count=header.records_count)
+
+
+def _check_group(batch, header: BatchHeader, *, first_index: int, count: int) -> None:
+    """The C reader over `batch`, an uncompressed batch of the records first_index ..
+    first_index + count - 1; if it refuses, RecordStream reads them again to say why."""
     try:
-        offsets = [record.offset for record in FastRecordBatch(bytes(buf[position:position + header.size]))]
-    except (CorruptRecordException, ValueError, IndexError) as exc:
-        walker = RecordWalker(header.records_count)   # the slow path says which rule broke
-        with memoryview(buf) as view:
-            walker.feed(view[position + HEADER_SIZE:position + header.size])
-        walker.finish()
-        raise CorruptRecordError(f"the records of the batch do not parse: {exc}") from None
-    if offsets != list(range(header.base_offset, header.base_offset + header.records_count)):
-        bad = next(i for i, offset in enumerate(offsets) if offset != header.base_offset + i)
-        raise InvalidRecordError(f"record {bad} has offset delta {offsets[bad] - header.base_offset}")
+        offsets = [record.offset for record in FastRecordBatch(batch)]
+        refused = ""
+    except _REFUSED as exc:
+        # Only its text is kept: its traceback would keep the reader, and the reader the buffer.
+        offsets, refused = None, str(exc)
+    base = header.base_offset + first_index
+    if offsets is not None and len(offsets) == count and offsets == list(range(base, base + count)):
+        return
+    # The C reader stops at recordsCount: a count that lies short, or an offset, shows here.
+    RecordStream(iter([bytes(batch[HEADER_SIZE:])]), first_index).check(first_index + count)
+    raise InvalidRecordError(f"the records of the batch do not parse: {refused}" if refused else
+                             "the records' offsets do not count up from the batch's base offset")
 
 
-class RecordWalker:
-    def __init__(self, expected_count: int) -> None:
-        self.expected_count = expected_count
-        self.count = 0
-        self._pending = bytearray()   # the start of a record cut by a chunk boundary
-        self._skip = 0                # bytes of a checked record still to come: not kept
-
-    def feed(self, chunk: bytes) -> None:
-        """Check the records of the next `chunk` of the stream. Memory stays at a chunk and a
-        record's first bytes: once a record's fields are checked, the rest is skipped."""
-        with memoryview(chunk) as view:
-            skipped = min(self._skip, len(view))
-            self._skip -= skipped
-            self._pending += view[skipped:]
-        pos = self._walk(self._pending, 0, len(self._pending))
-        if pos >= len(self._pending):
-            self._skip += pos - len(self._pending)
-            self._pending.clear()
-        else:
-            del self._pending[:pos]
-
-    def finish(self) -> None:
-        if self._skip:
-            raise InvalidRecordError(f"the last record runs {self._skip} bytes past the end of the batch")
-        if self._pending:
-            raise InvalidRecordError(f"{len(self._pending)} bytes after the last whole record")
-        if self.count != self.expected_count:
-            raise InvalidRecordError(f"batch header says {self.expected_count} records, it holds {self.count}")
-
-    def _walk(self, buf, pos: int, end: int) -> int:
-        """Check the records from `pos`; return where the first one too short to check starts,
-        or the end of the last record checked (past `end` when its body is still to come).
-
-        Hot path (every produced record): the common one-byte varints are read inline."""
-        count, expected = self.count, self.expected_count
-        try:
-            while pos < end:
-                start = pos
-                length = buf[pos]
-                pos += 1
-                if length & 0x80:
-                    byte = buf[pos]
-                    pos += 1
-                    length = (length & 0x7F) | (byte & 0x7F) << 7
-                    if byte & 0x80:
-                        length, pos = _varint(buf, start)
-                length = (length >> 1) ^ -(length & 1)
-                record_end = pos + length
-                if record_end > end and end - pos < FIELDS_BYTES:
-                    return start                         # cut by the chunk boundary (or lying)
-                if length < MIN_RECORD_LENGTH:
-                    raise InvalidRecordError(f"record {count} has length {length}")
-                pos += 1                                 # attributes
-                while buf[pos] & 0x80:                   # timestampDelta: skipped
-                    pos += 1
-                delta = buf[pos + 1]
-                pos += 2
-                if delta & 0x80:
-                    byte = buf[pos]
-                    pos += 1
-                    delta = (delta & 0x7F) | (byte & 0x7F) << 7
-                    if byte & 0x80:
-                        delta, pos = _varint(buf, pos - 2)
-                if (delta >> 1) ^ -(delta & 1) != count:
-                    raise InvalidRecordError(f"record {count} has offset delta {(delta >> 1) ^ -(delta & 1)}")
-                if pos >= record_end:
-                    raise InvalidRecordError(f"record {count} is shorter than its fields")
-                count += 1
-                if count > expected:
-                    raise InvalidRecordError(f"batch header says {expected} records, it holds more")
-                pos = record_end
-            return pos
-        except IndexError:
-            raise InvalidRecordError(f"record {count} is cut short") from None
-        finally:
-            self.count = count
+def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHeader) -> None:
+    """The records of a big inflated batch, as they come (`pending`, a batch header and the
+    first records, then `chunks`): each run of whole records is checked in place by the C
+    reader, behind a header rewritten for it; a record over ASSEMBLE_BYTES is read by
+    RecordStream. Memory: `pending`, at most ASSEMBLE_BYTES and a chunk."""
+    expected, index = header.records_count, 0
+    while True:
+        end, count, next_length = _complete_records(pending, HEADER_SIZE, index)
+        if count:
+            _group_header(pending, header, end - HEADER_SIZE, count)
+            with memoryview(pending) as view, view[:end] as group:
+                _check_group(group, header, first_index=index, count=count)
+            del pending[HEADER_SIZE:end]
+            index += count
+            if index > expected:
+                raise InvalidRecordError(f"batch header says {expected} records, it holds more")
+        if next_length is not None and next_length > ASSEMBLE_BYTES:
+            with memoryview(pending) as view:
+                start = bytes(view[HEADER_SIZE:])
+            del pending[HEADER_SIZE:]
+            stream = RecordStream(chain([start], chunks), index)
+            del start
+            stream.read_record()
+            index += 1
+            pending += stream.leftover()
+            continue
+        chunk = next(chunks, None)
+        if chunk is None:
+            break
+        pending += chunk
+    if len(pending) > HEADER_SIZE:   # raises: a record cut short
+        RecordStream(iter([bytes(pending[HEADER_SIZE:])]), index).check(expected)
+    if index != expected:
+        raise InvalidRecordError(f"batch header says {expected} records, it holds {index}")
 
 
-def _varint(buf, pos: int) -> tuple[int, int]:
-    """The raw (still zigzagged) varint at `pos` and the position after it; at most 5 bytes."""
-    value = shift = 0
-    for i in range(pos, pos + 5):
-        byte = buf[i]
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, i + 1
-        shift += 7
-    raise InvalidRecordError("varint longer than 5 bytes")
+def _complete_records(buf: bytearray, start: int, first_index: int) -> tuple[int, int, int | None]:
+    """(end of the last whole record, how many whole records, the length of the next one if
+    its length varint is complete) in `buf`, whose records start at `start`."""
+    pos, count = start, 0
+    size = len(buf)
+    while pos < size:
+        raw, after = buf[pos], pos + 1
+        if raw & 0x80:
+            raw = shift = 0
+            for after in range(pos, min(pos + VARINT_BYTES, size)):
+                raw |= (buf[after] & 0x7F) << shift
+                shift += 7
+                if not buf[after] & 0x80:
+                    after += 1
+                    break
+            else:
+                if pos + VARINT_BYTES <= size:
+                    raise InvalidRecordError(f"record {first_index + count}'s length is a varint longer than "
+                                             f"{VARINT_BYTES} bytes")
+                return pos, count, None
+        length = (raw >> 1) ^ -(raw & 1)
+        if length < MIN_RECORD_LENGTH:
+            raise InvalidRecordError(f"record {first_index + count} has length {length}")
+        if after + length > size:
+            return pos, count, length
+        pos = after + length
+        count += 1
+    return pos, count, None
+
+
+def _group_header(buf: bytearray, header: BatchHeader, records_bytes: int, count: int) -> None:
+    """Rewrite the header at the start of `buf` for the C reader: uncompressed, `count` records."""
+    HEADER.pack_into(buf, 0, *header._replace(length=MIN_BATCH_LENGTH + records_bytes,
+                                              attributes=header.attributes & ~CODEC_MASK, records_count=count))

@@ -36,6 +36,12 @@ the same timestamps. A later cleaning past the horizon drops them, and a log who
 earliest horizon has passed is cleaned even when it has no new dirty data (the horizons
 are tracked in memory, as in Kafka).
 
+A cleaning that fails on a partition's data (a batch it cannot read) marks that partition
+uncleanable, logs it once and goes on with the others, as Kafka's LogCleanerManager does; it is
+not cleaned again until it is deleted or created anew (`uncleanable_partitions`; DescribeConfigs
+shows them, engine/protocol/configs.py). An I/O error is the disk's, not the partition's: it
+goes to the broker.
+
 Cleaning is a generator of steps (`StepRunner` drives it). The broker runs the steps on a
 worker thread, off the event loop, except the segment swap, which the generator hands back
 as an `OnOwner` step for the log's owner (the loop) to run. The log may change between
@@ -64,7 +70,7 @@ from .decompression import decompressed_limit
 from .log import Log
 from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offset_file, unlink_quietly
 from .log_transactions import collect_aborted
-from .errors import CorruptRecordError
+from .errors import CorruptRecordError, is_io_failure
 from .records import INT32_MAX, read_header
 from .segment import LogSegment
 from .segment_swap import CLEANED_SUFFIX
@@ -123,6 +129,7 @@ class LogCleaner:
             "compacted logs are cleaned again from their start")
         self._seen: dict[TopicPartition, Log] = {}
         self._delete_horizons: dict[TopicPartition, int] = {}
+        self._uncleanable: dict[TopicPartition, Log] = {}   # written on the owner's thread only
         self.max_map_entries = max(1, dedupe_buffer_size // OFFSET_MAP_ENTRY_BYTES)
         self.io_buffer_size = io_buffer_size
 
@@ -175,10 +182,27 @@ class LogCleaner:
             del self._seen[tp]
         for tp in [tp for tp in self._delete_horizons if tp not in logs]:
             del self._delete_horizons[tp]
+        for tp in [tp for tp, log in self._uncleanable.items() if logs.get(tp) is not log]:
+            del self._uncleanable[tp]   # deleted, or deleted and created again: a new log
         due = [(c.dirty_ratio, tp, log) for tp, log in logs.items()
-               if (high_watermarks is None or tp in high_watermarks)
+               if (high_watermarks is None or tp in high_watermarks) and tp not in self._uncleanable
                and (c := self.cleanable(tp, log, now_ms, _bound(high_watermarks, tp))) is not None]
         return [(tp, log) for _, tp, log in sorted(due, key=lambda d: -d[0])]
+
+    # --- partitions that failed -----------------------------------------------------------
+    @property
+    def uncleanable_partitions(self) -> list[TopicPartition]:
+        """Partitions a cleaning failed on (Kafka's uncleanable partitions of a log dir; their
+        count is its `uncleanable-partitions-count`): never cleaned again until the partition
+        is deleted (or deleted and created again). Read on the owner's thread."""
+        return sorted(self._uncleanable)
+
+    def _mark_uncleanable(self, tp: TopicPartition, log_: Log, exc: Exception) -> None:
+        if tp in self._uncleanable:
+            return
+        self._uncleanable[tp] = log_
+        log.warning("Cleaning of %s-%d failed, its partition is marked uncleanable and not cleaned again "
+                    "(the other partitions are): %s: %s", tp[0], tp[1], type(exc).__name__, exc)
 
     # --- cleaning ---------------------------------------------------------------------
     def run(self, logs: dict[TopicPartition, Log], now_ms: int,
@@ -202,6 +226,11 @@ class LogCleaner:
             stats = yield from self._clean(tp, log_, cleanable, now_ms)
         except CleaningAborted as exc:
             log.info("Cleaning of %s-%d aborted: %s", tp[0], tp[1], exc)
+            return None
+        except Exception as exc:  # noqa: BLE001 - one bad partition must not stop the others
+            if is_io_failure(exc):
+                raise                        # the disk's, not the partition's: the broker decides
+            yield OnOwner(lambda: self._mark_uncleanable(tp, log_, exc))
             return None
         if stats is not None:
             self._first_dirty[tp] = stats.end_offset

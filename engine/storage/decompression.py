@@ -49,7 +49,8 @@ def inflate(codec: int, data, limit: int) -> Iterator[bytes]:
                 raise InvalidRecordError(f"the batch inflates past {limit} bytes "
                                          f"({MAX_INFLATION} x max.message.bytes): refused")
             yield chunk
-    except (zlib.error, RuntimeError, zstandard.ZstdError, cramjam.DecompressionError, ValueError) as exc:
+    except (zlib.error, RuntimeError, zstandard.ZstdError, cramjam.DecompressionError, ValueError,
+            struct.error) as exc:
         raise CorruptRecordError(f"cannot decompress the batch: {exc}") from None
 
 
@@ -61,6 +62,7 @@ def _gzip(data: bytes, limit: int) -> Iterator[bytes]:
         chunk = inflater.decompress(inflater.unconsumed_tail, CHUNK_BYTES)
     if not inflater.eof:
         raise ValueError("truncated gzip stream")
+    _no_trailer(len(inflater.unused_data), "gzip stream")   # a second gzip member, or anything
 
 
 def _lz4(data: bytes, limit: int) -> Iterator[bytes]:
@@ -69,15 +71,44 @@ def _lz4(data: bytes, limit: int) -> Iterator[bytes]:
     while chunk:
         yield chunk
         if inflater.eof:
-            return
+            break
         chunk = inflater.decompress(b"", max_length=CHUNK_BYTES)
     if not inflater.eof:
         raise ValueError("truncated lz4 frame")
+    _no_trailer(len(inflater.unused_data or b""), "lz4 frame")
 
 
 def _zstd(data: bytes, limit: int) -> Iterator[bytes]:
+    # read_to_iter inflates one frame and ignores what follows it: the frame's end is found
+    # from its block headers first, so a second frame or a trailer is refused.
+    _no_trailer(len(data) - _zstd_frame_end(data), "zstd frame")
     yield from zstandard.ZstdDecompressor().read_to_iter(io.BytesIO(data), read_size=CHUNK_BYTES,
                                                           write_size=CHUNK_BYTES)
+
+
+def _zstd_frame_end(data: bytes) -> int:
+    """Where the zstd frame at the start of `data` ends (RFC 8878 section 3.1.1: the frame
+    header, blocks of a 3-byte header each, the last one flagged, then an optional 4-byte
+    checksum). The zstandard package inflates frames but does not say where one ends."""
+    pos = zstandard.frame_header_size(data)   # raises ZstdError on a bad magic or header
+    while True:
+        if pos + 3 > len(data):
+            raise ValueError("truncated zstd block header")
+        block_header = int.from_bytes(data[pos:pos + 3], "little")
+        last, block_type, block_size = block_header & 1, (block_header >> 1) & 3, block_header >> 3
+        pos += 3 + (1 if block_type == 1 else block_size)   # an RLE block stores one byte
+        if last:
+            break
+    if data[4] & 0x04:                                      # Content_Checksum_flag
+        pos += 4
+    if pos > len(data):
+        raise ValueError("truncated zstd frame")
+    return pos
+
+
+def _no_trailer(extra: int, what: str) -> None:
+    if extra:
+        raise CorruptRecordError(f"{extra} bytes follow the {what} inside the batch")
 
 
 def _snappy(data: bytes, limit: int) -> Iterator[bytes]:
@@ -88,6 +119,8 @@ def _snappy(data: bytes, limit: int) -> Iterator[bytes]:
         return
     pos = 16
     while pos < len(data):
+        if pos + 4 > len(data):
+            raise ValueError("truncated xerial snappy block size")
         (size,) = _INT32.unpack_from(data, pos)
         if size < 0 or pos + 4 + size > len(data):
             raise ValueError("bad xerial snappy block size")

@@ -55,6 +55,12 @@ class OutOfOrderSequenceError(StorageError):
     error_code = 45  # OUT_OF_ORDER_SEQUENCE_NUMBER
 
 
+class DuplicateSequenceError(StorageError):
+    """A batch repeats one already written, inside an append whose other batches are new."""
+
+    error_code = 46  # DUPLICATE_SEQUENCE_NUMBER
+
+
 class InvalidProducerEpochError(StorageError):
     """A producer wrote with an epoch older than the one the log already saw."""
 
@@ -66,7 +72,8 @@ class CorruptIndexError(StorageError):
 
 
 class InvalidTxnStateError(StorageError):
-    """A producer with an open transaction wrote a non-transactional batch."""
+    """A producer with an open transaction wrote a non-transactional batch, or a transactional
+    batch came for a transaction its coordinator does not know (KIP-890)."""
 
     error_code = 48  # INVALID_TXN_STATE
 

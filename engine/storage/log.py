@@ -17,7 +17,7 @@ from .log_loader import LogLoader, RecoveryStats, rebuild_producer_state
 from .log_transactions import collect_aborted, index_completed, stage_producers
 from .log_validator import (LogAppendInfo, StampedBatches, analyze_records,
                             assign_offsets_and_timestamps, check_follower_offsets)
-from .producer_state import BatchMetadata, ProducerStateManager
+from .producer_state import BatchMetadata, ProducerStateManager, TxnVerification
 from .transaction_index import AbortedTxn
 from .record_keys import check_keys
 from .segment import LogSegment
@@ -116,10 +116,13 @@ class Log:
 
     # --- appends -----------------------------------------------------------------------
     def append(self, records: bytearray, *, leader_epoch: int, now_ms: int,
-               control: bool = False, records_checked: bool = False) -> LogAppendInfo:
+               control: bool = False, records_checked: bool = False,
+               verification: TxnVerification | None = None) -> LogAppendInfo:
         """Append a Produce request's batches as leader: validate, assign offsets, write.
         `control`: the batches are transaction markers the broker built (control_records.py).
-        `records_checked`: a worker thread ran the checks of compressed batches and keys already."""
+        `records_checked`: a worker thread ran the checks of compressed batches and keys already.
+        `verification`: a client's append under KIP-890 verification (stage_producers); None for
+        the broker's own writes, and with `transaction.partition.verification.enable=false`."""
         records = records if isinstance(records, bytearray) else bytearray(records)
         batches = analyze_records(records, self.config, from_client=not control, control=control,
                                   records_checked=records_checked)
@@ -131,7 +134,7 @@ class Log:
         stamped = assign_offsets_and_timestamps(
             records, batches, base_offset=self._log_end_offset, leader_epoch=leader_epoch,
             log_append_time=log_append_time)
-        info = self._append(records, stamped, now_ms, validate_producers=True,
+        info = self._append(records, stamped, now_ms, validate_producers=True, verification=verification,
                             log_append_time=-1 if log_append_time is None else log_append_time)
         if not info.duplicate:
             self.leader_epoch_cache.assign(leader_epoch, info.first_offset)
@@ -150,10 +153,11 @@ class Log:
         return info
 
     def _append(self, records: bytearray, stamped: StampedBatches, now_ms: int, *,
-                validate_producers: bool, log_append_time: int) -> LogAppendInfo:
+                validate_producers: bool, log_append_time: int,
+                verification: TxnVerification | None = None) -> LogAppendInfo:
         try:
             duplicate = stage_producers(self.producer_state, records, stamped.headers,
-                                        validate=validate_producers)
+                                        validate=validate_producers, verification=verification)
             if duplicate is not None:
                 self.producer_state.abort()
                 return self._duplicate_info(duplicate)

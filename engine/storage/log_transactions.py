@@ -17,16 +17,24 @@ from __future__ import annotations
 from typing import Iterable
 
 from .control_records import read_marker
-from .producer_state import BatchMetadata, CompletedTxn, ProducerStateManager
+from .errors import DuplicateSequenceError, InvalidTxnStateError
+from .producer_state import BatchMetadata, CompletedTxn, ProducerStateManager, TxnVerification
 from .records import CONTROL_MASK, BatchHeader
 from .segment import LogSegment
 from .transaction_index import AbortedTxn
 
 
 def stage_producers(producer_state: ProducerStateManager, records, headers: list[BatchHeader], *,
-                    validate: bool) -> BatchMetadata | None:
+                    validate: bool, verification: TxnVerification | None = None) -> BatchMetadata | None:
     """Stage each producer batch of an append; return the original of a duplicate, if any.
-    Replicated batches were checked by their leader and are only recorded."""
+    Replicated batches were checked by their leader and are only recorded.
+
+    A duplicate is answered with its original offsets only when it is the whole append: in
+    an append of several batches, acknowledging it would acknowledge the others, which were
+    not written (DUPLICATE_SEQUENCE_NUMBER then). With `verification` (a client's append
+    while KIP-890 verification is on), a transactional batch of a producer with no open
+    transaction here needs the guard the coordinator's confirmation came with, else
+    INVALID_TXN_STATE: no batch can open a transaction its coordinator does not know."""
     for i, header in enumerate(headers):
         if header.producer_id < 0:
             continue
@@ -40,8 +48,17 @@ def stage_producers(producer_state: ProducerStateManager, records, headers: list
         if validate:
             duplicate = producer_state.find_duplicate(header)
             if duplicate is not None:
+                if len(headers) > 1:
+                    raise DuplicateSequenceError(
+                        f"producer {header.producer_id} batch at sequence {header.base_sequence} was written "
+                        f"already; the other batches of the append were not")
                 return duplicate
             producer_state.check(header)
+            if verification is not None and header.is_transactional \
+                    and not producer_state.has_open_txn(header.producer_id) \
+                    and not producer_state.is_verified(header.producer_id, verification.guard):
+                raise InvalidTxnStateError(f"producer {header.producer_id}: the batch is not part of a transaction "
+                                           f"its coordinator knows (KIP-890)")
         producer_state.stage(header, header.base_offset)
     return None
 

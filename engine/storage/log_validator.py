@@ -1,16 +1,17 @@
 """Checks and stamps the batches of a Produce request before they reach the log
 (Kafka's LogValidator).  Works on the request buffer in place; never touches disk.
 
-A client's batch is checked whole: size, CRC, and then its records against its header
-(batch_records.py: count, offset deltas, lengths), inflating a compressed batch as a
-bounded stream (decompression.py); record_keys.py then checks keys on compacted topics. The batch is still stored as
-received: nothing is recompressed."""
+A client's batch is checked whole: size, CRC, and then every record against its header and
+Kafka's record format (batch_records.py: count, offset deltas, every length, header counts,
+varints), a compressed batch inflated as a bounded stream with nothing after it
+(decompression.py); record_keys.py then checks keys on compacted topics. The batch is still
+stored as received: nothing is recompressed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .batch_records import RecordWalker, check_plain_batch
-from .decompression import decompressed_limit, inflate
+from .batch_records import check_records
+from .decompression import decompressed_limit
 from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
 from .records import (HEADER_SIZE, TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
@@ -61,7 +62,7 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
 
     All batches are checked before any is written, so a request is taken whole or not at all.
     `control`: the broker's own transaction markers, which must be control batches.
-    `records_checked`: the records of compressed batches were walked already (off the event
+    `records_checked`: the records of compressed batches were parsed already (off the event
     loop, engine/broker/record_checks.py) and are not inflated again.
     """
     batches = list(iter_batches(records))
@@ -81,17 +82,7 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
 
 
 def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
-    if header.compression_type == 0:
-        check_plain_batch(records, position, header)
-        return
-    walker = RecordWalker(header.records_count)
-    start, end = position + HEADER_SIZE, position + header.size
-    with memoryview(records) as view:
-        compressed = view[start:end]
-        for chunk in inflate(header.compression_type, compressed, decompressed_limit(config.max_message_bytes)):
-            walker.feed(chunk)
-        compressed.release()
-    walker.finish()
+    check_records(records, position, header, decompressed_limit(config.max_message_bytes))
 
 
 def _check_client_batch(header: BatchHeader) -> None:

@@ -62,6 +62,13 @@ class ProducerEntry:
         return None
 
 
+class TxnVerification(NamedTuple):
+    """What a client's append brings for its transactional batches (KIP-890 part 1): the guard
+    `start_verification` handed out, once the transaction coordinator confirmed the partition
+    is in the producer's transaction; None if no confirmation was needed (or none came)."""
+    guard: object | None = None
+
+
 class CompletedTxn(NamedTuple):
     """A transaction its marker ended (Kafka's CompletedTxn): data from `first_offset`,
     marker at `last_offset`."""
@@ -115,6 +122,7 @@ class ProducerStateManager:
         self._unreplicated: list[CompletedTxn] = []     # completed, marker not below the HW yet
         self._completed: list[CompletedTxn] = []        # staged by stage_marker
         self._newest_snapshot = -1                      # offset of the newest snapshot file; -1: none
+        self._verifying: dict[int, tuple[object, int]] = {}   # producer id -> (guard, created at ms)
 
     @property
     def producers(self) -> Mapping[int, ProducerEntry]:
@@ -125,12 +133,15 @@ class ProducerStateManager:
 
     # --- validation --------------------------------------------------------------------
     def find_duplicate(self, header: BatchHeader) -> BatchMetadata | None:
-        entry = self._entry(header.producer_id)
+        """The written batch `header` repeats, among the producer's last 5. Only batches
+        already in the log count (as Kafka's lastEntry): a batch staged by the same append
+        is not written yet, so repeating it is a sequence error, never a duplicate."""
+        entry = self._entries.get(header.producer_id)
         return entry.find_duplicate(header) if entry else None
 
     def check(self, header: BatchHeader) -> int | None:
-        """The original first offset if `header` repeats one of the producer's last 5
-        batches; otherwise None once epoch and sequence are valid (else raise)."""
+        """The original first offset if `header` repeats one of the producer's last 5 written
+        batches; otherwise None once epoch and sequence follow its (staged) state (else raise)."""
         duplicate = self.find_duplicate(header)
         if duplicate is not None:
             return duplicate.first_offset
@@ -187,12 +198,15 @@ class ProducerStateManager:
             header.base_sequence, header.last_sequence, first_offset,
             first_offset + header.last_offset_delta, header.max_timestamp))
         entry.last_timestamp = header.max_timestamp
-        if header.attributes & TRANSACTIONAL_MASK and entry.txn_first_offset == NO_TXN:
-            entry.txn_first_offset = first_offset
+        if header.attributes & TRANSACTIONAL_MASK:
+            self._verifying.pop(header.producer_id, None)   # the transaction is open now, or was already
+            if entry.txn_first_offset == NO_TXN:
+                entry.txn_first_offset = first_offset
 
     def stage_marker(self, header: BatchHeader, marker: EndTxnMarker) -> CompletedTxn | None:
         """Record a COMMIT/ABORT marker at header.base_offset; the transaction it closes, if any."""
         entry = self._staged_entry(header)
+        self._verifying.pop(header.producer_id, None)   # a verification from before the marker is stale
         completed = None
         if entry.txn_first_offset != NO_TXN:
             # A marker without data before it (an empty transaction) leaves no trace.
@@ -240,10 +254,35 @@ class ProducerStateManager:
         self._ongoing.clear()
         self._unreplicated.clear()
         self._completed.clear()
+        self._verifying.clear()
 
     # --- transactions ------------------------------------------------------------------
     def ongoing_txn_first_offset(self, producer_id: int) -> int | None:
         return self._ongoing.get(producer_id)
+
+    def has_open_txn(self, producer_id: int) -> bool:
+        """The producer has a transaction open here, counting the batches staged so far."""
+        entry = self._entry(producer_id)
+        return entry is not None and entry.txn_first_offset != NO_TXN
+
+    # KIP-890 part 1 (Kafka's VerificationStateEntry): before the transaction coordinator is
+    # asked whether the partition is in the producer's transaction, the partition hands out
+    # a guard; the append is taken only if the guard is still the current one. A marker (or
+    # the transaction's first batch) clears it, so a verification that raced with an ABORT
+    # cannot open a transaction the coordinator no longer knows.
+    def start_verification(self, producer_id: int, now_ms: int) -> object | None:
+        """The guard for the producer's next transactional append; None if it has a
+        transaction open here already (the open transaction is the proof)."""
+        if producer_id in self._ongoing:
+            return None
+        entry = self._verifying.get(producer_id)
+        if entry is None:
+            entry = self._verifying[producer_id] = (object(), now_ms)
+        return entry[0]
+
+    def is_verified(self, producer_id: int, guard: object | None) -> bool:
+        entry = self._verifying.get(producer_id)
+        return guard is not None and entry is not None and entry[0] is guard
 
     @property
     def ongoing_txns(self) -> Mapping[int, int]:
@@ -279,6 +318,8 @@ class ProducerStateManager:
                    if entry.txn_first_offset == NO_TXN and now_ms - entry.last_timestamp >= expiration_ms]
         for pid in expired:
             del self._entries[pid]
+        for pid in [pid for pid, (_, created) in self._verifying.items() if now_ms - created >= expiration_ms]:
+            del self._verifying[pid]   # a verification the producer never followed with a batch
         return len(expired)
 
     # --- snapshots ---------------------------------------------------------------------

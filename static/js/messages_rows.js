@@ -46,6 +46,20 @@
     cell(row, String(Number(message.size)), "num");
     return row;
   }
+  // Records the console could not decode (a corrupt batch): their offsets and why, no bytes.
+  function undecodableRow(row, message) {
+    cell(row, String(Number(message.offset)), "num");
+    cell(row, message.timestamp_iso);
+    var td = cell(row, "");
+    td.colSpan = 3;
+    var span = document.createElement("span");
+    span.className = "badge status-stop";
+    span.textContent = "undecodable";
+    td.appendChild(span);
+    td.appendChild(document.createTextNode(" " + message.undecodable));
+    cell(row, "", "num");
+    return row;
+  }
   function build(message, detailBase) {
     var row = document.createElement("tr");
     var partition = Number(message.partition), offset = Number(message.offset);
@@ -55,6 +69,10 @@
     if (message.control) {
       row.dataset.control = message.control;
       return markerRow(row, message);
+    }
+    if (message.undecodable) {
+      row.dataset.undecodable = "true";
+      return undecodableRow(row, message);
     }
     var link = document.createElement("a");
     link.href = detailBase + partition + "/" + offset + "/";

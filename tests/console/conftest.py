@@ -141,3 +141,8 @@ def celery_worker_factory(redis_server, tmp_path):
         yield make
         for worker in started:
             worker.stop()
+
+
+@pytest.fixture
+def poisoned_cluster(db, poisoned_engine):
+    return engine_cluster_row("poisoned engine", poisoned_engine.engine)

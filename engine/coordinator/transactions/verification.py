@@ -1,22 +1,26 @@
 """KIP-890 part 1: a transactional produce to a partition must belong to the producer's open
 transaction, as its coordinator knows it, or the batch is refused with INVALID_TXN_STATE.
 
-Without this check a late batch (a retry that arrives after its transaction ended) would
-open a transaction on the partition that no coordinator will ever end: a hanging
-transaction, which pins the last stable offset. The partition's own producer state answers
-for batches after the first (an open transaction of the producer there means the
-coordinator added it); only the first batch of each transaction on each partition asks the
-coordinator, with AddPartitionsToTxn's verify-only form (in process when this broker is the
-coordinator).
+Without this check a late batch (a retry that arrives after its transaction ended), or a
+client's made-up one, would open a transaction on the partition that no coordinator will
+ever end: a hanging transaction, which pins the last stable offset. The partition's own
+producer state answers for batches after the first (an open transaction of the producer
+there means the coordinator added it); only the first batch of each transaction on each
+partition asks the coordinator, with AddPartitionsToTxn's verify-only form (in process when
+this broker is the coordinator), and the log takes it only with the guard that verification
+came with (engine/storage/log_transactions.py checks every batch).
 """
 from __future__ import annotations
 
 import kafka.errors as Errors
 from kafka.protocol.producer.transaction import AddPartitionsToTxnRequest, AddPartitionsToTxnResponse
 
+from engine.clock import now_ms
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
-from engine.storage.records import HEADER_SIZE, read_header
+from engine.storage.errors import CorruptRecordError
+from engine.storage.producer_state import TxnVerification
+from engine.storage.records import iter_batches
 
 TopicPartition = tuple[str, int]
 VERIFY_VERSION = 4
@@ -28,30 +32,57 @@ RETRIABLE = {Errors.NotCoordinatorError.errno, Errors.CoordinatorNotAvailableErr
              Errors.NotLeaderForPartitionError.errno, Errors.RequestTimedOutError.errno}
 
 
-async def unverified_partitions(broker, request) -> dict[TopicPartition, tuple[int, str]]:
-    """(error code, message) for each partition of a transactional Produce that its
-    transaction's coordinator does not know as part of the producer's open transaction.
-    Nothing with `transaction.partition.verification.enable=false` (Kafka's switch)."""
-    if not broker.config.get("transaction.partition.verification.enable"):
-        return {}
-    needed: dict[TopicPartition, object] = {}
+class ProduceVerification:
+    """The KIP-890 verdict on each partition of one transactional Produce: refused ones with
+    (error code, message), and what the others' appends carry (`for_append`)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.refused: dict[TopicPartition, tuple[int, str]] = {}
+        self.guards: dict[TopicPartition, object] = {}
+
+    def for_append(self, tp: TopicPartition) -> TxnVerification | None:
+        """None with verification off; else the guard of a partition the coordinator confirmed
+        (none for one where the producer's transaction was open already: the log checks it is still)."""
+        return TxnVerification(self.guards.get(tp)) if self.enabled else None
+
+
+NOT_TRANSACTIONAL = ProduceVerification(enabled=False)   # a Produce without transactional batches
+
+
+async def verify_produce(broker, request, producer: tuple[int, int]) -> ProduceVerification:
+    """Ask the transaction's coordinator about every partition of a transactional Produce whose
+    batches would open the producer's transaction there. `producer`: the (producer id, epoch)
+    of the request's transactional batches, one for the whole request (the caller checked).
+    Each such partition first takes a guard from its log (ProducerStateManager.start_verification),
+    so a marker written while the coordinator answers voids the confirmation."""
+    verdict = ProduceVerification(bool(broker.config.get("transaction.partition.verification.enable")))
+    if not verdict.enabled:
+        return verdict
+    producer_id, producer_epoch = producer
     for topic in request.topic_data:
         for data in topic.partition_data:
-            if topic.name in INTERNAL_TOPICS or not data.records or len(data.records) < HEADER_SIZE:
-                continue
-            header = read_header(bytes(data.records[:HEADER_SIZE]))
             partition = broker.partitions.get((topic.name, data.index))
-            if not header.is_transactional or partition is None or not partition.is_leader:
-                continue   # not transactional, or the append answers NOT_LEADER / UNKNOWN itself
-            ongoing = getattr(partition, "ongoing_transaction_first_offset", None)
-            if ongoing is not None and ongoing(header.producer_id) is not None:
-                continue
-            needed[(topic.name, data.index)] = header
-    if not needed:
-        return {}
-    header = next(iter(needed.values()))
-    codes = await verify(broker, request.transactional_id, header.producer_id, header.producer_epoch, set(needed))
-    return {tp: _for_produce(code) for tp, code in codes.items() if code != 0}
+            if topic.name in INTERNAL_TOPICS or partition is None or not partition.is_leader \
+                    or not _has_transactional_batch(data.records):
+                continue   # the append answers INVALID_TOPIC / NOT_LEADER / UNKNOWN, or has nothing to verify
+            guard = partition.log.producer_state.start_verification(producer_id, now_ms())
+            if guard is not None:
+                verdict.guards[(topic.name, data.index)] = guard
+    if verdict.guards:
+        codes = await verify(broker, request.transactional_id, producer_id, producer_epoch, set(verdict.guards))
+        for tp, code in codes.items():
+            if code != 0:
+                verdict.refused[tp] = _for_produce(code)
+                del verdict.guards[tp]
+    return verdict
+
+
+def _has_transactional_batch(records) -> bool:
+    try:
+        return any(header.is_transactional for _, header in iter_batches(records or b""))
+    except CorruptRecordError:
+        return False   # the append refuses the partition's data
 
 
 async def verify(broker, transactional_id: str, producer_id: int, producer_epoch: int,

@@ -1,5 +1,9 @@
 """Produce: v3-12.
 
+- Each partition's data is exactly one batch of magic 2 (INVALID_RECORD otherwise; zstd
+  needs v7+, UNSUPPORTED_COMPRESSION_TYPE), as Kafka's ProduceRequest.validateRecords
+  (engine/protocol/produce_request.py): an answer names one offset per partition, so a
+  second batch could only be acknowledged with the first, appended or not.
 - Batches are validated (magic 2, length, CRC-32C, `max.message.bytes`, and the records
   against the header: count, offset deltas, lengths; a lie is INVALID_RECORD) and stored as received: the broker only sets baseOffset and
   partitionLeaderEpoch (and rewrites the timestamps under `message.timestamp.type=LogAppendTime`).
@@ -16,7 +20,9 @@
   with its original offset and not appended again; a sequence gap is
   OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch is INVALID_PRODUCER_EPOCH (as Kafka's
   ProducerStateManager since 2.7, KIP-588: PRODUCER_FENCED comes from the coordinator's APIs).
-- Transactional producers (a transactional_id): their batches are appended like any
+- Transactional batches need the request's transactional_id, else the whole request is
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED (Kafka's answer), and must all be one producer's at
+  one epoch, else INVALID_PRODUCER_ID_MAPPING. Their batches are appended like any
   other; the first transactional batch of a producer opens its transaction in the
   partition (the last stable offset stops there until the COMMIT/ABORT marker); a
   non-transactional batch of a producer with an open transaction is INVALID_TXN_STATE.
@@ -30,14 +36,15 @@
   partition where the producer has no open transaction yet is appended only if the
   transaction's coordinator has the partition in that transaction, else INVALID_TXN_STATE
   (INVALID_PRODUCER_EPOCH for a fenced producer; NOT_ENOUGH_REPLICAS, which clients retry,
-  while the coordinator cannot answer). `transaction.partition.verification.enable=false`
+  while the coordinator cannot answer). The log checks it on every batch, with a guard that
+  a marker written meanwhile voids (Kafka's VerificationGuard). `transaction.partition.verification.enable=false`
   turns the check off, as on Kafka.
 - Client quotas (KIP-13, KIP-219): the request's record bytes count against the client's
   `producer_byte_rate`; over it, the records are still appended, the answer carries
   `throttle_time_ms`, and the connection reads nothing more for that long
   (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
   engine counts its record batches (the bulk of it).
-Gaps: no ACLs, so no TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+Gaps: no ACLs, so a transactional_id is never refused for lack of rights, only for lack of one.
 """
 import asyncio
 import logging
@@ -46,11 +53,12 @@ import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.broker import record_checks
-from engine.coordinator.transactions.verification import unverified_partitions
+from engine.coordinator.transactions.verification import NOT_TRANSACTIONAL, verify_produce
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
+from engine.protocol.produce_request import RequestRefused, partition_data_error, transactional_producer
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
 
@@ -65,15 +73,23 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    try:
+        producer = transactional_producer(request)
+    except RequestRefused as refused:
+        return None if request.acks == 0 else _response(
+            [(t.name, [_error(p.index, refused.error.errno, refused.message) for p in t.partition_data])
+             for t in request.topic_data])
+    verdict = await verify_produce(ctx.broker, request, producer) if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
-    refused = await unverified_partitions(ctx.broker, request) if request.transactional_id is not None else {}
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
-            if (topic.name, data.index) in refused:
-                partitions.append(_error(data.index, *refused[(topic.name, data.index)]))
+            refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic.name, data.index))
+            if refused is not None:
+                partitions.append(_error(data.index, *refused))
                 continue
-            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records)
+            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records,
+                                                               verdict.for_append((topic.name, data.index)))
             partitions.append(answer)
             if request.acks == -1 and partition is not None:
                 waits.append((answer, partition, required_offset))
@@ -88,16 +104,14 @@ async def handle_produce(ctx, request: ProduceRequest):
     return _response(results, throttle_ms)
 
 
-async def _append(ctx, request, topic: str, index: int, records):
+async def _append(ctx, request, topic: str, index: int, records, verification):
     if topic in INTERNAL_TOPICS:
         return _error(index, Errors.InvalidTopicError.errno, f"Cannot append to internal topic {topic}"), None, -1
     try:
         partition = ctx.broker.leader_partition(topic, index)
         if request.acks == -1:
             check_min_insync(ctx.broker, partition, Errors.NotEnoughReplicasError)
-        if not records:
-            raise ApiError(Errors.CorruptRecordError, "Produce request carried no record batch")
-        info = await record_checks.append(partition, bytearray(records),
+        info = await record_checks.append(partition, bytearray(records), verification=verification,
                                           current=lambda: ctx.broker.partitions.get((topic, index)) is partition)
     except ApiError as exc:
         return _error(index, exc.code, exc.message), None, -1

@@ -8,6 +8,10 @@ cannot change at run time are read-only (Kafka's DynamicBrokerConfig, engine/dyn
 The cluster-wide resource (broker "") lists only what was set on it. Stored broker configs
 the engine has no definition for are listed too; passwords and custom (untyped) configs are
 sensitive, their values withheld, as Kafka does. `configuration_keys` filters; v3+ carries config types.
+A broker's own resource also carries two read-only entries of this engine's:
+`engine.admin.endpoint` and `engine.log.cleaner.uncleanable.partitions` (the partitions its
+log cleaner marked uncleanable, "topic-partition" comma-separated; Kafka counts them only in
+the JMX gauge uncleanable-partitions-count).
 include_synonyms (v1+) lists, per config, where else a value could come from, highest
 precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
 Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first

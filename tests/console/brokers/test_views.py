@@ -93,3 +93,20 @@ def test_the_console_keeps_working_with_the_first_bootstrap_broker_stopped(priva
     assert "Broker 0 is running." in started.content.decode()
     assert list(AuditLogEntry.objects.filter(action__startswith="broker.").order_by("id").values_list(
         "action", "target", "result")) == [("broker.stop", "0", "ok"), ("broker.start", "0", "ok")]
+
+
+def test_the_broker_page_names_its_uncleanable_partitions(poisoned_cluster, poisoned_engine, viewer_client):
+    from tests.support.waiting import wait_until
+    from console.brokers.selectors import broker_detail
+    wait_until(lambda: broker_detail(cluster=poisoned_cluster, broker_id=0).uncleanable_partitions,
+               message="the cleaner giving the partition up")
+    html = viewer_client.get(reverse("brokers:detail", args=[poisoned_cluster.pk, 0])).content.decode()
+    assert 'id="uncleanable-partitions" class="bad" data-count="1"' in html
+    assert f"<li>{poisoned_engine.topic}-0</li>" in html
+    detail = viewer_client.get(f"/api/clusters/{poisoned_cluster.pk}/brokers/0").json()
+    assert detail["uncleanable_partitions"] == [f"{poisoned_engine.topic}-0"]
+
+
+def test_a_broker_with_nothing_uncleanable_says_so(cluster, viewer_client):
+    html = viewer_client.get(reverse("brokers:detail", args=[cluster.pk, 1])).content.decode()
+    assert 'id="uncleanable-partitions" data-count="0"' in html

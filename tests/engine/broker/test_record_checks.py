@@ -16,6 +16,7 @@ from engine.storage import log_validator
 from tests.engine.protocol.test_bad_input import build_batch, create_topic
 from tests.support.in_process_engine import InProcessEngine
 from tests.support.raw_client import RawClient
+from tests.support.record_batches import CODECS, HEADER_SIZE, record, records, seal
 from tests.support.waiting import wait_until
 
 RECORDS = 200_000     # ~0.25 s of record walking on an idle core: many GIL switch intervals
@@ -142,3 +143,19 @@ def test_a_lying_compressed_batch_is_still_refused_as_invalid_record(engine):
     finally:
         client.close()
     assert answer.error_code == 87        # INVALID_RECORD, from the worker thread's check
+
+
+def test_a_compressed_batch_is_refused_for_a_lie_inside_a_record_or_bytes_after_its_stream(engine):
+    body = records([b"one", b"two", b"three"])
+    lying = record(0, b"k", b"v") + record(1, b"k", b"v", [(b"h", b"x")], header_count=7) + record(2, b"k", b"v")
+    gzip_member = seal(body, 3, codec=CODECS["gzip"])[HEADER_SIZE:]
+    client = RawClient(engine.ports[0], timeout=60)
+    try:
+        assert create_topic(client, "inside") == 0
+        assert produce(client, "inside", bytes(seal(lying, 3, codec=CODECS["lz4"]))).error_code == 87
+        assert produce(client, "inside", bytes(seal(body, 3, codec=CODECS["gzip"],
+                                                    compressed=bytes(gzip_member) * 2))).error_code == 2
+        appended = produce(client, "inside", bytes(seal(body, 3, codec=CODECS["gzip"])))
+    finally:
+        client.close()
+    assert appended.error_code == 0 and appended.base_offset == 0     # nothing refused was stored

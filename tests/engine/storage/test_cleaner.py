@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import shutil
+import struct
 
 import pytest
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
@@ -13,6 +15,8 @@ from engine.storage.cleaner import CLEANER_CHECKPOINT, LogCleaner
 from engine.storage.log import Log
 from engine.storage.log_config import LogConfig
 from engine.storage.records import read_header
+
+from tests.support.record_batches import record, seal
 
 from .conftest import BASE_TS, crash
 
@@ -330,3 +334,46 @@ def test_compact_delete_policy_and_compaction_lag_bounds(tmp_path, open_log, con
     assert [(o, k) for o, k, _ in records(log)] == [(2, b"big2"), (3, b"big3"), (4, b"big4"), (5, b"big0"),
                                                      (6, b"big1")]
     assert log.delete_old_segments(BASE_TS + 8 * 24 * 3600 * 1000) > 0  # "delete" still applies retention
+
+
+def poison(log: Log) -> None:
+    """A batch the cleaner cannot read: its second record says it has 7 headers. A follower's
+    append takes it (a leader checked it, supposedly), as a disk written by an older broker would."""
+    body = record(0, b"k", b"v") + record(1, b"k", b"v", [(b"h", b"x")], header_count=7)
+    batch = seal(body, 2, timestamp=BASE_TS)
+    struct.pack_into(">q", batch, 0, log.log_end_offset)    # the base offset lies outside the CRC
+    log.append_as_follower(batch, now_ms=BASE_TS)
+
+
+def test_a_partition_the_cleaner_fails_on_is_uncleanable_and_the_others_are_still_cleaned(tmp_path, config,
+                                                                                          caplog):
+    logs = {tp: Log.open(tmp_path / f"{tp[0]}-{tp[1]}", config, now_ms=BASE_TS)
+            for tp in [("bad", 0), ("good", 0), ("good", 1)]}
+    pairs = [(f"k{i % 5}".encode(), f"v{i}".encode()) for i in range(60)]
+    for tp, log in logs.items():
+        produce(log, pairs[:30], per_batch=3)
+        if tp[0] == "bad":
+            poison(log)
+        produce(log, pairs[30:], per_batch=3)
+    cleaner = LogCleaner(tmp_path)
+    try:
+        with caplog.at_level("WARNING", logger="engine.storage.cleaner"):
+            cleaned = cleaner.run(logs, BASE_TS)
+            assert {stats.topic_partition for stats in cleaned} == {("good", 0), ("good", 1)}
+            assert cleaner.uncleanable_partitions == [("bad", 0)]
+            produce(logs[("bad", 0)], pairs, per_batch=3)       # dirtier than ever: still not cleaned
+            assert cleaner.run(logs, BASE_TS) == []
+        warnings = [r for r in caplog.records if "uncleanable" in r.getMessage()]
+        assert len(warnings) == 1 and "bad-0" in warnings[0].getMessage()   # logged once
+        for tp in [("good", 0), ("good", 1)]:
+            assert len(records(logs[tp])) < 60
+        # Deleted and created again, the partition is a new log: cleanable again.
+        crash(logs[("bad", 0)])
+        shutil.rmtree(tmp_path / "bad-0")
+        logs[("bad", 0)] = Log.open(tmp_path / "bad-0-new", config, now_ms=BASE_TS)
+        produce(logs[("bad", 0)], pairs, per_batch=3)
+        assert ("bad", 0) in {stats.topic_partition for stats in cleaner.run(logs, BASE_TS)}
+        assert cleaner.uncleanable_partitions == []
+    finally:
+        for log in logs.values():
+            crash(log)

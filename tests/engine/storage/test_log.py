@@ -360,12 +360,14 @@ def test_a_compacted_log_refuses_a_batch_with_keyless_records(open_log, config):
     assert refused.value.error_code == 87 and log.log_end_offset == 0
 
 
-def test_a_compacted_log_answers_corrupt_message_for_signed_records_that_do_not_parse(open_log, config):
+def test_a_compacted_log_answers_invalid_record_for_signed_records_that_do_not_parse(open_log, config):
+    """Kafka's DefaultRecord.readFrom: a record structure that does not parse is INVALID_RECORD,
+    which producers do not retry (CORRUPT_MESSAGE they would, for ever)."""
     from kafka.record.util import calc_crc32c
     log = open_log(dataclasses.replace(config, cleanup_policy="compact"))
     batch = make_batch([b"v"])
     batch[-4:-1] = b"\xff\xff\xff"              # the record's varints run past the batch
     batch[17:21] = calc_crc32c(memoryview(batch)[21:]).to_bytes(4, "big")   # re-signed: the CRC holds
-    with pytest.raises(CorruptRecordError) as refused:
+    with pytest.raises(InvalidRecordError) as refused:
         log.append(batch, leader_epoch=0, now_ms=BASE_TS)
-    assert refused.value.error_code == 2 and log.log_end_offset == 0
+    assert refused.value.error_code == 87 and log.log_end_offset == 0

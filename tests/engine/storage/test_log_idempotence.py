@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from engine.storage.errors import InvalidProducerEpochError, OutOfOrderSequenceError
+from engine.storage.errors import DuplicateSequenceError, InvalidProducerEpochError, OutOfOrderSequenceError
 
 from .conftest import BASE_TS, crash, make_batch, read_all, values
 
@@ -70,6 +70,24 @@ def test_several_batches_of_one_producer_in_one_request(open_log):
     info = log.append(request, leader_epoch=0, now_ms=BASE_TS)
     assert (info.first_offset, info.last_offset, info.num_records) == (0, 4, 5)
     assert send(log, 2, 3).duplicate
+
+
+def test_a_batch_repeated_within_one_append_is_refused_not_acknowledged(open_log):
+    log = open_log()
+    batch = make_batch(values(2), producer=(PID, 0, 0))
+    with pytest.raises(OutOfOrderSequenceError):
+        log.append(batch + batch, leader_epoch=0, now_ms=BASE_TS)
+    assert log.log_end_offset == 0 and not log.producer_state.producers
+
+
+def test_a_written_batch_repeated_beside_a_new_one_is_refused_whole(open_log):
+    log = open_log()
+    send(log, 0)
+    with pytest.raises(DuplicateSequenceError):
+        log.append(make_batch(values(2), producer=(PID, 0, 2)) + make_batch(values(2, "s0-"), producer=(PID, 0, 0)),
+                   leader_epoch=0, now_ms=BASE_TS)
+    assert log.log_end_offset == 2
+    assert send(log, 2).first_offset == 2
 
 
 def test_non_idempotent_batches_bypass_the_checks(open_log):

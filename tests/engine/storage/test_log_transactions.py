@@ -10,6 +10,7 @@ from engine.storage.errors import (InvalidProducerEpochError, InvalidRecordError
                                    TransactionCoordinatorFencedError)
 from engine.storage.log import Log
 from engine.storage.log_config import LogConfig
+from engine.storage.producer_state import TxnVerification
 
 from .conftest import BASE_TS, crash, make_batch, values
 
@@ -112,6 +113,34 @@ def test_clients_cannot_write_control_batches_and_markers_must_be_control(open_l
         log.append(batch, leader_epoch=0, now_ms=BASE_TS)
     with pytest.raises(InvalidRecordError):
         log.append(txn_batch(1, 0), leader_epoch=0, now_ms=BASE_TS, control=True)
+
+
+def test_a_client_transactional_batch_needs_the_verification_guard(open_log):
+    log = open_log()
+    with pytest.raises(InvalidTxnStateError):    # no coordinator confirmed this transaction
+        log.append(txn_batch(2, 0), leader_epoch=0, now_ms=BASE_TS, verification=TxnVerification(None))
+    with pytest.raises(InvalidTxnStateError):    # a guard of another partition's, or made up
+        log.append(txn_batch(2, 0), leader_epoch=0, now_ms=BASE_TS, verification=TxnVerification(object()))
+    assert log.log_end_offset == 0 and log.producer_state.ongoing_txn_first_offset(PID) is None
+
+    guard = log.producer_state.start_verification(PID, BASE_TS)
+    assert log.producer_state.start_verification(OTHER, BASE_TS) is not guard
+    log.append(txn_batch(2, 0), leader_epoch=0, now_ms=BASE_TS, verification=TxnVerification(guard))
+    assert log.producer_state.ongoing_txn_first_offset(PID) == 0
+    assert log.producer_state.start_verification(PID, BASE_TS) is None     # the open transaction is the proof
+    log.append(txn_batch(1, 2), leader_epoch=0, now_ms=BASE_TS, verification=TxnVerification(None))
+    assert log.log_end_offset == 3
+
+
+def test_a_marker_voids_a_verification_made_before_it(open_log):
+    log = open_log()
+    send(log, 1, 0)                                           # the transaction is open: offset 0
+    marker(log, commit=False)                                 # 1: aborted
+    guard = log.producer_state.start_verification(PID, BASE_TS)
+    marker(log, commit=False, epoch=1)                        # 2: the coordinator aborts again (a timeout)
+    with pytest.raises(InvalidTxnStateError):                 # the confirmation predates that marker
+        log.append(txn_batch(1, 0, epoch=1), leader_epoch=0, now_ms=BASE_TS, verification=TxnVerification(guard))
+    assert log.producer_state.ongoing_txn_first_offset(PID) is None and log.log_end_offset == 3
 
 
 def test_open_transaction_survives_clean_restart_and_kill_9(tmp_path):
