@@ -38,14 +38,23 @@ def set_group_configs(bootstrap: str, group_id: str, configs: dict[str, str | No
         admin.close()
 
 
-def topic_id_of(port: int, topic: str):
+def _metadata(port: int, topic: str):
     client = RawClient(port)
     try:
-        response = client.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
-                                                  allow_auto_topic_creation=False), 12, MetadataResponse)
+        return client.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                              allow_auto_topic_creation=False), 12, MetadataResponse)
     finally:
         client.close()
-    return response.topics[0].topic_id
+
+
+def topic_id_of(port: int, topic: str):
+    return _metadata(port, topic).topics[0].topic_id
+
+
+def leader_port(port: int, topic: str, partition: int = 0) -> int:
+    response = _metadata(port, topic)
+    leader = next(p.leader_id for p in response.topics[0].partitions if p.partition_index == partition)
+    return next(b.port for b in response.brokers if b.node_id == leader)
 
 
 def coordinator_port(port: int, key: str, key_type: int = 0) -> int:
@@ -76,13 +85,13 @@ def describe_share_offsets(port: int, group_id: str, topics=None, version: int =
 
 class RawShareMember:
     """One share group member: heartbeats on a connection to the group coordinator, share
-    fetches and acknowledgements on a connection to the (single) broker that leads the topic."""
+    fetches and acknowledgements on a connection to the leader of the topic's partition 0."""
 
     def __init__(self, port: int, group_id: str, topic: str, member_id: str) -> None:
         self.group_id, self.topic, self.member_id = group_id, topic, member_id
         self.topic_id = topic_id_of(port, topic)
         self.coordinator = RawClient(coordinator_port(port, group_id))
-        self.leader = RawClient(port)
+        self.leader = RawClient(leader_port(port, topic))
         self.member_epoch = 0
         self.session_epoch = 0
         self.assignment: list[int] = []
