@@ -46,6 +46,9 @@ def test_list_and_describe_show_offsets_members_and_state(share_engine, worked_g
     topic, group, _ = worked_group
     listed = cli(share_engine, "--list")
     assert listed.returncode == 0 and group in listed.stdout.split()
+    consumer_groups = subprocess.run([sys.executable, "-m", "engine", "groups", "--bootstrap", share_engine.bootstrap,
+                                      "--list"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert consumer_groups.returncode == 0 and group not in consumer_groups.stdout.split()   # as Kafka's tools
     stable = cli(share_engine, "--list", "--state", "Stable")
     assert {"GROUP": group, "STATE": "Stable"} in table(stable.stdout)
 

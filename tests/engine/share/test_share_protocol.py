@@ -4,6 +4,7 @@ acknowledgement type, the delivery limit, lock renewal and expiry, and the admin
 The real share consumer drives the same paths in test_share_consumers.py."""
 from __future__ import annotations
 
+import urllib.parse
 import uuid
 
 import pytest
@@ -12,6 +13,7 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from engine.protocol.specs import (AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse,
                                    ShareGroupDescribeRequest, ShareGroupDescribeResponse)
+from engine.tools.broker_command import call
 from tests.support.groups import create_topic, produce
 from tests.support.raw_client import RawClient
 from tests.support.share import (ACCEPT, GAP, INVALID_RECORD_STATE, INVALID_SHARE_SESSION_EPOCH, REJECT, RELEASE,
@@ -245,3 +247,22 @@ def test_group_configs_are_checked_and_share_version_is_finalized(share_engine, 
         [("share.version", 1, 1)]
     ranges = {k.api_key: (k.min_version, k.max_version) for k in versions.api_keys}
     assert ranges[76] == (1, 1) and ranges[78] == (1, 2) and ranges[79] == (1, 2) and ranges[90] == (0, 1)
+
+
+def test_the_admin_interface_tells_each_share_partitions_records_in_flight(share_engine, queue):
+    topic, group = queue
+    m = member(share_engine, queue)
+    try:
+        assert offsets_of(m.fetch(max_records=4, mode=1)) == [0, 1, 2, 3]
+        m.acknowledge([(0, 0, [ACCEPT]), (1, 1, [REJECT])])
+        [row] = call(share_engine.admin_url, "GET", "/share-partitions?" + urllib.parse.urlencode({"group": group}),
+                     share_engine.admin_token)
+        assert (row["topic"], row["start_offset"], row["end_offset"], row["acquired"], row["in_flight"]) == \
+            (topic, 2, 3, 2, 2)
+        assert (row["deliveries"], row["archived_total"]["rejected"], row["lock_expiries_total"]) == (4, 1, 0)
+        everyone = call(share_engine.admin_url, "GET", "/share-partitions", share_engine.admin_token)
+        assert group in {r["group"] for r in everyone}
+        with pytest.raises(RuntimeError, match="X-Engine-Admin-Token"):
+            call(share_engine.admin_url, "GET", "/share-partitions", "wrong-token")
+    finally:
+        m.close()
