@@ -14,7 +14,14 @@ TEST_WORKERS ?= 3
 JS_CLIENTS := tests/clients/kafkajs
 JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
 
-.PHONY: run engine test venv js-clients bench docs clean
+# System tools, as CHECK=DEBIAN_PACKAGE (CHECK: a command on PATH, an absolute path, or
+# ensurepip for Python's venv support). `make test` and `make run` install what is missing
+# when they run as root with apt-get, and otherwise stop first and print the command to run.
+# Add a tool here when a test or the stack starts to need one.
+RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
+TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus
+
+.PHONY: run engine test venv js-clients bench docs clean system-deps run-deps
 
 venv: $(STAMP)
 
@@ -24,13 +31,19 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-# kafkajs for the client tests (npm's registry); node and npm come from the system (.ci/run installs them).
+# kafkajs for the client tests (npm's registry); node and npm are system tools (TEST_DEPS).
 js-clients: $(JS_STAMP)
 
 $(JS_STAMP): $(JS_CLIENTS)/package.json $(JS_CLIENTS)/package-lock.json
 	cd $(JS_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error
 
-run: venv
+system-deps:
+	@PYTHON=$(PYTHON) sh scripts/system_deps.sh test $(TEST_DEPS)
+
+run-deps:
+	@PYTHON=$(PYTHON) sh scripts/system_deps.sh run $(RUN_DEPS)
+
+run: run-deps venv
 	$(PY) -m console.localenv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
@@ -39,7 +52,7 @@ run: venv
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
-test: venv js-clients
+test: system-deps venv js-clients
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.

@@ -37,6 +37,7 @@ BATCH = 2000
 TARGET_S = 1.0
 TOPICS_PER_GROUP = 5
 TRANSACTIONS = 3
+METRICS_TOKEN = "benchmark-only-metrics-token"
 PEERS = ("AKHQ: 65 s to list 1,000 topics (published)",
          "kafka-ui: 90 s per refresh at 9k topics (published)",
          "kafka-ui: 90 s per consumer groups refresh at 9k topics and 2.2k groups (kafbat #1776)",
@@ -94,7 +95,9 @@ def pages(cluster_id: int, topics: int, groups: int) -> dict[str, str]:
             "groups by lag": f"{c}/groups/?sort=lag&state=Empty", "groups by lag api": f"{a}/groups?sort=lag",
             "one group": f"{c}/groups/{group}/", "one group api": f"{a}/groups/{group}/",
             "topic consumers": f"{c}/groups/?topic={topic}", "topic consumers api": f"{a}/groups?topic={topic}",
-            "transactions": f"{c}/transactions/", "transactions api": f"{a}/transactions"}
+            "transactions": f"{c}/transactions/", "transactions api": f"{a}/transactions",
+            # Prometheus's scrape of every series (plain, and gzip as Prometheus asks for it).
+            "metrics scrape": "/metrics", "metrics scrape gzip": "/metrics?gzip"}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -110,6 +113,7 @@ def setup_django(database: str, bootstrap: str) -> None:
     os.environ.update(DATABASE_URL=f"sqlite:///{database}", ENGINE_BOOTSTRAP=bootstrap, ENGINE_ADMIN_TOKEN_FILE=str(token),
                       ALLOWED_HOSTS="testserver", DJANGO_SETTINGS_MODULE="console.settings")
     os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key")   # DEBUG off, as in production
+    os.environ.setdefault("CONSOLE_SECRET_METRICS_TOKEN", METRICS_TOKEN)   # /metrics on
     import django
     django.setup()
 
@@ -136,16 +140,40 @@ def measure(args) -> None:
         t0, c0 = time.perf_counter(), cpu_seconds(args.engine_pid)
         if profiler:
             profiler.enable()
-        response = client.get(args.measure)
+        response = client.get(args.measure, headers=scrape_headers(args.measure))
+        # A streamed answer (/metrics) is timed until its last byte is read.
+        content = b"".join(response.streaming_content) if response.streaming else response.content
         if profiler:
             profiler.disable()
         times.append(time.perf_counter() - t0)
         cpu.append(cpu_seconds(args.engine_pid) - c0)
-        assert response.status_code == 200, (args.measure, response.status_code, response.content[:500])
-        collecting += b"being collected" in response.content     # answered before background data came in
+        assert response.status_code == 200, (args.measure, response.status_code, content[:500])
+        collecting += b"being collected" in content     # answered before background data came in
+        if args.measure.startswith("/metrics"):
+            body = content
+            if response.get("Content-Encoding") == "gzip":
+                import gzip
+                body = gzip.decompress(body)
+            collecting += b"kafka_consumergroup_lag{" not in body    # no observation yet
+            import re
+            took = re.search(rb"^kafka_console_observation_duration_seconds\{[^}]*\} (\S+)$", body, re.M)
+            scraped = {"bytes": len(body), "sent": int(response["Content-Length"]), "samples": body.count(b"\n")
+                       - body.count(b"\n#"), "observation_s": float(took.group(1)) if took else None}
     if profiler:
         profiler.dump_stats(args.profile_to)
-    print(json.dumps({"times": times, "cpu": cpu, "collecting": collecting, "start_up": start_up}))
+    figures = {"times": times, "cpu": cpu, "collecting": collecting, "start_up": start_up}
+    if args.measure.startswith("/metrics"):
+        figures["scrape"] = scraped
+    print(json.dumps(figures))
+
+
+def scrape_headers(url: str) -> dict:
+    if not url.startswith("/metrics"):
+        return {}
+    headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+    if url.endswith("?gzip"):
+        headers["Accept-Encoding"] = "gzip"
+    return headers
 
 
 def main() -> None:
@@ -243,6 +271,11 @@ def measure_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -
             slow.append(label)
         print(f"{label:<20} {times[0]:>7.3f}s {median:>7.3f}s {max(times):>7.3f}s {cpu[0]:>7.3f}s "
               f"{sorted(cpu)[len(cpu) // 2]:>7.3f}s {figures['start_up']:>7.3f}s  {verdict}", flush=True)
+        if "scrape" in figures:
+            s = figures["scrape"]
+            took = f"{s['observation_s']:.1f} s" if s["observation_s"] is not None else "none yet"
+            print(f"{'':<20} {s['samples']:,} samples, {s['bytes'] / 1e6:.1f} MB, {s['sent'] / 1e6:.1f} MB sent; "
+                  f"the observation served took {took} (collected in the background, never by a scrape)")
         if verdict != "ok" or figures["collecting"]:   # e.g. runs that overlapped a background collection
             print(f"{'':<20} runs: {' '.join(f'{t:.2f}s' for t in times)}; cpu: {' '.join(f'{c:.2f}s' for c in cpu)}"
                   f"; {figures['collecting']} said their data was being collected")

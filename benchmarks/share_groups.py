@@ -12,9 +12,12 @@ topic (cProfile on the engine's event loop, in process).
 
 Each consumer's time runs from the first record any member receives to the moment the last
 of them is processed; joining the group is not counted. Every record must be processed once
-(a duplicate would be a redelivery) - the run says so if not.
+(a duplicate would be a redelivery) - the run says so if not. The runs with work are repeated
+(--rounds, each on a topic of its own) and the medians compared: on a shared machine a single
+run moves by tens of percent.
 
-    .venv/bin/python benchmarks/share_groups.py [--records 6000] [--work-ms 1] [--raw-records 200000] [--profile]
+    .venv/bin/python benchmarks/share_groups.py [--records 6000] [--work-ms 1] [--rounds 3] [--raw-records 200000]
+                                                [--profile]
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import argparse
 import multiprocessing
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -54,7 +58,7 @@ def create_and_fill(bootstrap: str, topic: str, records: int) -> None:
 
 
 def worker(kind: str, bootstrap: str, group: str, topic: str, work_ms: float, target: int, counter, first,
-           stop) -> None:
+           stop, mine) -> None:
     """One consumer process: poll, `work_ms` per record, until the group processed `target`.
     With work, share consumers take 100 records a poll (max.poll.records, 500 by default), so
     that the last records are not all queued behind one member."""
@@ -76,6 +80,7 @@ def worker(kind: str, bootstrap: str, group: str, topic: str, work_ms: float, ta
             for _ in got:
                 if work_ms:
                     time.sleep(work_ms / 1000)
+            mine.value += len(got)
             with counter.get_lock():
                 counter.value += len(got)
                 if counter.value >= target:
@@ -89,8 +94,9 @@ def worker(kind: str, bootstrap: str, group: str, topic: str, work_ms: float, ta
 def drain(kind: str, members: int, bootstrap: str, topic: str, group: str, records: int, work_ms: float) -> dict:
     context = multiprocessing.get_context("spawn")
     counter, first, stop = context.Value("q", 0), context.Value("d", 0.0), context.Event()
+    shares = [context.Value("q", 0, lock=False) for _ in range(members)]
     processes = [context.Process(target=worker, args=(kind, bootstrap, group, topic, work_ms, records, counter,
-                                                      first, stop)) for _ in range(members)]
+                                                      first, stop, share)) for share in shares]
     for process in processes:
         process.start()
     deadline = time.monotonic() + 600
@@ -100,7 +106,8 @@ def drain(kind: str, members: int, bootstrap: str, topic: str, group: str, recor
     for process in processes:
         process.join(60)
     elapsed = finished - first.value
-    return {"rate": records / elapsed, "elapsed": elapsed, "processed": counter.value}
+    return {"rate": records / elapsed, "elapsed": elapsed, "processed": counter.value,
+            "per_member": [s.value for s in shares]}
 
 
 def machine() -> str:
@@ -114,6 +121,7 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=6000, help="records for the runs with work")
     parser.add_argument("--work-ms", type=float, default=1.0)
     parser.add_argument("--raw-records", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the runs with work (medians are printed)")
     parser.add_argument("--profile", action="store_true", help="also profile the engine during a raw share drain")
     args = parser.parse_args()
     print(f"machine: {machine()}")
@@ -131,19 +139,31 @@ def main() -> int:
 
 
 def run_all(bootstrap: str, args) -> None:
-    topic = "work"
-    create_and_fill(bootstrap, topic, args.records)
-    print(f"\n{args.records:,} records of {len(VALUE)} B in ONE partition, {args.work_ms} ms of work per record")
-    classic = drain("classic", 1, bootstrap, topic, "classic-work", args.records, args.work_ms)
-    print(f"{'classic consumer, 1':>24}: {classic['rate']:>8,.0f} rec/s  ({classic['elapsed']:.2f} s)")
+    print(f"\n{args.records:,} records of {len(VALUE)} B in ONE partition, {args.work_ms} ms of work per record, "
+          f"{args.rounds} round(s): a topic and groups of their own each")
+    rates: dict[str, list[float]] = {}
+    for round_ in range(args.rounds):
+        topic = f"work-{round_}"
+        create_and_fill(bootstrap, topic, args.records)
+        classic = drain("classic", 1, bootstrap, topic, f"classic-work-{round_}", args.records, args.work_ms)
+        rates.setdefault("classic", []).append(classic["rate"])
+        line = [f"classic {classic['rate']:,.0f}"]
+        for members in (1, 2, 4):
+            group = f"share-work-{members}-{round_}"
+            set_group_configs(bootstrap, group, {"share.auto.offset.reset": "earliest"})
+            result = drain("share", members, bootstrap, topic, group, args.records, args.work_ms)
+            rates.setdefault(f"share {members}", []).append(result["rate"])
+            extra = result["processed"] - args.records
+            line.append(f"share x{members} {result['rate']:,.0f} (per member {result['per_member']})"
+                        + (f" {extra} processed twice" if extra else ""))
+        print(f"  round {round_ + 1}: " + "; ".join(line))
+    classic = statistics.median(rates["classic"])
+    print(f"{'classic consumer, 1':>24}: {classic:>8,.0f} rec/s (median)")
     for members in (1, 2, 4):
-        group = f"share-work-{members}"
-        set_group_configs(bootstrap, group, {"share.auto.offset.reset": "earliest"})
-        result = drain("share", members, bootstrap, topic, group, args.records, args.work_ms)
-        extra = result["processed"] - args.records
-        print(f"{f'share consumers, {members}':>24}: {result['rate']:>8,.0f} rec/s  ({result['elapsed']:.2f} s)  "
-              f"{result['rate'] / classic['rate']:.2f}x classic"
-              + (f"  ({extra} records processed twice)" if extra else ""))
+        rate = statistics.median(rates[f"share {members}"])
+        per_round = ", ".join(f"{s / c:.2f}" for s, c in zip(rates[f"share {members}"], rates["classic"]))
+        print(f"{f'share consumers, {members}':>24}: {rate:>8,.0f} rec/s (median)  {rate / classic:.2f}x classic"
+              f"  (per round: {per_round})")
     raw = "raw"
     create_and_fill(bootstrap, raw, args.raw_records)
     print(f"\n{args.raw_records:,} records of {len(VALUE)} B in ONE partition, no work")

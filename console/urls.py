@@ -7,6 +7,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from console.accounts import urls as accounts_urls
+from console.alerts import urls as alert_urls
 from console.analytics import urls as analytics_urls
 from console.brokers import urls as broker_urls
 from console.clusters import urls as cluster_urls
@@ -32,6 +33,7 @@ api = [
     *transaction_urls.api_urlpatterns,
     *quota_urls.api_urlpatterns,
     *accounts_urls.api_urlpatterns,
+    *alert_urls.api_urlpatterns,
 ]
 
 # Error pages render base.html with the request, so they keep the navigation (console/web.py).
@@ -55,5 +57,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
+    path("clusters/<int:cluster_id>/alerts/", include("console.alerts.urls")),
+    path("metrics", include("console.metrics.urls")),
     path("api/", include((api, "api"))),
 ]

@@ -5,7 +5,8 @@ next ones (benchmarks/console_pages.py measures each page's first request in a f
 
 Then, when the fleet-scale caches are on (console.kafka_gateway.cache), it fills them for
 every cluster, all clusters at once: the all-topics metadata, the log dir sizes, the
-groups' lag and the partitions' open transactions. At 40,000 partitions the first request
+groups' lag and the partitions' open transactions (and, when /metrics is on, each cluster's
+first observation with its exposition). At 40,000 partitions the first request
 would otherwise pay for the first metadata answer (up to ~1 s when the cluster has to build
 it) or find the sizes, lags or transactions still being collected. Start-up waits for that
 at most CONSOLE_WARMUP_WAIT_SECONDS; a cluster that is slower or down goes on filling in the
@@ -86,5 +87,9 @@ def _warm_cluster(cluster, deadline: float) -> None:
             if settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS > 0 and gw.transactions.supported():
                 open_transactions(gw, max_age=settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS,
                                   wait_first=max(0.0, deadline - time.monotonic()))
+        # /metrics on: the first observation (and its exposition), so the first scrape has it.
+        if settings.METRICS_TOKEN and settings.METRICS_MAX_AGE_SECONDS > 0:
+            from console.metrics.selectors import observation_latest
+            observation_latest(cluster=cluster, wait_first=max(0.0, deadline - time.monotonic()))
     except GatewayError as exc:     # a cluster that is down: its pages say so when asked
         logger.info("warm-up of cluster %s skipped: %s", cluster.name, exc)

@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address the admin interface binds to (default 127.0.0.1: loopback only)")
     serve.add_argument("--no-admin", action="store_true",
                        help="run without the admin interface (broker stop/start over HTTP); nothing is advertised")
+    serve.add_argument("--metrics-port", type=int, default=None, metavar="P",
+                       help="serve broker i's Prometheus metrics on port P+i at /metrics (default: none)")
+    serve.add_argument("--metrics-host", default="127.0.0.1",
+                       help="address the metrics endpoints bind to (default 127.0.0.1)")
     serve.add_argument("--rack", action="append", default=[], metavar="ID=RACK",
                        help="broker.rack of broker ID (Kafka's rack-aware placement reads it); repeatable")
     serve.add_argument("--security-protocol", default="PLAINTEXT", choices=security_settings.PROTOCOLS,
@@ -101,7 +105,8 @@ async def serve(args: argparse.Namespace) -> int:
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=configs, admin_port=args.admin_port,
                     admin=not args.no_admin, admin_host=args.admin_host,
-                    racks=_parse_racks(args.rack, args.brokers), security=security)
+                    racks=_parse_racks(args.rack, args.brokers), security=security,
+                    metrics_port=args.metrics_port, metrics_host=args.metrics_host)
     added = scram_bootstrap.add_missing(engine.controller, scram_users)
     if added:
         logging.getLogger("engine").info("Added SCRAM credentials for %s (--add-scram)", ", ".join(added))

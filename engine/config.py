@@ -100,6 +100,11 @@ def _consumer_assignors(value: str) -> None:
         raise ValueError("must be a non-empty list of uniform and range (or their Kafka class names)")
 
 
+def _ip_overrides(value: str) -> None:
+    from engine.protocol.connection_quotas import parse_overrides
+    parse_overrides(value)
+
+
 def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
     def check(value):
         if not lo <= value <= hi:
@@ -154,6 +159,9 @@ _BROKER_DEFS = [
     # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
     ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
+    ConfigDef("max.connections.per.ip.overrides", TYPE_STRING, "", _ip_overrides),
+    # Frames of a connection not yet logged in on a SASL listener (Kafka's BrokerSecurityConfigs).
+    ConfigDef("sasl.server.max.receive.size", TYPE_INT, 524288, at_least(1)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
@@ -343,7 +351,11 @@ def validate_broker_configs(raw: dict[str, Any]) -> dict[str, Any]:
     unknown = [name for name in raw if name not in BROKER_CONFIGS]
     if unknown:
         raise InvalidConfigError(f"Unknown broker config name: {unknown[0]}")
-    return {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
+    parsed = {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
+    if parsed.get("max.connections.per.ip") == 0 and not parsed.get("max.connections.per.ip.overrides"):
+        raise InvalidConfigError("max.connections.per.ip can be set to zero only if "
+                                 "max.connections.per.ip.overrides property is set.")
+    return parsed
 
 
 def effective_topic_config(overrides: dict[str, Any], broker: BrokerConfig) -> dict[str, tuple[Any, int]]:

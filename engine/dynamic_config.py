@@ -86,7 +86,8 @@ _ENGINE_DYNAMIC = frozenset({
     "log.cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
     "log.preallocate", "log.message.timestamp.type", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
     "producer.id.expiration.ms", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
-    "max.connections", "max.connections.per.ip", "transaction.partition.verification.enable",
+    "max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides",
+    "transaction.partition.verification.enable",
 })
 # Kafka's dynamic names the engine stores and describes but does not act on (those it acts on
 # are in BROKER_CONFIGS and _ENGINE_DYNAMIC).

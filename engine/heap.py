@@ -39,3 +39,35 @@ class HeapFreezer:
         self._touched += sum(len(topics[name].partitions) for name in changed if name in topics)
         if self._touched >= FREEZE_AFTER_PARTITIONS:
             self.freeze()
+
+
+# --- while one request builds a million objects ------------------------------------------------
+# A request naming a million topics makes millions of short-lived objects (kafka.protocol's
+# structs), enough to trigger full collections one after the other, each walking all of them:
+# 0.1-1.4 s pauses, on whichever thread allocated, with the GIL held - the loop stopped as
+# surely as if the work ran on it. While such work is in flight only the young generations are
+# collected (they catch most cyclic garbage and cost little); the request's objects are freed
+# by reference counting when it is answered, and full collections resume once no such work is
+# left. Event-loop only.
+
+_NO_FULL_COLLECTIONS = 1 << 30          # gen1 collections before a full one: never, in practice
+_pausing = 0
+_saved_threshold: tuple[int, int, int] | None = None
+
+
+class FullCollectionsPaused:
+    """`with FullCollectionsPaused():` around a big request's work (nests, counts holders)."""
+
+    def __enter__(self) -> "FullCollectionsPaused":
+        global _pausing, _saved_threshold
+        if _pausing == 0:
+            _saved_threshold = gc.get_threshold()
+            gc.set_threshold(_saved_threshold[0], _saved_threshold[1], _NO_FULL_COLLECTIONS)
+        _pausing += 1
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        global _pausing
+        _pausing -= 1
+        if _pausing == 0 and _saved_threshold is not None:
+            gc.set_threshold(*_saved_threshold)

@@ -21,8 +21,10 @@ from engine.broker.broker import Broker
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.heap import HeapFreezer
+from engine.metrics.server import MetricsServer
 from engine.storage.dir_lock import DirLock
 import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engine serves them all
+from engine.protocol.inter_broker import InterBrokerNetwork
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
 from engine.security.settings import SecuritySettings
@@ -36,13 +38,17 @@ class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
                  admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None,
-                 security: SecuritySettings | None = None) -> None:
+                 security: SecuritySettings | None = None, metrics_port: int | None = None,
+                 metrics_host: str = "127.0.0.1") -> None:
         self.data_dir = Path(data_dir)
         self.dir_lock = DirLock(self.data_dir)
         self.dir_lock.acquire()     # before anything reads or writes the data dir
         try:
             self._build(brokers=brokers, host=host, port=port, configs=configs, admin_port=admin_port,
                         admin=admin, admin_host=admin_host, racks=racks, security=security)
+            # Broker i's metrics on metrics_port+i (engine/metrics/server.py), as its listener on port+i.
+            self.metrics_servers = {b.node_id: MetricsServer(b, metrics_host, metrics_port + b.node_id)
+                                    for b in self.brokers} if metrics_port is not None else {}
         except BaseException:
             self.dir_lock.release()
             raise
@@ -59,8 +65,12 @@ class Engine:
         # Client listeners' TLS / SASL (engine/security/settings.py); PLAINTEXT unless asked.
         self.security = security or SecuritySettings()
         self.security.scram_lookup = self.controller.scram_credential
+        # The brokers reach each other over socket pairs no client can reach (engine/protocol/inter_broker.py).
+        self.inter_broker = InterBrokerNetwork()
         for broker in self.brokers:
             broker.listener = Listener(broker, host, broker.port, self.security)
+            broker.inter_broker = self.inter_broker
+            self.inter_broker.attach(broker.node_id, broker.listener)
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).
@@ -113,6 +123,8 @@ class Engine:
             self.controller.unfence_broker(broker.node_id)
         if self.admin:
             await self.admin.start()
+        for server in self.metrics_servers.values():
+            await server.start()
         self.controller.restoring_preferred_leaders = True
         self._rebalancer = asyncio.create_task(self._rebalance_leaders_periodically())
         # The recovered state is long-lived: out of the cyclic GC's way (engine/heap.py).
@@ -156,6 +168,8 @@ class Engine:
             return False
         self.controller.fence_broker(node_id)
         await broker.stop()
+        if node_id in self.metrics_servers:     # a stopped broker is not scraped, as a dead one
+            await self.metrics_servers[node_id].stop()
         log.info("Broker %d stopped", node_id)
         return True
 
@@ -167,6 +181,8 @@ class Engine:
         await broker.start()
         self.controller.unfence_broker(node_id)
         broker.resync()   # now that it is live again, its follower replicas may fetch
+        if node_id in self.metrics_servers:
+            await self.metrics_servers[node_id].start()
         log.info("Broker %d started", node_id)
         return True
 
@@ -178,6 +194,8 @@ class Engine:
         their leadership back as soon as they are in sync again."""
         if self.admin:
             await self.admin.stop()
+        for server in self.metrics_servers.values():
+            await server.stop()
         if self._warming is not None:
             self._warming.cancel()
         if self._rebalancer is not None:      # None: start() failed (a port taken) or never ran

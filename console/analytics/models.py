@@ -27,6 +27,11 @@ class AnalyticsRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
+    # Liveness, for the watchdog: when the run was last sent to the queue, and the heartbeat its
+    # worker writes while it runs (with the worker's name, for the error if it dies).
+    sent_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
     job_seconds = models.JSONField(default=dict, blank=True)        # {job name: seconds}
 
     class Meta:

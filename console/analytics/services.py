@@ -5,17 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from console.accounts.services import audited
 from console.analytics.collector import SnapshotSummary, snapshot_collect
+from console.analytics.liveness import heartbeat
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_compact_day, lake_days, lake_prune
 from console.clusters.models import Cluster
-from console.enqueue import enqueue_on_commit
+from console.enqueue import QueueUnavailable, enqueue, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
 
@@ -30,7 +33,9 @@ KIND_NAMES = {AnalyticsRun.LAKE: "Analytics", AnalyticsRun.RECORDS: "Topic conte
 
 def analytics_run_request(*, cluster: Cluster, actor, kind: str = AnalyticsRun.LAKE, params: dict | None = None,
                           target: str = "") -> AnalyticsRun:
-    """Queue a run of `kind` for the cluster, unless one of that kind is already queued or running."""
+    """Queue a run of `kind` for the cluster, unless one of that kind is already queued or
+    running. With the task queue down: QueueUnavailable at once, and the run is failed with
+    that reason, not left queued."""
     action = {AnalyticsRun.LAKE: "analytics.run", AnalyticsRun.RECORDS: "analytics.records",
               AnalyticsRun.WHAT_IF: "analytics.what_if"}[kind]
     with audited(actor=actor, cluster=cluster, action=action, target=target or cluster.name,
@@ -44,9 +49,22 @@ def analytics_run_request(*, cluster: Cluster, actor, kind: str = AnalyticsRun.L
             run = AnalyticsRun.objects.create(cluster=cluster, kind=kind, params=params or {},
                                               requested_by=actor if getattr(actor, "pk", None) else None)
             details["run"] = run.pk
-            enqueue_on_commit(RUN_TASK, run.pk)
+            analytics_run_send_on_commit(run=run)
     notify_on_commit("analytics.queued", {"cluster": cluster.pk, "run": run.pk, "kind": kind})
     return run
+
+
+def analytics_run_send_on_commit(*, run: AnalyticsRun, raise_unsent: bool = True) -> None:
+    """Send a queued run to the analytics queue once its row is committed (the worker reads
+    it). If the broker cannot take it, the run fails with the reason, and QueueUnavailable goes
+    on to the caller (out of the commit) if `raise_unsent`: no run stays queued for a task never sent."""
+    run_id = run.pk
+
+    def fail(exc: QueueUnavailable) -> bool:
+        analytics_run_fail(run_id=run_id, states=(AnalyticsRun.QUEUED,), error=str(exc))
+        return raise_unsent
+    AnalyticsRun.objects.filter(pk=run_id).update(sent_at=timezone.now())
+    enqueue_on_commit(RUN_TASK, run_id, what=f"analytics run {run_id}", on_failure=fail)
 
 
 def what_if_request(*, cluster: Cluster, actor, topic: str, retention_ms: int | None,
@@ -63,36 +81,43 @@ def what_if_request(*, cluster: Cluster, actor, topic: str, retention_ms: int | 
 
 
 def analytics_runs_schedule(*, kind: str = AnalyticsRun.LAKE) -> list[AnalyticsRun]:
-    """Beat's periodic run of `kind` for every cluster that has none queued or running (not audited: no one asked)."""
+    """Beat's periodic run of `kind` for every cluster that has none queued or running (not
+    audited: no one asked). A run the task queue cannot take is failed with the reason (logged)."""
     queued = []
     busy = AnalyticsRun.objects.filter(kind=kind, state__in=AnalyticsRun.ACTIVE).values("cluster")
     for cluster in Cluster.objects.exclude(pk__in=busy):
         run = AnalyticsRun.objects.create(cluster=cluster, kind=kind)
-        enqueue_on_commit(RUN_TASK, run.pk)
+        analytics_run_send_on_commit(run=run, raise_unsent=False)
         queued.append(run)
     return queued
 
 
-def analytics_run_execute(*, run_id: int, spark) -> AnalyticsRun | None:
-    """Run the jobs of a queued run (idempotent: a run that is not queued any more is left alone)."""
+def analytics_run_execute(*, run_id: int, spark, worker: str = "") -> AnalyticsRun | None:
+    """Run the jobs of a queued run (idempotent: a run that is not queued any more is left
+    alone). `spark` is a SparkSession, or a function that starts one: then the run is already
+    "running", with its heartbeat, while Spark starts, and a Spark that cannot start fails it.
+    `worker` names the process, for the watchdog's message if it dies."""
     with transaction.atomic():
         run = AnalyticsRun.objects.select_for_update().filter(pk=run_id, state=AnalyticsRun.QUEUED).first()
         if run is None:
             return None
-        run.state, run.started_at = AnalyticsRun.RUNNING, timezone.now()
-        run.save(update_fields=["state", "started_at"])
+        now = timezone.now()
+        run.state, run.started_at, run.heartbeat_at, run.worker = AnalyticsRun.RUNNING, now, now, worker[:200]
+        run.save(update_fields=["state", "started_at", "heartbeat_at", "worker"])
     notify_on_commit("analytics.progress", {"cluster": run.cluster_id, "run": run.pk, "progress": 0})
 
     def progress(step: str, percent: int) -> None:
         AnalyticsRun.objects.filter(pk=run.pk).update(step=step, progress=percent)
         notify_on_commit("analytics.progress", {"cluster": run.cluster_id, "run": run.pk, "progress": percent})
 
-    try:
-        timings, result = _execute(run, spark=spark, progress=progress)
-    except Exception as exc:  # noqa: BLE001 - any Spark failure ends the run with its message
-        log.exception("analytics run %s failed", run.pk)
-        _finish(run, state=AnalyticsRun.FAILED, error=str(exc).splitlines()[0][:2000] if str(exc) else repr(exc))
-        return run
+    with heartbeat(run_id=run.pk, every_seconds=settings.ANALYTICS_HEARTBEAT_SECONDS):
+        try:
+            session = spark() if callable(spark) else spark
+            timings, result = _execute(run, spark=session, progress=progress)
+        except Exception as exc:  # noqa: BLE001 - any Spark failure ends the run with its message
+            log.exception("analytics run %s failed", run.pk)
+            _finish(run, state=AnalyticsRun.FAILED, error=str(exc).splitlines()[0][:2000] if str(exc) else repr(exc))
+            return run
     _finish(run, state=AnalyticsRun.DONE, job_seconds=timings, result=result)
     return run
 
@@ -127,6 +152,63 @@ def source_options(cluster: Cluster) -> dict[str, str]:
         options.update({"kafka.sasl.mechanism": conn.sasl_mechanism, "kafka.sasl.username": conn.sasl_username,
                         "kafka.sasl.password": conn.sasl_password})
     return options
+
+
+def analytics_run_fail(*, run_id: int, states: tuple[str, ...], error: str, silent_since=None) -> bool:
+    """Fail the run if it is still in one of `states` (and, with `silent_since`, its heartbeat
+    is still older than that): a worker may have moved it meanwhile."""
+    with transaction.atomic():
+        found = AnalyticsRun.objects.select_for_update().filter(pk=run_id, state__in=states)
+        if silent_since is not None:
+            found = found.filter(_silent(silent_since))
+        run = found.first()
+        if run is None:
+            return False
+        _finish(run, state=AnalyticsRun.FAILED, error=error)
+    return True
+
+
+# A running run is silent when its heartbeat is older than this many heartbeats (liveness.py).
+STALE_HEARTBEATS = 4
+
+
+def _silent(since) -> Q:
+    """Runs whose last heartbeat (or start, for a run from before heartbeats) is before `since`."""
+    return Q(heartbeat_at__lt=since) | Q(heartbeat_at__isnull=True, started_at__lt=since)
+
+
+def analytics_watchdog_sweep() -> dict[str, list[int]]:
+    """Fail runs whose worker went silent; send again, or fail, runs nobody took. Returns the
+    run ids it acted on, by what it did."""
+    close_old_connections()
+    now = timezone.now()
+    acted: dict[str, list[int]] = {"failed_silent": [], "resent": [], "failed_unclaimed": []}
+    silent_since = now - timedelta(seconds=STALE_HEARTBEATS * settings.ANALYTICS_HEARTBEAT_SECONDS)
+    for run in AnalyticsRun.objects.filter(_silent(silent_since), state=AnalyticsRun.RUNNING):
+        worker = f"its worker ({run.worker})" if run.worker else "its worker"
+        if analytics_run_fail(run_id=run.pk, states=(AnalyticsRun.RUNNING,), silent_since=silent_since,
+                              error=f"{worker} stopped while it ran: no heartbeat since "
+                                    f"{run.heartbeat_at or run.started_at:%Y-%m-%d %H:%M:%S} UTC. Run it again."):
+            acted["failed_silent"].append(run.pk)
+    queued = AnalyticsRun.objects.filter(state=AnalyticsRun.QUEUED)
+    too_old = now - timedelta(seconds=settings.ANALYTICS_QUEUED_MAX_SECONDS)
+    for run in queued.filter(created_at__lt=too_old):
+        if analytics_run_fail(run_id=run.pk, states=(AnalyticsRun.QUEUED,),
+                              error=f"No analytics worker took this run within "
+                                    f"{settings.ANALYTICS_QUEUED_MAX_SECONDS} s: is a worker consuming the "
+                                    "analytics queue (celery worker -Q analytics)?"):
+            acted["failed_unclaimed"].append(run.pk)
+    resend_before = now - timedelta(seconds=settings.ANALYTICS_QUEUED_RESEND_SECONDS)
+    unsent = Q(sent_at__lt=resend_before) | Q(sent_at__isnull=True, created_at__lt=resend_before)
+    for run in queued.filter(unsent, created_at__gte=too_old):
+        try:
+            enqueue(RUN_TASK, run.pk, what=f"analytics run {run.pk}")
+        except QueueUnavailable as exc:
+            log.warning("%s", exc)
+            break
+        AnalyticsRun.objects.filter(pk=run.pk).update(sent_at=timezone.now())
+        acted["resent"].append(run.pk)
+    return acted
 
 
 def _finish(run: AnalyticsRun, *, state: str, error: str = "", job_seconds: dict | None = None,

@@ -25,10 +25,17 @@ def _warm_spark(**_) -> None:
         spark_session()
 
 
-@shared_task(acks_late=True)
-def analytics_run(run_id: int) -> None:
+@shared_task(acks_late=True, bind=True)
+def analytics_run(self, run_id: int) -> None:
     from console.analytics.spark import spark_session
-    services.analytics_run_execute(run_id=run_id, spark=spark_session())
+    services.analytics_run_execute(run_id=run_id, spark=spark_session,
+                                   worker=f"{self.request.hostname or '?'}, pid {os.getpid()}")
+
+
+@shared_task(acks_late=True)
+def analytics_watchdog() -> dict:
+    """Beat's sweep for runs whose worker died or whose task was lost (services)."""
+    return services.analytics_watchdog_sweep()
 
 
 @shared_task(acks_late=True)

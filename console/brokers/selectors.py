@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from django.conf import settings
 
@@ -13,7 +12,7 @@ from console.clusters.selectors import BrokerStatus, broker_statuses
 from console.errors import NotFound
 from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway
 from console.kafka_gateway import cache
-from console.kafka_gateway.cache import LogDirSnapshot
+from console.kafka_gateway.cache import LogDirSnapshot, SnapshotAge
 from console.kafka_gateway.log_dirs import log_dir_totals
 from console.stats import broker_loads
 
@@ -43,20 +42,12 @@ class BrokerRow:
         return getattr(self.status, name)
 
 
-@dataclass(frozen=True)
-class LogDirsAge:
+def log_dirs_age(snapshot: LogDirSnapshot | None) -> SnapshotAge:
     """When the log dir sizes shown were collected (console.kafka_gateway.cache.LOG_DIRS)."""
+    return SnapshotAge.of(snapshot, snapshots=cache.LOG_DIRS, max_age=settings.LOG_DIR_SIZES_MAX_AGE_SECONDS)
 
-    collected_at: datetime | None            # None: not collected yet (the first collection is running)
-    age_seconds: float | None
-    max_age_seconds: float = 0.0             # renewed in the background past this; 0: collected by each page
 
-    @classmethod
-    def of(cls, snapshot: LogDirSnapshot | None) -> LogDirsAge:
-        max_age = settings.LOG_DIR_SIZES_MAX_AGE_SECONDS
-        if snapshot is None:
-            return cls(None, None, max_age)
-        return cls(snapshot.collected_at, round(snapshot.age_seconds(cache.LOG_DIRS.now()), 1), max_age)
+NOT_COLLECTED = SnapshotAge(None, None, 0.0)
 
 
 @dataclass(frozen=True)
@@ -67,7 +58,7 @@ class BrokersPage:
     can_stop_start: bool
     warnings: list[str]
     offline_partitions: int = 0              # in the whole cluster (Kafka's OfflinePartitionsCount)
-    log_dirs: LogDirsAge = LogDirsAge(None, None)
+    log_dirs: SnapshotAge = NOT_COLLECTED
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)  # -> cluster_brokers_seen
 
 
@@ -83,7 +74,7 @@ def broker_list(*, cluster: Cluster) -> BrokersPage:
     return BrokersPage(cluster=ClusterRef.of(cluster), controller_id=metadata.controller_id,
                        offline_partitions=sum(p.is_offline for t in metadata.topics for p in t.partitions),
                        brokers=rows, can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
-                       log_dirs=LogDirsAge.of(snapshot), seen_brokers=statuses.seen)
+                       log_dirs=log_dirs_age(snapshot), seen_brokers=statuses.seen)
 
 
 @dataclass(frozen=True)
@@ -101,7 +92,7 @@ class BrokerDetail:
     log_dirs: list[LogDirUsage]
     can_stop_start: bool
     warnings: list[str]
-    log_dirs_age: LogDirsAge = LogDirsAge(None, None)
+    log_dirs_age: SnapshotAge = NOT_COLLECTED
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)
     # Partitions the broker's log cleaner marked uncleanable; None when the broker does not say
     # (down, or not this engine).
@@ -125,7 +116,7 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]
     return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs, log_dirs=usage,
                         can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
-                        log_dirs_age=LogDirsAge.of(snapshot), seen_brokers=statuses.seen,
+                        log_dirs_age=log_dirs_age(snapshot), seen_brokers=statuses.seen,
                         uncleanable_partitions=_uncleanable(configs))
 
 
@@ -139,9 +130,8 @@ def _uncleanable(configs: list[ConfigEntry]) -> tuple[str, ...] | None:
 def _log_dirs(gw: Gateway, brokers: list[int], warnings: list[str]) -> LogDirSnapshot | None:
     snapshot = log_dir_totals(gw, brokers, max_age=settings.LOG_DIR_SIZES_MAX_AGE_SECONDS,
                               wait_first=settings.LOG_DIR_SIZES_WAIT_SECONDS)
-    if snapshot is None:
-        warnings.append("Log dir sizes are being collected: reload the page in a moment.")
-    elif snapshot.errors:
+    # None: the first collection is still running, and the page's age note says so.
+    if snapshot is not None and snapshot.errors:
         warnings.append(f"Log dir sizes: {next(iter(snapshot.errors.values()))}")
     return snapshot
 

@@ -211,6 +211,7 @@ class _Snapshot:
     log_end: dict[TopicPartitionKey, int]
     errors: dict[str, str]
     last_stable: dict[TopicPartitionKey, int] | None = None
+    log_start: dict[TopicPartitionKey, int] | None = None     # of the partitions without a commit
 
 
 def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, SnapshotAge]:
@@ -230,10 +231,11 @@ def _cached_lags(gw: Gateway, warnings: list[str]) -> tuple[_Snapshot, SnapshotA
 
 
 def _snapshot(gw: Gateway, group_ids: list[str], warnings: list[str], *, all_topics: bool = True,
-              describe: bool = True, last_stable: bool = False) -> _Snapshot:
+              describe: bool = True, last_stable: bool = False, whole_topics: bool = False) -> _Snapshot:
     """Coordinators, descriptions, committed offsets and log end offsets of these groups
     (`GroupCalls.lag_snapshot`)."""
-    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe, last_stable=last_stable)
+    snapshot = gw.groups.lag_snapshot(group_ids, all_topics=all_topics, describe=describe, last_stable=last_stable,
+                                      whole_topics=whole_topics)
     return _snapshot_of(snapshot, warnings)
 
 
@@ -247,9 +249,10 @@ def _snapshot_of(snapshot: LagSnapshot, warnings: list[str]) -> _Snapshot:
         warnings.append(f"Log end offsets of {len(unknown)} partition(s) are unknown: {next(iter(unknown.values()))}")
     if errors:
         warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
-    stable = snapshot.last_stable_offsets
+    stable, start = snapshot.last_stable_offsets, snapshot.log_start_offsets
     return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
-                     snapshot.log_end_offsets.offsets, errors, stable.offsets if stable is not None else None)
+                     snapshot.log_end_offsets.offsets, errors, stable.offsets if stable is not None else None,
+                     start.offsets if start is not None else None)
 
 
 def _total_lag(group_id: str, snapshot: _Snapshot) -> int | None:
@@ -303,13 +306,43 @@ class PartitionRow:
     metadata: str
     last_stable_offset: int | None = None
     lag_read_committed: int | None = None    # from the last stable offset: a read_committed consumer's lag
+    log_start_offset: int | None = None      # known for partitions without a commit
+
+    @property
+    def has_commit(self) -> bool:
+        return self.committed_offset is not None
+
+    @property
+    def records(self) -> int | None:
+        """Records in the partition (log end minus log start): without a commit, what a consumer
+        that starts from the earliest offset would have to read."""
+        if self.log_end_offset is None or self.log_start_offset is None:
+            return None
+        return max(0, self.log_end_offset - self.log_start_offset)
 
 
 @dataclass(frozen=True)
 class TopicLag:
     topic: str
-    partitions: int
-    lag: int | None
+    partitions: int                   # every partition of the topic
+    lag: int | None                   # over the partitions with a commit
+    committed: int = 0                # partitions with a commit
+    uncommitted_records: int | None = None   # records in the partitions without one
+
+    @property
+    def uncommitted_partitions(self) -> int:
+        return self.partitions - self.committed
+
+
+@dataclass(frozen=True)
+class Uncommitted:
+    """The partitions of the group's topics without a committed offset: not in the total lag,
+    which counts only committed partitions (as kafka-consumer-groups.sh shows "-" for them).
+    A consumer that starts there reads from its auto.offset.reset: `records` (from the earliest
+    offset), or none (from the latest)."""
+
+    partitions: int = 0
+    records: int | None = None
 
 
 @dataclass(frozen=True)
@@ -327,6 +360,11 @@ class GroupDetail:
     warnings: list[str]
     total_lag_read_committed: int | None = None
     group_type: str = "classic"       # "consumer": the consumer group protocol (KIP-848)
+    uncommitted: Uncommitted = Uncommitted()
+
+    @property
+    def committed_partitions(self) -> int:
+        return sum(1 for p in self.partitions if p.has_commit)
 
     @property
     def is_empty(self) -> bool:
@@ -337,7 +375,7 @@ class GroupDetail:
 def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
-        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False, last_stable=True)
+        snapshot = _snapshot(gw, [group_id], warnings, all_topics=False, last_stable=True, whole_topics=True)
     described = snapshot.described.get(group_id)
     committed = snapshot.committed.get(group_id, {})
     if group_id not in snapshot.coordinators:
@@ -349,7 +387,8 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     members = described.members if described else ()
     owners = {tp: m for m in members for tp in m.assignment}
     rows = []
-    for tp in sorted(set(committed) | set(owners)):
+    # Every partition of the group's topics: committed on, owned, or of a subscribed topic.
+    for tp in sorted(set(committed) | set(owners) | set(snapshot.log_end) | set(snapshot.log_start or {})):
         c, owner, end = committed.get(tp), owners.get(tp), snapshot.log_end.get(tp)
         stable = (snapshot.last_stable or {}).get(tp)
         rows.append(PartitionRow(topic=tp[0], partition=tp[1], committed_offset=c.offset if c else None,
@@ -357,8 +396,11 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
                                  owner=owner.member_id if owner else None,
                                  owner_client_id=owner.client_id if owner else None,
                                  metadata=c.metadata if c else "", last_stable_offset=stable,
-                                 lag_read_committed=lag(stable, c.offset if c else None)))
+                                 lag_read_committed=lag(stable, c.offset if c else None),
+                                 log_start_offset=None if c else (snapshot.log_start or {}).get(tp)))
     topics = _topic_lags(rows)
+    without = [r for r in rows if not r.has_commit]
+    records = [r.records for r in without]
     known = [r.lag for r in rows if r.lag is not None]
     known_committed = [r.lag_read_committed for r in rows if r.lag_read_committed is not None]
     return GroupDetail(cluster=ClusterRef.of(cluster), group_id=group_id, state=described.state if described else "",
@@ -367,7 +409,9 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
                        coordinator=snapshot.coordinators[group_id], members=[_member_row(m) for m in members],
                        partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings,
                        total_lag_read_committed=sum(known_committed) if known_committed else None,
-                       group_type=described.group_type if described else "classic")
+                       group_type=described.group_type if described else "classic",
+                       uncommitted=Uncommitted(partitions=len(without), records=None if None in records
+                                               else sum(records)))
 
 
 def _member_row(m: GroupMember) -> MemberRow:
@@ -386,7 +430,10 @@ def _topic_lags(rows: list[PartitionRow]) -> list[TopicLag]:
     result = []
     for topic, partitions in sorted(by_topic.items()):
         known = [r.lag for r in partitions if r.lag is not None]
-        result.append(TopicLag(topic=topic, partitions=len(partitions), lag=sum(known) if known else None))
+        without = [r.records for r in partitions if not r.has_commit]
+        result.append(TopicLag(topic=topic, partitions=len(partitions), lag=sum(known) if known else None,
+                               committed=len(partitions) - len(without),
+                               uncommitted_records=None if None in without else sum(without)))
     return result
 
 

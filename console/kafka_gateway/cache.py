@@ -147,17 +147,19 @@ class BackgroundSnapshots:
         self.collections = 0               # background collections started (tests count them)
 
     def get(self, key: CacheKey, *, max_age: float, wait_first: float, collect: Callable[[], Any]) -> Any:
-        """The last snapshot (None if there is none yet). When it is missing or older than
-        `max_age`, a background collection starts unless one runs; with no snapshot at all,
-        wait up to `wait_first` seconds for it. max_age 0: collect now, in this thread."""
+        """The last snapshot when it is at most `max_age` seconds old. Otherwise a collection
+        starts (unless one runs) and is waited for up to `wait_first` seconds: the fresh
+        snapshot when it ends in time; else the old one (None if there is none yet), which the
+        page shows as being renewed (`SnapshotAge.renewing`), never as current. A page seen
+        after a quiet hour therefore shows the cluster now, not the warm-up's figures.
+        max_age 0: collect now, in this thread."""
         if max_age <= 0:
-            return collect()
+            started = self._clock()
+            return self._stamped(collect(), started=started, ended=self._clock())
         snapshot = self._snapshots.get(key)
         if snapshot is None or self._clock() - snapshot.monotonic_at > max_age:
-            thread = self._start(key, collect)
-            if snapshot is None:
-                thread.join(wait_first)
-                snapshot = self._snapshots.get(key)
+            self._start(key, collect).join(wait_first)
+            snapshot = self._snapshots.get(key)
         return snapshot
 
     def get_for(self, gateway, collect: Callable[[Any], Any], *, max_age: float, wait_first: float) -> Any:
@@ -215,12 +217,15 @@ class LogDirSizes(BackgroundSnapshots):
     thread_name = "log-dir-sizes"
 
     def _failed(self, last: LogDirSnapshot | None, exc: Exception) -> LogDirSnapshot:
-        # Keep the last totals (with their own time) and say why they were not renewed.
-        return LogDirSnapshot(collected_at=last.collected_at if last else datetime.now(timezone.utc),
-                              dirs=last.dirs if last else {}, errors={-1: str(exc)})
+        # Keep the last totals with their own time (so they still read as old) and say why
+        # they were not renewed.
+        if last is not None:
+            return replace(last, errors={-1: str(exc)})
+        return LogDirSnapshot(collected_at=datetime.now(timezone.utc), errors={-1: str(exc)})
 
     def _stamped(self, snapshot: LogDirSnapshot, *, started: float, ended: float) -> LogDirSnapshot:
-        return replace(snapshot, monotonic_at=ended)
+        # As old as the start of the collection that read them; a failure keeps the old time.
+        return snapshot if snapshot.monotonic_at else replace(snapshot, monotonic_at=started)
 
 
 @dataclass(frozen=True)
@@ -284,18 +289,22 @@ class TransactionProducers(KeptSnapshots):
 
 @dataclass(frozen=True)
 class SnapshotAge:
-    """How old the background data a page shows is, for the page and its JSON."""
+    """How old the background data a page shows is, for the page and its JSON. `renewing`:
+    older than `max_age_seconds` and being collected again; the page says so and marks the
+    old figures as old (static/js/renewing.js fetches the page again until they are renewed)."""
 
     collected_at: datetime | None            # None: not collected yet (the first collection is running)
     age_seconds: float | None
     max_age_seconds: float                   # renewed in the background past this
+    renewing: bool = False
 
     @classmethod
     def of(cls, snapshot: Any, *, snapshots: BackgroundSnapshots, max_age: float) -> SnapshotAge:
         """`snapshot`: one of `snapshots`' that holds data, or None."""
         if snapshot is None:
-            return cls(None, None, max_age)
-        return cls(snapshot.collected_at, round(snapshot.age_seconds(snapshots.now()), 1), max_age)
+            return cls(None, None, max_age, renewing=max_age > 0)
+        age = snapshot.age_seconds(snapshots.now())
+        return cls(snapshot.collected_at, round(age, 1), max_age, renewing=0 < max_age < age)
 
 
 METADATA = MetadataCache()

@@ -56,6 +56,8 @@ from console.kafka_gateway.transactions import TransactionCalls
 
 PREFERRED_ELECTION = 0
 ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
+# Our engine's read-only broker config naming the partitions its log cleaner gave up on.
+UNCLEANABLE_PARTITIONS_CONFIG = "engine.log.cleaner.uncleanable.partitions"
 
 
 def _changes_metadata(method):
@@ -365,6 +367,17 @@ class Gateway:
             entry = next((c for c in configs if c.name == engine_admin.ADMIN_ENDPOINT_CONFIG), None)
             self._engine_endpoint[via_broker] = (entry.value or None) if entry else None
         return self._engine_endpoint[via_broker]
+
+    @translated
+    def engine_uncleanable_partitions(self, broker_id: int) -> tuple[str, ...] | None:
+        """The partitions broker `broker_id`'s log cleaner gave up on ("topic-partition"), from
+        our engine's read-only broker config; None on clusters that have no such config (no
+        Kafka API reports them)."""
+        configs = self._describe_configs(ConfigResourceType.BROKER, str(broker_id), [UNCLEANABLE_PARTITIONS_CONFIG])
+        entry = next((c for c in configs if c.name == UNCLEANABLE_PARTITIONS_CONFIG), None)
+        if entry is None:
+            return None
+        return tuple(p for p in (entry.value or "").split(",") if p)
 
     def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
         return engine_admin.list_brokers(endpoint, token=self._engine_admin_token, timeout=self._timeout_ms / 1000)

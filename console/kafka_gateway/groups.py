@@ -50,6 +50,7 @@ from kafka.protocol.metadata import FindCoordinatorRequest
 from console.kafka_gateway import cache, consumer_groups
 from console.kafka_gateway.errors import GatewayError, describe_error_code, readable, translated
 from console.kafka_gateway.group_records import (
+    EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     CommittedOffset,
     Coordinators,
@@ -84,6 +85,7 @@ class LagSnapshot:
     committed: GroupOffsets
     log_end_offsets: LogOffsets
     last_stable_offsets: LogOffsets | None = None     # asked for with last_stable=True
+    log_start_offsets: LogOffsets | None = None       # of the partitions without a commit, with whole_topics=True
 
 
 class GroupCalls:
@@ -232,7 +234,7 @@ class GroupCalls:
 
     @translated
     def lag_snapshot(self, group_ids: Iterable[str], *, all_topics: bool = True, describe: bool = True,
-                     last_stable: bool = False) -> LagSnapshot:
+                     last_stable: bool = False, whole_topics: bool = False) -> LagSnapshot:
         """Everything the lag of these groups needs, in three round trips whatever their number:
         1. FindCoordinator (v4: one request);
         2. DescribeGroups and OffsetFetch per coordinator, and Metadata, all in flight together;
@@ -242,7 +244,10 @@ class GroupCalls:
         it can go out with step 2); False asks only the groups' topics after step 2 (cheaper
         for a few groups in a big cluster). `describe=False` skips DescribeGroups (lag only:
         partitions owned without a commit are then not included). `last_stable=True` also asks
-        ListOffsets read_committed (the last stable offset, where read_committed consumers stop)."""
+        ListOffsets read_committed (the last stable offset, where read_committed consumers stop).
+        `whole_topics=True`: every partition of every topic the groups commit on, are assigned
+        or subscribe to, also those no one committed on (with their log start offsets: how much
+        a consumer starting from the earliest offset would have to read)."""
         coordinators = self.find_coordinators(group_ids)
         if not coordinators.found:
             return LagSnapshot(coordinators=coordinators, described={}, committed=GroupOffsets(),
@@ -264,13 +269,23 @@ class GroupCalls:
                     raise answers[-1]
                 metadata = cluster_metadata(answers[-1])
                 self._gateway.remember_metadata(metadata, fetched_at=sent_at)
-            elif not all_topics:
-                metadata = self._gateway.metadata(sorted({t for t, _ in partitions})) if partitions else None
+            topics = {t for t, _ in partitions}
+            if whole_topics:
+                topics.update(t for d in described.values() for m in d.members for t in m.subscribed_topics)
+            if not extra and not all_topics:
+                metadata = self._gateway.metadata(sorted(topics)) if topics else None
+        if whole_topics and metadata:
+            partitions.update((p.topic, p.partition) for t in metadata.topics if t.name in topics
+                              for p in t.partitions)
         leaders = [p for t in metadata.topics for p in t.partitions
                    if (p.topic, p.partition) in partitions] if metadata else []
+        committed_anywhere = {tp for offsets in committed.offsets.values() for tp in offsets}
         return LagSnapshot(coordinators=coordinators, described=described, committed=committed,
                            log_end_offsets=self.log_offsets(leaders),
-                           last_stable_offsets=self.log_offsets(leaders, isolation_level=1) if last_stable else None)
+                           last_stable_offsets=self.log_offsets(leaders, isolation_level=1) if last_stable else None,
+                           log_start_offsets=self.log_offsets(
+                               [p for p in leaders if (p.topic, p.partition) not in committed_anywhere],
+                               timestamp=EARLIEST_TIMESTAMP) if whole_topics else None)
 
     # --- writes -----------------------------------------------------------------------------
 

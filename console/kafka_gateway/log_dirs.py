@@ -58,4 +58,4 @@ def collect(gateway: Gateway, brokers: list[int]) -> LogDirSnapshot:
                             replicas += 1
                 totals.append(LogDirTotal(result.log_dir, size, replicas))
             dirs[broker_id] = tuple(sorted(totals, key=lambda d: d.log_dir))
-    return LogDirSnapshot(collected_at=collected_at, dirs=dirs, errors=errors, monotonic_at=cache.LOG_DIRS.now())
+    return LogDirSnapshot(collected_at=collected_at, dirs=dirs, errors=errors)

@@ -3,10 +3,20 @@
 `Deserializers.for_topic(settings)` builds one reader per topic; `decode(data, fmt)` never
 raises: bytes that do not decode come back as hex with the decoder's error beside them.
 
-Formats: auto (JSON if it parses, else UTF-8 text if valid, else hex), string, json
-(pretty-printed), avro (Confluent's framing, magic 0 + 4-byte schema id, resolved against the
-console's registered schemas; otherwise the topic's own schema), protobuf (the topic's
-FileDescriptorSet and message type, plain or in Confluent's framing), msgpack, hex, base64.
+Formats: auto, string, json (pretty-printed), avro (Confluent's framing, magic 0 + 4-byte
+schema id, resolved against the console's registered schemas; otherwise the topic's own
+schema), protobuf (the topic's FileDescriptorSet and message type, plain or in Confluent's
+framing), msgpack, hex, base64.
+
+auto reads Confluent's wire format first: a magic byte 0 and a 4-byte schema id in front of the
+payload. With the id registered in the console it decodes the payload as Avro and says so in
+the note ("Confluent wire format, schema id 7 (orders-value)"); with an unknown id it says
+that it is the wire format and shows the bytes as hex. Otherwise JSON if it parses, UTF-8 text
+if it is valid and printable, else hex: a key of a few binary bytes shows as hex, never as a
+blank or a lone control character.
+
+Decoders live in one registry (`DECODERS`, filled by `@decoder("name")`): a new format (a schema
+registry's, say) is one decorated method, and `models.FORMATS` lists what the pages offer.
 """
 from __future__ import annotations
 
@@ -14,6 +24,7 @@ import base64
 import io
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -31,6 +42,7 @@ class Decoded:
     text: str | None                 # None: the field is null
     format: str                      # the format that produced `text` (auto resolves to json/string/hex)
     error: str | None = None         # the decoder's complaint; `text` is then the raw bytes in hex
+    note: str = ""                   # what a person should know about how it was read (framing, masking)
 
 
 class DecodeError(ValueError):
@@ -89,13 +101,39 @@ def protobuf_message_types(descriptor_set: bytes) -> list[str]:
     return names
 
 
+DECODERS: dict[str, Callable] = {}
+
+
+def decoder(name: str):
+    """Register a Deserializers method as the decoder of format `name`."""
+    def register(method):
+        DECODERS[name] = method
+        return method
+    return register
+
+
+def confluent_schema_id(data: bytes) -> int | None:
+    """The schema id of a value in Confluent's wire format (magic 0, 4-byte big-endian id, then
+    at least one byte of payload), or None."""
+    if len(data) > 5 and data[0] == CONFLUENT_MAGIC:
+        return struct.unpack_from(">I", data, 1)[0]
+    return None
+
+
+def _printable(text: str) -> bool:
+    """Text a person can read: no control characters other than tab and line breaks."""
+    return text.isprintable() or all(c.isprintable() or c in "\t\n\r" for c in text)
+
+
 class Deserializers:
     """The readers of one topic. Cheap to build; parsed schemas are cached on first use."""
 
     def __init__(self, *, avro_schema: str = "", registered_schemas: dict[int, str] | None = None,
-                 protobuf_descriptor_set: bytes = b"", protobuf_message_type: str = "") -> None:
+                 protobuf_descriptor_set: bytes = b"", protobuf_message_type: str = "",
+                 subjects: dict[int, str] | None = None) -> None:
         self._avro_schema_text = avro_schema
         self._registered = registered_schemas or {}
+        self._subjects = subjects or {}
         self._parsed_registered: dict[int, object] = {}
         self._descriptor_set = protobuf_descriptor_set
         self._message_type = protobuf_message_type
@@ -103,32 +141,54 @@ class Deserializers:
     def decode(self, data: bytes | None, fmt: str) -> Decoded:
         if data is None:
             return Decoded(None, fmt)
-        try:
-            return _DECODERS[fmt](self, data)
-        except KeyError:
+        read = DECODERS.get(fmt)
+        if read is None:
             return Decoded(data.hex(), "hex", f"Unknown format {fmt!r}.")
+        try:
+            return read(self, data)
         except Exception as exc:  # noqa: BLE001 - a record must never fail the page, whatever the decoder raises
             return Decoded(data.hex(), "hex", f"{fmt}: {exc}" if str(exc) else f"{fmt}: {type(exc).__name__}")
 
     # --- formats ----------------------------------------------------------------------------
 
+    @decoder("auto")
     def _auto(self, data: bytes) -> Decoded:
+        schema_id = confluent_schema_id(data)
+        if schema_id is not None:
+            return self._confluent(data, schema_id)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return Decoded(data.hex(), "hex")
+        if not _printable(text):
+            return Decoded(data.hex(), "hex", note="binary: control characters, shown as hex")
         try:
             orjson.loads(data)
         except orjson.JSONDecodeError:
             return Decoded(text, "string")
         return Decoded(text, "json")
 
+    def _confluent(self, data: bytes, schema_id: int) -> Decoded:
+        subject = f" ({self._subjects[schema_id]})" if schema_id in self._subjects else ""
+        framing = f"Confluent wire format, schema id {schema_id}{subject}"
+        if schema_id not in self._registered:
+            return Decoded(data.hex(), "hex", note=f"{framing}: the schema is not registered in the console "
+                                                  "(Schemas page), so the bytes are shown as hex")
+        try:
+            decoded = self._avro(data)
+        except Exception as exc:  # noqa: BLE001 - shown beside the bytes, as any decoder's error
+            return Decoded(data.hex(), "hex", f"avro: {exc}", note=framing)
+        return Decoded(decoded.text, decoded.format, note=f"{framing}, read as Avro")
+
+    @decoder("string")
     def _string(self, data: bytes) -> Decoded:
         return Decoded(data.decode("utf-8"), "string")
 
+    @decoder("json")
     def _json(self, data: bytes) -> Decoded:
         return Decoded(orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2).decode(), "json")
 
+    @decoder("avro")
     def _avro(self, data: bytes) -> Decoded:
         if len(data) >= 5 and data[0] == CONFLUENT_MAGIC:
             (schema_id,) = struct.unpack_from(">I", data, 1)
@@ -145,6 +205,7 @@ class Deserializers:
             raise DecodeError(f"{len(data) - reader.tell()} bytes left after the Avro record.")
         return Decoded(to_json_text(value, pretty=True), "avro")
 
+    @decoder("protobuf")
     def _protobuf(self, data: bytes) -> Decoded:
         if not self._descriptor_set or not self._message_type:
             raise DecodeError("The topic has no Protobuf descriptor set and message type.")
@@ -156,13 +217,16 @@ class Deserializers:
         as_dict = json_format.MessageToDict(message, preserving_proto_field_name=True)
         return Decoded(to_json_text(as_dict, pretty=True), "protobuf")
 
+    @decoder("msgpack")
     def _msgpack(self, data: bytes) -> Decoded:
         value = msgpack.unpackb(data, raw=False, strict_map_key=False)
         return Decoded(to_json_text(value, pretty=True), "msgpack")
 
+    @decoder("hex")
     def _hex(self, data: bytes) -> Decoded:
         return Decoded(data.hex(), "hex")
 
+    @decoder("base64")
     def _base64(self, data: bytes) -> Decoded:
         return Decoded(base64.b64encode(data).decode(), "base64")
 
@@ -190,7 +254,3 @@ def _skip_message_indexes(data: bytes, pos: int) -> bytes:
         _, pos = decode_varint(data, pos)
     return data[pos:]
 
-
-_DECODERS = {"auto": Deserializers._auto, "string": Deserializers._string, "json": Deserializers._json,
-             "avro": Deserializers._avro, "protobuf": Deserializers._protobuf, "msgpack": Deserializers._msgpack,
-             "hex": Deserializers._hex, "base64": Deserializers._base64}

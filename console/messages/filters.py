@@ -16,7 +16,6 @@ whatever its codec.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from jmespath.exceptions import JMESPathError
 
 from console.errors import InvalidInput
 from console.kafka_gateway.batches import NO_COMPRESSION, BatchInfo
+from console.user_regex import compile_user_regex
 
 FIELDS = ("value", "key", "header")
 MODES = ("", "substring", "regex")
@@ -51,12 +51,15 @@ class FilterSpec:
 
 
 class RecordFilter:
-    """A FilterSpec, compiled (see the module docstring). `transform` (masking for viewers)
-    rewrites values before they are compared, and turns the batch pre-check off."""
+    """A FilterSpec, compiled (see the module docstring). `transform` and `header_transform`
+    (masking for viewers) turn a value's and a header value's bytes into what the reader may
+    see before they are compared (None: nothing to compare), and turn the batch pre-check off."""
 
-    def __init__(self, spec: FilterSpec, *, transform: Callable[[bytes | None], bytes | None] | None = None):
+    def __init__(self, spec: FilterSpec, *, transform: Callable[[bytes | None], bytes | None] | None = None,
+                 header_transform: Callable[[bytes | None], bytes | None] | None = None):
         self.spec = spec
         self._transform = transform
+        self._header_transform = header_transform or transform
         self._text = _text_predicate(spec)
         self._json = _json_predicate(spec)
         self._needles = [] if transform else _batch_needles(spec)
@@ -90,12 +93,16 @@ class RecordFilter:
                 key = record.key
                 if key is None or not self._text(key):
                     return False
-            elif not any(v is not None and self._text(v if self._transform is None else self._transform(v))
-                         for _, v in record.headers):
+            elif not any(v is not None and self._text(v) for v in self._header_values(record)):
                 return False
         if self._json is not None:
             return value is not None and self._json(value)
         return True
+
+    def _header_values(self, record):
+        if self._header_transform is None:
+            return (v for _, v in record.headers)
+        return (self._header_transform(v) for _, v in record.headers)
 
 
 def _text_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
@@ -108,11 +115,8 @@ def _text_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
     if spec.mode == "substring":
         needle = spec.text.encode("utf-8")
         return lambda data: needle in data
-    try:
-        pattern = re.compile(spec.text.encode("utf-8"))
-    except re.error as exc:
-        raise InvalidInput(f"Bad regular expression {spec.text!r}: {exc}.") from exc
-    return lambda data: pattern.search(data) is not None
+    search = compile_user_regex(spec.text, as_bytes=True).search
+    return lambda data: search(data) is not None
 
 
 def _literal(text: str):

@@ -95,6 +95,26 @@ def browse_query_from(data: Mapping) -> BrowseQuery:
                        direction=direction, isolation=isolation_from(data))
 
 
+ORDERS = ("newest_first", "oldest_first")
+
+
+def order_from(data: Mapping, *, start: str) -> str:
+    """How a page lists its records: newest first when it starts from the newest (as kafbat
+    does), oldest first when it starts from a point and reads forward; `order` switches."""
+    order = _get(data, "order") or ("newest_first" if start == "newest" else "oldest_first")
+    if order not in ORDERS:
+        raise InvalidInput(f"List records {' or '.join(o.replace('_', ' ') for o in ORDERS)}.")
+    return order
+
+
+def format_query(data: Mapping) -> str:
+    """The decoders chosen on a page, as a query string for links to its records (they open
+    with the same decoders)."""
+    from urllib.parse import urlencode
+    return urlencode({f"{part}_format": data[f"{part}_format"] for part in ("key", "value", "header")
+                      if data.get(f"{part}_format") in FORMATS})
+
+
 def isolation_from(data: Mapping) -> str:
     isolation = _get(data, "isolation") or DEFAULT_ISOLATION
     if isolation not in ISOLATION_LEVELS:

@@ -3,7 +3,11 @@
 The page sends JSON commands: {"action": "search", ...form fields}, {"action": "tail", ...},
 {"action": "stop"}, {"action": "pause"}, {"action": "resume"}. The consumer stays thin: it
 checks the role on connect, and runs one job at a time (`socket_events`) on a daemon thread,
-forwarding its events as JSON. Viewers get masked values, as everywhere else.
+forwarding every event it yields as JSON (a job asked to stop still sends what it read before
+stopping). Viewers get masked values, as everywhere else.
+
+A tail started while another ran (or after one ran) on the socket continues where that one
+stopped, with the new filter: restarting a tail never skips the records produced meanwhile.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ class MessagesConsumer(AsyncWebsocketConsumer):
         self.cluster_id, self.topic = int(kwargs["cluster_id"]), kwargs["name"]
         self.mask = not await database_sync_to_async(has_role)(user, OPERATOR)
         self.job: asyncio.Task | None = None
+        self.tail_stopped_at = ""          # where the socket's last tail stopped ("0:12,1:40")
         self.stop_flag = threading.Event()
         self.pause_flag = threading.Event()
         await self.accept()
@@ -51,6 +56,8 @@ class MessagesConsumer(AsyncWebsocketConsumer):
             return
         if action in ("search", "tail"):
             await self._stop_job()
+            if action == "tail" and self.tail_stopped_at and not command.get("positions"):
+                command = {**command, "positions": self.tail_stopped_at}
             stop, pause = self.stop_flag, self.pause_flag = threading.Event(), threading.Event()
             common = {"cluster_id": self.cluster_id, "topic": self.topic, "command": command, "mask": self.mask,
                       "should_stop": stop.is_set}
@@ -77,6 +84,8 @@ class MessagesConsumer(AsyncWebsocketConsumer):
 
     async def _forward(self, events, stop: threading.Event) -> None:
         async for event in _on_a_thread(events, stop):
+            if event.get("type") == "tail_stopped":
+                self.tail_stopped_at = event["positions"]
             await self._send(event)
 
 
@@ -88,8 +97,7 @@ async def _on_a_thread(events, stop: threading.Event):
     finished = asyncio.Event()
 
     def put(event):
-        if not stop.is_set() or event.get("type") in ("done", "error"):
-            asyncio.run_coroutine_threadsafe(queue.put(event), loop).result()
+        asyncio.run_coroutine_threadsafe(queue.put(event), loop).result()
 
     def work():
         close_old_connections()

@@ -1,20 +1,25 @@
 """Data masking for the viewer role: per-topic rules applied to values and header values.
 
-A `json_field` rule replaces the value at a dotted path (`card.number`) of a JSON document; a
-`regex` rule replaces every match in the text. Masks apply to the decoded text a viewer is
-shown (browse, full record, search results, tail, export) and to the bytes a viewer's search
-compares, so a search cannot reveal what the page hides. Operators and admins see values
-unmasked.
+A `json_field` rule replaces the value at a dotted path (`card.number`) of a decoded document
+(JSON, or Avro, Protobuf and MessagePack as the console reads them: JSON text); a `regex` rule
+replaces every match in the text. Operators and admins see values unmasked.
+
+Masks apply to the decoded value, before anything renders it (`mask_decoded`): the browse
+page, the record view, its download, search results, tail frames and exports all start from
+the masked text, and a viewer's search compares the masked text too, so a search cannot reveal
+what the page hides. A value that cannot be decoded far enough for the rules (binary bytes,
+a decoder's error, or plain text while a rule names a field) is withheld, with the reason.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import orjson
 
 from console.accounts.roles import OPERATOR, has_role
 from console.errors import InvalidInput
+from console.messages.deserializers import Decoded
+from console.user_regex import compile_user_regex
 
 
 @dataclass(frozen=True)
@@ -26,10 +31,7 @@ class Rule:
 
 def check_rule(*, kind: str, pattern: str) -> None:
     if kind == "regex":
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise InvalidInput(f"Bad regular expression {pattern!r}: {exc}.") from exc
+        compile_user_regex(pattern)
     elif kind == "json_field":
         if not pattern or not all(part for part in pattern.split(".")):
             raise InvalidInput(f"{pattern!r} is not a dotted JSON field path (like card.number).")
@@ -42,30 +44,32 @@ class Masker:
 
     def __init__(self, rules: list[Rule]) -> None:
         self._fields = [(r.pattern.split("."), r.replacement) for r in rules if r.kind == "json_field"]
-        self._regexes = [(re.compile(r.pattern), r.replacement) for r in rules if r.kind == "regex"]
+        self._regexes = [(compile_user_regex(r.pattern), r.replacement) for r in rules if r.kind == "regex"]
 
     def __bool__(self) -> bool:
         return bool(self._fields or self._regexes)
 
     def mask_text(self, text: str | None) -> str | None:
+        """The text with every rule applied; None when a field rule cannot parse it as JSON."""
         if text is None or not self:
             return text
         if self._fields:
             text = self._mask_fields(text)
+            if text is None:
+                return None
         for pattern, replacement in self._regexes:
             text = pattern.sub(replacement, text)
         return text
 
-    def mask_bytes(self, data: bytes | None) -> bytes | None:
-        if data is None or not self:
-            return data
-        return self.mask_text(data.decode("utf-8", errors="replace")).encode("utf-8")
+    @property
+    def names_fields(self) -> bool:
+        return bool(self._fields)
 
-    def _mask_fields(self, text: str) -> str:
+    def _mask_fields(self, text: str) -> str | None:
         try:
             document = orjson.loads(text)
         except orjson.JSONDecodeError:
-            return text
+            return None
         changed = False
         for path, replacement in self._fields:
             changed |= _replace(document, path, replacement)
@@ -89,3 +93,33 @@ def _replace(document, path: list[str], replacement: str) -> bool:
 def masked_for(user) -> bool:
     """Viewers see masked values; operators and admins see them as they are."""
     return not has_role(user, OPERATOR)
+
+
+# Formats whose decoded text is a document with field paths (Avro, Protobuf and MessagePack
+# values are shown as JSON text).
+FIELD_FORMATS = ("json", "avro", "protobuf", "msgpack")
+WITHHELD = "withheld"
+
+
+def mask_decoded(decoded: Decoded, masker: Masker) -> Decoded:
+    """The decoded value with the rules applied, or withheld (text "", format "withheld", the
+    reason as its error) when the rules cannot be applied to it."""
+    if decoded.text is None:
+        return decoded
+    if decoded.error or decoded.format == "hex":
+        reason = f"it could not be decoded ({decoded.error})" if decoded.error else "it is binary"
+        return _withheld(f"This value is withheld from the viewer role: {reason}, so the topic's masking rules "
+                         "cannot be applied to it.")
+    if masker.names_fields and decoded.format not in FIELD_FORMATS:
+        return _withheld(f"This value is withheld from the viewer role: read as {decoded.format}, it has no fields "
+                         "for the topic's masking rules to find (choose a JSON, Avro, Protobuf or MessagePack "
+                         "decoder).")
+    masked = masker.mask_text(decoded.text)
+    if masked is None:
+        return _withheld("This value is withheld from the viewer role: it is not a JSON document, so the topic's "
+                         "field masking rules cannot be applied to it.")
+    return Decoded(masked, decoded.format)
+
+
+def _withheld(reason: str) -> Decoded:
+    return Decoded("", WITHHELD, reason)

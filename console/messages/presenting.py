@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 
 from console.kafka_gateway.batches import CODEC_NAMES, TIMESTAMP_TYPES, ConsumedRecord
 from console.messages.deserializers import Decoded, Deserializers
-from console.messages.masking import Masker
+from console.errors import ConsoleError
+from console.messages.masking import FIELD_FORMATS, WITHHELD, Masker, mask_decoded
 
 LARGE_VALUE_BYTES = 1 << 20
 PREVIEW_BYTES = 64 << 10
@@ -62,7 +63,7 @@ def _decoded(d: Decoded, *, preview: bool = False) -> dict:
     text = d.text
     if preview and text is not None and len(text) > TABLE_PREVIEW_CHARS:
         text = text[:TABLE_PREVIEW_CHARS] + "…"
-    return {"text": text, "format": d.format, "error": d.error}
+    return {"text": text, "format": d.format, "error": d.error, "note": d.note}
 
 
 def iso_time(ms: int) -> str:
@@ -71,21 +72,31 @@ def iso_time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# Formats that show a value's bytes as they are; a masked reader gets them from the masked text.
+RAW_FORMATS = ("hex", "base64")
+
+
+class Withheld(ConsoleError):
+    """A masked reader asked for a value that masking rules cannot be applied to."""
+
+
 class Presenter:
+    """Decodes records for one reader. With a `masker` (the viewer role), values and header
+    values are decoded, masked, and only then rendered (see masking): a raw format (hex,
+    base64) shows the masked text's bytes, read with the topic's own decoder (`read_formats`)."""
+
     def __init__(self, *, deserializers: Deserializers, key_format: str, value_format: str, header_format: str,
-                 masker: Masker | None = None, key_deserializers: Deserializers | None = None) -> None:
+                 masker: Masker | None = None, key_deserializers: Deserializers | None = None,
+                 read_formats: tuple[str, str, str] = ("auto", "auto", "auto")) -> None:
         self._d = deserializers
         self._keys = key_deserializers or deserializers     # keys may have an Avro schema of their own
         self._formats = (key_format, value_format, header_format)
         self._masker = masker if masker else None
+        self._read_formats = tuple("auto" if f in RAW_FORMATS else f for f in read_formats)
 
     @property
     def masks(self) -> bool:
         return self._masker is not None
-
-    @property
-    def masker(self) -> Masker | None:
-        return self._masker
 
     def present(self, record: ConsumedRecord) -> MessageView:
         if record.undecodable:
@@ -93,31 +104,64 @@ class Presenter:
         key_format, value_format, header_format = self._formats
         value = record.value
         truncated = value is not None and len(value) >= LARGE_VALUE_BYTES
-        if truncated:
+        if self._masker is not None:
+            decoded = self._masked(value, value_format, self._read_formats[1])
+            if truncated and decoded.text:
+                decoded = Decoded(decoded.text[:PREVIEW_BYTES], f"{decoded.format} (preview)", decoded.error,
+                                  decoded.note)
+        elif truncated:
             decoded = Decoded(value[:PREVIEW_BYTES].decode("utf-8", errors="replace"), "string (preview)")
         else:
             decoded = self._d.decode(value, value_format)
-        headers = tuple((name, self._mask(self._d.decode(v, header_format))) for name, v in record.headers)
+        headers = tuple((name, self._header(v)) for name, v in record.headers)
         return MessageView(partition=record.partition, offset=record.offset, timestamp=record.timestamp,
                            timestamp_iso=iso_time(record.timestamp),
                            timestamp_type=TIMESTAMP_TYPES.get(record.timestamp_type, "CreateTime"),
-                           key=self._keys.decode(record.key, key_format), value=self._mask(decoded), headers=headers,
+                           key=self._keys.decode(record.key, key_format), value=decoded, headers=headers,
                            size=record.size, value_size=None if value is None else len(value),
                            value_truncated=truncated, compression=CODEC_NAMES.get(record.codec, "?"),
                            masked=self.masks, transaction=record.transaction, control=record.control,
                            producer_id=record.producer_id)
 
-    def _mask(self, decoded: Decoded) -> Decoded:
-        if self._masker is None or decoded.text is None:
-            return decoded
-        if decoded.error:   # undecodable bytes: nothing a rule can find safely, so hide them all
-            return Decoded("***", decoded.format, decoded.error)
-        return Decoded(self._masker.mask_text(decoded.text), decoded.format, decoded.error)
+    def _header(self, data: bytes | None) -> Decoded:
+        if self._masker is not None:
+            return self._masked(data, self._formats[2], self._read_formats[2])
+        return self._d.decode(data, self._formats[2])
 
-    def raw_value(self, record: ConsumedRecord) -> bytes:
-        """The value's bytes for a download; masked (as UTF-8 text) for a viewer."""
-        value = record.value or b""
-        return self._masker.mask_bytes(value) if self._masker is not None else value
+    def _masked(self, data: bytes | None, fmt: str, read_format: str) -> Decoded:
+        """Decode (with the topic's decoder when `fmt` is a raw format), mask, then render."""
+        if data is None:
+            return Decoded(None, fmt)
+        masked = mask_decoded(self._d.decode(data, read_format if fmt in RAW_FORMATS else fmt), self._masker)
+        if fmt not in RAW_FORMATS or masked.format == WITHHELD:
+            return masked
+        text = masked.text.encode("utf-8")
+        return Decoded(text.hex() if fmt == "hex" else base64.b64encode(text).decode(), fmt,
+                       note=f"{fmt} of the masked {masked.format} text, not of the record's bytes")
+
+    def _masked_text(self, data: bytes | None, fmt: str, read_format: str) -> bytes | None:
+        decoded = self._masked(data, read_format if fmt in RAW_FORMATS else fmt, read_format)
+        return None if decoded.text is None or decoded.format == WITHHELD else decoded.text.encode("utf-8")
+
+    def compared_value(self, data: bytes | None) -> bytes | None:
+        """What a masked reader's search compares for a value: the masked text (None: withheld)."""
+        return self._masked_text(data, self._formats[1], self._read_formats[1])
+
+    def compared_header(self, data: bytes | None) -> bytes | None:
+        return self._masked_text(data, self._formats[2], self._read_formats[2])
+
+    def raw_value(self, record: ConsumedRecord) -> tuple[bytes, str]:
+        """The value for a download and its file suffix: the record's bytes, or for a masked
+        reader the masked text (Withheld when the rules cannot be applied to the value)."""
+        if self._masker is None:
+            return record.value or b"", "bin"
+        fmt, read_format = self._formats[1], self._read_formats[1]
+        decoded = self._masked(record.value, read_format if fmt in RAW_FORMATS else fmt, read_format)
+        if decoded.text is None:
+            return b"", "bin"
+        if decoded.format == WITHHELD:
+            raise Withheld(decoded.error)
+        return decoded.text.encode("utf-8"), "masked.json" if decoded.format in FIELD_FORMATS else "masked.txt"
 
 
 def _undecodable(record: ConsumedRecord, *, masked: bool) -> MessageView:

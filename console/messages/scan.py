@@ -153,23 +153,35 @@ class SearchLimits:
     max_matches: int = 500
 
 
+# The clock is read once per this many records evaluated: often enough that a slow filter
+# (a JSON path over large values) overshoots the time budget by a few records at most, rarely
+# enough that reading the clock costs nothing beside decoding a record.
+CLOCK_EVERY_RECORDS = 16
+
+
 def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFilter, limits: SearchLimits, *,
            should_stop: Callable[[], bool] = lambda: False, isolation_level: int = READ_UNCOMMITTED,
-           ) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
+           clock: Callable[[], float] = time.monotonic) -> Iterator[tuple[str, ConsumedRecord | SearchStats]]:
     """Yield ("match", record) as matches are found, ("stats", stats) every quarter second,
-    and ("done", stats) once at the end. Limits are checked between batches, so a search
-    stops within one batch of a limit; its positions are exact either way.
+    and ("done", stats) once at the end.
+
+    Limits hold record by record: a search yields at most `max_matches` matches, scans at most
+    `max_records` records, and looks at the clock (and at Stop) every CLOCK_EVERY_RECORDS
+    records and after every batch, so it ends within a few records' work of its time budget. Its positions are exact either way: a stopped search continues at the
+    first record it did not evaluate.
     Transaction markers are never records scanned. In read_uncommitted a match of a
     transactional batch comes PENDING with its producer id, and each marker in range comes as
     ("marker", (partition, info)): the caller learns outcomes from the scan, without reading again."""
     stats = SearchStats(positions=progress.positions, ends=progress.ends)
-    started = last_report = time.monotonic()
+    started = last_report = clock()
+    deadline = started + limits.max_seconds
     match = record_filter.match
     uncommitted = isolation_level == READ_UNCOMMITTED
     for partition, raw, info, batch in read_forward(reader, progress, want=record_filter.batch_may_match,
                                                     isolation_level=isolation_level):
         from_offset, end = progress.positions[partition], progress.ends[partition]
         stats.bytes_scanned += info.end - info.start
+        stopped_at = None       # the first offset of this batch not evaluated, when a limit cut it short
         if info.control:
             if uncommitted and from_offset <= info.base_offset < end:
                 yield "marker", (partition, info)
@@ -184,22 +196,29 @@ def search(reader: TopicReader, progress: ReadProgress, record_filter: RecordFil
                     continue
                 if r.offset >= end:
                     break
-                stats.records_scanned += 1
+                scanned = stats.records_scanned
+                if stats.matches >= limits.max_matches or scanned >= limits.max_records or \
+                        scanned % CLOCK_EVERY_RECORDS == 0 and (clock() >= deadline or should_stop()):
+                    stopped_at = r.offset
+                    break
+                stats.records_scanned = scanned + 1
                 if match(r):
                     stats.matches += 1
                     found = to_consumed(partition, r, codec, info)
                     yield "match", in_transaction(found, info) if pending else found
-        now = time.monotonic()
+        now = clock()
         stats.elapsed_seconds = now - started
-        stats.stopped_by = _limit_hit(stats, limits, should_stop)
+        stats.stopped_by = _limit_hit(stats, limits, should_stop, now >= deadline)
         if stats.stopped_by:
             # Positions move past this batch when the generator resumes; make them exact now.
-            progress.positions[partition] = max(progress.positions[partition], min(info.next_offset, end))
+            progress.positions[partition] = stopped_at if stopped_at is not None else \
+                max(progress.positions[partition], min(info.next_offset, end))
             break
         if now - last_report >= STATS_EVERY_SECONDS:
             last_report = now
             yield "stats", stats
-    stats.elapsed_seconds = time.monotonic() - started
+    if not stats.stopped_by:
+        stats.elapsed_seconds = clock() - started
     stats.done = not stats.stopped_by and not progress.active()
     yield "done", stats
 
@@ -212,12 +231,12 @@ def _records_between(info: BatchInfo, from_offset: int, end: int) -> int:
     return max(0, min(info.records_count, min(info.next_offset, end) - max(info.base_offset, from_offset)))
 
 
-def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[], bool]) -> str:
+def _limit_hit(stats: SearchStats, limits: SearchLimits, should_stop: Callable[[], bool], past_deadline: bool) -> str:
     if should_stop():
         return "stop"
     if stats.records_scanned >= limits.max_records:
         return "records limit"
-    if stats.elapsed_seconds >= limits.max_seconds:
+    if past_deadline:
         return "time limit"
     if stats.matches >= limits.max_matches:
         return "matches limit"

@@ -7,6 +7,7 @@ partition, so a page can be linked, reloaded and paged forwards or backwards.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
@@ -70,20 +71,21 @@ def registered_schemas() -> list[RegisteredSchema]:
 def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | None = None) -> Presenter:
     """The topic's deserializers (formats overridable per request) and, if `mask`, its masks."""
     row = message_settings_get(cluster=cluster, topic=topic)
-    registered = {s.schema_id: s.schema for s in registered_schemas()}
-    deserializers = Deserializers(avro_schema=row.avro_schema, registered_schemas=registered,
-                                  protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
-                                  protobuf_message_type=row.protobuf_message_type)
-    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, registered_schemas=registered,
-                                      protobuf_descriptor_set=bytes(row.protobuf_descriptor_set or b""),
-                                      protobuf_message_type=row.protobuf_message_type)
+    schemas = registered_schemas()
+    common = {"registered_schemas": {s.schema_id: s.schema for s in schemas},
+              "subjects": {s.schema_id: s.subject for s in schemas},
+              "protobuf_descriptor_set": bytes(row.protobuf_descriptor_set or b""),
+              "protobuf_message_type": row.protobuf_message_type}
+    deserializers = Deserializers(avro_schema=row.avro_schema, **common)
+    key_deserializers = Deserializers(avro_schema=row.avro_key_schema, **common)
     formats = formats or {}
     masker = Masker([Rule(r.kind, r.pattern, r.replacement) for r in masking_rules(cluster=cluster, topic=topic)]) \
         if mask else None
     return Presenter(deserializers=deserializers, key_format=formats.get("key") or row.key_format,
                      value_format=formats.get("value") or row.value_format,
                      header_format=formats.get("header") or row.header_format, masker=masker,
-                     key_deserializers=key_deserializers)
+                     key_deserializers=key_deserializers,
+                     read_formats=(row.key_format, row.value_format, row.header_format))
 
 
 # --- browse ----------------------------------------------------------------------------------
@@ -255,9 +257,10 @@ def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, ma
 
 
 def record_filter(*, spec: FilterSpec, presenter: Presenter) -> RecordFilter:
-    """The compiled filter; for a masked reader it compares masked values (see masking)."""
-    masker = presenter.masker
-    return RecordFilter(spec, transform=masker.mask_bytes if masker is not None else None)
+    """The compiled filter; for a masked reader it compares the masked text (see masking)."""
+    if not presenter.masks:
+        return RecordFilter(spec)
+    return RecordFilter(spec, transform=presenter.compared_value, header_transform=presenter.compared_header)
 
 
 # --- search, tail and export ------------------------------------------------------------------
@@ -284,6 +287,7 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
     later in the same scan; matches still waiting when the scan ends are resolved by the
     browser's bounded look-ahead (open, or unknown past it), just before "done". So a
     transactional match may come after later matches of other producers."""
+    started = time.monotonic()
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     compiled = record_filter(spec=query.filter, presenter=presenter)
     with _reader(cluster, topic) as reader:
@@ -306,7 +310,7 @@ def message_search(*, cluster: Cluster, topic: str, query: SearchQuery, mask: bo
                 yield kind, _presented(item, presenter)
             else:
                 if kind == "done" and held:
-                    for record in _outcomes_after_the_scan(reader, held.release()):
+                    for record in _outcomes_after_the_scan(reader, held.release(), deadline=started + query.limits.max_seconds):
                         yield "match", _presented(record, presenter)
                 yield kind, item
 
@@ -315,7 +319,9 @@ def _presented(record: ConsumedRecord, presenter: Presenter) -> tuple[ConsumedRe
     return record, presenter.present(record)
 
 
-def _outcomes_after_the_scan(reader: TopicReader, records: list[ConsumedRecord]) -> list[ConsumedRecord]:
+def _outcomes_after_the_scan(reader: TopicReader, records: list[ConsumedRecord], *,
+                             deadline: float) -> list[ConsumedRecord]:
+    """The held matches' outcomes, looked for within what is left of the search's time budget."""
     partitions = sorted({r.partition for r in records})
     ends = {p: o.high_watermark for p, o in reader.offsets(partitions).items()}
-    return sorted(transaction_outcomes(reader, records, ends), key=lambda r: (r.partition, r.offset))
+    return sorted(transaction_outcomes(reader, records, ends, deadline=deadline), key=lambda r: (r.partition, r.offset))

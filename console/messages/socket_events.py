@@ -6,7 +6,8 @@ MATCHES_PER_FRAME a frame), {"type": "stats"} four times a second, {"type": "don
 tail_events: {"type": "tailing"} once the start positions are known, {"type": "record"} (a
 record or, in read_uncommitted, a transaction marker's row), {"type": "outcome", "partition",
 "offsets", "transaction"} when a marker decides "pending" records already sent, and
-{"type": "tail_stats"} twice a second.
+{"type": "tail_stats"} twice a second, and {"type": "tail_stopped", "positions": "0:12,1:40"}
+last: where it stopped, so that the next tail on the socket continues there.
 """
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from collections.abc import Callable, Iterator
 
 from console.clusters.selectors import cluster_get
 from console.messages import selectors
-from console.messages.forms import filter_spec_from, formats_from, isolation_from, search_query_from
+from console.messages.forms import (
+    filter_spec_from,
+    format_cursor,
+    formats_from,
+    isolation_from,
+    parse_cursor,
+    search_query_from,
+)
 from console.messages.tail import tail
 
 MATCHES_PER_FRAME = 50
@@ -47,16 +55,20 @@ def tail_events(*, cluster_id: int, topic: str, command: dict, mask: bool, shoul
     cluster = cluster_get(cluster_id=cluster_id)
     presenter = selectors.presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats_from(command))
     record_filter = selectors.record_filter(spec=filter_spec_from(command), presenter=presenter)
+    start = parse_cursor(str(command.get("positions") or ""))
     with selectors.topic_reader(cluster=cluster, topic=topic) as reader:
         for kind, item in tail(reader, record_filter, max_shown_per_second=TAIL_SHOWN_PER_SECOND,
                                should_stop=should_stop, is_paused=is_paused,
-                               isolation_level=selectors.ISOLATION_LEVELS[isolation]):
+                               isolation_level=selectors.ISOLATION_LEVELS[isolation], start_positions=start):
             if kind == "record":
                 yield {"type": "record", "message": presenter.present(item).as_dict(preview=True)}
             elif kind == "outcome":
                 partition, offsets, outcome = item
                 yield {"type": "outcome", "partition": partition, "offsets": offsets, "transaction": outcome}
             elif kind == "started":
-                yield {"type": "tailing", "isolation": isolation, "positions": {str(p): o for p, o in item.items()}}
+                yield {"type": "tailing", "isolation": isolation, "positions": {str(p): o for p, o in item.items()},
+                       "continued": bool(start)}
+            elif kind == "stopped":
+                yield {"type": "tail_stopped", "positions": format_cursor(item)}
             else:
                 yield {"type": "tail_stats", "stats": item}

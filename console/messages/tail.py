@@ -1,6 +1,9 @@
 """Live tail: new records of a topic, all partitions, filtered, at a rate a browser can draw.
 
-`tail` long-polls Fetch from each partition's end at the start and yields events.
+`tail` long-polls Fetch from each partition's end at the start (or from `start_positions`, where
+a previous tail stopped) and yields events. It stops between two records: its last event
+("stopped", positions) says exactly where, so a tail restarted with another filter continues
+there and no record produced meanwhile is missed.
 At most `max_shown_per_second` matching records are sent on; the others are counted as not
 shown, so a topic taking 50k records/s keeps the page responsive while the rate is still
 reported. While paused, nothing is fetched; on resume the tail continues from where it was.
@@ -14,7 +17,7 @@ comes as ("outcome", ...) for the pending records shown before it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from console.kafka_gateway.batches import fast_records, scan_batches, to_consumed
 from console.kafka_gateway.consumer import OFFSET_OUT_OF_RANGE, READ_COMMITTED, READ_UNCOMMITTED, TopicReader
@@ -43,14 +46,29 @@ class _RateCap:
 
 def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_second: int,
          should_stop: Callable[[], bool], is_paused: Callable[[], bool],
-         isolation_level: int = READ_UNCOMMITTED) -> Iterator[tuple[str, object]]:
+         isolation_level: int = READ_UNCOMMITTED,
+         start_positions: Mapping[int, int] | None = None) -> Iterator[tuple[str, object]]:
     """Yield ("started", positions) once the starting positions are known (records produced
     after that are shown), ("record", ConsumedRecord) for shown records and markers,
     ("outcome", (partition, [offsets], outcome)) when a marker decides pending records shown,
-    and ("stats", dict) twice a second."""
+    ("stats", dict) twice a second, and ("stopped", positions) last: the first offset of
+    each partition that the tail did not look at."""
     committed = isolation_level == READ_COMMITTED
     positions = {p: o.high_watermark for p, o in reader.offsets(isolation_level=isolation_level).items()}
+    for p, o in (start_positions or {}).items():
+        if p in positions:
+            positions[p] = min(o, positions[p])   # before the log start: Fetch's OFFSET_OUT_OF_RANGE moves it
     yield "started", dict(positions)
+    yield from _follow(reader, record_filter, positions, max_shown_per_second=max_shown_per_second,
+                       should_stop=should_stop, is_paused=is_paused, isolation_level=isolation_level)
+    yield "stopped", dict(positions)
+
+
+def _follow(reader: TopicReader, record_filter: RecordFilter, positions: dict[int, int], *,
+            max_shown_per_second: int, should_stop: Callable[[], bool], is_paused: Callable[[], bool],
+            isolation_level: int) -> Iterator[tuple[str, object]]:
+    """The tail's loop; returns when asked to stop, with `positions` exact."""
+    committed = isolation_level == READ_COMMITTED
     seen = shown = not_shown = matched = 0
     last_report = started = time.monotonic()
     cap = _RateCap(max_shown_per_second)
@@ -86,6 +104,9 @@ def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_seco
                     for r in batch if fast is None else fast:
                         if r.offset < positions[partition]:
                             continue
+                        if should_stop():
+                            positions[partition] = r.offset
+                            return
                         seen += 1
                         if not record_filter.match(r):
                             continue

@@ -13,6 +13,7 @@ partition's high watermark, or MAX_LOOKAHEAD_BYTES (then the outcome says "unkno
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import defaultdict
 
 from console.kafka_gateway.batches import BatchInfo, ConsumedRecord
@@ -24,9 +25,11 @@ MAX_LOOKAHEAD_BYTES = 16 << 20
 LOOKAHEAD_FETCH_BYTES = 1 << 20
 
 
-def transaction_outcomes(reader: TopicReader, records: list[ConsumedRecord],
-                         high_watermarks: dict[int, int]) -> list[ConsumedRecord]:
-    """The records with each PENDING outcome replaced by committed, aborted, open or unknown."""
+def transaction_outcomes(reader: TopicReader, records: list[ConsumedRecord], high_watermarks: dict[int, int],
+                         *, deadline: float | None = None) -> list[ConsumedRecord]:
+    """The records with each PENDING outcome replaced by committed, aborted, open or unknown.
+    Past `deadline` (time.monotonic(); a search's time budget) the look-ahead stops, and what
+    it did not find is "unknown"."""
     first: dict[int, int] = {}                                 # partition -> first pending offset
     last: dict[int, dict[int, int]] = defaultdict(dict)        # partition -> producer -> last pending offset
     for r in records:
@@ -35,12 +38,12 @@ def transaction_outcomes(reader: TopicReader, records: list[ConsumedRecord],
             last[r.partition][r.producer_id] = max(last[r.partition].get(r.producer_id, -1), r.offset)
     if not first:
         return records
-    markers, cut_short = _markers(reader, first, last, high_watermarks)
+    markers, cut_short = _markers(reader, first, last, high_watermarks, deadline)
     return [_resolved(r, markers, cut_short) if r.transaction == PENDING else r for r in records]
 
 
 def _markers(reader: TopicReader, first: dict[int, int], last: dict[int, dict[int, int]],
-             high_watermarks: dict[int, int]) -> tuple[dict, set[int]]:
+             high_watermarks: dict[int, int], deadline: float | None) -> tuple[dict, set[int]]:
     """partition -> producer -> [(marker offset, COMMIT/ABORT)] from the first pending record on,
     and the partitions whose read stopped at MAX_LOOKAHEAD_BYTES before every producer's marker."""
     progress = ReadProgress(positions=dict(first), ends={p: high_watermarks[p] for p in first})
@@ -58,6 +61,9 @@ def _markers(reader: TopicReader, first: dict[int, int], last: dict[int, dict[in
             progress.ends[partition] = progress.positions[partition]
             if waiting:
                 cut_short.add(partition)
+        if deadline is not None and time.monotonic() >= deadline:
+            cut_short.update(p for p in first if progress.positions[p] < progress.ends[p])
+            break
     return found, cut_short
 
 

@@ -21,11 +21,14 @@ from console.messages.forms import (
     SchemaForm,
     browse_query_from,
     format_cursor,
+    format_query,
     formats_from,
+    order_from,
     search_query_from,
 )
 from console.messages.masking import masked_for
 from console.messages.models import FORMATS
+from console.messages.presenting import Withheld
 from console.web import page
 
 
@@ -33,7 +36,8 @@ def _common(request, cluster, name: str) -> dict:
     masked = masked_for(request.user)
     return {"cluster": cluster, "topic": name, "formats": FORMATS,
             "chosen": selectors.message_settings_get(cluster=cluster, topic=name), "masked": masked,
-            "masks_apply": masked and bool(selectors.masking_rules(cluster=cluster, topic=name))}
+            "masks_apply": masked and bool(selectors.masking_rules(cluster=cluster, topic=name)),
+            "params": request.GET}
 
 
 @page(VIEWER)
@@ -42,6 +46,7 @@ def message_browse(request, cluster_id: int, name: str):
     context = _common(request, cluster, name)
     try:
         query = browse_query_from(request.GET)
+        order = order_from(request.GET, start=query.start)
         result = selectors.message_browse(cluster=cluster, topic=name, query=query, mask=context["masked"],
                                           formats=formats_from(request.GET))
     except InvalidInput as exc:
@@ -50,9 +55,26 @@ def message_browse(request, cluster_id: int, name: str):
     params = request.GET.copy()
     params.pop("cursor", None)
     params.pop("dir", None)
+    params["order"] = order
+    switched = params.copy()
+    switched["order"] = "oldest_first" if order == "newest_first" else "newest_first"
+    cursor = request.GET.get("cursor")
+    if cursor:        # the same page, listed the other way
+        switched.update({"cursor": cursor, "dir": request.GET.get("dir", "next")})
+    rows = result.messages[::-1] if order == "newest_first" else result.messages
     return render(request, "messages/browse.html", {
-        **context, "result": result, "query": query, "params": request.GET, "base_query": params.urlencode(),
+        **context, "result": result, "rows": rows, "order": order, "query": query, "params": request.GET,
+        "base_query": params.urlencode(), "switch_query": switched.urlencode(),
+        "detail_query": format_query(request.GET), "whole_topic": _whole_topic(result, query),
         "next_cursor": format_cursor(result.next_cursor), "prev_cursor": format_cursor(result.prev_cursor)})
+
+
+def _whole_topic(result, query) -> str:
+    """What "Export" exports, said plainly: every record, not the page on screen."""
+    records = sum(end - start for start, end in result.offsets.values())
+    where = f"partition {query.partition}" if query.partition is not None else \
+        f"all {len(result.partitions)} partitions"
+    return f"every record of {where} (about {records:,} records), not only this page"
 
 
 @page(VIEWER)
@@ -60,17 +82,24 @@ def message_detail(request, cluster_id: int, name: str, partition: int, offset: 
     cluster = cluster_get(cluster_id=cluster_id)
     _record, view, _ = selectors.message_get(cluster=cluster, topic=name, partition=partition, offset=offset,
                                              mask=masked_for(request.user), formats=formats_from(request.GET))
-    return render(request, "messages/detail.html", {**_common(request, cluster, name), "message": view})
+    return render(request, "messages/detail.html", {**_common(request, cluster, name), "message": view,
+                                                    "record": {**view.as_dict(), "topic": name}, "detail_query": format_query(request.GET)})
 
 
 @page(VIEWER)
 def message_raw(request, cluster_id: int, name: str, partition: int, offset: int):
-    """The value's bytes as a download (masked as text for a viewer when the topic has masks)."""
+    """The value's bytes as a download; for a masked reader, the masked text (or a page saying
+    why the value is withheld)."""
     cluster = cluster_get(cluster_id=cluster_id)
     record, _view, presenter = selectors.message_get(cluster=cluster, topic=name, partition=partition,
-                                                     offset=offset, mask=masked_for(request.user))
-    response = HttpResponse(presenter.raw_value(record), content_type="application/octet-stream")
-    response["Content-Disposition"] = f'attachment; filename="{name}-{partition}-{offset}.bin"'
+                                                     offset=offset, mask=masked_for(request.user),
+                                                     formats=formats_from(request.GET))
+    try:
+        data, suffix = presenter.raw_value(record)
+    except Withheld as exc:
+        return render(request, "error.html", {"message": str(exc)}, status=403)
+    response = HttpResponse(data, content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="{name}-{partition}-{offset}.{suffix}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -128,13 +157,9 @@ def message_produce(request, cluster_id: int, name: str):
                 value_serializer=data["value_serializer"], schema_id=data["schema_id"], copies=data["copies"])
         except ConsoleError as exc:
             form.add_error(None, str(exc))
-        else:
-            first = produced[0]
-            messages.success(request, f"Produced {len(produced)} record(s); the first at partition "
-                                      f"{first.partition}, offset {first.offset}.")
-            return redirect("messages:produce", cluster_id=cluster.pk, name=name)
+    # The form keeps what was sent (a bound form), so the next record is one edit away.
     return render(request, "messages/produce.html", {**_common(request, cluster, name), "form": form,
-                                                     "schemas": selectors.registered_schemas()},
+                                                     "produced": produced, "schemas": selectors.registered_schemas()},
                   status=400 if form.errors else 200)
 
 

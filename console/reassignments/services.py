@@ -7,6 +7,7 @@ advances in `runner.py`, step by step, on Celery.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from console.accounts.services import audited
 from console.clusters.models import Cluster
-from console.enqueue import enqueue_on_commit
+from console.enqueue import QueueUnavailable, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
 from console.reassignments.models import PartitionLock, Reassignment, ReassignmentMove
@@ -24,6 +25,8 @@ from console.reassignments.plan_json import check_replicas
 from console.reassignments.plan_summary import PlanSummary, summarize
 from console.reassignments.planner import Key, Placement, PlanGoals, plan_placement
 from console.reassignments.selectors import Snapshot, cluster_snapshot
+
+log = logging.getLogger(__name__)
 
 SCENARIOS = ("rebalance", "add", "decommission", "restrict", "rf")
 MAX_THROTTLE = 10 * 1024 ** 3
@@ -194,7 +197,7 @@ def job_start(*, job: Reassignment, actor, throttle_bytes_per_sec: int | None = 
                 job.state, job.started_at = Reassignment.RUNNING, timezone.now()
             job.tick_token = uuid.uuid4().hex
             job.save()
-            _kick_on_commit(job)
+            _kick_on_commit(job, undo_start=True)
             notify_on_commit("reassignment.changed", {"cluster": job.cluster_id, "job": job.pk})
     return job
 
@@ -217,12 +220,37 @@ def _lock_partitions(job: Reassignment) -> None:
         raise InvalidInput("Another job started moving some of these partitions just now.") from None
 
 
-def _kick_on_commit(job: Reassignment) -> None:
-    """The job's first step, now. A scheduled job's steps wait at most 5 minutes at a time
-    (runner): a task with an ETA hours away would outlive Redis's visibility timeout and be
-    delivered twice."""
-    job_id, token = job.pk, job.tick_token
-    enqueue_on_commit(STEP_TASK, job_id, token)
+def _kick_on_commit(job: Reassignment, *, undo_start: bool = False) -> None:
+    """The job's first step, once committed. A scheduled job's steps wait at most 5 minutes at
+    a time (runner): a task with an ETA hours away would outlive Redis's visibility timeout and
+    be delivered twice.
+
+    If the task queue cannot be reached: a job being started (`undo_start`) is a draft again
+    and the caller gets QueueUnavailable; an active job's new chain is left to the watchdog,
+    which restarts it once the queue is back."""
+    job_id, token, name = job.pk, job.tick_token, job.name
+
+    def failed(exc: QueueUnavailable) -> bool:
+        if undo_start:
+            _undo_start(job_id=job_id, token=token)
+            return True
+        log.warning("%s The watchdog restarts the job once the queue is back.", exc)
+        return False
+    enqueue_on_commit(STEP_TASK, job_id, token, on_failure=failed,
+                      what=f"the job {name!r}" if undo_start else f"the job {name!r}'s next step")
+
+
+def _undo_start(*, job_id: int, token: str) -> None:
+    """Back to a draft, its partitions unlocked: the start's first step could not be queued."""
+    with transaction.atomic():
+        job = Reassignment.objects.select_for_update().filter(
+            pk=job_id, tick_token=token, state__in=(Reassignment.RUNNING, Reassignment.SCHEDULED)).first()
+        if job is None:
+            return
+        PartitionLock.objects.filter(job=job).delete()
+        job.state, job.started_at, job.run_at, job.tick_token = Reassignment.DRAFT, None, None, ""
+        job.save(update_fields=["state", "started_at", "run_at", "tick_token", "updated_at"])
+        notify_on_commit("reassignment.changed", {"cluster": job.cluster_id, "job": job.pk})
 
 
 def job_resume_chain(*, job_id: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django import forms
 
 from console.topics.services import MAX_PARTITIONS
+from console.unit_fields import clean_config_value, config_value_attrs
 
 
 def parse_config_lines(text: str) -> dict[str, str]:
@@ -19,7 +20,10 @@ def parse_config_lines(text: str) -> dict[str, str]:
             raise forms.ValidationError(f"Line {number}: expected name=value, got {line!r}.")
         if name in configs:
             raise forms.ValidationError(f"Line {number}: {name} is given twice.")
-        configs[name] = value
+        try:
+            configs[name] = clean_config_value(name, value)
+        except forms.ValidationError as error:
+            raise forms.ValidationError(f"Line {number}: {error.messages[0]}") from None
     return configs
 
 
@@ -33,7 +37,8 @@ class ConfigLinesField(forms.CharField):
     def __init__(self, **kwargs):
         kwargs.setdefault("required", False)
         kwargs.setdefault("help_text", "One name=value per line, with Kafka's topic config names "
-                                       "(retention.ms=86400000, cleanup.policy=compact, ...).")
+                                       "(retention.ms=86400000 or retention.ms=1d, segment.bytes=64MiB, "
+                                       "cleanup.policy=compact, ...).")
         super().__init__(strip=False, **kwargs)
 
     def clean(self, value):
@@ -91,16 +96,27 @@ class TopicDeleteRecordsForm(TopicDeleteForm):
 
 class TopicConfigValueForm(forms.Form):
     """One config's new value, or back to its default. `previewed` is the change the diff showed:
-    a save goes through only when it is still the change in the form."""
+    a save goes through only when it is still the change in the form. A value in a person's
+    units ("3d" for retention.ms, "1GiB" for segment.bytes) is cleaned to Kafka's raw one."""
 
     value = forms.CharField(max_length=10_000, required=False, strip=False, label="New value")
     reset = forms.BooleanField(required=False, label="Remove the topic's override (back to the default)")
     previewed = forms.CharField(required=False, widget=forms.HiddenInput)
 
+    def __init__(self, *args, config: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.config = config
+        self.fields["value"].widget.attrs.update(config_value_attrs(config))
+
     def clean(self):
         data = super().clean()
         if not data.get("reset") and not (data.get("value") or "").strip():
             raise forms.ValidationError("Give a value, or tick the box to go back to the default.")
+        if not data.get("reset") and "value" in data:
+            try:
+                data["value"] = clean_config_value(self.config, data["value"])
+            except forms.ValidationError as error:
+                self.add_error("value", error)
         return data
 
     @property

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from console import formatting
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, InvalidInput
@@ -17,6 +18,17 @@ from console.web import form_error, page, unless_confirmed
 def elect_all_message(cluster) -> str:
     return (f"Run a preferred replica election for every topic of {cluster.name}? Each partition led by another "
             "replica than its first (preferred) one moves its leadership back to it; clients follow the new leaders.")
+
+
+def config_diff(row, new: str | None) -> dict:
+    """The change a save would make, raw and in a person's units ("259200000 → 172800000",
+    "3 d → 2 d"); a reset's new value is the default, in the units of the config it comes from."""
+    default_name = row.default_from or row.name
+    return {"old": row.value, "new": new, "default": formatting.config_with_unit(default_name, row.default_value),
+            "unchanged": new == row.value and row.is_override,
+            "human_old": formatting.config_human(row.name, row.value),
+            "human_new": (formatting.config_human(row.name, new) if new is not None
+                          else formatting.config_human(default_name, row.default_value))}
 
 
 @page(VIEWER)
@@ -106,7 +118,7 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
     in through every step and after a Kafka error."""
     cluster = cluster_get(cluster_id=cluster_id)
     row = selectors.topic_config(cluster=cluster, name=name, key=key)
-    form = TopicConfigValueForm(request.POST or None, initial={"value": row.value or ""})
+    form = TopicConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key)
     diff = None
     if request.method == "POST" and form.is_valid():
         if form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
@@ -120,9 +132,8 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
                 messages.success(request, f"{key} of {name} {done}.")
                 return redirect("topics:configs", cluster_id=cluster.pk, name=name)
         if not form.errors:
-            diff = {"old": row.value, "new": form.new_value, "default": row.default_value,
-                    "unchanged": form.new_value == row.value and row.is_override}
-            form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker})
+            diff = config_diff(row, form.new_value)
+            form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key)
     return render(request, "topics/config_edit.html", {"cluster": cluster, "name": name, "row": row, "form": form,
                                                        "diff": diff}, status=400 if form.errors else 200)
 

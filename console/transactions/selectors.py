@@ -123,10 +123,8 @@ def transactions_view(gw: Gateway, *, now_ms: int | None = None) -> Transactions
     max_age = settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS
     snapshot = open_transactions(gw, max_age=max_age, wait_first=settings.TRANSACTIONS_PRODUCERS_WAIT_SECONDS)
     warnings = []
-    if snapshot is None:
-        warnings.append("The partitions' open transactions are being collected: hanging transactions show "
-                        "once they are in. Reload the page in a moment.")
-    elif snapshot.error:
+    # None: the first collection is still running, and the page's age note says so.
+    if snapshot is not None and snapshot.error:
         warnings.append(f"The partitions' open transactions could not be collected: {snapshot.error}")
     collected = snapshot if snapshot is not None and snapshot.found is not None else None
     view = _read(gw, collected.found if collected else {}, now_ms)

@@ -34,6 +34,7 @@ from engine.share.manager import SharePartitionManager
 from engine.share.persister import Persister
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
+from engine.metrics.stats import BrokerStats
 from engine.storage.cleaner import LogCleaner
 from engine.storage.cleaner_steps import StepRunner
 from engine.storage.errors import is_io_failure
@@ -63,6 +64,8 @@ class Broker(ReplicaSync):
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         self.listener = None   # the protocol listener, built and attached by engine/runtime.py
+        self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py
+        self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
         self._pending_task: asyncio.Task | None = None
@@ -195,8 +198,8 @@ class Broker(ReplicaSync):
         """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).
 
         Consumers read up to the high watermark (read_committed, isolation_level 1: up to
-        the last stable offset); a follower (replica_id >= 0) reads up to the
-        log end, and its fetch offset moves the high watermark and may grow the ISR; a
+        the last stable offset); a follower (replica_id >= 0, proven by the caller: k01_fetch)
+        reads up to the log end, and its fetch offset moves the high watermark and may grow the ISR; a
         throttled follower gets no data while the leader throttle is exceeded. The slice's
         descriptor belongs to the segment: a caller that keeps it past this turn of the event
         loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
@@ -204,13 +207,16 @@ class Broker(ReplicaSync):
         partition.check_leader_epoch(current_leader_epoch)
         max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         if replica_id >= 0:
-            self.on_follower_fetch(partition, replica_id, fetch_offset)
             max_offset = None
             if self.is_throttled_leader(partition, replica_id) and self.leader_throttle.exceeded():
                 max_offset = fetch_offset      # throttled: answer with no data this time
+        # Outside the log (past its end) raises OFFSET_OUT_OF_RANGE before anything changes:
+        # a follower's position is recorded only once the read succeeded, as in Kafka.
         file_slice = partition.log.read(fetch_offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
-        if replica_id >= 0 and file_slice is not None and self.is_throttled_leader(partition, replica_id):
-            self.leader_throttle.record(file_slice.size)
+        if replica_id >= 0:
+            self.on_follower_fetch(partition, replica_id, fetch_offset)
+            if file_slice is not None and self.is_throttled_leader(partition, replica_id):
+                self.leader_throttle.record(file_slice.size)
         return partition, file_slice
 
     def is_throttled_leader(self, partition: Partition, follower_id: int) -> bool:
@@ -229,6 +235,7 @@ class Broker(ReplicaSync):
         partition.record_follower_fetch(replica_id, fetch_offset, now_ms())
         grown = partition.isr_to_expand(self.controller.live_brokers())
         if grown is not None:
+            self.metrics.isr_expands += 1
             self._propose_isr(partition, grown)
 
     def _shrink_isrs(self) -> None:
@@ -237,6 +244,7 @@ class Broker(ReplicaSync):
         for partition in list(self.partitions.values()):
             shrunk = partition.isr_to_shrink(now, lag_max)
             if shrunk is not None:
+                self.metrics.isr_shrinks += 1
                 self._propose_isr(partition, shrunk)
 
     def _propose_isr(self, partition: Partition, isr: list[int]) -> None:

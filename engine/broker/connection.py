@@ -1,25 +1,26 @@
-"""A broker's outbound Kafka-protocol connection (followers fetching from their leader).
+"""A broker's outbound Kafka-protocol connection to another broker of the process (followers
+fetching from their leader, the transaction coordinator's markers).
 
-Requests are encoded and responses decoded by kafka.protocol; one request is in flight at a
-time, which is all a replica fetcher needs. On a TLS or SASL listener it connects with TLS
-and logs in as the internal principal first (engine/security/inter_broker.py).
+It runs over the inter-broker network (engine/protocol/inter_broker.py): `open_streams`
+returns the two streams of a fresh connection. Requests are encoded and responses decoded by
+kafka.protocol; one request is in flight at a time, which is all its users need.
 """
 from __future__ import annotations
 
 import asyncio
 import struct
+from typing import Awaitable, Callable
 
 from kafka.protocol.api_message import ApiMessage
 
-from engine.security import inter_broker
-
 _SIZE = struct.Struct(">i")
+StreamOpener = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
 
 
 class BrokerConnection:
-    def __init__(self, host: str, port: int, client_id: str, security=None) -> None:
-        self.host, self.port, self.client_id = host, port, client_id
-        self.security = security         # engine.security.settings.SecuritySettings, None: PLAINTEXT
+    def __init__(self, open_streams: StreamOpener, client_id: str) -> None:
+        self._open_streams = open_streams
+        self.client_id = client_id
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._correlation_id = 0
@@ -29,7 +30,8 @@ class BrokerConnection:
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that
         # arrives as the awaited read completes, and a fetcher being stopped would run on.
         if self._writer is None:
-            await self._open(timeout)
+            async with asyncio.timeout(timeout):
+                self._reader, self._writer = await self._open_streams()
         self._correlation_id += 1
         request.API_VERSION = version
         request.with_header(correlation_id=self._correlation_id, client_id=self.client_id)
@@ -43,17 +45,6 @@ class BrokerConnection:
             self.close()
             raise
         return response_class.decode(frame, version=version, header=True)
-
-    async def _open(self, timeout: float) -> None:
-        tls = self.security.client_ssl if self.security is not None else None
-        async with asyncio.timeout(timeout):
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20, ssl=tls)
-        if self.security is not None and self.security.sasl:
-            try:
-                await inter_broker.login(self, self.security, timeout)
-            except BaseException:
-                self.close()
-                raise
 
     def close(self) -> None:
         if self._writer is not None:

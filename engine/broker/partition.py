@@ -176,11 +176,12 @@ class Partition:
         return info
 
     def record_follower_fetch(self, replica_id: int, fetch_offset: int, now_ms: int) -> None:
-        """A follower fetched from `fetch_offset`: that is its LEO (as in Kafka's updateFollowerFetchState)."""
+        """A follower fetched from `fetch_offset`: that is its LEO (as in Kafka's updateFollowerFetchState).
+        A position past this leader's log end is none a replica can have reached: it changes nothing."""
         state = self.followers.get(replica_id)
-        if state is None:
-            return
         leader_leo = self.log.log_end_offset
+        if state is None or fetch_offset > leader_leo:
+            return
         if fetch_offset >= leader_leo:
             state.last_caught_up_ms = now_ms
         elif fetch_offset >= state.last_fetch_leo >= 0:

@@ -1,7 +1,8 @@
 """Followers replicate by fetching from their leader with Kafka's Fetch, as a replica.
 
-One ReplicaFetcher per (follower broker, leader broker) runs a loop over a real Kafka-protocol
-connection to the leader's listener:
+One ReplicaFetcher per (follower broker, leader broker) runs a loop over a Kafka-protocol
+connection to the leader's listener, on the inter-broker network (engine/protocol/inter_broker.py),
+which is how the leader knows the fetch comes from this replica:
 1. partitions that just became followers (new leader or epoch) first ask the leader, with
    OffsetForLeaderEpoch, where their last epoch ends there, and truncate a diverged tail
    (KIP-101/279);
@@ -99,9 +100,9 @@ class ReplicaFetcher:
 
     def _connect(self) -> BrokerConnection:
         if self._connection is None:
-            leader = self.broker.image.brokers[self.leader_id]
-            self._connection = BrokerConnection(leader.host, leader.port, f"replica-{self.broker.node_id}",
-                                                security=getattr(self.broker.listener, "security", None))
+            self._connection = BrokerConnection(
+                lambda: self.broker.inter_broker.connect(self.broker.node_id, self.leader_id),
+                f"replica-{self.broker.node_id}")
         return self._connection
 
     async def _truncate(self, connection: BrokerConnection) -> None:

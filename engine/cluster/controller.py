@@ -30,7 +30,7 @@ from engine.cluster import replication_control as RC
 from engine.cluster import state_machines as SM
 from engine.cluster.journal import MetadataCorruptError, MetadataJournal
 from engine.cluster.metadata import MetadataImage, TopicState
-from engine.cluster import slices
+from engine.cluster import internal_topics, slices
 from engine.cluster.topic_changes import TopicChanges
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
 from engine.coordinator.group_configs import validate_group_configs
@@ -341,6 +341,7 @@ class Controller(TopicChanges):
             parsed = validate_topic_configs(changes)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        internal_topics.check_topic_configs(name, self.image.topics[name].configs, parsed, self.broker_config)
         if validate_only:
             return
         records = [R.config_record("topic", name, key, parsed.get(key)) for key in changes]

@@ -14,6 +14,7 @@ from typing import Any
 
 import kafka.errors as Errors
 
+from engine.cluster import internal_topics
 from engine.cluster import records as R
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.metadata import TopicState
@@ -208,6 +209,7 @@ class TopicChanges:
         topic = self.image.topics.get(name)
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
+        internal_topics.check_partition_count_change(name, self.broker_config)
         current = len(topic.partitions)
         if count == current:
             raise ApiError(Errors.InvalidPartitionsError, f"Topic already has {current} partition(s).")
@@ -262,6 +264,26 @@ class NewTopics:
         """Validated, but created another way (a big topic, in slices): not in `commit`. Its
         name stays taken for the topics added after it."""
         self._records.pop(name, None)
+
+    def withdraw_taken(self) -> dict[str, ApiError]:
+        """Just before `commit`, when the validation spanned several turns of the event loop
+        (a request of thousands of topics): the topics whose name another request took
+        meanwhile are withdrawn, and all of them if the cluster-wide partition limit would now
+        be passed. Returns each withdrawn topic's error."""
+        image = self._controller.image
+        withdrawn = {name: ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
+                     for name in self._records
+                     if name in image.topics or collision_key(name) in image.topics_by_collision_key}
+        for name in withdrawn:
+            del self._records[name]
+        adding = sum(r["type"] == "partition" for records in self._records.values() for r in records)
+        existing, limit = self._controller.partition_count(), self._controller.broker_config.get("max.partitions")
+        if existing + adding > limit:
+            error = ApiError(Errors.PolicyViolationError, f"Adding {adding} partition(s) would bring the cluster to "
+                             f"{existing + adding}, over its limit of {limit} (max.partitions).")
+            withdrawn.update(dict.fromkeys(self._records, error))
+            self._records = {}
+        return withdrawn
 
     def commit(self) -> None:
         if not self._records:

@@ -5,13 +5,14 @@ import re
 
 import kafka.errors as Errors
 
+from engine.cluster import internal_topics
 from engine.errors import ApiError
 
 MAX_NAME_LENGTH = 249
 # fullmatch, not ^...$: "$" also matches before a trailing newline, and a name that passed
 # here but not the log dir's own check would be in the metadata with no log to open.
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+INTERNAL_TOPICS = internal_topics.INTERNAL_TOPICS
 
 
 def validate_topic_name(name: str | None) -> None:

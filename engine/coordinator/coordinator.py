@@ -20,6 +20,7 @@ import logging
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.cluster import internal_topics
 from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
 from engine.coordinator.consumer_protocol import ConsumerGroupProtocol, HeartbeatRequest, HeartbeatResult
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
@@ -69,6 +70,7 @@ class GroupCoordinator:
 
     def on_partitions_changed(self) -> None:
         """The broker gained or lost partitions: load or unload `__consumer_offsets` ones."""
+        internal_topics.report_count_mismatch(OFFSETS_TOPIC, self._broker.image, self._broker.config)
         loaded, unloaded = self.store.sync(now_ms())
         for group in unloaded:
             self._unloaded(group)

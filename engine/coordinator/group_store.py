@@ -26,6 +26,7 @@ from typing import Iterable
 
 import kafka.errors as Errors
 
+from engine.cluster import internal_topics
 from engine.coordinator import consumer_group_records as CGR
 from engine.coordinator import offsets_records as R
 from engine.coordinator import share_group_records as SGR
@@ -39,7 +40,7 @@ from engine.storage.errors import (InvalidProducerEpochError, OutOfOrderSequence
 
 log = logging.getLogger(__name__)
 
-OFFSETS_TOPIC = "__consumer_offsets"
+OFFSETS_TOPIC = internal_topics.OFFSETS_TOPIC
 TopicPartition = tuple[str, int]
 
 
@@ -67,8 +68,8 @@ class GroupStore:
 
     # --- ownership --------------------------------------------------------------------------
     def num_partitions(self) -> int:
-        topic = self._broker.image.topics.get(OFFSETS_TOPIC)
-        return len(topic.partitions) if topic else self._broker.config.get("offsets.topic.num.partitions")
+        """The configured count, never the topic's live one (engine/cluster/internal_topics.py)."""
+        return internal_topics.partition_count(OFFSETS_TOPIC, self._broker.config)
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.num_partitions())

@@ -23,6 +23,7 @@ class BrokerView(Protocol):
     partitions: dict                # (topic, index) -> engine.broker.partition.Partition, this broker's replicas
     response_cache: Any             # engine.protocol.response_cache.ImageResponseCache
     admin_endpoint: str | None
+    metrics: Any                    # engine.metrics.stats.BrokerStats: what Produce, Fetch and dispatch count
     byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
     log_cleaner: Any                # engine.storage.cleaner.LogCleaner, once the broker runs: uncleanable partitions
 

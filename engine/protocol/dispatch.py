@@ -9,12 +9,17 @@ A request that decodes but breaks the rules (a null where the schema allows none
 a handler refuses with `validation.InvalidRequest`, or one that trips a handler over a type
 it did not expect) is answered INVALID_REQUEST and the connection is closed, as Kafka does.
 It is logged as one line and counted (stats.py); no traceback, because nothing broke.
+
+Frames over big_requests.OFF_LOOP_BYTES are decoded, and their answers encoded, on a worker
+thread, so that one client's huge request never holds the event loop that every broker of
+the process shares (big_requests.py).
 """
 from __future__ import annotations
 
 import io
 import logging
 import struct
+import time
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -23,10 +28,13 @@ import kafka.errors as Errors
 from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.metadata import ApiVersionsResponse
 
+from engine.heap import FullCollectionsPaused
 from engine.protocol import registry
+from engine.protocol.big_requests import is_big, off_loop, release_in_slices
 from engine.protocol.broker_view import BrokerView
 from engine.protocol.stats import refused
 from engine.protocol.validation import InvalidRequest, null_violation
+from engine.security.settings import INTER_BROKER_USER
 
 log = logging.getLogger(__name__)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
@@ -43,6 +51,9 @@ class RequestContext:
     api_version: int
     client_host: str = ""
     session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
+    # The broker at the other end of an inter-broker connection (engine/protocol/inter_broker.py);
+    # None for every client connection.
+    inter_broker_peer: int | None = None
 
     @property
     def client_id(self) -> str | None:
@@ -50,7 +61,10 @@ class RequestContext:
 
     @property
     def principal(self) -> str:
-        """The authenticated user's name; Kafka's ANONYMOUS on listeners without SASL."""
+        """The authenticated user's name; the brokers' own principal on their inter-broker
+        connections; Kafka's ANONYMOUS on listeners without SASL."""
+        if self.inter_broker_peer is not None:
+            return INTER_BROKER_USER
         return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
 
     @property
@@ -84,6 +98,13 @@ class FinalResponse:
 
 
 @dataclass(frozen=True)
+class EncodeOffLoop:
+    """A handler's answer that it knows to be big (thousands of entries for a small request):
+    dispatch encodes it on the big-request worker (big_requests.py)."""
+    response: Any
+
+
+@dataclass(frozen=True)
 class EncodedBody:
     """A response body encoded once and answered to many requests (see response_cache.py);
     dispatch puts the request's correlation id in front of it."""
@@ -91,8 +112,10 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None, *,
+                   inter_broker_peer: int | None = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
+    read_at = time.perf_counter()
     if len(frame) < _KEY_VERSION_CORRELATION.size:
         raise CloseConnection(f"request of {len(frame)} bytes is too short for a header")
     api_key, api_version, correlation_id = _KEY_VERSION_CORRELATION.unpack_from(frame)
@@ -104,34 +127,78 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
             return _unsupported_api_versions(correlation_id)
         raise CloseConnection(f"unsupported version {api_version} of {spec.name} "
                               f"(supported {spec.min_version}-{spec.max_version})")
+    if is_big(frame):
+        with FullCollectionsPaused():
+            return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session,
+                                   inter_broker_peer, read_at, big=True)
+    return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session, inter_broker_peer,
+                           read_at, big=False)
+
+
+async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, client_host: str, session,
+                    inter_broker_peer: int | None, read_at: float, *, big: bool):
+    api_key = spec.key
+    header, request, problem = await off_loop(_decode, spec, frame, api_version) if big else \
+        _decode(spec, frame, api_version)
+    if problem:
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
+        return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
+    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
+                         session=session, inter_broker_peer=inter_broker_peer)
+    handler_started = time.perf_counter()
+    try:
+        response = await registry.handler_for(spec)(ctx, request)
+    except InvalidRequest as exc:
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
+        return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
+    except _RULE_BREAKS as exc:
+        # A value the handler did not expect (a count too large for a range, a string where
+        # bytes belong): the request's fault, so it is refused like any other bad request;
+        # where it tripped is logged in place of a traceback.
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
+        return _invalid_request(spec, api_version, correlation_id, client_host,
+                                f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
+    _count(broker, api_key, api_version, read_at, getattr(response, "error_code", 0) or 0, handler_started)
+    if response is None:
+        return None
+    if isinstance(response, ZeroCopyResponse):
+        if big:
+            await release_in_slices(request)
+        return response
+    if isinstance(response, EncodedBody):
+        return frame_encoded_body(response, correlation_id)
+    if isinstance(response, EncodeOffLoop):
+        encoded = await off_loop(encode_response, response.response, api_version, correlation_id)
+        await release_in_slices(request, response.response)
+        return encoded
+    if big:           # a big request's answer is big too, as a rule: encoded off the loop as well
+        encoded = await off_loop(encode_response, response, api_version, correlation_id)
+        await release_in_slices(request, response)
+        return encoded
+    return encode_response(response, api_version, correlation_id)
+
+
+def _decode(spec, frame, api_version: int):
+    """(header, request, the first null where the schema allows none); on a worker thread
+    for big frames (big_requests.py)."""
     try:
         stream = io.BytesIO(frame)
         header = RequestHeader.decode(stream, flexible=spec.request_class.flexible_version_q(api_version))
         request = spec.request_class.decode(memoryview(frame)[stream.tell():], version=api_version)
     except Exception as exc:  # noqa: BLE001 - any decode failure means a malformed request
         raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
-    problem = null_violation(request, spec.request_class.fields, api_version)
-    if problem:
-        return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
-    ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
-                         session=session)
-    try:
-        response = await registry.handler_for(spec)(ctx, request)
-    except InvalidRequest as exc:
-        return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
-    except _RULE_BREAKS as exc:
-        # A value the handler did not expect (a count too large for a range, a string where
-        # bytes belong): the request's fault, so it is refused like any other bad request;
-        # where it tripped is logged in place of a traceback.
-        return _invalid_request(spec, api_version, correlation_id, client_host,
-                                f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
-    if response is None:
-        return None
-    if isinstance(response, ZeroCopyResponse):
-        return response
-    if isinstance(response, EncodedBody):
-        return frame_encoded_body(response, correlation_id)
-    return encode_response(response, api_version, correlation_id)
+    return header, request, null_violation(request, spec.request_class.fields, api_version)
+
+
+_INVALID_REQUEST = Errors.InvalidRequestError.errno
+
+
+def _count(broker, api_key: int, api_version: int, read_at: float, error_code: int,
+           handler_started: float | None = None) -> None:
+    """The request's metrics (engine/metrics/stats.py); broker None: a test dispatching alone."""
+    if broker is not None:
+        queue_ms = ((handler_started or time.perf_counter()) - read_at) * 1000
+        broker.metrics.handled(api_key, api_version, queue_ms, error_code)
 
 
 _RULE_BREAKS = (TypeError, ValueError, OverflowError, struct.error, UnicodeError, KeyError, IndexError, AttributeError)

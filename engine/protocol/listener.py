@@ -1,4 +1,9 @@
-"""A broker's listener: asyncio TCP server, connection limits, request framing, response writing.
+"""A broker's listener: its own acceptor, connection limits, request framing, response writing.
+
+The listener accepts connections itself (`loop.sock_accept`), as Kafka's Acceptor does, so
+that it can stop accepting while `max.connections` are open and count a connection from the
+moment it is accepted - through its TLS handshake (done on the accepted socket) and its SASL
+login - until it closes (engine/protocol/connection_quotas.py).
 
 One request per connection at a time, as Kafka's SocketServer does by muting a channel while
 its request is in flight: a connection's task reads a frame, answers it, drains the reply, and
@@ -7,25 +12,26 @@ StreamReader pauses the transport there), so a client that pipelines, or that se
 and never reads the replies, fills its own socket buffers, not our memory or descriptors.
 (Pausing the transport explicitly around every request cost produce throughput for nothing.)
 
-Framing enforces `socket.request.max.bytes` on the 4-byte size prefix before reading the
-body, so a huge or negative prefix costs nothing and closes only that connection.
+Framing checks the 4-byte size prefix before reading the body, so a huge or negative prefix
+costs nothing and closes only that connection: `socket.request.max.bytes` (100 MiB) once a
+connection may send requests, and, on a SASL listener, `sasl.server.max.receive.size`
+(512 KiB) until it has logged in, as Kafka's SaslServerAuthenticator reads its frames - so a
+client that has not proved who it is cannot make the broker hold more than that.
 
 Client quotas (KIP-219): after an answer whose handler muted the channel, the next request
 is read only once the throttle time has passed (engine/protocol/channel_mute.py).
 
 Limits, with Kafka's names and meanings (read from the broker config on each use, so dynamic
 changes apply at once):
-- `max.connections`: a broker with that many connections closes new ones at once;
-- `max.connections.per.ip`: likewise per client address;
+- `max.connections`, `max.connections.per.ip`, `max.connections.per.ip.overrides`: see
+  connection_quotas.py;
 - `connections.max.idle.ms` (10 min): a connection that neither sent a request nor drained a
-  reply for that long is closed; one whose request is being handled (a long poll) is not idle;
+  reply for that long is closed (one still in its TLS handshake too); one whose request is
+  being handled (a long poll) is not idle;
 - and, process-wide, the socket share of the descriptors (engine/resources.py), so that
   accepting clients can never exhaust the descriptors that logs and listeners need.
 
-Fetch responses are written zero-copy: the encoded headers go through the transport and the
-record bytes go from the segment file to the socket with sendfile (`loop.sendfile`). Under
-TLS the kernel cannot encrypt, so the bytes are read and written in chunks instead, as
-Kafka does for SSL listeners (asyncio's own sendfile fallback stalled on TLS transports).
+Fetch responses are written zero-copy (engine/protocol/zero_copy.py).
 
 Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server speaks TLS;
 on SASL ones each connection has a SaslSession, and until it is authenticated only
@@ -35,17 +41,16 @@ unanswered, and a failed login is answered, then closed (engine/security/session
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
-import os
+import socket
 import struct
 import time
 
-from kafka.protocol.schemas.fields.codecs.types import Int32, UnsignedVarInt32
-
 from engine.protocol.channel_mute import open_channel, unmuted
+from engine.protocol.connection_quotas import ConnectionQuotas
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
+from engine.protocol.zero_copy import write_zero_copy
 from engine.resources import DESCRIPTORS
 from engine.security.session import FAILED, SaslSession
 from engine.security.settings import SecuritySettings
@@ -55,15 +60,20 @@ _SIZE = struct.Struct(">i")
 # Unread bytes a connection may buffer before its transport pauses (asyncio's StreamReader
 # pauses at twice this); a frame larger than this is still read whole, in steps.
 _READ_LIMIT = 1 << 20
+_BACKLOG = 50                 # Kafka's socket.listen.backlog.size
+_ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own accept loop waits
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer", "session")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer")
 
-    def __init__(self, peer_host: str, writer: asyncio.StreamWriter, session: SaslSession | None) -> None:
+    def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
+                 inter_broker_peer: int | None = None) -> None:
         self.peer_host = peer_host
-        self.session = session          # None: no SASL on this listener
-        self.writer = writer
+        self.session = session          # None: no SASL on this listener (or a broker's own connection)
+        self.task = task
+        self.inter_broker_peer = inter_broker_peer   # the broker at the other end of an inter-broker connection
+        self.writer: asyncio.StreamWriter | None = None   # once connected (TLS: after the handshake)
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
 
@@ -74,89 +84,141 @@ class Listener:
         self.security = security or SecuritySettings()
         self.host = host
         self.port = port
-        self._server: asyncio.base_events.Server | None = None
+        self.quotas = ConnectionQuotas(self._config)
+        self._sockets: list[socket.socket] = []
+        self._tasks: list[asyncio.Task] = []           # the acceptors and the idle sweeper
         self._connections: dict[asyncio.Task, _Connection] = {}
-        self._per_ip: collections.Counter = collections.Counter()
-        self._sweeper: asyncio.Task | None = None
         self._closing = False
 
     def _config(self, name: str):
         return self.broker.config.get(name)
 
+    @property
+    def serving(self) -> bool:
+        return bool(self._sockets) and not self._closing
+
     async def start(self) -> None:
         self._closing = False
-        self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True,
-                                                  limit=_READ_LIMIT, ssl=self.security.server_ssl)
-        self._sweeper = asyncio.create_task(self._close_idle_connections())
+        self._sockets = _bind(self.host, self.port)
+        self._tasks = [asyncio.create_task(self._accept(s)) for s in self._sockets]
+        self._tasks.append(asyncio.create_task(self._close_idle_connections()))
 
     async def stop(self) -> None:
-        if self._server is None:
+        if not self._sockets:
             return
         self._closing = True   # a connection accepted from here on is closed at once
-        self._server.close()
-        self._sweeper.cancel()
-        for task in list(self._connections):
+        for task in [*self._tasks, *self._connections]:
             task.cancel()
-        await asyncio.gather(self._sweeper, *self._connections, return_exceptions=True)
-        try:
-            await asyncio.wait_for(self._server.wait_closed(), 5)
-        except asyncio.TimeoutError:
-            log.warning("Listener on port %d: connections still open after close", self.port)
-        self._server = None
+        await asyncio.gather(*self._tasks, *self._connections, return_exceptions=True)
+        for sock in self._sockets:
+            sock.close()
+        self._sockets, self._tasks = [], []
 
-    # --- connections ----------------------------------------------------------------------
+    # --- accepting --------------------------------------------------------------------------
+
+    async def _accept(self, listening: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self.quotas.wait_for_slot()      # max.connections: stop accepting, as Kafka's Acceptor
+            try:
+                sock, address = await loop.sock_accept(listening)
+            except OSError as exc:     # EMFILE, ENOBUFS ...: the process is short of something; wait
+                log.warning("Broker on port %d cannot accept a connection: %s", self.port, exc)
+                await asyncio.sleep(_ACCEPT_RETRY_S)
+                continue
+            self._admit(sock, address[0])
+
+    def _admit(self, sock: socket.socket, peer_host: str) -> None:
+        reason = self._refusal(peer_host)
+        if reason is not None:
+            refused(log, "connections_refused", "Broker on port %d refused a connection from %s: %s",
+                    self.port, peer_host, reason)
+            sock.close()
+            return
+        session = SaslSession(self.security) if self.security.sasl else None
+        task = asyncio.create_task(self._serve_client(sock, peer_host))
+        self._connections[task] = _Connection(peer_host, session, task)
 
     def _refusal(self, peer_host: str) -> str | None:
         if self._closing:
             return "the broker is stopping"
-        if len(self._connections) >= self._config("max.connections"):
-            return f"max.connections ({self._config('max.connections')}) reached"
-        if self._per_ip[peer_host] >= self._config("max.connections.per.ip"):
-            return f"max.connections.per.ip ({self._config('max.connections.per.ip')}) reached for {peer_host}"
         if not DESCRIPTORS.take_socket():
             return f"the process's socket share of descriptors ({DESCRIPTORS.sockets}) is in use"
-        return None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername") or ("?", 0)
-        reason = self._refusal(peer[0])
+        reason = self.quotas.add(peer_host)
         if reason is not None:
-            refused(log, "connections_refused", "Broker on port %d refused a connection from %s: %s",
-                    self.port, peer[0], reason)
-            writer.transport.abort()
-            return
-        task = asyncio.current_task()
-        session = SaslSession(self.security) if self.security.sasl else None
-        connection = self._connections[task] = _Connection(peer[0], writer, session)
-        self._per_ip[peer[0]] += 1
+            DESCRIPTORS.release_socket()
+        return reason
+
+    async def _serve_client(self, sock: socket.socket, peer_host: str) -> None:
+        connection = self._connections[asyncio.current_task()]
         try:
-            await self._serve_requests(reader, writer, connection)
+            reader, connection.writer = await _open_streams(sock, self.security.server_ssl)
+            await self._serve_requests(reader, connection.writer, connection)
         except CloseConnection as exc:
-            refused(log, "malformed_requests", "Closing connection from %s: %s", peer, exc)
-        except (asyncio.IncompleteReadError, ConnectionError):
+            refused(log, "malformed_requests", "Closing connection from %s: %s", peer_host, exc)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):   # TLS handshake failures included
             pass
         except asyncio.CancelledError:
             pass
         except Exception:  # noqa: BLE001 - one bad request must not take the listener down
-            log.exception("Unexpected error serving %s; closing the connection", peer)
+            log.exception("Unexpected error serving %s; closing the connection", peer_host)
         finally:
-            del self._connections[task]
-            self._per_ip[peer[0]] -= 1
-            if not self._per_ip[peer[0]]:
-                del self._per_ip[peer[0]]
+            del self._connections[connection.task]
+            self.quotas.remove(peer_host)
             DESCRIPTORS.release_socket()
-            writer.transport.abort()
+            if connection.writer is not None:
+                connection.writer.transport.abort()
+            else:                      # never connected (refused TLS handshake, cancelled): the socket is ours
+                sock.close()
+
+    # --- the brokers' own connections (engine/protocol/inter_broker.py) ----------------------
+
+    async def accept_inter_broker(self, peer_node: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection from broker `peer_node` of this process: a socket pair, one end served
+        here (no TLS, no login, not counted against the connection limits), the other returned."""
+        ours, theirs = socket.socketpair()
+        task = asyncio.create_task(self._serve_inter_broker(ours, peer_node))
+        self._connections[task] = _Connection(f"broker {peer_node}", None, task, inter_broker_peer=peer_node)
+        try:
+            return await asyncio.open_connection(sock=theirs, limit=_READ_LIMIT)
+        except BaseException:
+            theirs.close()
+            task.cancel()
+            raise
+
+    async def _serve_inter_broker(self, sock: socket.socket, peer_node: int) -> None:
+        connection = self._connections[asyncio.current_task()]
+        try:
+            reader, connection.writer = await _open_streams(sock, None)
+            await self._serve_requests(reader, connection.writer, connection)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, asyncio.CancelledError):
+            pass
+        except Exception:  # noqa: BLE001 - a broken request must not take the listener down
+            log.exception("Unexpected error serving broker %d; closing its connection", peer_node)
+        finally:
+            del self._connections[connection.task]
+            if connection.writer is not None:
+                connection.writer.transport.abort()
+            else:
+                sock.close()
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def _frame_limit(self, session: SaslSession | None) -> tuple[int, str]:
+        if session is not None and not session.authenticated:
+            return self._config("sasl.server.max.receive.size"), "sasl.server.max.receive.size, before authentication"
+        return self._config("socket.request.max.bytes"), "socket.request.max.bytes"
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
         while not self._closing:
             await unmuted(channel)   # a throttled client's next request is read only after its throttle time
             (size,) = _SIZE.unpack(await reader.readexactly(4))
-            limit = self._config("socket.request.max.bytes")
-            if size <= 0 or size > limit:
-                raise CloseConnection(f"request size {size} outside 1..{limit} (socket.request.max.bytes)")
-            frame = await reader.readexactly(size)
             session = connection.session
+            limit, limit_name = self._frame_limit(session)
+            if size <= 0 or size > limit:
+                raise CloseConnection(f"request size {size} outside 1..{limit} ({limit_name})")
+            frame = await reader.readexactly(size)
             if session is not None and session.raw_tokens:      # after SaslHandshake v0
                 if not await _answer_raw_token(session, frame, writer, connection.peer_host):
                     return
@@ -168,8 +230,10 @@ class Listener:
                             connection.peer_host, reason)
                     return
             connection.handling = True
+            read_at = time.perf_counter()
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host, session)
+                response = await dispatch(self.broker, frame, connection.peer_host, session,
+                                          inter_broker_peer=connection.inter_broker_peer)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()
@@ -180,10 +244,12 @@ class Listener:
                 return
             if response is not None:
                 if isinstance(response, ZeroCopyResponse):
-                    await _write_zero_copy(writer, response)
+                    await write_zero_copy(writer, response)
                 else:
                     writer.write(response)
                     await writer.drain()
+            # TotalTimeMs: read to written (the API key is the frame's first two bytes)
+            self.broker.metrics.completed((frame[0] << 8) | frame[1], (time.perf_counter() - read_at) * 1000)
             connection.last_active = time.monotonic()
             if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
                 refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
@@ -193,7 +259,7 @@ class Listener:
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no
-        written reply for that long (a stuck reader included)."""
+        written reply for that long (a stuck reader, or a TLS handshake never finished, included)."""
         while True:
             idle_s = self._config("connections.max.idle.ms") / 1000
             await asyncio.sleep(min(max(idle_s / 4, 0.05), 30))
@@ -203,25 +269,39 @@ class Listener:
                     STATS["connections_idle_closed"] += 1
                     log.info("Closing connection from %s: idle for more than %d ms (connections.max.idle.ms)",
                              connection.peer_host, idle_s * 1000)
-                    connection.writer.transport.abort()
-
-    def connection_count(self) -> int:
-        return len(self._connections)
+                    connection.task.cancel()
 
 
-_COPY_CHUNK = 1 << 20
+def _bind(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address `host` resolves to (as asyncio.start_server binds)."""
+    sockets = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                                  flags=socket.AI_PASSIVE):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(_BACKLOG)
+            sock.setblocking(False)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
-async def _write_copied(writer: asyncio.StreamWriter, file_slice) -> None:
-    """A slice's bytes through the transport (TLS), a chunk at a time so memory stays bounded."""
-    done = 0
-    while done < file_slice.size:
-        chunk = os.pread(file_slice.fileno(), min(_COPY_CHUNK, file_slice.size - done), file_slice.position + done)
-        if not chunk:
-            raise ConnectionError("segment file ended before the slice did")   # truncated under us: drop the connection
-        writer.write(chunk)
-        done += len(chunk)
-        await writer.drain()
+async def _open_streams(sock: socket.socket, server_ssl) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Streams over an accepted socket, after the TLS handshake if the listener speaks TLS."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_READ_LIMIT)
+    writers: list[asyncio.StreamWriter] = []
+    # A connected-callback makes the protocol server-side and builds the writer for us.
+    protocol = asyncio.StreamReaderProtocol(reader, lambda _, writer: writers.append(writer))
+    await loop.connect_accepted_socket(lambda: protocol, sock=sock, ssl=server_ssl)
+    return reader, writers[0]
 
 
 # Kafka's connection.failed.authentication.delay.ms (KIP-306): a failed login is closed no
@@ -255,32 +335,3 @@ async def _answer_raw_token(session: SaslSession, frame: bytes, writer: asyncio.
     return True
 
 
-async def _write_zero_copy(writer: asyncio.StreamWriter, response: ZeroCopyResponse) -> None:
-    """Write the encoded parts, and sendfile each slice's bytes in place of its marker.
-    The markers appear in the frame in the order of `response.markers` (k01_fetch)."""
-    try:
-        frame = response.frame
-        prefix_of = (lambda n: UnsignedVarInt32.encode(n + 1)) if response.compact else Int32.encode
-        placeholders = [prefix_of(len(m)) + m for m in response.markers]
-        sizes = [s.size for s in response.slices]
-        # The frame's size field counted the markers; recount with the real prefixes and bytes.
-        total = len(frame) - 4 - sum(map(len, placeholders)) + sum(len(prefix_of(n)) + n for n in sizes)
-        writer.write(_SIZE.pack(total))
-        position = 4
-        loop = asyncio.get_running_loop()
-        tls = writer.get_extra_info("ssl_object") is not None
-        for placeholder, file_slice in zip(placeholders, response.slices):
-            at = frame.index(placeholder, position)
-            writer.write(bytes(frame[position:at]) + prefix_of(file_slice.size))
-            position = at + len(placeholder)
-            await writer.drain()
-            if tls:
-                await _write_copied(writer, file_slice)
-            else:
-                with open(file_slice.fileno(), "rb", buffering=0, closefd=False) as handle:
-                    await loop.sendfile(writer.transport, handle, file_slice.position, file_slice.size)
-        writer.write(bytes(frame[position:]))
-        await writer.drain()
-    finally:
-        for file_slice in response.slices:
-            file_slice.close()

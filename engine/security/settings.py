@@ -12,16 +12,14 @@ DescribeConfigs (a gap: Kafka shows them, passwords as null).
 SCRAM credentials live in the controller's metadata image (AlterUserScramCredentials,
 engine/cluster/scram_credentials.py), so they are read at each login and changes apply at once.
 
-Inter-broker: the replica fetchers connect to the leaders' listeners like any client, so on
-a SASL listener they log in too, as an internal principal whose random password exists only
-in this process's memory (never on disk or in a log), with the first enabled mechanism;
-on TLS they trust exactly the listener's own certificate. The name is reserved: the users
-file and AlterUserScramCredentials may not define it.
+Inter-broker: the brokers reach each other over socket pairs inside the process
+(engine/protocol/inter_broker.py), never through a client listener, so they need neither TLS
+nor a login there. Requests on those connections run as the principal INTER_BROKER_USER,
+whose name is reserved: the users file and AlterUserScramCredentials may not define it, and
+no password logs in as it.
 """
 from __future__ import annotations
 
-import functools
-import re
 import secrets
 import ssl
 from dataclasses import dataclass, field
@@ -43,34 +41,19 @@ class SecuritySettings:
     sasl_enabled_mechanisms: tuple[str, ...] = MECHANISMS
     plain_users: dict[str, str] = field(default_factory=dict, repr=False)
     server_ssl: ssl.SSLContext | None = None
-    client_ssl: ssl.SSLContext | None = None        # the replica fetchers' side of TLS
     decoy_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
-    inter_broker_password: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
     scram_lookup: Callable[[str, str], scram.ScramCredential | None] = field(default=lambda user, mech: None,
                                                                             repr=False)
-
-    @functools.cached_property
-    def _inter_broker_scram(self) -> dict[str, scram.ScramCredential]:
-        # Derived once: the internal principal logs in many times and PBKDF2 is slow on purpose.
-        return {m: scram.credential_from_password(m, self.inter_broker_password) for m in scram.MECHANISM_IDS}
 
     @property
     def sasl(self) -> bool:
         return self.protocol in ("SASL_PLAINTEXT", "SASL_SSL")
 
     def plain_password(self, user: str) -> str | None:
-        if user == INTER_BROKER_USER:
-            return self.inter_broker_password
         return self.plain_users.get(user)
 
     def scram_credential(self, user: str, mechanism: str) -> scram.ScramCredential | None:
-        if user == INTER_BROKER_USER:
-            return self._inter_broker_scram[mechanism]
-        return self.scram_lookup(user, mechanism)
-
-    @property
-    def inter_broker_mechanism(self) -> str:
-        return self.sasl_enabled_mechanisms[0]
+        return None if user == INTER_BROKER_USER else self.scram_lookup(user, mechanism)
 
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
@@ -93,7 +76,7 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None) -> Sec
         raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
                                  "(or leave PLAIN out of sasl.enabled.mechanisms)")
     if protocol in ("SASL_SSL", "SSL"):
-        settings.server_ssl, settings.client_ssl = _tls_contexts(configs)
+        settings.server_ssl = _tls_context(configs)
     elif any(name.startswith("ssl.") for name in configs):
         raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL, not {protocol}")
     return settings
@@ -124,7 +107,7 @@ def read_users_file(path: str) -> dict[str, str]:
     return users
 
 
-def _tls_contexts(configs: dict[str, str]) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+def _tls_context(configs: dict[str, str]) -> ssl.SSLContext:
     if configs.get("ssl.keystore.type", "PEM") != "PEM":
         raise InvalidConfigError("ssl.keystore.type: only PEM is supported (no JKS/PKCS12)")
     location = configs.get("ssl.keystore.location")
@@ -135,16 +118,7 @@ def _tls_contexts(configs: dict[str, str]) -> tuple[ssl.SSLContext, ssl.SSLConte
     server.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
         server.load_cert_chain(location, password=configs.get("ssl.key.password"))
-        chain = Path(location).read_text(encoding="ascii", errors="replace")
     except (OSError, ssl.SSLError) as exc:
         raise InvalidConfigError(f"ssl.keystore.location {location}: cannot load the key and "
                                  f"certificate ({type(exc).__name__})") from None
-    # The fetchers trust exactly our own certificate, whatever the host name they dial.
-    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    client.check_hostname = False
-    client.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
-    certificates = "\n".join(re.findall(r"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", chain, re.S))
-    if not certificates:
-        raise InvalidConfigError(f"ssl.keystore.location {location}: no certificate in the file")
-    client.load_verify_locations(cadata=certificates)
-    return server, client
+    return server

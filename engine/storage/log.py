@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from engine import clock
+from engine.metrics.stats import log_flushed
 from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
@@ -48,6 +50,7 @@ class Log:
                  log_start_offset: int, recovery_point: int,
                  producer_state: ProducerStateManager, now_ms: int) -> None:
         self.dir = as_path(directory)
+        self._broker_dir = str(self.dir.parent)   # whose LogFlushStats a flush counts in
         self.config = config
         self._segments = segments
         self.log_start_offset = log_start_offset
@@ -426,12 +429,14 @@ class Log:
     def _flush_up_to(self, offset: int) -> None:
         if offset <= self.recovery_point:
             return
+        started = time.perf_counter()
         for i, segment in enumerate(self._segments):
             following = self._segments[i + 1] if i + 1 < len(self._segments) else None
             if segment.base_offset < offset and (
                     following is None or following.base_offset > self.recovery_point):
                 segment.flush()
         self.recovery_point = offset
+        log_flushed(self._broker_dir, (time.perf_counter() - started) * 1000)   # LogFlushRateAndTimeMs
 
     def close(self) -> None:
         """Snapshot producer state at the log end (unless the newest snapshot is there

@@ -1,6 +1,8 @@
-// Rows of the messages tables, built from JSON with textContent only: a record's key, value
-// or headers can never become markup or script, whatever they hold.
+// Rows of the search and tail tables, built from JSON with textContent only: a record's key,
+// value or headers can never become markup or script, whatever they hold. Shared by
+// messages_search.js and messages_tail.js (window.MessagesRows).
 (function () {
+  var units = window.consoleUnits;
   function cell(row, text, className) {
     var td = document.createElement("td");
     if (className) td.className = className;
@@ -8,9 +10,42 @@
     row.appendChild(td);
     return td;
   }
-  function shown(decoded) {
-    if (decoded.text === null) return "null";
-    return decoded.error ? decoded.text + " (" + decoded.error + ")" : decoded.text;
+  function tag(parent, text, title) {
+    var span = document.createElement("span");
+    span.className = "tag fmt";
+    span.textContent = text;
+    if (title) span.title = title;
+    parent.appendChild(document.createTextNode(" "));
+    parent.appendChild(span);
+  }
+  // A decoded key, value or header value: null, empty and withheld said in words; hex tagged.
+  function decodedCell(row, decoded, className) {
+    var td = cell(row, "", className);
+    var text = decoded.text;
+    if (decoded.format === "withheld" || text === null || text === "") {
+      var i = document.createElement("i");
+      i.textContent = decoded.format === "withheld" ? "withheld" : (text === null ? "null" : "empty");
+      if (decoded.format === "withheld") { i.className = "withheld"; i.title = decoded.error; }
+      td.appendChild(i);
+      return td;
+    }
+    var span = document.createElement("span");
+    span.className = "text";
+    span.textContent = text;
+    td.appendChild(span);
+    td.title = text;
+    if (decoded.format !== "string") tag(td, decoded.format, decoded.note || decoded.format);
+    if (decoded.error) {
+      var bad = document.createElement("span");
+      bad.className = "bad";
+      bad.textContent = " (" + decoded.error + ")";
+      td.appendChild(bad);
+    }
+    return td;
+  }
+  function headerText(h) {
+    if (h.format === "withheld") return h.name + "=withheld";
+    return h.name + "=" + (h.text === null ? "null" : h.text);
   }
   // Transaction badges, as the browse page's table draws them (templates/messages/_table.html).
   var BADGES = {
@@ -33,9 +68,21 @@
     row.dataset.transaction = transaction;
     badge(span, transaction);
   }
+  function timeCell(row, message) {
+    var td = cell(row, "", "msg-time");
+    var time = document.createElement("time");
+    var when = new Date(Number(message.timestamp));
+    time.dateTime = message.timestamp_iso;
+    time.title = message.timestamp_iso.replace("T", " ").replace("Z", " UTC");
+    time.textContent = units.timestamp(when);
+    td.appendChild(time);
+    var small = document.createElement("small");
+    small.textContent = " " + message.timestamp_type;
+    td.appendChild(small);
+  }
   function markerRow(row, message) {
     cell(row, String(Number(message.offset)), "num");
-    cell(row, message.timestamp_iso);
+    timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
     var span = document.createElement("span");
@@ -43,13 +90,13 @@
     span.textContent = message.control + " marker";
     td.appendChild(span);
     td.appendChild(document.createTextNode(" transaction marker of producer " + Number(message.producer_id)));
-    cell(row, String(Number(message.size)), "num");
+    cell(row, units.size(Number(message.size)), "num");
     return row;
   }
   // Records the console could not decode (a corrupt batch): their offsets and why, no bytes.
   function undecodableRow(row, message) {
     cell(row, String(Number(message.offset)), "num");
-    cell(row, message.timestamp_iso);
+    timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
     var span = document.createElement("span");
@@ -60,11 +107,13 @@
     cell(row, "", "num");
     return row;
   }
-  function build(message, detailBase) {
+  // `detailQuery`: the decoders chosen on the page, so a record opens read the same way.
+  function build(message, detailBase, detailQuery) {
     var row = document.createElement("tr");
     var partition = Number(message.partition), offset = Number(message.offset);
     row.dataset.partition = String(partition);
     row.dataset.offset = String(offset);
+    row.dataset.timestamp = String(Number(message.timestamp));
     cell(row, String(partition), "num");
     if (message.control) {
       row.dataset.control = message.control;
@@ -75,7 +124,7 @@
       return undecodableRow(row, message);
     }
     var link = document.createElement("a");
-    link.href = detailBase + partition + "/" + offset + "/";
+    link.href = detailBase + partition + "/" + offset + "/" + (detailQuery ? "?" + detailQuery : "");
     link.textContent = String(offset);
     var offsetCell = cell(row, "", "num");
     offsetCell.appendChild(link);
@@ -86,12 +135,59 @@
       offsetCell.appendChild(document.createTextNode(" "));
       offsetCell.appendChild(span);
     }
-    cell(row, message.timestamp_iso + " " + message.timestamp_type);
-    cell(row, shown(message.key), "msg-key");
-    cell(row, shown(message.value), "msg-value");
-    cell(row, message.headers.map(function (h) { return h.name + "=" + shown(h); }).join(", "), "msg-headers");
-    cell(row, String(Number(message.size)), "num");
+    timeCell(row, message);
+    decodedCell(row, message.key, "msg-key");
+    decodedCell(row, message.value, "msg-value");
+    cell(row, message.headers.map(headerText).join(", "), "msg-headers");
+    var size = cell(row, units.size(Number(message.size)), "num");
+    size.title = units.count(Number(message.size)) + " bytes";
     return row;
+  }
+  // Wrap every match of `pattern` (a RegExp with the g flag) in the cells' text in <mark>,
+  // splitting text nodes: still no markup from the record itself.
+  function highlight(row, pattern, selector) {
+    row.querySelectorAll(selector).forEach(function (td) {
+      var walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      var nodes = [];
+      while (walker.nextNode()) {
+        if (!walker.currentNode.parentNode.closest(".tag, .bad, i")) nodes.push(walker.currentNode);
+      }
+      nodes.forEach(function (node) {
+        var text = node.nodeValue, last = 0, found = false, fragment = document.createDocumentFragment();
+        pattern.lastIndex = 0;
+        var m;
+        while ((m = pattern.exec(text)) !== null) {
+          if (m[0] === "") { pattern.lastIndex += 1; continue; }
+          found = true;
+          fragment.appendChild(document.createTextNode(text.slice(last, m.index)));
+          var mark = document.createElement("mark");
+          mark.textContent = m[0];
+          fragment.appendChild(mark);
+          last = m.index + m[0].length;
+        }
+        if (!found) return;
+        fragment.appendChild(document.createTextNode(text.slice(last)));
+        node.parentNode.replaceChild(fragment, node);
+      });
+    });
+  }
+  // Insert a row where its (timestamp, partition, offset) belongs: results read partition by
+  // partition still read as one timeline. `newestFirst` sorts descending.
+  function sortKey(row) {
+    return [Number(row.dataset.timestamp), Number(row.dataset.partition), Number(row.dataset.offset)];
+  }
+  function before(a, b) {
+    for (var i = 0; i < 3; i++) { if (a[i] !== b[i]) return a[i] < b[i]; }
+    return false;
+  }
+  function insertSorted(tbody, row, newestFirst) {
+    var key = sortKey(row), rows = tbody.rows, lo = 0, hi = rows.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1, other = sortKey(rows[mid]);
+      var goesBefore = newestFirst ? before(other, key) : before(key, other);
+      if (goesBefore) hi = mid; else lo = mid + 1;
+    }
+    tbody.insertBefore(row, lo < rows.length ? rows[lo] : null);
   }
   function socketUrl(path) {
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
@@ -103,5 +199,14 @@
     });
     return command;
   }
-  window.MessagesRows = {build: build, setOutcome: setOutcome, socketUrl: socketUrl, formCommand: formCommand};
+  function formatQuery(form) {
+    var params = new URLSearchParams();
+    ["key_format", "value_format", "header_format"].forEach(function (name) {
+      var field = form.querySelector("[name=" + name + "]");
+      if (field && field.value) params.set(name, field.value);
+    });
+    return params.toString();
+  }
+  window.MessagesRows = {build: build, setOutcome: setOutcome, socketUrl: socketUrl, formCommand: formCommand,
+                         formatQuery: formatQuery, highlight: highlight, insertSorted: insertSorted};
 })();

@@ -1,16 +1,37 @@
 // Live tail: new records over the websocket, newest on top. The server caps what it sends per
 // second and reports the rate and what it did not send; the page keeps at most MAX_ROWS rows.
 // In read_uncommitted a transaction's rows come "pending" and an outcome event updates their badge.
+// "Start tail" while a tail runs restarts it with the form's filter where the old one stopped
+// (the server continues from there): the rows stay, a line marks the restart, and no record
+// produced meanwhile is missed or shown twice.
 (function () {
   var form = document.getElementById("tail-form");
   if (!form) return;
   var MAX_ROWS = 500;
-  var rows = window.MessagesRows;
+  var rows = window.MessagesRows, units = window.consoleUnits;
   var tbody = document.querySelector("#tail-results tbody");
   var pause = document.getElementById("tail-pause");
   var errorBox = document.getElementById("tail-error");
-  var paused = false, socket = null;
-  function set(id, text) { document.getElementById(id).textContent = text; }
+  var paused = false, socket = null, detailQuery = "";
+  function set(id, text, value) {
+    var node = document.getElementById(id);
+    node.textContent = text;
+    if (value !== undefined) node.dataset.value = String(value);
+  }
+  function shownAlready(message) {
+    return tbody.querySelector('tr[data-partition="' + Number(message.partition) + '"][data-offset="' +
+                               Number(message.offset) + '"]') !== null;
+  }
+  function restartLine(continued) {
+    var row = document.createElement("tr");
+    row.className = "tail-restart";
+    var td = document.createElement("td");
+    td.colSpan = 7;
+    td.textContent = (continued ? "Tail restarted with the new filter at " : "Tail started at ") +
+      units.timestamp(new Date()) + (continued ? ", from where the previous one stopped." : ".");
+    row.appendChild(td);
+    tbody.insertBefore(row, tbody.firstChild);
+  }
 
   function connect(onOpen) {
     socket = new WebSocket(rows.socketUrl(form.dataset.ws));
@@ -18,7 +39,8 @@
     socket.addEventListener("message", function (event) {
       var data = JSON.parse(event.data);
       if (data.type === "record") {
-        tbody.insertBefore(rows.build(data.message, form.dataset.detail), tbody.firstChild);
+        if (shownAlready(data.message)) return;
+        tbody.insertBefore(rows.build(data.message, form.dataset.detail, detailQuery), tbody.firstChild);
         while (tbody.rows.length > MAX_ROWS) tbody.deleteRow(-1);
       } else if (data.type === "outcome") {
         data.offsets.forEach(function (offset) {
@@ -27,12 +49,13 @@
         });
       } else if (data.type === "tailing") {
         set("tail-state", "tailing");
+        restartLine(data.continued);
         form.dataset.tailing = "true";
       } else if (data.type === "tail_stats") {
-        set("tail-rate", String(data.stats.records_per_second));
-        set("tail-matches", String(data.stats.matches));
-        set("tail-shown", String(data.stats.shown));
-        set("tail-not-shown", String(data.stats.not_shown));
+        set("tail-rate", units.rate(data.stats.records_per_second), data.stats.records_per_second);
+        set("tail-matches", units.count(data.stats.matches), data.stats.matches);
+        set("tail-shown", units.count(data.stats.shown), data.stats.shown);
+        set("tail-not-shown", units.count(data.stats.not_shown), data.stats.not_shown);
       } else if (data.type === "error") {
         errorBox.hidden = false;
         errorBox.textContent = data.message;
@@ -42,10 +65,11 @@
   }
   function startTail() {
     errorBox.hidden = true;
-    tbody.textContent = "";
     paused = false;
     pause.textContent = "Pause";
     pause.disabled = false;
+    form.dataset.tailing = "false";
+    detailQuery = rows.formatQuery(form);
     socket.send(JSON.stringify(rows.formCommand(form, "tail")));
   }
   form.addEventListener("submit", function (event) {

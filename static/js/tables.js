@@ -1,13 +1,12 @@
 // Every table.data sorts by a click on its column header (again: the other way), also the
-// tables a live fragment brings. Numbers sort
-// as numbers ("1.2 KB" and "—" included: sizes by their bytes in data-sort, dashes last);
-// a cell's data-sort attribute, when present, is the value sorted on.
+// tables a live fragment brings. Numbers sort as numbers, formatted ones by what they stand for
+// ("1.9 MiB", "1 h 30 min", "51,234", "unlimited": units.js's sortKey), dashes last; a cell's
+// data-sort attribute, when present, is the value sorted on.
 (function () {
-  var UNITS = {bytes: 1, byte: 1, kb: 1024, mb: 1048576, gb: 1073741824, tb: 1099511627776};
   function key(cell) {
     var raw = (cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent).trim();
-    var size = raw.replace(/\u00a0/g, " ").match(/^(-?[\d.,]+)\s*(bytes?|kb|mb|gb|tb)$/i);
-    if (size) return {n: parseFloat(size[1].replace(/,/g, "")) * UNITS[size[2].toLowerCase()]};
+    var formatted = window.consoleUnits ? window.consoleUnits.sortKey(raw) : null;
+    if (formatted !== null) return {n: formatted};
     var number = raw.replace(/,/g, "").match(/^-?\d+(\.\d+)?/);
     if (number && number[0] === raw.replace(/,/g, "").split(" ")[0]) return {n: parseFloat(number[0])};
     return {s: raw.toLowerCase(), empty: raw === "" || raw === "—"};

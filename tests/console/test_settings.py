@@ -65,6 +65,12 @@ def test_envfloat_reads_numbers_and_rejects_garbage_and_non_positive_values(monk
     ("TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS", "-30", "must be zero or more"),
     ("TRANSACTIONS_PRODUCERS_WAIT_SECONDS", "later", "is not a number"),
     ("CONSOLE_WARMUP_WAIT_SECONDS", "-1", "must be zero or more"),
+    ("ENGINE_PORT", "ninety", "ENGINE_PORT='ninety' is not a port number"),
+    ("METRICS_MAX_AGE_SECONDS", "-1", "must be zero or more"),
+    ("ALERTS_EVALUATION_SECONDS", "0", "must be greater than zero"),
+    ("ALERTS_DELIVERY_LEASE_SECONDS", "5", "must be longer than ALERTS_DELIVERY_TIMEOUT_SECONDS"),
+    ("ALERTS_DELIVERY_MAX_ATTEMPTS", "0", "is too small: use at least 1"),
+    ("EMAIL_PORT", "70000", "is too large"),
 ])
 def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):
     """The settings module itself, imported fresh with the bad value."""
@@ -76,3 +82,16 @@ def test_nonsense_settings_stop_start_up_with_the_reason(name, raw, why):
     result = subprocess.run([sys.executable, "-c", "import console.settings"], env=env, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode != 0 and why in result.stderr
+
+
+def test_the_bundled_cluster_is_where_engine_port_puts_the_engine():
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key != "ENGINE_BOOTSTRAP"}
+    env.update(DJANGO_SETTINGS_MODULE="console.settings", ENGINE_PORT="19192")
+    result = subprocess.run([sys.executable, "-c", "from django.conf import settings; "
+                             "print(settings.ENGINE_BOOTSTRAP, settings.ENGINE_BOOTSTRAP_FROM_ENV)"],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["127.0.0.1:19192,127.0.0.1:19193,127.0.0.1:19194", "True"]

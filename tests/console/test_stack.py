@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -79,15 +80,24 @@ def log_in(url: str, password: str) -> str:
     return opener.open(request, timeout=30).geturl()
 
 
+def bundled_bootstrap(database: Path) -> str:
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        return connection.execute("SELECT bootstrap_servers FROM clusters_cluster WHERE is_bundled").fetchone()[0]
+
+
 def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_all(tmp_path):
     engine_port, web_port, redis_port = free_port_range(4), free_port_range(1), free_port_range(1)
     data = tmp_path / "data"
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ENGINE_BOOTSTRAP")}
-    env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", ENGINE_PORT=str(engine_port),
+    env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
                WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), DJANGO_SETTINGS_MODULE="console.settings",
-               ENGINE_BOOTSTRAP=",".join(f"127.0.0.1:{engine_port + i}" for i in range(3)), PYTHONUNBUFFERED="1")
+               PYTHONUNBUFFERED="1")
+    # An earlier `make run` on the default ports registered the bundled cluster at 9092-9094 ...
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=300)
+    assert bundled_bootstrap(tmp_path / "db.sqlite3") == "127.0.0.1:9092,127.0.0.1:9093,127.0.0.1:9094"
+    env["ENGINE_PORT"] = str(engine_port)      # ... this one moves the engine, and the cluster follows it
+    real_ports = ",".join(f"127.0.0.1:{engine_port + i}" for i in range(3))
     log_path = tmp_path / "stack.log"
     with open(log_path, "wb") as log:
         stack = subprocess.Popen([sys.executable, "-m", "console.stack"], cwd=ROOT, env=env, stdout=log,
@@ -114,6 +124,8 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         password = re.search(r"password: (\S+)", credentials.read_text()).group(1)
         assert f"admin / {password}" in output()
         assert "/login/" not in log_in(url, password)
+        assert bundled_bootstrap(tmp_path / "db.sqlite3") == real_ports
+        assert f"Kafka:    {real_ports}" in output()
 
         os.killpg(stack.pid, signal.SIGINT)   # what Ctrl-C in the terminal does
         stack.wait(60)

@@ -54,6 +54,7 @@ def test_warm_up_fills_every_cache_before_the_first_page(cluster, unique_topic, 
     assert cache.LOG_DIRS.collections == 1 and cache.GROUP_LAGS.collections == 1
     assert cache.TRANSACTION_PRODUCERS.collections == 1
     assert not any("being collected" in w for w in brokers.warnings + groups.warnings + transactions.warnings)
+    assert not (brokers.log_dirs.renewing or groups.lag_age.renewing or transactions.producers_age.renewing)
     assert transactions.producers_age.collected_at is not None
     assert all(row.log_dir_size is not None for row in brokers.brokers)
     assert "warm-up-group" in [row.group_id for row in groups.groups]

@@ -63,14 +63,20 @@ def celery_broker(url: str) -> Iterator[None]:
     # Import every app's tasks module now (as a worker does at start), so that the tasks this
     # process sends are all registered whichever test finalizes the app first.
     app.loader.import_default_modules()
-    before = (app.conf.broker_url, app.conf.result_backend)
-    app.conf.update(broker_url=url, result_backend=url)
-    app.close()   # drop pooled connections made with the old URL
+    before = app.conf.broker_url
+    _point_at(app, url)
     try:
         yield
     finally:
-        app.conf.update(broker_url=before[0], result_backend=before[1])
-        app.close()
+        _point_at(app, before)
+
+
+def _point_at(app, url: str) -> None:
+    app.conf.update(broker_url=url)
+    # Drop the connections pooled for the old URL: app.close() forgets the connection pool but
+    # not the producer pool built on it, whose producers would still publish to the old Redis.
+    app.close()
+    app.amqp._producer_pool = None
 
 
 class CeleryWorker:

@@ -10,6 +10,8 @@ sends them from several connections at once and sorts every outcome:
 - "bad_reply": anything else (an undecodable or mismatched reply) — a bug;
 - "timeout": no answer within the deadline — a bug (a hang).
 
+`run_before_login` does the same to a SASL listener's connections before they log in.
+
 Used by tests/engine/protocol/test_fuzz.py (bounded) and benchmarks/fuzz.py (1M frames).
 """
 from __future__ import annotations
@@ -233,4 +235,86 @@ async def run(port: int, plan: list[Template], *, frames: int, seconds: float, c
     deadline = time.monotonic() + seconds
     await asyncio.gather(*(_worker(port, plan, random.Random(seed * 1000 + i), outcomes, deadline, reply_timeout,
                                    frames) for i in range(connections)))
+    return outcomes
+
+
+# --- before the login, on a SASL listener ----------------------------------------------------
+# Each connection starts unauthenticated and tries one thing: a mutated request of any API
+# (only ApiVersions, SaslHandshake and SaslAuthenticate may be answered), a good SaslHandshake
+# (v1, or v0 for bare tokens) followed by a mutated SaslAuthenticate or random bare token, or a
+# size prefix over `sasl.server.max.receive.size` with part of a body. The last must be closed
+# at once; nothing may hang or answer what the client cannot decode.
+
+def _handshake(mechanism: str, version: int, correlation_id: int) -> bytes:
+    from kafka.protocol.sasl import SaslHandshakeRequest
+    request = SaslHandshakeRequest(mechanism=mechanism)
+    request.with_header(correlation_id=correlation_id, client_id="fuzz")
+    return request.encode(version=version, header=True, framed=True)
+
+
+def _oversized(rng: random.Random, cap: int) -> bytes:
+    size = rng.choice((cap + 1, 100 << 20, 0x7FFFFFFF, rng.randrange(cap + 1, 0x7FFFFFFF)))
+    return struct.pack(">i", size) + rng.randbytes(rng.choice((0, 100, 65536, 1 << 20)))
+
+
+async def _exchange(reader, writer, frame: bytes, timeout: float) -> bytes | None:
+    writer.write(frame)
+    await writer.drain()
+    return await _read_frame(reader, timeout)
+
+
+async def _pre_login_attempt(port: int, plan: list[Template], rng: random.Random, mechanisms: tuple[str, ...],
+                             cap: int, reply_timeout: float) -> tuple[str, Template | None]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        scenario = rng.randrange(4)
+        if scenario == 0:                          # an oversized prefix: closed before its body
+            reply = await _exchange(reader, writer, _oversized(rng, cap), reply_timeout)
+            return ("closed" if reply is None else "bad_reply"), None
+        template = rng.choice(plan)
+        if scenario in (1, 2):                     # a good handshake, then the fuzzed frame
+            version = 1 if scenario == 1 else 0
+            answer = await _exchange(reader, writer, _handshake(rng.choice(mechanisms), version, 1), reply_timeout)
+            if answer is None or struct.unpack_from(">i", answer)[0] != 1:
+                return "bad_reply", template
+            if scenario == 2:                      # bare tokens (KIP-152's v0 path): any reply is a bare one
+                token = rng.randbytes(rng.randrange(0, 512))
+                reply = await _exchange(reader, writer, struct.pack(">i", len(token)) + token, reply_timeout)
+                return ("closed" if reply is None else "reply"), None
+            template = rng.choice([t for t in plan if t.api_key == 36] or plan)
+        frame = bytearray(_mutate(rng, template))
+        if len(frame) >= 12:
+            struct.pack_into(">i", frame, 8, 2)
+        reply = await _exchange(reader, writer, bytes(frame), reply_timeout)
+        return ("closed" if reply is None else _judge(template, 2, reply)), template
+    except TimeoutError:
+        return "timeout", None
+    except ConnectionError:
+        return "closed", None
+    finally:
+        writer.transport.abort()
+
+
+async def _pre_login_worker(port: int, plan: list[Template], rng: random.Random, outcomes: Outcomes, deadline: float,
+                            reply_timeout: float, stop_after: int, mechanisms: tuple[str, ...], cap: int) -> None:
+    while time.monotonic() < deadline and outcomes.frames < stop_after:
+        outcomes.frames += 1
+        verdict, template = await _pre_login_attempt(port, plan, rng, mechanisms, cap, reply_timeout)
+        outcomes.counts[verdict] += 1
+        if template is not None:
+            outcomes.per_api[(template.api_key, template.version)] += 1
+        if verdict in ("bad_reply", "timeout"):
+            outcomes.bad.append((template.api_key if template else None, template.version if template else None,
+                                 verdict))
+
+
+async def run_before_login(port: int, plan: list[Template], *, frames: int, seconds: float, mechanisms: tuple[str, ...],
+                           cap: int = 524288, connections: int = 8, seed: int = 0,
+                           reply_timeout: float = 15.0) -> Outcomes:
+    """Fuzz a SASL listener's unauthenticated connections (see above); `cap` is its
+    sasl.server.max.receive.size."""
+    outcomes = Outcomes()
+    deadline = time.monotonic() + seconds
+    await asyncio.gather(*(_pre_login_worker(port, plan, random.Random(seed * 1000 + i), outcomes, deadline,
+                                             reply_timeout, frames, mechanisms, cap) for i in range(connections)))
     return outcomes

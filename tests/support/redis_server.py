@@ -65,6 +65,14 @@ class RedisServer:
                 return int(line.split(":", 1)[1])
         return None
 
+    def kill(self) -> None:
+        """SIGKILL (kill -9), as a crash would: nothing saved (the server never persists). `start()`
+        again binds the same port first, so clients holding the URL reconnect to the new one."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()

@@ -2,8 +2,8 @@
 leaders of a transaction's partitions (Kafka's TransactionMarkerChannelManager) and, from
 Produce, AddPartitionsToTxn's verify-only form to a transaction's coordinator (KIP-890).
 
-One connection per peer broker, one request in flight on it at a time (a lock), reopened
-when the peer moves or the connection breaks. A peer that cannot be reached raises
+One connection per peer broker over the inter-broker network (engine/protocol/inter_broker.py),
+one request in flight on it at a time (a lock), reopened when the connection breaks. A peer that cannot be reached raises
 ApiError(NOT_LEADER_OR_FOLLOWER / COORDINATOR_NOT_AVAILABLE as the caller says), so callers
 treat it as "retry later".
 """
@@ -29,16 +29,14 @@ class PeerChannel:
 
     async def request(self, node_id: int, request: ApiMessage, version: int, response_class: type[ApiMessage], *,
                       timeout_s: float, unreachable=Errors.NotLeaderForPartitionError) -> ApiMessage:
-        node = self._broker.image.brokers.get(node_id)
-        if node is None:
+        if node_id not in self._broker.image.brokers:
             raise ApiError(unreachable, f"broker {node_id} is not in the metadata")
         async with self._locks.setdefault(node_id, asyncio.Lock()):
             connection = self._connections.get(node_id)
-            if connection is None or (connection.host, connection.port) != (node.host, node.port):
-                if connection is not None:
-                    connection.close()
+            if connection is None:
                 connection = self._connections[node_id] = BrokerConnection(
-                    node.host, node.port, f"broker-{self._broker.node_id}-txn")
+                    lambda: self._broker.inter_broker.connect(self._broker.node_id, node_id),
+                    f"broker-{self._broker.node_id}-txn")
             try:
                 return await connection.request(request, version, response_class, timeout=timeout_s)
             except (OSError, EOFError, asyncio.IncompleteReadError, TimeoutError) as exc:

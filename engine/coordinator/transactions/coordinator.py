@@ -23,6 +23,7 @@ import re
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.cluster import internal_topics
 from engine.coordinator.transactions.channel import PeerChannel
 from engine.coordinator.transactions.markers import FINAL_ERRORS, send_markers
 from engine.coordinator.transactions.metadata import MAX_EPOCH, TransactionMetadata
@@ -67,6 +68,7 @@ class TransactionCoordinator:
     def on_partitions_changed(self) -> None:
         """The broker gained or lost `__transaction_state` partitions: load or unload them, and
         finish the transactions a previous coordinator left in PrepareCommit/PrepareAbort."""
+        internal_topics.report_count_mismatch(TXN_TOPIC, self._broker.image, self._broker.config)
         loaded, unloaded = self.store.sync()
         for tid in unloaded:
             task = self._completions.pop(tid, None)

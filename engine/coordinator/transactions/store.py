@@ -19,6 +19,7 @@ import logging
 
 import kafka.errors as Errors
 
+from engine.cluster import internal_topics
 from engine.coordinator import offsets_records as R
 from engine.coordinator.group_store import partition_for
 from engine.coordinator.transactions import records
@@ -28,7 +29,7 @@ from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
-TXN_TOPIC = "__transaction_state"
+TXN_TOPIC = internal_topics.TXN_TOPIC
 WRITE_TIMEOUT_S = 30.0
 
 
@@ -41,8 +42,8 @@ class TransactionStore:
 
     # --- ownership --------------------------------------------------------------------------
     def num_partitions(self) -> int:
-        topic = self._broker.image.topics.get(TXN_TOPIC)
-        return len(topic.partitions) if topic else self._broker.config.get("transaction.state.log.num.partitions")
+        """The configured count, never the topic's live one (engine/cluster/internal_topics.py)."""
+        return internal_topics.partition_count(TXN_TOPIC, self._broker.config)
 
     def partition_for(self, transactional_id: str) -> int:
         return partition_for(transactional_id, self.num_partitions())

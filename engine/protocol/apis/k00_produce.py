@@ -122,6 +122,7 @@ async def _append(ctx, request, topic: str, index: int, records, verification):
         return answer, None, -1
     except OSError as exc:  # the log dir failed (e.g. rolling a segment on a full disk)
         return _error(index, Errors.KafkaStorageError.errno, str(exc)), None, -1
+    ctx.broker.metrics.produced(topic, info.last_offset - info.first_offset + 1, len(records))
     answer = PartitionResponse(index=index, error_code=0, base_offset=info.first_offset,
                                log_append_time_ms=info.log_append_time, log_start_offset=info.log_start_offset,
                                record_errors=[], error_message=None)

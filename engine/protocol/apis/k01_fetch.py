@@ -25,10 +25,16 @@
   Kafka's collectAbortedTransactions), so that clients drop aborted records. The records
   stay zero-copy: control batches and aborted data are sent, and the client filters them.
   Every answer carries the partition's last stable offset.
-- Replica fetches (replica_id >= 0, from followers) read up to the log end instead of the
-  high watermark; the fetch offset is the follower's log end offset, which moves the high
-  watermark and may grow the ISR. Partitions named in `leader.replication.throttled.replicas`
-  get no data while `leader.replication.throttled.rate` is exceeded.
+- Replica fetches (replica_id >= 0, or ReplicaState's in v15+) read up to the log end instead
+  of the high watermark; the fetch offset is the follower's log end offset, which moves the
+  high watermark and may grow the ISR. Only the replica itself may send one: it comes over
+  its broker's inter-broker connection (engine/protocol/inter_broker.py), which no client
+  socket reaches. From anyone else - any version, any replica id - every partition is
+  answered TOPIC_AUTHORIZATION_FAILED, as Kafka answers a follower fetch without
+  ClusterAction, and nothing changes. A follower's fetch offset outside the leader's log
+  (past its end) is OFFSET_OUT_OF_RANGE and moves nothing either (Kafka's rule).
+  Partitions named in `leader.replication.throttled.replicas` get no data while
+  `leader.replication.throttled.rate` is exceeded.
 - Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
   `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
   set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
@@ -41,16 +47,20 @@ Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full reque
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 
 import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
+from engine.protocol.big_requests import off_loop, release_in_slices
 from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
+from engine.protocol.stats import refused
 from engine.protocol.validation import require
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
@@ -58,6 +68,9 @@ from engine.storage.errors import StorageError
 TopicResponse = FetchResponse.FetchableTopicResponse
 PartitionData = TopicResponse.PartitionData
 AbortedTransaction = PartitionData.AbortedTransaction
+log = logging.getLogger(__name__)
+# An answer for more partitions than this is encoded off the event loop (big_requests.py).
+ENCODE_OFF_LOOP_PARTITIONS = 2000
 
 
 class SentSlice:
@@ -84,17 +97,29 @@ class SentSlice:
 @api(FetchRequest, FetchResponse, versions=(4, 17))
 async def handle_fetch(ctx, request: FetchRequest):
     require(request.max_bytes >= 0, f"max_bytes is negative ({request.max_bytes})")
-    require(all(p.partition_max_bytes >= 0 for t in request.topics for p in t.partitions),
-            "a partition_max_bytes is negative")
+    with slices.Pacer() as pacer:     # a million partitions take a while to look at
+        for topic in request.topics:
+            require(all(p.partition_max_bytes >= 0 for p in topic.partitions), "a partition_max_bytes is negative")
+            await pacer.tick()
+    replica_id = replica_id_of(ctx, request)
+    if replica_id >= 0 and not may_fetch_as_replica(ctx, replica_id):
+        refused(log, "replica_fetches_refused", "Refused a replica fetch as broker %d from %s (%s): only that "
+                "broker's own inter-broker connection may fetch as its replica", replica_id, ctx.client_host,
+                ctx.principal)
+        return _refused_response(ctx, request, Errors.TopicAuthorizationFailedError.errno)
     broker = ctx.broker
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
-        reads = _read_all(ctx, request)
+        reads = await _read_all(ctx, request)
         available = sum(r.size for r in reads if r.slice is not None)
         errors = any(r.error for r in reads)
         remaining = deadline - time.monotonic()
         if available >= request.min_bytes or errors or remaining <= 0 or not broker.running:
-            return _build_response(ctx, request, reads)
+            try:
+                return await _build_response(ctx, request, reads)
+            except BaseException:     # cancelled (the broker stops) or failed: the descriptors go back
+                _close_slices(reads)
+                raise
         _close_slices(reads)
         await _wait_for_appends(broker, reads, remaining)
 
@@ -113,44 +138,87 @@ class PartitionRead:
         self.partition = None
 
 
+def may_fetch_as_replica(ctx, replica_id: int) -> bool:
+    """Only broker `replica_id`'s own inter-broker connection proves that a fetch comes from
+    that replica. (Once ACLs exist, Kafka's check belongs here too: ClusterAction on the
+    cluster, KafkaApis.handleFetchRequest.)"""
+    return ctx.inter_broker_peer == replica_id
+
+
+def _refused_response(ctx, request, error_code: int):
+    """Every partition of the request answered `error_code`, nothing read."""
+    by_id = ctx.api_version >= 13
+    image = ctx.broker.image
+    topics = []
+    for topic in request.topics:
+        name = topic.topic
+        if by_id:
+            state = image.topics_by_id.get(topic.topic_id)
+            name = state.name if state else None
+        topics.append(TopicResponse(topic=name, topic_id=topic.topic_id, partitions=[
+            PartitionData(partition_index=p.partition, error_code=error_code, high_watermark=-1,
+                          last_stable_offset=-1, log_start_offset=-1, aborted_transactions=None,
+                          preferred_read_replica=-1, records=b"") for p in topic.partitions]))
+    return FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
+
+
 def replica_id_of(ctx, request) -> int:
     if ctx.api_version >= 15:
         return request.replica_state.replica_id if request.replica_state is not None else -1
     return request.replica_id
 
 
-def _read_all(ctx, request) -> list[PartitionRead]:
+class _Round:
+    """One round of reads of a Fetch: each partition named, once, within the byte budget."""
+
+    def __init__(self, ctx, request) -> None:
+        self.ctx, self.request = ctx, request
+        self.replica_id = replica_id_of(ctx, request)
+        max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
+        quota_limit = fetch_size_limit(ctx, replica_id=self.replica_id)
+        if quota_limit is not None:
+            max_bytes = min(max_bytes, quota_limit)
+        self.max_bytes = self.budget = max_bytes
+        self.reads: list[PartitionRead] = []
+        self.seen: set = set()
+        self.held = 0
+
+    def read(self, name: str | None, topic_id, wanted, key) -> None:
+        # A partition named twice is read and answered once (Kafka keys the request by
+        # partition too), so a request cannot multiply the descriptors it holds.
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        read = PartitionRead(name, topic_id, wanted.partition)
+        self.reads.append(read)
+        if name is None:
+            read.error = Errors.UnknownTopicIdError.errno
+            return
+        self.budget -= _read_partition(
+            self.ctx, read, wanted, self.budget, min_one_batch=self.budget == self.max_bytes,
+            replica_id=self.replica_id, may_hold=self.held < FETCH_SLICES_PER_RESPONSE,
+            read_committed=self.request.isolation_level == 1 and self.replica_id < 0)
+        self.held += read.slice is not None
+
+
+async def _read_all(ctx, request) -> list[PartitionRead]:
+    """Every partition named, in slices of the event loop (a request may name a million)."""
     by_id = ctx.api_version >= 13
-    replica_id = replica_id_of(ctx, request)
-    image = ctx.broker.image
-    max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
-    quota_limit = fetch_size_limit(ctx, replica_id=replica_id)
-    if quota_limit is not None:
-        max_bytes = min(max_bytes, quota_limit)
-    budget = max_bytes
-    reads, seen, held = [], set(), 0
-    for topic in request.topics:
-        name = topic.topic
-        if by_id:
-            state = image.topics_by_id.get(topic.topic_id)
-            name = state.name if state else None
-        for wanted in topic.partitions:
-            # A partition named twice is read and answered once (Kafka keys the request by
-            # partition too), so a request cannot multiply the descriptors it holds.
-            key = (topic.topic_id if by_id else name, wanted.partition)
-            if key in seen:
-                continue
-            seen.add(key)
-            read = PartitionRead(name, topic.topic_id, wanted.partition)
-            reads.append(read)
-            if name is None:
-                read.error = Errors.UnknownTopicIdError.errno
-                continue
-            budget -= _read_partition(ctx, read, wanted, budget, min_one_batch=budget == max_bytes,
-                                      replica_id=replica_id, may_hold=held < FETCH_SLICES_PER_RESPONSE,
-                                      read_committed=request.isolation_level == 1 and replica_id < 0)
-            held += read.slice is not None
-    return reads
+    round_ = _Round(ctx, request)
+    try:
+        with slices.Pacer() as pacer:
+            for topic in request.topics:
+                name = topic.topic
+                if by_id:
+                    state = ctx.broker.image.topics_by_id.get(topic.topic_id)
+                    name = state.name if state else None
+                for wanted in topic.partitions:
+                    round_.read(name, topic.topic_id, wanted, (topic.topic_id if by_id else name, wanted.partition))
+                    await pacer.tick()
+    except BaseException:             # cancelled while sliced: the descriptors taken go back
+        _close_slices(round_.reads)
+        raise
+    return round_.reads
 
 
 def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_batch: bool, replica_id: int,
@@ -174,6 +242,8 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                 DESCRIPTORS.release_slice()
                 raise
             read.size = file_slice.size
+            if replica_id < 0:
+                ctx.broker.metrics.fetched(read.topic, read.size)
         if read_committed:
             read.aborted = _aborted_in(partition, wanted.fetch_offset) if read.slice is not None else []
     except ApiError as exc:
@@ -211,36 +281,45 @@ def _close_slices(reads: list[PartitionRead]) -> None:
             read.slice.close()
 
 
-def _build_response(ctx, request, reads: list[PartitionRead]):
+async def _build_response(ctx, request, reads: list[PartitionRead]):
     """Partitions are grouped by topic, in the order each topic first appears, so a request
     listing A0, B0, A1 is answered A[0, 1], B[0]. Markers are numbered in that response order:
-    the writer finds them front to back in the frame."""
-    nonce = uuid.uuid4().bytes
-    grouped: dict[tuple, list[PartitionRead]] = {}
-    for read in reads:
-        grouped.setdefault((read.topic, read.topic_id), []).append(read)
-    markers, slices, topics = [], [], []
-    for (name, topic_id), topic_reads in grouped.items():
-        partitions = []
-        for read in topic_reads:
-            records = b""
-            if read.slice is not None:
-                records = nonce + len(markers).to_bytes(4, "big")
-                markers.append(records)
-                slices.append(read.slice)
-            partitions.append(PartitionData(
-                partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
-                last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
-                aborted_transactions=read.aborted, preferred_read_replica=-1, records=records))
-        topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
-    frame = _encode(ctx, topics, throttle_ms=0)
-    response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(slices, markers))
+    the writer finds them front to back in the frame. Built in slices of the event loop, and
+    encoded off it when it answers thousands of partitions (engine/protocol/big_requests.py)."""
+    with slices.Pacer() as pacer:
+        nonce = uuid.uuid4().bytes
+        grouped: dict[tuple, list[PartitionRead]] = {}
+        for read in reads:
+            grouped.setdefault((read.topic, read.topic_id), []).append(read)
+            await pacer.tick()
+        markers, file_slices, topics = [], [], []
+        for (name, topic_id), topic_reads in grouped.items():
+            partitions = []
+            for read in topic_reads:
+                records = b""
+                if read.slice is not None:
+                    records = nonce + len(markers).to_bytes(4, "big")
+                    markers.append(records)
+                    file_slices.append(read.slice)
+                partitions.append(PartitionData(
+                    partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
+                    last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
+                    aborted_transactions=read.aborted, preferred_read_replica=-1, records=records))
+                await pacer.tick()
+            topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
+    big = len(reads) > ENCODE_OFF_LOOP_PARTITIONS
+    frame = await _encode(ctx, topics, throttle_ms=0, big=big)
+    response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(file_slices, markers))
     throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
     if throttle_ms:      # encoded again, to the same size: throttle_time_ms is a fixed-width field
-        frame = _encode(ctx, topics, throttle_ms=throttle_ms)
-    return ZeroCopyResponse(frame, markers, slices, FetchRequest.flexible_version_q(ctx.api_version))
+        frame = await _encode(ctx, topics, throttle_ms=throttle_ms, big=big)
+    if big:
+        await release_in_slices(topics, reads)
+    return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version))
 
 
-def _encode(ctx, topics, *, throttle_ms: int) -> bytes:
+async def _encode(ctx, topics, *, throttle_ms: int, big: bool) -> bytes:
     response = FetchResponse(throttle_time_ms=throttle_ms, error_code=0, session_id=0, responses=topics)
+    if big:
+        return await off_loop(encode_response, response, ctx.api_version, ctx.header.correlation_id)
     return encode_response(response, ctx.api_version, ctx.header.correlation_id)

@@ -8,11 +8,13 @@ with the largest timestamp (KIP-734, v7+), -4 earliest local (v8+, no tiering: l
 remote storage); any other value finds the first record whose timestamp is at or after it
 (-1/-1 if none; searches stop at the offset "latest" answers, as Kafka's). Other negative
 values are INVALID_REQUEST.
-Leader epochs are fenced as in Fetch (KIP-320).
+Leader epochs are fenced as in Fetch (KIP-320). A request naming many partitions is answered
+in slices of the event loop (engine/cluster/slices.py).
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
@@ -25,8 +27,12 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 @api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
 async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsResponse:
     committed = request.isolation_level == 1
-    topics = [TopicResponse(name=t.name, partitions=[_lookup(ctx, t.name, p, committed) for p in t.partitions])
-              for t in request.topics]
+    # Partition by partition, then topic by topic, in slices of the event loop: a request may
+    # name a million of either.
+    answers = iter(await slices.map_sliced(((t.name, p) for t in request.topics for p in t.partitions),
+                                           lambda wanted: _lookup(ctx, wanted[0], wanted[1], committed)))
+    topics = await slices.map_sliced(request.topics, lambda t: TopicResponse(
+        name=t.name, partitions=[next(answers) for _ in t.partitions]))
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 

@@ -11,6 +11,9 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
   then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s. While
   someone polls it, the engine builds the next image's answer right after a change
   (runtime.py), before their next request.
+- A request naming many topics is answered in slices of the event loop (engine/cluster/slices.py),
+  and decoded and encoded off it (engine/protocol/big_requests.py): other connections are
+  served meanwhile. Each topic is looked up in the image current at its turn.
 - Authorized operations (v8+): with no authorizer, include_topic_authorized_operations answers
   Kafka's 8 topic operations, and v8-10's include_cluster_authorized_operations its 7 cluster
   ones; unasked, the fields say -2147483648 ("not requested").
@@ -20,8 +23,9 @@ import uuid
 import kafka.errors as Errors
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
+from engine.cluster import slices
 from engine.cluster.topics import validate_topic_name
-from engine.coordinator.group_store import OFFSETS_TOPIC
+from engine.cluster.internal_topics import OFFSETS_TOPIC, TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.acl_operations import CLUSTER_OPERATIONS, TOPIC_OPERATIONS
 from engine.protocol.registry import api
@@ -47,10 +51,13 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
         return broker.response_cache.get(image, key, ctx.api_version, build,
                                          recipe=(("metadata", key[2:]), recipe))
     allow_create = ctx.api_version < 4 or request.allow_auto_topic_creation
-    topics = [_requested_topic(ctx, entry, allow_create, live) for entry in request.topics]
-    for topic in topics:   # Kafka answers them for every topic named, found or not
-        topic.authorized_operations = topic_ops
-    return _response(image, live, topics, cluster_ops)
+
+    def answer(entry):
+        topic = _requested_topic(ctx, entry, allow_create, live)
+        topic.authorized_operations = topic_ops   # Kafka answers them for every topic named, found or not
+        return topic
+    topics = await slices.map_sliced(request.topics, answer)
+    return _response(broker.image, live, topics, cluster_ops)
 
 
 def _all_topics_response(image, live: set[int], topic_ops, cluster_ops) -> MetadataResponse:
@@ -81,10 +88,13 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
         return _error_topic(exc.code, name)
     if name in image.topics:
         return _topic(name, image, live)
-    if name == OFFSETS_TOPIC and allow_create:
-        # Internal: created with the offsets.topic.* settings, never with num.partitions
-        # (as Kafka's AutoTopicCreationManager does).
-        ctx.coordinator.ensure_offsets_topic()
+    if name in (OFFSETS_TOPIC, TXN_TOPIC) and allow_create:
+        # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*),
+        # never with num.partitions, as Kafka's AutoTopicCreationManager does.
+        if name == OFFSETS_TOPIC:
+            ctx.coordinator.ensure_offsets_topic()
+        else:
+            ctx.broker.txn_coordinator.ensure_topic()
         return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:

@@ -12,7 +12,10 @@
 - The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
   (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
 - A topic of thousands of partitions is prepared in slices of the event loop, so other
-  connections are served meanwhile (Controller.create_topic_sliced).
+  connections are served meanwhile (Controller.create_topic_sliced); so is a request of
+  thousands of topics, validated and answered in slices (engine/cluster/slices.py), with the
+  names checked once more just before the one commit (a name another request took meanwhile
+  is TOPIC_ALREADY_EXISTS).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 """
 from collections import Counter
@@ -20,6 +23,7 @@ from collections import Counter
 import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 
+from engine.cluster import slices
 from engine.config import config_value_string, effective_topic_config
 from engine.cluster.topic_changes import INLINE_PARTITIONS
 from engine.cluster.topics import INTERNAL_TOPICS
@@ -39,39 +43,52 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     throttle = MutationThrottle(ctx, 19)
     batch = ctx.controller.new_topics()
     results, accepted, big = [], [], []
-    for topic in request.topics:
-        if counts[topic.name] > 1:
-            results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
-            continue
-        refused = None if request.validate_only else throttle.refused()
-        if refused:
-            results.append(_error(topic.name, *refused))
-            continue
-        try:
-            assignment = _add(batch, topic)
-        except ApiError as exc:
-            results.append(_error(topic.name, exc.code, exc.message))
-            continue
+    with slices.Pacer() as pacer:        # a request may name a hundred thousand topics
+        for topic in request.topics:
+            _validate(ctx, request, topic, counts, throttle, batch, results, accepted, big)
+            await pacer.tick()
         if request.validate_only:
-            results.append(_success(ctx, topic.name, None, assignment, _configs(topic)))
-            continue
-        throttle.record(len(assignment))
-        if len(assignment) > INLINE_PARTITIONS:
-            batch.leave_out(topic.name)          # prepared in slices below, on its own
-            big.append(len(results))
-        accepted.append(len(results))
-        results.append(topic)
-    if not request.validate_only:
+            return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
+        position = {results[i].name: i for i in accepted}
+        for name, exc in batch.withdraw_taken().items():     # taken meanwhile, while the loop served others
+            results[position[name]] = _error(name, exc.code, exc.message)
         batch.commit()
         for i in big:
-            results[i] = await _create_sliced(ctx, results[i])
+            if not isinstance(results[i], Result):
+                results[i] = await _create_sliced(ctx, results[i])
         for i in accepted:
             if isinstance(results[i], Result):
-                continue                         # a big topic refused after all (taken meanwhile)
+                continue                         # refused after all (taken meanwhile)
             state = ctx.broker.image.topics[results[i].name]
             results[i] = _success(ctx, state.name, state.topic_id,
                                   {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
+            await pacer.tick()
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
+
+
+def _validate(ctx, request, topic, counts, throttle, batch, results: list, accepted: list, big: list) -> None:
+    """One topic: its error, its validate_only answer, or the request topic (accepted)."""
+    if counts[topic.name] > 1:
+        results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
+        return
+    refused = None if request.validate_only else throttle.refused()
+    if refused:
+        results.append(_error(topic.name, *refused))
+        return
+    try:
+        assignment = _add(batch, topic)
+    except ApiError as exc:
+        results.append(_error(topic.name, exc.code, exc.message))
+        return
+    if request.validate_only:
+        results.append(_success(ctx, topic.name, None, assignment, _configs(topic)))
+        return
+    throttle.record(len(assignment))
+    if len(assignment) > INLINE_PARTITIONS:
+        batch.leave_out(topic.name)          # prepared in slices below, on its own
+        big.append(len(results))
+    accepted.append(len(results))
+    results.append(topic)
 
 
 def _add(batch, topic) -> dict[int, list[int]]:

@@ -6,13 +6,15 @@ UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for topics that do not exist;
 TOPIC_DELETION_DISABLED when `delete.topic.enable` is false; THROTTLING_QUOTA_EXCEEDED (v5+)
 under the controller mutation quota (KIP-599, mutation_throttle.py). The internal topics
 (`__consumer_offsets`, `__transaction_state`) hold the coordinators' state and cannot be
-deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions.
+deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions. Topics are deleted
+in slices of the event loop (engine/cluster/slices.py), each in its own metadata commit.
 """
 import uuid
 
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteTopicsRequest, DeleteTopicsResponse
 
+from engine.cluster import slices
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
@@ -29,7 +31,7 @@ async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopic
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     throttle = MutationThrottle(ctx, 20)
-    responses = [_delete(ctx, n, i, throttle) for n, i in wanted]
+    responses = await slices.map_sliced(wanted, lambda w: _delete(ctx, w[0], w[1], throttle))
     return DeleteTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, responses=responses)
 
 

@@ -4,11 +4,13 @@ Advances a partition's log start offset to the given offset (-1 means the high w
 and deletes the segments wholly below it. An offset above the high watermark is
 OFFSET_OUT_OF_RANGE. A topic whose cleanup.policy lacks `delete` (compact only, as
 __consumer_offsets) answers POLICY_VIOLATION, as Kafka's Partition.deleteRecordsOnLeader
-does. The answer's low_watermark is the new log start offset.
+does. The internal topics answer INVALID_TOPIC_EXCEPTION first, as Kafka's ReplicaManager does
+(engine/cluster/internal_topics.py). The answer's low_watermark is the new log start offset.
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
 
+from engine.cluster import internal_topics
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.storage.errors import StorageError
@@ -27,6 +29,7 @@ async def handle_delete_records(ctx, request: DeleteRecordsRequest) -> DeleteRec
 def _delete(ctx, topic: str, wanted) -> PartitionResult:
     index = wanted.partition_index
     try:
+        internal_topics.check_delete_records(topic)
         partition = ctx.broker.leader_partition(topic, index)
         if not partition.log.config.delete:
             raise ApiError(Errors.PolicyViolationError,

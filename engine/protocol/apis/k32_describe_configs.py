@@ -12,6 +12,8 @@ A broker's own resource also carries two read-only entries of this engine's:
 `engine.admin.endpoint` and `engine.log.cleaner.uncleanable.partitions` (the partitions its
 log cleaner marked uncleanable, "topic-partition" comma-separated; Kafka counts them only in
 the JMX gauge uncleanable-partitions-count).
+Resources are described in slices of the event loop (engine/cluster/slices.py), and an answer
+of thousands of entries is encoded off it (engine/protocol/big_requests.py).
 include_synonyms (v1+) lists, per config, where else a value could come from, highest
 precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
 Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first
@@ -19,20 +21,25 @@ one is unset (`retention.ms` lists no `log.retention.hours`); we list them all.
 """
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 
+from engine.cluster import slices
 from engine.config import SOURCE_DEFAULT
 from engine.errors import ApiError
 from engine.protocol import configs
+from engine.protocol.dispatch import EncodeOffLoop
 from engine.protocol.registry import api
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = Result.DescribeConfigsResourceResult
 Synonym = Entry.DescribeConfigsSynonym
+ENCODE_OFF_LOOP_ENTRIES = 5000
 
 
 @api(DescribeConfigsRequest, DescribeConfigsResponse, versions=(1, 4))
 async def handle_describe_configs(ctx, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
-    return DescribeConfigsResponse(throttle_time_ms=0, results=[_describe(ctx, r, request.include_synonyms)
-                                                                for r in request.resources])
+    results = await slices.map_sliced(request.resources, lambda r: _describe(ctx, r, request.include_synonyms))
+    response = DescribeConfigsResponse(throttle_time_ms=0, results=results)
+    # ~40 configs a topic: a few hundred resources make an answer worth encoding off the loop.
+    return EncodeOffLoop(response) if sum(len(r.configs) for r in results) > ENCODE_OFF_LOOP_ENTRIES else response
 
 
 def _describe(ctx, resource, include_synonyms: bool):

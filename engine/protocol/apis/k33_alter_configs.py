@@ -4,7 +4,9 @@ Replaces the resource's whole set of overrides: configs left out revert to their
 as in Kafka. Each resource changes all or nothing. Topic resources: bad names or values are
 INVALID_CONFIG. Broker resources ("<id>" or "" for the cluster-wide default) follow Kafka's
 DynamicBrokerConfig (engine/dynamic_config.py): custom names are kept; configs Kafka cannot
-change at run time and bad values are INVALID_REQUEST with Kafka's message.
+change at run time and bad values are INVALID_REQUEST with Kafka's message. The internal topics
+must stay compacted, so a request for one of them that leaves `cleanup.policy=compact` out
+(resetting it to the broker default) is INVALID_CONFIG (engine/cluster/internal_topics.py).
 """
 from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
 

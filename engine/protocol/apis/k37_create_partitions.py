@@ -2,6 +2,8 @@
 
 Grows a topic to `count` partitions, with a manual assignment or Kafka's spread for the
 new ones. Shrinking or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
+The internal topics' counts never change: INVALID_REQUEST with the reason
+(engine/cluster/internal_topics.py; Kafka allows it, and groups lose their offsets).
 THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of
 new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced).
 """

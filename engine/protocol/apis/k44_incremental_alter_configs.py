@@ -7,7 +7,8 @@ INVALID_REQUEST; APPEND/SUBTRACT on a non-list config and bad topic configs are 
 Broker resources follow Kafka's DynamicBrokerConfig (engine/dynamic_config.py): Kafka's run-time
 names and custom names are stored; names fixed at start, SSL stores without a listener prefix,
 per-broker configs on the cluster-wide resource and bad values are INVALID_REQUEST with Kafka's
-message. Deleting any name is allowed.
+message. Deleting any name is allowed. The internal topics must stay compacted: a change whose
+effective cleanup.policy is not `compact` is INVALID_CONFIG (engine/cluster/internal_topics.py).
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 

@@ -116,3 +116,28 @@ def test_consumer_protocol_group_lag_members_and_type(cluster, engine_cluster, u
     assert {r.partition: r.lag for r in view.partitions} == {p: PRODUCED[p] - committed[p] for p in PRODUCED}
     [row] = listed.groups
     assert (row.group_type, row.state, row.members, row.total_lag) == ("consumer", "Stable", 1, 7)
+
+
+def test_partitions_without_a_commit_are_listed_and_the_total_says_it_leaves_them_out(
+        cluster, engine_cluster, unique_topic, unique_group):
+    """A group that committed on 2 of a topic's 6 partitions: all 6 are listed, 4 with "no
+    commit"; the total lag counts the 2, and the records of the 4 are what an earliest reset
+    would read."""
+    from tests.console.groups.conftest import commit
+
+    topic = unique_topic()
+    make_topic(cluster, topic, partitions=6)
+    for partition in range(6):
+        produce(engine_cluster.bootstrap, topic, [b"x"] * (partition + 1), partition=partition)
+    group = unique_group("partial")
+    commit(cluster, group, {(topic, 0): 0, (topic, 1): 1})
+    view = selectors.group_detail(cluster=cluster, group_id=group)
+    rows = {p.partition: p for p in view.partitions}
+    assert sorted(rows) == [0, 1, 2, 3, 4, 5]
+    assert [rows[p].committed_offset for p in range(6)] == [0, 1, None, None, None, None]
+    assert [rows[p].lag for p in range(6)] == [1, 1, None, None, None, None]
+    assert [rows[p].records for p in (2, 3, 4, 5)] == [3, 4, 5, 6]
+    assert view.total_lag == 2 and view.committed_partitions == 2
+    assert (view.uncommitted.partitions, view.uncommitted.records) == (4, 18)
+    [topic_lag] = view.topics
+    assert (topic_lag.partitions, topic_lag.committed, topic_lag.lag, topic_lag.uncommitted_records) == (6, 2, 2, 18)

@@ -118,17 +118,15 @@ def test_log_dir_sizes_are_renewed_in_the_background_and_shown_with_their_age(
     assert {b.broker_id: b.log_dir_size for b in stale.brokers} == before
     assert stale.log_dirs.age_seconds == 10 and cache.LOG_DIRS.collections == 1
     page = viewer_client.get(reverse("brokers:list", args=[private_cluster.pk])).content.decode()
-    assert "Log dir sizes as of" in page and "(10 s ago;" in page
+    assert "Log dir sizes as of" in page and "renewed when older than 30 s." in page and "data-renewing" not in page
     detail = broker_detail(cluster=private_cluster, broker_id=1)
     assert detail.log_dirs_age.age_seconds == 10 and sum(d.size for d in detail.log_dirs) == before[1]
 
-    clock.now += 25                               # 35 s: shown as they are, renewed behind the page
-    old = broker_list(cluster=private_cluster)
-    assert old.brokers[1].log_dir_size == before[1] and old.log_dirs.age_seconds == 35
-    assert cache.LOG_DIRS.collections == 2
-    cache.LOG_DIRS.wait(cache.cache_key(private_cluster.connection_settings()), timeout=60)
+    clock.now += 25                               # 35 s: too old to show; the page waits for the renewal
     renewed = broker_list(cluster=private_cluster)
-    assert renewed.brokers[1].log_dir_size > before[1] + 20 * 500 and renewed.log_dirs.age_seconds == 0
+    assert cache.LOG_DIRS.collections == 2
+    assert renewed.brokers[1].log_dir_size > before[1] + 20 * 500
+    assert renewed.log_dirs.age_seconds == 0 and not renewed.log_dirs.renewing
     data = viewer_client.get(f"/api/clusters/{private_cluster.pk}/brokers").json()
     assert data["log_dirs"]["age_seconds"] == 0 and data["log_dirs"]["max_age_seconds"] == 30.0
     assert data["brokers"][1]["log_dir_size"] == renewed.brokers[1].log_dir_size
@@ -143,9 +141,36 @@ def test_the_first_page_does_not_wait_past_its_budget(private_cluster, clock, se
     with collection_held(monkeypatch, log_dirs):
         view = broker_list(cluster=private_cluster)
         assert all(b.log_dir_size is None for b in view.brokers) and view.log_dirs.collected_at is None
-        assert any("being collected" in w for w in view.warnings)
+        assert view.log_dirs.renewing                   # the page's note: "being collected", a loading state
     cache.LOG_DIRS.wait(cache.cache_key(private_cluster.connection_settings()), timeout=60)
     assert all(b.log_dir_size is not None for b in broker_list(cluster=private_cluster).brokers)
+
+
+def test_sizes_older_than_they_are_kept_show_as_being_renewed_never_as_current(
+        private_cluster, unique_topic, clock, settings, viewer_client, monkeypatch):
+    """The renewal of old sizes runs past LOG_DIR_SIZES_WAIT_SECONDS: the page shows the old
+    sizes marked as old, with a loading state, until the new ones are in."""
+    settings.LOG_DIR_SIZES_MAX_AGE_SECONDS = 30.0
+    settings.LOG_DIR_SIZES_WAIT_SECONDS = 60.0
+    name = make_topic(private_cluster, unique_topic(), assignments={0: [2]})
+    before = broker_list(cluster=private_cluster).brokers[2].log_dir_size
+    produce(private_cluster.bootstrap_servers, name, [b"y" * 500] * 20, partition=0)
+    clock.now += 1000                             # a quiet quarter of an hour
+    settings.LOG_DIR_SIZES_WAIT_SECONDS = 0.0
+    from console.kafka_gateway import log_dirs
+    with collection_held(monkeypatch, log_dirs):
+        old = broker_list(cluster=private_cluster)
+        assert old.log_dirs.renewing and old.log_dirs.age_seconds == 1000
+        assert old.brokers[2].log_dir_size == before
+        page = viewer_client.get(reverse("brokers:list", args=[private_cluster.pk])).content.decode()
+        note = page.split('id="log-dirs-age"')[1].split("</p>")[0]
+        assert "data-renewing" in note and "Log dir sizes are being renewed: the ones shown, in grey, are 16 min 40 s old" in note
+        assert "older than the 30 s they are kept" in note
+        assert 'id="brokers-data" data-snapshot-region class="renewing"' in page
+    cache.LOG_DIRS.wait(cache.cache_key(private_cluster.connection_settings()), timeout=60)
+    page = viewer_client.get(reverse("brokers:list", args=[private_cluster.pk])).content.decode()
+    assert "data-renewing" not in page and "Log dir sizes as of" in page
+    assert broker_list(cluster=private_cluster).brokers[2].log_dir_size > before + 20 * 500
 
 
 def _by_lag(cluster, prefix: str) -> list[tuple[str, int | None]]:
@@ -177,18 +202,16 @@ def test_the_lag_sort_reuses_its_snapshot_within_its_max_age_and_renews_it_after
     assert group_detail(cluster=cluster, group_id=prefix + "a").total_lag == 12    # one group: live
     url = reverse("groups:list", args=[cluster.pk])
     page = viewer_client.get(url, {"q": prefix, "sort": "lag"}).content.decode()
-    assert "Sorted by lag as of" in page and "(5 s ago;" in page
+    assert "Lags for the sort as of" in page and "renewed when older than 10 s." in page
     data = viewer_client.get(reverse("api:groups", args=[cluster.pk]), {"q": prefix, "sort": "lag"}).json()
     assert data["lag_age"]["age_seconds"] == 5 and data["lag_age"]["max_age_seconds"] == 10.0
     assert [g["total_lag"] for g in data["groups"]] == [10, 6, 1]
 
-    clock.now += 10                               # 15 s: shown as they are, renewed behind the page
-    stale = group_list(cluster=cluster, search=prefix, sort="lag")
-    assert stale.lag_age.age_seconds == 15 and [g.total_lag for g in stale.groups] == [10, 6, 1]
-    assert cache.GROUP_LAGS.collections == 2
-    cache.GROUP_LAGS.wait(key, timeout=60)
+    clock.now += 10                               # 15 s: too old to show; the page waits for the renewal
     renewed = group_list(cluster=cluster, search=prefix, sort="lag")
-    assert renewed.lag_age.age_seconds == 0
+    assert cache.GROUP_LAGS.collections == 2
+    assert renewed.lag_age.age_seconds == 0 and not renewed.lag_age.renewing
+    cache.GROUP_LAGS.wait(key, timeout=60)
     assert _by_lag(cluster, prefix) == [("a", 12), ("b", 10), ("c", 6)]
     by_id = group_list(cluster=cluster, search=prefix)               # the id sort reads live, as today
     assert by_id.lag_age is None and [g.total_lag for g in by_id.groups] == [12, 10, 6]

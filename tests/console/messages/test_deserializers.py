@@ -95,3 +95,26 @@ def test_protobuf_in_confluent_framing_reads_with_the_topics_type():
     for indexes in (b"\x00", b"\x02\x00"):          # [0] in short form, and [0] spelled out
         decoded = d.decode(b"\x00" + struct.pack(">I", 3) + indexes + plain, "protobuf")
         assert decoded.error is None and json.loads(decoded.text) == {"id": "9", "item": "cup"}
+
+
+def test_auto_recognises_confluent_framing_and_says_so():
+    framed = struct.pack(">bI", 0, 42) + serialize(json.dumps(ORDER), "avro", what="value", avro_schema=AVRO)
+    known = Deserializers(registered_schemas={42: AVRO}, subjects={42: "orders-value"}).decode(framed, "auto")
+    assert json.loads(known.text) == ORDER and known.format == "avro"
+    assert known.note == "Confluent wire format, schema id 42 (orders-value), read as Avro"
+    unknown = Deserializers().decode(framed, "auto")
+    assert unknown.format == "hex" and unknown.text == framed.hex()
+    assert unknown.note.startswith("Confluent wire format, schema id 42: the schema is not registered")
+
+
+@pytest.mark.parametrize("key", [b"\x01", b"\x00\x02", b"\x7f", b"ab\x03"])
+def test_auto_shows_binary_keys_as_hex_never_as_a_lone_glyph(key):
+    decoded = Deserializers().decode(key, "auto")
+    assert (decoded.format, decoded.text) == ("hex", key.hex())
+
+
+def test_a_decoder_is_one_registered_method():
+    from console.messages.deserializers import DECODERS
+    from console.messages.models import FORMATS
+    assert set(FORMATS) == set(DECODERS)
+    assert Deserializers().decode(b"x", "nope").error == "Unknown format 'nope'."

@@ -187,7 +187,7 @@ def test_large_values_are_previewed(cluster, engine_cluster):
     produce_confluent(engine_cluster.bootstrap, topic, [{"value": big}], **{"message.max.bytes": 4 << 20})
     record, view, presenter = selectors.message_get(cluster=cluster, topic=topic, partition=0, offset=0, mask=False)
     assert view.value_truncated and view.value_size == len(big) and len(view.value.text) < 100_000
-    assert presenter.raw_value(record) == big
+    assert presenter.raw_value(record) == (big, "bin")
 
 
 def test_tail_caps_what_it_shows_and_counts_the_rest(cluster, engine_cluster):
@@ -204,7 +204,8 @@ def test_tail_caps_what_it_shows_and_counts_the_rest(cluster, engine_cluster):
             if kind == "started":
                 produce_confluent(engine_cluster.bootstrap, topic, [{"value": b"new %d" % i} for i in range(200)]
                                   + [{"value": b"other"}] * 50)
-    stats = events[-1][1]
+    assert events[-1][0] == "stopped"
+    stats = [item for kind, item in events if kind == "stats"][-1]
     shown = [item for kind, item in events if kind == "record"]
     assert stats["matches"] == 200 and stats["records_seen"] == 250
     assert stats["shown"] == len(shown) >= 1 and stats["not_shown"] == 200 - len(shown) > 0

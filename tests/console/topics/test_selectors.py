@@ -188,14 +188,6 @@ def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster
     wait_until(lambda: topic_list(cluster=cluster, search=name).topics[0].size > 700, message="replicas' sizes")
 
 
-def test_durations_and_byte_limits_read_as_people_say_them():
-    from console.topics.templatetags.kafka_format import byte_limit, duration_ms
-
-    assert [duration_ms(v) for v in ("604800000", "86400000", "5400000", "1500", "-1", None)] == [
-        "7 d", "1 d", "90 min", "1500 ms", "forever", "—"]
-    assert [byte_limit(v) for v in ("-1", "1073741824")] == ["no limit", "1.0\xa0GB"]
-
-
 def test_status_filters_pick_the_topics_in_each_state(private_cluster, viewer_client, unique_topic):
     """Broker 2 stops (controlled shutdown). By hand: `under` loses a replica; `offline` lived
     only on broker 2; `moved` loses its preferred leader to broker 0; `healthy` never touched 2."""

@@ -24,15 +24,30 @@ def test_a_refused_config_value_reads_as_a_sentence_keeps_the_form_and_shows_kaf
         cluster, operator_client, unique_topic):
     name = make_topic(cluster, unique_topic())
     edit = reverse("topics:config_edit", args=[cluster.pk, name, "retention.ms"])
-    refused = operator_client.post(edit, {"value": "soon", "previewed": "set:soon", "confirmed": "yes"})
+    refused = operator_client.post(edit, {"value": "-5", "previewed": "set:-5", "confirmed": "yes"})
     html = refused.content.decode()
     assert refused.status_code == 400
-    assert 'value="soon"' in html                                          # what the user typed stays
+    assert 'value="-5"' in html                                            # what the user typed stays
     assert html.count('<p class="error">') == 1                            # said once
     error = html.split('<p class="error">')[1].split("</p>")[0]
     assert "[Error" not in error and "InvalidConfigurationError" not in error and error.endswith(".")
     assert '<small class="kafka-code">Kafka error: INVALID_CONFIG (40)</small>' in html
     assert config_value(cluster, name, "retention.ms") == "604800000"
+
+
+def test_a_config_value_in_a_persons_units_is_sent_in_kafkas(cluster, operator_client, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    edit = reverse("topics:config_edit", args=[cluster.pk, name, "retention.ms"])
+    not_a_duration = operator_client.post(edit, {"value": "soon"})
+    html = not_a_duration.content.decode()
+    assert not_a_duration.status_code == 400 and 'value="soon"' in html
+    assert ('<span class="field-error">retention.ms: “soon” is not a duration: write a number with a unit, '
+            'such as 3d, 12h, 30min, 45s or 500ms, or a plain number of milliseconds.</span>') in html
+    preview = operator_client.post(edit, {"value": "3d"}).content.decode()
+    assert 'value="259200000"' in preview and 'name="previewed" value="set:259200000"' in preview
+    assert "3 d</ins>" in preview
+    operator_client.post(edit, {"value": "3d", "previewed": "set:259200000", "confirmed": "yes"})
+    assert config_value(cluster, name, "retention.ms") == "259200000"
 
 
 def admin_posts(cluster, name):
@@ -161,7 +176,8 @@ def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, oper
     name = make_topic(cluster, unique_topic(), configs={"retention.ms": "60000"})
     table = operator_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
     row = table.split('data-config="retention.ms"')[1].split("</tr>")[0]
-    assert '<td class="value">60000</td>' in row and 'data-source="topic"' in row and "log.retention.hours" in row
+    assert ('<td class="value"><span class="human" title="60000 ms (1 min)" data-raw="60000">1 min</span></td>'
+            in row and 'data-source="topic"' in row and "168 h (7 d) <small>(log.retention.hours)</small>" in row)
     assert 'title="How long records are kept' in row
     edit = reverse("topics:config_edit", args=[cluster.pk, name, "cleanup.policy"])
     preview = operator_client.post(edit, {"value": "compact"})

@@ -18,7 +18,7 @@ def test_a_cancel_that_arrives_with_the_response_is_not_swallowed():
 
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        connection = BrokerConnection("127.0.0.1", port, "test")
+        connection = BrokerConnection(lambda: asyncio.open_connection("127.0.0.1", port), "test")
         task = asyncio.create_task(connection.request(ApiVersionsRequest(), 0, ApiVersionsResponse))
         await requests.get()
         while connection._reader is None or not connection._reader._waiter:

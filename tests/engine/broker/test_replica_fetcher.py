@@ -9,8 +9,7 @@ def test_an_unexpected_error_does_not_end_replication(monkeypatch):
     """One failed round (a bug, a malformed answer) is logged and retried: a fetcher task that
     died would leave every partition of that leader without replication, silently."""
     async def scenario():
-        broker = SimpleNamespace(node_id=0, listener=None,     # a plaintext listener: no login, no TLS
-                                 image=SimpleNamespace(brokers={1: SimpleNamespace(host="127.0.0.1", port=1)}))
+        broker = SimpleNamespace(node_id=0)        # the connection is never opened: _fetch stands in
         fetcher = ReplicaFetcher(broker, leader_id=1)
         rounds = []
         second_round = asyncio.Event()

@@ -2,6 +2,8 @@
 limits, the idle timeout, one descriptor per partition however often a Fetch names it,
 and a muted connection for a client that never reads its replies."""
 import os
+import select
+import socket
 import time
 
 import pytest
@@ -9,7 +11,9 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from tests.engine.protocol.test_bad_input import build_batch, create_topic, produce
+from tests.support.engine_process import EngineProcess
 from tests.support.raw_client import RawClient
+from tests.support.tls import client_context, write_self_signed
 from tests.support.waiting import wait_until
 
 
@@ -74,11 +78,21 @@ def test_a_fetch_naming_a_partition_thousands_of_times_holds_one_descriptor(limi
         hostile.close()
 
 
+def four_served(port: int) -> list[RawClient] | None:
+    clients = [RawClient(port) for _ in range(4)]
+    if all(served(c) for c in clients):
+        return clients
+    for client in clients:
+        client.close()
+    return None
+
+
 def test_max_connections_per_ip_closes_the_extra_connection_and_frees_its_place(limited_engine):
     port = limited_engine.ports[0]
-    clients = [RawClient(port) for _ in range(4)]
+    # The previous test's connections may still be closing on the engine's side: take the
+    # four places as soon as they are all free.
+    clients = wait_until(lambda: four_served(port), timeout=30, message="four free places")
     try:
-        assert all(api_versions(c).error_code == 0 for c in clients)
         extra = RawClient(port)
         try:
             assert api_versions(extra) is None          # closed by the broker at once
@@ -117,3 +131,102 @@ def test_an_idle_connection_is_closed_but_a_long_poll_is_not_idle(engine_factory
     finally:
         poller.close()
     assert "connections.max.idle.ms" in engine.log_path.read_text()
+
+
+def served(client: RawClient) -> bool:
+    try:
+        return api_versions(client) is not None
+    except OSError:
+        return False
+
+
+def test_at_max_connections_a_new_client_waits_for_a_place_instead_of_being_closed(engine_factory):
+    """Kafka's acceptor stops accepting at max.connections: the next client waits in the
+    backlog, and is served as soon as a connection closes."""
+    engine = engine_factory(brokers=1, admin=False, configs={"max.connections": "3"})
+    port = engine.ports[0]
+    clients = [RawClient(port, timeout=30) for _ in range(3)]
+    waiting = RawClient(port, timeout=30)
+    try:
+        assert all(served(c) for c in clients)
+        waiting.correlation_id += 1
+        request = ApiVersionsRequest(client_software_name="t", client_software_version="1")
+        request.with_header(correlation_id=waiting.correlation_id, client_id="waiting")
+        waiting.send_bytes(request.encode(version=3, header=True, framed=True))
+        readable, _, _ = select.select([waiting.sock], [], [], 0.5)
+        assert readable == []                        # neither answered nor closed while all places are taken
+        clients.pop().close()
+        frame = waiting.read_frame()                 # accepted once a place is free, and answered
+        assert frame is not None and ApiVersionsResponse.decode(frame, version=3, header=True).error_code == 0
+    finally:
+        waiting.close()
+        for client in clients:
+            client.close()
+
+
+def connect_from(source: str, port: int) -> RawClient:
+    client = RawClient.__new__(RawClient)
+    client.sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+    client.correlation_id, client.client_id = 0, "from-" + source
+    return client
+
+
+def test_per_ip_overrides_let_in_only_the_addresses_they_name(engine_factory):
+    """max.connections.per.ip=0 with an override: 127.0.0.1 (as `localhost`) may hold two
+    connections; any other address (127.0.0.2, loopback too) none."""
+    engine = engine_factory(brokers=1, admin=False, configs={"max.connections.per.ip": "0",
+                                                              "max.connections.per.ip.overrides": "localhost:2"})
+    port = engine.ports[0]
+    stranger = connect_from("127.0.0.2", port)
+    named = [RawClient(port) for _ in range(2)]
+    third = None
+    try:
+        assert api_versions(stranger) is None                     # closed at once
+        assert all(served(c) for c in named)
+        third = RawClient(port)
+        assert api_versions(third) is None
+    finally:
+        for client in [stranger, *named, *([third] if third else [])]:
+            client.close()
+    text = engine.log_path.read_text()
+    assert "max.connections.per.ip (0) reached for 127.0.0.2" in text
+    assert "max.connections.per.ip (2) reached for 127.0.0.1" in text
+
+
+def test_max_connections_per_ip_zero_needs_overrides(tmp_path):
+    from engine.config import BrokerConfig, InvalidConfigError
+    with pytest.raises(InvalidConfigError, match="can be set to zero only if max.connections.per.ip.overrides"):
+        BrokerConfig(static={"max.connections.per.ip": "0"})
+    with pytest.raises(InvalidConfigError, match="max.connections.per.ip.overrides"):
+        BrokerConfig(static={"max.connections.per.ip.overrides": "localhost"})
+
+
+def test_connections_still_in_their_tls_handshake_hold_their_places(engine_factory, tmp_path):
+    """Three TCP connections that never start TLS take the three places of 127.0.0.1: a TLS
+    client is turned away until one of them goes."""
+    keystore, ca = write_self_signed(tmp_path)
+    context = client_context(ca)
+    engine = EngineProcess(tmp_path / "data", brokers=1, admin=False, tls=context,
+                           configs={"max.connections.per.ip": "3"},
+                           extra_args=["--security-protocol", "SSL", "--config", "ssl.keystore.type=PEM",
+                                       "--config", f"ssl.keystore.location={keystore}"]).start()
+    port = engine.ports[0]
+    stalled = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
+
+    def tls_client_served() -> bool:
+        try:
+            with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10),
+                                     server_hostname="127.0.0.1") as tls:
+                client = RawClient.__new__(RawClient)
+                client.sock, client.correlation_id, client.client_id = tls, 0, "tls"
+                return served(client)
+        except OSError:          # refused during the handshake
+            return False
+    try:
+        assert not tls_client_served()
+        stalled.pop().close()
+        wait_until(tls_client_served, timeout=30, message="a TLS client to be served once a place is free")
+    finally:
+        for sock in stalled:
+            sock.close()
+        engine.kill()

@@ -36,11 +36,14 @@ from tests.support.engine_process import EngineProcess
 from tests.support.groups import GroupClient, create_topic as create_compacted
 from tests.support.planted_batches import COMPACTED, POISON_CONFIGS
 from tests.support.raw_client import RawClient
+from tests.support.sasl import ADMIN, ADMIN_PASSWORD, authenticate, handshake, start_sasl_engine
 from tests.support.waiting import wait_until
 
 FUZZ_CONFIGS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.replication.factor": "1",
                 "offsets.topic.num.partitions": "3", "max.partitions": "2000"}
 RSS_GROWTH_LIMIT = 512 * 1024 * 1024
+# Before the login no frame may exceed sasl.server.max.receive.size (512 KiB).
+PRE_LOGIN_RSS_GROWTH_LIMIT = 64 * 1024 * 1024
 
 
 def rss_bytes(pid: int) -> int:
@@ -58,8 +61,11 @@ class Canary(threading.Thread):
         self.served, self.failures, self.rss = 0, [], []
         self.stopping = threading.Event()
 
+    def connect(self) -> RawClient:
+        return RawClient(self.port, timeout=30)
+
     def run(self) -> None:
-        client = RawClient(self.port, timeout=30)
+        client = self.connect()
         try:
             while not self.stopping.is_set():
                 try:
@@ -69,7 +75,7 @@ class Canary(threading.Thread):
                 except Exception as exc:  # noqa: BLE001 - recorded, asserted by the test
                     self.failures.append(repr(exc))
                     client.close()
-                    client = RawClient(self.port, timeout=30)
+                    client = self.connect()
                 self.rss.append(rss_bytes(self.pid))
                 time.sleep(0.05)
         finally:
@@ -116,6 +122,60 @@ def test_mutated_requests_of_every_api_get_an_answer_or_a_closed_connection(fuzz
     assert "INVALID_REQUEST" in text          # rule breaks were refused, logged as one line each
     print(f"\nfuzz: {outcomes.frames} frames, {dict(outcomes.counts)}, canary served {canary.served} times, "
           f"RSS {rss_before >> 20} -> {max(canary.rss) >> 20} MiB")
+
+
+class LoggedInCanary(Canary):
+    """The well-behaved client of a SASL listener: it logs in first (PLAIN)."""
+
+    def connect(self) -> RawClient:
+        client = RawClient(self.port, timeout=30)
+        assert handshake(client, "PLAIN").error_code == 0
+        assert authenticate(client, f"\0{ADMIN}\0{ADMIN_PASSWORD}".encode()).error_code == 0
+        return client
+
+
+@pytest.fixture(scope="module")
+def sasl_fuzz_engine(tmp_path_factory):
+    engine = start_sasl_engine(tmp_path_factory.mktemp("sasl-fuzz"), brokers=1)
+    yield engine
+    engine.kill()
+
+
+def test_mutated_frames_before_the_sasl_login_get_an_answer_or_a_closed_connection(sasl_fuzz_engine):
+    """Unauthenticated connections of a SASL listener: mutated requests of every API, mutated
+    SaslAuthenticate frames and bare tokens after a good handshake, and size prefixes over
+    sasl.server.max.receive.size; a logged-in client produces and fetches meanwhile."""
+    port, pid = sasl_fuzz_engine.ports[0], sasl_fuzz_engine.process.pid
+    topic = f"canary-{uuid.uuid4().hex[:8]}"
+    canary = LoggedInCanary(port, topic, pid)
+    setup = canary.connect()
+    try:
+        assert create_topic(setup, topic) == 0
+    finally:
+        setup.close()
+    log_start = sasl_fuzz_engine.log_path.stat().st_size
+    rss_before = rss_bytes(pid)
+    canary.start()
+    plan = fuzz.templates(registry.all_apis())
+    try:
+        outcomes = asyncio.run(fuzz.run_before_login(port, plan, frames=3000, seconds=30, connections=8, seed=11,
+                                                     mechanisms=("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")))
+    finally:
+        canary.stopping.set()
+        canary.join(60)
+
+    assert sasl_fuzz_engine.alive()
+    assert outcomes.counts["timeout"] == 0 and outcomes.counts["bad_reply"] == 0, outcomes.bad[:10]
+    assert outcomes.counts["closed"] > 0 and outcomes.counts["reply"] > 0, outcomes.counts
+    assert canary.failures == [] and canary.served > 0
+    assert max(canary.rss) - rss_before < PRE_LOGIN_RSS_GROWTH_LIMIT
+    with open(sasl_fuzz_engine.log_path, "rb") as log:
+        log.seek(log_start)
+        text = log.read().decode(errors="replace")
+    assert "Traceback" not in text
+    assert "sasl.server.max.receive.size, before authentication" in text
+    print(f"\npre-login fuzz: {outcomes.frames} connections, {dict(outcomes.counts)}, canary served {canary.served} "
+          f"times, RSS {rss_before >> 20} -> {max(canary.rss) >> 20} MiB")
 
 
 # --- records inside compressed batches, while compacted topics are cleaned -------------------

@@ -12,6 +12,7 @@ from kafka.protocol.admin import DescribeClusterRequest
 from kafka.protocol.consumer import FetchRequest
 
 from engine.cluster.metadata import BrokerRegistration
+from engine.metrics.stats import BrokerStats
 from engine.protocol.apis import k01_fetch
 from engine.protocol.apis.k00_produce import PartitionResponse, _wait_for_replication
 from engine.protocol.apis.k02_list_offsets import LATEST_TIERED, _offset_for
@@ -71,7 +72,8 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
             pass
 
     broker = SimpleNamespace(read_for_fetch=lambda topic, index, **kw: (Partition(), FileSlice(fd, 0, 100)),
-                             image=SimpleNamespace(), config=SimpleNamespace(get=lambda name: 57671680))
+                             image=SimpleNamespace(), config=SimpleNamespace(get=lambda name: 57671680),
+                             metrics=BrokerStats())
     ctx = SimpleNamespace(broker=broker, api_version=12)
     F = FetchRequest.FetchTopic
     request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
@@ -90,7 +92,7 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
     monkeypatch.setattr(file_records.os, "dup", dup_once)
     held_before = DESCRIPTORS.slices_open
     try:
-        reads = k01_fetch._read_all(ctx, request)
+        reads = asyncio.run(k01_fetch._read_all(ctx, request))
     finally:
         os.close(fd)
     assert [r.error for r in reads] == [0, Errors.KafkaStorageError.errno]

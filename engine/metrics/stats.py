@@ -1,0 +1,85 @@
+"""What one broker counts for its metrics, written by the hot paths (one call each).
+
+Kafka keeps these in Yammer meters and histograms (BrokerTopicStats, RequestMetrics,
+ReplicaManager's ISR meters, LogFlushStats); here they are plain ints and `Reservoir`s,
+written on the event loop that owns the broker, and read by `collector.py` at scrape time on
+the same loop. Counters are totals since the broker object was made (Prometheus's `rate()`
+turns them into Kafka's per-second rates); a restart of the process starts them from 0,
+which Prometheus handles as a counter reset.
+
+Requests are kept by API key and version; names come from the API registry at scrape time.
+Errors are counted per API and error code, NONE included (Kafka's ErrorsPerSec does the
+same); the code counted is the response's top-level `error_code` (responses with errors
+per partition count them there only when the top level carries one), and INVALID_REQUEST
+for a request refused before its handler answered.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from engine.metrics.reservoir import Reservoir
+
+
+class TopicCounters:
+    __slots__ = ("messages_in", "bytes_in", "bytes_out")
+
+    def __init__(self) -> None:
+        self.messages_in = 0
+        self.bytes_in = 0
+        self.bytes_out = 0        # to consumers only: followers' fetches are replication, as in Kafka
+
+
+class BrokerStats:
+    def __init__(self) -> None:
+        self.topics: dict[str, TopicCounters] = {}
+        self.requests: defaultdict[tuple[int, int], int] = defaultdict(int)      # (api key, version)
+        self.errors: defaultdict[tuple[int, int], int] = defaultdict(int)        # (api key, error code)
+        self.total_time_ms: dict[int, Reservoir] = {}                            # api key -> timings
+        self.queue_time_ms: dict[int, Reservoir] = {}
+        self.isr_shrinks = 0
+        self.isr_expands = 0
+
+    # --- hot paths: one call each ------------------------------------------------------------
+    def produced(self, topic: str, messages: int, size: int) -> None:
+        counters = self.topics.get(topic) or self._topic(topic)
+        counters.messages_in += messages
+        counters.bytes_in += size
+
+    def fetched(self, topic: str, size: int) -> None:
+        counters = self.topics.get(topic) or self._topic(topic)
+        counters.bytes_out += size
+
+    def handled(self, api_key: int, api_version: int, queue_ms: float, error_code: int) -> None:
+        """A request's handler answered (or it was refused): counted, with its error and the
+        time from the whole request being read to its handler starting."""
+        self.requests[api_key, api_version] += 1
+        self.errors[api_key, error_code] += 1
+        (self.queue_time_ms.get(api_key) or self._reservoir(self.queue_time_ms, api_key)).record(queue_ms)
+
+    def completed(self, api_key: int, total_ms: float) -> None:
+        """A request's response was written (or none was due): its total time."""
+        (self.total_time_ms.get(api_key) or self._reservoir(self.total_time_ms, api_key)).record(total_ms)
+
+    # --- first sight of a topic or an API ------------------------------------------------------
+    def _topic(self, topic: str) -> TopicCounters:
+        counters = self.topics[topic] = TopicCounters()
+        return counters
+
+    @staticmethod
+    def _reservoir(by_key: dict[int, Reservoir], api_key: int) -> Reservoir:
+        reservoir = by_key[api_key] = Reservoir()
+        return reservoir
+
+    def forget_topics(self, keep) -> None:
+        """Drop the counters of deleted topics (Kafka removes a topic's meters with it)."""
+        for topic in [t for t in self.topics if t not in keep]:
+            del self.topics[topic]
+
+
+# Log flushes happen in engine/storage (a Log knows its directory, not its broker): they are
+# timed per broker log dir, the parent of the partition's directory.
+LOG_FLUSH_MS: dict[str, Reservoir] = {}
+
+
+def log_flushed(broker_log_dir: str, elapsed_ms: float) -> None:
+    (LOG_FLUSH_MS.get(broker_log_dir) or LOG_FLUSH_MS.setdefault(broker_log_dir, Reservoir())).record(elapsed_ms)

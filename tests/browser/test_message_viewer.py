@@ -1,0 +1,298 @@
+"""The message viewer as an operator uses it every day, in Chromium, on real data: JSON over
+three partitions, Confluent-framed Avro, binary keys and values, a compacted topic and
+transactions. Newest first and the order switch, the record's tree with its raw switch and
+copy buttons, decoders kept when a record opens, Confluent framing said, binary keys as hex,
+search state in the address with marked matches merged by timestamp, exact match limits, a
+restarted tail that misses nothing, the produce form, the export's words, and screenshots in
+light and dark at 1280 and 390 px."""
+from __future__ import annotations
+
+import io
+import json
+import re
+import struct
+import threading
+
+import fastavro
+import pytest
+from playwright.sync_api import expect
+
+from console.messages.deserializers import parse_avro_schema
+from tests.console.messages.conftest import create_topic, produce_confluent
+from tests.support.txn_clients import committed_transaction
+from tests.support.waiting import wait_until
+
+SLOW = 60_000   # ms: a bound for a loaded machine, not a performance threshold
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+BASE_TS = 1_767_225_600_000          # 2026-01-01T00:00:00Z
+SCHEMA_ID = 4242
+ORDER_SCHEMA = json.dumps({"type": "record", "name": "Order", "fields": [
+    {"name": "id", "type": "long"}, {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
+        {"name": "name", "type": "string"}, {"name": "country", "type": "string"}]}},
+    {"name": "items", "type": {"type": "array", "items": "string"}}]})
+
+
+def cluster_path(page) -> str:
+    return re.search(r"/clusters/\d+/", page.url).group(0)
+
+
+def framed_avro(value: dict) -> bytes:
+    out = io.BytesIO()
+    out.write(struct.pack(">bI", 0, SCHEMA_ID))
+    fastavro.schemaless_writer(out, parse_avro_schema(ORDER_SCHEMA), value)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def viewer_data(console_server, browser):
+    """The topics, written once by real clients; the Avro schema registered through the page."""
+    bootstrap = console_server.engine.bootstrap
+    topics = {"json": create_topic(bootstrap, "viewer-orders-json", partitions=3),
+              "avro": create_topic(bootstrap, "viewer-orders-avro"),
+              "binary": create_topic(bootstrap, "viewer-binary"),
+              "compacted": create_topic(bootstrap, "viewer-compacted", config={"cleanup.policy": "compact"}),
+              "txn": create_topic(bootstrap, "viewer-txn")}
+    # Timestamps interleave the partitions: a merged timeline alternates 0, 1, 2.
+    produce_confluent(bootstrap, topics["json"], [
+        {"partition": i % 3, "key": f"customer-{i:04d}-with-a-long-unbroken-identifier".encode(),
+         "value": json.dumps({"id": i, "status": "needle" if i % 10 == 0 else "plain",
+                              "customer": {"name": f"n{i}", "country": "NZ"}, "items": ["pen", "ink"]}).encode(),
+         "headers": [("trace", f"t{i}".encode())], "timestamp": BASE_TS + i * 1000} for i in range(60)])
+    produce_confluent(bootstrap, topics["avro"], [
+        {"key": b"order-%d" % i, "value": framed_avro({"id": i, "customer": {"name": "ann", "country": "NZ"},
+                                                        "items": ["pen"] * (i + 1)}),
+         "timestamp": BASE_TS + i} for i in range(5)])
+    produce_confluent(bootstrap, topics["binary"], [
+        {"key": bytes([1, i]), "value": bytes(range(i, i + 40)), "timestamp": BASE_TS + i} for i in range(4)])
+    produce_confluent(bootstrap, topics["compacted"], [
+        {"key": b"k%d" % (i % 3), "value": b'{"v": %d}' % i, "timestamp": BASE_TS + i} for i in range(9)])
+    committed_transaction(bootstrap, "viewer-txn-c", [(topics["txn"], 0, b'{"txn": "committed"}')])
+    committed_transaction(bootstrap, "viewer-txn-a", [(topics["txn"], 0, b'{"txn": "aborted"}')], commit=False)
+
+    context = browser.new_context(base_url=console_server.url)
+    page = context.new_page()
+    page.goto("/login/")
+    page.fill("input[name=username]", "operator")
+    from tests.browser.conftest import PASSWORDS
+    page.fill("input[name=password]", PASSWORDS["operator"])
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
+    page.goto("/schemas/")
+    page.fill("input[name=schema_id]", str(SCHEMA_ID))
+    page.fill("input[name=subject]", "orders-value")
+    page.fill("textarea[name=schema]", ORDER_SCHEMA)
+    page.click("form.stacked button[type=submit]")
+    expect(page.locator("#schemas")).to_contain_text("orders-value")
+    context.close()
+    return topics
+
+
+def messages_url(page, topic: str, query: str = "") -> str:
+    return f"{cluster_path(page)}topics/{topic}/messages/{query}"
+
+
+def timestamps(rows) -> list[int]:
+    return [int(t) for t in rows.evaluate_all("rows => rows.map(r => r.dataset.timestamp)")]
+
+
+def test_browse_lists_newest_first_from_newest_and_the_switch_flips_the_order(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["json"]))
+    rows = viewer.locator("#messages tbody tr")
+    expect(rows).to_have_count(50)
+    newest = timestamps(rows)
+    assert newest == sorted(newest, reverse=True) and newest[0] == BASE_TS + 59_000
+    assert [int(p) for p in rows.evaluate_all("rs => rs.slice(0, 3).map(r => r.dataset.partition)")] == [2, 1, 0]
+    viewer.click("#order-switch")
+    expect(rows.first).to_have_attribute("data-timestamp", str(BASE_TS + 10_000))
+    assert timestamps(rows) == sorted(newest)
+    expect(viewer.locator("#order-switch")).to_contain_text("show newest first")
+    # Sizes have units; keys are not broken inside a word.
+    expect(rows.first.locator("td.num").last).to_have_text(re.compile(r"^\d+ B$"))
+    key = rows.first.locator(".msg-key")
+    assert key.evaluate("td => getComputedStyle(td).whiteSpace") == "nowrap"
+    lines = key.evaluate("""td => { const text = td.querySelector(".text").firstChild;
+                                    const range = document.createRange(); range.selectNodeContents(text);
+                                    return new Set([...range.getClientRects()].map(r => r.top)).size; }""")
+    assert lines == 1
+
+
+def test_the_export_says_it_exports_the_whole_topic(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["json"], "?count=5"))
+    expect(viewer.locator("#export-links")).to_contain_text(
+        "Export every record of all 3 partitions (about 60 records), not only this page")
+    viewer.goto(messages_url(viewer, viewer_data["json"], "?partition=1&count=5"))
+    expect(viewer.locator("#export-links")).to_contain_text("every record of partition 1 (about 20 records)")
+    href = viewer.locator("#export-links a").first.get_attribute("href")
+    assert "partition=1" in href
+
+
+def test_a_record_opens_with_its_decoder_as_a_tree_with_raw_switch_and_copy_buttons(login, viewer_data, shoot):
+    viewer = login("viewer", viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"])
+    viewer.goto(messages_url(viewer, viewer_data["avro"]))
+    viewer.select_option("#browse-form select[name=value_format]", "avro")
+    viewer.click("#browse-form button[type=submit]")
+    first = viewer.locator("#messages tbody tr").first
+    expect(first.locator(".msg-value .fmt")).to_have_text("avro")
+    first.locator("td.num a").click()
+    assert "value_format=avro" in viewer.url
+    expect(viewer.locator("#value-format")).to_have_text("avro")
+    tree = viewer.locator("#value-tree")
+    expect(tree).to_be_visible()
+    expect(tree.locator(".j-key", has_text='"customer"')).to_have_count(1)
+    expect(tree.locator(".j-string", has_text='"ann"')).to_have_count(1)
+    customer = tree.locator("details.j-node details.j-node").first
+    customer.locator("summary").click()                        # collapse
+    expect(customer).not_to_have_attribute("open", "")
+    expect(customer.locator("summary .j-count")).to_be_visible()
+    expect(viewer.locator("#record-value")).to_be_hidden()
+    viewer.click("#value-raw-switch")
+    expect(viewer.locator("#record-value")).to_be_visible()
+    assert json.loads(viewer.locator("#record-value").text_content())["customer"]["name"] == "ann"
+    viewer.click("#value-raw-switch")
+    expect(tree).to_be_visible()
+
+    viewer.click("button.copy[data-copy=value]")
+    expect(viewer.locator("#copied")).to_contain_text("Copied the value")
+    assert json.loads(viewer.evaluate("navigator.clipboard.readText()"))["id"] == 4
+    viewer.click("button.copy[data-copy=key]")
+    expect(viewer.locator("#copied")).to_contain_text("Copied the key")
+    assert viewer.evaluate("navigator.clipboard.readText()") == "order-4"
+    viewer.click("#copy-record")
+    record = json.loads(viewer.evaluate("navigator.clipboard.readText()"))
+    assert (record["topic"], record["offset"], record["key"], record["value"]["items"]) == \
+        (viewer_data["avro"], 4, "order-4", ["pen"] * 5)
+    viewer.click("button.copy[data-copy=headers]")
+    expect(viewer.locator("#copied")).to_contain_text("Copied the headers")
+    assert json.loads(viewer.evaluate("navigator.clipboard.readText()")) == []
+    shoot(viewer, "message-record")
+
+
+def test_auto_says_confluent_framing_and_binary_keys_show_as_hex(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["avro"], "0/0/?value_format=auto"))
+    expect(viewer.locator("#value-note")).to_have_text(
+        f"Confluent wire format, schema id {SCHEMA_ID} (orders-value), read as Avro")
+    expect(viewer.locator("#value-format")).to_have_text("avro")
+    viewer.goto(messages_url(viewer, viewer_data["binary"], "?start=oldest"))
+    keys = viewer.locator("#messages tbody .msg-key")
+    expect(keys).to_have_count(4)
+    expect(keys.first).to_have_text("0100 hex")
+    expect(keys.nth(3)).to_have_text("0103 hex")
+    expect(viewer.locator("#messages tbody .msg-value .fmt").first).to_have_text("hex")
+
+
+def test_compacted_and_transactional_topics_browse_with_their_marks(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["compacted"], "?start=oldest"))
+    expect(viewer.locator("#messages tbody tr")).to_have_count(9)
+    viewer.goto(messages_url(viewer, viewer_data["txn"]))
+    expect(viewer.locator('#messages tr[data-transaction="aborted"] .msg-value')).to_contain_text("aborted")
+    expect(viewer.locator('#messages tr[data-control="COMMIT"]')).to_have_count(1)
+
+
+def test_search_state_lives_in_the_address_matches_are_marked_and_merged_by_time(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["json"], "search"))
+    viewer.fill("#search-form input[name=text]", "needle")
+    viewer.click("#search-start")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    rows = viewer.locator("#search-results tbody tr")
+    expect(rows).to_have_count(6)
+    assert timestamps(rows) == [BASE_TS + i * 1000 for i in range(0, 60, 10)]
+    assert [int(p) for p in rows.evaluate_all("rs => rs.map(r => r.dataset.partition)")] == [0, 1, 2, 0, 1, 2]
+    expect(rows.locator("mark")).to_have_count(6)
+    expect(rows.first.locator("mark")).to_have_text("needle")
+    assert "text=needle" in viewer.url and "mode=substring" in viewer.url
+
+    shared = viewer.url
+    other = login("viewer", viewport=DESKTOP)
+    other.goto(shared)                                   # a shared link runs the same search
+    expect(other.locator("#search-form input[name=text]")).to_have_value("needle")
+    expect(other.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(other.locator("#search-results tbody tr")).to_have_count(6)
+    link = other.locator("#search-results tbody tr").first.locator("td.num a")
+    assert "value_format=" in link.get_attribute("href")
+
+
+def test_a_search_stops_at_exactly_the_matches_asked_for(login, console_server):
+    topic = create_topic(console_server.engine.bootstrap, "viewer-many-matches")
+    produce_confluent(console_server.engine.bootstrap, topic, [{"value": b"hit %d" % i} for i in range(1200)],
+                      **{"linger.ms": 500, "batch.num.messages": 5000})
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, topic, "search?text=hit&max_matches=500"))
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (matches limit)", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(500)
+    expect(viewer.locator("#stat-matches")).to_have_attribute("data-value", "500")
+    viewer.click("#search-continue")
+    expect(viewer.locator("#stat-state")).to_have_text("stopped (matches limit)", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr")).to_have_count(1000)
+    offsets = sorted(int(o) for o in viewer.locator("#search-results tbody tr").evaluate_all(
+        "rs => rs.map(r => r.dataset.offset)"))
+    assert offsets == list(range(1000))
+
+
+def test_restarting_a_live_tail_misses_no_record_produced_meanwhile(login, console_server):
+    topic = create_topic(console_server.engine.bootstrap, "viewer-tail-restart", partitions=2)
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, topic, "tail"))
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    produced = threading.Event()
+
+    def produce_slowly():
+        for i in range(100):
+            produce_confluent(console_server.engine.bootstrap, topic, [{"partition": i % 2, "value": b"live %d" % i}])
+        produced.set()
+    writer = threading.Thread(target=produce_slowly)
+    writer.start()
+    restarts = 0
+    while not produced.is_set() or restarts < 3:         # restart the tail again and again while records arrive
+        viewer.click("#tail-start")
+        expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+        restarts += 1
+    writer.join()
+    values = viewer.locator("#tail-results tbody tr[data-offset] .msg-value .text")
+    expect(values).to_have_count(100, timeout=SLOW)
+    assert sorted(int(v.split()[1]) for v in values.all_text_contents()) == list(range(100))
+    expect(viewer.locator("#tail-results tr.tail-restart")).to_have_count(restarts + 1)
+
+
+def test_the_produce_form_keeps_its_values_and_links_to_the_record(login, viewer_data):
+    operator = login("operator", viewport=DESKTOP)
+    operator.goto(messages_url(operator, viewer_data["compacted"], "produce"))
+    operator.fill("#produce-form textarea[name=key]", "k1")
+    operator.fill("#produce-form textarea[name=value]", '{"v": "from the form"}')
+    operator.select_option("#produce-form select[name=value_serializer]", "json")
+    operator.click("#produce-form button[type=submit]")
+    expect(operator.locator("#produced")).to_contain_text("Produced 1 record: partition 0, offset 9")
+    expect(operator.locator("#produce-form textarea[name=value]")).to_have_value('{"v": "from the form"}')
+    expect(operator.locator("#produce-form textarea[name=key]")).to_have_value("k1")
+    operator.click("#produced-link")
+    expect(operator.locator("h2")).to_contain_text("Partition 0, offset 9")
+    expect(operator.locator("#value-tree .j-string")).to_have_text('"from the form"')
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_screenshots_of_the_viewer(login, viewer_data, shoot, color_scheme, viewport):
+    operator = login("operator", viewport=viewport, color_scheme=color_scheme)
+    json_topic = viewer_data["json"]
+    pages = [("messages-browse", messages_url(operator, json_topic, "?count=12")),
+             ("messages-record", messages_url(operator, viewer_data["avro"], "0/2/?value_format=avro")),
+             ("messages-search", messages_url(operator, json_topic, "search?text=needle")),
+             ("messages-tail", messages_url(operator, json_topic, "tail")),
+             ("messages-produce", messages_url(operator, json_topic, "produce")),
+             ("messages-binary", messages_url(operator, viewer_data["binary"])),
+             ("messages-transactions", messages_url(operator, viewer_data["txn"]))]
+    for name, url in pages:
+        assert operator.goto(url).status == 200, url
+        expect(operator.locator("html")).to_have_attribute("data-theme", color_scheme)
+        if name == "messages-search":
+            expect(operator.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+        if name == "messages-tail":
+            expect(operator.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+        # Nothing wider than the screen: wide tables scroll in their own box.
+        assert operator.evaluate("document.documentElement.scrollWidth") <= viewport["width"], name
+        assert shoot(operator, name).stat().st_size > 1000
