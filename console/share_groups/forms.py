@@ -6,6 +6,7 @@ import re
 
 from django import forms
 
+from console.formatting import UnitError, parse_duration
 from console.groups.forms import DATETIME_HELP, MAX_OFFSET, ConfirmGroupForm, DeleteOffsetsForm, parse_timestamp_ms
 from console.share_groups.reset import SCOPES, TARGETS, ShareResetSpec
 
@@ -41,9 +42,28 @@ class ShareResetForm(forms.Form):
                               offset=data["offset"], timestamp_ms=data["datetime"])
 
 
-def _millis(label: str) -> forms.IntegerField:
-    return forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1, label=label,
-                              help_text="Milliseconds; empty: the broker's value.")
+class DurationField(forms.CharField):
+    """A duration as people type it (30s, 1 min, 45000): milliseconds for Kafka."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(required=False, max_length=64, label=label,
+                         help_text="Such as 30s, 1 min or 45000 (ms); empty: the broker's value.")
+
+    def clean(self, value):
+        text = super().clean(value).strip()
+        if not text:
+            return None
+        try:
+            ms = parse_duration(text, unit="ms")
+        except UnitError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if not 1 <= ms <= 2**31 - 1:
+            raise forms.ValidationError("Give a duration between 1 ms and 24 days.")
+        return ms
+
+
+def _millis(label: str) -> DurationField:
+    return DurationField(label)
 
 
 class ShareConfigsForm(forms.Form):

@@ -277,9 +277,12 @@ class SharePartition:
             for _, record, _, _ in written:
                 record.pending = False
             raise
+        tally: dict[tuple[int, int], int] = {}
         for _, record, state, kind in written:
             record.pending, record.state, record.member = False, state, None
-            self._count(kind, state)
+            tally[(kind, state)] = tally.get((kind, state), 0) + 1
+        for (kind, state), number in tally.items():
+            self._count(kind, state, number)
         before = self.start_offset
         self._advance_start()
         # Released records, or a start offset that moved (the in-flight window has room again),
@@ -287,18 +290,18 @@ class SharePartition:
         if self.start_offset != before or any(state == AVAILABLE for _, _, state, _ in written):
             self._notify()
 
-    def _count(self, kind: int, state: int) -> None:
+    def _count(self, kind: int, state: int, number: int) -> None:
         if state == ACKNOWLEDGED:
-            self.stats.acknowledged += 1
+            self.stats.acknowledged += number
         elif state == AVAILABLE:
-            self.stats.released += 1
+            self.stats.released += number
         elif kind == REJECT:
-            self.stats.rejected += 1
-            self.stats.archived["rejected"] += 1
+            self.stats.rejected += number
+            self.stats.archived["rejected"] += number
         elif kind == GAP:
-            self.stats.archived["gap"] += 1
+            self.stats.archived["gap"] += number
         else:
-            self.stats.archived["delivery_limit"] += 1
+            self.stats.archived["delivery_limit"] += number
 
     def release_member(self, member_id: str) -> None:
         """A member's share session closed: what it still holds is available again at once."""
@@ -307,8 +310,10 @@ class SharePartition:
             self._release(member_id, offsets, expired=False)
 
     def _arm(self, delay_s: float, member_id: str, offsets: tuple[int, ...]) -> None:
-        self._timers = [t for t in self._timers if not t.cancelled() and t.when() > asyncio.get_running_loop().time()]
-        self._timers.append(asyncio.get_running_loop().call_later(delay_s, self._expire, member_id, offsets))
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._timers = [t for t in self._timers if not t.cancelled() and t.when() > now]
+        self._timers.append(loop.call_later(delay_s, self._expire, member_id, offsets))
 
     def _expire(self, member_id: str, offsets: tuple[int, ...]) -> None:
         """A lock timer fired: release what is still held under it, re-arm renewed ones."""

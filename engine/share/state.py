@@ -84,12 +84,17 @@ def _minus(batch: StateBatch, over: StateBatch) -> list[StateBatch]:
 
 def ranges(states: list[tuple[int, int, int]]) -> list[StateBatch]:
     """(offset, state, count) triples, sorted by offset, as the fewest state batches."""
+    # Hot (every acquisition and acknowledgement): one StateBatch per run, not per offset.
     out: list[StateBatch] = []
-    for offset, state, count in states:
-        last = out[-1] if out else None
-        if last is not None and last.last_offset + 1 == offset and \
-                (last.delivery_state, last.delivery_count) == (state, count):
-            out[-1] = StateBatch(last.first_offset, offset, state, count)
-        else:
-            out.append(StateBatch(offset, offset, state, count))
+    first = last = state = count = None
+    for offset, s, c in states:
+        if first is not None and offset == last + 1 and s == state and c == count:
+            last = offset
+            continue
+        if first is not None:
+            out.append(StateBatch(first, last, state, count))
+        first = last = offset
+        state, count = s, c
+    if first is not None:
+        out.append(StateBatch(first, last, state, count))
     return out
