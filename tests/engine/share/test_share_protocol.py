@@ -5,16 +5,19 @@ The real share consumer drives the same paths in test_share_consumers.py."""
 from __future__ import annotations
 
 import urllib.parse
+import urllib.request
 import uuid
 
 import pytest
 from kafka.protocol.admin import DeleteGroupsRequest, DeleteGroupsResponse, ListGroupsRequest, ListGroupsResponse
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+from prometheus_client.parser import text_string_to_metric_families
 
 from engine.protocol.specs import (AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse,
                                    ShareGroupDescribeRequest, ShareGroupDescribeResponse)
 from engine.tools.broker_command import call
 from tests.support.groups import create_topic, produce
+from tests.support.promtool import check_metrics
 from tests.support.raw_client import RawClient
 from tests.support.share import (ACCEPT, GAP, INVALID_RECORD_STATE, INVALID_SHARE_SESSION_EPOCH, REJECT, RELEASE,
                                  RENEW, SHARE_SESSION_NOT_FOUND, RawShareMember, acquired, coordinator_port,
@@ -264,5 +267,23 @@ def test_the_admin_interface_tells_each_share_partitions_records_in_flight(share
         assert group in {r["group"] for r in everyone}
         with pytest.raises(RuntimeError, match="X-Engine-Admin-Token"):
             call(share_engine.admin_url, "GET", "/share-partitions", "wrong-token")
+
+        # The same counts on /metrics, for Prometheus.
+        with urllib.request.urlopen(f"http://127.0.0.1:{share_engine.metrics_port}/metrics", timeout=10) as answer:
+            exposition = answer.read()
+        checked = check_metrics(exposition)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        mine = {(s.name, s.labels.get("cause")): s.value
+                for family in text_string_to_metric_families(exposition.decode()) for s in family.samples
+                if s.name.startswith("kafka_server_sharepartitionmetrics_")
+                and (s.labels["group"], s.labels["topic"], s.labels["partition"]) == (group, topic, "0")}
+        assert mine == {("kafka_server_sharepartitionmetrics_inflightmessagecount", None): 2,
+                        ("kafka_server_sharepartitionmetrics_acquiredmessagecount", None): 2,
+                        ("kafka_server_sharepartitionmetrics_acquisitionlocktimeouts_total", None): 0,
+                        ("kafka_server_sharepartitionmetrics_archivedmessages_total", "rejected"): 1,
+                        # every cause from zero on, so that rate() has a start
+                        ("kafka_server_sharepartitionmetrics_archivedmessages_total", "delivery_limit"): 0,
+                        ("kafka_server_sharepartitionmetrics_archivedmessages_total", "gap"): 0,
+                        ("kafka_server_sharepartitionmetrics_archivedmessages_total", "aborted"): 0}
     finally:
         m.close()
