@@ -98,6 +98,8 @@ class SharePartition:
         self.refresh_when_idle = False            # re-read the state at the next use with nothing acquired
         self._waiters: set[asyncio.Future] = set()
         self._writes: set[asyncio.Task] = set()
+        self._writes_in_flight = 0
+        self._start_unsure = False                # writes overlapped: the written start may lag
         self._timers: list[asyncio.TimerHandle] = []
         self.closed = False
 
@@ -276,6 +278,7 @@ class SharePartition:
         except ApiError:
             for _, record, _, _ in written:
                 record.pending = False
+            self._settle_start()
             raise
         tally: dict[tuple[int, int], int] = {}
         for _, record, state, kind in written:
@@ -285,6 +288,9 @@ class SharePartition:
             self._count(kind, state, number)
         before = self.start_offset
         self._advance_start()
+        if self.start_offset != start:      # records another write had pending were done meanwhile
+            self._start_unsure = True
+        self._settle_start()
         # Released records, or a start offset that moved (the in-flight window has room again),
         # may let a waiting fetch acquire.
         if self.start_offset != before or any(state == AVAILABLE for _, _, state, _ in written):
@@ -358,9 +364,26 @@ class SharePartition:
             await self._write(batches, start)
         except ApiError as exc:
             log.warning("%r: writing released records failed: %s", self, exc)
+        self._settle_start()
+
+    def _settle_start(self) -> None:
+        """Each write carries the start offset as its own records leave it; when writes overlap,
+        the start that records of another write let it reach is in none of them, and the
+        share coordinator would keep an older start (every record after it acknowledged or
+        archived: correct, but a start offset that looks stalled). Once no write is in
+        flight, write the start as it is."""
+        if not self._start_unsure or self._writes_in_flight or self.closed:
+            return
+        self._start_unsure = False
+        task = asyncio.get_running_loop().create_task(self._write_quietly([], self.start_offset))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
 
     async def _write(self, batches, start: int) -> None:
         group, topic_id, index = self.key
+        if self._writes_in_flight:
+            self._start_unsure = True
+        self._writes_in_flight += 1
         try:
             await self._persister.write(group, topic_id, index, state_epoch=self.state_epoch,
                                         leader_epoch=self.leader_epoch, start_offset=start, batches=batches)
@@ -368,6 +391,8 @@ class SharePartition:
             if exc.code in (Errors.FencedStateEpochError.errno, Errors.FencedLeaderEpochError.errno):
                 self._loaded = False     # reset or moved elsewhere: read the state again before the next use
             raise
+        finally:
+            self._writes_in_flight -= 1
 
     # --- offsets ------------------------------------------------------------------------------
     def _start_after(self, written: list) -> int:
