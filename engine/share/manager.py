@@ -17,6 +17,7 @@ seen. ShareAcknowledge applies acknowledgements only.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class FetchRequest:
     acquire_mode: int
     partitions: dict[TopicIdPartition, list[tuple[int, int, list[int]]]]   # with their acknowledgements
     forgotten: set[TopicIdPartition]
+    on_close: dict | None = None          # the connection's close callbacks (RequestContext.on_close)
 
 
 class SharePartitionManager:
@@ -169,6 +171,9 @@ class SharePartitionManager:
             session, gone = self.sessions.open(request.group_id, request.member_id, set(request.partitions))
             for old in gone:
                 self._release(old)
+            if request.on_close is not None:
+                request.on_close[("share-session", request.group_id, request.member_id)] = \
+                    functools.partial(self._connection_closed, session)
             for key, share_partition in self.partitions.items():
                 if key[0] == request.group_id:
                     share_partition.refresh_when_idle = True
@@ -255,6 +260,13 @@ class SharePartitionManager:
             self.sessions.close(session)
             self._release(session)
         return results
+
+    def _connection_closed(self, session: ShareSession) -> None:
+        """The connection the session was opened on closed (as Kafka 4.1 on): the session
+        ends and its member's acquired records are available again at once."""
+        if self.sessions.get(session.group_id, session.member_id) is session:
+            self.sessions.close(session)
+            self._release(session)
 
     def _release(self, session: ShareSession) -> None:
         """A closed or evicted session: its member's acquired records are available again."""

@@ -2,8 +2,9 @@
 
 A member opens a session with epoch 0 and the partitions it wants; later requests carry the
 next epoch (1, 2, ... wrapping to 1) and only the partitions that changed (added with the
-request, dropped with ForgottenTopicsData); epoch -1 closes the session. One session per
-(group, member) on each broker; opening one again replaces it.
+request, dropped with ForgottenTopicsData); epoch -1 closes the session, and so does the
+close of the connection it was opened on (manager.py). One session per (group, member) on
+each broker; opening one again replaces it.
 
 - An epoch other than the expected one: INVALID_SHARE_SESSION_EPOCH; no session for a
   non-zero epoch: SHARE_SESSION_NOT_FOUND; acknowledgements with epoch 0, or

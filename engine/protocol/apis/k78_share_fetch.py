@@ -6,7 +6,7 @@ disk and the acquired ranges with their delivery counts, locked for AcquisitionL
 (the group's `share.record.lock.duration.ms`). Acknowledgements of earlier deliveries ride
 along (per partition, AcknowledgeErrorCode). Share sessions: epoch 0 opens one, the next
 epochs continue it with the changed partitions only, -1 closes it (its member's acquired
-records are released). MaxRecords bounds the records acquired (whole batches in the default
+records are released), and so does the close of the connection it was opened on. MaxRecords bounds the records acquired (whole batches in the default
 batch-optimized mode; exactly, with ShareAcquireMode 1 record_limit; 255 - 0xFF, -1 as the
 signed int8 it is - only renews locks and acquires nothing); MaxBytes the bytes; MaxWaitMs is
 the long poll when nothing is acquired.
@@ -46,7 +46,7 @@ async def handle_share_fetch(ctx, request: ShareFetchRequest) -> R:
             group_id=group_id, member_id=request.member_id or "", epoch=request.share_session_epoch,
             max_wait_ms=request.max_wait_ms, min_bytes=request.min_bytes, max_bytes=max(request.max_bytes, 0),
             max_records=request.max_records, acquire_mode=request.share_acquire_mode if ctx.api_version >= 2 else 0,
-            partitions=partitions, forgotten=forgotten))
+            partitions=partitions, forgotten=forgotten, on_close=ctx.on_close))
     except ApiError as exc:
         return R(throttle_time_ms=0, error_code=exc.code, error_message=exc.message,
                  acquisition_lock_timeout_ms=0, responses=[], node_endpoints=[])
