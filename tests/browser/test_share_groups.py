@@ -54,7 +54,7 @@ def test_a_share_group_page_updates_live_and_its_start_offset_resets_through_the
         admin.fill("#share-configs-form input[name=share_record_lock_duration_ms]", "20000")
         admin.click('[data-admin-action="save-configs"]')
         expect(admin.locator(".messages")).to_contain_text("saved")
-        expect(admin.locator('#share-configs tr[data-config="share.record.lock.duration.ms"]')).to_contain_text("20000")
+        expect(admin.locator('#share-configs tr[data-config="share.record.lock.duration.ms"]')).to_contain_text("20 s")
 
         admin.select_option("#reset-offsets select[name=target]", "earliest")
         admin.click('[data-admin-action="reset-preview"]')
