@@ -124,7 +124,9 @@ class SharePartition:
             self._loading = asyncio.get_running_loop().create_task(self._load())
 
     def _idle(self) -> bool:
-        return not any(r.state == ACQUIRED or r.pending for r in self.records.values())
+        """Nothing acquired and nothing being written (a release written in the background
+        would be lost to a state read before it lands)."""
+        return not self._writes_in_flight and not any(r.state == ACQUIRED or r.pending for r in self.records.values())
 
     async def _load(self) -> None:
         group, topic_id, index = self.key

@@ -287,3 +287,21 @@ def test_the_admin_interface_tells_each_share_partitions_records_in_flight(share
                         ("kafka_server_sharepartitionmetrics_archivedmessages_total", "aborted"): 0}
     finally:
         m.close()
+
+
+def test_a_share_session_ends_with_its_connection_and_its_records_come_back_at_once(share_engine, queue):
+    topic, group = queue
+    # Neither the lock (60 s) nor the session's idleness (60 s) can release them within the wait.
+    set_group_configs(share_engine.bootstrap, group, {"share.record.lock.duration.ms": "60000",
+                                                     "share.session.timeout.ms": "60000"})
+    m1, m2 = member(share_engine, queue, "m1"), member(share_engine, queue, "m2")
+    try:
+        assert offsets_of(m1.fetch(max_records=10, mode=1)) == list(range(10))
+        m2.fetch(max_wait_ms=0, max_records=0, mode=-1)         # m2's session, acquiring nothing yet
+        m1.leader.close()
+        got = wait_until(lambda: acquired(m2.fetch(max_records=10, mode=1, max_wait_ms=500)), timeout=20,
+                         message="the closed connection's records to come back")
+        assert got == [(0, 9, 2)]
+    finally:
+        m1.close()
+        m2.close()
