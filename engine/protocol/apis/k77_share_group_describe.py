@@ -7,12 +7,14 @@ subscribed topic names and assigned partitions (topic id and name).
 - GROUP_ID_NOT_FOUND for an unknown group and for a group of another type ("not a share
   group"); INVALID_GROUP_ID for an empty id; NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS
   per group.
-- Authorized operations when asked for: with no authorizer, every group operation.
+- DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED); authorized operations when asked for, as
+  the principal may perform them (with no authorizer, every group operation).
 """
 from engine.errors import ApiError
-from engine.protocol.acl_operations import GROUP_OPERATIONS
 from engine.protocol.registry import api
 from engine.protocol.specs import ShareGroupDescribeRequest, ShareGroupDescribeResponse
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE, GROUP
 
 Described = ShareGroupDescribeResponse.DescribedGroup
 Member = Described.Member
@@ -20,13 +22,16 @@ Member = Described.Member
 
 @api(ShareGroupDescribeRequest, ShareGroupDescribeResponse, versions=(1, 1))
 async def handle_share_group_describe(ctx, request: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse:
-    operations = GROUP_OPERATIONS if request.include_authorized_operations else None
     return ShareGroupDescribeResponse(
-        throttle_time_ms=0, groups=[_describe(ctx, group_id, operations) for group_id in request.group_ids])
+        throttle_time_ms=0, groups=[_describe(ctx, group_id, request.include_authorized_operations)
+                                    for group_id in request.group_ids])
 
 
-def _describe(ctx, group_id: str, operations) -> Described:
+def _describe(ctx, group_id: str, with_operations: bool) -> Described:
+    operations = None
     try:
+        authorize.require_group(ctx, DESCRIBE, group_id)
+        operations = authorize.authorized_operations(ctx, GROUP, group_id) if with_operations else None
         group = ctx.coordinator.share.describe(group_id)
     except ApiError as exc:
         return Described(error_code=exc.code, error_message=exc.message, group_id=group_id, group_state="",
