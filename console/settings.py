@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "console.brokers",
     "console.topics",
     "console.groups",
+    "console.share_groups",
     "console.messages",
     "console.analytics",
     "console.reassignments",

@@ -20,6 +20,7 @@ from console.messages import views as message_views
 from console.quotas import urls as quota_urls
 from console.schema_registry import urls as schema_registry_urls
 from console.reassignments import urls as reassignment_urls
+from console.share_groups import urls as share_group_urls
 from console.topics import urls as topic_urls
 from console.transactions import urls as transaction_urls
 
@@ -30,6 +31,7 @@ api = [
     *reassignment_urls.api_urlpatterns,
     *analytics_urls.api_urlpatterns,
     *group_urls.api_urlpatterns,
+    *share_group_urls.api_urlpatterns,
     *message_urls.api_urlpatterns,
     *transaction_urls.api_urlpatterns,
     *quota_urls.api_urlpatterns,
@@ -55,6 +57,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/topics/", include("console.topics.urls")),
     path("clusters/<int:cluster_id>/analytics/", include("console.analytics.urls")),
     path("clusters/<int:cluster_id>/groups/", include("console.groups.urls")),
+    path("clusters/<int:cluster_id>/share-groups/", include("console.share_groups.urls")),
     path("clusters/<int:cluster_id>/topics/<str:name>/messages/", include("console.messages.urls")),
     path("schemas/", message_views.schema_list, name="schemas"),
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),

@@ -1,5 +1,5 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
-operator commands that talk to a running engine (`acls ...`, `broker ...`, `groups ...`,
+operator commands that talk to a running engine (`acls ...`, `broker ...`, `groups ...`, `share-groups ...`,
 `transactions ...`), the schema registry (`registry --bootstrap HOST:PORT`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
@@ -22,7 +22,8 @@ from engine.cluster.journal import MetadataCorruptError
 from engine.security import listeners, scram_bootstrap, settings as security_settings
 from engine.schema_registry import command as registry_command
 from engine.storage.dir_lock import DataDirLockedError
-from engine.tools import acls_command, broker_command, groups_command, metadata_command, transactions_command
+from engine.tools import (acls_command, broker_command, groups_command, metadata_command, share_groups_command,
+                          transactions_command)
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -100,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     acls_command.add_parser(commands)
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
+    share_groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
     registry_command.add_parser(commands)
@@ -158,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         return broker_command.run(args)
     if args.command == "groups":
         return groups_command.run(args)
+    if args.command == "share-groups":
+        return share_groups_command.run(args)
     if args.command == "metadata":
         return metadata_command.run(args)
     if args.command == "transactions":

@@ -29,6 +29,9 @@ from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
+from engine.share.coordinator import ShareCoordinator
+from engine.share.manager import SharePartitionManager
+from engine.share.persister import Persister
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
 from engine.metrics.stats import BrokerStats
@@ -79,6 +82,11 @@ class Broker(ReplicaSync):
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
         self.txn_coordinator = TransactionCoordinator(self)
+        # Share groups (KIP-932): the `__share_group_state` partitions this broker leads, the
+        # client that reaches any share coordinator, and the share partitions it leads.
+        self.share_coordinator = ShareCoordinator(self)
+        self.share_persister = Persister(self, self.share_coordinator)
+        self.share_manager = SharePartitionManager(self, self.share_persister)
         # Called with (topic, partition, producer_id, commit) after a transaction marker is replicated.
         self.txn_marker_listeners: list = [self.group_coordinator.on_txn_marker]
 
@@ -144,6 +152,9 @@ class Broker(ReplicaSync):
             await listener.stop()
         self.group_coordinator.shutdown()
         self.txn_coordinator.shutdown()
+        self.share_manager.shutdown()
+        self.share_coordinator.shutdown()
+        self.share_persister.close()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
         self.fetchers.clear()
@@ -313,6 +324,8 @@ class Broker(ReplicaSync):
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
         self.txn_coordinator.start()
+        self.share_coordinator.start()
+        self.share_manager.start()
         self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
                                       io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]

@@ -34,6 +34,7 @@ from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster import internal_topics, slices
 from engine.cluster.topic_changes import TopicChanges
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
+from engine.coordinator.group_configs import validate_group_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
 
@@ -154,6 +155,8 @@ class Controller(TopicChanges):
         out += [R.broker_record(b.node_id, b.host, b.port, b.rack, b.endpoints) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
+        for name, configs in image.group_configs.items():
+            out += [R.config_record("group", name, key, value) for key, value in configs.items()]
         for entity, values in image.client_quotas.items():
             out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         out += SC.snapshot_records(image.scram_credentials)
@@ -367,6 +370,22 @@ class Controller(TopicChanges):
         if records:
             self._commit(records, changed=set(self.image.topics))
             self._apply_broker_config_overrides()
+
+    def alter_group_configs(self, group_id: str, changes: dict[str, Any | None], *,
+                            validate_only: bool = False) -> None:
+        """Dynamic group configs (engine/coordinator/group_configs.py); a bad name or value is
+        INVALID_CONFIG, as Kafka answers."""
+        if not group_id:
+            raise ApiError(Errors.InvalidRequestError, "Group id must not be empty")
+        try:
+            parsed = validate_group_configs(changes, self.broker_config)
+        except InvalidConfigError as exc:
+            raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        if validate_only:
+            return
+        records = [R.config_record("group", group_id, key, parsed.get(key)) for key in changes]
+        if records:
+            self._commit(records, changed=set())
 
     # --- client quotas (KIP-546) ----------------------------------------------------------
 

@@ -70,6 +70,7 @@ class MetadataImage:
     topics: dict[str, TopicState] = field(default_factory=dict)
     topics_by_id: dict[uuid.UUID, TopicState] = field(default_factory=dict)
     broker_configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # "" = cluster-wide default
+    group_configs: dict[str, dict[str, Any]] = field(default_factory=dict)   # group id -> overrides (KIP-848/932)
     topics_by_collision_key: dict[str, str] = field(default_factory=dict)   # see topics.collision_key
     next_producer_id: int = 0
     # Client quotas (KIP-546) by entity: see client_quotas.py.

@@ -42,7 +42,8 @@ def remove_topic_record(topic_id: uuid.UUID) -> dict:
 
 
 def config_record(resource: str, name: str, key: str, value: Any) -> dict:
-    """resource is "topic" or "broker"; name "" is the cluster-wide broker default; value None deletes."""
+    """resource is "topic", "broker" or "group"; name "" is the cluster-wide broker default;
+    value None deletes."""
     return {"type": "config", "resource": resource, "name": name, "key": key, "value": value}
 
 
@@ -132,7 +133,7 @@ def _check_partition(image: MetadataImage, record: dict) -> None:
 
 
 def _check_config(image: MetadataImage, record: dict) -> None:
-    if record["resource"] not in ("topic", "broker"):
+    if record["resource"] not in ("topic", "broker", "group"):
         raise MetadataRecordError(f"unknown config resource {record['resource']!r}")
     if record["resource"] == "topic" and record["name"] not in image.topics:
         raise MetadataRecordError(f"config for unknown topic {record['name']!r}")
@@ -217,12 +218,16 @@ def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
 def _apply_config(image: MetadataImage, record: dict) -> None:
     if record["resource"] == "topic":
         configs = image.topics[record["name"]].configs
+    elif record["resource"] == "group":
+        configs = image.group_configs.setdefault(record["name"], {})
     else:
         configs = image.broker_configs.setdefault(record["name"], {})
     if record["value"] is None:
         configs.pop(record["key"], None)
     else:
         configs[record["key"]] = record["value"]
+    if record["resource"] == "group" and not configs:
+        del image.group_configs[record["name"]]
 
 
 def _apply_client_quota(image: MetadataImage, record: dict) -> None:

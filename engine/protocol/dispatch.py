@@ -55,6 +55,10 @@ class RequestContext:
     # The broker at the other end of an inter-broker connection (engine/protocol/inter_broker.py);
     # None for every client connection.
     inter_broker_peer: int | None = None
+    # Callables (by a key of the handler's choice) the listener runs when this connection
+    # closes: a share session ends with the connection it was opened on. None where there is
+    # no connection (tests calling dispatch directly).
+    on_close: dict | None = None
 
     @property
     def client_id(self) -> str | None:
@@ -127,7 +131,7 @@ class EncodedBody:
 
 
 async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None,
-                   identity: Any = None, *, inter_broker_peer: int | None = None):
+                   identity: Any = None, *, inter_broker_peer: int | None = None, on_close: dict | None = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     read_at = time.perf_counter()
     if len(frame) < _KEY_VERSION_CORRELATION.size:
@@ -144,13 +148,14 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
     if is_big(frame):
         with FullCollectionsPaused():
             return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session,
-                                   inter_broker_peer, read_at, big=True, identity=identity)
+                                   inter_broker_peer, read_at, big=True, identity=identity, on_close=on_close)
     return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session, inter_broker_peer,
-                           read_at, big=False, identity=identity)
+                           read_at, big=False, identity=identity, on_close=on_close)
 
 
 async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, client_host: str, session,
-                    inter_broker_peer: int | None, read_at: float, *, big: bool, identity=None):
+                    inter_broker_peer: int | None, read_at: float, *, big: bool, identity=None,
+                    on_close: dict | None = None):
     api_key = spec.key
     header, request, problem = await off_loop(_decode, spec, frame, api_version) if big else \
         _decode(spec, frame, api_version)
@@ -158,7 +163,8 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
-                         session=session, identity=identity, inter_broker_peer=inter_broker_peer)
+                         session=session, identity=identity, inter_broker_peer=inter_broker_peer,
+                         on_close=on_close)
     handler_started = time.perf_counter()
     try:
         response = await registry.handler_for(spec)(ctx, request)

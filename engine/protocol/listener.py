@@ -74,7 +74,8 @@ _ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own acce
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer", "identity")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer", "identity",
+                 "on_close")
 
     def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
                  inter_broker_peer: int | None = None, identity: ConnectionIdentity | None = None) -> None:
@@ -87,6 +88,15 @@ class _Connection:
         self.writer: asyncio.StreamWriter | None = None   # once connected (TLS: after the handshake)
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
+        self.on_close: dict = {}       # what handlers asked to run when the connection closes
+
+    def closed(self) -> None:
+        for callback in self.on_close.values():
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one failing callback must not skip the others
+                log.exception("A callback on the close of a connection from %s failed", self.peer_host)
+        self.on_close.clear()
 
 
 class Listener:
@@ -180,6 +190,7 @@ class Listener:
             log.exception("Unexpected error serving %s; closing the connection", peer_host)
         finally:
             del self._connections[connection.task]
+            connection.closed()
             self.quotas.remove(peer_host)
             DESCRIPTORS.release_socket()
             if connection.writer is not None:
@@ -214,6 +225,7 @@ class Listener:
             log.exception("Unexpected error serving broker %d; closing its connection", peer_node)
         finally:
             del self._connections[connection.task]
+            connection.closed()
             if connection.writer is not None:
                 connection.writer.transport.abort()
             else:
@@ -261,7 +273,8 @@ class Listener:
             read_at = time.perf_counter()
             try:
                 response = await dispatch(self.broker, frame, connection.peer_host, session, connection.identity,
-                                          inter_broker_peer=connection.inter_broker_peer)
+                                          inter_broker_peer=connection.inter_broker_peer,
+                                          on_close=connection.on_close)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()

@@ -5,9 +5,10 @@ client host) and - in the Stable state - the chosen protocol and each member's s
 metadata and assignment bytes, which clients decode (ConsumerProtocolAssignment).
 - An unknown group is described as Dead with no members; v6+ also answers
   GROUP_ID_NOT_FOUND (KIP-1043).
-- A consumer-protocol group (KIP-848) is not a classic group: described as Dead with no
-  members, and v6+ answers GROUP_ID_NOT_FOUND ("not a classic group"), as Kafka does; its
-  members are in ConsumerGroupDescribe (k69).
+- A consumer-protocol group (KIP-848) or a share group (KIP-932) is not a classic group:
+  described as Dead with no members, and v6+ answers GROUP_ID_NOT_FOUND ("not a classic
+  group"), as Kafka does; their members are in ConsumerGroupDescribe (k69) and
+  ShareGroupDescribe (k77).
 - v3+: authorized operations when asked for: without an authorizer every group operation
   is allowed (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS).
 - NOT_COORDINATOR for a group this broker does not coordinate.
@@ -19,6 +20,7 @@ from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
 
 from engine.coordinator.consumer_group import ConsumerGroup
 from engine.coordinator.group import GroupState
+from engine.coordinator.share_group import ShareGroup
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -43,7 +45,7 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
         group = ctx.coordinator.describe_group(group_id)
     except ApiError as exc:
         return _described(group_id, "", exc.code, exc.message, operations)
-    if group is None or isinstance(group, ConsumerGroup):
+    if group is None or isinstance(group, (ConsumerGroup, ShareGroup)):
         if ctx.api_version >= 6:
             reason = "not found" if group is None else "is not a classic group"
             return _described(group_id, GroupState.DEAD.value, Errors.GroupIdNotFoundError.errno,

@@ -1,8 +1,9 @@
 """ListGroups: v0-5.
 
 The groups this broker coordinates (clients ask every broker and merge), with their
-protocol type, state (v4+) and type (v5+: "classic", or "consumer" for a group of the
-consumer group protocol, KIP-848, whose states are Empty, Assigning, Reconciling, Stable).
+protocol type, state (v4+) and type (v5+: "classic"; "consumer" for a group of the
+consumer group protocol, KIP-848, whose states are Empty, Assigning, Reconciling, Stable;
+"share" for a share group, KIP-932, protocol type "share", states Empty and Stable).
 - v4+ states_filter (KIP-518) and v5+ types_filter (KIP-848), case-insensitive.
 Authorization: DESCRIBE on the cluster lists every group; otherwise only the groups the
 principal may DESCRIBE (as KafkaApis).
