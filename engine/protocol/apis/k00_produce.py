@@ -46,7 +46,9 @@
   engine counts its record batches (the bulk of it).
 - Partitions are appended in slices of the event loop (engine/cluster/slices.py): a request
   may name a hundred thousand. A connection's requests are still handled one at a time.
-Gaps: no ACLs, so a transactional_id is never refused for lack of rights, only for lack of one.
+- Authorization (with an authorizer, as KafkaApis): a transactional producer needs WRITE on
+  its transactional id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
+  topic needs WRITE, else its partitions are TOPIC_AUTHORIZATION_FAILED (before anything else).
 """
 import asyncio
 import logging
@@ -63,6 +65,8 @@ from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.produce_request import RequestRefused, partition_data_error, transactional_producer
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import WRITE
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -76,19 +80,29 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    if request.transactional_id is not None and not authorize.authorize_transactional_id(
+            ctx, WRITE, request.transactional_id):
+        error = Errors.TransactionalIdAuthorizationFailedError.errno
+        return None if request.acks == 0 else _response(
+            [(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    writable = authorize.authorize_topics(ctx, WRITE, (t.name for t in request.topic_data))
     try:
         producer = transactional_producer(request)
     except RequestRefused as refused:
         return None if request.acks == 0 else _response(
             [(t.name, [_error(p.index, refused.error.errno, refused.message) for p in t.partition_data])
              for t in request.topic_data])
-    verdict = await verify_produce(ctx.broker, request, producer) if producer is not None else NOT_TRANSACTIONAL
+    verdict = await verify_produce(ctx.broker, request, producer, topics=writable) \
+        if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
     with slices.Pacer() as pacer:     # a request may name a hundred thousand partitions
         for topic in request.topic_data:
             partitions = []
             for data in topic.partition_data:
-                partitions.append(await _append_data(ctx, request, topic.name, data, verdict, waits))
+                if topic.name not in writable:
+                    partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
+                else:
+                    partitions.append(await _append_data(ctx, request, topic.name, data, verdict, waits))
                 await pacer.tick()
             results.append((topic.name, partitions))
     # KIP-13/219: counted once the records are in; acks=0 gets no answer but its channel is muted.

@@ -7,6 +7,8 @@ if none). topic_partitions null means every partition (preferred election for al
 Each partition's election is its own metadata commit; they run in slices of the event loop
 (engine/cluster/slices.py), so that a request naming every partition of a big cluster never
 holds it.
+Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis; a request for
+all partitions is then answered with none, so it names no topic).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
@@ -14,6 +16,8 @@ from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER
 
 Result = ElectLeadersResponse.ReplicaElectionResult
 PartitionResult = Result.PartitionResult
@@ -29,6 +33,12 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
         wanted = {}
         for entry in request.topic_partitions:
             wanted.setdefault(entry.topic, []).extend(entry.partitions)
+    if not authorize.authorize_cluster(ctx, ALTER):
+        error = Errors.ClusterAuthorizationFailedError.errno
+        return ElectLeadersResponse(throttle_time_ms=0, error_code=error, replica_election_results=[
+            Result(topic=topic, partition_result=[PartitionResult(partition_id=i, error_code=error, error_message=None)
+                                                  for i in partitions])
+            for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
     results = []
     with slices.Pacer() as pacer:     # one election (one metadata commit) per partition, in slices
         for topic, partitions in wanted.items():
