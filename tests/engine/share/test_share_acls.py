@@ -17,6 +17,7 @@ from kafka.protocol.admin import (DeleteGroupsRequest, DeleteGroupsResponse, Des
                                   IncrementalAlterConfigsResponse, ListGroupsRequest, ListGroupsResponse)
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
+from engine.__main__ import main
 from engine.protocol import specs as S
 from tests.support.acls import USERS, confluent_login, grant, revoke_all
 from tests.support.raw_client import RawClient
@@ -335,3 +336,23 @@ def test_a_share_groups_configs_need_describe_configs_and_alter_configs_on_the_g
         wait_until(lambda: alter_group_configs_error(client, group) == 0, timeout=15, message="ALTER_CONFIGS")
     finally:
         client.close()
+
+
+def test_the_acls_tools_consumer_set_is_what_a_share_consumer_needs(acl_engine, queue, user, tmp_path, capsys):
+    """`python -m engine acls --add --consumer --topic T --group G` (kafka-acls.sh's set: READ and
+    DESCRIBE on the topic, READ on the group) lets a share consumer of the group read the topic."""
+    topic, group = queue
+    config = tmp_path / "admin.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                      f'username="{ADMIN}" password="{ADMIN_PASSWORD}";\n')
+    assert main(["acls", "--bootstrap-server", acl_engine.bootstrap, "--command-config", str(config), "--add",
+                 "--consumer", "--allow-principal", f"User:{user}", "--topic", topic, "--group", group]) == 0
+    capsys.readouterr()
+    consumer = ShareConsumer({**confluent_login(acl_engine.bootstrap, user), "group.id": group})
+    consumer.subscribe([topic])
+    try:
+        error, values = poll_until_error_or_records(consumer, 3)
+    finally:
+        consumer.close()
+    assert error is None and sorted(values) == [b"r0", b"r1", b"r2"]
