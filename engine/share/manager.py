@@ -146,8 +146,8 @@ class SharePartitionManager:
         """Raises ApiError for a top-level error (the session, a malformed request)."""
         session = self._session_for(request)
         results: dict[TopicIdPartition, PartitionResult] = {tp: PartitionResult() for tp in request.partitions}
-        refused = _refuse(request.readable, session.partitions | set(request.partitions), request.partitions,
-                          results)
+        refused = _refuse(request.readable, session.partitions | set(request.partitions),
+                          {tp for tp, batches in request.partitions.items() if batches}, results)
         acknowledged = {tp: batches for tp, batches in request.partitions.items() if tp not in refused}
         await self._acknowledge_all(request.group_id, request.member_id, acknowledged, results)
         if request.epoch == FINAL_EPOCH:
@@ -263,7 +263,7 @@ class SharePartitionManager:
                            "A share session cannot be opened by ShareAcknowledge (epoch 0).")
         session = self.sessions.use(group_id, member_id, epoch)
         results = {tp: PartitionResult() for tp in partitions}
-        refused = _refuse(readable, set(partitions), partitions, results)
+        refused = _refuse(readable, set(partitions), set(partitions), results)
         await self._acknowledge_all(group_id, member_id,
                                     {tp: b for tp, b in partitions.items() if tp not in refused}, results)
         if epoch == FINAL_EPOCH:
@@ -302,11 +302,12 @@ class SharePartitionManager:
         return out
 
 
-def _refuse(readable, partitions: set[TopicIdPartition], acknowledged: dict[TopicIdPartition, list],
+def _refuse(readable, partitions: set[TopicIdPartition], acknowledged: set[TopicIdPartition],
             results: dict[TopicIdPartition, PartitionResult]) -> set[TopicIdPartition]:
-    """The partitions of topics the member may not READ, answered TOPIC_AUTHORIZATION_FAILED (and
-    their acknowledgements too): they stay in the share session, but nothing is acquired or
-    acknowledged on them until an ACL allows it, as KafkaApis filters them."""
+    """The partitions of topics the member may not READ, answered TOPIC_AUTHORIZATION_FAILED (as
+    their acknowledgement's error too, for those in `acknowledged`). They stay in the share
+    session, but nothing is acquired or acknowledged on them until an ACL allows it, as
+    KafkaApis filters them."""
     if readable is None:
         return set()
     refused = {tp for tp in partitions if not readable(tp[0])}
@@ -314,6 +315,6 @@ def _refuse(readable, partitions: set[TopicIdPartition], acknowledged: dict[Topi
     for tp in refused:
         result = results.setdefault(tp, PartitionResult())
         result.error, result.error_message = code, message
-        if acknowledged.get(tp):
+        if tp in acknowledged:
             result.ack_error, result.ack_message = code, message
     return refused

@@ -19,6 +19,7 @@ from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorRespo
 
 from engine.__main__ import main
 from engine.protocol import specs as S
+from kafka_rules.acls import DESCRIBE
 from tests.support.acls import USERS, confluent_login, grant, revoke_all
 from tests.support.raw_client import RawClient
 from tests.support.sasl import ADMIN, ADMIN_PASSWORD, authenticate, handshake, raw_scram_login
@@ -124,6 +125,7 @@ def test_share_fetch_and_acknowledge_need_read_on_the_group_and_each_topic(acl_e
     try:
         assert member.heartbeat(epoch=0).error_code == GROUP_AUTHORIZATION_FAILED
         assert member.fetch().error_code == GROUP_AUTHORIZATION_FAILED
+        assert member.acknowledge([(0, 0, [ACCEPT])], epoch=1).error_code == GROUP_AUTHORIZATION_FAILED
         grant(acl_admin, f"User:{user}", "READ", "GROUP", group)
         wait_until(lambda: member.heartbeat(epoch=0).error_code == 0, timeout=15, message="the READ on the group")
 
@@ -141,6 +143,8 @@ def test_share_fetch_and_acknowledge_need_read_on_the_group_and_each_topic(acl_e
         wait_until(lambda: refused.append(member.acknowledge([(0, 2, [ACCEPT])])) or
                    partition_error(refused[-1]) == TOPIC_AUTHORIZATION_FAILED, timeout=15, message="the revoke")
         assert refused[-1].error_code == 0
+        piggybacked = partition_of(member.fetch(acks=[(0, 2, [ACCEPT])], max_wait_ms=0))
+        assert (piggybacked.error_code, piggybacked.acknowledge_error_code) == (TOPIC_AUTHORIZATION_FAILED,) * 2
         grant(acl_admin, f"User:{user}", "READ", "TOPIC", topic)
         wait_until(lambda: partition_error(member.acknowledge([(0, 2, [ACCEPT])])) == 0, timeout=15,
                    message="the acknowledgement once READ is back (the records were still held)")
@@ -255,6 +259,11 @@ def delete_offsets(client, group: str, topic: str):
                           S.DeleteShareGroupOffsetsResponse)
 
 
+def describe_group(client, group: str):
+    return client.request(S.ShareGroupDescribeRequest(group_ids=[group], include_authorized_operations=True), 1,
+                          S.ShareGroupDescribeResponse).groups[0]
+
+
 def listed_share_groups(client) -> set[str]:
     listed = client.request(ListGroupsRequest(states_filter=[], types_filter=["share"]), 5, ListGroupsResponse)
     return {g.group_id for g in listed.groups}
@@ -270,9 +279,13 @@ def test_share_group_admin_apis_need_their_operations(acl_engine, acl_admin, use
     principal = f"User:{user}"
     try:
         assert group not in listed_share_groups(client)
+        assert describe_group(client, group).error_code == GROUP_AUTHORIZATION_FAILED
         assert describe_offsets(client, group, [topic]).error_code == GROUP_AUTHORIZATION_FAILED
         grant(acl_admin, principal, "DESCRIBE", "GROUP", group)
         wait_until(lambda: group in listed_share_groups(client), timeout=15, message="the group in ListGroups")
+        described_group = describe_group(client, group)
+        assert described_group.error_code == 0 and described_group.group_state == "Empty"
+        assert described_group.authorized_operations == {DESCRIBE}
         described = describe_offsets(client, group, [topic])
         assert described.error_code == 0
         assert described.topics[0].partitions[0].error_code == TOPIC_AUTHORIZATION_FAILED
