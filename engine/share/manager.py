@@ -254,8 +254,8 @@ class SharePartitionManager:
 
     # --- ShareAcknowledge ---------------------------------------------------------------------
     async def acknowledge(self, group_id: str, member_id: str, epoch: int,
-                          partitions: dict[TopicIdPartition, list],
-                          readable: Callable[[uuid.UUID], bool] | None = None) -> dict[TopicIdPartition, PartitionResult]:
+                          partitions: dict[TopicIdPartition, list], readable: Callable[[uuid.UUID], bool] | None = None
+                          ) -> dict[TopicIdPartition, PartitionResult]:
         if not group_id or not member_id:
             raise ApiError(Errors.InvalidRequestError, "The group id and member id must not be empty.")
         if epoch == INITIAL_EPOCH:

@@ -170,24 +170,23 @@ def test_a_share_heartbeat_needs_describe_on_every_subscribed_topic(acl_engine, 
 
 def state_requests(group: str, topic_id) -> list:
     """One request of each internal share state API (keys 83-87) for partition 0 of the topic."""
+    init, read = S.InitializeShareGroupStateRequest, S.ReadShareGroupStateRequest
+    write, summary = S.WriteShareGroupStateRequest, S.ReadShareGroupStateSummaryRequest
+    delete = S.DeleteShareGroupStateRequest
     return [
-        (S.InitializeShareGroupStateRequest(group_id=group, topics=[S.InitializeShareGroupStateRequest.InitializeStateData(
-            topic_id=topic_id, partitions=[S.InitializeShareGroupStateRequest.InitializeStateData.PartitionData(
-                partition=0, state_epoch=1, start_offset=0)])]), S.InitializeShareGroupStateResponse),
-        (S.ReadShareGroupStateRequest(group_id=group, topics=[S.ReadShareGroupStateRequest.ReadStateData(
-            topic_id=topic_id, partitions=[S.ReadShareGroupStateRequest.ReadStateData.PartitionData(
-                partition=0, leader_epoch=-1)])]), S.ReadShareGroupStateResponse),
-        (S.WriteShareGroupStateRequest(group_id=group, topics=[S.WriteShareGroupStateRequest.WriteStateData(
-            topic_id=topic_id, partitions=[S.WriteShareGroupStateRequest.WriteStateData.PartitionData(
-                partition=0, state_epoch=1, leader_epoch=0, start_offset=0, state_batches=[])])]),
-         S.WriteShareGroupStateResponse),
-        (S.ReadShareGroupStateSummaryRequest(group_id=group, topics=[
-            S.ReadShareGroupStateSummaryRequest.ReadStateSummaryData(topic_id=topic_id, partitions=[
-                S.ReadShareGroupStateSummaryRequest.ReadStateSummaryData.PartitionData(partition=0, leader_epoch=-1)])]),
+        (init(group_id=group, topics=[init.InitializeStateData(topic_id=topic_id, partitions=[
+            init.InitializeStateData.PartitionData(partition=0, state_epoch=1, start_offset=0)])]),
+         S.InitializeShareGroupStateResponse),
+        (read(group_id=group, topics=[read.ReadStateData(topic_id=topic_id, partitions=[
+            read.ReadStateData.PartitionData(partition=0, leader_epoch=-1)])]), S.ReadShareGroupStateResponse),
+        (write(group_id=group, topics=[write.WriteStateData(topic_id=topic_id, partitions=[
+            write.WriteStateData.PartitionData(partition=0, state_epoch=1, leader_epoch=0, start_offset=0,
+                                               state_batches=[])])]), S.WriteShareGroupStateResponse),
+        (summary(group_id=group, topics=[summary.ReadStateSummaryData(topic_id=topic_id, partitions=[
+            summary.ReadStateSummaryData.PartitionData(partition=0, leader_epoch=-1)])]),
          S.ReadShareGroupStateSummaryResponse),
-        (S.DeleteShareGroupStateRequest(group_id=group, topics=[S.DeleteShareGroupStateRequest.DeleteStateData(
-            topic_id=topic_id, partitions=[S.DeleteShareGroupStateRequest.DeleteStateData.PartitionData(
-                partition=0)])]), S.DeleteShareGroupStateResponse),
+        (delete(group_id=group, topics=[delete.DeleteStateData(topic_id=topic_id, partitions=[
+            delete.DeleteStateData.PartitionData(partition=0)])]), S.DeleteShareGroupStateResponse),
     ]
 
 
