@@ -71,6 +71,7 @@ class GroupsPage:
     total: int
     warnings: list[str]
     lag_age: SnapshotAge | None = None     # sorted by lag collected in the background; None: read by this page
+    consumers_age: SnapshotAge | None = None   # a topic's groups named by the background lag snapshot
     group_type: str = ""                   # the type filter: "" (all), classic, consumer or share
 
 
@@ -107,10 +108,11 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
         share_rows = _share_rows(gw, list(shares.values())) if topic and shares else {}
         candidates = [g for g in candidates if g.group_id not in shares
                       or not topic or topic in share_rows[g.group_id].topics]
+        consumers_age = None
         if topic:
-            candidates = [g for g in _may_read_topic(gw, [g for g in candidates if g.group_id not in shares],
-                                                     topic, states_listed)] + \
-                [g for g in candidates if g.group_id in shares]
+            readers, consumers_age = _may_read_topic(gw, [g for g in candidates if g.group_id not in shares],
+                                                     topic, states_listed)
+            candidates = readers + [g for g in candidates if g.group_id in shares]
             candidates.sort(key=lambda g: g.group_id)
         if sort == "lag" or topic or (state and not states_listed):
             # Members' topics are needed to filter by topic; sorting by lag needs only offsets,
@@ -157,7 +159,7 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
     return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=rows, search=search.strip(),
                       state=state, topic=topic, sort=sort, page=shown.number, pages=shown.paginator.num_pages,
                       per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings,
-                      lag_age=lag_age, group_type=group_type)
+                      lag_age=lag_age, consumers_age=consumers_age, group_type=group_type)
 
 
 def _share_rows(gw: Gateway, listings: list) -> dict[str, GroupRow]:
@@ -188,24 +190,25 @@ def _share_rows(gw: Gateway, listings: list) -> dict[str, GroupRow]:
     return rows
 
 
-def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bool) -> list:
+def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bool
+                    ) -> tuple[list, SnapshotAge | None]:
     """The candidates that may read `topic`: those with a committed offset on it (one
     OffsetFetch per coordinator, naming only its partitions), and those that may have members
     (whose subscriptions and assignments the full read checks). At 2,000 groups this keeps
     the topic's consumers from reading every group's offsets and every partition's end."""
     info = gw.metadata([topic]).topic(topic)
     if info is None:
-        return candidates               # offsets may outlive the topic: read them all
+        return candidates, None         # offsets may outlive the topic: read them all
     committed_here = groups_committed_on(gw, topic, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
                                          wait_first=settings.GROUP_LAG_WAIT_SECONDS)
     if committed_here is not None:      # the background snapshot names them: no OffsetFetch of every group
-        return [g for g in candidates if g.group_id in committed_here
-                or not states_listed or g.state not in ("Empty", "Dead")]
+        return [g for g in candidates if g.group_id in committed_here.groups
+                or not states_listed or g.state not in ("Empty", "Dead")], committed_here.age
     coordinators = gw.groups.find_coordinators(g.group_id for g in candidates).found
     mine = [(topic, p.partition) for p in info.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets
     return [g for g in candidates if committed.get(g.group_id) or g.group_id not in coordinators
-            or not states_listed or g.state not in ("Empty", "Dead")]
+            or not states_listed or g.state not in ("Empty", "Dead")], None
 
 
 @dataclass

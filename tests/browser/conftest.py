@@ -93,7 +93,7 @@ def console_server(tmp_path_factory):
            "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            # Tests change the cluster from their own process too: the console sees it at once.
            "KAFKA_METADATA_MAX_AGE_SECONDS": "0", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0",
-           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0", "GROUP_LAG_MAX_AGE_SECONDS": "0",
            # The overview's health figures renewed every 2 s: its throughput moves within a test.
            "CLUSTER_HEALTH_MAX_AGE_SECONDS": "2",
            # Static files from the checkout (plain names), never from a collectstatic left in it.
@@ -129,20 +129,6 @@ def quiet_console(console_server):
         daphne.wait(15)
 
 
-@contextlib.contextmanager
-def registered_cluster(console: Console, name: str, bootstrap: str):
-    """Register a cluster in the shared console for one test; yields its /clusters/<id>/ path and
-    removes it afterwards, so that other tests still land on the bundled cluster after login."""
-    out = subprocess.run([sys.executable, "manage.py", "cluster_add", name, bootstrap], cwd=ROOT, env=console.env,
-                         capture_output=True, text=True, check=True).stdout
-    cluster_id = int(re.search(r"\(id (\d+)\)", out).group(1))
-    try:
-        yield f"/clusters/{cluster_id}/"
-    finally:
-        _manage(console.env, "shell", "-c",
-                f"from console.clusters.models import Cluster; Cluster.objects.filter(id={cluster_id}).delete()")
-
-
 @pytest.fixture
 def snapshot_console(console_server, tmp_path):
     """A console process on the same database, Redis and engine with the background snapshots
@@ -151,7 +137,7 @@ def snapshot_console(console_server, tmp_path):
     env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
            "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
     log_path = tmp_path / "daphne-snapshots.log"
-    daphne, url = _start_daphne(env, log_path)
+    daphne, url = start_daphne(env, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
@@ -166,12 +152,26 @@ def collected_console(console_server, tmp_path):
     env = {**console_server.env, "STATIC_ROOT": str(tmp_path / "static")}
     _manage(env, "collectstatic", "--noinput")
     log_path = tmp_path / "daphne-collected.log"
-    daphne, url = _start_daphne(env, log_path)
+    daphne, url = start_daphne(env, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
         daphne.terminate()
         daphne.wait(15)
+
+
+@contextlib.contextmanager
+def registered_cluster(console: Console, name: str, bootstrap: str):
+    """Register a cluster in the shared console for one test; yields its /clusters/<id>/ path and
+    removes it afterwards, so that other tests still land on the bundled cluster after login."""
+    out = subprocess.run([sys.executable, "manage.py", "cluster_add", name, bootstrap], cwd=ROOT, env=console.env,
+                         capture_output=True, text=True, check=True).stdout
+    cluster_id = int(re.search(r"\(id (\d+)\)", out).group(1))
+    try:
+        yield f"/clusters/{cluster_id}/"
+    finally:
+        _manage(console.env, "shell", "-c",
+                f"from console.clusters.models import Cluster; Cluster.objects.filter(id={cluster_id}).delete()")
 
 
 @pytest.fixture(scope="package")
