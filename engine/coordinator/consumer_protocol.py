@@ -10,9 +10,7 @@ The answer carries the member epoch and, on a full request or when it changed, t
 partitions the member may use now.
 
 Timers (`loop.call_later` on the engine's event loop): the session timeout
-(`group.consumer.session.timeout.ms`, or the group's own `consumer.session.timeout.ms`, set
-with IncrementalAlterConfigs on the GROUP resource, as `consumer.heartbeat.interval.ms`),
-restarted by every heartbeat, removes a silent
+(`group.consumer.session.timeout.ms`), restarted by every heartbeat, removes a silent
 member; the rebalance timeout (the member's `max.poll.interval.ms`) removes a member that
 does not give up its revoked partitions in time. Both bump the group epoch, so the others
 get its partitions.
@@ -46,7 +44,6 @@ from engine.coordinator.group import GroupMetadata, GroupState
 from engine.coordinator.offsets_records import group_key
 from engine.coordinator.reconciliation import reconcile
 from engine.errors import ApiError
-from engine.group_configs import group_config
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +96,6 @@ class ConsumerGroupProtocol:
         self._image = image
         self._on_change = on_change
 
-    def _group_config(self, group: ConsumerGroup, key: str) -> int:
-        """The group's own config (IncrementalAlterConfigs on GROUP), else the broker's."""
-        return group_config(self._image().group_configs.get(group.group_id, {}), key, self._config)[0]
-
     def assignor_names(self) -> list[str]:
         return [assignors.assignor_name(n) for n in self._config("group.consumer.assignors").split(",")]
 
@@ -146,7 +139,7 @@ class ConsumerGroupProtocol:
         self._schedule_session_timeout(group, reconciled)
         self._maybe_schedule_rebalance_timeout(group, updated, reconciled)
         result = HeartbeatResult(reconciled.member_id, reconciled.member_epoch,
-                                 self._group_config(group, "consumer.heartbeat.interval.ms"),
+                                 self._config("group.consumer.heartbeat.interval.ms"),
                                  changed=is_new or reconciled != member or epochs != (group.group_epoch,
                                                                                         group.assignment_epoch))
         if request.is_full or is_new or reconciled.assigned != member.assigned:
@@ -264,7 +257,7 @@ class ConsumerGroupProtocol:
                            f"Member {request.member_id} is not a member of group {group.group_id}.")
         if member.member_id != request.member_id:
             raise ApiError(Errors.FencedInstanceIdError)
-        interval = self._group_config(group, "consumer.heartbeat.interval.ms")
+        interval = self._config("group.consumer.heartbeat.interval.ms")
         if request.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             # It keeps its partitions for a successor with the same instance id, until its session ends.
             left = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH)
@@ -317,7 +310,7 @@ class ConsumerGroupProtocol:
     def _schedule_session_timeout(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         if member.session_timer is not None:
             member.session_timer.cancel()
-        timeout = self._group_config(group, "consumer.session.timeout.ms") / 1000
+        timeout = self._config("group.consumer.session.timeout.ms") / 1000
         member.session_timer = asyncio.get_running_loop().call_later(
             timeout, self._expire, group, member.member_id, "session timeout expired")
 

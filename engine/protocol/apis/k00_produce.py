@@ -44,7 +44,11 @@
   `throttle_time_ms`, and the connection reads nothing more for that long
   (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
   engine counts its record batches (the bulk of it).
-Gaps: no ACLs, so a transactional_id is never refused for lack of rights, only for lack of one.
+- Partitions are appended in slices of the event loop (engine/cluster/slices.py): a request
+  may name a hundred thousand. A connection's requests are still handled one at a time.
+- Authorization (with an authorizer, as KafkaApis): a transactional producer needs WRITE on
+  its transactional id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
+  topic needs WRITE, else its partitions are TOPIC_AUTHORIZATION_FAILED (before anything else).
 """
 import asyncio
 import logging
@@ -53,6 +57,7 @@ import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.broker import record_checks
+from engine.cluster import slices
 from engine.coordinator.transactions.verification import NOT_TRANSACTIONAL, verify_produce
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
@@ -60,6 +65,8 @@ from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.produce_request import RequestRefused, partition_data_error, transactional_producer
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import WRITE
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -73,27 +80,31 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    if request.transactional_id is not None and not authorize.authorize_transactional_id(
+            ctx, WRITE, request.transactional_id):
+        error = Errors.TransactionalIdAuthorizationFailedError.errno
+        return None if request.acks == 0 else _response(
+            [(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    writable = authorize.authorize_topics(ctx, WRITE, (t.name for t in request.topic_data))
     try:
         producer = transactional_producer(request)
     except RequestRefused as refused:
         return None if request.acks == 0 else _response(
             [(t.name, [_error(p.index, refused.error.errno, refused.message) for p in t.partition_data])
              for t in request.topic_data])
-    verdict = await verify_produce(ctx.broker, request, producer) if producer is not None else NOT_TRANSACTIONAL
+    verdict = await verify_produce(ctx.broker, request, producer, topics=writable) \
+        if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
-    for topic in request.topic_data:
-        partitions = []
-        for data in topic.partition_data:
-            refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic.name, data.index))
-            if refused is not None:
-                partitions.append(_error(data.index, *refused))
-                continue
-            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records,
-                                                               verdict.for_append((topic.name, data.index)))
-            partitions.append(answer)
-            if request.acks == -1 and partition is not None:
-                waits.append((answer, partition, required_offset))
-        results.append((topic.name, partitions))
+    with slices.Pacer() as pacer:     # a request may name a hundred thousand partitions
+        for topic in request.topic_data:
+            partitions = []
+            for data in topic.partition_data:
+                if topic.name not in writable:
+                    partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
+                else:
+                    partitions.append(await _append_data(ctx, request, topic.name, data, verdict, waits))
+                await pacer.tick()
+            results.append((topic.name, partitions))
     # KIP-13/219: counted once the records are in; acks=0 gets no answer but its channel is muted.
     throttle_ms = throttle_produce(ctx, sum(len(data.records or b"") for topic in request.topic_data
                                             for data in topic.partition_data))
@@ -102,6 +113,18 @@ async def handle_produce(ctx, request: ProduceRequest):
     if waits:
         await _wait_for_replication(ctx, waits, request.timeout_ms)
     return _response(results, throttle_ms)
+
+
+async def _append_data(ctx, request, topic: str, data, verdict, waits: list) -> PartitionResponse:
+    """One partition's data: refused, or appended (and, under acks=all, added to `waits`)."""
+    refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic, data.index))
+    if refused is not None:
+        return _error(data.index, *refused)
+    answer, partition, required_offset = await _append(ctx, request, topic, data.index, data.records,
+                                                       verdict.for_append((topic, data.index)))
+    if request.acks == -1 and partition is not None:
+        waits.append((answer, partition, required_offset))
+    return answer
 
 
 async def _append(ctx, request, topic: str, index: int, records, verification):

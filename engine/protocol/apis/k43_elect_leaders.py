@@ -5,12 +5,20 @@ ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it alr
 Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
 if none). topic_partitions null means every partition, and then, as Kafka's controller, the
 answer leaves out the partitions whose leader is already the desired one (ELECTION_NOT_NEEDED).
+Each partition's election is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py), so that a request naming every partition of a big cluster never
+holds it.
+Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis; a request for
+all partitions is then answered with none, so it names no topic).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER
 
 Result = ElectLeadersResponse.ReplicaElectionResult
 PartitionResult = Result.PartitionResult
@@ -26,16 +34,26 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
         wanted = {}
         for entry in request.topic_partitions:
             wanted.setdefault(entry.topic, []).extend(entry.partitions)
+    if not authorize.authorize_cluster(ctx, ALTER):
+        error = Errors.ClusterAuthorizationFailedError.errno
+        return ElectLeadersResponse(throttle_time_ms=0, error_code=error, replica_election_results=[
+            Result(topic=topic, partition_result=[PartitionResult(partition_id=i, error_code=error, error_message=None)
+                                                  for i in partitions])
+            for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
     results = []
-    for topic, partitions in wanted.items():
-        answers = []
-        for index in partitions:
-            try:
-                controller.elect_leader(topic, index, election_type)
-                answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
-            except ApiError as exc:
-                if request.topic_partitions is None and exc.code == Errors.ElectionNotNeededError.errno:
-                    continue
-                answers.append(PartitionResult(partition_id=index, error_code=exc.code, error_message=exc.message))
-        results.append(Result(topic=topic, partition_result=answers))
+    with slices.Pacer() as pacer:     # one election (one metadata commit) per partition, in slices
+        for topic, partitions in wanted.items():
+            answers = []
+            for index in partitions:
+                try:
+                    controller.elect_leader(topic, index, election_type)
+                    answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
+                except ApiError as exc:
+                    if request.topic_partitions is None and exc.code == Errors.ElectionNotNeededError.errno:
+                        await pacer.tick()
+                        continue
+                    answers.append(PartitionResult(partition_id=index, error_code=exc.code,
+                                                   error_message=exc.message))
+                await pacer.tick()
+            results.append(Result(topic=topic, partition_result=answers))
     return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-from engine.protocol.specs import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
 from tests.engine.tools.conftest import run_tool
-from tests.support.groups import GroupClient, create_topic
 
 ENTRY = re.compile(r"^  (\S+?)=(.*) sensitive=(true|false) synonyms=\{(.*)\}$")
 
@@ -89,35 +87,3 @@ def test_user_and_client_quotas_and_scram_credentials(group_cluster):
     assert (no_action.returncode, no_action.stderr.strip()) == (
         1, "At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
 
-
-def test_group_configs_are_set_before_the_group_and_its_heartbeats_follow_them(group_cluster, topic_name):
-    group = f"{topic_name}-group"
-    altered = run_tool(group_cluster, "configs", "--alter", "--group", group, "--add-config",
-                       "consumer.heartbeat.interval.ms=1234,consumer.session.timeout.ms=20000")
-    assert altered.stdout == f"Completed updating config for group {group}.\n", altered.stderr
-    assert run_tool(group_cluster, "configs", "--describe", "--group", group).stdout.splitlines() == [
-        f"Dynamic configs for group {group} are:",
-        "  consumer.heartbeat.interval.ms=1234 sensitive=false "
-        "synonyms={GROUP_CONFIG:consumer.heartbeat.interval.ms=1234}",
-        "  consumer.session.timeout.ms=20000 sensitive=false synonyms={GROUP_CONFIG:consumer.session.timeout.ms=20000}"]
-    every = run_tool(group_cluster, "configs", "--describe", "--all", "--group", group).stdout
-    assert "  consumer.heartbeat.interval.ms=1234 sensitive=false" in every
-
-    create_topic(group_cluster.bootstrap, topic_name, 1)
-    client = GroupClient(group_cluster, group)
-    try:
-        joined = client.client.request(ConsumerGroupHeartbeatRequest(
-            group_id=group, member_id="configs-member", member_epoch=0, instance_id=None, rebalance_timeout_ms=30000,
-            subscribed_topic_names=[topic_name], subscribed_topic_regex=None, server_assignor=None,
-            topic_partitions=[]), 1, ConsumerGroupHeartbeatResponse)
-        assert (joined.error_code, joined.heartbeat_interval_ms) == (0, 1234)
-    finally:
-        client.close()
-
-    run_tool(group_cluster, "configs", "--alter", "--group", group, "--delete-config", "consumer.heartbeat.interval.ms")
-    assert "consumer.heartbeat.interval.ms" not in run_tool(group_cluster, "configs", "--describe", "--group",
-                                                            group).stdout
-    unknown = run_tool(group_cluster, "configs", "--alter", "--group", group, "--add-config", "retention.ms=1")
-    assert unknown.returncode == 1 and unknown.stderr.splitlines()[-1] == (
-        "java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidConfigurationException: "
-        "Unknown group config name: retention.ms")
