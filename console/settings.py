@@ -282,6 +282,11 @@ ANALYTICS_RECORDS_SECONDS = envint("ANALYTICS_RECORDS_SECONDS", 21600, minimum=3
 ANALYTICS_RECORDS_PER_PARTITION = envint("ANALYTICS_RECORDS_PER_PARTITION", 100_000, minimum=1)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
+# On a Spark cluster (console/analytics/spark.py): a run waits this long for the master to
+# answer, and for an executor (a restarted master kills the executors of the applications it
+# does not know; the worker then starts a new session), before it fails with the reason.
+SPARK_MASTER_WAIT_SECONDS = envfloat("SPARK_MASTER_WAIT_SECONDS", 60.0)
+SPARK_EXECUTOR_WAIT_SECONDS = envfloat("SPARK_EXECUTOR_WAIT_SECONDS", 60.0)
 # Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
 # reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}

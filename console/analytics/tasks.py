@@ -8,6 +8,7 @@ cheap and run on the default queue, from beat.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 
 from celery import shared_task
@@ -16,13 +17,18 @@ from django.conf import settings
 
 from console.analytics import services
 
+log = logging.getLogger(__name__)
+
 
 @worker_process_init.connect
 @worker_ready.connect
 def _warm_spark(**_) -> None:
     if os.environ.get("ANALYTICS_WARM_SPARK") == "1":
         from console.analytics.spark import spark_session
-        spark_session()
+        try:
+            spark_session()
+        except Exception:  # noqa: BLE001 - the worker serves anyway: each run tries again, and fails with the reason
+            log.exception("Spark did not start with the worker; the first run starts it")
 
 
 @shared_task(acks_late=True, bind=True)
