@@ -108,6 +108,19 @@ class SparkCluster:
     def active_apps(self) -> list[dict]:
         return self.state().get("activeapps", [])
 
+    @staticmethod
+    def executor_processes(app_id: str) -> list[int]:
+        """Pids of the executor JVMs of application `app_id` on this machine."""
+        pids = []
+        for proc in Path("/proc").iterdir():
+            try:
+                command = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"CoarseGrainedExecutorBackend" in command and app_id.encode() in command:
+                pids.append(int(proc.name))
+        return pids
+
     def kill_worker(self, index: int) -> None:
         """kill -9 the worker's JVM (its executor notices the lost worker and exits too)."""
         process = self.workers[index]
