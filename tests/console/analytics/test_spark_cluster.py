@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from console.analytics import lake as L
 from console.analytics import launch, launch_topics
@@ -32,6 +33,7 @@ from tests.console.analytics.test_runs_and_pages import write_snapshots
 from tests.support.celery_worker import CeleryWorker, celery_broker, worker_database_url
 from tests.support.engine_process import EngineProcess, free_port_range
 from tests.support.redis_server import RedisServer
+from tests.support.spark import TEST_CONF
 from tests.support.spark_cluster import SparkCluster
 from tests.support.waiting import wait_until
 
@@ -39,8 +41,10 @@ pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True),
 APP_NAME = "console-on-a-cluster"
 # What the analytics worker's environment says to Spark: the master, and `spark.*` settings
 # both as variables of their own and through SPARK_CONF.
+# The rest as the tests' local sessions have it (tests/support/spark.py: tiny data, no code generation).
 SPARK_ENV = {"spark.driver.host": "127.0.0.1", "spark.executor.memory": "512m",
-             "SPARK_CONF": f"spark.app.name={APP_NAME};spark.sql.shuffle.partitions=4"}
+             "SPARK_CONF": ";".join([f"spark.app.name={APP_NAME}", "spark.sql.shuffle.partitions=2",
+                                     *(f"{k}={v}" for k, v in TEST_CONF.items() if "shuffle" not in k)])}
 WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": "20", "ANALYTICS_HEARTBEAT_SECONDS": "5"}
 CONTENTS_TOPIC = "contents"
 
@@ -76,6 +80,8 @@ def analytics_worker(spark_cluster, lake, redis_server, django_db_setup, django_
 def kafka_engine(tmp_path_factory):
     """A one-broker engine with a topic of keyed records, tombstones and unkeyed records."""
     engine = EngineProcess(tmp_path_factory.mktemp("cluster-engine") / "data", brokers=1).start()
+    admin = AdminClient({"bootstrap.servers": engine.bootstrap})
+    admin.create_topics([NewTopic(CONTENTS_TOPIC, 2, 1)])[CONTENTS_TOPIC].result(30)
     producer = Producer({"bootstrap.servers": engine.bootstrap, "linger.ms": 5})
     for i in range(3000):
         key = None if i % 50 == 0 else f"key-{i % 400}".encode()
@@ -140,11 +146,18 @@ def lake_job_names() -> list[str]:
     return [spec.name for spec in launch.job_specs()]
 
 
+_local_results: dict[int, dict[str, list[tuple]]] = {}
+
+
 def local_lake_results(spark, lake: Path, tmp_path: Path, cluster_id: int) -> dict[str, list[tuple]]:
-    local = local_lake_copy(lake, tmp_path / "local-lake")
-    launch.analytics_jobs_run(spark, lake_url=local, cluster_id=cluster_id, days=7,
-                              today=dt.datetime.now(dt.timezone.utc).date(), progress=lambda *_: None)
-    return results(local, cluster_id, lake_job_names())
+    """The lake run's results from a local session, on a copy of the lake (once per cluster id:
+    the synthetic snapshots do not change)."""
+    if cluster_id not in _local_results:
+        local = local_lake_copy(lake, tmp_path / "local-lake")
+        launch.analytics_jobs_run(spark, lake_url=local, cluster_id=cluster_id, days=7,
+                                  today=dt.datetime.now(dt.timezone.utc).date(), progress=lambda *_: None)
+        _local_results[cluster_id] = results(local, cluster_id, lake_job_names())
+    return _local_results[cluster_id]
 
 
 def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_cluster, lake, lake_cluster,
@@ -186,6 +199,7 @@ def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_c
 def test_a_worker_killed_mid_run_costs_its_tasks_not_the_run(analytics_worker, spark_cluster, lake, lake_cluster,
                                                               spark, users, tmp_path):
     expected = local_lake_results(spark, lake, tmp_path, lake_cluster.pk)
+    shutil.rmtree(lake / L.RESULTS, ignore_errors=True)          # only this run's results count
     run = analytics_run_request(cluster=lake_cluster, actor=users["operator"])
 
     def midway():
@@ -213,7 +227,8 @@ def test_after_a_master_restart_the_worker_starts_a_new_session(analytics_worker
     wait_until(lambda: not spark_cluster.executor_processes(before["id"]), timeout=180, interval=0.5,
                message="the old application's executors killed by the new master")
 
-    run = request_and_wait(lake_cluster, users["operator"], worker=analytics_worker)
+    run = request_and_wait(lake_cluster, users["operator"], kind=AnalyticsRun.WHAT_IF, worker=analytics_worker,
+                           topic="orders", retention_ms=None, retention_bytes=0)
     assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
     [after] = spark_cluster.active_apps()
     assert after["name"] == APP_NAME and after["id"] != before["id"]
