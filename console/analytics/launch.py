@@ -38,7 +38,7 @@ def result_write(frame: DataFrame, *, lake_url: str, job: str, cluster_id: int) 
 @dataclass(frozen=True)
 class JobSpec:
     name: str
-    build: Callable[[dict[str, DataFrame]], DataFrame]
+    build: Callable[[RunTables], DataFrame]
 
 
 # The results the pages read. Horizons keep each history small: per group, 1-minute points
@@ -47,11 +47,25 @@ class JobSpec:
 HISTORY_HORIZON_DAYS = {"1m": 1, "5m": 7, "1h": None}
 
 
-def _recent(frame: DataFrame, days: int | None) -> DataFrame:
+def _recent(frame: DataFrame, days: int | None, newest: dt.datetime | None = None) -> DataFrame:
     if days is None:
         return frame
-    newest = frame.agg(F.max(L.TS)).first()[0]
+    newest = newest or frame.agg(F.max(L.TS)).first()[0]
     return frame if newest is None else frame.where(F.col(L.TS) >= F.lit(newest - dt.timedelta(days=days)))
+
+
+class RunTables(dict):
+    """A run's lake tables (read once, cached), and each table's newest snapshot time, asked of
+    the table once per run rather than once per job."""
+
+    def __init__(self, tables: dict[str, DataFrame]) -> None:
+        super().__init__(tables)
+        self.newest: dict[str, dt.datetime | None] = {}
+
+    def recent(self, table: str, days: int | None) -> DataFrame:
+        if days is not None and table not in self.newest:
+            self.newest[table] = self[table].agg(F.max(L.TS)).first()[0]
+        return _recent(self[table], days, self.newest.get(table))
 
 
 def job_specs() -> list[JobSpec]:
@@ -59,11 +73,11 @@ def job_specs() -> list[JobSpec]:
     for name, seconds in lag.RESOLUTIONS.items():
         days = HISTORY_HORIZON_DAYS[name]
         specs.append(JobSpec(f"group_lag_{name}", lambda t, s=seconds, d=days: lag.group_lag_history(
-            lag.lag_history(_recent(t[L.GROUP_OFFSETS], d), resolution_seconds=s))))
+            lag.lag_history(t.recent(L.GROUP_OFFSETS, d), resolution_seconds=s))))
         specs.append(JobSpec(f"partition_lag_{name}", lambda t, s=seconds, d=days: lag.lag_history(
-            _recent(t[L.GROUP_OFFSETS], min(d or 1, 1)), resolution_seconds=s)))
+            t.recent(L.GROUP_OFFSETS, min(d or 1, 1)), resolution_seconds=s)))
     specs += [
-        JobSpec("time_lag", lambda t: _newest(lag.time_lag(_recent(t[L.GROUP_OFFSETS], 1), t[L.PARTITIONS]))),
+        JobSpec("time_lag", lambda t: _newest(lag.time_lag(t.recent(L.GROUP_OFFSETS, 1), t[L.PARTITIONS]))),
         JobSpec("partition_status", lambda t: lag.partition_status(t[L.GROUP_OFFSETS])),
         JobSpec("group_status", lambda t: lag.group_status(lag.partition_status(t[L.GROUP_OFFSETS]))),
         JobSpec("production_5m", lambda t: rates.production_rates(t[L.PARTITIONS], resolution_seconds=300)),
@@ -89,8 +103,8 @@ def analytics_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, d
                        today: dt.date, progress: Progress) -> dict[str, float]:
     """Run every job on the last `days` of the cluster's lake; returns seconds per job."""
     since = today - dt.timedelta(days=days)
-    tables = {t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
-              for t in L.TABLES}
+    tables = RunTables({t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
+                        for t in L.TABLES})
     timings = {}
     specs = job_specs()
     try:

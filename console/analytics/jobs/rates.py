@@ -44,8 +44,10 @@ def catch_up(group_offsets: DataFrame, *, window_seconds: int) -> DataFrame:
     there is no lag, null when the group does not gain on its producers).
     Rows: group_id, lag, consume_per_second, produce_per_second, catch_up_seconds."""
     series = [L.GROUP, L.TOPIC, L.PARTITION]
-    newest = F.max(L.TS).over(Window.partitionBy(L.GROUP))
-    recent = (with_lag(group_offsets).withColumn("_newest", newest)
+    # Each group's newest snapshot by a hash aggregation joined back (a window over the group
+    # would sort every row).
+    newest = group_offsets.groupBy(L.GROUP).agg(F.max(L.TS).alias("_newest"))
+    recent = (with_lag(group_offsets).join(F.broadcast(newest), L.GROUP)
               .where(F.unix_millis(L.TS) >= F.unix_millis("_newest") - window_seconds * 1000))
     span = (F.unix_millis(F.max(L.TS)) - F.unix_millis(F.min(L.TS))) / 1000.0
     per_partition = recent.groupBy(*series).agg(
