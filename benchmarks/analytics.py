@@ -276,6 +276,15 @@ def run_jobs(lake: Path, snapshots: int, only: list[str]) -> None:
     spark = build_session(master="local[2]", conf={"spark.driver.memory": "6g"})
     spark.range(1).count()
     print(f"Spark session start (JVM, first job): {time.perf_counter() - started:.1f} s")
+    # As the analytics worker does at start: every lake job once on a tiny lake (code generation
+    # and the JVM's compilation paid there), then shuffle partitions sized to this lake.
+    from console.analytics.launch import lake_input_bytes, session_size_to
+    from console.analytics.warmup import session_warm_up
+    print(f"Warm-up (every lake job on a tiny lake): {session_warm_up(spark, lake_url=tempfile.mkdtemp()):.1f} s")
+    input_bytes = lake_input_bytes(lake_url=str(lake), cluster_id=CLUSTER, since=None)
+    session_size_to(spark, input_bytes=input_bytes)
+    print(f"Lake: {input_bytes / 2**20:,.0f} MiB of Parquet; shuffle partitions: "
+          f"{spark.conf.get('spark.sql.shuffle.partitions')}")
     con = duckdb.connect()
     con.execute("SET threads = 2")
     for table, view in DUCK_VIEWS.items():

@@ -10,11 +10,13 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates, retention
+from console.analytics.storage import lake_filesystem
 
 Progress = Callable[[str, int], None]
 
@@ -99,10 +101,43 @@ def _newest(frame: DataFrame) -> DataFrame:
     return frame.join(newest, [L.GROUP, L.TOPIC, L.PARTITION, L.TS])
 
 
+# Shuffle partitions per run: about this much Parquet input each (Spark's 200 cut a small lake
+# into hundreds of tasks of milliseconds; a fixed 8 left a big one's sorts spilling), at least
+# one per core and at most MAX_SHUFFLE_PARTITIONS. Adaptive Query Execution (on) coalesces
+# the small ones after each shuffle.
+SHUFFLE_PARTITION_BYTES = 32 * 2**20
+MAX_SHUFFLE_PARTITIONS = 400
+
+
+def shuffle_partitions(*, input_bytes: int, cores: int) -> int:
+    return max(cores, min(MAX_SHUFFLE_PARTITIONS, -(-input_bytes // SHUFFLE_PARTITION_BYTES)))
+
+
+def lake_input_bytes(*, lake_url: str, cluster_id: int, since: dt.date | None) -> int:
+    """Bytes of the cluster's lake files from `since` on: what a run reads."""
+    fs, root = lake_filesystem(lake_url)
+    total = 0
+    for table in L.TABLES:
+        selector = pafs.FileSelector(f"{L.table_url(root, table)}/{L.CLUSTER}={cluster_id}", recursive=True,
+                                     allow_not_found=True)
+        for info in fs.get_file_info(selector):
+            day = info.path.rsplit(f"{L.DATE}=", 1)[-1].split("/", 1)[0] if f"{L.DATE}=" in info.path else ""
+            if info.is_file and (since is None or day >= since.isoformat()):
+                total += info.size
+    return total
+
+
+def session_size_to(spark: SparkSession, *, input_bytes: int) -> None:
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions(
+        input_bytes=input_bytes, cores=spark.sparkContext.defaultParallelism)))
+
+
 def analytics_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, days: int,
                        today: dt.date, progress: Progress) -> dict[str, float]:
     """Run every job on the last `days` of the cluster's lake; returns seconds per job."""
     since = today - dt.timedelta(days=days)
+    session_size_to(spark, input_bytes=lake_input_bytes(lake_url=lake_url, cluster_id=cluster_id, since=since))
     tables = RunTables({t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
                         for t in L.TABLES})
     timings = {}

@@ -17,7 +17,8 @@ On a cluster (any master but `local...`) this module does what the cluster needs
   before a records run, the brokers (console.analytics.cluster_check);
 - a session with no executor is not trusted: a restarted master kills the executors of the
   applications it does not know, and the old session would wait for resources forever. So a
-  session is checked before each run and built again when its executors are gone, and a watch
+  session is checked before each run (a task must come back from the executors) and built
+  again when its executors are gone, and a watch
   thread cancels the jobs of a session that had no executor for SPARK_EXECUTOR_WAIT_SECONDS
   (the run fails with that reason; the next one reconnects).
 """
@@ -41,6 +42,7 @@ from console.kafka_gateway.spark_source import KafkaDataSource
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 SHIPPED_PACKAGES = ("console", "engine", "kafka_rules")
 SHIPPED_NAME = "kafka-console-project"
+HEALTH_JOB_GROUP = "kafka-console-health"
 log = logging.getLogger(__name__)
 
 # Sensible for a console's small-to-medium jobs; any of them can be overridden by SPARK_CONF.
@@ -170,8 +172,10 @@ class ExecutorWatch(threading.Thread):
                 none = executor_count(self.session) == 0
             except Exception:  # noqa: BLE001 - the session is being stopped
                 return
-            without_since = (without_since or time.monotonic()) if none else None
-            if busy and without_since is not None and time.monotonic() - without_since >= self.seconds:
+            # Only time with jobs waiting counts: an idle session's lost executors are the next
+            # run's health check's to find.
+            without_since = (without_since or time.monotonic()) if busy and none else None
+            if without_since is not None and time.monotonic() - without_since >= self.seconds:
                 self.reason = (f"The Spark cluster {self.master} left this run without executors for "
                                f"{self.seconds:.0f} s (its master restarted, or every worker stopped), so the "
                                "run was cancelled. The analytics worker reconnects for the next run.")
@@ -212,7 +216,32 @@ def spark_session() -> SparkSession:
 def _healthy(session: SparkSession, master: str, wait_seconds: float) -> bool:
     if session.sparkContext._jsc.sc().isStopped():
         return False
-    return not is_cluster(master) or executors_wait(session, seconds=wait_seconds)
+    if not is_cluster(master):
+        return True
+    return executors_wait(session, seconds=wait_seconds) and _round_trip(session, seconds=wait_seconds)
+
+
+def _round_trip(session: SparkSession, *, seconds: float) -> bool:
+    """A task on the executors answers within `seconds`: the driver may still list executors
+    that a restarted master has just killed, and a job sent to them would wait forever."""
+    context = session.sparkContext
+    finished = threading.Event()
+
+    def cancel() -> None:
+        if not finished.is_set():
+            context.cancelJobGroup(HEALTH_JOB_GROUP)
+    timer = threading.Timer(seconds, cancel)
+    context.setJobGroup(HEALTH_JOB_GROUP, "analytics worker: are the executors there?", interruptOnCancel=True)
+    timer.start()
+    try:
+        context.parallelize(range(2), 2).count()
+        return True
+    except Exception:  # noqa: BLE001 - cancelled, or the executors failed it: not healthy
+        return False
+    finally:
+        finished.set()
+        timer.cancel()
+        context.setLocalProperty("spark.jobGroup.id", None)
 
 
 def _cluster_ready(session: SparkSession, master: str, settings) -> None:

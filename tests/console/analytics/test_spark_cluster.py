@@ -24,11 +24,12 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from console.analytics import lake as L
 from console.analytics import launch, launch_topics
+from console.analytics.collector import snapshot_collect
 from console.analytics.models import AnalyticsRun
 from console.analytics.services import analytics_run_request, source_options, what_if_request
 from console.analytics.storage import lake_filesystem
+from console.analytics.warmup import WARMUP_DIR
 from console.clusters.models import Cluster
-from console.analytics.collector import snapshot_collect
 from tests.console.analytics.test_runs_and_pages import write_snapshots
 from tests.support.celery_worker import CeleryWorker, celery_broker, worker_database_url
 from tests.support.engine_process import EngineProcess, free_port_range
@@ -166,6 +167,9 @@ def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_c
     # spark.* from the worker's environment reached the cluster: the application's name and memory.
     [app] = spark_cluster.active_apps()
     assert (app["name"], app["memoryperexecutor"]) == (APP_NAME, 512)
+    # The worker warmed its session up at start, on the cluster, and left no trace in the lake.
+    assert "Spark warmed up: every lake job once on a tiny lake" in analytics_worker.log_text()
+    assert not (lake / WARMUP_DIR).exists()
 
     run = request_and_wait(lake_cluster, operator, worker=analytics_worker)
     assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
