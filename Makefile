@@ -13,6 +13,9 @@ TEST_WORKERS ?= 3
 
 JS_CLIENTS := tests/clients/kafkajs
 JS_STAMP := $(JS_CLIENTS)/node_modules/.package-lock.json
+# mermaid.js for the docs site's diagrams (docs/hooks/mermaid.py), from npm's registry.
+DOCS_JS := docs/hooks
+DOCS_JS_STAMP := $(DOCS_JS)/node_modules/.package-lock.json
 
 # System tools, as CHECK=DEBIAN_PACKAGE (CHECK: a command on PATH, an absolute path, or
 # ensurepip for Python's venv support). `make test` and `make run` install what is missing
@@ -24,7 +27,7 @@ RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
 TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus \
 	/usr/lib/postgresql/15/bin/pg_ctl=postgresql /usr/bin/redis-server=redis-server
 
-.PHONY: run engine test venv js-clients bench docs clean system-deps run-deps
+.PHONY: run engine test venv js-clients docs-js bench docs clean system-deps run-deps
 
 venv: $(STAMP)
 
@@ -39,6 +42,11 @@ js-clients: $(JS_STAMP)
 
 $(JS_STAMP): $(JS_CLIENTS)/package.json $(JS_CLIENTS)/package-lock.json
 	cd $(JS_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error
+
+docs-js: $(DOCS_JS_STAMP)
+
+$(DOCS_JS_STAMP): $(DOCS_JS)/package.json $(DOCS_JS)/package-lock.json
+	cd $(DOCS_JS) && npm ci --no-audit --no-fund --loglevel=error
 
 system-deps:
 	@PYTHON=$(PYTHON) sh scripts/system_deps.sh test $(TEST_DEPS)
@@ -55,12 +63,12 @@ run: run-deps venv
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
-test: system-deps venv js-clients
+test: system-deps venv js-clients docs-js
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
-docs: venv
-	$(PY) -m mkdocs build --strict
+docs: venv docs-js
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 bench: venv
 	$(PY) benchmarks/produce_consume.py

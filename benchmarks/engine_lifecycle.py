@@ -14,8 +14,8 @@ CPU seconds, with the load average, since the machine may be shared):
    every partition's end offset holds every acknowledged record.
 
 No peer runs beside it (librdkafka's mock cluster keeps everything in memory and has no
-start-up or shutdown to compare); the figures to compare with are the same benchmark on
-older code, quoted in README.md.
+start-up or shutdown to compare); compare with this benchmark's figures on other code (the
+latest are in docs/benchmarks/index.md, earlier ones in its git history).
 
     .venv/bin/python benchmarks/engine_lifecycle.py                  # 10,000 topics x 4
     .venv/bin/python benchmarks/engine_lifecycle.py --topics 1000

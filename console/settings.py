@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "console.quotas",
     "console.metrics",
     "console.alerts",
+    "console.schema_registry",
     "django_celery_beat",
 ]
 
@@ -176,6 +177,13 @@ DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.
 ENGINE_ADMIN_TOKEN = envstr("ENGINE_ADMIN_TOKEN", "")
 ENGINE_ADMIN_TOKEN_FILE = Path(envstr("ENGINE_ADMIN_TOKEN_FILE", str(DATA_DIR / "admin.token")))
+# The bundled schema registry (`make run` starts it, engine/schema_registry): its URL, and the file
+# holding its bearer token (the registry writes it at first start). Other clusters configure a
+# registry of their own on the Schemas page, its secrets named by CONSOLE_SECRET_* variables.
+SCHEMA_REGISTRY_URL = envstr("SCHEMA_REGISTRY_URL", f"http://127.0.0.1:{envint('REGISTRY_PORT', 8081, minimum=1)}")
+SCHEMA_REGISTRY_TOKEN_FILE = Path(envstr("SCHEMA_REGISTRY_TOKEN_FILE", str(DATA_DIR / "registry.token")))
+# Seconds a registry request may take before the page says the registry does not answer.
+SCHEMA_REGISTRY_TIMEOUT_SECONDS = envfloat("SCHEMA_REGISTRY_TIMEOUT_SECONDS", 10.0)
 # Kafka client timeouts: a page about an unreachable cluster fails after this, not after 30 s.
 KAFKA_REQUEST_TIMEOUT_MS = envint("KAFKA_REQUEST_TIMEOUT_MS", 10000, minimum=100, maximum=600_000)
 KAFKA_BOOTSTRAP_TIMEOUT_MS = envint("KAFKA_BOOTSTRAP_TIMEOUT_MS", 5000, minimum=100, maximum=600_000)

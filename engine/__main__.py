@@ -1,6 +1,6 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
 operator commands that talk to a running engine (`broker ...`, `groups ...`,
-`transactions ...`), and
+`transactions ...`), the schema registry (`registry --bootstrap HOST:PORT`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i, PLAINTEXT unless `--security-protocol` asks for SASL or TLS
@@ -19,6 +19,7 @@ import sys
 from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
 from engine.security import scram_bootstrap, settings as security_settings
+from engine.schema_registry import command as registry_command
 from engine.storage.dir_lock import DataDirLockedError
 from engine.tools import broker_command, groups_command, metadata_command, transactions_command
 
@@ -68,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--security-protocol", default="PLAINTEXT", choices=security_settings.PROTOCOLS,
                        help="the client listeners' protocol, Kafka's names (default PLAINTEXT: no TLS, no login)")
     serve.add_argument("--sasl-users-file", default=None, metavar="FILE",
-                       help="SASL/PLAIN users, one user_<name>=<password> a line (README: Security)")
+                       help="SASL/PLAIN users, one user_<name>=<password> a line (docs/engine/authentication.md)")
     serve.add_argument("--add-scram", action="append", default=[], metavar="'SCRAM-SHA-256=[name=N,password=P]'",
                        help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
     serve.add_argument("--log-level", default="INFO")
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
+    registry_command.add_parser(commands)
     return parser
 
 
@@ -129,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         return metadata_command.run(args)
     if args.command == "transactions":
         return transactions_command.run(args)
+    if args.command == "registry":
+        return registry_command.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.brokers < 1:
         print("--brokers must be at least 1", file=sys.stderr)

@@ -1,7 +1,14 @@
-"""The audit log's JSON twin, for admins."""
+"""The audit log's JSON twin, for admins; who the caller is, for services that trust the console."""
 from console.accounts import selectors
-from console.accounts.roles import ADMIN
+from console.accounts.roles import ADMIN, VIEWER, role_of
 from console.web import json_api
+
+
+@json_api(VIEWER)
+def whoami(request):
+    """The caller's name and role. The schema registry (engine/schema_registry/auth.py) asks it
+    with a client's HTTP basic credentials, so the registry's users are the console's."""
+    return {"username": request.user.get_username(), "role": role_of(request.user)}
 
 
 @json_api(ADMIN)

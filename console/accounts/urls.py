@@ -10,4 +10,5 @@ urlpatterns = [
 # The JSON API, under /api/ (console/urls.py), in the "api" namespace.
 api_urlpatterns = [
     path("audit", apis.audit_log, name="audit"),
+    path("whoami", apis.whoami, name="whoami"),
 ]

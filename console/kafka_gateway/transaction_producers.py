@@ -4,7 +4,7 @@ Transactions page's hanging check.
 A transaction hangs when no coordinator will write its marker, and only the partitions know
 which transactions they hold open: so the check asks every partition leader about all of its
 partitions. At 20,000 partitions on 3 brokers that cost each page 1.2-2.2 s under load
-(README, Benchmarks), while a hanging transaction is, by its nature, one that has been open
+(docs/benchmarks/index.md), while a hanging transaction is, by its nature, one that has been open
 for minutes. So `open_transactions` serves them from `cache.TRANSACTION_PRODUCERS`: collected
 on a background thread over a gateway of its own, with the time of collection for the page to
 show (see console.kafka_gateway.cache). The page then reads its suspects again live, and the

@@ -10,8 +10,10 @@ framing), msgpack, hex, base64.
 
 auto reads Confluent's wire format first: a magic byte 0 and a 4-byte schema id in front of the
 payload. With the id registered in the console it decodes the payload as Avro and says so in
-the note ("Confluent wire format, schema id 7 (orders-value)"); with an unknown id it says
-that it is the wire format and shows the bytes as hex. Otherwise JSON if it parses, UTF-8 text
+the note ("Confluent wire format, schema id 7 (orders-value)"); else, when the cluster has a
+schema registry (`registry`: an id -> schema resolver, console/schema_registry/resolver.py),
+the registry's schema decodes it, Avro, Protobuf (with its message indexes) or JSON Schema;
+with an id nobody knows it says that it is the wire format and shows the bytes as hex. Otherwise JSON if it parses, UTF-8 text
 if it is valid and printable, else hex: a key of a few binary bytes shows as hex, never as a
 blank or a lone control character.
 
@@ -34,6 +36,8 @@ import orjson
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from kafka.record.util import decode_varint
 
+from console.schema_registry import resolver as schema_resolver
+
 CONFLUENT_MAGIC = 0
 
 
@@ -43,6 +47,8 @@ class Decoded:
     format: str                      # the format that produced `text` (auto resolves to json/string/hex)
     error: str | None = None         # the decoder's complaint; `text` is then the raw bytes in hex
     note: str = ""                   # what a person should know about how it was read (framing, masking)
+    schema_id: int | None = None     # Confluent's framing: the schema id in front of the payload
+    subject: str = ""                # ... and the subject the registry keeps that schema under
 
 
 class DecodeError(ValueError):
@@ -130,13 +136,23 @@ class Deserializers:
 
     def __init__(self, *, avro_schema: str = "", registered_schemas: dict[int, str] | None = None,
                  protobuf_descriptor_set: bytes = b"", protobuf_message_type: str = "",
-                 subjects: dict[int, str] | None = None) -> None:
+                 subjects: dict[int, str] | None = None, registry: Callable | None = None) -> None:
         self._avro_schema_text = avro_schema
+        self._registry = registry
+        self._resolved: dict[int, tuple] = {}      # schema id -> (resolved schema, subject), per reader
         self._registered = registered_schemas or {}
         self._subjects = subjects or {}
         self._parsed_registered: dict[int, object] = {}
         self._descriptor_set = protobuf_descriptor_set
         self._message_type = protobuf_message_type
+
+    @property
+    def resolves_through_registry(self) -> bool:
+        return self._registry is not None
+
+    @property
+    def resolves_schema_ids(self) -> bool:
+        return self._registry is not None or bool(self._registered)
 
     def decode(self, data: bytes | None, fmt: str) -> Decoded:
         if data is None:
@@ -169,6 +185,8 @@ class Deserializers:
         return Decoded(text, "json")
 
     def _confluent(self, data: bytes, schema_id: int) -> Decoded:
+        if schema_id not in self._registered and self._registry is not None:
+            return self._from_registry(data, schema_id)
         subject = f" ({self._subjects[schema_id]})" if schema_id in self._subjects else ""
         framing = f"Confluent wire format, schema id {schema_id}{subject}"
         if schema_id not in self._registered:
@@ -178,7 +196,42 @@ class Deserializers:
             decoded = self._avro(data)
         except Exception as exc:  # noqa: BLE001 - shown beside the bytes, as any decoder's error
             return Decoded(data.hex(), "hex", f"avro: {exc}", note=framing)
-        return Decoded(decoded.text, decoded.format, note=f"{framing}, read as Avro")
+        return Decoded(decoded.text, decoded.format, note=f"{framing}, read as Avro", schema_id=schema_id,
+                       subject=self._subjects.get(schema_id, ""))
+
+    def _lookup(self, schema_id: int) -> tuple:
+        """The registry's schema for an id, asked once per reader (an unknown id too: its error
+        is kept, so a page of records with that id costs one request)."""
+        found = self._resolved.get(schema_id)
+        if found is None:
+            try:
+                found = self._registry(schema_id)
+            except Exception as exc:  # noqa: BLE001 - kept and raised again for each record with this id
+                found = exc
+            self._resolved[schema_id] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def framed_value(self, data: bytes):
+        """A value in Confluent's framing decoded to Python data through the registry (for
+        search filters: no JSON text made); raises when it cannot be."""
+        resolved, _ = self._lookup(struct.unpack_from(">I", data, 1)[0])
+        return schema_resolver.decode(resolved, data)
+
+    def _from_registry(self, data: bytes, schema_id: int) -> Decoded:
+        """Decode with the schema the cluster's registry keeps under the framed id."""
+        try:
+            resolved, subject = self._lookup(schema_id)
+            value = schema_resolver.decode(resolved, data)
+        except Exception as exc:  # noqa: BLE001 - the registry's answer or the decoder's, shown beside the bytes
+            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}",
+                           note=f"Confluent wire format, schema id {schema_id}", schema_id=schema_id)
+        kind = resolved.schema_type.lower()
+        return Decoded(to_json_text(value, pretty=True), "json" if kind == "json" else kind,
+                       note=f"Confluent wire format, schema id {schema_id} ({subject}), read as "
+                            f"{resolved.schema_type} with the schema registry's schema",
+                       schema_id=schema_id, subject=subject)
 
     @decoder("string")
     def _string(self, data: bytes) -> Decoded:
@@ -192,6 +245,8 @@ class Deserializers:
     def _avro(self, data: bytes) -> Decoded:
         if len(data) >= 5 and data[0] == CONFLUENT_MAGIC:
             (schema_id,) = struct.unpack_from(">I", data, 1)
+            if schema_id not in self._registered and self._registry is not None and not self._avro_schema_text:
+                return self._from_registry(data, schema_id)
             if schema_id in self._registered:
                 value = fastavro.schemaless_reader(io.BytesIO(data[5:]), self._registered_schema(schema_id))
                 return Decoded(to_json_text(value, pretty=True), "avro")
@@ -207,6 +262,8 @@ class Deserializers:
 
     @decoder("protobuf")
     def _protobuf(self, data: bytes) -> Decoded:
+        if data[:1] == b"\x00" and len(data) > 5 and self._registry is not None and not self._descriptor_set:
+            return self._from_registry(data, struct.unpack_from(">I", data, 1)[0])
         if not self._descriptor_set or not self._message_type:
             raise DecodeError("The topic has no Protobuf descriptor set and message type.")
         if data[:1] == b"\x00":

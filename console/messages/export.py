@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from console.messages.presenting import export_row
 
 CSV_COLUMNS = ["partition", "offset", "timestamp", "timestamp_type", "key", "value", "headers",
-               "key_base64", "value_base64", "headers_base64", "transaction"]
+               "key_base64", "value_base64", "headers_base64", "transaction", "value_schema_id", "value_subject"]
 EXPORT_FORMATS = ("jsonl", "csv")
 
 

@@ -61,7 +61,8 @@ class RecordFilter:
         self._transform = transform
         self._header_transform = header_transform or transform
         self._text = _text_predicate(spec)
-        self._json = _json_predicate(spec)
+        self._json_value = _json_value_predicate(spec)
+        self._json = None if self._json_value is None else _on_json_bytes(self._json_value)
         self._needles = [] if transform else _batch_needles(spec)
         self._escapes = _escapes(spec)
         self._start, self._end = spec.start_time_ms, spec.end_time_ms
@@ -77,6 +78,8 @@ class RecordFilter:
         return all(find(needle, batch.start, batch.end) >= 0 for needle in self._needles)
 
     def match(self, record) -> bool:
+        """`transform` may return a ParsedValue (a value already decoded to Python data): JSON-path
+        filters use the data as it is, text filters its JSON text."""
         if self._start is not None and record.timestamp < self._start:
             return False
         if self._end is not None and record.timestamp > self._end:
@@ -84,6 +87,9 @@ class RecordFilter:
         value = record.value
         if self._transform is not None:
             value = self._transform(value)
+        parsed = None
+        if isinstance(value, ParsedValue):
+            parsed, value = value, (value.text() if self._text is not None else None)
         if self._text is not None:
             field = self.spec.field
             if field == "value":
@@ -96,6 +102,8 @@ class RecordFilter:
             elif not any(v is not None and self._text(v) for v in self._header_values(record)):
                 return False
         if self._json is not None:
+            if parsed is not None:
+                return self._json_value(parsed.value)
             return value is not None and self._json(value)
         return True
 
@@ -126,7 +134,8 @@ def _literal(text: str):
         return text
 
 
-def _json_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
+def _json_value_predicate(spec: FilterSpec) -> Callable[[object], bool] | None:
+    """The JSON-path comparison on a value already parsed (a JSON document or decoded Avro)."""
     if not spec.json_path:
         return None
     if spec.json_op not in JSON_OPS:
@@ -135,10 +144,10 @@ def _json_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
     literal = _literal(spec.json_literal)
     compare = _COMPARISONS[spec.json_op]
 
-    def predicate(data: bytes) -> bool:
+    def predicate(document) -> bool:
         try:
-            found = get(orjson.loads(data))
-        except (orjson.JSONDecodeError, JMESPathError, TypeError):
+            found = get(document)
+        except (JMESPathError, TypeError):
             return False
         if found is _MISSING or found is None and spec.json_op != "==" and spec.json_op != "!=":
             return False
@@ -148,6 +157,26 @@ def _json_predicate(spec: FilterSpec) -> Callable[[bytes], bool] | None:
             return False
     return predicate
 
+
+def _on_json_bytes(on_value: Callable[[object], bool]) -> Callable[[bytes], bool]:
+    def predicate(data: bytes) -> bool:
+        try:
+            document = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return False
+        return on_value(document)
+    return predicate
+
+
+class ParsedValue:
+    """A value a transform already decoded (Avro, Protobuf in Confluent's framing) to Python data."""
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def text(self) -> bytes:
+        return orjson.dumps(self.value, default=str, option=orjson.OPT_NON_STR_KEYS)
 
 def compile_path(path: str) -> Callable[[object], object]:
     """A jmespath expression as a function of a parsed document. Plain dotted field paths

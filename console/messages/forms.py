@@ -161,9 +161,16 @@ class ProduceForm(forms.Form):
     key_serializer = forms.ChoiceField(choices=[(s, s) for s in SERIALIZERS], initial="string")
     value = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 8}), strip=False)
     value_null = forms.BooleanField(required=False, label="Null value (tombstone)")
-    value_serializer = forms.ChoiceField(choices=[(s, s) for s in SERIALIZERS], initial="json")
+    value_serializer = forms.ChoiceField(choices=[(s, s) for s in SERIALIZERS] + [("registry", "schema registry")],
+                                         initial="json")
     schema_id = forms.IntegerField(required=False, min_value=1,
                                    help_text="Avro only: write in Confluent's framing with this registered schema.")
+    subject = forms.CharField(required=False, max_length=1024,
+                              help_text="Schema registry: the subject (empty: <topic>-value, TopicNameStrategy).")
+    schema_version = forms.IntegerField(required=False, min_value=1, label="Subject version",
+                                        help_text="Schema registry: empty for the latest version.")
+    message_type = forms.CharField(required=False, max_length=300,
+                                   help_text="Schema registry, Protobuf: the message (empty: the file's first).")
     headers = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                               help_text="One header per line: name=value.")
     copies = forms.IntegerField(min_value=1, max_value=1000, initial=1)

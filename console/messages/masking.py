@@ -118,7 +118,7 @@ def mask_decoded(decoded: Decoded, masker: Masker) -> Decoded:
     if masked is None:
         return _withheld("This value is withheld from the viewer role: it is not a JSON document, so the topic's "
                          "field masking rules cannot be applied to it.")
-    return Decoded(masked, decoded.format)
+    return Decoded(masked, decoded.format, note=decoded.note, schema_id=decoded.schema_id, subject=decoded.subject)
 
 
 def _withheld(reason: str) -> Decoded:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from console.kafka_gateway.batches import CODEC_NAMES, TIMESTAMP_TYPES, ConsumedRecord
 from console.messages.deserializers import Decoded, Deserializers
+from console.messages.filters import ParsedValue
 from console.errors import ConsoleError
 from console.messages.masking import FIELD_FORMATS, WITHHELD, Masker, mask_decoded
 
@@ -63,7 +64,10 @@ def _decoded(d: Decoded, *, preview: bool = False) -> dict:
     text = d.text
     if preview and text is not None and len(text) > TABLE_PREVIEW_CHARS:
         text = text[:TABLE_PREVIEW_CHARS] + "…"
-    return {"text": text, "format": d.format, "error": d.error, "note": d.note}
+    found = {"text": text, "format": d.format, "error": d.error, "note": d.note}
+    if d.schema_id is not None:
+        found.update(schema_id=d.schema_id, subject=d.subject)
+    return found
 
 
 def iso_time(ms: int) -> str:
@@ -97,6 +101,13 @@ class Presenter:
     @property
     def masks(self) -> bool:
         return self._masker is not None
+
+    @property
+    def decodes_framed_values(self) -> bool:
+        """The value format reads Confluent's framing into JSON: avro, protobuf, or auto when
+        schema ids can be resolved (a registry, or schemas registered in the console)."""
+        fmt = self._formats[1]
+        return fmt in ("avro", "protobuf") or (fmt == "auto" and self._d.resolves_schema_ids)
 
     def present(self, record: ConsumedRecord) -> MessageView:
         if record.undecodable:
@@ -147,6 +158,21 @@ class Presenter:
         """What a masked reader's search compares for a value: the masked text (None: withheld)."""
         return self._masked_text(data, self._formats[1], self._read_formats[1])
 
+    def decoded_value(self, data: bytes | None):
+        """What a search compares for a value in Confluent's framing (magic byte 0, schema id):
+        the value decoded through the registry (a ParsedValue: JSON-path filters read it as it
+        is, text filters its JSON), else the value as shown. Other values are compared as they
+        are, byte for byte."""
+        if data is None or data[:1] != b"\x00" or len(data) < 6:
+            return data
+        if self._d.resolves_through_registry:
+            try:
+                return ParsedValue(self._d.framed_value(data))
+            except Exception:  # noqa: BLE001 - not decodable: compared as the page shows it
+                pass
+        decoded = self._d.decode(data, self._formats[1])
+        return data if decoded.error or decoded.text is None else decoded.text.encode("utf-8")
+
     def compared_header(self, data: bytes | None) -> bytes | None:
         return self._masked_text(data, self._formats[2], self._read_formats[2])
 
@@ -179,7 +205,8 @@ def export_row(record: ConsumedRecord, view: MessageView) -> dict:
     raw bytes would show what the mask hides)."""
     row = {"partition": record.partition, "offset": record.offset, "timestamp": record.timestamp,
            "timestamp_type": view.timestamp_type, "key": view.key.text, "value": view.value.text,
-           "headers": {n: d.text for n, d in view.headers}, "transaction": view.transaction}
+           "headers": {n: d.text for n, d in view.headers}, "transaction": view.transaction,
+           "value_schema_id": view.value.schema_id, "value_subject": view.value.subject or None}
     if not view.masked:
         row["key_base64"] = None if record.key is None else base64.b64encode(record.key).decode()
         row["value_base64"] = None if record.value is None else base64.b64encode(record.value).decode()

@@ -32,6 +32,7 @@ from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 from console.messages.transaction_marks import PENDING, PendingTransactions, in_transaction, marker_record, outcome_of
 from console.messages.transactions import transaction_outcomes
+from console.schema_registry.selectors import registry_decoder
 
 MAX_PAGE = 500
 BROWSE_FETCH_BYTES = 256 << 10
@@ -75,7 +76,8 @@ def presenter_for(*, cluster: Cluster, topic: str, mask: bool, formats: dict | N
     common = {"registered_schemas": {s.schema_id: s.schema for s in schemas},
               "subjects": {s.schema_id: s.subject for s in schemas},
               "protobuf_descriptor_set": bytes(row.protobuf_descriptor_set or b""),
-              "protobuf_message_type": row.protobuf_message_type}
+              "protobuf_message_type": row.protobuf_message_type,
+              "registry": registry_decoder(cluster=cluster, topic=topic)}
     deserializers = Deserializers(avro_schema=row.avro_schema, **common)
     key_deserializers = Deserializers(avro_schema=row.avro_key_schema, **common)
     formats = formats or {}
@@ -259,6 +261,9 @@ def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, ma
 def record_filter(*, spec: FilterSpec, presenter: Presenter) -> RecordFilter:
     """The compiled filter; for a masked reader it compares the masked text (see masking)."""
     if not presenter.masks:
+        if presenter.decodes_framed_values:
+            # Values in Confluent's framing are compared decoded (JSON-path filters on Avro and Protobuf).
+            return RecordFilter(spec, transform=presenter.decoded_value, header_transform=lambda v: v)
         return RecordFilter(spec)
     return RecordFilter(spec, transform=presenter.compared_value, header_transform=presenter.compared_header)
 

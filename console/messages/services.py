@@ -16,6 +16,7 @@ from console.messages.masking import check_rule
 from console.messages.models import FORMATS, MaskingRule, RegisteredSchema, TopicMessageSettings
 from console.messages.selectors import message_settings_get
 from console.messages.serializers import serialize
+from console.schema_registry.selectors import serialize_with_subject
 
 MAX_COPIES = 1000
 
@@ -23,11 +24,15 @@ MAX_COPIES = 1000
 def message_produce(*, cluster: Cluster, actor, topic: str, key: str | None, value: str | None,
                     headers: Sequence[tuple[str, str]] = (), partition: int | None = None,
                     key_serializer: str = "string", value_serializer: str = "string",
-                    schema_id: int | None = None, copies: int = 1) -> list[ProducedRecord]:
+                    schema_id: int | None = None, copies: int = 1, subject: str = "",
+                    schema_version: int | None = None, message_type: str = "") -> list[ProducedRecord]:
     """Serialize and send `copies` copies of one record. `schema_id`: write an Avro value in
-    Confluent's framing with that registered schema instead of the topic's own schema."""
+    Confluent's framing with that registered schema instead of the topic's own schema.
+    value_serializer "registry": write the value with the cluster's schema registry, `subject`
+    (default <topic>-value) at `schema_version` (default latest), in Confluent's framing."""
     details = {"partition": partition, "copies": copies, "key_serializer": key_serializer,
                "value_serializer": value_serializer, "schema_id": schema_id,
+               "subject": subject or None, "schema_version": schema_version,
                "key_chars": None if key is None else len(key), "value_chars": None if value is None else len(value),
                "headers": [name for name, _ in headers]}
     with audited(actor=actor, cluster=cluster, action="message.produce", target=topic, details=details) as details:
@@ -45,7 +50,12 @@ def message_produce(*, cluster: Cluster, actor, topic: str, key: str | None, val
         common = {"avro_schema": row.avro_schema, "protobuf_descriptor_set": bytes(row.protobuf_descriptor_set or b""),
                   "protobuf_message_type": row.protobuf_message_type}
         key_bytes = serialize(key, key_serializer, what="key", **{**common, "avro_schema": row.avro_key_schema})
-        value_bytes = serialize(value, value_serializer, what="value", registered_schema=registered, **common)
+        if value_serializer == "registry" and value is not None:
+            value_bytes = serialize_with_subject(cluster=cluster, subject=subject or f"{topic}-value",
+                                                 version=schema_version, text=value, message_type=message_type)
+        else:
+            value_bytes = serialize(value, "string" if value_serializer == "registry" else value_serializer,
+                                    what="value", registered_schema=registered, **common)
         for name, _ in headers:
             if not name:
                 raise InvalidInput("Every header needs a name.")

@@ -28,6 +28,7 @@ from console.messages.forms import (
 )
 from console.messages.masking import masked_for
 from console.messages.models import FORMATS
+from console.schema_registry.services import subject_usage_record
 from console.messages.presenting import Withheld
 from console.web import page
 
@@ -62,6 +63,10 @@ def message_browse(request, cluster_id: int, name: str):
     if cursor:        # the same page, listed the other way
         switched.update({"cursor": cursor, "dir": request.GET.get("dir", "next")})
     rows = result.messages[::-1] if order == "newest_first" else result.messages
+    subjects = {m.value.subject for m in result.messages if m.value.subject} | \
+        {m.key.subject for m in result.messages if m.key.subject}
+    if subjects:   # for the Schemas page: RecordNameStrategy subjects are not named after their topics
+        subject_usage_record(cluster=cluster, topic=name, subjects=subjects)
     return render(request, "messages/browse.html", {
         **context, "result": result, "rows": rows, "order": order, "query": query, "params": request.GET,
         "base_query": params.urlencode(), "switch_query": switched.urlencode(),
@@ -154,7 +159,8 @@ def message_produce(request, cluster_id: int, name: str):
                 cluster=cluster, actor=request.user, topic=name,
                 key=None if data["key_null"] else data["key"], value=None if data["value_null"] else data["value"],
                 headers=data["headers"], partition=data["partition"], key_serializer=data["key_serializer"],
-                value_serializer=data["value_serializer"], schema_id=data["schema_id"], copies=data["copies"])
+                value_serializer=data["value_serializer"], schema_id=data["schema_id"], copies=data["copies"],
+                subject=data["subject"], schema_version=data["schema_version"], message_type=data["message_type"])
         except ConsoleError as exc:
             form.add_error(None, str(exc))
     # The form keeps what was sent (a bound form), so the next record is one edit away.

@@ -119,7 +119,9 @@ class ScramServer:
         fields = _fields(without_proof) if sep else {}
         if not sep or fields.get("c") != base64.b64encode(self._gs2_header.encode()).decode():
             raise ScramError("malformed client-final message")
-        if fields.get("r") != self._nonce:
+        # Kafka's ScramSaslServer checks only that the nonce ends with the server-first one:
+        # librdkafka before 2.1 (Debian 12's kcat) sends its own nonce in front of it again.
+        if not fields.get("r", "").endswith(self._nonce):
             raise ScramError("nonce mismatch")
         try:
             proof = base64.b64decode(proof_field, validate=True)

@@ -35,6 +35,10 @@
     td.appendChild(span);
     td.title = text;
     if (decoded.format !== "string") tag(td, decoded.format, decoded.note || decoded.format);
+    // Confluent's framing: the schema id, and the subject the registry keeps it under.
+    if (decoded.schema_id !== undefined && decoded.schema_id !== null) {
+      tag(td, "schema " + decoded.schema_id + (decoded.subject ? " · " + decoded.subject : ""), decoded.note);
+    }
     if (decoded.error) {
       var bad = document.createElement("span");
       bad.className = "bad";

@@ -2,12 +2,16 @@
 3-broker engine) and driven by Debian's Chromium through Playwright."""
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
 from tests.support.console_process import manage
@@ -29,6 +33,10 @@ class Console:
     log_path: Path
     env: dict = field(default_factory=dict)     # DATABASE_URL, REDIS_URL...: for a Celery worker of the test's
     lake: Path | None = None  # the console's ANALYTICS_LAKE
+
+# Assertions wait as long as actions do (the context's default timeout below): on a machine
+# whose cores are all busy a live update can take longer than Playwright's 5 s default.
+expect.set_options(timeout=30_000)
 
 
 def _manage(env: dict, *args: str) -> None:
@@ -78,6 +86,20 @@ def quiet_console(console_server):
     finally:
         daphne.terminate()
         daphne.wait(15)
+
+
+@contextlib.contextmanager
+def registered_cluster(console: Console, name: str, bootstrap: str):
+    """Register a cluster in the shared console for one test; yields its /clusters/<id>/ path and
+    removes it afterwards, so that other tests still land on the bundled cluster after login."""
+    out = subprocess.run([sys.executable, "manage.py", "cluster_add", name, bootstrap], cwd=ROOT, env=console.env,
+                         capture_output=True, text=True, check=True).stdout
+    cluster_id = int(re.search(r"\(id (\d+)\)", out).group(1))
+    try:
+        yield f"/clusters/{cluster_id}/"
+    finally:
+        _manage(console.env, "shell", "-c",
+                f"from console.clusters.models import Cluster; Cluster.objects.filter(id={cluster_id}).delete()")
 
 
 @pytest.fixture(scope="package")

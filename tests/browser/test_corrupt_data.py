@@ -3,23 +3,18 @@ cleaner gave up on, and the message browser shows the records it cannot decode a
 their own, with their offset, between the readable ones."""
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import registered_cluster
 from tests.support.waiting import wait_until
 
 
 @pytest.fixture
 def poisoned_path(console_server, poisoned_engine):
-    out = subprocess.run([sys.executable, "manage.py", "cluster_add", "poisoned", poisoned_engine.engine.bootstrap],
-                         cwd=ROOT, env=console_server.env, capture_output=True, text=True, check=True).stdout
-    cluster_id = re.search(r"\(id (\d+)\)", out).group(1)
-    return poisoned_engine, f"/clusters/{cluster_id}/"
+    with registered_cluster(console_server, "poisoned", poisoned_engine.engine.bootstrap) as path:
+        yield poisoned_engine, path
 
 
 def test_the_broker_page_and_the_browser_show_what_cannot_be_read(login, poisoned_path, shoot):

@@ -3,15 +3,12 @@ listed, aborted by an admin through the confirmation page; roles; escaped ids; a
 message browser's isolation switch on the same partition."""
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import registered_cluster
 from tests.console.transactions.conftest import TXN_ENGINE_CONFIGS
 from tests.support.engine_process import EngineProcess
 from tests.support.txn_clients import committed_transaction, end_offsets, hanging_transaction
@@ -33,10 +30,8 @@ def txn_cluster_path(console_server, tmp_path):
         hanging_transaction(engine, "browser-lost", [(TOPIC, 0, b"open-1"), (TOPIC, 0, b"open-2")])
         # After the coordinator lost its state, so that this one is known.
         committed_transaction(engine.bootstrap, XSS_ID, [("browser-xss", 0, b"x")])
-        out = subprocess.run([sys.executable, "manage.py", "cluster_add", "txn-browser", engine.bootstrap],
-                             cwd=ROOT, env=console_server.env, capture_output=True, text=True, check=True).stdout
-        cluster_id = re.search(r"\(id (\d+)\)", out).group(1)
-        yield engine, f"/clusters/{cluster_id}/"
+        with registered_cluster(console_server, "txn-browser", engine.bootstrap) as path:
+            yield engine, path
     finally:
         engine.kill()
 

@@ -87,11 +87,12 @@ def bundled_bootstrap(database: Path) -> str:
 
 def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_all(tmp_path):
     engine_port, web_port, redis_port = free_port_range(4), free_port_range(1), free_port_range(1)
+    registry_port = free_port_range(1)
     data = tmp_path / "data"
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ENGINE_BOOTSTRAP")}
     env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), DJANGO_SETTINGS_MODULE="console.settings",
-               PYTHONUNBUFFERED="1")
+               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), REGISTRY_PORT=str(registry_port),
+               DJANGO_SETTINGS_MODULE="console.settings", PYTHONUNBUFFERED="1")
     # An earlier `make run` on the default ports registered the bundled cluster at 9092-9094 ...
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=300)
@@ -113,10 +114,12 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
             return (all(_answers_api_versions(engine_port + i) for i in range(3))
                     and answers(redis_port, b"PING\r\n", b"+PONG")
                     and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
+                    and answers(registry_port, b"GET /schemas/types HTTP/1.0\r\n\r\n", b"HTTP/1.0 401")
                     and re.search(r"worker\s*\|.*celery@\S+ ready", output()) is not None
                     and "beat: Starting" in output())
 
-        wait_until(everything_up, timeout=120, message="the engine, Redis, the web server, the worker and beat")
+        wait_until(everything_up, timeout=120,
+                   message="the engine, the registry, Redis, the web server, the worker and beat")
         started = descendants(stack.pid)
         assert len(started) >= 5   # at least one process per service (the shells and forks add more)
         credentials = data / "console-admin.txt"
@@ -131,7 +134,7 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         stack.wait(60)
         wait_until(lambda: not alive(started), timeout=30, message="every process of the stack gone")
         assert not any(listening(port) for port in (engine_port, engine_port + 1, engine_port + 2, web_port,
-                                                    redis_port))
+                                                    redis_port, registry_port))
     finally:
         for pid in descendants(stack.pid) | alive(started):
             with contextlib.suppress(ProcessLookupError):

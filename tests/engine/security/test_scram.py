@@ -80,6 +80,24 @@ def test_garbled_client_final_messages_are_refused(final):
     assert not server.complete
 
 
+def test_a_final_nonce_that_ends_with_the_server_nonce_is_accepted_as_kafka_accepts_it():
+    """librdkafka 2.0 (Debian 12's kcat) puts its client nonce in front of the server-first nonce
+    again; Kafka's ScramSaslServer only checks that the final nonce ends with the server's."""
+    import hashlib
+    import hmac
+    server = rfc_server()
+    server.evaluate(RFC_CLIENT_FIRST)
+    nonce = RFC_SERVER_FIRST.split(b",")[0][2:]
+    without_proof = b"c=biws,r=rOprNGfwEbeRWgbNEkqO" + nonce
+    salted = scram.salted_password("SCRAM-SHA-256", "pencil", RFC_SALT, 4096)
+    client_key = hmac.digest(salted, b"Client Key", "sha256")
+    auth_message = RFC_CLIENT_FIRST[3:] + b"," + RFC_SERVER_FIRST + b"," + without_proof
+    signature = hmac.digest(hashlib.sha256(client_key).digest(), auth_message, "sha256")
+    proof = base64.b64encode(bytes(a ^ b for a, b in zip(client_key, signature)))
+    assert server.evaluate(without_proof + b",p=" + proof).startswith(b"v=")
+    assert server.complete
+
+
 def test_salted_password_credentials_match_password_credentials():
     """What AlterUserScramCredentials sends (PBKDF2 done by the client) gives the same keys."""
     import hashlib

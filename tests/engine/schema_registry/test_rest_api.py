@@ -1,0 +1,181 @@
+"""The REST API: Confluent's paths, JSON, content type and error codes; bad input writes nothing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from kafka import KafkaConsumer, TopicPartition
+
+from tests.support.registry_process import call
+
+RECORD = {"type": "record", "name": "Thing", "fields": [{"name": "a", "type": "int"}]}
+
+
+def schema_body(schema: dict | str, **extra) -> dict:
+    return {"schema": schema if isinstance(schema, str) else json.dumps(schema), **extra}
+
+
+def schemas_end_offset(engine) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=engine.bootstrap)
+    try:
+        partition = TopicPartition("_schemas", 0)
+        return consumer.end_offsets([partition])[partition]
+    finally:
+        consumer.close()
+
+
+@pytest.fixture
+def api(registry):
+    def request(method: str, path: str, body=None, **kwargs):
+        return call(registry.url + path, method, body, **kwargs)
+    return request
+
+
+def test_content_type_and_schema_types(api):
+    status, body, headers = api("GET", "/schemas/types")
+    assert status == 200 and sorted(body) == ["AVRO", "JSON", "PROTOBUF"]
+    assert headers["Content-Type"].startswith("application/vnd.schemaregistry.v1+json")
+
+
+def test_register_then_read_every_path(api, subject):
+    status, body, _ = api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    assert status == 200 and set(body) == {"id"}
+    schema_id = body["id"]
+    assert subject in api("GET", "/subjects")[1]
+    assert api("GET", f"/subjects/{subject}/versions")[1] == [1]
+    status, version, _ = api("GET", f"/subjects/{subject}/versions/latest")
+    assert version == {"subject": subject, "version": 1, "id": schema_id, "schema": json.dumps(RECORD,
+                                                                                               separators=(",", ":"))}
+    assert api("GET", f"/subjects/{subject}/versions/1")[1] == version
+    assert api("GET", f"/subjects/{subject}/versions/1/schema")[1] == RECORD
+    assert api("GET", f"/schemas/ids/{schema_id}")[1] == {"schema": version["schema"]}
+    assert api("GET", f"/schemas/ids/{schema_id}/versions")[1] == [{"subject": subject, "version": 1}]
+    assert api("GET", f"/subjects/{subject}/versions/1/referencedby")[1] == []
+    status, found, _ = api("POST", f"/subjects/{subject}", schema_body(RECORD))
+    assert status == 200 and found["version"] == 1 and found["id"] == schema_id
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "code"), [
+    ("GET", "/subjects/nobody-has-this/versions", None, 404, 40401),
+    ("GET", "/subjects/nobody-has-this/versions/1", None, 404, 40401),
+    ("GET", "/schemas/ids/987654", None, 404, 40403),
+    ("GET", "/subjects/x/versions/zero", None, 422, 42202),
+    ("GET", "/subjects/x/versions/0", None, 422, 42202),
+    ("PUT", "/config", {"compatibility": "SIDEWAYS"}, 422, 42203),
+    ("PUT", "/mode", {"mode": "WRITEONLY"}, 422, 42204),
+    ("GET", "/no/such/path", None, 404, 404),
+])
+def test_errors_have_confluents_codes(api, method, path, body, status, code):
+    got_status, got, _ = api(method, path, body)
+    assert (got_status, got["error_code"]) == (status, code)
+    assert isinstance(got["message"], str) and got["message"]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    (schema_body("{not json"), "Invalid schema"),
+    (schema_body({"type": "record", "name": "X", "fields": [{"name": "a", "type": "NoSuchType"}]}), "NoSuchType"),
+    (schema_body({"type": "record", "name": "X", "fields": [{"name": "a", "type": "int", "default": "x"}]}),
+     "Default value"),
+    (schema_body("syntax = \"proto3\"; message M { strng a = 1; }", schemaType="PROTOBUF"), "strng"),
+    (schema_body('{"type": 5}', schemaType="JSON"), "Invalid schema"),
+    (schema_body(RECORD, schemaType="XML"), "Invalid schema type"),
+    (schema_body(RECORD, references=[{"name": "a.B", "subject": "missing-subject", "version": 1}]), "missing-subject"),
+    ({"schema": ""}, "Empty schema"),
+    ({"no": "schema"}, "Empty schema"),
+])
+def test_bad_schemas_are_42201_and_nothing_is_written(api, registry_engine, subject, body, fragment):
+    before = schemas_end_offset(registry_engine)
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", body)
+    assert (status, answer["error_code"]) == (422, 42201)
+    assert fragment in answer["message"]
+    assert "Traceback" not in answer["message"]
+    assert schemas_end_offset(registry_engine) == before
+    assert api("GET", f"/subjects/{subject}/versions")[1]["error_code"] == 40401
+
+
+def test_a_body_that_is_not_json_is_a_readable_400(api, subject):
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", b"\x00\xffnot json at all")
+    assert status == 400 and "not JSON" in answer["message"]
+
+
+def test_incompatible_version_is_409_with_the_reasons_and_nothing_is_written(api, registry_engine, subject):
+    api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    before = schemas_end_offset(registry_engine)
+    changed = {**RECORD, "fields": [{"name": "a", "type": "string"}]}
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", schema_body(changed))
+    assert (status, answer["error_code"]) == (409, 409)
+    assert "TYPE_MISMATCH" in answer["message"] and "{compatibility: 'BACKWARD'}" in answer["message"]
+    assert schemas_end_offset(registry_engine) == before
+    status, verbose, _ = api("POST", f"/compatibility/subjects/{subject}/versions/latest?verbose=true",
+                             schema_body(changed))
+    assert status == 200 and verbose["is_compatible"] is False
+    assert any("TYPE_MISMATCH" in m for m in verbose["messages"])
+
+
+def test_soft_then_hard_delete(api, subject):
+    api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    api("POST", f"/subjects/{subject}/versions", schema_body({**RECORD, "fields": []}))
+    assert api("DELETE", f"/subjects/{subject}?permanent=true")[1]["error_code"] == 40405   # soft delete first
+    assert api("DELETE", f"/subjects/{subject}/versions/2")[1] == 2
+    assert api("GET", f"/subjects/{subject}/versions")[1] == [1]
+    assert api("GET", f"/subjects/{subject}/versions?deleted=true")[1] == [1, 2]
+    assert api("GET", f"/subjects/{subject}/versions/2?deleted=true")[1]["version"] == 2
+    assert api("DELETE", f"/subjects/{subject}")[1] == [1]
+    assert subject not in api("GET", "/subjects")[1]
+    assert subject in api("GET", "/subjects?deleted=true")[1]
+    assert api("DELETE", f"/subjects/{subject}")[1]["error_code"] == 40404          # already soft deleted
+    assert api("DELETE", f"/subjects/{subject}?permanent=true")[1] == [1, 2]
+    assert subject not in api("GET", "/subjects?deleted=true")[1]
+    assert api("GET", f"/subjects/{subject}/versions?deleted=true")[1]["error_code"] == 40401
+
+
+def test_a_referenced_version_cannot_be_deleted(api, subject):
+    api("POST", f"/subjects/{subject}-leaf/versions", schema_body({"type": "fixed", "name": "Leaf", "size": 4}))
+    api("POST", f"/subjects/{subject}-root/versions", schema_body(
+        {"type": "record", "name": "Root", "fields": [{"name": "l", "type": "Leaf"}]},
+        references=[{"name": "Leaf", "subject": f"{subject}-leaf", "version": 1}]))
+    status, answer, _ = api("DELETE", f"/subjects/{subject}-leaf/versions/1")
+    assert (status, answer["error_code"]) == (422, 42206)
+
+
+def test_compatibility_level_per_subject_and_global(api, subject):
+    assert api("GET", f"/config/{subject}")[1]["error_code"] == 40408
+    assert api("GET", f"/config/{subject}?defaultToGlobal=true")[1] == {"compatibilityLevel": "BACKWARD"}
+    assert api("PUT", f"/config/{subject}", {"compatibility": "none"})[1] == {"compatibility": "NONE"}
+    assert api("GET", f"/config/{subject}")[1] == {"compatibilityLevel": "NONE"}
+    api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    status, _, _ = api("POST", f"/subjects/{subject}/versions", schema_body({"type": "string"}))
+    assert status == 200                                    # NONE: anything goes
+    assert api("DELETE", f"/config/{subject}")[1] == {"compatibilityLevel": "NONE"}
+    assert api("GET", f"/config/{subject}")[1]["error_code"] == 40408
+
+
+def test_read_only_mode_refuses_writes(api, subject):
+    assert api("PUT", f"/mode/{subject}", {"mode": "READONLY"})[1] == {"mode": "READONLY"}
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    assert (status, answer["error_code"]) == (422, 42205)
+    assert api("GET", f"/mode/{subject}")[1] == {"mode": "READONLY"}
+    assert api("DELETE", f"/mode/{subject}")[1] == {"mode": "READONLY"}
+    assert api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))[0] == 200
+
+
+def test_import_mode_keeps_the_given_id(api, subject):
+    assert api("PUT", f"/mode/{subject}", {"mode": "IMPORT"})[1] == {"mode": "IMPORT"}
+    body = schema_body({"type": "record", "name": "Imported", "fields": []}, id=90001, version=3)
+    assert api("POST", f"/subjects/{subject}/versions", body)[1] == {"id": 90001}
+    assert api("GET", f"/subjects/{subject}/versions")[1] == [3]
+    api("DELETE", f"/mode/{subject}")
+    refused = api("POST", f"/subjects/{subject}/versions", schema_body(RECORD, id=90002))[1]
+    assert refused["error_code"] == 42205
+
+
+def test_protobuf_format_serialized_and_json_schema(api, subject):
+    proto = 'syntax = "proto3";\npackage p;\nmessage M {\n  string a = 1;\n}\n'
+    proto_id = api("POST", f"/subjects/{subject}-p/versions", schema_body(proto, schemaType="PROTOBUF"))[1]["id"]
+    assert api("GET", f"/schemas/ids/{proto_id}")[1] == {"schemaType": "PROTOBUF", "schema": proto}
+    serialized = api("GET", f"/schemas/ids/{proto_id}?format=serialized")[1]["schema"]
+    assert serialized != proto and "\n" not in serialized       # base64 FileDescriptorProto
+    json_id = api("POST", f"/subjects/{subject}-j/versions",
+                  schema_body('{"type": "object"}', schemaType="JSON"))[1]["id"]
+    assert api("GET", f"/subjects/{subject}-j/versions/1")[1]["schemaType"] == "JSON"
+    assert json_id != proto_id
