@@ -23,7 +23,7 @@ DOCS_JS_STAMP := $(DOCS_JS)/node_modules/.package-lock.json
 # Add a tool here when a test or the stack starts to need one.
 RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
 # postgresql and redis-server: the scale-out tests start a private Postgres cluster (initdb,
-# pg_ctl) and a Redis with a password (tests/console/test_scale_*.py).
+# pg_ctl) and a Redis with a password (tests/console/test_postgres.py, test_redis_password.py).
 TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus \
 	/usr/lib/postgresql/15/bin/pg_ctl=postgresql /usr/bin/redis-server=redis-server
 
