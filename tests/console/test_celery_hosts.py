@@ -18,6 +18,7 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from console.analytics.models import AnalyticsRun
 from console.analytics.services import analytics_run_request
+from console.brokers.services import broker_start, broker_stop
 from console.clusters.models import Cluster
 from console.clusters.services import cluster_create
 from console.reassignments import services
@@ -39,9 +40,13 @@ FAST = {"REASSIGNMENT_POLL_SECONDS": "0.3", "REASSIGNMENT_STEP_LEASE_SECONDS": "
 STEP_RECEIVED = re.compile(r"Task console\.reassignments\.tasks\.reassignment_step\[[^\]]+\] received")
 
 
-def two_hosts(celery_worker_factory, queues=("celery",), **kwargs):
-    return [celery_worker_factory(node_name=name, queues=queues, extra_env={**FAST, **kwargs.pop("extra_env", {})},
-                                  **kwargs) for name in HOSTS]
+def two_hosts(celery_worker_factory, queues=("celery",), extra_env=None, **kwargs):
+    return [celery_worker_factory(node_name=name, queues=queues, extra_env={**FAST, **(extra_env or {})}, **kwargs)
+            for name in HOSTS]
+
+
+def full_log(worker) -> str:
+    return worker.log_path.read_text(errors="replace")
 
 
 def test_a_job_whose_worker_is_killed_finishes_on_the_other_host_each_move_sent_once(
@@ -62,11 +67,20 @@ def test_a_job_whose_worker_is_killed_finishes_on_the_other_host_each_move_sent_
         def in_flight():
             return job.moves.filter(state=ReassignmentMove.IN_FLIGHT).exists()
         wait_until(in_flight, timeout=90, interval=0.1, message="a move in flight")
+        # The target broker stopped: the move stays in flight and the job waits in steps, so the
+        # kill below lands mid-job however slow the machine is.
+        broker_stop(cluster=cluster, actor=users["admin"], broker_id=3)
+
+        def waiting():
+            job.refresh_from_db()
+            return "Waiting for broker(s) 3" in job.message
+        wait_until(waiting, timeout=90, interval=0.2, message="the job waiting for broker 3")
         # Kill a worker that has run steps of the job (at least one has).
-        victim = next(name for name, w in workers.items() if STEP_RECEIVED.search(w.log_text()))
+        victim = next(name for name, w in workers.items() if STEP_RECEIVED.search(full_log(w)))
         survivor = workers[next(name for name in HOSTS if name != victim)]
-        steps_before = len(STEP_RECEIVED.findall(survivor.log_text()))
         workers[victim].kill()
+        steps_before = len(STEP_RECEIVED.findall(full_log(survivor)))
+        broker_start(cluster=cluster, actor=users["admin"], broker_id=3)
 
         def finished():
             job.refresh_from_db()
@@ -74,7 +88,7 @@ def test_a_job_whose_worker_is_killed_finishes_on_the_other_host_each_move_sent_
         wait_until(finished, timeout=300, interval=0.3, message=f"the job to finish\n{survivor.log_text()}")
         assert job.state == Reassignment.DONE, job.message
         assert [m.attempts for m in job.moves.all()] == [1, 1, 1]       # each move sent exactly once
-        assert len(STEP_RECEIVED.findall(survivor.log_text())) > steps_before     # the other host finished it
+        assert len(STEP_RECEIVED.findall(full_log(survivor))) > steps_before     # the other host finished it
     finally:
         beat.stop()
 
