@@ -17,6 +17,10 @@ figures, and the load average, because the machine may be shared.
     .venv/bin/python benchmarks/console_pages.py              # the full scale: 10,000 topics, 2,000 groups
     .venv/bin/python benchmarks/console_pages.py --topics 1000 --groups 200 --runs 3
     .venv/bin/python benchmarks/console_pages.py --profile topics   # + cProfile of matching pages
+
+Then the first load of a page with a chart in Chromium, cold cache, over loopback, with static
+files collected as `make run` serves them and, beside it, not collected (benchmarks/chart_load.py;
+--no-browser skips it).
 """
 from __future__ import annotations
 
@@ -185,6 +189,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", default="", help="measure only pages whose label contains this")
     parser.add_argument("--profile", default="", help="cProfile pages whose label contains this (prints top 25)")
+    parser.add_argument("--no-browser", action="store_true", help="skip the first loads in Chromium")
     parser.add_argument("--keep", default="", help="keep the engine's data and the database in this directory, "
                                                    "and reuse them when they are there (skips creating the scale)")
     # child mode (one fresh console process per page)
@@ -239,6 +244,13 @@ def run_pages(args, engine, database: str, urls: dict[str, str], tmp: str) -> No
     producers = open_transactions(engine.bootstrap, f"bench-{args.topics // 2:05d}")
     try:
         measure_pages(args, engine, database, urls, tmp)
+        if not args.no_browser:
+            from benchmarks.chart_load import measure_chart_loads, print_chart_loads
+            charts = {"brokers": (urls["brokers"], "broker-load-chart"),
+                      "one topic": (urls["one topic"], "partition-messages-chart")}
+            print_chart_loads(measure_chart_loads(dict(os.environ), charts, runs=args.runs, username="bench",
+                                                  password="bench-password-1", scratch=Path(tmp)),
+                              target_s=TARGET_S)
     finally:
         for producer in producers:
             producer.abort_transaction(60)

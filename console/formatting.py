@@ -9,6 +9,7 @@ Display (each returns a string; None gives "—"):
     duration_seconds(s)       6922 -> "1 h 55 min"
     size(n)                   2000000 -> "1.9 MiB"; 0 -> "0 B"; -299056761 -> "-285 MiB" (IEC, 1024-based)
     size_rate(n)              2000000 -> "1.9 MiB/s"
+    size_change(n)            1300000000 -> "+1.2 GiB"; -299056761 -> "-285 MiB"
     count(n)                  51234 -> "51,234"
     rate(per_second)          0.8 -> "0.8/s"; 1234.5 -> "1,235/s"
     percent(x)                12.345 -> "12.3 %"
@@ -116,6 +117,13 @@ def size(n: float | int | None) -> str:
     if _round(value, decimals) >= 1024 and exponent + 1 < len(_SIZE_UNITS):
         exponent, value, decimals = exponent + 1, value / 1024, 1
     return f"{_trim(value, decimals)} {_SIZE_UNITS[exponent]}"
+
+
+def size_change(n: float | int | None) -> str:
+    """A signed change in bytes: "+1.2 GiB", "-285 MiB", "0 B"."""
+    if n is None:
+        return NONE
+    return ("+" if n > 0 else "") + size(n)
 
 
 def size_rate(n: float | int | None) -> str:

@@ -150,9 +150,14 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "console.staticfiles.PlotlyFinder",     # vendor/plotly/plotly.min.js from the plotly package
 ]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# After collectstatic (make run): hashed names, gzip and Brotli copies, cached for good by
+# browsers; before it, plain names (console/staticfiles.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "console.staticfiles.ConsoleStaticStorage"},
+}
 # whitenoise also serves straight from static/, so tests and runserver need no collectstatic.
 WHITENOISE_USE_FINDERS = True
 
@@ -208,6 +213,12 @@ GROUP_LAG_WAIT_SECONDS = envfloat("GROUP_LAG_WAIT_SECONDS", 0.2, zero_allowed=Tr
 # suspects again live, and an abort always reads its partition live.
 TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS = envfloat("TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS", 30.0, zero_allowed=True)
 TRANSACTIONS_PRODUCERS_WAIT_SECONDS = envfloat("TRANSACTIONS_PRODUCERS_WAIT_SECONDS", 0.2, zero_allowed=True)
+# The overview's health figures (console/kafka_gateway/cluster_health.py: throughput, disk and
+# its growth, lagging groups, broker versions) are collected in the background, renewed when
+# older than CLUSTER_HEALTH_MAX_AGE_SECONDS (0: collected by each page); a page waits for a
+# renewal up to CLUSTER_HEALTH_WAIT_SECONDS, else shows the old figures as being renewed.
+CLUSTER_HEALTH_MAX_AGE_SECONDS = envfloat("CLUSTER_HEALTH_MAX_AGE_SECONDS", 15.0, zero_allowed=True)
+CLUSTER_HEALTH_WAIT_SECONDS = envfloat("CLUSTER_HEALTH_WAIT_SECONDS", 0.5, zero_allowed=True)
 # A console process fills those caches for every cluster at start (console/warmup.py), and
 # waits for that at most this long before it serves (0: fills them in the background only).
 CONSOLE_WARMUP_WAIT_SECONDS = envfloat("CONSOLE_WARMUP_WAIT_SECONDS", 10.0, zero_allowed=True)

@@ -6,6 +6,7 @@ Each app routes its own pages (`urlpatterns`, in the app's namespace) and its ow
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from console import web
 from console.accounts import urls as accounts_urls
 from console.alerts import urls as alert_urls
 from console.analytics import urls as analytics_urls
@@ -43,6 +44,7 @@ handler500 = "console.web.server_error"
 
 urlpatterns = [
     path("", cluster_views.home, name="home"),
+    path("favicon.ico", web.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include(accounts_urls.urlpatterns)),

@@ -5,9 +5,9 @@ next ones (benchmarks/console_pages.py measures each page's first request in a f
 
 Then, when the fleet-scale caches are on (console.kafka_gateway.cache), it fills them for
 every cluster, all clusters at once: the all-topics metadata, the log dir sizes, the
-groups' lag and the partitions' open transactions (and, when /metrics is on, each cluster's
-first observation with its exposition). At 40,000 partitions the first request
-would otherwise pay for the first metadata answer (up to ~1 s when the cluster has to build
+groups' lag, the overview's health figures and the partitions' open transactions (and, when
+/metrics is on, each cluster's first observation with its exposition). At 40,000 partitions
+the first request would otherwise pay for the first metadata answer (up to ~1 s when the cluster has to build
 it) or find the sizes, lags or transactions still being collected. Start-up waits for that
 at most CONSOLE_WARMUP_WAIT_SECONDS; a cluster that is slower or down goes on filling in the
 background, and its pages behave as without the warm-up (the first request waits for the
@@ -69,6 +69,7 @@ def warm_cluster_caches(*, wait_seconds: float) -> list[threading.Thread]:
 def _warm_cluster(cluster, deadline: float) -> None:
     from console.clusters.gateway import cluster_gateway
     from console.kafka_gateway import GatewayError
+    from console.kafka_gateway.cluster_health import cluster_health
     from console.kafka_gateway.group_lag import group_lags
     from console.kafka_gateway.log_dirs import log_dir_totals
     from console.kafka_gateway.transaction_producers import open_transactions
@@ -84,6 +85,9 @@ def _warm_cluster(cluster, deadline: float) -> None:
             if settings.GROUP_LAG_MAX_AGE_SECONDS > 0:
                 group_lags(gw, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
                            wait_first=max(0.0, deadline - time.monotonic()))
+            if settings.CLUSTER_HEALTH_MAX_AGE_SECONDS > 0:
+                cluster_health(gw, max_age=settings.CLUSTER_HEALTH_MAX_AGE_SECONDS,
+                               wait_first=max(0.0, deadline - time.monotonic()))
             if settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS > 0 and gw.transactions.supported():
                 open_transactions(gw, max_age=settings.TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS,
                                   wait_first=max(0.0, deadline - time.monotonic()))

@@ -18,7 +18,8 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 from console.accounts.roles import has_role
 from console.errors import ConsoleError, InvalidInput, NotFound
@@ -121,6 +122,12 @@ def unless_confirmed(request, *, message: str, action: str):
     fields = [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", CONFIRMED)]
     return render(request, "confirm.html", {"message": message, "action": action, "fields": fields,
                                             "target": request.path})
+
+
+@login_not_required
+def favicon(request):
+    """/favicon.ico, which browsers ask for on their own: the console's icon (static/favicon.svg)."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 # --- Error pages: the same layout and navigation as every other page ------------------------

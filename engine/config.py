@@ -27,11 +27,39 @@ class InvalidConfigError(ValueError):
     """A config name is unknown or its value is out of range (Kafka's INVALID_CONFIG, 40)."""
 
 
+class _Refused(ValueError):
+    """A value that does not parse or validate; the text is Kafka's ConfigException reason."""
+
+
+_TYPE_NAMES = {TYPE_BOOLEAN: "BOOLEAN", TYPE_STRING: "STRING", TYPE_INT: "INT", TYPE_SHORT: "SHORT",
+               TYPE_LONG: "LONG", TYPE_DOUBLE: "DOUBLE", TYPE_LIST: "LIST", TYPE_CLASS: "CLASS",
+               TYPE_PASSWORD: "PASSWORD"}
+_INT_BOUNDS = {TYPE_SHORT: 2**15, TYPE_INT: 2**31, TYPE_LONG: 2**63}
+
+
 def _parse_bool(raw: str) -> bool:
     value = str(raw).strip().lower()
     if value not in ("true", "false"):
-        raise ValueError("expected true or false")
+        raise _Refused("Expected value to be either true or false")
     return value == "true"
+
+
+def _parse_number(raw: Any, config_type: int) -> int | float:
+    """As Java's Integer/Long/Short.parseLong and Double.parseDouble: "1h" or "10MB" is not a
+    number, and a whole number must fit the type; Kafka says "Not a number of type LONG"."""
+    text = str(raw).strip()
+    try:
+        if config_type == TYPE_DOUBLE:
+            return float(text)
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise ValueError(text)
+        value = int(text)
+        bound = _INT_BOUNDS[config_type]
+        if not -bound <= value < bound:
+            raise ValueError(text)
+        return value
+    except ValueError:
+        raise _Refused(f"Not a number of type {_TYPE_NAMES[config_type]}") from None
 
 
 @dataclass(frozen=True)
@@ -44,11 +72,12 @@ class ConfigDef:
     doc: str = ""
 
     def parse(self, raw: Any) -> Any:
+        """The typed value, or InvalidConfigError with Kafka's ConfigException message:
+        "Invalid value 1h for configuration retention.ms: Not a number of type LONG"."""
         try:
-            if self.type in (TYPE_INT, TYPE_LONG, TYPE_SHORT):
-                value = int(raw)
-            elif self.type == TYPE_DOUBLE:
-                value = float(raw)
+            if self.type in (TYPE_INT, TYPE_LONG, TYPE_SHORT, TYPE_DOUBLE):
+                value = raw if isinstance(raw, (int, float)) and not isinstance(raw, bool) else \
+                    _parse_number(raw, self.type)
             elif self.type == TYPE_BOOLEAN:
                 value = raw if isinstance(raw, bool) else _parse_bool(raw)
             elif self.type == TYPE_LIST:
@@ -57,29 +86,45 @@ class ConfigDef:
                 value = str(raw)
             if self.validator is not None:
                 self.validator(value)
+        except _Refused as refused:
+            # A list names the one item refused, as Kafka's ValidList does.
+            shown = refused.value if isinstance(refused, _RefusedItem) else raw
+            raise InvalidConfigError(f"Invalid value {shown} for configuration {self.name}: {refused}") from None
         except (TypeError, ValueError) as exc:
-            raise InvalidConfigError(f"Invalid value {raw!r} for configuration {self.name}: {exc}") from None
+            raise InvalidConfigError(f"Invalid value {raw} for configuration {self.name}: {exc}") from None
         return value
+
+
+class _RefusedItem(_Refused):
+    """One item of a list refused (the message names the item, not the whole list)."""
+
+    def __init__(self, value: str, reason: str) -> None:
+        super().__init__(reason)
+        self.value = value
 
 
 def at_least(minimum: float) -> Callable[[Any], None]:
     def check(value):
         if value < minimum:
-            raise ValueError(f"value must be at least {minimum}")
+            raise _Refused(f"Value must be at least {minimum}")
     return check
 
 
 def one_of(*choices: str) -> Callable[[Any], None]:
     def check(value):
         if value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}")
+            raise _Refused(f"String must be one of: {', '.join(choices)}")
     return check
 
 
 def _cleanup_policy(value: str) -> None:
+    """Kafka's ValidList.in("compact", "delete"): each item must be one of them."""
     parts = value.split(",") if value else []
-    if not parts or any(p not in ("delete", "compact") for p in parts):
-        raise ValueError("must be a list of delete and compact")
+    for part in parts:
+        if part not in ("compact", "delete"):
+            raise _RefusedItem(part, "String must be one of: compact, delete")
+    if not parts:
+        raise _Refused("String must be one of: compact, delete")
 
 
 _REPLICA = re.compile(r"[0-9]+:[0-9]+")
@@ -89,7 +134,7 @@ def _throttled_replicas(value: str) -> None:
     """Kafka's ThrottledReplicaListValidator: `*`, or `partition:broker` pairs (or empty)."""
     if value == "*" or all(_REPLICA.fullmatch(part) for part in value.split(",") if part):
         return
-    raise ValueError("must be the literal '*' or a list of replicas in the following format: "
+    raise _Refused("must be the literal '*' or a list of replicas in the following format: "
                      "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
@@ -97,7 +142,7 @@ def _consumer_assignors(value: str) -> None:
     """Kafka's short names or class names of the server-side assignors; the first is the default."""
     from engine.coordinator.assignors import assignor_name
     if not value or any(assignor_name(part) is None for part in value.split(",")):
-        raise ValueError("must be a non-empty list of uniform and range (or their Kafka class names)")
+        raise _Refused("must be a non-empty list of uniform and range (or their Kafka class names)")
 
 
 def _ip_overrides(value: str) -> None:
@@ -107,8 +152,10 @@ def _ip_overrides(value: str) -> None:
 
 def _int_range(lo: int, hi: int) -> Callable[[Any], None]:
     def check(value):
-        if not lo <= value <= hi:
-            raise ValueError(f"value must be in [{lo}, {hi}]")
+        if value < lo:
+            raise _Refused(f"Value must be at least {lo}")
+        if value > hi:
+            raise _Refused(f"Value must be no more than {hi}")
     return check
 
 
@@ -118,7 +165,7 @@ INT_MAX = 2**31 - 1
 
 def _positive(value) -> None:
     if not value > 0:
-        raise ValueError("value must be greater than 0")
+        raise _Refused("Value must be greater than 0")
 
 _TOPIC_DEFS = [
     ConfigDef("cleanup.policy", TYPE_LIST, "delete", _cleanup_policy, ("log.cleanup.policy",)),

@@ -13,8 +13,11 @@ def whoami(request):
 
 @json_api(ADMIN)
 def audit_log(request):
-    entries = selectors.audit_log_page(page=request.GET.get("page", 1), action=request.GET.get("action", ""))
-    return {"page": entries.number, "pages": entries.paginator.num_pages,
+    """?actor=&action=&target=&result=&page=: each entry with its sentence and its raw details."""
+    entries = selectors.audit_log_page(page=request.GET.get("page", 1),
+                                       filters=selectors.AuditFilters.from_query(request.GET))
+    return {"page": entries.number, "pages": entries.paginator.num_pages, "count": entries.paginator.count,
             "entries": [{"id": e.pk, "created_at": e.created_at, "actor": e.actor_name, "cluster": e.cluster_name,
-                         "action": e.action, "target": e.target, "result": e.result, "details": e.details}
+                         "action": e.action, "target": e.target, "result": e.result, "sentence": e.sentence,
+                         "details": e.details}
                         for e in entries]}

@@ -1,4 +1,5 @@
-"""The audit log, for admins."""
+"""The audit log, for admins: filtered by user, action, target and result, a page at a time,
+each entry's details written as sentences (console/accounts/audit_text.py)."""
 from django.shortcuts import render
 
 from console.accounts import selectors
@@ -8,5 +9,7 @@ from console.web import page
 
 @page(ADMIN)
 def audit_log(request):
-    entries = selectors.audit_log_page(page=request.GET.get("page", 1), action=request.GET.get("action", ""))
-    return render(request, "accounts/audit_log.html", {"entries": entries})
+    filters = selectors.AuditFilters.from_query(request.GET)
+    entries = selectors.audit_log_page(page=request.GET.get("page", 1), filters=filters)
+    return render(request, "accounts/audit_log.html", {"entries": entries, "filters": filters,
+                                                       "choices": selectors.audit_filter_choices()})

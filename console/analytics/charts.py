@@ -1,13 +1,21 @@
 """Plotly time series for the analytics pages: zoomable (drag to zoom, double-click to reset,
-a range slider under the lag chart), built in Python, drawn by static/js/charts.js."""
+a range slider under the lag chart), built in Python, drawn by static/js/charts.js.
+
+Before the lake holds two snapshots a series is one point: it is drawn as a marker on a
+window of an hour around it, and the chart says "one snapshot so far" (a line needs two);
+with none, the chart says so instead of drawing empty axes."""
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import timedelta
 
 import plotly.graph_objects as go
 
 from console.analytics import lake as L
-from console.charts import base_layout, figure_data
+from console.charts import base_layout, empty_figure, figure_data, histogram_figure, unit_axis
+
+NO_SNAPSHOT = "No snapshot in the lake yet: the collector adds one every few seconds."
+ONE_SNAPSHOT = "One snapshot so far: the line starts with the next one."
 
 
 def _time_layout(*, title: str, y_title: str, slider: bool = False) -> go.Layout:
@@ -28,10 +36,24 @@ def _series(rows: list[dict], *, key: str | None, y: str) -> dict[str, tuple[lis
 
 
 def time_series_chart(rows: list[dict], *, title: str, y: str, y_title: str, key: str | None = None,
-                      name: str = "", slider: bool = False) -> dict:
-    traces = [go.Scatter(x=xs, y=ys, mode="lines", name=name or label, line={"width": 1.5})
-              for label, (xs, ys) in sorted(_series(rows, key=key, y=y).items())]
-    return figure_data(go.Figure(data=traces, layout=_time_layout(title=title, y_title=y_title, slider=slider)))
+                      name: str = "", slider: bool = False, unit: str | None = None,
+                      empty: str = NO_SNAPSHOT) -> dict:
+    """One line per `key` (or one line), y in `unit`'s human form ("bytes") when given."""
+    series = _series(rows, key=key, y=y)
+    if not series:
+        return empty_figure(title=title, message=empty)
+    times = sorted({x for xs, _ in series.values() for x in xs})
+    traces = [go.Scatter(x=xs, y=ys, mode="lines+markers" if len(xs) < 3 else "lines", name=name or label,
+                         line={"width": 1.5}, marker={"size": 7})
+              for label, (xs, ys) in sorted(series.items())]
+    layout = _time_layout(title=title, y_title=y_title, slider=slider and len(times) > 1)
+    if unit:
+        layout.yaxis.update(unit_axis([v for _, ys in series.values() for v in ys], unit=unit, low=0))
+    if len(times) == 1:
+        layout.xaxis.range = [times[0] - timedelta(minutes=30), times[0] + timedelta(minutes=30)]
+        layout.annotations = [{"text": ONE_SNAPSHOT, "showarrow": False, "xref": "paper", "yref": "paper",
+                               "x": 0.5, "y": 1.0, "yanchor": "bottom", "font": {"size": 11}}]
+    return figure_data(go.Figure(data=traces, layout=layout))
 
 
 def group_lag_chart(rows: list[dict]) -> dict:
@@ -44,9 +66,9 @@ def partition_lag_chart(rows: list[dict]) -> dict:
     return time_series_chart(rows, title="Lag per partition", y=L.LAG, y_title="Records", key="_series")
 
 
-def histogram_chart(rows: list[dict], *, x: str, title: str, x_title: str) -> dict:
-    """Counts per bin (the bin's lower bound on x), as bars."""
-    layout = base_layout(title=title, x_title=x_title, y_title="Records")
-    layout.xaxis.type = "linear"
-    trace = go.Bar(x=[r[x] for r in rows], y=[r["count"] for r in rows], name="records")
-    return figure_data(go.Figure(data=[trace], layout=layout))
+NO_CONTENTS = "No contents analysis yet: it reads the newest records of every topic every few hours."
+
+
+def histogram_chart(rows: list[dict], *, x: str, width: float, title: str, x_title: str, unit: str) -> dict:
+    """Counts per bin (rows: the bin's lower edge in `x`, and "count"), the bin edges on the axis."""
+    return histogram_figure(rows, x=x, width=width, title=title, x_title=x_title, unit=unit, empty=NO_CONTENTS)

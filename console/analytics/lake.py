@@ -50,6 +50,9 @@ SEGMENT_BYTES = "segment_bytes"
 # --- derived columns, written by jobs ------------------------------------------------------
 LAG = "lag"
 BUCKET = "bucket"
+# The record size and age histograms' bins (console/analytics/launch_topics.py; the pages draw them).
+SIZE_BIN_BYTES = 100
+AGE_BIN_SECONDS = 3600
 
 PARTITIONS = "partitions"
 GROUP_OFFSETS = "group_offsets"

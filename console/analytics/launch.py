@@ -87,8 +87,7 @@ def job_specs() -> list[JobSpec]:
         JobSpec("catch_up", lambda t: rates.catch_up(t[L.GROUP_OFFSETS], window_seconds=900)),
         JobSpec("topic_bytes_1h", lambda t: retention.topic_bytes(t[L.PARTITIONS], resolution_seconds=3600)),
         JobSpec("broker_bytes_1h", lambda t: retention.broker_bytes(t[L.LOG_DIRS], resolution_seconds=3600)),
-        JobSpec("topic_growth", lambda t: retention.growth_per_day(
-            retention.topic_bytes(t[L.PARTITIONS], resolution_seconds=60), key=[L.TOPIC])),
+        JobSpec("topic_growth", lambda t: retention.topic_growth(t[L.PARTITIONS], resolution_seconds=60)),
         JobSpec("days_until_full", lambda t: retention.days_until_full(t[L.LOG_DIRS])),
         JobSpec("effective_retention", lambda t: retention.effective_retention(t[L.PARTITIONS], t[L.TOPIC_CONFIGS])),
     ]

@@ -23,8 +23,6 @@ from console.analytics.spark import is_cluster
 from console.kafka_gateway.spark_source import NAME as KAFKA_SOURCE
 from console.kafka_gateway.spark_source import SCHEMA_DDL
 
-SIZE_BIN_BYTES = 100
-AGE_BIN_SECONDS = 3600
 RECORD_JOBS = ("compaction", "record_sizes", "record_ages")
 
 
@@ -63,8 +61,8 @@ def records_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, sin
         frame = spark.createDataFrame([], SCHEMA_DDL)
     frame = frame.cache()
     builds = {"compaction": lambda: records.compaction_savings(frame),
-              "record_sizes": lambda: records.size_distribution(frame, bin_bytes=SIZE_BIN_BYTES),
-              "record_ages": lambda: records.age_distribution(frame, now=now, bin_seconds=AGE_BIN_SECONDS)}
+              "record_sizes": lambda: records.size_distribution(frame, bin_bytes=L.SIZE_BIN_BYTES),
+              "record_ages": lambda: records.age_distribution(frame, now=now, bin_seconds=L.AGE_BIN_SECONDS)}
     timings = {}
     try:
         for done, job in enumerate(RECORD_JOBS):

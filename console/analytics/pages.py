@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from console.analytics import charts, selectors
+from console.analytics.lake import AGE_BIN_SECONDS, SIZE_BIN_BYTES
 from console.clusters.models import Cluster
 
 
@@ -13,7 +14,7 @@ def cluster_context(*, cluster: Cluster) -> dict:
     return {
         "cluster": cluster, "view": view,
         "broker_chart": charts.time_series_chart(view["broker_bytes"], title="Bytes per broker", y="size_bytes",
-                                                 y_title="Bytes", key="broker_id"),
+                                                 y_title="Size", key="broker_id", unit="bytes"),
         "production_chart": charts.time_series_chart(view["production"], title="Records produced per second",
                                                      y="records_per_second", y_title="Records/s", key="topic")}
 
@@ -33,11 +34,11 @@ def topic_context(*, cluster: Cluster, topic: str) -> dict:
     view = selectors.topic_analytics(lake_url=settings.ANALYTICS_LAKE, cluster=cluster, topic=topic)
     return {
         "cluster": cluster, "view": view,
-        "bytes_chart": charts.time_series_chart(view["bytes"], title="Bytes", y="size_bytes", y_title="Bytes",
-                                                slider=True),
+        "bytes_chart": charts.time_series_chart(view["bytes"], title="Size on disk", y="size_bytes", y_title="Size",
+                                                slider=True, unit="bytes"),
         "production_chart": charts.time_series_chart(view["production"], title="Records produced per second",
                                                      y="records_per_second", y_title="Records/s"),
-        "sizes_chart": charts.histogram_chart(view["record_sizes"], x="size_bin_bytes", title="Record sizes",
-                                              x_title="Bytes (key, value, headers)"),
-        "ages_chart": charts.histogram_chart(view["record_ages"], x="age_bin_seconds", title="Record ages",
-                                             x_title="Age (s)")}
+        "sizes_chart": charts.histogram_chart(view["record_sizes"], x="size_bin_bytes", width=SIZE_BIN_BYTES,
+                                              title="Record sizes", x_title="Size (key, value, headers)", unit="bytes"),
+        "ages_chart": charts.histogram_chart(view["record_ages"], x="age_bin_seconds", width=AGE_BIN_SECONDS,
+                                             title="Record ages", x_title="Age", unit="seconds")}

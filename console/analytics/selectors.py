@@ -30,6 +30,8 @@ def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None 
     if fs.get_file_info(path).type.name != "Directory":
         return []
     dataset = ds.dataset(path, format="parquet", filesystem=fs)
+    if any(column not in dataset.schema.names for column in (where or {})):
+        return []           # a run that found nothing wrote no rows (and no columns)
     condition = None
     for column, value in (where or {}).items():
         term = pc.field(column) == value
@@ -107,14 +109,18 @@ def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
 
 def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
-    catch_up = {r[L.GROUP]: r[CATCH_UP_SECONDS] for r in rows("catch_up")}
+    growth = rows("topic_growth", sort=L.TOPIC)
+    catch_up = {r[L.GROUP]: r for r in rows("catch_up")}
     return {
         "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
         "runs": runs_state(cluster=cluster),
         "compaction": rows("compaction", sort=L.TOPIC),
-        "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP])} for g in rows("group_status", sort=L.GROUP)],
+        "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP], {}).get(CATCH_UP_SECONDS),
+                    L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS))}
+                   for g in rows("group_status", sort=L.GROUP)],
         "log_dirs": rows("days_until_full", sort=L.BROKER),
-        "topic_growth": rows("topic_growth", sort=L.TOPIC),
+        "topic_growth": growth,
+        "growth_by_topic": {r[L.TOPIC]: r for r in growth},
         "retention": rows("effective_retention", sort=L.TOPIC),
         "broker_bytes": rows("broker_bytes_1h", sort=L.BUCKET),
         "production": rows("production_5m", sort=L.BUCKET),

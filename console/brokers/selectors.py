@@ -110,7 +110,7 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
         configs: list[ConfigEntry] = []
         snapshot = None
         if status.is_up:
-            configs = gw.broker_configs(broker_id)
+            configs = gw.broker_config_details(broker_id)
             snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
     usage = [LogDirUsage(d.log_dir, d.size, d.replicas) for d in (snapshot.dirs.get(broker_id, ()) if snapshot else ())]
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]

@@ -1,4 +1,5 @@
-"""Writes for brokers: stopping and starting a bundled-engine broker."""
+"""Writes for brokers: stopping and starting a bundled-engine broker, and dynamic broker configs
+(IncrementalAlterConfigs on BROKER resources, checked with validate_only first)."""
 from __future__ import annotations
 
 from console.accounts.services import audited
@@ -35,3 +36,49 @@ def _broker_command(*, cluster: Cluster, actor, broker_id: int, action: str) -> 
     event = "broker.stopped" if action == "stop" else "broker.started"
     notify_on_commit(event, {"cluster": cluster.pk, "broker": broker_id, "changed": change.changed})
     return change.broker
+
+
+def _resource(broker_id: int, cluster_wide: bool) -> tuple[str, str]:
+    """The BROKER resource name and what the audit log calls it."""
+    return ("", "cluster-wide broker default") if cluster_wide else (str(broker_id), f"broker {broker_id}")
+
+
+def broker_config_check(*, cluster: Cluster, broker_id: int, key: str, value: str | None,
+                        cluster_wide: bool = False) -> None:
+    """The cluster's own check of one dynamic broker config change (IncrementalAlterConfigs on
+    a BROKER resource, validate_only) before the operator confirms. Changes nothing."""
+    resource, _ = _resource(broker_id, cluster_wide)
+    _config_value_check(key, value)
+    with cluster_gateway(cluster) as gw:
+        gw.alter_broker_configs(resource, set_configs={} if value is None else {key: value},
+                                delete=[key] if value is None else [], validate_only=True)
+
+
+def broker_config_set(*, cluster: Cluster, actor, broker_id: int, key: str, value: str | None,
+                      cluster_wide: bool = False) -> None:
+    """Set one dynamic config of a broker, or of every broker (`cluster_wide`: the resource
+    ""), or remove that override (`value` None). Kafka decides what may change at run time and
+    answers with its error; a sensitive value never reaches the audit log."""
+    resource, label = _resource(broker_id, cluster_wide)
+    with audited(actor=actor, cluster=cluster, action="broker.config_set", target=f"{label} {key}",
+                 details={"key": key, "value": value, "scope": "cluster" if cluster_wide else "broker"}) as details:
+        _config_value_check(key, value)
+        with cluster_gateway(cluster) as gw:
+            current = {c.name: c for c in gw.broker_config_details(broker_id)}
+            entry = current.get(key)
+            if entry is not None and entry.is_sensitive:
+                details["value"] = "(sensitive)"
+            details["old"] = None if entry is None else "(sensitive)" if entry.is_sensitive else entry.value
+            gw.alter_broker_configs(resource, set_configs={} if value is None else {key: value},
+                                    delete=[key] if value is None else [])
+    notify_on_commit("broker.configs_updated", {"cluster": cluster.pk, "broker": None if cluster_wide else broker_id})
+
+
+MAX_CONFIG_VALUE = 10_000
+
+
+def _config_value_check(key: str, value: str | None) -> None:
+    if not key or len(key) > 255:
+        raise InvalidInput("Name the config to change.")
+    if value is not None and (not value.strip() or len(value) > MAX_CONFIG_VALUE):
+        raise InvalidInput(f"Give {key} a value of 1 to {MAX_CONFIG_VALUE} characters, or remove the override.")

@@ -6,6 +6,7 @@ app_name = "brokers"
 urlpatterns = [
     path("", views.broker_list, name="list"),
     path("<int:broker_id>/", views.broker_detail, name="detail"),
+    path("<int:broker_id>/configs/<str:key>", views.broker_config_edit, name="config_edit"),
     path("<int:broker_id>/stop", views.broker_command, {"action": "stop"}, name="stop"),
     path("<int:broker_id>/start", views.broker_command, {"action": "start"}, name="start"),
 ]

@@ -9,11 +9,13 @@ from django.views.decorators.http import require_POST
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.brokers import selectors, services
+from console.brokers.configs import broker_config_row, config_row
+from console.brokers.forms import CLUSTER_DEFAULT, BrokerConfigValueForm
 from console.brokers.charts import broker_load_chart
 from console.clusters.selectors import cluster_get
 from console.clusters.services import cluster_brokers_seen
 from console.errors import ConsoleError
-from console.web import page, unless_confirmed
+from console.web import form_error, page, unless_confirmed
 
 COMMANDS = {"stop": (services.broker_stop, "stopped"), "start": (services.broker_start, "started")}
 
@@ -40,7 +42,38 @@ def broker_detail(request, cluster_id: int, broker_id: int):
     # Thousands of topics: the page shows them a page at a time (the JSON API has them all).
     topics = Paginator(list(view.broker.partition_ids.items()), settings.TOPICS_PER_PAGE).get_page(
         request.GET.get("page", 1))
-    return render(request, "brokers/detail.html", {"cluster": cluster, "view": view, "topics": topics})
+    return render(request, "brokers/detail.html", {"cluster": cluster, "view": view, "topics": topics,
+                                                   "configs": [config_row(c) for c in view.configs]})
+
+
+@page(OPERATOR)
+def broker_config_edit(request, cluster_id: int, broker_id: int, key: str):
+    """One dynamic broker config: the form, a diff the cluster has checked (validate_only), the
+    save; for this broker or for every broker (the cluster-wide default)."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    row = broker_config_row(cluster=cluster, broker_id=broker_id, key=key)
+    form = BrokerConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key)
+    diff = None
+    if request.method == "POST" and form.is_valid():
+        change = {"cluster": cluster, "broker_id": broker_id, "key": key, "value": form.new_value,
+                  "cluster_wide": form.cleaned_data["scope"] == CLUSTER_DEFAULT}
+        try:
+            if form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
+                services.broker_config_set(actor=request.user, **change)
+                where = "every broker" if change["cluster_wide"] else f"broker {broker_id}"
+                done = "override removed" if form.new_value is None else f"set to {form.new_value}"
+                messages.success(request, f"{key} of {where} {done}.")
+                return redirect("brokers:detail", cluster_id=cluster.pk, broker_id=broker_id)
+            services.broker_config_check(**change)
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            diff = {"old": row.value, "new": form.new_value, "default": row.default_value,
+                    "cluster_wide": change["cluster_wide"]}
+            form = BrokerConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key)
+    return render(request, "brokers/config_edit.html", {"cluster": cluster, "broker_id": broker_id, "row": row,
+                                                        "form": form, "diff": diff},
+                  status=400 if form.errors else 200)
 
 
 @page(OPERATOR)

@@ -1,13 +1,17 @@
 """The group page's chart: lag per partition, one bar colour per topic, so the partition that
-holds the group back shows at once. Partitions with an unknown lag are left out."""
+holds the group back shows at once. Partitions without a commit have no lag: they show as grey
+bars of the records they hold (what a consumer starting from the earliest offset would read),
+named so in the legend. Partitions whose offsets are unknown are left out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from console.charts import base_layout, figure_data
+from console.charts import base_layout, empty_figure, figure_data
 from console.groups.selectors import PartitionRow
+
+NO_COMMIT_COLOR = "#9aa5b0"
 
 
 def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
@@ -15,9 +19,18 @@ def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
     for p in partitions:
         if p.lag is not None:
             by_topic.setdefault(p.topic, []).append(p)
-    figure = go.Figure(
-        data=[go.Bar(name=topic, x=[f"{topic}-{p.partition}" for p in rows], y=[p.lag for p in rows],
-                     hovertemplate="%{x}: lag %{y}<extra></extra>")
-              for topic, rows in by_topic.items()],
-        layout=base_layout(title="Lag per partition", x_title="Partition", y_title="Messages behind"))
-    return figure_data(figure)
+    uncommitted = [p for p in partitions if not p.has_commit and p.records is not None]
+    if not by_topic and not uncommitted:
+        return empty_figure(title="Lag per partition", message="No partition has a committed offset: no lag to draw.")
+    traces = [go.Bar(name=topic, x=[f"{topic}-{p.partition}" for p in rows], y=[p.lag for p in rows],
+                     hovertemplate="%{x}: lag %{y:,}<extra></extra>")
+              for topic, rows in by_topic.items()]
+    if uncommitted:
+        traces.append(go.Bar(name="no commit (records held)", x=[f"{p.topic}-{p.partition}" for p in uncommitted],
+                             y=[p.records for p in uncommitted], marker={"color": NO_COMMIT_COLOR, "opacity": 0.6},
+                             hovertemplate="%{x}: no commit, %{y:,} records<extra></extra>"))
+    layout = base_layout(title="Lag per partition", x_title="Partition", y_title="Messages behind")
+    layout.barmode = "overlay"          # one bar per partition: its lag, or its records without a commit
+    layout.xaxis.categoryorder = "array"
+    layout.xaxis.categoryarray = [f"{p.topic}-{p.partition}" for p in partitions]
+    return figure_data(go.Figure(data=traces, layout=layout))

@@ -2,6 +2,7 @@
 error, never a 500); the services decide."""
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from django import forms
@@ -10,16 +11,20 @@ from console.groups.reset import SCOPES, TARGETS, ResetSpec
 
 MAX_OFFSET = 2**63 - 1
 DATETIME_HELP = "YYYY-MM-DDTHH:MM[:SS[.sss]], in UTC unless a zone is given (Z or +hh:mm)."
+_ZONE = re.compile(r"^[+-](0\d|1[0-4]):[0-5]\d$")
+TOPICS_LIST_ID = "reset-topics"           # the <datalist> of topic names the topic field offers
 
 
-def parse_timestamp_ms(text: str) -> int:
-    """Kafka's --to-datetime format (ISO 8601), UTC when no zone is given; raises ValidationError."""
+def parse_timestamp_ms(text: str, *, zone: str = "") -> int:
+    """Kafka's --to-datetime format (ISO 8601); without a zone in the text, `zone` ("+02:00",
+    the browser's offset the picker sends), else UTC. Raises ValidationError."""
+    text = text.strip()
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise forms.ValidationError(f"{text!r} is not a date and time: use {DATETIME_HELP}") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+        moment = datetime.fromisoformat(text + zone) if _ZONE.match(zone) else moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
 
 
@@ -42,11 +47,20 @@ def parse_partitions(text: str) -> tuple[int, ...]:
 
 
 class ResetForm(forms.Form):
+    """The pickers: the topic field searches the cluster's topics (a datalist the page fills,
+    `topics`), the date and time is the browser's picker in its own time zone (`zone`, which
+    static/js/group_reset.js fills; without it the time is UTC, and scripts may give a zone)."""
+
     target = forms.ChoiceField(choices=list(TARGETS.items()), initial="earliest", label="Reset to")
     scope = forms.ChoiceField(choices=list(SCOPES.items()), initial="all")
-    topic = forms.CharField(required=False, max_length=249)
+    topic = forms.CharField(required=False, max_length=249, widget=forms.TextInput(
+        attrs={"list": TOPICS_LIST_ID, "autocomplete": "off", "placeholder": "type to search the topics"}))
     partitions = forms.CharField(required=False, max_length=2000, help_text="Such as 0,2,5 or 0-3.")
-    datetime = forms.CharField(required=False, max_length=64, label="Date and time", help_text=DATETIME_HELP)
+    datetime = forms.CharField(required=False, max_length=64, label="Date and time",
+                               widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": "1"}),
+                               help_text="In your browser's time zone (UTC without JavaScript); scripts: "
+                                         + DATETIME_HELP)
+    zone = forms.CharField(required=False, max_length=6, widget=forms.HiddenInput)
     offset = forms.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET)
     shift = forms.IntegerField(required=False, min_value=-MAX_OFFSET, max_value=MAX_OFFSET, label="Shift by",
                                help_text="Negative to re-read, positive to skip.")
@@ -54,9 +68,13 @@ class ResetForm(forms.Form):
     def clean_partitions(self):
         return parse_partitions(self.cleaned_data["partitions"] or "")
 
+    def __init__(self, *args, topics: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.topics = list(topics)
+
     def clean_datetime(self):
         text = (self.cleaned_data["datetime"] or "").strip()
-        return parse_timestamp_ms(text) if text else None
+        return parse_timestamp_ms(text, zone=(self.data.get("zone") or "").strip()) if text else None
 
     def clean(self):
         data = super().clean()

@@ -21,7 +21,7 @@ from console.errors import NotFound
 from console.groups.reset import ResetPlan, ResetSpec, reset_plan
 from console.kafka_gateway import Gateway, GatewayError, cache
 from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
-from console.kafka_gateway.group_lag import group_lags
+from console.kafka_gateway.group_lag import group_lags, groups_committed_on
 from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
 from kafka_rules.lag import PartitionLag, lag
@@ -139,6 +139,11 @@ def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bo
     info = gw.metadata([topic]).topic(topic)
     if info is None:
         return candidates               # offsets may outlive the topic: read them all
+    committed_here = groups_committed_on(gw, topic, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
+                                         wait_first=settings.GROUP_LAG_WAIT_SECONDS)
+    if committed_here is not None:      # the background snapshot names them: no OffsetFetch of every group
+        return [g for g in candidates if g.group_id in committed_here
+                or not states_listed or g.state not in ("Empty", "Dead")]
     coordinators = gw.groups.find_coordinators(g.group_id for g in candidates).found
     mine = [(topic, p.partition) for p in info.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets

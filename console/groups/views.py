@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.analytics.selectors import group_statuses
-from console.clusters.selectors import cluster_get
+from console.clusters.selectors import cluster_get, topic_names
 from console.errors import ConsoleError
 from console.groups import selectors, services
 from console.groups.charts import partition_lag_chart
@@ -30,14 +30,20 @@ def group_detail(request, cluster_id: int, group_id: str):
     view = selectors.group_detail(cluster=cluster, group_id=group_id)
     return render(request, "groups/detail.html", {"cluster": cluster, "view": view,
                                                   "lag_chart": partition_lag_chart(partitions=view.partitions),
-                                                  "reset_form": ResetForm()})
+                                                  "reset_form": ResetForm(topics=_group_topics(view))})
+
+
+def _group_topics(view) -> list[str]:
+    """The topics the group reads, for the reset form's topic picker."""
+    return [t.topic for t in view.topics]
 
 
 @page(OPERATOR)
 def group_reset(request, cluster_id: int, group_id: str):
     """GET: the preview of the reset the form describes; POST: apply it."""
     cluster = cluster_get(cluster_id=cluster_id)
-    form = ResetForm(request.POST if request.method == "POST" else (request.GET or None))
+    form = ResetForm(request.POST if request.method == "POST" else (request.GET or None),
+                     topics=topic_names(cluster=cluster) if request.method == "GET" else ())
     plan = None
     if form.is_bound and form.is_valid():
         try:

@@ -42,6 +42,7 @@ from typing import Any
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
+from console.kafka_gateway.errors import gateway_error
 from console.kafka_gateway.records import ClusterMetadata, ConnectionSettings
 
 Clock = Callable[[], float]
@@ -203,7 +204,8 @@ class BackgroundSnapshots:
         try:
             snapshot = collect()
         except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
-            snapshot = self._failed(self._snapshots.get(key), exc)
+            # Shown on a page: in words, never a client library's or Python's own text.
+            snapshot = self._failed(self._snapshots.get(key), gateway_error(exc))
         self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
 
     def _failed(self, last: Any, exc: Exception) -> Any:
@@ -291,7 +293,7 @@ class TransactionProducers(KeptSnapshots):
 class SnapshotAge:
     """How old the background data a page shows is, for the page and its JSON. `renewing`:
     older than `max_age_seconds` and being collected again; the page says so and marks the
-    old figures as old (static/js/renewing.js fetches the page again until they are renewed)."""
+    old figures as old (static/js/regions.js fetches the page again until they are renewed)."""
 
     collected_at: datetime | None            # None: not collected yet (the first collection is running)
     age_seconds: float | None

@@ -19,20 +19,18 @@ uses KafkaAdminClient's public methods.
 from __future__ import annotations
 
 import functools
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 import kafka.errors as Errors
 from kafka import KafkaAdminClient, TopicPartition
-from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.protocol.admin import DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetSpec
 
-from console.kafka_gateway import cache, engine_admin, wire
+from console.kafka_gateway import admin_calls, cache, engine_admin, wire
 from console.kafka_gateway.errors import (
-    GatewayError,
     describe_error_code,
     error_for_code,
     translated,
@@ -148,15 +146,15 @@ class Gateway:
     def topic_config_details(self, topic: str) -> list[ConfigEntry]:
         """Every config of the topic with its synonyms (so: its default without the topic's
         override), and the broker's documentation and type when it sends them (v3+)."""
-        request = DescribeConfigsRequest(resources=[(ConfigResourceType.TOPIC, topic, None)], include_synonyms=True,
-                                         include_documentation=True)
-        response = self._admin._manager.run(wire.send, self._admin._manager, request)
-        for result in response.results:
-            if result.error_code:
-                raise error_for_code(result.error_code, result.error_message)
-        answer = KafkaAdminClient._describe_configs_process_responses([response], "all")
-        entries = answer.get("topic", {}).get(topic, {})
-        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+        return admin_calls.config_details(self._admin, ConfigResourceType.TOPIC, topic, own_source=admin_calls.TOPIC_OVERRIDE)
+
+    @translated
+    def broker_config_details(self, broker_id: int) -> list[ConfigEntry]:
+        """Every config of the broker, as topic_config_details: `default_value` is what applies
+        without the broker's own dynamic override (the cluster-wide default, the static file,
+        or Kafka's default). Kafka marks the configs it cannot change at run time read-only."""
+        return admin_calls.config_details(self._admin, ConfigResourceType.BROKER, str(broker_id),
+                                          own_source=admin_calls.BROKER_OVERRIDE)
 
     @translated
     def topics_config_values(self, topics: Iterable[str], keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
@@ -177,21 +175,24 @@ class Gateway:
                           names: list[str] | None = None) -> list[ConfigEntry]:
         answer = self._admin.describe_configs([ConfigResource(resource_type, name, names)], config_filter="all")
         entries = answer.get(resource_type.name.lower(), {}).get(name, {})
-        return sorted((_config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+        return sorted((admin_calls.config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
 
     @translated
-    def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = ()) -> None:
-        """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others."""
-        changes: dict[str, object] = {name: str(value) for name, value in set_configs.items()}
-        changes.update({name: (AlterConfigOp.DELETE, None) for name in delete})
-        if not changes:
-            return
-        # raise_on_unknown=False: the broker validates names and values, with its own message.
-        answer = self._admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, changes)],
-                                           incremental=True, raise_on_unknown=False)
-        result = answer.get("topic", {}).get(topic, "OK")
-        if result != "OK":
-            raise _config_error(result)
+    def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
+                            validate_only: bool = False) -> None:
+        """IncrementalAlterConfigs: SET the given values, DELETE (back to the default) the others.
+        `validate_only`: the cluster checks the change with its own rules and changes nothing."""
+        admin_calls.alter_configs(self._admin, ConfigResourceType.TOPIC, topic, set_configs=set_configs, delete=delete,
+                                  validate_only=validate_only, what=f"the change to topic {topic}")
+
+    @translated
+    def alter_broker_configs(self, broker: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
+                             validate_only: bool = False) -> None:
+        """IncrementalAlterConfigs on a BROKER resource: `broker` is a broker id, or "" for the
+        cluster-wide default (kafka-configs.sh --entity-default)."""
+        where = f"broker {broker}" if broker else "the cluster-wide broker default"
+        admin_calls.alter_configs(self._admin, ConfigResourceType.BROKER, broker, set_configs=set_configs, delete=delete,
+                                  validate_only=validate_only, what=f"the change to {where}")
 
     # --- offsets and log dirs -------------------------------------------------------------
 
@@ -212,10 +213,10 @@ class Gateway:
     @translated
     def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
         """DeleteRecords: each partition's records below its offset go (-1: below the high
-        watermark); the new log start offsets. kafka-python routes each partition to its leader."""
-        answer = self._admin.delete_records({TopicPartition(topic, p): offset for p, offset in before.items()},
-                                            timeout_ms=self._timeout_ms)
-        return {tp.partition: result["low_watermark"] for tp, result in answer.items()}
+        watermark); the new log start offsets. Refused partitions raise one GatewayError that
+        names them by error (console.kafka_gateway.admin_calls)."""
+        return admin_calls.delete_records(self._admin, topic, self.metadata([topic]).topic(topic), before,
+                                          timeout_ms=self._timeout_ms)
 
     def _list_offsets(self, partitions: Iterable[PartitionInfo], spec: OffsetSpec) -> dict[tuple[str, int], int]:
         specs = {TopicPartition(p.topic, p.partition): spec for p in partitions if not p.is_offline}
@@ -256,19 +257,22 @@ class Gateway:
     @translated
     def create_topic(self, *, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: Mapping[str, str] | None = None,
-                     assignments: Mapping[int, list[int]] | None = None) -> None:
+                     assignments: Mapping[int, list[int]] | None = None, validate_only: bool = False) -> None:
         """CreateTopics, then wait until every partition has a leader. With `assignments`
-        ({partition: [broker ids]}) the partition count and replication factor come from it."""
+        ({partition: [broker ids]}) the partition count and replication factor come from it.
+        `validate_only`: the cluster checks name, counts and configs, and creates nothing."""
         spec: dict = {"configs": dict(configs or {})}
         if assignments:
             spec["assignments"] = {int(p): list(replicas) for p, replicas in assignments.items()}
         else:
             spec.update(num_partitions=num_partitions, replication_factor=replication_factor)
-        answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False)
+        answer = self._admin.create_topics({name: spec}, timeout_ms=self._timeout_ms, raise_errors=False,
+                                           validate_only=validate_only, wait_for_metadata=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise error_for_code(topic["error_code"], topic.get("error_message"))
-        self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
+                raise error_for_code(topic["error_code"], topic.get("error_message"), what=f"creating topic {name}")
+        if not validate_only:
+            self._admin.wait_for_topics([name], timeout_ms=self._timeout_ms)
 
     @_changes_metadata
     @translated
@@ -276,16 +280,17 @@ class Gateway:
         answer = self._admin.delete_topics([name], timeout_ms=self._timeout_ms, raise_errors=False)
         for topic in answer["topics"]:
             if topic["error_code"] != 0:
-                raise error_for_code(topic["error_code"], topic.get("error_message"))
+                raise error_for_code(topic["error_code"], topic.get("error_message"), what=f"deleting topic {name}")
 
     @_changes_metadata
     @translated
-    def create_partitions(self, topic: str, *, total_count: int) -> None:
+    def create_partitions(self, topic: str, *, total_count: int, validate_only: bool = False) -> None:
         response = self._admin.create_partitions({topic: total_count}, timeout_ms=self._timeout_ms,
-                                                 raise_errors=False)
+                                                 raise_errors=False, validate_only=validate_only)
         for result in response.results:
             if result.error_code != 0:
-                raise error_for_code(result.error_code, result.error_message)
+                raise error_for_code(result.error_code, result.error_message,
+                                     what=f"growing {topic} to {total_count} partitions")
 
     @_changes_metadata
     @translated
@@ -363,29 +368,6 @@ class Gateway:
         # A controlled shutdown moves leaderships first: allow it more than one request's time.
         return engine_admin.broker_command(endpoint, broker_id, action, token=self._engine_admin_token,
                                            timeout=max(60.0, self._timeout_ms / 1000))
-
-
-def _config_entry(name: str, raw: dict) -> ConfigEntry:
-    source = raw.get("config_source", "UNKNOWN")
-    # Synonyms come highest precedence first; the first one not set on the topic is what the
-    # topic would have without its override.
-    below = [s for s in raw.get("synonyms") or () if s.get("source") != "DYNAMIC_TOPIC_CONFIG"]
-    default = below[0].get("value") if below else (raw.get("value") if source != "DYNAMIC_TOPIC_CONFIG" else None)
-    default_from = below[0].get("name") if below else (name if source != "DYNAMIC_TOPIC_CONFIG" else None)
-    config_type = raw.get("config_type")
-    return ConfigEntry(name=name, value=raw.get("value"), source=source, is_default=source == "DEFAULT_CONFIG",
-                       read_only=bool(raw.get("read_only")), is_sensitive=bool(raw.get("is_sensitive")),
-                       default_value=default, default_from=default_from,
-                       documentation=raw.get("documentation") or None,
-                       config_type=config_type if config_type not in (None, "UNKNOWN") else None)
-
-
-def _config_error(result: str) -> GatewayError:
-    """kafka-python formats config errors as '[Error 40] InvalidConfigurationError: why'."""
-    match = re.match(r"^\[Error (\d+)\] [A-Za-z]+: ?(.*)$", result, re.DOTALL)
-    if match is None:
-        return GatewayError(result)
-    return error_for_code(int(match.group(1)), match.group(2).strip() or None)
 
 
 def group_partitions(partitions: Iterable[PartitionInfo]) -> dict[str, list[int]]:

@@ -5,34 +5,25 @@ import functools
 
 import kafka.errors as Errors
 
-from console.errors import ConsoleError
+from console.errors import ConsoleError, kafka_error, kafka_phrase
 
 _UNREACHABLE = (Errors.KafkaConnectionError, Errors.NodeNotReadyError, Errors.MetadataEmptyBrokerList)
 
 
 class GatewayError(ConsoleError):
-    """A Kafka request failed; the message says why in words, with Kafka's error name."""
+    """A Kafka request failed; the message says why in words, with Kafka's error name (console.errors)."""
 
 
-def code_label(code: int) -> str:
-    """Kafka's name and number for an error code: "INVALID_CONFIG (40)"."""
-    return f"{Errors.for_code(code).message} ({code})"
-
-
-def error_for_code(code: int, message: str | None = None) -> GatewayError:
-    """A GatewayError that reads as a sentence, with the broker's own words and Kafka's code apart."""
-    error = Errors.for_code(code)
-    sentence = error.description.rstrip(".") + "." if error.description else error.message
-    if message and message not in sentence:
-        sentence = f"{sentence} The cluster said: {message.rstrip('.')}."
-    return GatewayError(sentence, kafka_code=code_label(code))
+def error_for_code(code: int, message: str | None = None, *, hint: str | None = None, what: str = "it") -> GatewayError:
+    """A GatewayError whose message is console.errors.kafka_sentence: the broker's own words
+    (or Kafka's description of the code), with the code's name and number."""
+    return kafka_error(code, message, hint=hint, what=what, error_class=GatewayError)
 
 
 def describe_error_code(code: int, message: str | None = None) -> str:
-    """`Topic with this name already exists. (TOPIC_ALREADY_EXISTS: Topic 'x' already exists.)`"""
-    error = Errors.for_code(code)
-    detail = f"{error.message}: {message}" if message else error.message
-    return f"{error.description} ({detail})"
+    """A short form for one item of a list (a partition, a group): `NOT_COORDINATOR (16): This is
+    not the correct coordinator.`"""
+    return kafka_phrase(code, message)
 
 
 def readable(exc: BaseException) -> str:
@@ -40,20 +31,26 @@ def readable(exc: BaseException) -> str:
         return f"The cluster did not answer in time ({exc})."
     if isinstance(exc, _UNREACHABLE):
         return f"Cannot reach the cluster: {exc}."
-    if isinstance(exc, Errors.BrokerResponseError):
-        detail = exc.args[0] if exc.args and isinstance(exc.args[0], str) and len(exc.args[0]) < 300 else ""
-        return f"{exc.description} ({exc.message}{': ' + detail if detail else ''})"
+    if isinstance(exc, Errors.BrokerResponseError) and getattr(exc, "errno", None) is not None:
+        return kafka_phrase(exc.errno, _broker_detail(exc))
     if isinstance(exc, Errors.KafkaError):
-        return f"Kafka error: {type(exc).__name__}: {exc}"
+        return f"The Kafka client failed ({type(exc).__name__}){': ' + str(exc) if str(exc) else ''}."
     if isinstance(exc, OSError):
         return f"Network error: {exc}"
     return str(exc)
 
 
+def _broker_detail(exc: BaseException) -> str | None:
+    """The broker's message a kafka-python error carries, if it is one (not its own boilerplate)."""
+    detail = exc.args[0] if exc.args and isinstance(exc.args[0], str) and len(exc.args[0]) < 300 else None
+    return detail if detail and detail != getattr(exc, "description", None) else None
+
+
 def gateway_error(exc: BaseException) -> GatewayError:
+    if isinstance(exc, GatewayError):
+        return exc
     if isinstance(exc, Errors.BrokerResponseError) and getattr(exc, "errno", None) is not None:
-        detail = exc.args[0] if exc.args and isinstance(exc.args[0], str) and len(exc.args[0]) < 300 else None
-        return error_for_code(exc.errno, detail)
+        return error_for_code(exc.errno, _broker_detail(exc))
     return GatewayError(readable(exc))
 
 

@@ -32,6 +32,20 @@ def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupL
     return cache.GROUP_LAGS.get_for(gateway, collect, max_age=max_age, wait_first=wait_first)
 
 
+def groups_committed_on(gateway: Gateway, topic: str, *, max_age: float, wait_first: float) -> set[str] | None:
+    """The groups with a committed offset on `topic` in the background snapshot (it holds every
+    group's offsets); None when the snapshot is off (max_age 0) or not in yet. A topic's pages
+    read live only these groups and those that may have members, not every group of the
+    cluster: a group that commits has members, and an empty group's offsets change only by an
+    admin's commit (a reset), which shows once the snapshot is renewed (within `max_age`)."""
+    if max_age <= 0:
+        return None
+    cached = group_lags(gateway, max_age=max_age, wait_first=wait_first)
+    if cached is None or cached.lag is None:
+        return None
+    return {group for group, offsets in cached.lag.committed.offsets.items() if any(t == topic for t, _ in offsets)}
+
+
 def collect(gateway: Gateway) -> GroupLagSnapshot:
     """ListGroups, FindCoordinator, then OffsetFetch and ListOffsets (each partition once) in
     rounds; no descriptions (the page describes only the groups it shows)."""

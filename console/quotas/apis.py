@@ -19,7 +19,7 @@ def quota_list(request, cluster_id: int):
     for a type's default, and its values with their units."""
     view = selectors.quota_list(cluster=cluster_get(cluster_id=cluster_id), **list_filters(request))
     if view.error:
-        raise InvalidInput(f"{view.error} ({view.kafka_code})" if view.kafka_code else view.error)
+        raise InvalidInput(view.error)
     return view
 
 

@@ -8,7 +8,7 @@ from django import forms
 from console.errors import InvalidInput
 from console.kafka_gateway.quotas import Entity
 from console.quotas.rules import (CLIENT_ID, ENTITY_LABELS, IP, KEYS, MAX_NAME, USER, entity_check, key_check,
-                                  value_check)
+                                  parse_value, value_check)
 
 # (entity type, name field, default field)
 ENTITY_FIELDS = ((USER, "user", "user_default"), (CLIENT_ID, "client_id", "client_id_default"),
@@ -69,7 +69,8 @@ class QuotaSetForm(QuotaEntityForm):
                             initial="controller_mutation_rate",
                             help_text="Byte rates, request_percentage and connection_creation_rate apply per broker; "
                                       "connection_creation_rate is for IP addresses only.")
-    value = forms.FloatField(help_text="Greater than 0; a whole number for the byte rates and connections.")
+    value = forms.CharField(max_length=100, help_text="Greater than 0; a whole number for the byte rates and "
+                                                      "connections. Byte rates take sizes too: 10MiB, 512KB.")
 
     def clean(self):
         data = super().clean()
@@ -81,7 +82,7 @@ class QuotaSetForm(QuotaEntityForm):
             self.add_error("key", str(exc))
             return data
         try:
-            data["value"] = value_check(data["key"], data["value"])
+            data["value"] = value_check(data["key"], parse_value(data["key"], data["value"]))
         except InvalidInput as exc:
             self.add_error("value", str(exc))
         return data

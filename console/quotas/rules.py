@@ -9,8 +9,11 @@ console before it asks the cluster, and how quota values read on a page.
   connection_creation_rate (whole connections per second).
 - Values are positive and finite.
 
-A cluster may enforce less: our engine refuses every key but controller_mutation_rate with
-INVALID_REQUEST, and the page shows that refusal as it comes.
+A cluster may enforce less. This project's engine enforces producer_byte_rate,
+consumer_byte_rate (engine/broker/byte_rate_quota.py) and controller_mutation_rate
+(engine/broker/mutation_quota.py), and refuses request_percentage and connection_creation_rate
+with INVALID_REQUEST (engine/cluster/client_quotas.py); `QuotaKey.engine` says so per key, and
+the page shows a refusal as it comes.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from console import formatting
 from console.errors import InvalidInput
 from console.kafka_gateway.quotas import Entity, entity_of
 
@@ -35,16 +39,26 @@ class QuotaKey:
     whole: bool             # Kafka keeps it as a LONG or INT: a fraction is refused
     for_ip: bool
     help: str
+    engine: str             # what this project's engine does with the key
+    engine_enforces: bool
 
 
 KEYS = {k.key: k for k in (
-    QuotaKey("producer_byte_rate", "bytes/s", True, False, "Produce bytes per second, per broker."),
-    QuotaKey("consumer_byte_rate", "bytes/s", True, False, "Fetch bytes per second, per broker."),
+    QuotaKey("producer_byte_rate", "bytes/s", True, False, "Produce bytes per second, per broker.",
+             "Enforced per broker as Kafka does: a client over it gets throttle_time_ms and its connection is "
+             "muted for that long.", True),
+    QuotaKey("consumer_byte_rate", "bytes/s", True, False, "Fetch bytes per second, per broker.",
+             "Enforced per broker: the connection is muted for throttle_time_ms; unlike Kafka, a throttled Fetch "
+             "still carries its data.", True),
     QuotaKey("request_percentage", "%", False, False,
-             "Share of one request handler or network thread's time, per broker (200 = two threads)."),
+             "Share of one request handler or network thread's time, per broker (200 = two threads).",
+             "Not enforced: refused with INVALID_REQUEST (42), nothing stored.", False),
     QuotaKey("controller_mutation_rate", "mutations/s", False, False,
-             "Partitions created or deleted per second (KIP-599)."),
-    QuotaKey("connection_creation_rate", "connections/s", True, True, "New connections per second, per broker."),
+             "Partitions created or deleted per second (KIP-599).",
+             "Enforced: CreateTopics, CreatePartitions and DeleteTopics past the rate are refused with "
+             "THROTTLING_QUOTA_EXCEEDED (89) and told when to retry.", True),
+    QuotaKey("connection_creation_rate", "connections/s", True, True, "New connections per second, per broker.",
+             "Not enforced: IP quotas are refused with INVALID_REQUEST (42), nothing stored.", False),
 )}
 
 
@@ -110,20 +124,35 @@ def entity_label(entity: Entity) -> str:
 
 
 def value_display(key: str, value: float) -> str:
-    """`1,048,576 bytes/s (1 MiB/s)`, `250%`, `12.5 mutations/s`."""
+    """`1,048,576 bytes/s (1 MiB/s)`, `250%`, `12.5 mutations/s`; Kafka's "no limit" sentinel
+    (Double.MAX_VALUE, Long.MAX_VALUE) as "unlimited"."""
     quota = KEYS.get(key)
+    if formatting.is_unlimited(key, value) or value >= formatting.LONG_MAX:
+        return formatting.UNLIMITED
     number = f"{value:,.0f}" if value == int(value) else f"{value:,.6g}"
     if quota is None:
         return number
     shown = f"{number}%" if quota.unit == "%" else f"{number} {quota.unit}"
     if quota.unit == "bytes/s" and value >= 1024:
-        shown += f" ({_binary(value)}/s)"
+        shown += f" ({formatting.size_rate(value)})"
     return shown
 
 
-def _binary(value: float) -> str:
-    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        value /= 1024
-        if value < 1024 or unit == "EiB":
-            return f"{value:.3g} {unit}"
-    return ""
+def parse_value(key: str, text: str) -> float:
+    """A quota value typed by a person: byte rates also as sizes ("10MiB", "10MiB/s")."""
+    raw = (text or "").strip()
+    quota = KEYS.get(key)
+    if quota is not None and quota.unit == "bytes/s":
+        try:
+            return float(formatting.parse_size(raw.removesuffix("/s")))
+        except formatting.UnitError:
+            pass
+    try:
+        value = float(raw)
+        if not math.isfinite(value):
+            raise ValueError(raw)
+        return value
+    except ValueError:
+        unit = "a size such as 10MiB or 512KB, or a number of bytes per second" if quota and \
+            quota.unit == "bytes/s" else "a number"
+        raise InvalidInput(f"“{raw}” is not {unit}.") from None

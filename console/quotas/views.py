@@ -67,8 +67,7 @@ def quota_remove(request, cluster_id: int):
     try:
         old = services.quota_remove(cluster=cluster, actor=request.user, entity=form.entity, key=key)
     except ConsoleError as exc:
-        code = f" (Kafka error: {exc.kafka_code})" if exc.kafka_code else ""
-        messages.error(request, f"{key} of {label} not removed: {exc}{code}")
+        messages.error(request, f"{key} of {label} not removed: {exc}")
     else:
         messages.success(request, f"{key} of {label} removed (it was {value_display(key, old)}).")
     return redirect("quotas:list", cluster_id=cluster.pk)

@@ -5,6 +5,7 @@ from django import forms
 
 from console.reassignments.plan_json import MAX_JSON_BYTES
 from console.reassignments.services import SCENARIOS
+from console.unit_fields import SizeField
 
 SCENARIO_LABELS = {"rebalance": "Rebalance", "add": "Add brokers (fill the new ones)",
                    "decommission": "Decommission brokers (move everything off)",
@@ -18,25 +19,46 @@ def _id_list(value: str, what: str) -> list:
     return items
 
 
+class BrokerIdsField(forms.Field):
+    """Broker ids from a multi-select of the cluster's brokers (one value per ticked box), or
+    from comma-separated text (scripts, a cluster whose brokers the console has not seen yet).
+    Ids the cluster does not have are left to the planner, which names them."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.CheckboxSelectMultiple(attrs={"class": "broker-picker"}))
+        super().__init__(**kwargs)
+
+    def to_python(self, value) -> list[int]:
+        values = value if isinstance(value, (list, tuple)) else [value or ""]
+        items = [item for v in values for item in _id_list(str(v), "brokers")]
+        try:
+            return sorted({int(b) for b in items})
+        except ValueError:
+            raise forms.ValidationError("Broker ids are numbers, e.g. 1,2,3.") from None
+
+
 class GenerateForm(forms.Form):
     name = forms.CharField(max_length=200)
     scenario = forms.ChoiceField(choices=[(s, SCENARIO_LABELS[s]) for s in SCENARIOS])
     topics = forms.CharField(required=False, max_length=200_000,
                              help_text="Comma-separated; empty means every topic of the cluster.")
-    brokers = forms.CharField(required=False, max_length=2000,
-                              help_text="Broker ids, comma-separated: to fill, to empty, or to restrict to.")
+    brokers = BrokerIdsField(required=False, help_text="The brokers to fill, to empty, or to restrict to.")
     replication_factor = forms.IntegerField(required=False, min_value=1, max_value=100)
     bytes_tolerance_percent = forms.IntegerField(initial=10, min_value=1, max_value=100,
                                                  help_text="Bytes per broker within this % of the mean.")
 
+    def __init__(self, *args, brokers: list[tuple[int, str]] = (), **kwargs):
+        """`brokers`: (id, label) of the cluster's brokers for the multi-select; none known: a text box."""
+        super().__init__(*args, **kwargs)
+        field = self.fields["brokers"]
+        if brokers:
+            field.widget.choices = [(str(b), label) for b, label in brokers]
+        else:
+            field.widget = forms.TextInput(attrs={"placeholder": "1,2,3"})
+            field.help_text = "Broker ids, comma-separated: to fill, to empty, or to restrict to."
+
     def clean_topics(self) -> list[str]:
         return _id_list(self.cleaned_data["topics"], "topics")
-
-    def clean_brokers(self) -> list[int]:
-        try:
-            return [int(b) for b in _id_list(self.cleaned_data["brokers"], "brokers")]
-        except ValueError:
-            raise forms.ValidationError("Broker ids are numbers, e.g. 1,2,3.") from None
 
 
 class ImportForm(forms.Form):
@@ -52,9 +74,17 @@ class EditMoveForm(forms.Form):
     replicas = forms.CharField(max_length=2000)
 
 
+THROTTLE_HELP = "Bytes per second each broker may copy, such as 50MiB or 10MB. Empty: no throttle."
+
+
+def throttle_field(**kwargs) -> SizeField:
+    """A replication throttle per broker, per second, in a person's units ("50MiB")."""
+    return SizeField(required=False, min_value=1024, max_value=10 * 1024 ** 3, label="Throttle per broker (per second)",
+                     help_text=THROTTLE_HELP, **kwargs)
+
+
 class RunForm(forms.Form):
-    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, initial=50,
-                                           label="Throttle (MB/s)", help_text="Empty: no throttle.")
+    throttle = throttle_field(initial="50MiB")
     per_broker_limit = forms.IntegerField(initial=5, min_value=1, max_value=1000,
                                           label="Moves in or out per broker at a time")
     cluster_limit = forms.IntegerField(initial=50, min_value=1, max_value=100_000,
@@ -66,8 +96,7 @@ class RunForm(forms.Form):
                                  input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
 
     def throttle_bytes(self) -> int | None:
-        value = self.cleaned_data.get("throttle_mb_per_sec")
-        return None if value is None else int(value * 1024 * 1024)
+        return self.cleaned_data.get("throttle")
 
 
 class ScheduleForm(forms.Form):
@@ -81,7 +110,7 @@ class ScheduleForm(forms.Form):
     topics = forms.CharField(required=False, max_length=200_000, help_text="Comma-separated; empty: all topics.")
     min_leader_skew_percent = forms.FloatField(required=False, min_value=0, max_value=10_000,
                                                label="Only if leader skew is over (%)")
-    throttle_mb_per_sec = forms.FloatField(required=False, min_value=0.001, max_value=10_240, label="Throttle (MB/s)")
+    throttle = throttle_field()
 
     def clean_topics(self) -> list[str]:
         return _id_list(self.cleaned_data["topics"], "topics")

@@ -78,12 +78,30 @@ class Progress:
     bytes_done: int
     percent: float
     eta_seconds: float | None
+    eta_basis: str = ""               # "observed rate" or "throttle": what the ETA divides by
+    is_active: bool = False           # the job still holds its partitions (Pause/Cancel apply)
 
     def as_event(self) -> dict:
         return {"job": self.job_id, "state": self.state, "message": self.message, "moves_total": self.moves_total,
                 "moves_done": self.moves_done, "moves_in_flight": self.moves_in_flight,
                 "bytes_total": self.bytes_total, "bytes_done": self.bytes_done, "percent": self.percent,
-                "eta_seconds": self.eta_seconds}
+                "eta_seconds": self.eta_seconds, "eta_basis": self.eta_basis, "is_active": self.is_active}
+
+
+def busiest_bytes(job: Reassignment) -> int:
+    """The most bytes one broker copies in or out in the plan: with a throttle per broker, the
+    job takes at least that divided by the throttle."""
+    return max((max(b["bytes_in"], b["bytes_out"]) for b in job.summary.get("brokers", [])), default=0)
+
+
+def throttled_duration(job: Reassignment, *, remaining: int | None = None) -> float | None:
+    """Seconds the (remaining) copy takes at the job's throttle: the busiest broker's share."""
+    if not job.throttle_bytes_per_sec:
+        return None
+    busiest, total = busiest_bytes(job), job.summary.get("bytes_to_copy") or job.bytes_total
+    if remaining is not None and total:
+        busiest = busiest * min(1.0, remaining / total)
+    return busiest / job.throttle_bytes_per_sec
 
 
 def job_progress(*, job: Reassignment) -> Progress:
@@ -100,11 +118,15 @@ def job_progress(*, job: Reassignment) -> Progress:
     else:
         percent = 100.0 * finished / total if total else 100.0
     remaining = max(0, job.bytes_total - job.bytes_done)
-    eta = remaining / job.rate_bytes_per_sec if job.rate_bytes_per_sec > 0 and job.is_active else None
+    eta, basis = None, ""
+    if job.is_active and job.rate_bytes_per_sec > 0:
+        eta, basis = remaining / job.rate_bytes_per_sec, "observed rate"
+    elif job.is_active and job.throttle_bytes_per_sec:      # nothing measured yet: the throttle bounds it
+        eta, basis = throttled_duration(job, remaining=remaining), "throttle"
     return Progress(job_id=job.pk, state=job.state, message=job.message, moves_total=total,
                     moves_done=counts[ReassignmentMove.DONE], moves_in_flight=counts[ReassignmentMove.IN_FLIGHT],
                     bytes_total=job.bytes_total, bytes_done=job.bytes_done, percent=round(percent, 1),
-                    eta_seconds=None if eta is None else round(eta, 1))
+                    eta_seconds=None if eta is None else round(eta, 1), eta_basis=basis, is_active=job.is_active)
 
 
 def schedule_list(*, cluster: Cluster) -> QuerySet[ReassignmentSchedule]:

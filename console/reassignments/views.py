@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from console.accounts.roles import OPERATOR, VIEWER
-from console.clusters.selectors import cluster_get
+from console.clusters.selectors import broker_choices, cluster_get
 from console.errors import ConsoleError, InvalidInput, NotFound
 from console.reassignments import schedules, selectors, services
 from console.reassignments.charts import plan_load_chart
@@ -23,7 +23,11 @@ from console.web import page
 @page(VIEWER)
 def job_list(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    return _render_list(request, cluster, GenerateForm(), ImportForm())
+    return _render_list(request, cluster, _generate_form(cluster), ImportForm())
+
+
+def _generate_form(cluster, data=None) -> GenerateForm:
+    return GenerateForm(data, brokers=broker_choices(cluster=cluster))
 
 
 def _render_list(request, cluster, generate_form, import_form, status=200, schedule_form=None):
@@ -41,18 +45,17 @@ def schedule_create(request, cluster_id: int):
     form = ScheduleForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        throttle = data["throttle_mb_per_sec"]
         try:
             schedules.schedule_create(cluster=cluster, actor=request.user, name=data["name"], kind=data["kind"],
                                       cron=data["cron"].strip(), run_at=_aware(data["run_at"]),
                                       topics=data["topics"], min_leader_skew_percent=data["min_leader_skew_percent"],
-                                      throttle_bytes_per_sec=None if throttle is None else int(throttle * 1024 * 1024))
+                                      throttle_bytes_per_sec=data["throttle"])
         except ConsoleError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Schedule {data['name']} saved.")
             return redirect("reassignments:list", cluster_id=cluster.pk)
-    return _render_list(request, cluster, GenerateForm(), ImportForm(), status=400, schedule_form=form)
+    return _render_list(request, cluster, _generate_form(cluster), ImportForm(), status=400, schedule_form=form)
 
 
 @page(OPERATOR)
@@ -94,7 +97,7 @@ def _aware(value):
 @require_POST
 def plan_generate(request, cluster_id: int):
     cluster = cluster_get(cluster_id=cluster_id)
-    form = GenerateForm(request.POST)
+    form = _generate_form(cluster, request.POST)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -123,7 +126,7 @@ def plan_import(request, cluster_id: int):
             form.add_error(None, str(exc))
         else:
             return redirect("reassignments:detail", cluster_id=cluster.pk, job_id=job.pk)
-    return _render_list(request, cluster, GenerateForm(), form, status=400)
+    return _render_list(request, cluster, _generate_form(cluster), form, status=400)
 
 
 @page(VIEWER)
@@ -136,10 +139,10 @@ def job_detail(request, cluster_id: int, job_id: int):
 def _render_detail(request, cluster, job, run_form, status=200):
     brokers = job.summary.get("brokers", [])
     moves = list(job.moves.all()[:selectors.MOVES_SHOWN])
-    busiest = max((max(b["bytes_in"], b["bytes_out"]) for b in brokers), default=0)
     return render(request, "reassignments/detail.html", {
         "cluster": cluster, "job": job, "summary": job.summary, "brokers": brokers, "moves": moves,
-        "moves_hidden": max(0, job.summary.get("moves", 0) - len(moves)), "busiest_bytes": busiest,
+        "moves_hidden": max(0, job.summary.get("moves", 0) - len(moves)), "busiest_bytes": selectors.busiest_bytes(job),
+        "throttled_duration": selectors.throttled_duration(job),
         "progress": selectors.job_progress(job=job), "run_form": run_form,
         "load_chart": plan_load_chart(brokers=brokers) if brokers else None}, status=status)
 

@@ -3,11 +3,14 @@
 
     {{ ms|duration }}            "7 d"                 {{ seconds|duration_s }}    "1 h 55 min"
     {{ bytes|size }}             "1.9 MiB"             {{ bytes|size_rate }}       "1.9 MiB/s"
+    {{ bytes|size_change }}      "+1.2 GiB", "-285 MiB"   {{ days|duration_days }}   "18 d"
     {{ n|count }}                "51,234"              {{ per_second|rate }}       "0.8/s"
     {{ x|percent }}              "12.3 %"
     {{ dt|when }}                <time> in local time with its UTC offset, UTC on hover, and "2 min ago"
-                                 beside it (static/js/units.js turns it into the browser's time zone)
-    {{ dt|ago }}                 <time> saying "2 min ago", kept current by static/js/units.js
+                                 beside it (static/js/units.js turns it into the browser's time zone
+                                 and writes the age: the HTML stays the same at every render)
+    {{ dt|ago }}                 <time> saying "2 min ago", kept current by static/js/units.js (not
+                                 for live fragments: its text changes with every render)
     {{ raw|config_value:name }}  <span title="raw value">7 d</span>, or the raw value when it has no unit
     {{ raw|config_with_unit:name }}  "168 h (7 d)"
 `dt` is an aware datetime or Kafka's epoch milliseconds.
@@ -41,6 +44,8 @@ def _lenient(function):
 
 for _name, _function in (("duration", formatting.duration), ("duration_s", formatting.duration_seconds),
                          ("size", formatting.size), ("size_rate", formatting.size_rate),
+                         ("size_change", formatting.size_change),
+                         ("duration_days", lambda days: formatting.duration(days * 86_400_000)),
                          ("count", formatting.count), ("rate", formatting.rate), ("percent", formatting.percent)):
     register.filter(_name, _lenient(_function))
 
@@ -59,14 +64,15 @@ def _moment(value) -> datetime | None:
 
 @register.filter
 def when(value):
+    """The age beside the time is written by static/js/units.js, not here: the same moment then
+    renders the same HTML at every poll, so a live fragment is pushed only when it changed."""
     moment = _moment(value)
     if moment is None:
         return formatting.NONE
     iso = moment.isoformat()
     return format_html('<time datetime="{}" data-when title="{}">{}</time> <small class="ago">'
-                       '<time datetime="{}" data-ago>{}</time></small>',
-                       iso, formatting.timestamp_utc(moment), formatting.timestamp(timezone.localtime(moment)),
-                       iso, formatting.ago(moment))
+                       '<time datetime="{}" data-ago></time></small>',
+                       iso, formatting.timestamp_utc(moment), formatting.timestamp(timezone.localtime(moment)), iso)
 
 
 @register.filter

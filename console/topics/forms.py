@@ -1,6 +1,8 @@
 """Forms for the topic admin actions: they parse and bound the input, services decide."""
 from __future__ import annotations
 
+import hashlib
+
 from django import forms
 
 from console.topics.services import MAX_PARTITIONS
@@ -46,17 +48,28 @@ class ConfigLinesField(forms.CharField):
 
 
 class TopicCreateForm(forms.Form):
+    """A new topic. `previewed` is the topic the cluster checked (validate_only): the creation
+    goes through only when it is still the topic in the form."""
+
     name = forms.RegexField(regex=r"^[a-zA-Z0-9._-]{1,249}$", max_length=249,
                             error_messages={"invalid": "Use 1-249 of a-z, A-Z, 0-9, '.', '_' and '-'."})
     partitions = forms.IntegerField(min_value=1, max_value=MAX_PARTITIONS, initial=3)
     replication_factor = forms.IntegerField(min_value=1, max_value=100, initial=1)
     configs = ConfigLinesField()
+    previewed = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean_name(self):
         name = self.cleaned_data["name"]
         if name in (".", ".."):
             raise forms.ValidationError("'.' and '..' are not legal topic names.")
         return name
+
+    @property
+    def change_marker(self) -> str:
+        data = self.cleaned_data
+        spec = "\n".join([data["name"], str(data["partitions"]), str(data["replication_factor"]),
+                          config_lines(data["configs"])])
+        return hashlib.sha256(spec.encode()).hexdigest()[:32]
 
 
 class TopicDeleteForm(forms.Form):
@@ -130,8 +143,11 @@ class TopicConfigValueForm(forms.Form):
 
 
 class TopicPartitionsForm(forms.Form):
+    """`previewed`: the total the cluster checked (validate_only) and the page warned about."""
+
     total_partitions = forms.IntegerField(min_value=1, max_value=MAX_PARTITIONS,
                                           label="New total number of partitions")
+    previewed = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 def list_filters(request) -> dict:

@@ -17,6 +17,7 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.kafka_gateway.group_lag import groups_committed_on
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
 
@@ -211,7 +212,9 @@ def topic_ranges(*, cluster: Cluster, name: str) -> list[PartitionRange]:
             for p in sorted(topic.partitions, key=lambda p: p.partition)]
 
 
-def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
+def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with_groups: bool = True) -> TopicDetail:
+    """The topic's partitions and stats; its configs and the groups reading it unless left out
+    (the Overview tab leaves them to their own tabs: `configs` and `consumer_groups` are then empty)."""
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
         metadata = gw.metadata([name])
@@ -228,12 +231,13 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = [_config_row(e) for e in gw.topic_config_details(name)]
-        try:
-            groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
-        except GatewayError as exc:
-            warnings.append(f"Consumer groups: {exc}")
-            groups = []
+        configs = [_config_row(e) for e in gw.topic_config_details(name)] if with_configs else []
+        groups = []
+        if with_groups:
+            try:
+                groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
+            except GatewayError as exc:
+                warnings.append(f"Consumer groups: {exc}")
     rows = []
     for p in topic.partitions:
         o = offsets.get((name, p.partition))
@@ -250,15 +254,59 @@ def topic_detail(*, cluster: Cluster, name: str) -> TopicDetail:
                        partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings)
 
 
+@dataclass(frozen=True)
+class TopicConsumers:
+    cluster: ClusterRef
+    name: str
+    partitions: int
+    consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
+    warnings: list[str]
+
+
+def topic_consumers(*, cluster: Cluster, name: str) -> TopicConsumers:
+    """The groups reading the topic (committed offsets on it, or members assigned to it), each
+    partition's committed offset against its high watermark, live."""
+    warnings: list[str] = []
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+        if topic is None:
+            raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+        try:
+            high_watermarks = {p: hw for (_, p), hw in gw.high_watermarks(topic.partitions).items()}
+        except GatewayError as exc:
+            warnings.append(f"Offsets: {exc}")
+            high_watermarks = {}
+        try:
+            groups = _groups_reading(gw, topic, high_watermarks)
+        except GatewayError as exc:
+            warnings.append(f"Consumer groups: {exc}")
+            groups = []
+    return TopicConsumers(cluster=ClusterRef.of(cluster), name=name, partitions=len(topic.partitions),
+                          consumer_groups=groups, warnings=warnings)
+
+
+def topic_partition_count(*, cluster: Cluster, name: str) -> int:
+    with cluster_gateway(cluster) as gw:
+        topic = gw.metadata([name]).topic(name)
+    if topic is None:
+        raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+    return len(topic.partitions)
+
+
 def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]) -> list[GroupRow] | None:
     """Groups with committed offsets on the topic, or with a member assigned one of its partitions.
 
-    Batched (console.kafka_gateway.groups): OffsetFetch asks every group for this topic's
+    Batched (console.kafka_gateway.groups): OffsetFetch asks the groups for this topic's
     partitions only, and only groups that can have members (not Empty or Dead) or that
-    committed here are described."""
+    committed here are described. With the background lag snapshot on, only the groups it
+    shows committed here and those that may have members are asked at all (`groups_committed_on`)."""
     listed = gw.groups.list_groups()
     if listed is None:
         return None
+    committed_here = groups_committed_on(gw, topic.name, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
+                                         wait_first=settings.GROUP_LAG_WAIT_SECONDS)
+    if committed_here is not None:      # the background snapshot names them: not every group is asked
+        listed = [g for g in listed if g.group_id in committed_here or g.state not in ("Empty", "Dead")]
     coordinators = gw.groups.find_coordinators(g.group_id for g in listed).found
     mine = [(topic.name, p.partition) for p in topic.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets

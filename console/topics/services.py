@@ -29,16 +29,30 @@ def topic_name_check(name: str) -> None:
                            "and not '.' or '..'.")
 
 
+def _topic_create_input_check(*, name: str, partitions: int, replication_factor: int) -> None:
+    topic_name_check(name)
+    if not 1 <= partitions <= MAX_PARTITIONS:
+        raise InvalidInput(f"Partitions must be between 1 and {MAX_PARTITIONS}.")
+    if replication_factor < 1:
+        raise InvalidInput("The replication factor must be at least 1.")
+
+
+def topic_create_check(*, cluster: Cluster, name: str, partitions: int, replication_factor: int,
+                       configs: Mapping[str, str] | None = None) -> None:
+    """The cluster's own checks of a new topic (CreateTopics validate_only: name, counts, every
+    config value), before the operator confirms; creates nothing, so nothing is audited."""
+    _topic_create_input_check(name=name, partitions=partitions, replication_factor=replication_factor)
+    with cluster_gateway(cluster) as gw:
+        gw.create_topic(name=name, num_partitions=partitions, replication_factor=replication_factor,
+                        configs=dict(configs or {}), validate_only=True)
+
+
 def topic_create(*, cluster: Cluster, actor, name: str, partitions: int, replication_factor: int,
                  configs: Mapping[str, str] | None = None) -> None:
     configs = dict(configs or {})
     details = {"partitions": partitions, "replication_factor": replication_factor, "configs": configs}
     with audited(actor=actor, cluster=cluster, action="topic.create", target=name, details=details):
-        topic_name_check(name)
-        if not 1 <= partitions <= MAX_PARTITIONS:
-            raise InvalidInput(f"Partitions must be between 1 and {MAX_PARTITIONS}.")
-        if replication_factor < 1:
-            raise InvalidInput("The replication factor must be at least 1.")
+        _topic_create_input_check(name=name, partitions=partitions, replication_factor=replication_factor)
         with cluster_gateway(cluster) as gw:
             gw.create_topic(name=name, num_partitions=partitions, replication_factor=replication_factor,
                             configs=configs)
@@ -105,19 +119,34 @@ def topic_update_configs(*, cluster: Cluster, actor, name: str, configs: Mapping
     return {"set": to_set, "reset": to_reset}
 
 
+def _partitions_now(gw, *, cluster: Cluster, name: str, total_partitions: int) -> int:
+    """The topic's partition count, after checking that `total_partitions` can be asked for."""
+    topic = gw.metadata([name]).topic(name)
+    if topic is None:
+        raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
+    if total_partitions <= len(topic.partitions):
+        raise InvalidInput(f"{name} already has {len(topic.partitions)} partitions; "
+                           "the new total must be larger (Kafka cannot remove partitions).")
+    if total_partitions > MAX_PARTITIONS:
+        raise InvalidInput(f"At most {MAX_PARTITIONS} partitions.")
+    return len(topic.partitions)
+
+
+def topic_add_partitions_check(*, cluster: Cluster, name: str, total_partitions: int) -> int:
+    """The cluster's own check (CreatePartitions validate_only) before the operator confirms;
+    returns the current partition count. Changes nothing."""
+    with cluster_gateway(cluster) as gw:
+        current = _partitions_now(gw, cluster=cluster, name=name, total_partitions=total_partitions)
+        gw.create_partitions(name, total_count=total_partitions, validate_only=True)
+    return current
+
+
 def topic_add_partitions(*, cluster: Cluster, actor, name: str, total_partitions: int) -> None:
     with audited(actor=actor, cluster=cluster, action="topic.add_partitions", target=name,
                  details={"total_partitions": total_partitions}) as details:
         with cluster_gateway(cluster) as gw:
-            topic = gw.metadata([name]).topic(name)
-            if topic is None:
-                raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
-            details["previous_partitions"] = len(topic.partitions)
-            if total_partitions <= len(topic.partitions):
-                raise InvalidInput(f"{name} already has {len(topic.partitions)} partitions; "
-                                   "the new total must be larger (Kafka cannot remove partitions).")
-            if total_partitions > MAX_PARTITIONS:
-                raise InvalidInput(f"At most {MAX_PARTITIONS} partitions.")
+            details["previous_partitions"] = _partitions_now(gw, cluster=cluster, name=name,
+                                                             total_partitions=total_partitions)
             gw.create_partitions(name, total_count=total_partitions)
     notify_on_commit("topic.partitions_added", {"cluster": cluster.pk, "topic": name})
 
@@ -169,6 +198,18 @@ class ConfigChange:
     key: str
     old: str | None
     new: str | None                 # None: the override was removed (back to the default)
+
+
+def topic_config_check(*, cluster: Cluster, name: str, key: str, value: str | None) -> None:
+    """The cluster's own check of one config change (IncrementalAlterConfigs validate_only), for
+    the diff before Save: a value the broker would refuse is refused here. Changes nothing."""
+    if value is not None and (not value.strip() or len(value) > MAX_CONFIG_VALUE):
+        raise InvalidInput(f"Give {key} a value of 1 to {MAX_CONFIG_VALUE} characters, or reset it to the default.")
+    with cluster_gateway(cluster) as gw:
+        if value is None:
+            gw.alter_topic_configs(name, set_configs={}, delete=[key], validate_only=True)
+        else:
+            gw.alter_topic_configs(name, set_configs={key: value}, validate_only=True)
 
 
 def topic_config_set(*, cluster: Cluster, actor, name: str, key: str, value: str | None) -> ConfigChange:

@@ -10,6 +10,7 @@ urlpatterns = [
     path("<str:name>/", views.topic_detail, name="detail"),
     path("<str:name>/delete", views.topic_delete, name="delete"),
     path("<str:name>/delete-records", views.topic_delete_records, name="delete_records"),
+    path("<str:name>/consumers", views.topic_consumers, name="consumers"),
     path("<str:name>/configs", views.topic_configs, name="configs"),
     path("<str:name>/configs/<str:key>", views.topic_config_edit, name="config_edit"),
     path("<str:name>/partitions", views.topic_add_partitions, name="add_partitions"),

@@ -7,9 +7,10 @@ from django.views.decorators.http import require_POST
 from console import formatting
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
-from console.errors import ConsoleError, InvalidInput
+from console.errors import ConsoleError
 from console.topics import selectors, services
 from console.topics.charts import partition_messages_chart
+from console.topics.key_sample import topic_key_sample
 from console.topics.forms import (TopicConfigValueForm, TopicCreateForm, TopicDeleteForm, TopicDeleteRecordsForm,
                                   TopicPartitionsForm, list_filters)
 from console.web import form_error, page, unless_confirmed
@@ -41,29 +42,47 @@ def topic_list(request, cluster_id: int):
 
 @page(VIEWER)
 def topic_detail(request, cluster_id: int, name: str):
+    """The topic's Overview tab: partitions, placement and stats (its groups and configs have
+    tabs of their own, so this page asks for neither)."""
     cluster = cluster_get(cluster_id=cluster_id)
-    view = selectors.topic_detail(cluster=cluster, name=name)
+    view = selectors.topic_detail(cluster=cluster, name=name, with_configs=False, with_groups=False)
     return render(request, "topics/detail.html", {
-        "cluster": cluster, "view": view, "messages_chart": partition_messages_chart(partitions=view.partitions),
-        "partitions_form": TopicPartitionsForm(initial={"total_partitions": len(view.partitions) + 1})})
+        "cluster": cluster, "view": view, "topic": name, "tab": "overview",
+        "messages_chart": partition_messages_chart(partitions=view.partitions)})
+
+
+@page(VIEWER)
+def topic_consumers(request, cluster_id: int, name: str):
+    """The Consumers tab: every group reading the topic, with its lag per partition."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.topic_consumers(cluster=cluster, name=name)
+    return render(request, "topics/consumers.html", {"cluster": cluster, "view": view, "topic": name,
+                                                     "tab": "consumers"})
 
 
 @page(OPERATOR)
 def topic_create(request, cluster_id: int):
+    """The form, then a preview the cluster has checked (CreateTopics validate_only), then the
+    creation; a value the cluster refuses is refused at the preview, the form kept filled in."""
     cluster = cluster_get(cluster_id=cluster_id)
     form = TopicCreateForm(request.POST or None)
+    preview = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        spec = {"name": data["name"], "partitions": data["partitions"],
+                "replication_factor": data["replication_factor"], "configs": data["configs"]}
         try:
-            services.topic_create(cluster=cluster, actor=request.user, name=data["name"],
-                                  partitions=data["partitions"], replication_factor=data["replication_factor"],
-                                  configs=data["configs"])
+            if data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
+                services.topic_create(cluster=cluster, actor=request.user, **spec)
+                messages.success(request, f"Topic {data['name']} created.")
+                return redirect("topics:detail", cluster_id=cluster.pk, name=data["name"])
+            services.topic_create_check(cluster=cluster, **spec)
         except ConsoleError as exc:
             form_error(form, exc)
         else:
-            messages.success(request, f"Topic {data['name']} created.")
-            return redirect("topics:detail", cluster_id=cluster.pk, name=data["name"])
-    return render(request, "topics/create.html", {"cluster": cluster, "form": form},
+            preview = spec
+            form = TopicCreateForm(initial={**request.POST.dict(), "previewed": form.change_marker})
+    return render(request, "topics/create.html", {"cluster": cluster, "form": form, "preview": preview},
                   status=400 if form.errors else 200)
 
 
@@ -109,7 +128,8 @@ def topic_delete_records(request, cluster_id: int, name: str):
 def topic_configs(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.topic_configs(cluster=cluster, name=name)
-    return render(request, "topics/configs.html", {"cluster": cluster, "name": name, "view": view})
+    return render(request, "topics/configs.html", {"cluster": cluster, "name": name, "view": view, "topic": name,
+                                                   "tab": "configs"})
 
 
 @page(OPERATOR)
@@ -131,6 +151,11 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
                 done = "reset to its default" if change.new is None else f"set to {change.new}"
                 messages.success(request, f"{key} of {name} {done}.")
                 return redirect("topics:configs", cluster_id=cluster.pk, name=name)
+        else:
+            try:      # the cluster's own check before the diff is shown (validate_only)
+                services.topic_config_check(cluster=cluster, name=name, key=key, value=form.new_value)
+            except ConsoleError as exc:
+                form_error(form, exc)
         if not form.errors:
             diff = config_diff(row, form.new_value)
             form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key)
@@ -139,20 +164,30 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
 
 
 @page(OPERATOR)
-@require_POST
 def topic_add_partitions(request, cluster_id: int, name: str):
+    """The new total, then a preview the cluster has checked (CreatePartitions validate_only)
+    that warns when the topic holds keyed records (their partition changes), then the change."""
     cluster = cluster_get(cluster_id=cluster_id)
-    form = TopicPartitionsForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise InvalidInput(" ".join(e for errors in form.errors.values() for e in errors))
+    current = selectors.topic_partition_count(cluster=cluster, name=name)
+    form = TopicPartitionsForm(request.POST or None, initial={"total_partitions": current + 1})
+    preview = None
+    if request.method == "POST" and form.is_valid():
         total = form.cleaned_data["total_partitions"]
-        services.topic_add_partitions(cluster=cluster, actor=request.user, name=name, total_partitions=total)
-    except ConsoleError as exc:
-        messages.error(request, f"Partitions not added: {exc}")
-    else:
-        messages.success(request, f"{name} now has {total} partitions.")
-    return redirect("topics:detail", cluster_id=cluster.pk, name=name)
+        try:
+            if form.cleaned_data["previewed"] == str(total) and request.POST.get("confirmed") == "yes":
+                services.topic_add_partitions(cluster=cluster, actor=request.user, name=name, total_partitions=total)
+                messages.success(request, f"{name} now has {total} partitions.")
+                return redirect("topics:detail", cluster_id=cluster.pk, name=name)
+            services.topic_add_partitions_check(cluster=cluster, name=name, total_partitions=total)
+            keys = topic_key_sample(cluster=cluster, name=name)
+        except ConsoleError as exc:
+            form_error(form, exc)
+        else:
+            preview = {"total": total, "added": total - current, "keys": keys}
+            form = TopicPartitionsForm(initial={"total_partitions": total, "previewed": str(total)})
+    return render(request, "topics/partitions.html", {"cluster": cluster, "name": name, "topic": name,
+                                                      "current": current, "form": form, "preview": preview},
+                  status=400 if form.errors else 200)
 
 
 @page(OPERATOR)

@@ -45,6 +45,39 @@
       });
     });
   }
+  // Filters over a table's rows, all applied together: <input data-filter-table="id"> keeps the
+  // rows of table#id whose text holds every word typed (case-insensitive); <select
+  // data-filter-table="id" data-filter-attr="kind"> keeps those whose data-kind lists the chosen
+  // word; <small data-filter-count="id"> says how many are shown.
+  function filterRows(tableId) {
+    var table = document.getElementById(tableId);
+    if (!table || !table.tBodies[0]) return;
+    var controls = document.querySelectorAll('[data-filter-table="' + tableId + '"]');
+    var words = [], attrs = [];
+    controls.forEach(function (c) {
+      if (c.dataset.filterAttr) { if (c.value) attrs.push([c.dataset.filterAttr, c.value]); }
+      else words = words.concat(c.value.toLowerCase().split(/\s+/).filter(Boolean));
+    });
+    var rows = table.tBodies[0].rows, shown = 0;
+    Array.prototype.forEach.call(rows, function (row) {
+      var text = row.textContent.toLowerCase();
+      var match = words.every(function (w) { return text.indexOf(w) !== -1; }) &&
+        attrs.every(function (a) { return (" " + (row.dataset[a[0]] || "") + " ").indexOf(" " + a[1] + " ") !== -1; });
+      row.hidden = !match;
+      if (match) shown += 1;
+    });
+    var count = document.querySelector('[data-filter-count="' + tableId + '"]');
+    if (count) count.textContent = words.length || attrs.length ? shown + " of " + rows.length + " shown" : "";
+  }
+  document.querySelectorAll("[data-filter-table]").forEach(function (control) {
+    var run = function () { filterRows(control.dataset.filterTable); };
+    control.addEventListener(control.tagName === "SELECT" ? "change" : "input", run);
+    if (control.value) run();
+  });
+  // A filter form is never sent: Enter in its search box filters in place.
+  document.querySelectorAll("form[role=search]").forEach(function (form) {
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+  });
   enhance(document);
   // Live fragments (live.js) replace their content: their new tables sort too.
   document.addEventListener("live:updated", function (event) { enhance(event.target); });

@@ -57,6 +57,10 @@ def console_server(tmp_path_factory):
            # Tests change the cluster from their own process too: the console sees it at once.
            "KAFKA_METADATA_MAX_AGE_SECONDS": "0", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0",
            "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0",
+           # The overview's health figures renewed every 2 s: its throughput moves within a test.
+           "CLUSTER_HEALTH_MAX_AGE_SECONDS": "2",
+           # Static files from the checkout (plain names), never from a collectstatic left in it.
+           "STATIC_ROOT": str(tmp / "static"),
            **{f"PASSWORD_{role.upper()}": password for role, password in PASSWORDS.items()}}
     daphne = None
     log_path = tmp / "daphne.log"
@@ -100,6 +104,37 @@ def registered_cluster(console: Console, name: str, bootstrap: str):
     finally:
         _manage(console.env, "shell", "-c",
                 f"from console.clusters.models import Cluster; Cluster.objects.filter(id={cluster_id}).delete()")
+
+
+@pytest.fixture
+def snapshot_console(console_server, tmp_path):
+    """A console process on the same database, Redis and engine with the background snapshots
+    on, as deployed (console.kafka_gateway.cache), and short max ages: every page a test opens
+    after changing the cluster finds its snapshot older than it may be shown."""
+    env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
+    log_path = tmp_path / "daphne-snapshots.log"
+    daphne, url = _start_daphne(env, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
+
+
+@pytest.fixture
+def collected_console(console_server, tmp_path):
+    """A console process on the same database, Redis and engine, serving static files as `make
+    run` does: collected first (hashed names, gzip copies), cached for good by browsers."""
+    env = {**console_server.env, "STATIC_ROOT": str(tmp_path / "static")}
+    _manage(env, "collectstatic", "--noinput")
+    log_path = tmp_path / "daphne-collected.log"
+    daphne, url = _start_daphne(env, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
 
 
 @pytest.fixture(scope="package")

@@ -26,7 +26,9 @@ def test_operator_story_create_watch_a_broker_stop_live_elect_and_delete(login, 
     admin.fill("input[name=name]", TOPIC)
     admin.fill("input[name=partitions]", "6")
     admin.fill("input[name=replication_factor]", "3")
-    admin.click("button:has-text('Create')")
+    admin.click('[data-admin-action="preview-topic"]')       # the cluster checks it first
+    admin.click('[data-admin-action="create-topic"]')
+    expect(admin.locator(".messages")).to_contain_text(f"Topic {TOPIC} created.")
     admin.goto(cluster_path + "topics/")
     expect(cell(admin, TOPIC, "partitions")).to_have_text("6")
     expect(cell(admin, TOPIC, "replication")).to_have_text("3")

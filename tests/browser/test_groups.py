@@ -63,7 +63,7 @@ def test_xss_group_ids_show_as_text_and_open_no_dialog(login, console_server):
         admin.click('[data-admin-action="reset-preview"]')
         admin.click('[data-admin-action="apply-reset"]')
         expect(admin.locator(".messages")).to_contain_text("reset")
-    admin.goto(path + "topics/browser-xss/")
+    admin.goto(path + "topics/browser-xss/consumers")
     expect(admin.locator("#groups")).to_contain_text(XSS_IDS[0])
     assert admin.locator("#groups img").count() == 0
     admin.goto("/audit/")

@@ -118,12 +118,14 @@ def test_topic_configs_table_edits_one_value_after_showing_the_diff(login, topic
     row.locator('[data-admin-action="edit-config"]').click()
     admin.fill("input[name=value]", "3600000")
     admin.click('[data-admin-action="preview-config"]')
-    expect(admin.locator("#config-diff del")).to_have_text("604800000")
-    expect(admin.locator("#config-diff ins")).to_have_text("3600000")
+    expect(admin.locator("#config-diff p:first-of-type del")).to_have_text("604800000")
+    expect(admin.locator("#config-diff p:first-of-type ins")).to_have_text("3600000")
+    expect(admin.locator("#config-diff-human")).to_have_text(re.compile(r"7 d\s*→\s*1 h"))
     shoot(admin, "topic-config-diff")
     admin.click('[data-admin-action="save-config"]')
     expect(admin.locator(".messages")).to_contain_text("retention.ms of orders set to 3600000.")
-    expect(row.locator("td.value")).to_have_text("3600000")
+    expect(row.locator("td.value")).to_have_text("1 h")
+    expect(row.locator("td.value span")).to_have_attribute("title", "3600000 ms (1 h)")
     expect(row.locator("td.source")).to_have_text("topic")
 
 
@@ -155,6 +157,7 @@ def test_tables_sort_and_scroll_in_their_box_at_phone_width(login, topics, shoot
 
     missing = admin.goto(path + "topics/no-such-topic/")
     assert missing.status == 404
+    admin.click("label.nav-toggle-label")                    # the navigation, folded on a phone
     expect(admin.locator('nav[aria-label="Cluster"] a', has_text="Brokers")).to_be_visible()
 
 

@@ -32,9 +32,19 @@ def test_the_browser_formats_and_parses_as_the_server_does(login):
         except formatting.UnitError as error:
             server.append(str(error))
     assert errors == server
-    # The reader's time zone (India: +05:30), whatever the server's.
+    # The reader's time zone (India: +05:30), whatever the server's; the age beside a time is
+    # written in the browser (the server's HTML stays the same from one render to the next).
     local = page.evaluate("window.consoleUnits.timestamp(new Date('2026-11-23T14:03:05Z'))")
     assert local == "2026-11-23 19:33:05 +05:30"
+    written = page.evaluate("""() => {
+        const moment = new Date(Date.now() - 125000).toISOString();
+        const holder = document.createElement("p");
+        holder.innerHTML = `<time datetime="${moment}" data-when></time> <time datetime="${moment}" data-ago></time>`;
+        document.body.append(holder);
+        window.consoleUnits.refresh(holder);
+        return [...holder.querySelectorAll("time")].map(t => t.textContent);
+    }""")
+    assert written[0].endswith(" +05:30") and written[1] == "2 min ago"
 
 
 def test_a_config_input_takes_3d_and_shows_the_raw_value_it_sends(login, console_server):
@@ -44,7 +54,7 @@ def test_a_config_input_takes_3d_and_shows_the_raw_value_it_sends(login, console
     finally:
         admin.close()
     page = login("operator")
-    cluster = page.locator("a", has_text="Brokers").first.get_attribute("href").rsplit("brokers/", 1)[0]
+    cluster = re.search(r"/clusters/\d+/", page.url).group(0)
     page.goto(f"{cluster}topics/units-retention/configs")
     row = page.locator('tr[data-config="retention.ms"]')
     expect(row.locator("td.value")).to_have_text("3 d")

@@ -120,4 +120,4 @@ def test_template_filters_are_built_in():
                            'data-raw="259200000">3 d</span> · 168 h (7 d) · ')
     assert ('<time datetime="2026-11-23T14:03:05+00:00" data-when title="2026-11-23 14:03:05 UTC">'
             '2026-11-23 14:03:05 +00:00</time>') in html
-    assert 'data-ago>' in html and " ago</time>" in html
+    assert '<small class="ago"><time datetime="2026-11-23T14:03:05+00:00" data-ago></time></small>' in html

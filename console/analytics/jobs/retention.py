@@ -11,7 +11,8 @@ from console.analytics import lake as L
 from console.analytics.jobs.lag import bucket
 from console.analytics.jobs.timeline import REACHED_AT, offset_reached_at
 
-GROWTH_PER_DAY = "growth_bytes_per_day"
+GROWTH_PER_DAY = "growth_bytes_per_day"     # net: negative when retention or deletions free more than is written
+WRITTEN_PER_DAY = "written_bytes_per_day"   # what the partitions' sizes grew by, their drops left out
 DAYS_UNTIL_FULL = "days_until_full"
 OLDEST_AGE_MS = "oldest_age_ms"
 RETENTION_USED = "retention_used"           # oldest age / retention.ms
@@ -50,6 +51,28 @@ def growth_per_day(series: DataFrame, *, key: list[str], time_col: str = L.BUCKE
     return series.groupBy(*key).agg((F.regr_slope(L.SIZE_BYTES, seconds) * 86400.0).alias(GROWTH_PER_DAY))
 
 
+def current_topics(partitions: DataFrame) -> DataFrame:
+    """The topics of the newest snapshot: a topic deleted since is history, not listed."""
+    newest = partitions.agg(F.max(L.TS).alias("_newest"))
+    return partitions.join(newest, F.col(L.TS) == F.col("_newest")).select(L.TOPIC).distinct()
+
+
+def topic_growth(partitions: DataFrame, *, resolution_seconds: int = 60) -> DataFrame:
+    """Per topic of the newest snapshot: the net growth per day (the slope of its size, below
+    zero when retention or deletions free more than is written) and the bytes written per day
+    (each partition's size increases between snapshots, its drops left out, over the span).
+    Rows: topic, growth_bytes_per_day, written_bytes_per_day."""
+    net = growth_per_day(topic_bytes(partitions, resolution_seconds=resolution_seconds), key=[L.TOPIC])
+    in_time = Window.partitionBy(L.TOPIC, L.PARTITION).orderBy(L.TS)
+    steps = (partitions.withColumn("_grew", F.greatest(F.col(L.SIZE_BYTES) - F.lag(L.SIZE_BYTES).over(in_time),
+                                                       F.lit(0)))
+             .groupBy(L.TOPIC).agg(F.sum("_grew").alias("_grew"),
+                                   ((F.unix_millis(F.max(L.TS)) - F.unix_millis(F.min(L.TS))) / 1000.0).alias("_span")))
+    written = steps.select(L.TOPIC, F.when(F.col("_span") > 0, F.col("_grew") * 86400.0 / F.col("_span"))
+                           .alias(WRITTEN_PER_DAY))
+    return current_topics(partitions).join(net, L.TOPIC, "left").join(written, L.TOPIC, "left")
+
+
 def days_until_full(log_dirs: DataFrame) -> DataFrame:
     """Per broker log dir: its usable bytes now, its data's growth per day, and the days until
     that growth uses the usable bytes up (null when not growing or when usable is unknown).
@@ -82,7 +105,8 @@ def effective_retention(partitions: DataFrame, topic_configs: DataFrame) -> Data
     per_topic = aged.groupBy(L.TOPIC).agg(F.max(F.unix_millis(L.TS) - F.unix_millis(REACHED_AT)).alias(OLDEST_AGE_MS))
     configs = _latest(topic_configs, [L.TOPIC]).select(L.TOPIC, L.RETENTION_MS)
     used = F.when(F.col(L.RETENTION_MS) > 0, F.col(OLDEST_AGE_MS) / F.col(L.RETENTION_MS))
-    return per_topic.join(configs, L.TOPIC, "left").withColumn(RETENTION_USED, used)
+    return (per_topic.join(current_topics(partitions), L.TOPIC).join(configs, L.TOPIC, "left")
+            .withColumn(RETENTION_USED, used))
 
 
 def retention_what_if_partitions(partitions: DataFrame, topic_configs: DataFrame, *, now: datetime,

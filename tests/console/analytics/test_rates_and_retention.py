@@ -21,8 +21,9 @@ def partitions(spark, rows):
 
 
 def group_offsets(spark, rows):
-    """rows: (seconds, group, partition, committed, log_end) on topic "t"."""
-    return frame(spark, L.GROUP_OFFSETS, [(at(s), g, "t", p, c, e, 1) for s, g, p, c, e in rows])
+    """rows: (seconds, group, partition, committed, log_end[, members]) on topic "t"; 1 member by default."""
+    return frame(spark, L.GROUP_OFFSETS, [(at(r[0]), r[1], "t", r[2], r[3], r[4], r[5] if len(r) > 5 else 1)
+                                          for r in rows])
 
 
 def configs(spark, rows):
@@ -53,6 +54,39 @@ def test_catch_up_time_from_the_gap_between_consumption_and_production(spark):
     assert (result["gaining"][L.LAG], result["gaining"][rates.CATCH_UP_SECONDS]) == (1000 - 120, 880.0)
     assert result["losing"][rates.CATCH_UP_SECONDS] is None
     assert result["idle"][rates.CATCH_UP_SECONDS] == 0.0
+
+
+def test_an_offset_reset_of_an_empty_group_is_not_consumption(spark):
+    """"stopped": no member; an admin reset moves its offset from 100 to 6,922 (to the latest)
+    between two snapshots. "consumer": a member reads 60 records a minute; it leaves after the
+    second step, whose progress still counts."""
+    rows = [(0, "stopped", 0, 100, 7000, 0), (60, "stopped", 0, 6922, 7000, 0), (120, "stopped", 0, 6922, 7000, 0)]
+    rows += [(0, "consumer", 0, 0, 500, 1), (60, "consumer", 0, 60, 500, 1), (120, "consumer", 0, 120, 500, 0),
+             (180, "consumer", 0, 400, 500, 0)]                # reset while empty: not consumption
+    rates_by_group = {r[L.GROUP]: r[rates.RATE]
+                      for r in rates.consumption_rates(group_offsets(spark, rows), resolution_seconds=3600).collect()}
+    assert rates_by_group == {"stopped": 0.0, "consumer": pytest.approx(120 / 180)}
+    result = {r[L.GROUP]: r for r in rates.catch_up(group_offsets(spark, rows), window_seconds=600).collect()}
+    assert result["stopped"][rates.CONSUME_RATE] == 0.0 and result["stopped"][L.MEMBERS] == 0
+    assert result["stopped"][rates.CATCH_UP_SECONDS] is None           # nobody consumes: no catch-up time
+    assert result["consumer"][rates.CONSUME_RATE] == pytest.approx(120 / 180)
+    assert result["consumer"][rates.CATCH_UP_SECONDS] is None          # no member now
+
+
+def test_growth_below_zero_when_retention_frees_more_than_is_written_and_deleted_topics_go(spark):
+    """"shrinking": written 100 bytes a day, while retention drops 1,000 a day; "gone": deleted
+    before the newest snapshot, so not listed."""
+    rows = [(d * DAY, "shrinking", 0, 0, 0, 5000 - 900 * d) for d in range(5)]
+    rows += [(d * DAY + 3600, "shrinking", 0, 0, 0, 5000 - 900 * d + 100) for d in range(4)]
+    rows += [(d * DAY, "gone", 0, 0, 0, 1000 * d) for d in range(3)]
+    result = {r[L.TOPIC]: r for r in retention.topic_growth(partitions(spark, rows), resolution_seconds=60).collect()}
+    assert set(result) == {"shrinking"}
+    assert result["shrinking"][retention.GROWTH_PER_DAY] < -800
+    assert result["shrinking"][retention.WRITTEN_PER_DAY] == pytest.approx(400 / 4)
+    aged = {r[L.TOPIC] for r in retention.effective_retention(
+        partitions(spark, [(d * DAY, t, 0, 0, 5, 10) for d in range(3) for t in ("kept", "gone") if (t, d) != ("gone", 2)]),
+        configs(spark, [("kept", 86_400_000, -1, 1000), ("gone", 86_400_000, -1, 1000)])).collect()}
+    assert aged == {"kept"}
 
 
 def test_topic_bytes_growth_and_days_until_full(spark):

@@ -124,10 +124,11 @@ def test_the_contents_run_reads_the_topic_through_the_data_source(spark, cluster
 @pytest.mark.parametrize("fields, message", [
     ({}, "Give retention.ms or retention.bytes"),
     ({"retention_ms": "-1", "retention_bytes": "-1"}, "Give retention.ms or retention.bytes"),
-    ({"retention_ms": "a week"}, "Enter a whole number."),
+    ({"retention_ms": "a week"}, "“a week” is not a duration: write a number with a unit"),
     ({"retention_ms": "0"}, "retention.ms must be at least 1"),
-    ({"retention_bytes": "-7"}, "greater than or equal to -1"),
-    ({"retention_bytes": str(2**63)}, "less than or equal to"),
+    ({"retention_bytes": "-7"}, "-7 (-7 B) is below the smallest value allowed, -1 (-1 B)."),
+    ({"retention_bytes": str(2**63)}, "is above the largest value allowed, 9223372036854775807 (8 EiB)."),
+    ({"retention_ms": "1.5s", "retention_bytes": "1.5B"}, "“1.5B” is 1.5 bytes: a size is a whole number of bytes."),
 ])
 def test_bad_what_if_input_gets_a_readable_message_and_starts_nothing(cluster, users, operator_client, fields,
                                                                       message, settings, tmp_path):
@@ -161,3 +162,12 @@ def test_what_if_posts_are_role_checked_csrf_protected_and_audited(cluster, user
     entries = list(AuditLogEntry.objects.filter(action="analytics.what_if").order_by("id"))
     assert [(e.actor_name, e.target, e.result, e.details.get("retention_ms")) for e in entries] == [
         ("operator", "orders", "ok", 3_600_000), ("operator", "orders", "failed", None)]
+
+
+def test_what_if_takes_retention_in_a_persons_units():
+    from console.analytics.forms import WhatIfForm
+
+    form = WhatIfForm({"retention_ms": "3d", "retention_bytes": "1GiB"})
+    assert form.is_valid(), form.errors
+    assert (form.cleaned_data["retention_ms"], form.cleaned_data["retention_bytes"]) == (259_200_000, 1_073_741_824)
+    assert 'data-human-unit="ms"' in str(form["retention_ms"]) and 'data-human-unit="bytes"' in str(form["retention_bytes"])

@@ -23,4 +23,4 @@ def test_the_load_chart_counts_replicas_and_leaders_per_broker(private_cluster, 
     assert (replicas["name"], list(replicas["x"]), list(replicas["y"])) == ("Replicas", ["0", "1", "2"], [3, 2, 1])
     assert (leaders["name"], list(leaders["y"])) == ("Leaders", [3, 0, 0])
     assert 'data-chart="broker-load-data"' in html
-    assert "/static/vendor/plotly/plotly.min.js" in html
+    assert "/static/vendor/plotly/plotly-basic.min.js" in html

@@ -95,6 +95,64 @@ def test_the_console_keeps_working_with_the_first_bootstrap_broker_stopped(priva
         "action", "target", "result")) == [("broker.stop", "0", "ok"), ("broker.start", "0", "ok")]
 
 
+def broker_config(cluster, broker_id: int, key: str):
+    from console.clusters.gateway import cluster_gateway
+    with cluster_gateway(cluster) as gw:
+        return next(c for c in gw.broker_config_details(broker_id) if c.name == key)
+
+
+def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(private_cluster, operator_client,
+                                                                           viewer_client):
+    from console.accounts.models import AuditLogEntry
+    page = operator_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
+    assert 'id="broker-configs-filter"' in page and 'data-filter-attr="kind"' in page
+    row = page.split('data-config="log.retention.ms"')[1].split("</tr>")[0]
+    assert row.startswith(' data-kind="dynamic"')                       # the filter's "changeable at run time"
+    assert 'data-admin-action="edit-broker-config"' in row
+    fixed = page.split('data-config="num.partitions"')[1].split("</tr>")[0]
+    assert "edit-broker-config" not in fixed and "read-only" in fixed     # Kafka cannot change it at run time
+    assert "edit-broker-config" not in viewer_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])
+                                                         ).content.decode()
+
+    url = reverse("brokers:config_edit", args=[private_cluster.pk, 1, "log.retention.ms"])
+    assert viewer_client.post(url, {"value": "2d", "scope": "broker"}).status_code == 403
+    refused = operator_client.post(url, {"value": "-5", "scope": "broker"})
+    html = refused.content.decode()
+    assert refused.status_code == 400 and 'id="config-diff"' not in html
+    assert html.split('<p class="error">')[1].split("</p>")[0] == (
+        "The cluster refused the change to broker 1 with INVALID_REQUEST (42): Invalid value -5 for configuration "
+        "log.retention.ms: Value must be at least -1.")
+
+    preview = operator_client.post(url, {"value": "2d", "scope": "broker"}).content.decode()
+    assert 'id="config-diff"' in preview and 'name="previewed" value="broker:set:172800000"' in preview
+    assert broker_config(private_cluster, 1, "log.retention.ms").source != "DYNAMIC_BROKER_CONFIG"   # not yet
+    other_scope = operator_client.post(url, {"value": "2d", "scope": "cluster", "previewed": "broker:set:172800000",
+                                             "confirmed": "yes"})
+    assert other_scope.status_code == 200 and 'id="config-diff"' in other_scope.content.decode()   # shown again
+    saved = operator_client.post(url, {"value": "2d", "scope": "broker", "previewed": "broker:set:172800000",
+                                       "confirmed": "yes"}, follow=True)
+    assert "log.retention.ms of broker 1 set to 172800000." in saved.content.decode()
+    entry = broker_config(private_cluster, 1, "log.retention.ms")
+    assert (entry.value, entry.source) == ("172800000", "DYNAMIC_BROKER_CONFIG")
+    assert broker_config(private_cluster, 2, "log.retention.ms").source != "DYNAMIC_BROKER_CONFIG"
+
+    everywhere = operator_client.post(url, {"value": "1d", "scope": "cluster", "previewed": "cluster:set:86400000",
+                                            "confirmed": "yes"}, follow=True)
+    assert "log.retention.ms of every broker set to 86400000." in everywhere.content.decode()
+    entry = broker_config(private_cluster, 2, "log.retention.ms")
+    assert (entry.value, entry.source) == ("86400000", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+    operator_client.post(url, {"reset": "on", "scope": "broker", "previewed": "broker:reset", "confirmed": "yes"})
+    assert broker_config(private_cluster, 1, "log.retention.ms").source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    assert list(AuditLogEntry.objects.order_by("id").values_list("action", "target", "result")) == [
+        ("broker.config_set", "broker 1 log.retention.ms", "ok"),
+        ("broker.config_set", "cluster-wide broker default log.retention.ms", "ok"),
+        ("broker.config_set", "broker 1 log.retention.ms", "ok")]
+
+    read_only = operator_client.get(reverse("brokers:config_edit", args=[private_cluster.pk, 1, "num.partitions"]))
+    assert "cannot change num.partitions at run time" in read_only.content.decode()
+    assert 'id="broker-config-edit"' not in read_only.content.decode()
+
+
 def test_the_broker_page_names_its_uncleanable_partitions(poisoned_cluster, poisoned_engine, viewer_client):
     from tests.support.waiting import wait_until
     from console.brokers.selectors import broker_detail

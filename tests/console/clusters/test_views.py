@@ -25,8 +25,9 @@ def test_every_page_needs_a_login(cluster):
     values = {"cluster_id": str(cluster.pk), "broker_id": "0", "name": "some-topic", "group_id": "some/group",
               "partition": "0", "offset": "0", "rule_id": "1", "key": "retention.ms", "topic": "some-topic",
               "job_id": "1", "schedule_id": "1", "which": "proposed", "alert_id": "1", "silence_id": "1",
-              "receiver_id": "1"}
-    routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout")]
+              "receiver_id": "1", "subject": "some-subject", "version": "1"}
+    # The icon is public (a browser asks for it on the login page too) and points at a static file.
+    routes = [(route, name) for route, name in all_routes() if name not in ("login", "logout", "favicon")]
     assert len(routes) > 20
     for route, _ in routes:
         url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], route)
@@ -39,6 +40,8 @@ def test_every_page_needs_a_login(cluster):
             else:
                 assert response.status_code == 302 and response["Location"].startswith("/login/"), url
     assert anonymous.get(reverse("login")).status_code == 200
+    icon = anonymous.get(reverse("favicon"))
+    assert icon.status_code == 301 and icon["Location"].endswith("/favicon.svg")
 
 
 def test_login_with_a_password(cluster, users):
@@ -68,7 +71,7 @@ def test_overview_json(cluster, viewer_client):
     assert data["cluster"] == {"id": cluster.pk, "name": "shared engine"}
     assert set(data) == {"cluster", "cluster_id", "controller_id", "brokers", "brokers_up", "brokers_down", "topics",
                          "internal_topics", "partitions", "under_replicated_partitions", "offline_partitions",
-                         "warnings"}
+                         "warnings", "health", "health_age"}
     assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state"}
     clusters = viewer_client.get("/api/clusters").json()
     assert {c["name"] for c in clusters} >= {"shared engine", "local engine"}

@@ -134,7 +134,7 @@ def test_xss_group_ids_render_as_text(cluster, console_admin_client, engine_clus
         commit(cluster, group, {(topic, 0): 0})
         pages = [console_admin_client.get(reverse("groups:list", args=[cluster.pk])),
                  console_admin_client.get(reverse("groups:detail", args=[cluster.pk, group])),
-                 console_admin_client.get(reverse("topics:detail", args=[cluster.pk, topic]))]
+                 console_admin_client.get(reverse("topics:consumers", args=[cluster.pk, topic]))]
         console_admin_client.post(reverse("groups:delete", args=[cluster.pk, group]), {"confirmation": "wrong"})
         console_admin_client.post(reverse("groups:reset", args=[cluster.pk, group]),
                                   {"target": "offset", "scope": "all", "offset": "0"})

@@ -233,3 +233,29 @@ def test_the_first_lag_sort_does_not_wait_past_its_budget(cluster, unique_topic,
         assert view.lag_age.collected_at is None and any("being collected" in w for w in view.warnings)
     cache.GROUP_LAGS.wait(cache.cache_key(cluster.connection_settings()), timeout=60)
     assert _by_lag(cluster, prefix) == [("b", 4), ("a", 1)]
+
+
+def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster, unique_topic, clock, settings):
+    """The topic's pages ask live only the groups the snapshot shows committed on the topic
+    (and those that may have members): their offsets are read now, the others not at all."""
+    from console.topics.selectors import topic_detail
+
+    settings.GROUP_LAG_MAX_AGE_SECONDS = 10.0
+    settings.GROUP_LAG_WAIT_SECONDS = 60.0
+    topic, other = make_topic(cluster, unique_topic(), partitions=2), make_topic(cluster, unique_topic("other"))
+    produce(cluster.bootstrap_servers, topic, [b"x"] * 10, partition=0)
+    prefix = f"consumers-{topic}-"
+    commit(cluster, prefix + "reader", {(topic, 0): 4})
+    commit(cluster, prefix + "elsewhere", {(other, 0): 0})
+    reading = lambda: {g.group_id for g in group_list(cluster=cluster, search=prefix, topic=topic).groups}  # noqa: E731
+    assert reading() == {prefix + "reader"} and cache.GROUP_LAGS.collections == 1
+    [row] = [g for g in topic_detail(cluster=cluster, name=topic).consumer_groups if g.group_id.startswith(prefix)]
+    assert (row.group_id, row.total_lag) == (prefix + "reader", 6)
+    commit(cluster, prefix + "reader", {(topic, 0): 7})                  # read live: the lag now
+    [row] = [g for g in topic_detail(cluster=cluster, name=topic).consumer_groups if g.group_id.startswith(prefix)]
+    assert row.total_lag == 3
+
+    commit(cluster, prefix + "reset", {(topic, 1): 0})                   # an empty group, after the snapshot
+    assert reading() == {prefix + "reader"}                              # young snapshot: not seen yet
+    clock.now += 11                                                      # past its age: renewed first
+    assert reading() == {prefix + "reader", prefix + "reset"} and cache.GROUP_LAGS.collections == 2

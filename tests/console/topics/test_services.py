@@ -46,7 +46,8 @@ def test_failed_actions_are_audited_with_the_reason(cluster, users, unique_topic
                                   replication_factor=1)
     failed = AuditLogEntry.objects.filter(result="failed").order_by("id")
     assert [e.target for e in failed] == [name, "bad name!"]
-    assert failed[0].details["error"].startswith("Topic with this name already exists.")
+    assert failed[0].details["error"] == (f"The cluster refused creating topic {name} with TOPIC_ALREADY_EXISTS (36): "
+                                          f"Topic {name!r} already exists.")
     assert failed[0].details["kafka_code"] == "TOPIC_ALREADY_EXISTS (36)"
     assert failed[1].details["error"].startswith("'bad name!' is not a legal topic name")
     assert events == []
@@ -131,7 +132,7 @@ def test_topic_delete_records_in_one_partition_then_all(cluster, engine_cluster,
 
 def test_topic_delete_records_refusals_delete_nothing_and_are_audited(cluster, engine_cluster, users, unique_topic):
     name = make_topic(cluster, unique_topic())
-    compacted = make_topic(cluster, unique_topic("compacted"), configs={"cleanup.policy": "compact"})
+    compacted = make_topic(cluster, unique_topic("compacted"), partitions=3, configs={"cleanup.policy": "compact"})
     produce(engine_cluster.bootstrap, name, [b"a", b"b"], partition=0)
     produce(engine_cluster.bootstrap, compacted, [(b"k", b"a"), (b"k", b"b")], partition=0)
     operator = users["operator"]
@@ -150,11 +151,20 @@ def test_topic_delete_records_refusals_delete_nothing_and_are_audited(cluster, e
         delete(before_offset=3)
     assert past_the_end.value.kafka_code == "OFFSET_OUT_OF_RANGE (1)"
     with pytest.raises(GatewayError) as compact_only:
-        delete(topic=compacted)
+        delete(topic=compacted, partition=None)
     assert compact_only.value.kafka_code == "POLICY_VIOLATION (44)"
+    # Every partition refused: one sentence naming them, Kafka's name and code, and what to do.
+    assert str(compact_only.value) == (
+        f"The cluster refused deleting records of {compacted}-0, {compacted}-1, {compacted}-2 with "
+        "POLICY_VIOLATION (44): the request breaks a policy of the cluster. Kafka deletes records only from a "
+        "topic whose cleanup.policy includes delete; a compact-only topic keeps them until compaction removes them.")
+    assert str(past_the_end.value).startswith(f"The cluster refused deleting records of {name}-0 with "
+                                              "OFFSET_OUT_OF_RANGE (1)")
     with pytest.raises(NotFound):
         delete(topic=unique_topic("missing"))
 
-    assert _ranges(cluster, name) == {0: (0, 2)} and _ranges(cluster, compacted) == {0: (0, 2)}
+    assert _ranges(cluster, name) == {0: (0, 2)} and _ranges(cluster, compacted)[0] == (0, 2)
     failed = AuditLogEntry.objects.filter(action="topic.delete_records").order_by("id").values_list("result", flat=True)
     assert list(failed) == ["failed"] * 6
+    audited = AuditLogEntry.objects.get(action="topic.delete_records", target=compacted)
+    assert audited.details["error"] == str(compact_only.value)

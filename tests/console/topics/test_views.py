@@ -1,4 +1,5 @@
 """Topic pages and admin actions through Django's test client."""
+import pytest
 from django.test import Client
 from django.urls import reverse
 
@@ -20,6 +21,11 @@ def config_value(cluster, topic: str, key: str) -> str:
         return next(c.value for c in gw.topic_configs(topic) if c.name == key)
 
 
+def form_error(html: str) -> str:
+    assert html.count('<p class="error">') == 1, html                     # said once
+    return html.split('<p class="error">')[1].split("</p>")[0]
+
+
 def test_a_refused_config_value_reads_as_a_sentence_keeps_the_form_and_shows_kafkas_code(
         cluster, operator_client, unique_topic):
     name = make_topic(cluster, unique_topic())
@@ -28,11 +34,36 @@ def test_a_refused_config_value_reads_as_a_sentence_keeps_the_form_and_shows_kaf
     html = refused.content.decode()
     assert refused.status_code == 400
     assert 'value="-5"' in html                                            # what the user typed stays
-    assert html.count('<p class="error">') == 1                            # said once
-    error = html.split('<p class="error">')[1].split("</p>")[0]
+    error = form_error(html)
     assert "[Error" not in error and "InvalidConfigurationError" not in error and error.endswith(".")
-    assert '<small class="kafka-code">Kafka error: INVALID_CONFIG (40)</small>' in html
+    assert error == (f"The cluster refused the change to topic {name} with INVALID_CONFIG (40): Invalid value -5 "
+                     "for configuration retention.ms: Value must be at least -1.")
     assert config_value(cluster, name, "retention.ms") == "604800000"
+    assert AuditLogEntry.objects.get(action="topic.config_set").details["error"] == error   # the same sentence
+
+
+@pytest.mark.parametrize("key, value, reason", [
+    ("retention.ms", "-5", "Invalid value -5 for configuration retention.ms: Value must be at least -1"),
+    ("cleanup.policy", "compact,delete,bogus",
+     "Invalid value bogus for configuration cleanup.policy: String must be one of: compact, delete"),
+])
+def test_the_preview_asks_the_cluster_and_refuses_what_it_would_refuse(cluster, operator_client, unique_topic,
+                                                                        key, value, reason):
+    """validate_only before the diff: a value the broker refuses never reaches the Save button."""
+    name = make_topic(cluster, unique_topic())
+    preview = operator_client.post(reverse("topics:config_edit", args=[cluster.pk, name, key]), {"value": value})
+    html = preview.content.decode()
+    assert preview.status_code == 400 and 'id="config-diff"' not in html and "save-config" not in html
+    assert form_error(html) == f"The cluster refused the change to topic {name} with INVALID_CONFIG (40): {reason}."
+    assert not AuditLogEntry.objects.exists()                             # a preview changes nothing
+
+    created = operator_client.post(reverse("topics:create", args=[cluster.pk]), {
+        "name": name + "-new", "partitions": 1, "replication_factor": 1, "configs": f"{key}={value}"})
+    html = created.content.decode()
+    assert created.status_code == 400 and 'id="create-preview"' not in html
+    assert form_error(html) == (f"The cluster refused creating topic {name}-new with INVALID_CONFIG (40): "
+                                f"{reason}.")
+    assert not topic_exists(cluster, name + "-new")
 
 
 def test_a_config_value_in_a_persons_units_is_sent_in_kafkas(cluster, operator_client, unique_topic):
@@ -54,12 +85,14 @@ def admin_posts(cluster, name):
     """Every admin URL with a POST body that would change something."""
     pk = cluster.pk
     return [
-        (reverse("topics:create", args=[pk]), {"name": name + "-new", "partitions": 1, "replication_factor": 1}),
+        (reverse("topics:create", args=[pk]), {"name": name + "-new", "partitions": 1, "replication_factor": 1,
+                                               "confirmed": "yes"}),
         (reverse("topics:delete", args=[pk, name]), {"confirmation": name}),
         (reverse("topics:delete_records", args=[pk, name]), {"confirmation": name}),
         (reverse("topics:config_edit", args=[pk, name, "retention.ms"]),
          {"value": "1000", "previewed": "set:1000", "confirmed": "yes"}),
-        (reverse("topics:add_partitions", args=[pk, name]), {"total_partitions": 3}),
+        (reverse("topics:add_partitions", args=[pk, name]), {"total_partitions": 3, "previewed": "3",
+                                                              "confirmed": "yes"}),
         (reverse("topics:elect", args=[pk, name]), {}),
         (reverse("topics:elect_all", args=[pk]), {}),
         (reverse("brokers:stop", args=[pk, 2]), {}),
@@ -104,13 +137,22 @@ def test_a_user_without_a_role_sees_nothing(cluster, db):
 
 def test_operator_creates_and_deletes_a_topic(cluster, operator_client, unique_topic):
     name = unique_topic()
-    form = operator_client.get(reverse("topics:create", args=[cluster.pk]))
+    url = reverse("topics:create", args=[cluster.pk])
+    form = operator_client.get(url)
     assert form.status_code == 200 and "csrfmiddlewaretoken" in form.content.decode()
-    response = operator_client.post(reverse("topics:create", args=[cluster.pk]), {
-        "name": name, "partitions": 3, "replication_factor": 2, "configs": "retention.ms=86400000\n\n# note\n"})
+    fields = {"name": name, "partitions": 3, "replication_factor": 2, "configs": "retention.ms=86400000\n\n# note\n"}
+    preview = operator_client.post(url, fields)
+    html = preview.content.decode()
+    assert preview.status_code == 200 and 'id="create-preview"' in html and not topic_exists(cluster, name)
+    marker = html.split('name="previewed" value="')[1].split('"')[0]
+    changed = operator_client.post(url, {**fields, "partitions": 4, "previewed": marker, "confirmed": "yes"})
+    assert changed.status_code == 200 and not topic_exists(cluster, name)   # changed after the preview: shown again
+    response = operator_client.post(url, {**fields, "previewed": marker, "confirmed": "yes"})
     assert response.status_code == 302 and response["Location"] == reverse("topics:detail", args=[cluster.pk, name])
     detail = operator_client.get(response["Location"]).content.decode()
-    assert f"Topic {name} created." in detail and 'data-config="retention.ms"' in detail
+    assert f"Topic {name} created." in detail
+    configs = operator_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
+    assert 'data-raw="86400000">1 d</span>' in configs.split('data-config="retention.ms"')[1].split("</tr>")[0]
     listing = operator_client.get(reverse("topics:list", args=[cluster.pk]), {"q": name}).content.decode()
     assert f'data-topic="{name}"' in listing
 
@@ -137,7 +179,8 @@ def test_operator_deletes_records_after_typing_the_name(cluster, engine_cluster,
     junk = operator_client.post(url, {"partition": "x", "confirmation": name})
     assert junk.status_code == 400 and "Enter a whole number." in junk.content.decode()
     past_end = operator_client.post(url, {"partition": 1, "before_offset": 9, "confirmation": name})
-    assert past_end.status_code == 400 and "OFFSET_OUT_OF_RANGE (1)" in past_end.content.decode()
+    assert past_end.status_code == 400 and form_error(past_end.content.decode()).startswith(
+        f"The cluster refused deleting records of {name}-1 with OFFSET_OUT_OF_RANGE (1)")
 
     done = operator_client.post(url, {"partition": 1, "before_offset": 2, "confirmation": name}, follow=True)
     assert f"Records of {name} deleted: partitions now start at 1: 2." in done.content.decode()
@@ -155,7 +198,7 @@ def test_bad_input_gets_a_readable_message(cluster, operator_client, unique_topi
         ({"name": unique_topic(), "partitions": 0, "replication_factor": 1}, "greater than or equal to 1"),
         ({"name": unique_topic(), "partitions": 1, "replication_factor": 1, "configs": "retention.ms"},
          "Line 1: expected name=value"),
-        ({"name": unique_topic(), "partitions": 1, "replication_factor": 5}, "Replication-factor is invalid"),
+        ({"name": unique_topic(), "partitions": 1, "replication_factor": 5}, "INVALID_REPLICATION_FACTOR (38)"),
         ({"name": unique_topic(), "partitions": 1, "replication_factor": 1, "configs": "bogus.config=1"},
          "bogus.config"),
     ]
@@ -164,12 +207,10 @@ def test_bad_input_gets_a_readable_message(cluster, operator_client, unique_topi
         assert response.status_code == 400, data
         assert message in response.content.decode(), (data, response.content.decode()[-2000:])
     name = make_topic(cluster, unique_topic(), partitions=2)
-    fewer = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 1},
-                                 follow=True)
-    assert "Partitions not added" in fewer.content.decode() and "already has 2 partitions" in fewer.content.decode()
-    junk = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": "x"},
-                                follow=True)
-    assert "Partitions not added: Enter a whole number." in junk.content.decode()
+    fewer = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 1})
+    assert fewer.status_code == 400 and "already has 2 partitions" in form_error(fewer.content.decode())
+    junk = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": "x"})
+    assert junk.status_code == 400 and "Enter a whole number." in junk.content.decode()
 
 
 def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, operator_client, unique_topic):
@@ -197,8 +238,10 @@ def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, oper
     assert list(AuditLogEntry.objects.filter(action="topic.config_set").order_by("id").values_list(
         "target", "result")) == [
         (f"{name} cleanup.policy", "ok"), (f"{name} retention.ms", "ok")]
-    added = operator_client.post(reverse("topics:add_partitions", args=[cluster.pk, name]), {"total_partitions": 4},
-                                 follow=True)
+    grow = reverse("topics:add_partitions", args=[cluster.pk, name])
+    preview = operator_client.post(grow, {"total_partitions": 4}).content.decode()
+    assert 'id="partitions-preview"' in preview and 'id="key-ordering-note"' in preview   # no records, no keys
+    added = operator_client.post(grow, {"total_partitions": 4, "previewed": "4", "confirmed": "yes"}, follow=True)
     assert f"{name} now has 4 partitions." in added.content.decode()
     elected = operator_client.post(reverse("topics:elect", args=[cluster.pk, name]), follow=True)
     assert "Preferred replica election: 0 partition(s) moved to their preferred leader, 4 already led by it." in \

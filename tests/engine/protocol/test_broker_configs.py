@@ -123,7 +123,7 @@ def confluent_incremental(admin, node: str, changes: dict) -> None:
     ({"ssl.keystore.location": "/etc/ks.jks"},
      "These security configs can be dynamically updated only per-listener using the listener prefix: "
      "Set(ssl.keystore.location)"),
-    ({RELOGIN: "soon"}, f"Invalid value 'soon' for configuration {RELOGIN}"),
+    ({RELOGIN: "soon"}, f"Invalid value soon for configuration {RELOGIN}: Not a number of type LONG"),
 ])
 def test_confluent_kafka_refusals_carry_kafkas_error_and_message(engine, changes, message):
     from confluent_kafka.admin import AdminClient

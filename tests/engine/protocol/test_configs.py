@@ -185,6 +185,34 @@ def test_incremental_validate_only_and_unknown_topic(admin, topic_name):
     assert result.startswith(f"[Error {Errors.UnknownTopicOrPartitionError.errno}]"), result
 
 
+BAD_VALUES = [
+    ("retention.ms", "1h", "Invalid value 1h for configuration retention.ms: Not a number of type LONG"),
+    ("cleanup.policy", "compact,delete,bogus",
+     "Invalid value bogus for configuration cleanup.policy: String must be one of: compact, delete"),
+    ("segment.bytes", "10", "Invalid value 10 for configuration segment.bytes: Value must be at least 14"),
+    ("max.message.bytes", "10MB", "Invalid value 10MB for configuration max.message.bytes: Not a number of type INT"),
+    ("preallocate", "yes", "Invalid value yes for configuration preallocate: Expected value to be either true or false"),
+    ("compression.type", "brotli", "Invalid value brotli for configuration compression.type: String must be one of: "
+                                   "uncompressed, zstd, lz4, snappy, gzip, producer"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", BAD_VALUES, ids=[v[0] for v in BAD_VALUES])
+def test_validate_only_refuses_bad_values_with_kafkas_message_and_changes_nothing(admin, topic_name, key, value,
+                                                                                  message):
+    """Each of the three config paths a console previews with: CreateTopics, IncrementalAlterConfigs
+    and AlterConfigs, all validate_only; Kafka's ConfigException text, never a Python one."""
+    created = create_topic(admin, topic_name, validate_only=True, num_partitions=1, replication_factor=1,
+                           configs={key: value})
+    assert (created["error_code"], created["error_message"]) == (Errors.InvalidConfigurationError.errno, message)
+    assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1)["error_code"] == 0
+    expected = f"[Error {Errors.InvalidConfigurationError.errno}] InvalidConfigurationError: {message}"
+    assert alter(admin, topic_name, {key: (SET, value)}, validate_only=True, raise_on_unknown=False) == expected
+    assert legacy_alter(admin, topic_name, {key: value}, validate_only=True, raise_on_unknown=False) == expected
+    assert alter(admin, topic_name, {"retention.ms": (SET, "3600000")}, validate_only=True) == "OK"
+    assert overrides(admin, topic_name) == {}
+
+
 def test_confluent_incremental_alter_configs(confluent_admin, admin, topic_name):
     assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
                         configs={"retention.ms": "3600000"})["error_code"] == 0

@@ -1,0 +1,64 @@
+"""Reads for a broker's configs: every config with its value, where it comes from, and whether
+Kafka lets it change at run time (a dynamic broker config, kafka-configs.sh --entity-type
+brokers). One DescribeConfigs with synonyms and documentation per page."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.clusters.gateway import cluster_gateway
+from console.clusters.models import Cluster
+from console.errors import NotFound
+from console.kafka_gateway import ConfigEntry
+from console.topics.config_docs import config_doc
+
+CLUSTER_DEFAULT = ""        # the cluster-wide resource of kafka-configs.sh --entity-default
+
+SOURCE_LABELS = {"DYNAMIC_BROKER_CONFIG": "this broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster default",
+                 "STATIC_BROKER_CONFIG": "server.properties", "DEFAULT_CONFIG": "Kafka default",
+                 "DYNAMIC_BROKER_LOGGER_CONFIG": "logger"}
+
+
+@dataclass(frozen=True)
+class BrokerConfigRow:
+    name: str
+    value: str | None               # None for a sensitive value: never shown
+    default_value: str | None       # what applies without this broker's own override
+    default_from: str | None        # where that comes from, when it is another config's name
+    source: str                     # in words (SOURCE_LABELS)
+    kafka_source: str
+    read_only: bool                 # Kafka cannot change it at run time
+    is_sensitive: bool
+    config_type: str | None
+    doc: str
+
+    @property
+    def is_override(self) -> bool:
+        return self.kafka_source == "DYNAMIC_BROKER_CONFIG"
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.kafka_source in ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+
+
+def broker_config_rows(*, cluster: Cluster, broker_id: int) -> list[BrokerConfigRow]:
+    with cluster_gateway(cluster) as gw:
+        if broker_id not in {b.node_id for b in gw.metadata(topics=[]).brokers}:
+            raise NotFound(f"Broker {broker_id} of {cluster.name} is not up: its configs cannot be read.")
+        return [config_row(e) for e in gw.broker_config_details(broker_id)]
+
+
+def broker_config_row(*, cluster: Cluster, broker_id: int, key: str) -> BrokerConfigRow:
+    row = next((r for r in broker_config_rows(cluster=cluster, broker_id=broker_id) if r.name == key), None)
+    if row is None:
+        raise NotFound(f"Broker {broker_id} has no config {key!r}.")
+    return row
+
+
+def config_row(entry: ConfigEntry) -> BrokerConfigRow:
+    hidden = entry.is_sensitive
+    return BrokerConfigRow(name=entry.name, value=None if hidden else entry.value,
+                           default_value=None if hidden else entry.default_value,
+                           default_from=entry.default_from if entry.default_from != entry.name else None,
+                           source=SOURCE_LABELS.get(entry.source, entry.source.lower()), kafka_source=entry.source,
+                           read_only=entry.read_only, is_sensitive=hidden, config_type=entry.config_type,
+                           doc=config_doc(entry.name, entry.documentation))

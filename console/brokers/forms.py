@@ -1,0 +1,27 @@
+"""Forms for the broker pages: one dynamic broker config's new value (kafka-configs.sh
+--entity-type brokers --alter), for this broker or for every broker (the cluster-wide default)."""
+from __future__ import annotations
+
+from django import forms
+
+from console.topics.forms import TopicConfigValueForm
+
+THIS_BROKER, CLUSTER_DEFAULT = "broker", "cluster"
+
+
+class BrokerConfigValueForm(TopicConfigValueForm):
+    """As the topic form (a value in a person's units, the diff's marker), with a scope. The
+    marker carries the scope too: a change previewed for one broker is not saved for all."""
+
+    scope = forms.ChoiceField(choices=[(THIS_BROKER, "This broker only"),
+                                       (CLUSTER_DEFAULT, "Every broker (the cluster-wide default)")],
+                              initial=THIS_BROKER, widget=forms.RadioSelect, label="Set for")
+    field_order = ["value", "reset", "scope", "previewed"]
+
+    def __init__(self, *args, config: str, **kwargs):
+        super().__init__(*args, config=config, **kwargs)
+        self.fields["reset"].label = "Remove the override (back to the cluster default, the static file or Kafka's)"
+
+    @property
+    def change_marker(self) -> str:
+        return f"{self.cleaned_data.get('scope') or THIS_BROKER}:{super().change_marker}"

@@ -1,0 +1,204 @@
+"""Numbers a Kafka operator acts on, in a real browser on a real engine: a group's lag with the
+partitions that never committed, snapshots that never pass an old figure for a current one,
+and charts that draw whatever their data (no data, one point, histograms in units, dark mode)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from playwright.sync_api import expect
+
+from console.analytics import lake as L
+from console.analytics.jobs import rates, retention
+from console.kafka_gateway import ConnectionSettings, open_gateway
+from tests.support.groups import create_topic, produce
+from tests.support.txn_clients import open_transaction
+from tests.support.waiting import wait_until
+
+SLOW = 60_000    # ms: a bound for a background collection under load, not a threshold
+PHONE = {"width": 390, "height": 844}
+
+
+def _cluster_path(page) -> str:
+    return re.search(r"/clusters/\d+/", page.url).group(0)
+
+
+def _commit(bootstrap: str, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
+    with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
+        coordinator = gw.groups.find_coordinators([group_id]).found[group_id]
+        assert gw.groups.commit_offsets(group_id, coordinator=coordinator,
+                                        offsets={tp: (o, "") for tp, o in offsets.items()}) == {}
+
+
+def write_result(lake_dir, job: str, cluster_id: int, rows: list[dict]) -> None:
+    """A job result as the launcher leaves it (the jobs are tested in tests/console/analytics)."""
+    directory = lake_dir / L.RESULTS / job / f"{L.CLUSTER}={cluster_id}"
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob("*.parquet"):
+        old.unlink()
+    if rows:
+        pq.write_table(pa.Table.from_pylist(rows), directory / "part-0.parquet")
+    else:
+        directory.rmdir()                     # no run yet
+
+
+def test_a_groups_lag_lists_the_partitions_that_never_committed(login, console_server, shoot):
+    """orders-lag: 12 partitions with 100 records each; the group committed on 4 of them."""
+    bootstrap = console_server.engine.bootstrap
+    create_topic(bootstrap, "orders-lag", 12)
+    for partition in range(12):
+        produce(bootstrap, "orders-lag", [b"o" * 40] * 100, partition=partition)
+    _commit(bootstrap, "billing-lag", {("orders-lag", p): 100 - 25 * p for p in range(4)})
+
+    page = login("viewer", color_scheme="dark")
+    page.goto(_cluster_path(page) + "groups/billing-lag/")
+    rows = page.locator("#partitions tbody tr")
+    expect(rows).to_have_count(12)
+    expect(page.locator("#partitions [data-committed-offset]:has-text('no commit')")).to_have_count(8)
+    expect(page.locator("[data-figure=total-lag]")).to_have_text("150")          # 0 + 25 + 50 + 75
+    note = page.locator("#lag-counting")
+    expect(note).to_contain_text("counts the 4 partitions with a committed offset")
+    expect(note).to_contain_text("not the 8 partitions without a commit")
+    expect(note).to_contain_text("800 records to read from the earliest offset, or none from the latest")
+    topic = page.locator('#topic-lag tr[data-topic="orders-lag"]')
+    expect(topic.locator("[data-partitions]")).to_have_text("12")
+    expect(topic.locator("[data-committed]")).to_have_text("4")
+    expect(topic.locator("[data-uncommitted]")).to_have_text("8 partitions, 800 records")
+
+    # The lag chart follows the dark theme, also after a live push redraws it.
+    chart = page.locator("#partition-lag-chart")
+    expect(chart).to_have_attribute("data-theme", "dark")
+    panel = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--panel').trim()")
+    background = lambda: page.evaluate("document.querySelector('#partition-lag-chart .main-svg').style.background")  # noqa: E731
+    assert _rgb(background()) == _rgb(panel)
+    expect(page.locator("#group-live")).to_have_attribute("data-live", "connected", timeout=SLOW)
+    _commit(bootstrap, "billing-lag", {("orders-lag", 0): 50})          # a push redraws the chart
+    expect(page.locator("[data-figure=total-lag]")).to_have_text("200", timeout=SLOW)
+    expect(page.locator("#partition-lag-chart")).to_have_attribute("data-theme", "dark")
+    assert _rgb(background()) == _rgb(panel)
+    shoot(page, "group-lag-no-commit")
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    """"#1c2227" or "rgb(28, 34, 39)" -> (28, 34, 39)."""
+    if color.startswith("#"):
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(n) for n in re.findall(r"\d+", color)[:3])
+
+
+def test_snapshots_older_than_they_may_be_are_renewed_before_they_are_shown(login, snapshot_console, shoot):
+    """A console with the background snapshots on: a transaction opened and records written after
+    its last collection show on the next page, never the old zero as current."""
+    bootstrap = snapshot_console.engine.bootstrap
+    create_topic(bootstrap, "fresh-txn", 1)
+    page = login("viewer", console=snapshot_console)
+    path = _cluster_path(page)
+    page.goto(path + "transactions/")
+    expect(page.locator("#producers-age")).to_contain_text("Open transactions on partitions as of", timeout=SLOW)
+    before = _count(page.locator("#open-on-partitions"))
+    producer = open_transaction(bootstrap, "fresh-txn-producer", [("fresh-txn", 0, b"open")])
+    opened = dt.datetime.now(dt.timezone.utc)
+    try:
+        def shown_open() -> bool:
+            """The page shows the transaction; until it does, every page says that its figures
+            are being renewed or that they are as of before the transaction opened."""
+            page.goto(path + "transactions/")
+            if _count(page.locator("#open-on-partitions")) == before + 1:
+                return True
+            assert page.locator("#producers-age[data-renewing]").count() or _as_of(page, "#producers-age") <= opened
+            return False
+        wait_until(shown_open, timeout=SLOW / 1000, message="the open transaction on the page")
+        shoot(page, "transactions-fresh")
+    finally:
+        producer.abort_transaction(60)
+
+    create_topic(bootstrap, "fresh-sizes", 1)
+    with open_gateway(ConnectionSettings(bootstrap_servers=bootstrap)) as gw:
+        leader = gw.metadata(["fresh-sizes"]).topic("fresh-sizes").partitions[0].leader
+    cell = page.locator(f'tr[data-broker="{leader}"] [data-log-dir-size]')
+    page.goto(path + "brokers/")
+    expect(page.locator("#log-dirs-age")).to_contain_text("Log dir sizes as of", timeout=SLOW)
+    size_before = int(cell.get_attribute("data-log-dir-size"))
+    produce(bootstrap, "fresh-sizes", [b"s" * 1000] * 500)
+    written = dt.datetime.now(dt.timezone.utc)
+
+    def grown() -> bool:
+        page.goto(path + "brokers/")
+        if int(cell.get_attribute("data-log-dir-size") or 0) >= size_before + 500_000:
+            return True
+        assert page.locator("#log-dirs-age[data-renewing]").count() or _as_of(page, "#log-dirs-age") <= written
+        return False
+    wait_until(grown, timeout=SLOW / 1000, message="the new size on the brokers page")
+    expect(cell).to_have_text(re.compile(r"^\d+(\.\d)? (KiB|MiB)$"))
+
+
+def _count(locator) -> int:
+    return int(locator.inner_text().split()[0].replace(",", ""))
+
+
+def _as_of(page, note: str) -> dt.datetime:
+    """When the figures under a snapshot note were collected (its <time datetime>)."""
+    return dt.datetime.fromisoformat(page.locator(f"{note} time[data-when]").get_attribute("datetime"))
+
+
+def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_server, shoot):
+    page = login("viewer")
+    cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
+    lake = console_server.lake
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    for job in ("topic_bytes_1h", "production_5m", "record_sizes", "record_ages", "topic_growth",
+                "effective_retention"):
+        write_result(lake, job, cluster_id, [])
+
+    # No data: a sentence, no axes (never a "Jan-Nov 2000" date axis). (Another topic below: a
+    # page's live fragment is rendered again only when a run changes, and these results come
+    # without one.)
+    page.goto(f"/clusters/{cluster_id}/analytics/topics/uncharted/")
+    for chart in ("#topic-bytes-chart", "#topic-production-chart", "#record-sizes-chart", "#record-ages-chart"):
+        expect(page.locator(chart)).to_have_attribute("data-drawn", "true")
+        expect(page.locator(f"{chart} .xtick")).to_have_count(0)
+    expect(page.locator("#topic-bytes-chart")).to_contain_text("No snapshot in the lake yet")
+    expect(page.locator("#record-sizes-chart")).to_contain_text("No contents analysis yet")
+    assert "2000" not in page.locator("#topic-bytes-chart").inner_text()
+
+    # One snapshot: its point is drawn and the chart says so; sizes on the axis in units.
+    write_result(lake, "topic_bytes_1h", cluster_id, [{L.TOPIC: "charted", L.BUCKET: now, L.SIZE_BYTES: 2_000_000}])
+    # Two bins of 100 bytes, and ages over three hours; growth below zero.
+    write_result(lake, "record_sizes", cluster_id, [{"topic": "charted", "size_bin_bytes": 200, "count": 7},
+                                                    {"topic": "charted", "size_bin_bytes": 300, "count": 3}])
+    write_result(lake, "record_ages", cluster_id, [{"topic": "charted", "age_bin_seconds": h * 3600, "count": h + 1}
+                                                   for h in range(3)])
+    write_result(lake, "topic_growth", cluster_id, [{L.TOPIC: "charted", retention.GROWTH_PER_DAY: -299_056_761.0,
+                                                     retention.WRITTEN_PER_DAY: 1_300_000_000.0}])
+    write_result(lake, "production_5m", cluster_id,
+                 [{L.TOPIC: "charted", L.BUCKET: now - dt.timedelta(minutes=5 * i), rates.RATE: 40.0 + 30 * i}
+                  for i in range(4)])
+    page.goto(f"/clusters/{cluster_id}/analytics/topics/charted/")
+    bytes_chart = page.locator("#topic-bytes-chart")
+    expect(bytes_chart).to_have_attribute("data-drawn", "true")
+    expect(bytes_chart).to_contain_text("One snapshot so far")
+    expect(bytes_chart.locator(".point")).to_have_count(1)
+    x_range = page.evaluate("(ax => ax.range.map(v => ax.r2l(v)))("
+                            "document.getElementById('topic-bytes-chart')._fullLayout.xaxis)")
+    assert x_range[1] - x_range[0] >= 30 * 60_000           # a window around the point, not a millisecond
+    assert "MiB" in bytes_chart.locator(".ytick").all_text_contents()[-1]
+
+    sizes = page.locator("#record-sizes-chart")
+    expect(sizes).to_have_attribute("data-drawn", "true")
+    assert sizes.locator(".xtick").all_text_contents() == ["200 B", "250 B", "300 B", "350 B", "400 B"]
+    assert page.evaluate("document.getElementById('record-sizes-chart')._fullLayout.xaxis.range") == [200, 400]
+    ages = page.locator("#record-ages-chart").locator(".xtick").all_text_contents()
+    assert ages[0] == "0 s" and ages[-1] == "3 h", ages
+
+    # Y axes fit their data: the production line's top (130/s) is inside the axis.
+    top = page.evaluate("document.getElementById('topic-production-chart')._fullLayout.yaxis.range[1]")
+    assert top >= 130
+    expect(page.locator("#growth-per-day")).to_have_text("-285 MiB")
+    expect(page.locator("#written-per-day")).to_have_text("1.2 GiB")
+    expect(page.locator("#growth-note")).to_contain_text("The topic shrinks")
+    shoot(page, "analytics-topic-charts")
+    page.emulate_media(color_scheme="dark")
+    page.set_viewport_size(PHONE)
+    shoot(page, "analytics-topic-charts")

@@ -1,0 +1,86 @@
+"""The audit log page: filters by user, action, target and result, pages, and details as sentences."""
+import pytest
+from django.urls import reverse
+
+from console.accounts.audit_text import describe
+from console.accounts.models import AuditLogEntry
+from console.accounts.services import audit_log_record
+
+
+def record(users, role, action, target, details, result="ok"):
+    return audit_log_record(actor=users[role], cluster=None, action=action, target=target, result=result,
+                            details=details)
+
+
+@pytest.mark.parametrize("action, target, details, failed, sentence", [
+    ("topic.config_set", "orders retention.ms", {"key": "retention.ms", "value": "259200000", "old": "604800000"},
+     False, "Set retention.ms of orders from 604800000 ms (7 d) to 259200000 ms (3 d)."),
+    ("topic.config_set", "orders retention.ms", {"key": "retention.ms", "value": None, "old": "259200000"},
+     False, "Remove the override of retention.ms on orders, back to its default (it was 259200000 ms (3 d))."),
+    ("topic.create", "orders", {"partitions": 12, "replication_factor": 3, "configs": {"cleanup.policy": "compact"}},
+     False, "Create topic orders with 12 partitions and replication factor 3, with cleanup.policy = compact."),
+    ("topic.delete_records", "clicks", {"partition": None, "before_offset": None,
+                                        "error": "The cluster refused deleting records of clicks-0 with "
+                                                 "POLICY_VIOLATION (44): the request breaks a policy of the cluster.",
+                                        "kafka_code": "POLICY_VIOLATION (44)"},
+     True, "Delete every record of every partition of clicks. Refused: The cluster refused deleting records of "
+           "clicks-0 with POLICY_VIOLATION (44): the request breaks a policy of the cluster."),
+    ("quota.set", "user 'alice'", {"entity": [], "key": "producer_byte_rate", "value": 1048576, "old": None},
+     False, "Set the producer_byte_rate quota of user 'alice' to 1,048,576 (it was not set)."),
+    ("broker.config_set", "broker 1 log.retention.ms", {"key": "log.retention.ms", "value": "86400000",
+                                                         "old": None, "scope": "broker"},
+     False, "Set log.retention.ms of broker 1 from the default to 86400000 ms (1 d)."),
+    ("some.new_action", "x", {"before_offset": None, "copies": 3}, False, "Before offset: none. Copies: 3."),
+])
+def test_details_read_as_sentences_never_python_reprs(action, target, details, failed, sentence):
+    text = describe(action=action, target=target, details=details, failed=failed)
+    assert text == sentence
+    assert "None" not in text and "{" not in text and "[" not in text
+
+
+def test_the_page_filters_by_user_action_target_and_result_and_pages(users, console_admin_client, settings):
+    record(users, "operator", "topic.delete", "orders", {})
+    record(users, "admin", "topic.delete", "payments", {})
+    record(users, "operator", "group.delete", "orders-readers", {})
+    record(users, "operator", "topic.create", "orders-archive", {"partitions": 1, "replication_factor": 1,
+                                                                  "configs": {}}, result="failed")
+    url = reverse("audit_log")
+
+    def targets(**query):
+        page = console_admin_client.get(url, query).content.decode()
+        return [row.split('class="target">')[1].split("<")[0] for row in page.split('data-entry="')[1:]]
+
+    assert targets() == ["orders-archive", "orders-readers", "payments", "orders"]        # newest first
+    assert targets(actor="admin") == ["payments"]
+    assert targets(action="topic.delete") == ["payments", "orders"]
+    assert targets(action="topic") == ["orders-archive", "payments", "orders"]           # an entity: all its actions
+    assert targets(target="ORDERS") == ["orders-archive", "orders-readers", "orders"]
+    assert targets(result="failed", actor="operator") == ["orders-archive"]
+    page = console_admin_client.get(url).content.decode()
+    assert '<option value="group.delete">' in page and '<option value="admin">' in page
+    assert "Delete topic orders." in page and "old: None" not in page
+
+    for i in range(55):
+        record(users, "operator", "topic.delete", f"bulk-{i:02}", {})
+    first = console_admin_client.get(url, {"target": "bulk"}).content.decode()
+    assert first.count('data-entry="') == 50 and "page 1 of 2" in first
+    assert 'href="?target=bulk&amp;page=2"' in first                          # the filter stays on the next page
+    second = console_admin_client.get(url, {"target": "bulk", "page": 2}).content.decode()
+    assert second.count('data-entry="') == 5 and "bulk-00" in second and "orders" not in second.split("<table")[1]
+    data = console_admin_client.get("/api/audit", {"action": "topic.create"}).json()
+    assert data["count"] == 1 and data["entries"][0]["sentence"].startswith("Create topic orders-archive")
+    assert data["entries"][0]["details"]["partitions"] == 1                 # scripts keep the raw details
+    assert AuditLogEntry.objects.count() == 59
+
+
+@pytest.mark.parametrize("action, target, details, sentence", [
+    ("reassignment.plan", "empty broker 2", {"scenario": "decommission", "topics": [], "brokers": [2],
+                                             "replication_factor": None, "job": 1},
+     "Plan empty broker 2: decommission of every topic, brokers 2 (job 1)."),
+    ("reassignment.run", "empty broker 2", {"throttle_bytes_per_sec": 52428800, "per_broker_limit": 5,
+                                            "cluster_limit": 50, "elect_preferred": True, "run_at": None},
+     "Run plan empty broker 2 throttled at 50 MiB/s, at most 5 moves per broker and 50 in the cluster."),
+    ("schema.register", "orders-value (7)", {}, "Register schema orders-value (7)."),
+])
+def test_more_actions_have_sentences_of_their_own(action, target, details, sentence):
+    assert describe(action=action, target=target, details=details) == sentence
