@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 DATA_DIR ?= ./data
+SECURE ?=
 BROKERS ?= 3
 HOST ?= 127.0.0.1
 PORT ?= 9092
@@ -58,7 +59,7 @@ run: run-deps venv
 	$(PY) -m console.localenv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	DATA_DIR=$(DATA_DIR) $(PY) -m console.stack
+	DATA_DIR=$(DATA_DIR) SECURE=$(SECURE) $(PY) -m console.stack
 
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)

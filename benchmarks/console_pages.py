@@ -94,6 +94,7 @@ def pages(cluster_id: int, topics: int, groups: int) -> dict[str, str]:
             "brokers": f"{c}/brokers/", "brokers api": f"{a}/brokers",
             "one broker": f"{c}/brokers/0/", "one broker api": f"{a}/brokers/0",
             "one topic": f"{c}/topics/{topic}/", "one topic api": f"{a}/topics/{topic}",
+            "topic consumers tab": f"{c}/topics/{topic}/consumers", "topic configs tab": f"{c}/topics/{topic}/configs",
             "overview": f"{c}/", "overview api": f"{a}/overview",
             "groups": f"{c}/groups/", "groups api": f"{a}/groups",
             "groups by lag": f"{c}/groups/?sort=lag&state=Empty", "groups by lag api": f"{a}/groups?sort=lag",
@@ -220,6 +221,7 @@ def main() -> None:
 
             names = [f"bench-{i:05d}" for i in range(args.topics)]
             if reuse:
+                call_command("migrate", verbosity=0)           # apps added since the data was made
                 Cluster.objects.update(bootstrap_servers=engine.bootstrap)
                 print(f"reused the engine and database in {tmp} (started in {time.perf_counter() - started:.1f} s)")
                 run_pages(args, engine, database, pages(Cluster.objects.get().pk, args.topics, args.groups), tmp)

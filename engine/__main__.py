@@ -1,10 +1,11 @@
 """Command line: `python -m engine serve --data-dir DIR --brokers N --host H --port P`,
-operator commands that talk to a running engine (`broker ...`, `groups ...`,
+operator commands that talk to a running engine (`acls ...`, `broker ...`, `groups ...`, `share-groups ...`,
 `transactions ...`), the schema registry (`registry --bootstrap HOST:PORT`), and
 `metadata repair` for a stopped engine whose metadata journal is damaged.
 
 Broker i listens on port P+i, PLAINTEXT unless `--security-protocol` asks for SASL or TLS
-(engine/security/settings.py). SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
+(engine/security/settings.py); named listeners (`--listener NAME=PROTOCOL://HOST:PORT` or
+Kafka's `listeners` configs) give each broker several (engine/security/listeners.py). SIGTERM or SIGINT shuts down cleanly (flush, checkpoints,
 exit 0). A data dir another engine holds (`DIR/.lock`) is refused: exit 1, nothing touched.
 """
 from __future__ import annotations
@@ -18,10 +19,11 @@ import sys
 
 from engine.config import InvalidConfigError
 from engine.cluster.journal import MetadataCorruptError
-from engine.security import scram_bootstrap, settings as security_settings
+from engine.security import listeners, scram_bootstrap, settings as security_settings
 from engine.schema_registry import command as registry_command
 from engine.storage.dir_lock import DataDirLockedError
-from engine.tools import broker_command, groups_command, metadata_command, transactions_command
+from engine.tools import (acls_command, broker_command, groups_command, metadata_command, share_groups_command,
+                          transactions_command)
 
 
 def _parse_config(values: list[str]) -> dict[str, str]:
@@ -42,6 +44,21 @@ def _parse_racks(values: list[str], brokers: int) -> dict[int, str]:
             raise argparse.ArgumentTypeError(f"--rack expects ID=RACK with ID in 0..{brokers - 1}, got {item!r}")
         racks[int(broker)] = rack.strip()
     return racks
+
+
+def _listener_configs(args: argparse.Namespace, configs: dict[str, str]) -> dict[str, str]:
+    """`--listener NAME=PROTOCOL://HOST:PORT` options joined to the `listeners` and
+    `listener.security.protocol.map` configs (Kafka's form)."""
+    if args.listener:
+        if "listeners" in configs:
+            raise InvalidConfigError("give the listeners either with --listener or with --config listeners=, not both")
+        pairs = [listeners.parse_listener_option(value) for value in args.listener]
+        configs["listeners"] = ",".join(endpoint for endpoint, _ in pairs)
+        mapped = configs.get("listener.security.protocol.map", "")
+        configs["listener.security.protocol.map"] = ",".join(filter(None, [mapped, *(m for _, m in pairs)]))
+    if args.inter_broker_listener:
+        configs["inter.broker.listener.name"] = args.inter_broker_listener
+    return configs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,14 +84,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rack", action="append", default=[], metavar="ID=RACK",
                        help="broker.rack of broker ID (Kafka's rack-aware placement reads it); repeatable")
     serve.add_argument("--security-protocol", default="PLAINTEXT", choices=security_settings.PROTOCOLS,
-                       help="the client listeners' protocol, Kafka's names (default PLAINTEXT: no TLS, no login)")
+                       help="the protocol of the one listener there is without --listener / listeners= "
+                            "(default PLAINTEXT: no TLS, no login)")
+    serve.add_argument("--listener", action="append", default=[], metavar="NAME=PROTOCOL://HOST:PORT",
+                       help="a named listener (Kafka's listeners and listener.security.protocol.map); broker i "
+                            "listens on PORT+i; repeatable")
+    serve.add_argument("--inter-broker-listener", default=None, metavar="NAME",
+                       help="the listener the brokers replicate through (inter.broker.listener.name)")
     serve.add_argument("--sasl-users-file", default=None, metavar="FILE",
                        help="SASL/PLAIN users, one user_<name>=<password> a line (docs/engine/authentication.md)")
     serve.add_argument("--add-scram", action="append", default=[], metavar="'SCRAM-SHA-256=[name=N,password=P]'",
                        help="a SCRAM user to add if missing (kafka-storage's syntax); repeatable")
+    serve.add_argument("--add-scram-file", default=None, metavar="FILE",
+                       help="--add-scram values, one a line, from a file (keeps passwords off the command line)")
     serve.add_argument("--log-level", default="INFO")
+    acls_command.add_parser(commands)
     broker_command.add_parser(commands)
     groups_command.add_parser(commands)
+    share_groups_command.add_parser(commands)
     metadata_command.add_parser(commands)
     transactions_command.add_parser(commands)
     registry_command.add_parser(commands)
@@ -100,12 +127,16 @@ async def serve(args: argparse.Namespace) -> int:
 
     configs = _parse_config(args.config)
     scram_users = [scram_bootstrap.parse(value) for value in args.add_scram]
-    security = security_settings.build(args.security_protocol, security_settings.take_security_configs(configs),
-                                       args.sasl_users_file)
+    if args.add_scram_file:
+        scram_users += scram_bootstrap.parse_file(args.add_scram_file)
+    listener_configs = _listener_configs(args, listeners.take_listener_configs(configs))
+    named, inter_broker = listeners.build(listener_configs, security_settings.take_security_configs(configs),
+                                          host=args.host, port=args.port, brokers=args.brokers,
+                                          default_protocol=args.security_protocol, users_file=args.sasl_users_file)
     engine = Engine(args.data_dir, brokers=args.brokers, host=args.host, port=args.port,
                     configs=configs, admin_port=args.admin_port,
                     admin=not args.no_admin, admin_host=args.admin_host,
-                    racks=_parse_racks(args.rack, args.brokers), security=security,
+                    racks=_parse_racks(args.rack, args.brokers), listeners=named, inter_broker_listener=inter_broker,
                     metrics_port=args.metrics_port, metrics_host=args.metrics_host)
     added = scram_bootstrap.add_missing(engine.controller, scram_users)
     if added:
@@ -123,10 +154,14 @@ async def serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "acls":
+        return acls_command.run(args)
     if args.command == "broker":
         return broker_command.run(args)
     if args.command == "groups":
         return groups_command.run(args)
+    if args.command == "share-groups":
+        return share_groups_command.run(args)
     if args.command == "metadata":
         return metadata_command.run(args)
     if args.command == "transactions":

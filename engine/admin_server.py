@@ -9,6 +9,12 @@ DescribeConfigs.
     GET  /brokers                 -> [{"id": 0, "host": ..., "port": ..., "running": true}, ...]
     POST /brokers/<id>/stop       -> controlled shutdown of one broker
     POST /brokers/<id>/start      -> start it again
+    GET  /share-partitions[?group=G] -> the share partitions (of share group G, else of every
+                                     share group) on the running brokers that lead them: start
+                                     and end offsets, records available, acquired, acknowledged
+                                     and archived in flight, and counters (deliveries, lock
+                                     expiries, archived by cause). Kafka exposes these only as
+                                     broker metrics; read-only.
 
 Security: it binds to loopback unless told otherwise (`--admin-host`); every
 request must carry `X-Engine-Admin-Token` (see admin_token.py), else 401; a request with an
@@ -26,6 +32,7 @@ import hmac
 import json
 import logging
 import re
+import urllib.parse
 
 from engine.admin_token import HEADER
 
@@ -96,6 +103,10 @@ class AdminServer:
     async def _route(self, method: str, path: str) -> tuple[int, object]:
         if method == "GET" and path == "/brokers":
             return 200, [self._describe(b) for b in self.engine.brokers]
+        if method == "GET" and (path == "/share-partitions" or path.startswith("/share-partitions?")):
+            group = urllib.parse.parse_qs(path.partition("?")[2]).get("group", [None])[0]
+            return 200, [{"broker": b.node_id, **row} for b in self.engine.brokers if b.running
+                         for row in b.share_manager.describe(group)]
         match = _ROUTE.match(path)
         if match is None:
             return 404, {"error": f"no route {method} {path}"}

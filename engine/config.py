@@ -211,6 +211,8 @@ _BROKER_DEFS = [
     ConfigDef("sasl.server.max.receive.size", TYPE_INT, 524288, at_least(1)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # DescribeTopicPartitions pages (KIP-966): at most this many partitions per answer.
+    ConfigDef("max.request.partition.size.limit", TYPE_INT, 2000, at_least(1)),
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it
     # get POLICY_VIOLATION.
     ConfigDef("max.partitions", TYPE_INT, 100_000, at_least(1)),
@@ -274,6 +276,28 @@ _BROKER_DEFS = [
     ConfigDef("group.consumer.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
     ConfigDef("group.consumer.max.size", TYPE_INT, INT_MAX, at_least(1)),
     ConfigDef("group.consumer.assignors", TYPE_LIST, "uniform,range", _consumer_assignors),
+    # Share groups (KIP-932; engine/coordinator/share_protocol.py, engine/share/). Kafka 4.2's
+    # names and defaults; the share.* group configs (group_configs.py) stay within the min/max.
+    ConfigDef("group.share.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
+    ConfigDef("group.share.min.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
+    ConfigDef("group.share.max.session.timeout.ms", TYPE_INT, 60000, at_least(1)),
+    ConfigDef("group.share.heartbeat.interval.ms", TYPE_INT, 5000, at_least(1)),
+    ConfigDef("group.share.min.heartbeat.interval.ms", TYPE_INT, 5000, at_least(1)),
+    ConfigDef("group.share.max.heartbeat.interval.ms", TYPE_INT, 15000, at_least(1)),
+    ConfigDef("group.share.max.size", TYPE_INT, 200, _int_range(1, 1000)),
+    ConfigDef("group.share.record.lock.duration.ms", TYPE_INT, 30000, at_least(1000)),
+    ConfigDef("group.share.min.record.lock.duration.ms", TYPE_INT, 15000, at_least(1000)),
+    ConfigDef("group.share.max.record.lock.duration.ms", TYPE_INT, 60000, at_least(1000)),
+    ConfigDef("group.share.delivery.count.limit", TYPE_INT, 5, _int_range(2, 10)),
+    ConfigDef("group.share.partition.max.record.locks", TYPE_INT, 2000, _int_range(100, 10000)),
+    ConfigDef("group.share.max.share.sessions", TYPE_INT, 2000, at_least(1)),
+    ConfigDef("share.coordinator.state.topic.num.partitions", TYPE_INT, 50, at_least(1)),
+    ConfigDef("share.coordinator.state.topic.replication.factor", TYPE_SHORT, 3, at_least(1)),
+    ConfigDef("share.coordinator.state.topic.min.isr", TYPE_SHORT, 2, at_least(1)),
+    ConfigDef("share.coordinator.state.topic.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(14)),
+    ConfigDef("share.coordinator.snapshot.update.records.per.snapshot", TYPE_INT, 500, _int_range(0, 500)),
+    ConfigDef("share.coordinator.state.topic.prune.interval.ms", TYPE_LONG, 300000, at_least(1)),
+    ConfigDef("share.coordinator.write.timeout.ms", TYPE_INT, 5000, at_least(1)),
     ConfigDef("offsets.topic.segment.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(14)),
     ConfigDef("offsets.retention.check.interval.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("offset.metadata.max.bytes", TYPE_INT, 4096, at_least(0)),
@@ -298,6 +322,11 @@ _BROKER_DEFS = [
     ConfigDef("log.cleaner.io.buffer.size", TYPE_INT, 512 * 1024, at_least(1024)),
     ConfigDef("leader.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
     ConfigDef("follower.replication.throttled.rate", TYPE_LONG, LONG_MAX, at_least(0)),
+    # Authorization (engine/security/authorizer.py): off unless authorizer.class.name names
+    # Kafka's StandardAuthorizer. super.users is `;`-separated principals, as Kafka's.
+    ConfigDef("authorizer.class.name", TYPE_STRING, ""),
+    ConfigDef("super.users", TYPE_STRING, ""),
+    ConfigDef("allow.everyone.if.no.acl.found", TYPE_BOOLEAN, False),
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 

@@ -11,7 +11,8 @@ so at fleet scale that happened every few console pages.
 `gc.freeze()` moves every object tracked so far into a permanent generation the collector
 never walks (CPython's advice for long-lived state built at start-up). The engine freezes
 once it is up, and again after metadata commits that added many partitions (CreateTopics,
-CreatePartitions), so the state they built is out of the way too. Frozen objects are still
+CreatePartitions) or many ACLs (CreateAcls: each binding is a few objects the authorizer keeps),
+so the state they built is out of the way too. Frozen objects are still
 freed by reference counting when dropped (a deleted topic's are); only cyclic garbage that
 happened to exist at the moment of a freeze is kept, which is why it is not done after every
 commit.
@@ -21,23 +22,27 @@ from __future__ import annotations
 import gc
 
 FREEZE_AFTER_PARTITIONS = 1000      # partitions touched by metadata commits since the last freeze
+FREEZE_AFTER_ACLS = 1000            # ACLs added since the last freeze
 
 
 class HeapFreezer:
     def __init__(self, controller) -> None:
         self._controller = controller
         self._touched = 0
+        self._acls_at_freeze = 0
         self.freezes = 0
 
     def freeze(self) -> None:
         gc.freeze()
         self._touched = 0
+        self._acls_at_freeze = len(self._controller.image.acls)
         self.freezes += 1
 
     def on_metadata_change(self, changed: set[str], deleted: list, epoch: int) -> None:
         topics = self._controller.image.topics
         self._touched += sum(len(topics[name].partitions) for name in changed if name in topics)
-        if self._touched >= FREEZE_AFTER_PARTITIONS:
+        added_acls = len(self._controller.image.acls) - self._acls_at_freeze
+        if self._touched >= FREEZE_AFTER_PARTITIONS or added_acls >= FREEZE_AFTER_ACLS:
             self.freeze()
 
 

@@ -1,6 +1,7 @@
 """The engine: one controller and N brokers sharing one asyncio event loop in one process.
 
-Broker i listens on port P+i and keeps its logs in `<data dir>/broker-<i>/`; cluster
+Broker i listens on port P+i (on each named listener: its port + i, engine/security/listeners.py)
+and keeps its logs in `<data dir>/broker-<i>/`; cluster
 metadata lives in `<data dir>/__cluster_metadata/`. The engine holds `<data dir>/.lock` from
 its construction to the end of `stop()` (engine/storage/dir_lock.py): a second engine on the
 same data dir refuses to start and touches nothing. Single brokers can be stopped and
@@ -27,6 +28,8 @@ import engine.protocol.apis  # noqa: F401 - registers every API handler: an Engi
 from engine.protocol.inter_broker import InterBrokerNetwork
 from engine.protocol.listener import Listener
 from engine.protocol.response_cache import ImageResponseCache
+from engine.security import authorizer
+from engine.security.listeners import ListenerConfig
 from engine.security.settings import SecuritySettings
 
 log = logging.getLogger(__name__)
@@ -38,14 +41,16 @@ class Engine:
     def __init__(self, data_dir: Path | str, *, brokers: int = 3, host: str = "127.0.0.1", port: int = 9092,
                  configs: dict[str, Any] | None = None, admin_port: int | None = None, admin: bool = True,
                  admin_host: str = "127.0.0.1", racks: dict[int, str] | None = None,
-                 security: SecuritySettings | None = None, metrics_port: int | None = None,
+                 security: SecuritySettings | None = None, listeners: list[ListenerConfig] | None = None,
+                 inter_broker_listener: str | None = None, metrics_port: int | None = None,
                  metrics_host: str = "127.0.0.1") -> None:
         self.data_dir = Path(data_dir)
         self.dir_lock = DirLock(self.data_dir)
         self.dir_lock.acquire()     # before anything reads or writes the data dir
         try:
             self._build(brokers=brokers, host=host, port=port, configs=configs, admin_port=admin_port,
-                        admin=admin, admin_host=admin_host, racks=racks, security=security)
+                        admin=admin, admin_host=admin_host, racks=racks, security=security, listeners=listeners,
+                        inter_broker_listener=inter_broker_listener)
             # Broker i's metrics on metrics_port+i (engine/metrics/server.py), as its listener on port+i.
             self.metrics_servers = {b.node_id: MetricsServer(b, metrics_host, metrics_port + b.node_id)
                                     for b in self.brokers} if metrics_port is not None else {}
@@ -55,22 +60,39 @@ class Engine:
 
     def _build(self, *, brokers: int, host: str, port: int, configs: dict[str, Any] | None,
                admin_port: int | None, admin: bool, admin_host: str, racks: dict[int, str] | None,
-               security: SecuritySettings | None) -> None:
+               security: SecuritySettings | None, listeners: list[ListenerConfig] | None,
+               inter_broker_listener: str | None) -> None:
         self.racks = dict(racks or {})     # broker.rack per broker id, advertised in Metadata
-        self.host = host
-        self.ports = [port + i for i in range(brokers)]
+        # Named listeners (engine/security/listeners.py); without them, one on host:port whose
+        # TLS / SASL is `security` (engine/security/settings.py), PLAINTEXT unless asked.
+        if listeners is None:
+            security = security or SecuritySettings()
+            listeners = [ListenerConfig(security.listener or security.protocol, host, port, host, port, security)]
+        self.listener_configs = listeners
+        self.inter_broker_listener = inter_broker_listener or listeners[0].name
+        self.security = listeners[0].security       # the first listener's, where bootstrap_servers point
+        first = listeners[0]
+        self.host = first.advertised_host
+        self.ports = [first.advertised_port_of(i) for i in range(brokers)]   # the first listener's: bootstrap_servers
         self.controller = Controller(self.data_dir / "__cluster_metadata", BrokerConfig(static=configs or {}))
-        self.brokers = [Broker(i, host, p, self.data_dir / f"broker-{i}", self.controller)
-                        for i, p in enumerate(self.ports)]
-        # Client listeners' TLS / SASL (engine/security/settings.py); PLAINTEXT unless asked.
-        self.security = security or SecuritySettings()
-        self.security.scram_lookup = self.controller.scram_credential
-        # The brokers reach each other over socket pairs no client can reach (engine/protocol/inter_broker.py).
+        self.brokers = [Broker(i, first.host, first.port_of(i), self.data_dir / f"broker-{i}", self.controller)
+                        for i in range(brokers)]
+        for config in listeners:
+            config.security.scram_lookup = self.controller.scram_credential
+        # The brokers reach each other over socket pairs no client can reach (engine/protocol/inter_broker.py),
+        # served by the inter-broker listener, whose name their requests carry.
         self.inter_broker = InterBrokerNetwork()
         for broker in self.brokers:
-            broker.listener = Listener(broker, host, broker.port, self.security)
+            broker.listeners = [Listener(broker, c.host, c.port_of(broker.node_id), c.security) for c in listeners]
+            broker.listener = broker.listeners[0]
             broker.inter_broker = self.inter_broker
-            self.inter_broker.attach(broker.node_id, broker.listener)
+            self.inter_broker.attach(broker.node_id, next(
+                listener for listener, c in zip(broker.listeners, listeners) if c.name == self.inter_broker_listener))
+        port = max(c.port for c in listeners)
+        # ACLs (KIP-801): one authorizer over the image's ACLs serves every broker; None: off.
+        self.authorizer = authorizer.build(self.controller.broker_config, self.controller.image.acls)
+        for broker in self.brokers:
+            broker.authorizer = self.authorizer
         # admin=False: no admin interface, and nothing advertised; to clients the cluster is plain Kafka.
         # The admin interface binds to loopback unless told otherwise, and wants the token of
         # <data dir>/admin.token (engine/admin_token.py).
@@ -91,6 +113,14 @@ class Engine:
     def bootstrap_servers(self) -> str:
         return ",".join(f"{self.host}:{p}" for p in self.ports)
 
+    def bootstrap_for(self, listener: str) -> str:
+        """The brokers' advertised endpoints on one listener, host:port,host:port..."""
+        return ",".join("%s:%d" % self._endpoint(b.node_id, listener) for b in self.brokers)
+
+    def _endpoint(self, node_id: int, listener: str) -> tuple[str, int]:
+        config = next(c for c in self.listener_configs if c.name == listener)
+        return config.advertised_host, config.advertised_port_of(node_id)
+
     def broker(self, node_id: int) -> Broker:
         if not 0 <= node_id < len(self.brokers):
             raise KeyError(f"no broker {node_id} (this engine has brokers 0-{len(self.brokers) - 1})")
@@ -109,7 +139,10 @@ class Engine:
 
     async def _start(self) -> None:
         for broker in self.brokers:
-            self.controller.register_broker(broker.node_id, broker.host, broker.port, self.racks.get(broker.node_id))
+            self.controller.register_broker(broker.node_id, *self._endpoint(broker.node_id, self.inter_broker_listener),
+                                            self.racks.get(broker.node_id), endpoints=tuple(
+                                                (c.name, *self._endpoint(broker.node_id, c.name))
+                                                for c in self.listener_configs))
         self.controller.elect_controller()
         # All logs recovered before anyone leads or fetches. One log dir after the other: the
         # loading is mostly Python work, and more threads than a dir's own only fight over the

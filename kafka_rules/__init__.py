@@ -8,4 +8,6 @@ broker and the console cannot come to disagree on it.
 
 - `lag`: consumer lag, and one partition's lag.
 - `assignment`: Kafka's rack-unaware replica assignment (`AdminUtils.assignReplicasToBrokers`).
+- `acls`, `acl_index`, `authorizer`: Kafka's ACL model (bindings, filters, their checks), the
+  ACLs indexed by resource, and StandardAuthorizer's decisions (KIP-801).
 """

@@ -7,6 +7,7 @@ import secrets
 
 import pytest
 
+from tests.support.acls import admin_client as acl_admin_client, start_acl_engine
 from tests.support.engine_process import EngineProcess
 
 # One engine admin token for the whole run, set before any engine starts: child engines
@@ -37,6 +38,23 @@ def engine_cluster(tmp_path_factory):
     yield engine
     if engine.alive():
         assert engine.terminate() == 0, engine.log_text()
+
+
+@pytest.fixture(scope="session")
+def acl_engine(tmp_path_factory):
+    """A 2-broker SASL engine with the authorizer on (tests/support/acls.py), shared by the ACL tests."""
+    engine = start_acl_engine(tmp_path_factory.mktemp("acls"))
+    yield engine
+    if engine.alive():
+        assert engine.terminate() == 0, engine.log_text()
+
+
+@pytest.fixture(scope="session")
+def acl_admin(acl_engine):
+    """kafka-python's admin client logged in as the ACL engine's super user."""
+    client = acl_admin_client(acl_engine.bootstrap)
+    yield client
+    client.close()
 
 
 @pytest.fixture

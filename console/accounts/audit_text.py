@@ -139,7 +139,27 @@ def _run(target: str, d: Details) -> str:
             f"{_text(d.get('cluster_limit'))} in the cluster.")
 
 
+def _acls(verb: str) -> Callable[[str, Details], str]:
+    """ "Create 3 ACLs (wizard): User:app ALLOW READ on TOPIC orders, ... and 1 more." """
+    def sentence(target: str, d: Details) -> str:
+        count, listed = d.get("count", 0), list(d.get("acls") or [])
+        source = f" ({d['source']})" if d.get("source") else ""
+        more = f" and {_text(count - 3)} more" if count > 3 else ""
+        text = f"{verb} {_text(count)} ACL{'' if count == 1 else 's'}{source}: {'; '.join(listed[:3]) or target}{more}."
+        if d.get("refused"):
+            text += f" The cluster refused {_text(len(d['refused']))} of them."
+        if "removed" in d:
+            text += f" The cluster removed {_text(d['removed'])}."
+        return text
+    return sentence
+
+
 _SENTENCES: dict[str, Callable[[str, Details], str]] = {
+    "acl.create": _acls("Create"),
+    "acl.delete": _acls("Delete"),
+    "scram.upsert": lambda t, d: (f"Set the SCRAM credentials of user {t} ({_text(d.get('mechanisms'))}, "
+                                  f"{_text(d.get('iterations'))} iterations)."),
+    "scram.remove": lambda t, d: f"Remove the SCRAM credentials of user {t} ({_text(d.get('mechanisms'))}).",
     "reassignment.plan": _plan,
     "reassignment.run": _run,
     "schema.register": lambda t, d: f"Register schema {t}.",

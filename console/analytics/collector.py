@@ -5,6 +5,9 @@ A snapshot is a handful of batched requests, whatever the cluster's size: Metada
 sizes and each log dir's total/usable bytes), one DescribeConfigs for every topic's retention
 configs, and the groups pages' batched calls (console.kafka_gateway.groups): ListGroups,
 FindCoordinator v4 for every group at once, DescribeGroups and OffsetFetch v8 per coordinator.
+Share groups (KIP-932) beside them: ShareGroupDescribe and DescribeShareGroupOffsets per
+coordinator (the share lag, KIP-1226), and, on the bundled engine, one call to its admin
+interface for every share partition's counters (share_groups.py).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from console.analytics import lake as L
+from console.analytics.share_groups import SHARE_TYPE, share_partition_rows
 from console.analytics.storage import snapshot_write
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
@@ -62,11 +66,13 @@ def snapshot_collect(*, cluster: Cluster, lake_url: str, taken_at: dt.datetime |
         ends = gw.groups.log_offsets(partitions, timestamp=LATEST_TIMESTAMP).offsets
         replicas, dirs = snapshots.log_dirs(gw, [b.node_id for b in metadata.brokers])
         configs = _retention_configs(gw, (cluster.pk, cluster.bootstrap_servers), [t.name for t in metadata.topics])
-        group_ids = [g.group_id for g in gw.groups.list_groups() or () if g.protocol_type in CONSUMER_PROTOCOLS]
+        listed = gw.groups.list_groups() or ()
+        group_ids = [g.group_id for g in listed if g.protocol_type in CONSUMER_PROTOCOLS]
         coordinators = gw.groups.find_coordinators(group_ids).found if group_ids else {}
         committed = gw.groups.committed_offsets(coordinators).offsets if coordinators else {}
         members = {g: len(d.members) for g, d in gw.groups.describe_groups(coordinators).items()} \
             if coordinators else {}
+        share_groups = share_partition_rows(gw, [g.group_id for g in listed if g.group_type == SHARE_TYPE], ends)
         tables = {
             L.PARTITIONS: _partition_table(taken_at, partitions, starts, ends, replicas),
             L.GROUP_OFFSETS: _group_offsets_table(taken_at, committed, ends, members),
@@ -77,6 +83,8 @@ def snapshot_collect(*, cluster: Cluster, lake_url: str, taken_at: dt.datetime |
                 L.RETENTION_MS: [c.retention_ms for c in configs],
                 L.RETENTION_BYTES: [c.retention_bytes for c in configs],
                 L.SEGMENT_BYTES: [c.segment_bytes for c in configs]}),
+            L.SHARE_GROUP_PARTITIONS: pa.Table.from_pylist([{L.TS: taken_at, **row} for row in share_groups],
+                                                           schema=L.SCHEMAS[L.SHARE_GROUP_PARTITIONS]),
         }
     written = {table: snapshot_write(lake_url=lake_url, cluster_id=cluster.pk, table=table, rows=rows,
                                      taken_at=taken_at)

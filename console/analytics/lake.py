@@ -1,6 +1,6 @@
 """The offsets lake: its tables, their columns and where they live. Named here once.
 
-Each snapshot of a cluster adds rows to four tables, stored as Parquet and partitioned
+Each snapshot of a cluster adds rows to five tables, stored as Parquet and partitioned
 (Hive style) by cluster and date: `<lake>/<table>/cluster=<id>/date=YYYY-MM-DD/<file>.parquet`.
 Spark reads a table with partition pruning on those two columns; pyarrow and DuckDB read
 the same files. Job results go to `<lake>/results/<job>/cluster=<id>/`, small enough for a
@@ -47,6 +47,16 @@ RETENTION_MS = "retention_ms"               # -1: keep forever
 RETENTION_BYTES = "retention_bytes"         # -1: no size limit (per partition, as in Kafka)
 SEGMENT_BYTES = "segment_bytes"
 
+# --- table `share_group_partitions`: one row per share group, topic and partition per snapshot (KIP-932)
+START_OFFSET = "start_offset"               # the share-partition start offset (SPSO)
+# LOG_END_OFFSET (the high watermark) and LAG (KIP-1226's share lag, as DescribeShareGroupOffsets
+# gives it) are stored with it, and MEMBERS; the engine's counters where the cluster has them
+# (its admin interface), null elsewhere:
+IN_FLIGHT = "in_flight"                     # records between the start and end offsets not done yet
+ACQUIRED = "acquired"                       # of which locked by a member now
+ARCHIVED_POISON = "archived_poison_total"   # archived at the delivery limit or rejected, so far
+LOCK_EXPIRIES = "lock_expiries_total"       # acquisition locks that expired, so far
+
 # --- derived columns, written by jobs ------------------------------------------------------
 LAG = "lag"
 BUCKET = "bucket"
@@ -58,7 +68,8 @@ PARTITIONS = "partitions"
 GROUP_OFFSETS = "group_offsets"
 LOG_DIRS = "log_dirs"
 TOPIC_CONFIGS = "topic_configs"
-TABLES = (PARTITIONS, GROUP_OFFSETS, LOG_DIRS, TOPIC_CONFIGS)
+SHARE_GROUP_PARTITIONS = "share_group_partitions"
+TABLES = (PARTITIONS, GROUP_OFFSETS, LOG_DIRS, TOPIC_CONFIGS, SHARE_GROUP_PARTITIONS)
 RESULTS = "results"
 
 _TIME = pa.timestamp("ms", tz="UTC")
@@ -74,6 +85,11 @@ SCHEMAS: dict[str, pa.Schema] = {
     TOPIC_CONFIGS: pa.schema([(TS, _TIME), (TOPIC, pa.string()), (CLEANUP_POLICY, pa.string()),
                               (RETENTION_MS, pa.int64()), (RETENTION_BYTES, pa.int64()),
                               (SEGMENT_BYTES, pa.int64())]),
+    SHARE_GROUP_PARTITIONS: pa.schema([(TS, _TIME), (GROUP, pa.string()), (TOPIC, pa.string()),
+                                       (PARTITION, pa.int32()), (START_OFFSET, pa.int64()),
+                                       (LOG_END_OFFSET, pa.int64()), (LAG, pa.int64()), (MEMBERS, pa.int32()),
+                                       (IN_FLIGHT, pa.int64()), (ACQUIRED, pa.int64()),
+                                       (ARCHIVED_POISON, pa.int64()), (LOCK_EXPIRIES, pa.int64())]),
 }
 
 _SPARK_TYPES = {pa.string(): "string", pa.int32(): "int", pa.int64(): "bigint", _TIME: "timestamp"}

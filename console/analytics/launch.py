@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
-from console.analytics.jobs import lag, rates, retention
+from console.analytics.jobs import lag, rates, retention, share
 from console.analytics.storage import lake_filesystem
 
 Progress = Callable[[str, int], None]
@@ -23,7 +23,11 @@ Progress = Callable[[str, int], None]
 
 def lake_frame(spark: SparkSession, *, lake_url: str, table: str, cluster_id: int,
                since: dt.date | None = None) -> DataFrame:
-    """A lake table of one cluster (from `since` on), without its partition columns."""
+    """A lake table of one cluster (from `since` on), without its partition columns; empty when
+    no snapshot wrote the table yet (a cluster without share groups)."""
+    fs, root = lake_filesystem(lake_url)
+    if fs.get_file_info(L.table_url(root, table)).type.name != "Directory":
+        return spark.createDataFrame([], L.spark_ddl(table))
     frame = (spark.read.schema(f"{L.spark_ddl(table)}, {L.CLUSTER} int, {L.DATE} date")
              .option("basePath", L.table_url(lake_url, table))
              .parquet(L.table_url(lake_url, table)))
@@ -78,6 +82,8 @@ def job_specs() -> list[JobSpec]:
             lag.lag_history(t.recent(L.GROUP_OFFSETS, d), resolution_seconds=s))))
         specs.append(JobSpec(f"partition_lag_{name}", lambda t, s=seconds, d=days: lag.lag_history(
             t.recent(L.GROUP_OFFSETS, min(d or 1, 1)), resolution_seconds=s)))
+        specs.append(JobSpec(f"share_group_lag_{name}", lambda t, s=seconds, d=days: share.share_lag_history(
+            t.recent(L.SHARE_GROUP_PARTITIONS, d), resolution_seconds=s)))
     specs += [
         JobSpec("time_lag", lambda t: _newest(lag.time_lag(t.recent(L.GROUP_OFFSETS, 1), t[L.PARTITIONS]))),
         JobSpec("partition_status", lambda t: lag.partition_status(t[L.GROUP_OFFSETS])),

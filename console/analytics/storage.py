@@ -83,6 +83,32 @@ def lake_prune(*, lake_url: str, retention_days: int, today: dt.date) -> list[st
     return removed
 
 
+def recent_snapshot_rows(*, lake_url: str, cluster_id: int, table: str, snapshots: int,
+                         where: Mapping[str, object] | None = None, today: dt.date | None = None) -> list[dict]:
+    """The rows of a table's last `snapshots` snapshots of a cluster (today's small files, named
+    by their time, and yesterday's), filtered by equality; oldest first. For pages that judge
+    the last few snapshots without Spark; empty when the lake cannot be read."""
+    fs, root = lake_filesystem(lake_url)
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    files: list[str] = []
+    for day in (today, today - dt.timedelta(days=1)):
+        infos = fs.get_file_info(pafs.FileSelector(_day_dir(root, table, cluster_id, day), allow_not_found=True))
+        names = sorted((i.path for i in infos if i.is_file and i.path.endswith(".parquet")), reverse=True)
+        files += names
+        if len([f for f in files if not f.endswith(COMPACTED)]) >= snapshots:
+            break
+    if not files:
+        return []
+    data = ds.dataset(files, schema=lake.SCHEMAS[table], filesystem=fs)
+    condition = None
+    for column, value in (where or {}).items():
+        term = ds.field(column) == value
+        condition = term if condition is None else condition & term
+    rows = data.to_table(filter=condition).sort_by(lake.TS).to_pylist()
+    wanted = sorted({r[lake.TS] for r in rows})[-snapshots:]
+    return [r for r in rows if r[lake.TS] >= wanted[0]] if wanted else []
+
+
 def lake_days(*, lake_url: str, cluster_id: int) -> list[dt.date]:
     """The days that hold partition snapshots of a cluster, oldest first."""
     fs, root = lake_filesystem(lake_url)

@@ -13,6 +13,7 @@ from console.errors import NotFound
 from console.kafka_gateway import BrokerNode, ClusterMetadata, ConfigEntry, EngineBroker, Gateway
 from console.kafka_gateway import cache
 from console.kafka_gateway.cache import LogDirSnapshot, SnapshotAge
+from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.log_dirs import log_dir_totals
 from console.stats import broker_loads
 
@@ -97,6 +98,7 @@ class BrokerDetail:
     # Partitions the broker's log cleaner marked uncleanable; None when the broker does not say
     # (down, or not this engine).
     uncleanable_partitions: tuple[str, ...] | None = None
+    configs_refused: str = ""                # the cluster refused the console's principal its configs
 
 
 def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
@@ -108,16 +110,20 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
             raise NotFound(f"Cluster {cluster.name} has no broker {broker_id}.")
         warnings = list(statuses.warnings)
         configs: list[ConfigEntry] = []
-        snapshot = None
+        snapshot, refused = None, ""
         if status.is_up:
-            configs = gw.broker_config_details(broker_id)
+            try:
+                configs = gw.broker_config_details(broker_id)
+            except NotAuthorized as exc:      # a managed Kafka may refuse broker configs: the rest still shows
+                refused = not_authorized_note("Configs", exc)
+                warnings.append(refused)
             snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
     usage = [LogDirUsage(d.log_dir, d.size, d.replicas) for d in (snapshot.dirs.get(broker_id, ()) if snapshot else ())]
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]
     return BrokerDetail(cluster=ClusterRef.of(cluster), broker=row, configs=configs, log_dirs=usage,
                         can_stop_start=statuses.engine_admin_endpoint is not None, warnings=warnings,
                         log_dirs_age=log_dirs_age(snapshot), seen_brokers=statuses.seen,
-                        uncleanable_partitions=_uncleanable(configs))
+                        uncleanable_partitions=_uncleanable(configs), configs_refused=refused)
 
 
 def _uncleanable(configs: list[ConfigEntry]) -> tuple[str, ...] | None:

@@ -31,19 +31,25 @@ def cluster_create(*, name: str, bootstrap_servers: str, security_protocol: str 
 LEGACY_BUNDLED_BOOTSTRAP = "127.0.0.1:9092"   # before every broker was listed: one stopped broker broke it
 
 
-def cluster_register_bundled(*, bootstrap_servers: str, follow: bool = True, using: str = "default") -> Cluster:
+def cluster_register_bundled(*, bootstrap_servers: str, follow: bool = True, using: str = "default",
+                             login: dict | None = None) -> Cluster:
     """The bundled engine's row: created once. Its bootstrap list follows `bootstrap_servers`
     when `follow` (ENGINE_BOOTSTRAP was set) or when it is still the old single-broker default;
-    otherwise an admin's edit stays."""
+    otherwise an admin's edit stays. `login` (security_protocol, sasl_mechanism, sasl_username,
+    sasl_password_env), when given, is the row's: `make run SECURE=1` logs the console in."""
     cluster = Cluster.objects.using(using).filter(is_bundled=True).first()
     if cluster is None:
         return Cluster.objects.using(using).create(name=BUNDLED_NAME, bootstrap_servers=bootstrap_servers,
-                                                   is_bundled=True)
-    if not follow and cluster.bootstrap_servers != LEGACY_BUNDLED_BOOTSTRAP:
-        return cluster
-    if cluster.bootstrap_servers != bootstrap_servers:
+                                                   is_bundled=True, **(login or {}))
+    changed = [name for name, value in (login or {}).items() if getattr(cluster, name) != value]
+    for name in changed:
+        setattr(cluster, name, login[name])
+    if (follow or cluster.bootstrap_servers == LEGACY_BUNDLED_BOOTSTRAP) and \
+            cluster.bootstrap_servers != bootstrap_servers:
         cluster.bootstrap_servers = bootstrap_servers
-        cluster.save(using=using, update_fields=["bootstrap_servers"])
+        changed.append("bootstrap_servers")
+    if changed:
+        cluster.save(using=using, update_fields=changed)
     return cluster
 
 

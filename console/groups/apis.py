@@ -15,7 +15,7 @@ from console.web import json_api
 
 @json_api(VIEWER)
 def group_list(request, cluster_id: int):
-    """?q=search&state=Stable|Empty|...&topic=name&sort=id|lag&page=N"""
+    """?q=search&state=Stable|Empty|...&type=classic|consumer|share&topic=name&sort=id|lag&page=N"""
     return selectors.group_list(cluster=cluster_get(cluster_id=cluster_id), **list_filters(request))
 
 

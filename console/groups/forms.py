@@ -118,4 +118,4 @@ def list_filters(request) -> dict:
     """The list page's filters from the query string, as the selector takes them (the page and the API)."""
     return {"search": request.GET.get("q", ""), "state": request.GET.get("state", ""),
             "topic": request.GET.get("topic", ""), "sort": request.GET.get("sort", "id"),
-            "page": request.GET.get("page", 1)}
+            "page": request.GET.get("page", 1), "group_type": request.GET.get("type", "")}

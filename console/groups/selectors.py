@@ -29,6 +29,9 @@ from kafka_rules.lag import PartitionLag, lag
 # Classic groups' states, then those only groups of the consumer group protocol (KIP-848) have.
 STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead", "Assigning", "Reconciling")
 SORTS = {"id": "group id", "lag": "total lag, largest first"}
+# ListGroups v5's types (KIP-848, KIP-932): classic groups, consumer-protocol groups, share groups.
+TYPES = {"classic": "classic", "consumer": "consumer (KIP-848)", "share": "share (KIP-932)"}
+SHARE = "share"
 
 
 @dataclass(frozen=True)
@@ -68,15 +71,24 @@ class GroupsPage:
     total: int
     warnings: list[str]
     lag_age: SnapshotAge | None = None     # sorted by lag collected in the background; None: read by this page
+    consumers_age: SnapshotAge | None = None   # a topic's groups named by the background lag snapshot
+    group_type: str = ""                   # the type filter: "" (all), classic, consumer or share
+
+
+def _type_of(listing) -> str:
+    """A listed group's type; brokers before ListGroups v5 do not say: classic until described."""
+    return listing.group_type or "classic"
 
 
 def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: str = "", sort: str = "id",
-               page: int | str = 1, per_page: int | None = None) -> GroupsPage:
+               page: int | str = 1, per_page: int | None = None, group_type: str = "") -> GroupsPage:
     """Sorted by id without a topic filter, only the page's groups are read beyond ListGroups
-    (search and state come from it); sorting by lag or filtering by topic reads every matching
+    (search, state and type come from it); sorting by lag or filtering by topic reads every matching
     group (`GroupCalls.lag_snapshot`: three round trips whatever their number), except that
     the lag sort alone ranks by the lags collected in the background (`_cached_lags`), whose
-    age the page shows."""
+    age the page shows. Share groups (KIP-932) have no committed offsets: their rows come from
+    ShareGroupDescribe and DescribeShareGroupOffsets (`_share_rows`); by lag they rank last."""
+    group_type = group_type if group_type in TYPES else ""
     state = state if state in STATES else ""
     sort = sort if sort in SORTS else "id"
     per_page = per_page or settings.GROUPS_PER_PAGE
@@ -90,9 +102,18 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
         # ListGroups before v4 (KIP-518) gives no state: then the descriptions decide.
         states_listed = all(g.state for g in listed)
         candidates = [g for g in listed if (not needle or needle in g.group_id.lower())
-                      and (not state or not states_listed or g.state == state)]
+                      and (not state or not states_listed or g.state == state)
+                      and (not group_type or _type_of(g) == group_type)]
+        shares = {g.group_id: g for g in candidates if _type_of(g) == SHARE}
+        share_rows = _share_rows(gw, list(shares.values())) if topic and shares else {}
+        candidates = [g for g in candidates if g.group_id not in shares
+                      or not topic or topic in share_rows[g.group_id].topics]
+        consumers_age = None
         if topic:
-            candidates = _may_read_topic(gw, candidates, topic, states_listed)
+            readers, consumers_age = _may_read_topic(gw, [g for g in candidates if g.group_id not in shares],
+                                                     topic, states_listed)
+            candidates = readers + [g for g in candidates if g.group_id in shares]
+            candidates.sort(key=lambda g: g.group_id)
         if sort == "lag" or topic or (state and not states_listed):
             # Members' topics are needed to filter by topic; sorting by lag needs only offsets,
             # and then only the page's groups are described.
@@ -100,7 +121,8 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
             if not describe_all and settings.GROUP_LAG_MAX_AGE_SECONDS > 0:
                 snapshot, lag_age = _cached_lags(gw, warnings)
             else:
-                snapshot = _snapshot(gw, [g.group_id for g in candidates], warnings, describe=describe_all)
+                snapshot = _snapshot(gw, [g.group_id for g in candidates if g.group_id not in shares], warnings,
+                                     describe=describe_all)
             if not describe_all:
                 candidates.sort(key=lambda g: -1 if (t := _total_lag(g.group_id, snapshot)) is None else t,
                                 reverse=True)
@@ -111,10 +133,16 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
                         g.group_id for g in shown.object_list).found)
                 snapshot.described.update(gw.groups.describe_groups(
                     {g.group_id: snapshot.coordinators[g.group_id] for g in shown.object_list
-                     if g.group_id in snapshot.coordinators}))
-                rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
+                     if g.group_id in snapshot.coordinators and g.group_id not in shares}))
+                share_rows.update(_share_rows(gw, [g for g in shown.object_list if g.group_id in shares
+                                                   and g.group_id not in share_rows]))
+                rows = [share_rows.get(g.group_id) or _row(g.group_id, g.state, g.protocol_type, snapshot)
+                        for g in shown.object_list]
             else:
-                matching = [r for r in (_row(g.group_id, g.state, g.protocol_type, snapshot) for g in candidates)
+                share_rows.update(_share_rows(gw, [g for g in candidates if g.group_id in shares
+                                                   and g.group_id not in share_rows]))
+                matching = [r for r in (share_rows.get(g.group_id) or _row(g.group_id, g.state, g.protocol_type,
+                                                                           snapshot) for g in candidates)
                             if (not topic or topic in r.topics) and (not state or r.state == state)]
                 if sort == "lag":
                     matching.sort(key=lambda r: -1 if r.total_lag is None else r.total_lag, reverse=True)
@@ -123,32 +151,64 @@ def group_list(*, cluster: Cluster, search: str = "", state: str = "", topic: st
         else:
             matching = candidates
             shown = Paginator(matching, per_page).get_page(page)
-            snapshot = _snapshot(gw, [g.group_id for g in shown.object_list], warnings, all_topics=False)
-            rows = [_row(g.group_id, g.state, g.protocol_type, snapshot) for g in shown.object_list]
+            snapshot = _snapshot(gw, [g.group_id for g in shown.object_list if g.group_id not in shares], warnings,
+                                 all_topics=False)
+            share_rows = _share_rows(gw, [g for g in shown.object_list if g.group_id in shares])
+            rows = [share_rows.get(g.group_id) or _row(g.group_id, g.state, g.protocol_type, snapshot)
+                    for g in shown.object_list]
     return GroupsPage(cluster=ClusterRef.of(cluster), supported=True, groups=rows, search=search.strip(),
                       state=state, topic=topic, sort=sort, page=shown.number, pages=shown.paginator.num_pages,
                       per_page=per_page, matching=len(matching), total=len(listed), warnings=warnings,
-                      lag_age=lag_age)
+                      lag_age=lag_age, consumers_age=consumers_age, group_type=group_type)
 
 
-def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bool) -> list:
+def _share_rows(gw: Gateway, listings: list) -> dict[str, GroupRow]:
+    """Rows of share groups: members from ShareGroupDescribe, share partitions and lag from
+    DescribeShareGroupOffsets (KIP-1226's lag; unknown from clusters before it), one request
+    of each per coordinator."""
+    if not listings:
+        return {}
+    coordinators = gw.groups.find_coordinators(g.group_id for g in listings)
+    described = gw.share_groups.describe(coordinators.found) if coordinators.found else {}
+    offsets = gw.share_groups.offsets(coordinators.found) if coordinators.found else None
+    rows = {}
+    for g in listings:
+        info = described.get(g.group_id)
+        partitions = offsets.offsets.get(g.group_id, []) if offsets else []
+        lags = [PartitionLag(o.topic, o.partition, o.lag) for o in partitions if o.lag is not None]
+        topics = {o.topic for o in partitions if o.start_offset >= 0}
+        members = info.members if info is not None else ()
+        topics.update(t for m in members for t in m.subscribed_topics)
+        error = coordinators.errors.get(g.group_id) or (info.error if info is not None else None) or \
+            (offsets.errors.get(g.group_id) if offsets else None)
+        rows[g.group_id] = GroupRow(
+            group_id=g.group_id, state=(info.state if info is not None and info.state else g.state),
+            protocol_type=SHARE, assignor=info.assignor if info is not None else "", members=len(members),
+            coordinator=coordinators.found.get(g.group_id), topics=tuple(sorted(topics)),
+            total_lag=sum(p.lag for p in lags) if lags else None,
+            worst=max(lags, key=lambda p: p.lag) if lags else None, error=error, group_type=SHARE)
+    return rows
+
+
+def _may_read_topic(gw: Gateway, candidates: list, topic: str, states_listed: bool
+                    ) -> tuple[list, SnapshotAge | None]:
     """The candidates that may read `topic`: those with a committed offset on it (one
     OffsetFetch per coordinator, naming only its partitions), and those that may have members
     (whose subscriptions and assignments the full read checks). At 2,000 groups this keeps
     the topic's consumers from reading every group's offsets and every partition's end."""
     info = gw.metadata([topic]).topic(topic)
     if info is None:
-        return candidates               # offsets may outlive the topic: read them all
+        return candidates, None         # offsets may outlive the topic: read them all
     committed_here = groups_committed_on(gw, topic, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
                                          wait_first=settings.GROUP_LAG_WAIT_SECONDS)
     if committed_here is not None:      # the background snapshot names them: no OffsetFetch of every group
-        return [g for g in candidates if g.group_id in committed_here
-                or not states_listed or g.state not in ("Empty", "Dead")]
+        return [g for g in candidates if g.group_id in committed_here.groups
+                or not states_listed or g.state not in ("Empty", "Dead")], committed_here.age
     coordinators = gw.groups.find_coordinators(g.group_id for g in candidates).found
     mine = [(topic, p.partition) for p in info.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets
     return [g for g in candidates if committed.get(g.group_id) or g.group_id not in coordinators
-            or not states_listed or g.state not in ("Empty", "Dead")]
+            or not states_listed or g.state not in ("Empty", "Dead")], None
 
 
 @dataclass

@@ -21,7 +21,8 @@ def group_list(request, cluster_id: int):
     # Burrow-style badges from the last analytics run (a Parquet read, no Spark, no Kafka).
     statuses = group_statuses(lake_url=settings.ANALYTICS_LAKE, cluster=cluster)
     return render(request, "groups/list.html", {"cluster": cluster, "view": view, "states": selectors.STATES,
-                                                "sorts": selectors.SORTS, "statuses": statuses})
+                                                "sorts": selectors.SORTS, "types": selectors.TYPES,
+                                                "statuses": statuses})
 
 
 @page(VIEWER)

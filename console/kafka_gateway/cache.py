@@ -134,9 +134,10 @@ class LogDirSnapshot:
 
 
 class BackgroundSnapshots:
-    """Per-cluster snapshots collected on a background thread: `get` answers the last one at
-    once and starts a new collection when it is missing or older than `max_age` (one per
-    cluster at a time). Subclasses say how a snapshot is stamped and what a failure keeps."""
+    """Per-cluster snapshots collected on a background thread: `get` answers the last one when
+    it is young enough, else starts a new collection (one per cluster at a time) and waits a
+    little for it; `drop` forgets one this console just made wrong. Subclasses say how a
+    snapshot is stamped and what a failure keeps."""
 
     thread_name = "snapshot"
 
@@ -144,6 +145,8 @@ class BackgroundSnapshots:
         self._clock = clock
         self._snapshots: dict[CacheKey, Any] = {}
         self._running: dict[CacheKey, threading.Thread] = {}
+        self._running_generation: dict[CacheKey, int] = {}
+        self._generations: dict[CacheKey, int] = {}      # bumped by each drop
         self._lock = threading.Lock()
         self.collections = 0               # background collections started (tests count them)
 
@@ -187,26 +190,36 @@ class BackgroundSnapshots:
     def clear(self) -> None:
         self._snapshots.clear()
 
+    def drop(self, key: CacheKey) -> None:
+        """Forget the cluster's snapshot: this console just changed what it holds. The next
+        page collects again (a collection already running is not kept: it may predate the change)."""
+        with self._lock:
+            self._snapshots.pop(key, None)
+            self._generations[key] = self._generations.get(key, 0) + 1
+
     def _start(self, key: CacheKey, collect: Callable[[], Any]) -> threading.Thread:
         with self._lock:
+            generation = self._generations.get(key, 0)
             running = self._running.get(key)
-            if running is not None and running.is_alive():
+            if running is not None and running.is_alive() and self._running_generation.get(key) == generation:
                 return running
-            thread = threading.Thread(target=self._collect, args=(key, collect), daemon=True,
+            thread = threading.Thread(target=self._collect, args=(key, collect, generation), daemon=True,
                                       name=f"{self.thread_name}-{key[0][:40]}")
-            self._running[key] = thread
+            self._running[key], self._running_generation[key] = thread, generation
             self.collections += 1
             thread.start()
             return thread
 
-    def _collect(self, key: CacheKey, collect: Callable[[], Any]) -> None:
+    def _collect(self, key: CacheKey, collect: Callable[[], Any], generation: int = 0) -> None:
         started = self._clock()
         try:
             snapshot = collect()
         except Exception as exc:  # noqa: BLE001 - a failed collection is shown, never raised in a thread
             # Shown on a page: in words, never a client library's or Python's own text.
             snapshot = self._failed(self._snapshots.get(key), gateway_error(exc))
-        self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
+        with self._lock:
+            if self._generations.get(key, 0) == generation:     # else dropped meanwhile: may predate the change
+                self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock())
 
     def _failed(self, last: Any, exc: Exception) -> Any:
         raise NotImplementedError

@@ -38,6 +38,7 @@ from console.kafka_gateway.errors import (
 from console.kafka_gateway.groups import GroupCalls
 from console.kafka_gateway.quotas import QuotaCalls
 from console.kafka_gateway.reassignments import ReassignmentCalls
+from console.kafka_gateway.share_groups import ShareGroupCalls
 from console.kafka_gateway.records import (
     ClusterMetadata,
     ConfigEntry,
@@ -176,6 +177,17 @@ class Gateway:
         answer = self._admin.describe_configs([ConfigResource(resource_type, name, names)], config_filter="all")
         entries = answer.get(resource_type.name.lower(), {}).get(name, {})
         return sorted((admin_calls.config_entry(key, e) for key, e in entries.items()), key=lambda c: c.name)
+
+    @translated
+    def group_configs(self, group_id: str) -> list[ConfigEntry]:
+        """DescribeConfigs of the GROUP resource (KIP-848; type 32): a group's dynamic configs."""
+        return self._describe_configs(ConfigResourceType.GROUP, group_id)
+
+    @translated
+    def alter_group_configs(self, group_id: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = ()) -> None:
+        """IncrementalAlterConfigs of the GROUP resource: SET the values, DELETE (back to the broker's) the others."""
+        admin_calls.alter_configs(self._admin, ConfigResourceType.GROUP, group_id, set_configs=set_configs,
+                                  delete=delete, validate_only=False, what=f"the change to group {group_id}")
 
     @translated
     def alter_topic_configs(self, topic: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = (),
@@ -328,6 +340,11 @@ class Gateway:
         return GroupCalls(self)
 
     @property
+    def share_groups(self):
+        """The share group calls (KIP-932; console.kafka_gateway.share_groups.ShareGroupCalls)."""
+        return ShareGroupCalls(self)
+
+    @property
     def transactions(self):
         """The transaction calls (console.kafka_gateway.transactions.TransactionCalls)."""
         return TransactionCalls(self)
@@ -336,6 +353,18 @@ class Gateway:
     def quotas(self):
         """The client quota calls (console.kafka_gateway.quotas.QuotaCalls)."""
         return QuotaCalls(self)
+
+    @property
+    def acls(self):
+        """The ACL calls (console.kafka_gateway.acls.AclCalls)."""
+        from console.kafka_gateway.acls import AclCalls
+        return AclCalls(self)
+
+    @property
+    def scram_users(self):
+        """The SCRAM credential calls (console.kafka_gateway.scram_users.ScramUserCalls)."""
+        from console.kafka_gateway.scram_users import ScramUserCalls
+        return ScramUserCalls(self)
 
     # --- the bundled engine's admin interface ----------------------------------------------
 
@@ -362,6 +391,10 @@ class Gateway:
 
     def engine_brokers(self, endpoint: str) -> list[EngineBroker]:
         return engine_admin.list_brokers(endpoint, token=self._engine_admin_token, timeout=self._timeout_ms / 1000)
+
+    def engine_share_partitions(self, endpoint: str, group_id: str | None) -> list[dict]:
+        return engine_admin.share_partitions(endpoint, group_id, token=self._engine_admin_token,
+                                             timeout=self._timeout_ms / 1000)
 
     @_changes_metadata
     def engine_broker_command(self, endpoint: str, broker_id: int, action: str) -> EngineBrokerChange:

@@ -27,7 +27,8 @@ import kafka.errors as Errors
 from kafka.protocol.consumer import FetchRequest, ListOffsetsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from console.kafka_gateway.errors import GatewayError, describe_error_code, translated
+from console.kafka_gateway.errors import (AUTHORIZATION_CODES, GatewayError, describe_error_code, error_for_code,
+                                          translated)
 from console.kafka_gateway.records import ConnectionSettings, PartitionOffsets
 from console.kafka_gateway.wire import connect, send, send_to_each
 
@@ -90,7 +91,7 @@ class TopicReader:
         if topic is None or topic.error_code == Errors.UnknownTopicOrPartitionError.errno:
             raise UnknownTopic(f"The cluster has no topic {self.topic!r}.")
         if topic.error_code:
-            raise GatewayError(describe_error_code(topic.error_code))
+            raise _refused(topic.error_code)
         self._leaders = {p.partition_index: p.leader_id for p in topic.partitions}
         self._epochs = {p.partition_index: p.leader_epoch for p in topic.partitions}
 
@@ -158,7 +159,7 @@ class TopicReader:
                     if p.error_code in _NOT_LEADER:
                         raise _LeaderMoved()
                     if p.error_code:
-                        raise GatewayError(f"Partition {p.partition_index}: {describe_error_code(p.error_code)}")
+                        raise _refused(p.error_code, f"Partition {p.partition_index}: ")
                     found[p.partition_index] = (p.offset, p.timestamp)
         return found
 
@@ -203,6 +204,8 @@ class TopicReader:
                 raise GatewayError(describe_error_code(response.error_code))
             for t in response.responses:
                 for p in t.partitions:
+                    if p.error_code in AUTHORIZATION_CODES:       # the whole read is refused, not one partition
+                        raise error_for_code(p.error_code)
                     fetched[p.partition_index] = FetchedPartition(
                         partition=p.partition_index, fetch_offset=positions[p.partition_index],
                         records=p.records or b"", high_watermark=p.high_watermark,
@@ -211,6 +214,13 @@ class TopicReader:
                         aborted_transactions=tuple((a.producer_id, a.first_offset)
                                                    for a in p.aborted_transactions or ()))
         return fetched
+
+
+def _refused(code: int, where: str = "") -> GatewayError:
+    """An authorization failure is NotAuthorized (the page says so); anything else a GatewayError."""
+    if code in AUTHORIZATION_CODES:
+        return error_for_code(code)
+    return GatewayError(f"{where}{describe_error_code(code)}")
 
 
 class _LeaderMoved(Exception):

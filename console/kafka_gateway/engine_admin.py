@@ -9,11 +9,13 @@ See engine/admin_server.py:
     GET  /brokers              -> [{"id", "host", "port", "running"}, ...]
     POST /brokers/<id>/stop    -> {"id", "host", "port", "running", "changed"}
     POST /brokers/<id>/start
+    GET  /share-partitions[?group=G] -> share partitions (of one group), with counts and counters
 """
 from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from console.kafka_gateway.errors import GatewayError
@@ -35,6 +37,15 @@ def broker_command(endpoint: str, broker_id: int, action: str, *, token: str, ti
         raise ValueError(f"unknown broker action {action!r}")
     answer = _call(endpoint, "POST", f"/brokers/{int(broker_id)}/{action}", token=token, timeout=timeout)
     return EngineBrokerChange(broker=_broker(answer), changed=bool(answer.get("changed", True)))
+
+
+def share_partitions(endpoint: str, group_id: str | None, *, token: str, timeout: float) -> list[dict]:
+    """The rows of GET /share-partitions (see engine/admin_server.py), of one share group or all."""
+    query = f"?{urllib.parse.urlencode({'group': group_id})}" if group_id is not None else ""
+    answer = _call(endpoint, "GET", f"/share-partitions{query}", token=token, timeout=timeout)
+    if not isinstance(answer, list):
+        raise GatewayError("The engine's admin interface answered share partitions in an unexpected shape.")
+    return answer
 
 
 def _broker(item: dict) -> EngineBroker:

@@ -14,10 +14,26 @@ class GatewayError(ConsoleError):
     """A Kafka request failed; the message says why in words, with Kafka's error name (console.errors)."""
 
 
+class NotAuthorized(GatewayError):
+    """The cluster refused the console's principal (an ACL): a page shows "not authorized"
+    for what it could not read, and keeps the rest (console.web.not_authorized)."""
+
+
+# TOPIC_, GROUP_, CLUSTER_, TRANSACTIONAL_ID_, DELEGATION_TOKEN_AUTHORIZATION_FAILED.
+AUTHORIZATION_CODES = frozenset({29, 30, 31, 53, 65})
+
+
+def not_authorized_note(what: str, exc: NotAuthorized) -> str:
+    """The line a page shows in place of what the cluster would not let it read."""
+    return f"{what}: not authorized. The cluster refused the console's principal ({exc.kafka_code})."
+
+
 def error_for_code(code: int, message: str | None = None, *, hint: str | None = None, what: str = "it") -> GatewayError:
     """A GatewayError whose message is console.errors.kafka_sentence: the broker's own words
-    (or Kafka's description of the code), with the code's name and number."""
-    return kafka_error(code, message, hint=hint, what=what, error_class=GatewayError)
+    (or Kafka's description of the code), with the code's name and number; NotAuthorized for
+    Kafka's authorization failures."""
+    kind = NotAuthorized if code in AUTHORIZATION_CODES else GatewayError
+    return kafka_error(code, message, hint=hint, what=what, error_class=kind)
 
 
 def describe_error_code(code: int, message: str | None = None) -> str:

@@ -13,10 +13,11 @@ pages served meanwhile are not stuck behind it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from console.kafka_gateway import cache
-from console.kafka_gateway.cache import GroupLagSnapshot
+from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.client import Gateway
 from console.kafka_gateway.group_records import GroupOffsets, LogOffsets
 from console.kafka_gateway.groups import LagSnapshot
@@ -32,18 +33,29 @@ def group_lags(gateway: Gateway, *, max_age: float, wait_first: float) -> GroupL
     return cache.GROUP_LAGS.get_for(gateway, collect, max_age=max_age, wait_first=wait_first)
 
 
-def groups_committed_on(gateway: Gateway, topic: str, *, max_age: float, wait_first: float) -> set[str] | None:
+@dataclass(frozen=True)
+class CommittedOn:
+    """The groups with a committed offset on a topic, and when the snapshot that says so was taken."""
+
+    groups: frozenset[str]
+    age: SnapshotAge
+
+
+def groups_committed_on(gateway: Gateway, topic: str, *, max_age: float, wait_first: float) -> CommittedOn | None:
     """The groups with a committed offset on `topic` in the background snapshot (it holds every
     group's offsets); None when the snapshot is off (max_age 0) or not in yet. A topic's pages
     read live only these groups and those that may have members, not every group of the
     cluster: a group that commits has members, and an empty group's offsets change only by an
-    admin's commit (a reset), which shows once the snapshot is renewed (within `max_age`)."""
+    admin's commit (a reset): this console's own drop the snapshot (`GroupCalls` writes), others'
+    show once it is renewed, within `max_age` (the page says as of when: `group_lag_age`)."""
     if max_age <= 0:
         return None
     cached = group_lags(gateway, max_age=max_age, wait_first=wait_first)
     if cached is None or cached.lag is None:
         return None
-    return {group for group, offsets in cached.lag.committed.offsets.items() if any(t == topic for t, _ in offsets)}
+    groups = frozenset(group for group, offsets in cached.lag.committed.offsets.items()
+                       if any(t == topic for t, _ in offsets))
+    return CommittedOn(groups, SnapshotAge.of(cached, snapshots=cache.GROUP_LAGS, max_age=max_age))
 
 
 def collect(gateway: Gateway) -> GroupLagSnapshot:

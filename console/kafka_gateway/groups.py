@@ -308,6 +308,7 @@ class GroupCalls:
                                       topics=[topic(name=t, partitions=ps) for t, ps in by_topic.items()],
                                       max_version=_OFFSET_COMMIT_MAX_VERSION)
         answer = self._one(coordinator, request)
+        self._offsets_changed()
         return {(t.name, p.partition_index): describe_error_code(p.error_code)
                 for t in answer.topics for p in t.partitions if p.error_code}
 
@@ -324,6 +325,7 @@ class GroupCalls:
             return {}
         answer = self._one(coordinator, OffsetDeleteRequest(
             group_id=group_id, topics=[topic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+        self._offsets_changed()
         if answer.error_code:
             raise GatewayError(describe_error_code(answer.error_code))
         return {(t.name, p.partition_index): describe_error_code(p.error_code)
@@ -332,6 +334,7 @@ class GroupCalls:
     @translated
     def delete_groups(self, coordinators: Mapping[str, int]) -> dict[str, str]:
         """DeleteGroups, one request per coordinator; returns the groups that failed, with the reason."""
+        self._offsets_changed()
         return self.ask_coordinators(
             coordinators, lambda ids: DeleteGroupsRequest(groups_names=ids),
             read=lambda node, answer: ((r.group_id, describe_error_code(r.error_code))
@@ -339,6 +342,12 @@ class GroupCalls:
             failed=lambda group_id, node, reason: reason)
 
     # --- plumbing ---------------------------------------------------------------------------
+
+    def _offsets_changed(self) -> None:
+        """This console changed committed offsets: the background lag snapshot of the cluster
+        is wrong now, so the next page collects a new one (console.kafka_gateway.cache)."""
+        if self._gateway.cache_key is not None:
+            cache.GROUP_LAGS.drop(self._gateway.cache_key)
 
     def ask_coordinators(self, coordinators: Mapping[str, int], request: Callable[[list[str]], object], *,
                          read: Callable[[int, object], Iterable[tuple[str, T]]],

@@ -18,8 +18,12 @@ CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 
 
 class RegistryError(ConsoleError):
+    """The registry's refusal: its own sentence, which names its error code as the console's Kafka
+    sentences name theirs (the code also goes to the audit log's `kafka_code`)."""
+
     def __init__(self, message: str, *, error_code: int | None = None, status: int | None = None) -> None:
-        super().__init__(message, kafka_code=f"schema registry error {error_code}" if error_code else None)
+        code = f"schema registry error {error_code}" if error_code else None
+        super().__init__(f"{message.rstrip('.')} ({code})." if code else message, kafka_code=code)
         self.error_code = error_code
         self.status = status
 

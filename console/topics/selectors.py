@@ -17,6 +17,8 @@ from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
+from console.kafka_gateway.cache import SnapshotAge
+from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.group_lag import groups_committed_on
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
@@ -182,6 +184,8 @@ class TopicDetail:
     configs: list[ConfigRow]
     consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
     warnings: list[str]
+    # When the background lag snapshot that named the groups committed here was taken; None: all read now.
+    consumers_age: SnapshotAge | None = None
 
 
 @dataclass(frozen=True)
@@ -221,7 +225,7 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
         topic = metadata.topic(name)
         if topic is None:
             raise NotFound(f"Cluster {cluster.name} has no topic {name!r}.")
-        offsets, sizes, groups = {}, {}, None
+        offsets, sizes, groups, consumers_age = {}, {}, None, None
         try:
             offsets = gw.partition_offsets(topic.partitions)
         except GatewayError as exc:
@@ -231,11 +235,16 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = [_config_row(e) for e in gw.topic_config_details(name)] if with_configs else []
+        configs = []
+        if with_configs:
+            try:
+                configs = [_config_row(e) for e in gw.topic_config_details(name)]
+            except NotAuthorized as exc:
+                warnings.append(not_authorized_note("Configs", exc))
         groups = []
         if with_groups:
             try:
-                groups = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
+                groups, consumers_age = _groups_reading(gw, topic, {k[1]: v.high_watermark for k, v in offsets.items()})
             except GatewayError as exc:
                 warnings.append(f"Consumer groups: {exc}")
     rows = []
@@ -251,7 +260,8 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
                        is_internal=topic.is_internal,
                        stats=topic_stats(topic.partitions, cluster_brokers=len(metadata.brokers),
                                          latest_offsets=latest, live_brokers={b.node_id for b in metadata.brokers}),
-                       partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings)
+                       partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings,
+                       consumers_age=consumers_age)
 
 
 @dataclass(frozen=True)
@@ -261,12 +271,15 @@ class TopicConsumers:
     partitions: int
     consumer_groups: list[GroupRow] | None    # None: the cluster has no consumer group APIs
     warnings: list[str]
+    # When the background lag snapshot that named the groups committed here was taken; None: all read now.
+    consumers_age: SnapshotAge | None = None
 
 
 def topic_consumers(*, cluster: Cluster, name: str) -> TopicConsumers:
     """The groups reading the topic (committed offsets on it, or members assigned to it), each
     partition's committed offset against its high watermark, live."""
     warnings: list[str] = []
+    consumers_age = None
     with cluster_gateway(cluster) as gw:
         topic = gw.metadata([name]).topic(name)
         if topic is None:
@@ -277,12 +290,12 @@ def topic_consumers(*, cluster: Cluster, name: str) -> TopicConsumers:
             warnings.append(f"Offsets: {exc}")
             high_watermarks = {}
         try:
-            groups = _groups_reading(gw, topic, high_watermarks)
+            groups, consumers_age = _groups_reading(gw, topic, high_watermarks)
         except GatewayError as exc:
             warnings.append(f"Consumer groups: {exc}")
             groups = []
     return TopicConsumers(cluster=ClusterRef.of(cluster), name=name, partitions=len(topic.partitions),
-                          consumer_groups=groups, warnings=warnings)
+                          consumer_groups=groups, warnings=warnings, consumers_age=consumers_age)
 
 
 def topic_partition_count(*, cluster: Cluster, name: str) -> int:
@@ -293,7 +306,8 @@ def topic_partition_count(*, cluster: Cluster, name: str) -> int:
     return len(topic.partitions)
 
 
-def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]) -> list[GroupRow] | None:
+def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]
+                    ) -> tuple[list[GroupRow] | None, SnapshotAge | None]:
     """Groups with committed offsets on the topic, or with a member assigned one of its partitions.
 
     Batched (console.kafka_gateway.groups): OffsetFetch asks the groups for this topic's
@@ -302,11 +316,11 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
     shows committed here and those that may have members are asked at all (`groups_committed_on`)."""
     listed = gw.groups.list_groups()
     if listed is None:
-        return None
+        return None, None
     committed_here = groups_committed_on(gw, topic.name, max_age=settings.GROUP_LAG_MAX_AGE_SECONDS,
                                          wait_first=settings.GROUP_LAG_WAIT_SECONDS)
     if committed_here is not None:      # the background snapshot names them: not every group is asked
-        listed = [g for g in listed if g.group_id in committed_here or g.state not in ("Empty", "Dead")]
+        listed = [g for g in listed if g.group_id in committed_here.groups or g.state not in ("Empty", "Dead")]
     coordinators = gw.groups.find_coordinators(g.group_id for g in listed).found
     mine = [(topic.name, p.partition) for p in topic.partitions]
     committed = gw.groups.committed_offsets(coordinators, {g: mine for g in coordinators}).offsets
@@ -334,7 +348,7 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
                              total_lag=sum(known) if known else None,
                              no_commit=len(partitions) - len(committed_rows),
                              lag_unknown=len(committed_rows) - len(known)))
-    return rows
+    return rows, committed_here.age if committed_here is not None else None
 
 
 # --- the configs table -----------------------------------------------------------------------

@@ -29,6 +29,9 @@ from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
 from engine.protocol.response_cache import ImageResponseCache
+from engine.share.coordinator import ShareCoordinator
+from engine.share.manager import SharePartitionManager
+from engine.share.persister import Persister
 from engine.storage.checkpoint import OffsetCheckpointFile
 from engine.broker.cleaner_thread import clean_off_loop
 from engine.metrics.stats import BrokerStats
@@ -60,8 +63,10 @@ class Broker(ReplicaSync):
         # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
-        self.listener = None   # the protocol listener, built and attached by engine/runtime.py
+        self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)
+        self.listeners: list = []   # one protocol listener per named listener, attached by engine/runtime.py
         self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py
+        self.authorizer = None   # kafka_rules.authorizer.StandardAuthorizer, set by engine/runtime.py when on
         self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[tuple[str, int], None] = {}     # replicas a sliced metadata change still has to apply
@@ -77,6 +82,11 @@ class Broker(ReplicaSync):
         self.response_cache = ImageResponseCache()  # answers that depend only on the metadata image
         self.group_coordinator = GroupCoordinator(self)   # consumer groups: see the section at the end
         self.txn_coordinator = TransactionCoordinator(self)
+        # Share groups (KIP-932): the `__share_group_state` partitions this broker leads, the
+        # client that reaches any share coordinator, and the share partitions it leads.
+        self.share_coordinator = ShareCoordinator(self)
+        self.share_persister = Persister(self, self.share_coordinator)
+        self.share_manager = SharePartitionManager(self, self.share_persister)
         # Called with (topic, partition, producer_id, commit) after a transaction marker is replicated.
         self.txn_marker_listeners: list = [self.group_coordinator.on_txn_marker]
 
@@ -113,15 +123,19 @@ class Broker(ReplicaSync):
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._set_aside_stray_logs()
-        if self.listener is not None:
-            await self.listener.start()
+        for listener in self._listeners():
+            await listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
                        asyncio.create_task(self._periodic(lambda: 1.0, self._flush_dirty)),
                        asyncio.create_task(self._periodic(self._checkpoint_interval_s, self._checkpoint)),
                        asyncio.create_task(self._periodic(self._isr_check_interval_s, self._shrink_isrs)),
                        asyncio.create_task(self._periodic(self._producer_expiry_interval_s, self._expire_producers)),
                        *self._start_groups_and_compaction()]
-        log.info("Broker %d listening on %s:%d", self.node_id, self.host, self.port)
+        log.info("Broker %d listening on %s", self.node_id,
+                 ", ".join(f"{listener.name}://{listener.host}:{listener.port}" for listener in self._listeners()))
+
+    def _listeners(self) -> list:
+        return self.listeners or ([self.listener] if self.listener is not None else [])
 
     async def stop(self) -> None:
         """Clean shutdown: close the listener, stop fetching, then flush, checkpoint and close every log."""
@@ -134,10 +148,13 @@ class Broker(ReplicaSync):
         await asyncio.gather(*self._tasks, *sliced, return_exceptions=True)
         self._pending_task = self._doomed_task = None
         self._delete_doomed(list(self._doomed))     # a deletion in progress completes before the logs close
-        if self.listener is not None:
-            await self.listener.stop()
+        for listener in self._listeners():
+            await listener.stop()
         self.group_coordinator.shutdown()
         self.txn_coordinator.shutdown()
+        self.share_manager.shutdown()
+        self.share_coordinator.shutdown()
+        self.share_persister.close()
         for fetcher in self.fetchers.values():
             await fetcher.stop()
         self.fetchers.clear()
@@ -307,6 +324,8 @@ class Broker(ReplicaSync):
     def _start_groups_and_compaction(self) -> list[asyncio.Task]:
         self.group_coordinator.start()
         self.txn_coordinator.start()
+        self.share_coordinator.start()
+        self.share_manager.start()
         self.log_cleaner = LogCleaner(self.log_dir, dedupe_buffer_size=self.config.get("log.cleaner.dedupe.buffer.size"),
                                       io_buffer_size=self.config.get("log.cleaner.io.buffer.size"))
         return [asyncio.create_task(self._run_log_cleaner())]

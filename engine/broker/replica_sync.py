@@ -25,6 +25,7 @@ from engine.cluster.metadata import TopicState
 from engine.config import log_config_for
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.coordinator.transactions.store import TXN_TOPIC
+from engine.share.coordinator import SHARE_STATE_TOPIC
 from engine.storage.errors import is_io_failure
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,9 @@ class ReplicaSync:
             self._doom(keys)
         work = [(name, index) for name in changed if name in self.image.topics
                 for index in self.image.topics[name].partitions]
-        offsets = [key for key in work if key[0] in (OFFSETS_TOPIC, TXN_TOPIC)]
-        others = [key for key in work if key[0] not in (OFFSETS_TOPIC, TXN_TOPIC) and key not in self._pending]
+        internal = (OFFSETS_TOPIC, TXN_TOPIC, SHARE_STATE_TOPIC)
+        offsets = [key for key in work if key[0] in internal]
+        others = [key for key in work if key[0] not in internal and key not in self._pending]
         # Opening a log is the costly part, so only replicas new to this broker wait their turn;
         # the state of open ones (leader or follower) changes at once.
         new = [key for key in others if key not in self.partitions]
@@ -90,6 +92,9 @@ class ReplicaSync:
             self.group_coordinator.on_partitions_changed()
         if any(k[0] == TXN_TOPIC for k in offsets) or any(t.name == TXN_TOPIC for t in deleted):
             self.txn_coordinator.on_partitions_changed()
+        if any(k[0] == SHARE_STATE_TOPIC for k in offsets) or any(t.name == SHARE_STATE_TOPIC for t in deleted):
+            self.share_coordinator.on_partitions_changed()
+        self.share_manager.on_partitions_changed()
 
     def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
                        ) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import kafka.errors as Errors
 
+from engine.cluster import acl_records as ACL
 from engine.cluster import client_quotas as CQ
 from engine.cluster import scram_credentials as SC
 from engine.cluster import journal_format as F
@@ -33,6 +34,7 @@ from engine.cluster.metadata import MetadataImage, TopicState
 from engine.cluster import internal_topics, slices
 from engine.cluster.topic_changes import TopicChanges
 from engine.config import BrokerConfig, InvalidConfigError, validate_topic_configs
+from engine.coordinator.group_configs import validate_group_configs
 from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.errors import ApiError
 
@@ -150,12 +152,15 @@ class Controller(TopicChanges):
         image = self.image
         out = [R.cluster_record(image.cluster_id), R.producer_ids_record(image.next_producer_id),
                R.controller_record(image.controller_id, image.controller_epoch)]
-        out += [R.broker_record(b.node_id, b.host, b.port, b.rack) for b in image.brokers.values()]
+        out += [R.broker_record(b.node_id, b.host, b.port, b.rack, b.endpoints) for b in image.brokers.values()]
         for name, configs in image.broker_configs.items():
             out += [R.config_record("broker", name, key, value) for key, value in configs.items()]
+        for name, configs in image.group_configs.items():
+            out += [R.config_record("group", name, key, value) for key, value in configs.items()]
         for entity, values in image.client_quotas.items():
             out += [R.client_quota_record(entity, key, value) for key, value in values.items()]
         out += SC.snapshot_records(image.scram_credentials)
+        out += ACL.snapshot_records(image.acls)
         for topic in image.topics.values():
             out.append(R.topic_record(topic.name, topic.topic_id, topic.configs))
             out += [R.partition_record(topic.topic_id, p.partition, p.replicas, p.leader, p.leader_epoch, p.isr,
@@ -169,10 +174,13 @@ class Controller(TopicChanges):
 
     # --- brokers --------------------------------------------------------------------------
 
-    def register_broker(self, node_id: int, host: str, port: int, rack: str | None = None) -> None:
+    def register_broker(self, node_id: int, host: str, port: int, rack: str | None = None,
+                        endpoints: tuple[tuple[str, str, int], ...] = ()) -> None:
+        """host, port: the inter-broker listener's endpoint; endpoints: every listener's (name, host, port)."""
         current = self.image.brokers.get(node_id)
-        if current is None or (current.host, current.port, current.rack) != (host, port, rack):
-            self._commit([R.broker_record(node_id, host, port, rack)])
+        if current is None or (current.host, current.port, current.rack, current.endpoints) != \
+                (host, port, rack, tuple(endpoints)):
+            self._commit([R.broker_record(node_id, host, port, rack, tuple(endpoints))])
 
     @property
     def controller_epoch(self) -> int:
@@ -363,6 +371,22 @@ class Controller(TopicChanges):
             self._commit(records, changed=set(self.image.topics))
             self._apply_broker_config_overrides()
 
+    def alter_group_configs(self, group_id: str, changes: dict[str, Any | None], *,
+                            validate_only: bool = False) -> None:
+        """Dynamic group configs (engine/coordinator/group_configs.py); a bad name or value is
+        INVALID_CONFIG, as Kafka answers."""
+        if not group_id:
+            raise ApiError(Errors.InvalidRequestError, "Group id must not be empty")
+        try:
+            parsed = validate_group_configs(changes, self.broker_config)
+        except InvalidConfigError as exc:
+            raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
+        if validate_only:
+            return
+        records = [R.config_record("group", group_id, key, parsed.get(key)) for key in changes]
+        if records:
+            self._commit(records, changed=set())
+
     # --- client quotas (KIP-546) ----------------------------------------------------------
 
     def alter_client_quotas(self, entries: list[tuple[list[tuple[str, str | None]], list[tuple[str, float, bool]]]],
@@ -400,6 +424,24 @@ class Controller(TopicChanges):
 
     def scram_credential(self, user: str, mechanism: str):
         return self.image.scram_credentials.get(user, {}).get(mechanism)
+
+    # --- ACLs (KIP-801) ----------------------------------------------------------------------
+
+    def create_acls(self, bindings) -> list[ApiError | None]:
+        """CreateAcls: one result per binding; the new ones journaled in one commit."""
+        results, records = ACL.create(self.image.acls, bindings)
+        if records:
+            self._commit(records, changed=set())
+            log.info("Created %d ACL(s)", len(records))
+        return results
+
+    def delete_acls(self, filters) -> list:
+        """DeleteAcls: per filter its error or the bindings it removed; one commit for all."""
+        results, records = ACL.delete(self.image.acls, filters)
+        if records:
+            self._commit(records, changed=set())
+            log.info("Deleted %d ACL(s)", len(records))
+        return results
 
     # --- producer ids ---------------------------------------------------------------------
 

@@ -10,6 +10,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_rules.acl_index import AclIndex
+
 
 @dataclass
 class PartitionState:
@@ -42,9 +44,21 @@ class TopicState:
 @dataclass(frozen=True)
 class BrokerRegistration:
     node_id: int
-    host: str
+    host: str                      # the inter-broker listener's advertised endpoint (replica fetchers dial it)
     port: int
     rack: str | None = None
+    # Every listener's advertised endpoint, (name, host, port): a client is told the brokers'
+    # endpoints of the listener it came through. Empty in records of older data dirs.
+    endpoints: tuple[tuple[str, str, int], ...] = ()
+
+    def endpoint(self, listener: str | None) -> tuple[str, int] | None:
+        """The broker's (host, port) on `listener`; None if it has no such listener."""
+        if listener is None or not self.endpoints:
+            return self.host, self.port
+        for name, host, port in self.endpoints:
+            if name == listener:
+                return host, port
+        return None
 
 
 @dataclass
@@ -56,12 +70,15 @@ class MetadataImage:
     topics: dict[str, TopicState] = field(default_factory=dict)
     topics_by_id: dict[uuid.UUID, TopicState] = field(default_factory=dict)
     broker_configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # "" = cluster-wide default
+    group_configs: dict[str, dict[str, Any]] = field(default_factory=dict)   # group id -> overrides (KIP-848/932)
     topics_by_collision_key: dict[str, str] = field(default_factory=dict)   # see topics.collision_key
     next_producer_id: int = 0
     # Client quotas (KIP-546) by entity: see client_quotas.py.
     client_quotas: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = field(default_factory=dict)
     # SCRAM credentials (KIP-554) by user and mechanism: see scram_credentials.py. Secrets: never log.
     scram_credentials: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    # ACLs (KIP-801) by id, indexed by resource: see engine/cluster/acl_records.py.
+    acls: AclIndex = field(default_factory=AclIndex, repr=False)
     version: int = 0               # raised by every applied record: cached answers compare it
 
     def topic(self, name: str) -> TopicState | None:

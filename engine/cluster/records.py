@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from engine.cluster import scram_credentials
+from engine.cluster import acl_records, scram_credentials
 from engine.cluster.topics import collision_key, is_legal_name
 from engine.cluster.metadata import BrokerRegistration, MetadataImage, PartitionState, TopicState
 
@@ -17,8 +17,12 @@ def cluster_record(cluster_id: str) -> dict:
     return {"type": "cluster", "cluster_id": cluster_id}
 
 
-def broker_record(node_id: int, host: str, port: int, rack: str | None) -> dict:
-    return {"type": "broker", "node_id": node_id, "host": host, "port": port, "rack": rack}
+def broker_record(node_id: int, host: str, port: int, rack: str | None,
+                  endpoints: tuple[tuple[str, str, int], ...] = ()) -> dict:
+    record = {"type": "broker", "node_id": node_id, "host": host, "port": port, "rack": rack}
+    if endpoints:
+        record["endpoints"] = [list(endpoint) for endpoint in endpoints]
+    return record
 
 
 def topic_record(name: str, topic_id: uuid.UUID, configs: dict[str, Any]) -> dict:
@@ -38,7 +42,8 @@ def remove_topic_record(topic_id: uuid.UUID) -> dict:
 
 
 def config_record(resource: str, name: str, key: str, value: Any) -> dict:
-    """resource is "topic" or "broker"; name "" is the cluster-wide broker default; value None deletes."""
+    """resource is "topic", "broker" or "group"; name "" is the cluster-wide broker default;
+    value None deletes."""
     return {"type": "config", "resource": resource, "name": name, "key": key, "value": value}
 
 
@@ -128,7 +133,7 @@ def _check_partition(image: MetadataImage, record: dict) -> None:
 
 
 def _check_config(image: MetadataImage, record: dict) -> None:
-    if record["resource"] not in ("topic", "broker"):
+    if record["resource"] not in ("topic", "broker", "group"):
         raise MetadataRecordError(f"unknown config resource {record['resource']!r}")
     if record["resource"] == "topic" and record["name"] not in image.topics:
         raise MetadataRecordError(f"config for unknown topic {record['name']!r}")
@@ -150,6 +155,11 @@ def _check_client_quota(image: MetadataImage, record: dict) -> None:
 def _check_broker(image: MetadataImage, record: dict) -> None:
     _int(record, "node_id", 0)
     _int(record, "port", 0)
+    endpoints = record.get("endpoints", [])
+    if not isinstance(endpoints, list) or not all(
+            isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
+            and isinstance(e[2], int) for e in endpoints):
+        raise MetadataRecordError(f"bad broker endpoints {endpoints!r}")
 
 
 _CHECKS = {
@@ -161,6 +171,8 @@ _CHECKS = {
     "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
     "scram_credential": lambda image, record: scram_credentials.check_record(record),
+    acl_records.ENTRY: lambda image, record: acl_records.check_entry(image.acls, record),
+    acl_records.REMOVE: lambda image, record: acl_records.check_remove(image.acls, record),
 }
 
 
@@ -172,7 +184,8 @@ def _apply_cluster(image: MetadataImage, record: dict) -> None:
 
 def _apply_broker(image: MetadataImage, record: dict) -> None:
     image.brokers[record["node_id"]] = BrokerRegistration(record["node_id"], record["host"], record["port"],
-                                                          record["rack"])
+                                                          record["rack"],
+                                                          tuple(tuple(e) for e in record.get("endpoints", [])))
 
 
 def _apply_topic(image: MetadataImage, record: dict) -> None:
@@ -205,12 +218,16 @@ def _apply_remove_topic(image: MetadataImage, record: dict) -> None:
 def _apply_config(image: MetadataImage, record: dict) -> None:
     if record["resource"] == "topic":
         configs = image.topics[record["name"]].configs
+    elif record["resource"] == "group":
+        configs = image.group_configs.setdefault(record["name"], {})
     else:
         configs = image.broker_configs.setdefault(record["name"], {})
     if record["value"] is None:
         configs.pop(record["key"], None)
     else:
         configs[record["key"]] = record["value"]
+    if record["resource"] == "group" and not configs:
+        del image.group_configs[record["name"]]
 
 
 def _apply_client_quota(image: MetadataImage, record: dict) -> None:
@@ -244,4 +261,6 @@ _APPLY = {
     "producer_ids": _apply_producer_ids,
     "client_quota": _apply_client_quota,
     "scram_credential": lambda image, record: scram_credentials.apply_record(image.scram_credentials, record),
+    acl_records.ENTRY: lambda image, record: acl_records.apply_entry(image.acls, record),
+    acl_records.REMOVE: lambda image, record: acl_records.apply_remove(image.acls, record),
 }

@@ -27,6 +27,8 @@ from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, Grou
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.share_group import GROUP_TYPE_SHARE, ShareGroup
+from engine.coordinator.share_groups import ShareGroups
 from engine.coordinator.transactions.verification import check_offsets_partition
 from engine.errors import ApiError
 
@@ -45,6 +47,7 @@ class GroupCoordinator:
         self.consumer_protocol = ConsumerGroupProtocol(self.store, self.config, lambda: broker.image,
                                                        on_change=self._persist_later)
         self._writes: set[asyncio.Task] = set()   # consumer group writes that outlive a request
+        self.share = ShareGroups(broker, self.store, self._check_group)   # share groups (KIP-932)
         self._expiry_task: asyncio.Task | None = None
 
     def config(self, name: str):
@@ -59,6 +62,7 @@ class GroupCoordinator:
             self._expiry_task.cancel()
             self._expiry_task = None
         self.membership.shutdown()
+        self.share.shutdown()
         for task in list(self._writes):
             task.cancel()
         for group in self.store.unload_all():
@@ -74,12 +78,17 @@ class GroupCoordinator:
             if isinstance(group, ConsumerGroup):
                 self.consumer_protocol.loaded(group)
                 continue
+            if isinstance(group, ShareGroup):
+                self.share.protocol.loaded(group)
+                continue
             for member in group.members.values():
                 self.membership.schedule_heartbeat(group, member, member.session_timeout_ms)
 
     def _unloaded(self, group: GroupMetadata) -> None:
         if isinstance(group, ConsumerGroup):
             self.consumer_protocol.unloaded(group)
+        elif isinstance(group, ShareGroup):
+            self.share.protocol.unloaded(group)
         else:
             self.membership.unloaded(group)
 
@@ -141,6 +150,8 @@ class GroupCoordinator:
         if not self.config("group.min.session.timeout.ms") <= timeout <= self.config("group.max.session.timeout.ms"):
             raise ApiError(Errors.InvalidSessionTimeoutError)
         group = self.store.get(request["group_id"])
+        if isinstance(group, ShareGroup) and not group.is_(S.DEAD):
+            raise ApiError(Errors.InconsistentGroupProtocolError)
         if isinstance(group, ConsumerGroup) and not group.is_(S.DEAD):
             if group.members:  # mixed groups (KIP-848's online upgrade) are not supported
                 raise ApiError(Errors.InconsistentGroupProtocolError)
@@ -159,7 +170,7 @@ class GroupCoordinator:
     def _check_classic_member(self, group_id: str) -> None:
         """Classic SyncGroup/Heartbeat/LeaveGroup reach no member of a consumer-protocol group."""
         self._check_group(group_id)
-        if isinstance(self.store.get(group_id), ConsumerGroup):
+        if isinstance(self.store.get(group_id), (ConsumerGroup, ShareGroup)):
             raise ApiError(Errors.UnknownMemberIdError)
 
     async def sync_group(self, **request):
@@ -178,11 +189,18 @@ class GroupCoordinator:
         """ConsumerGroupHeartbeat (KIP-848): answered once the group's changes are replicated
         in __consumer_offsets; raises ApiError."""
         self._check_group(request.group_id)
+        self._not_share(request.group_id, "consumer")
         result = self.consumer_protocol.heartbeat(request)
         group = self.store.get(request.group_id)
         if isinstance(group, ConsumerGroup) and (result.changed or not group.written_ok):
             await self.store.store_consumer_group(group, now_ms())
         return result
+
+    def _not_share(self, group_id: str, kind: str) -> None:
+        """A share group's id cannot be used by a consumer or classic group, nor its offsets."""
+        group = self.store.get(group_id)
+        if isinstance(group, ShareGroup) and not group.is_(S.DEAD):
+            raise ApiError(Errors.GroupIdNotFoundError, f"Group {group_id} is not a {kind} group.")
 
     def _persist_later(self, group: ConsumerGroup) -> None:
         self._spawn(self.store.store_consumer_group(group, now_ms()))
@@ -203,6 +221,7 @@ class GroupCoordinator:
         """Validate the committer against the group (generation or member epoch fencing), then
         store; raises ApiError."""
         self._check_group(group_id, allow_empty=True)
+        self._not_share(group_id, "consumer")
         group = self.store.get(group_id)
         if group is None:
             if generation_id >= 0:  # a member of a generation this coordinator never saw
@@ -223,6 +242,7 @@ class GroupCoordinator:
         commits. KIP-447: a member id or generation, when given, must be the group's current.
         KIP-890: the group's partition must be in the producer's open transaction."""
         self._check_group(group_id, allow_empty=True)
+        self._not_share(group_id, "consumer")
         shard = self.store.shard_of(group_id)
         if shard is not None:
             await check_offsets_partition(self._broker, transactional_id, producer_id, producer_epoch, shard)
@@ -288,6 +308,7 @@ class GroupCoordinator:
     async def delete_offsets(self, group_id: str, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
         """OffsetDelete: refused for topics the group's members subscribe to."""
         self._check_group(group_id)
+        self._not_share(group_id, "consumer")
         group = self.store.get(group_id)
         if group is None or group.is_(S.DEAD):
             raise ApiError(Errors.GroupIdNotFoundError)
@@ -316,6 +337,8 @@ class GroupCoordinator:
                     raise ApiError(Errors.GroupIdNotFoundError)
                 if not group.is_(S.EMPTY):
                     raise ApiError(Errors.NonEmptyGroupError)
+                if isinstance(group, ShareGroup):   # its share partitions' state goes first
+                    await self.share.delete_state(group)
                 group.cancel_timers()
                 group.transition_to(S.DEAD, now_ms())
                 await self.store.delete_group(group, now_ms())
@@ -339,11 +362,16 @@ class GroupCoordinator:
 
 
 def group_type(group: GroupMetadata) -> str:
+    if isinstance(group, ShareGroup):
+        return GROUP_TYPE_SHARE
     return GROUP_TYPE_CONSUMER if isinstance(group, ConsumerGroup) else GROUP_TYPE_CLASSIC
 
 
 def group_state(group: GroupMetadata) -> str:
-    """The state name Kafka lists: a consumer-protocol group's own (Assigning, Reconciling...)."""
+    """The state name Kafka lists: a consumer-protocol group's own (Assigning, Reconciling...),
+    a share group's (Empty, Stable)."""
+    if isinstance(group, ShareGroup):
+        return group.share_state
     return group.consumer_state.value if isinstance(group, ConsumerGroup) else group.state.value
 
 

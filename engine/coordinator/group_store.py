@@ -29,9 +29,11 @@ import kafka.errors as Errors
 from engine.cluster import internal_topics
 from engine.coordinator import consumer_group_records as CGR
 from engine.coordinator import offsets_records as R
+from engine.coordinator import share_group_records as SGR
 from engine.coordinator.consumer_group import ConsumerGroup
 from engine.coordinator.group import GroupMetadata, GroupState, MemberMetadata
 from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.share_group import ShareGroup
 from engine.errors import ApiError
 from engine.storage.errors import (InvalidProducerEpochError, OutOfOrderSequenceError, RecordTooLargeError,
                                    StorageError)
@@ -111,6 +113,7 @@ class GroupStore:
         records: dict[str, R.GroupRecord] = {}
         removed: set[str] = set()
         consumer_groups: dict[str, dict[bytes, bytes]] = {}   # KIP-848 groups' records by key
+        share_groups: dict[str, dict[bytes, bytes]] = {}      # KIP-932 groups' records by key
 
         def skip(offset: int, reason: str) -> None:
             # A record we cannot read must not stop the broker: Kafka's loaders skip unknown
@@ -122,7 +125,8 @@ class GroupStore:
         def replay(batch, into: dict) -> None:
             for offset, key_bytes, value in batch:
                 try:
-                    if not CGR.replay(key_bytes, value, consumer_groups):
+                    if not CGR.replay(key_bytes, value, consumer_groups) \
+                            and not SGR.replay(key_bytes, value, share_groups):
                         self._replay(R.decode_key(key_bytes), value, into, records, removed)
                 except R.DECODE_ERRORS as exc:
                     skip(offset, f"{type(exc).__name__}: {exc}")
@@ -144,8 +148,10 @@ class GroupStore:
             replay(batch, pending[pid])
         loaded = []
         for group_id in sorted(set(records) | {g for g, o in offsets.items() if o} | set(consumer_groups)
-                               | {g for by_group in pending.values() for g in by_group}):
+                               | {g for by_group in pending.values() for g in by_group}
+                               | {g for g, r in share_groups.items() if r}):
             group = self._consumer_group(group_id, consumer_groups.get(group_id), now_ms) \
+                or self._share_group(group_id, share_groups.get(group_id), now_ms) \
                 or _group_from_record(group_id, records.get(group_id), now_ms)
             group.offsets = offsets.get(group_id, {})
             group.pending_txn_offsets = {pid: by_group[group_id] for pid, by_group in pending.items()
@@ -171,6 +177,21 @@ class GroupStore:
             self.undecodable_records += 1
             log.warning("Broker %d: consumer group %s has undecodable records: %s", self._broker.node_id,
                         group_id, exc)
+            return None
+
+    def _share_group(self, group_id: str, records: dict[bytes, bytes] | None, now_ms: int) -> ShareGroup | None:
+        if not records:
+            return None
+        by_id = self._broker.image.topics_by_id
+
+        def topic_name(topic_id):
+            state = by_id.get(topic_id)
+            return state.name if state is not None else None
+        try:
+            return SGR.group_from_records(group_id, records, topic_name, now_ms)
+        except R.DECODE_ERRORS as exc:
+            self.undecodable_records += 1
+            log.warning("Broker %d: share group %s has undecodable records: %s", self._broker.node_id, group_id, exc)
             return None
 
     @staticmethod
@@ -243,6 +264,27 @@ class GroupStore:
             raise
         group.written_ok = True
 
+    async def store_share_group(self, group: ShareGroup, now_ms: int) -> None:
+        """Append the records of what changed in a share group since its last write
+        (share_group_records.py), as store_consumer_group does for consumer groups."""
+        image = self._broker.image
+
+        def topic_id(name: str):
+            state = image.topics.get(name)
+            return state.topic_id if state is not None else None
+        records = SGR.records_of(group, topic_id)
+        changes = SGR.diff(group.written, records)
+        if not changes:
+            return
+        before, group.written = group.written, records
+        try:
+            await self._write(group.group_id, changes, now_ms, too_large=Errors.UnknownError)
+        except ApiError:
+            group.written = {key: b"" for key in set(before) | set(records)}
+            group.written_ok = False
+            raise
+        group.written_ok = True
+
     async def forget_consumer_group(self, group: ConsumerGroup, now_ms: int) -> None:
         """Tombstones for a consumer-protocol group's records (it became a classic group)."""
         await self._write(group.group_id, [(key, None) for key in group.written], now_ms,
@@ -288,7 +330,7 @@ class GroupStore:
         self.remove(group.group_id)
         records = [(R.offset_key(group.group_id, t, p), None) for t, p in group.offsets]
         records.append((R.group_key(group.group_id), None))
-        if isinstance(group, ConsumerGroup):
+        if isinstance(group, (ConsumerGroup, ShareGroup)):
             records += [(key, None) for key in group.written]
         group.offsets.clear()
         await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
@@ -329,6 +371,8 @@ class GroupStore:
         """
         expired_total = 0
         for group in list(self.groups_in()):
+            if isinstance(group, ShareGroup):   # no committed offsets; deleted only by DeleteGroups
+                continue
             expired = [tp for tp, o in group.offsets.items() if _expired(group, tp, o, now_ms, retention_ms)]
             try:
                 if expired:

@@ -27,7 +27,7 @@ def broker_collectors(broker) -> list[Collector]:
     """One collector per group of families, each describing its names, so that a scrape asking
     for some families by name (`?name[]=...`) builds only their group."""
     return [_Families(broker, f) for f in (_topic_families, _request_families, _replica_manager_families,
-                                           _controller_families, _log_families)]
+                                           _controller_families, _log_families, _share_families)]
 
 
 class _Families(Collector):
@@ -146,6 +146,34 @@ def _log_families(broker) -> Iterator[Metric]:
         labels=["logdirectory"])
     uncleanable.add_metric([str(broker.log_dir)], _uncleanable(broker))
     yield uncleanable
+
+
+SHARE_LABELS = ["group", "topic", "partition"]
+
+
+def _share_families(broker) -> Iterator[Metric]:
+    """The share partitions this broker leads (KIP-932): Kafka's InFlightMessageCount, and the
+    engine's own counts of what it locks, archives and lets expire (Kafka has these only as
+    logs); the console's queue health reads the same numbers."""
+    in_flight = GaugeMetricFamily(
+        "kafka_server_sharepartitionmetrics_inflightmessagecount",
+        "kafka.server:type=SharePartitionMetrics,name=InFlightMessageCount: records between the start and end "
+        "offsets not done yet", labels=SHARE_LABELS)
+    acquired = GaugeMetricFamily("kafka_server_sharepartitionmetrics_acquiredmessagecount",
+                                 "the engine's own: records locked by a member now", labels=SHARE_LABELS)
+    expiries = CounterMetricFamily("kafka_server_sharepartitionmetrics_acquisitionlocktimeouts",
+                                   "the engine's own: acquisition locks that expired", labels=SHARE_LABELS)
+    archived = CounterMetricFamily("kafka_server_sharepartitionmetrics_archivedmessages",
+                                   "the engine's own: records archived, by cause (delivery_limit, rejected, gap, "
+                                   "aborted)", labels=[*SHARE_LABELS, "cause"])
+    for row in broker.share_manager.describe():
+        labels = [row["group"], row["topic"], str(row["partition"])]
+        in_flight.add_metric(labels, row["in_flight"])
+        acquired.add_metric(labels, row["acquired"])
+        expiries.add_metric(labels, row["lock_expiries_total"])
+        for cause, value in sorted(row["archived_total"].items()):
+            archived.add_metric([*labels, cause], value)
+    yield from (in_flight, acquired, expiries, archived)
 
 
 def _summary(name: str, help_text: str, reservoirs: dict[tuple, Reservoir | None], labels: tuple[str, ...]) -> Metric:

@@ -1,6 +1,7 @@
 """What the three config APIs share: resolving a resource and turning changes into overrides.
 
-Resource types are Kafka's: TOPIC=2, BROKER=4 (name "" is the cluster-wide default).
+Resource types are Kafka's: TOPIC=2, BROKER=4 (name "" is the cluster-wide default), GROUP=32
+(dynamic group configs, engine/coordinator/group_configs.py).
 """
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import kafka.errors as Errors
 from engine.config import (BROKER_CONFIGS, SOURCE_DEFAULT, SOURCE_DYNAMIC_BROKER, SOURCE_DYNAMIC_DEFAULT_BROKER,
                            SOURCE_DYNAMIC_TOPIC, SOURCE_STATIC_BROKER, TOPIC_CONFIGS, TYPE_INT, TYPE_LIST, TYPE_STRING, config_value_string,
                            effective_topic_config)
+from engine.coordinator.group_configs import GROUP_CONFIGS, GROUP_RESOURCE, SOURCE_GROUP
 from engine.dynamic_config import config_type_of, is_read_only, is_sensitive, kafka_only_dynamic_configs
 from engine.errors import ApiError
 
 TOPIC = 2
 BROKER = 4
+GROUP = GROUP_RESOURCE
 # Read-only, this engine's own (Kafka has it only as the JMX gauge uncleanable-partitions-count
 # and the log): the partitions the log cleaner gave up on, "topic-partition" comma-separated.
 UNCLEANABLE_PARTITIONS = "engine.log.cleaner.uncleanable.partitions"
@@ -63,7 +66,8 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
         node = broker.image.brokers[int(name)]
         local = node.node_id == broker.node_id
         entries += [_one_source("broker.id", node.node_id, TYPE_INT),
-                    _one_source("listeners", f"PLAINTEXT://{node.host}:{node.port}", TYPE_STRING),
+                    _one_source("listeners", ",".join(f"{name}://{host}:{port}" for name, host, port in node.endpoints)
+                                or f"PLAINTEXT://{node.host}:{node.port}", TYPE_STRING),
                     _one_source("log.dirs", broker.log_dir if local else "", TYPE_STRING)]
         if getattr(broker, "admin_endpoint", None):   # absent, as on Apache Kafka, without the interface
             entries.append(_one_source("engine.admin.endpoint", broker.admin_endpoint, TYPE_STRING))
@@ -72,7 +76,26 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
             entries.append(_one_source(UNCLEANABLE_PARTITIONS, ",".join(
                 f"{topic}-{index}" for topic, index in cleaner.uncleanable_partitions), TYPE_LIST))
         return entries
+    if resource_type == GROUP:
+        return _group_configs(broker, name)
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
+
+
+def _group_configs(broker, group_id: str) -> list[Described]:
+    """Every group config: the group's override (GROUP_CONFIG), else the broker config it
+    shadows, with that config's source, as Kafka describes a group."""
+    if not group_id:
+        raise ApiError(Errors.InvalidRequestError, "Group id must not be empty")
+    overrides = broker.image.group_configs.get(group_id, {})
+    entries = []
+    for key, (definition, shadowed, _) in GROUP_CONFIGS.items():
+        below = _strings(broker.config.synonyms((shadowed,))) if shadowed else \
+            [(key, config_value_string(definition.default), SOURCE_DEFAULT)]
+        own = [(key, config_value_string(overrides[key]), SOURCE_GROUP)] if key in overrides else []
+        synonyms = own + below
+        value, source = (synonyms[0][1], synonyms[0][2]) if synonyms else (None, SOURCE_DEFAULT)
+        entries.append(Described(key, value, source, False, definition.type, synonyms))
+    return entries
 
 
 def _topic_synonyms(key: str, overrides: dict[str, Any], config) -> list[tuple[str, str | None, int]]:
@@ -129,6 +152,8 @@ def current_overrides(broker, resource_type: int, name: str) -> dict[str, Any]:
     if resource_type == BROKER:
         _broker_config(broker, name)
         return dict(broker.image.broker_configs.get(name, {}))
+    if resource_type == GROUP:
+        return dict(broker.image.group_configs.get(name, {}))
     raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
 
@@ -173,9 +198,13 @@ def alter(broker, resource_type: int, name: str, changes: dict[str, Any | None],
     elif resource_type == BROKER:
         _broker_config(broker, name)
         controller.alter_broker_configs(name, changes, validate_only=validate_only)
+    elif resource_type == GROUP:
+        controller.alter_group_configs(name, changes, validate_only=validate_only)
     else:
         raise ApiError(Errors.InvalidRequestError, f"Unsupported resource type {resource_type}")
 
 
 def definitions_for(resource_type: int) -> dict:
+    if resource_type == GROUP:
+        return {name: definition for name, (definition, _, _) in GROUP_CONFIGS.items()}
     return TOPIC_CONFIGS if resource_type == TOPIC else BROKER_CONFIGS

@@ -51,9 +51,14 @@ class RequestContext:
     api_version: int
     client_host: str = ""
     session: Any = None             # the connection's SaslSession on a SASL listener (engine/security)
+    identity: Any = None            # the connection's ConnectionIdentity (engine/security/principal.py)
     # The broker at the other end of an inter-broker connection (engine/protocol/inter_broker.py);
     # None for every client connection.
     inter_broker_peer: int | None = None
+    # Callables (by a key of the handler's choice) the listener runs when this connection
+    # closes: a share session ends with the connection it was opened on. None where there is
+    # no connection (tests calling dispatch directly).
+    on_close: dict | None = None
 
     @property
     def client_id(self) -> str | None:
@@ -61,11 +66,24 @@ class RequestContext:
 
     @property
     def principal(self) -> str:
-        """The authenticated user's name; the brokers' own principal on their inter-broker
-        connections; Kafka's ANONYMOUS on listeners without SASL."""
+        """The principal's name (the client-quota user): the SASL user or the certificate's
+        mapped subject; the brokers' own principal on their inter-broker connections; Kafka's
+        ANONYMOUS otherwise."""
+        if self.identity is not None:
+            return self.identity.user
         if self.inter_broker_peer is not None:
             return INTER_BROKER_USER
         return self.session.principal if self.session is not None and self.session.principal else "ANONYMOUS"
+
+    @property
+    def kafka_principal(self) -> str:
+        """The principal as ACLs name it: `User:alice`, `User:ANONYMOUS`."""
+        return self.identity.principal if self.identity is not None else f"User:{self.principal}"
+
+    @property
+    def listener_name(self) -> str | None:
+        """The listener the request arrived on (Metadata advertises the brokers' endpoints of it)."""
+        return self.identity.listener if self.identity is not None else None
 
     @property
     def controller(self):
@@ -112,8 +130,8 @@ class EncodedBody:
     flexible: bool                  # the response header is v1 (tagged fields) for flexible versions
 
 
-async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None, *,
-                   inter_broker_peer: int | None = None):
+async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, session: Any = None,
+                   identity: Any = None, *, inter_broker_peer: int | None = None, on_close: dict | None = None):
     """Return bytes, a ZeroCopyResponse, or None (no response, e.g. acks=0)."""
     read_at = time.perf_counter()
     if len(frame) < _KEY_VERSION_CORRELATION.size:
@@ -130,13 +148,14 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
     if is_big(frame):
         with FullCollectionsPaused():
             return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session,
-                                   inter_broker_peer, read_at, big=True)
+                                   inter_broker_peer, read_at, big=True, identity=identity, on_close=on_close)
     return await _dispatch(broker, spec, frame, api_version, correlation_id, client_host, session, inter_broker_peer,
-                           read_at, big=False)
+                           read_at, big=False, identity=identity, on_close=on_close)
 
 
 async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, client_host: str, session,
-                    inter_broker_peer: int | None, read_at: float, *, big: bool):
+                    inter_broker_peer: int | None, read_at: float, *, big: bool, identity=None,
+                    on_close: dict | None = None):
     api_key = spec.key
     header, request, problem = await off_loop(_decode, spec, frame, api_version) if big else \
         _decode(spec, frame, api_version)
@@ -144,7 +163,8 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
-                         session=session, inter_broker_peer=inter_broker_peer)
+                         session=session, identity=identity, inter_broker_peer=inter_broker_peer,
+                         on_close=on_close)
     handler_started = time.perf_counter()
     try:
         response = await registry.handler_for(spec)(ctx, request)

@@ -37,6 +37,12 @@ Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server s
 on SASL ones each connection has a SaslSession, and until it is authenticated only
 ApiVersions, SaslHandshake and SaslAuthenticate pass - anything else closes the connection
 unanswered, and a failed login is answered, then closed (engine/security/session.py).
+A broker has one Listener per named listener (engine/security/listeners.py); each connection
+gets a ConnectionIdentity (engine/security/principal.py) naming its listener and principal:
+the SASL user, or on an SSL listener with ssl.client.auth the client certificate's subject
+mapped by ssl.principal.mapping.rules (a certificate no rule maps is closed at once). The
+brokers' own connections (engine/protocol/inter_broker.py) are served by the inter-broker
+listener as the brokers' principal, User:__engine-inter-broker, a super user to the authorizer.
 """
 from __future__ import annotations
 
@@ -52,8 +58,10 @@ from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyRes
 from engine.protocol.stats import STATS, refused
 from engine.protocol.zero_copy import write_zero_copy
 from engine.resources import DESCRIPTORS
+from engine.security.principal import ConnectionIdentity
+from engine.security.tls_principal import NoMatchingRule, subject_of
 from engine.security.session import FAILED, SaslSession
-from engine.security.settings import SecuritySettings
+from engine.security.settings import INTER_BROKER_USER, SecuritySettings
 
 log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
@@ -61,27 +69,41 @@ _SIZE = struct.Struct(">i")
 # pauses at twice this); a frame larger than this is still read whole, in steps.
 _READ_LIMIT = 1 << 20
 _BACKLOG = 50                 # Kafka's socket.listen.backlog.size
+_INTER_BROKER = f"User:{INTER_BROKER_USER}"   # the principal of the brokers' own connections
 _ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own accept loop waits
 
 
 class _Connection:
-    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer")
+    __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer", "identity",
+                 "on_close")
 
     def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
-                 inter_broker_peer: int | None = None) -> None:
+                 inter_broker_peer: int | None = None, identity: ConnectionIdentity | None = None) -> None:
         self.peer_host = peer_host
         self.session = session          # None: no SASL on this listener (or a broker's own connection)
         self.task = task
         self.inter_broker_peer = inter_broker_peer   # the broker at the other end of an inter-broker connection
+        # The principal, from the listener (engine/security/principal.py); a client's once connected.
+        self.identity = identity
         self.writer: asyncio.StreamWriter | None = None   # once connected (TLS: after the handshake)
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
+        self.on_close: dict = {}       # what handlers asked to run when the connection closes
+
+    def closed(self) -> None:
+        for callback in self.on_close.values():
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one failing callback must not skip the others
+                log.exception("A callback on the close of a connection from %s failed", self.peer_host)
+        self.on_close.clear()
 
 
 class Listener:
     def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None) -> None:
         self.broker = broker
         self.security = security or SecuritySettings()
+        self.name = self.security.listener or self.security.protocol    # the listener's name, e.g. EXTERNAL
         self.host = host
         self.port = port
         self.quotas = ConnectionQuotas(self._config)
@@ -153,7 +175,11 @@ class Listener:
         connection = self._connections[asyncio.current_task()]
         try:
             reader, connection.writer = await _open_streams(sock, self.security.server_ssl)
+            connection.identity = self._identity(connection.writer, connection.session)
             await self._serve_requests(reader, connection.writer, connection)
+        except NoMatchingRule as exc:
+            refused(log, "authentication_failures", "Closing a TLS connection from %s on listener %s: %s "
+                    "(ssl.principal.mapping.rules)", peer_host, self.name, exc)
         except CloseConnection as exc:
             refused(log, "malformed_requests", "Closing connection from %s: %s", peer_host, exc)
         except (asyncio.IncompleteReadError, ConnectionError, OSError):   # TLS handshake failures included
@@ -164,6 +190,7 @@ class Listener:
             log.exception("Unexpected error serving %s; closing the connection", peer_host)
         finally:
             del self._connections[connection.task]
+            connection.closed()
             self.quotas.remove(peer_host)
             DESCRIPTORS.release_socket()
             if connection.writer is not None:
@@ -178,7 +205,8 @@ class Listener:
         here (no TLS, no login, not counted against the connection limits), the other returned."""
         ours, theirs = socket.socketpair()
         task = asyncio.create_task(self._serve_inter_broker(ours, peer_node))
-        self._connections[task] = _Connection(f"broker {peer_node}", None, task, inter_broker_peer=peer_node)
+        self._connections[task] = _Connection(f"broker {peer_node}", None, task, inter_broker_peer=peer_node,
+                                              identity=ConnectionIdentity(self.name, established=_INTER_BROKER))
         try:
             return await asyncio.open_connection(sock=theirs, limit=_READ_LIMIT)
         except BaseException:
@@ -197,6 +225,7 @@ class Listener:
             log.exception("Unexpected error serving broker %d; closing its connection", peer_node)
         finally:
             del self._connections[connection.task]
+            connection.closed()
             if connection.writer is not None:
                 connection.writer.transport.abort()
             else:
@@ -208,6 +237,17 @@ class Listener:
         if session is not None and not session.authenticated:
             return self._config("sasl.server.max.receive.size"), "sasl.server.max.receive.size, before authentication"
         return self._config("socket.request.max.bytes"), "socket.request.max.bytes"
+
+    def _identity(self, writer: asyncio.StreamWriter, session: SaslSession | None) -> ConnectionIdentity:
+        """Who a client's connection speaks for: the SASL user once logged in, a verified client
+        certificate's mapped subject on an SSL listener, else User:ANONYMOUS."""
+        tls_principal = None
+        if self.security.ssl_client_auth != "none":
+            ssl_object = writer.get_extra_info("ssl_object")
+            certificate = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+            if certificate:
+                tls_principal = "User:" + self.security.principal_mapper.name(subject_of(certificate))
+        return ConnectionIdentity(listener=self.name, session=session, established=tls_principal)
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
@@ -232,8 +272,9 @@ class Listener:
             connection.handling = True
             read_at = time.perf_counter()
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host, session,
-                                          inter_broker_peer=connection.inter_broker_peer)
+                response = await dispatch(self.broker, frame, connection.peer_host, session, connection.identity,
+                                          inter_broker_peer=connection.inter_broker_peer,
+                                          on_close=connection.on_close)
             finally:
                 connection.handling = False
                 connection.last_active = time.monotonic()

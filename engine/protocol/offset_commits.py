@@ -30,6 +30,15 @@ def checked_offsets(broker, topics, *, with_leader_epoch: bool, now: int, expire
     return errors, offsets
 
 
+def deny_topics(errors: dict[TopicPartitionKey, int], offsets: dict[TopicPartitionKey, OffsetAndMetadata],
+                allowed: set[str]) -> None:
+    """Partitions of topics outside `allowed` get TOPIC_AUTHORIZATION_FAILED and are not stored."""
+    for tp in list(errors):
+        if tp[0] not in allowed:
+            errors[tp] = Errors.TopicAuthorizationFailedError.errno
+            offsets.pop(tp, None)
+
+
 def topic_answers(topics, errors: dict[TopicPartitionKey, int], topic_response, partition_response) -> list:
     """The answer's topics, in the request's order, each partition with its error code."""
     return [topic_response(name=topic.name, partitions=[

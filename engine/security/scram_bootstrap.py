@@ -5,12 +5,14 @@ AlterUserScramCredentials; Kafka seeds them with `kafka-storage format --add-scr
 syntax this takes (`iterations=` too). A credential is added only if that user has none
 for that mechanism yet, so a restart with the same flags changes nothing, and a password
 changed since with AlterUserScramCredentials stays changed. The password is on the command
-line, as with Kafka's tool: visible in `ps` to other local users while the engine starts.
+line, as with Kafka's tool: visible in `ps` to other local users while the engine starts;
+`--add-scram-file FILE` takes the same lines from a file instead.
 """
 from __future__ import annotations
 
 import re
 import secrets
+from pathlib import Path
 
 from engine.config import InvalidConfigError
 from engine.security import scram
@@ -36,6 +38,24 @@ def parse(value: str) -> tuple[str, str, str, int]:
     except ValueError:
         raise InvalidConfigError("--add-scram: iterations must be a number") from None
     return match.group(1), name, password, iterations
+
+
+def parse_file(path: str) -> list[tuple[str, str, str, int]]:
+    """`--add-scram-file FILE`: one --add-scram value a line (`#` comments), so the passwords
+    stay in a file (keep it mode 0600) instead of the command line. Errors name the line, never
+    its content."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InvalidConfigError(f"cannot read the SCRAM users file {path}: {exc.strerror}") from None
+    entries = []
+    for number, line in enumerate(lines, 1):
+        if line.strip() and not line.strip().startswith("#"):
+            try:
+                entries.append(parse(line))
+            except InvalidConfigError as exc:
+                raise InvalidConfigError(f"{path}, line {number}: {exc}") from None
+    return entries
 
 
 def add_missing(controller, entries: list[tuple[str, str, str, int]]) -> list[str]:

@@ -6,6 +6,10 @@
   --sasl-users-file FILE       PLAIN users, one `user_<name>=<password>` a line (JAAS's keys)
   --config ssl.keystore.type=PEM --config ssl.keystore.location=FILE  (key + certificate chain, KIP-651)
   --config ssl.key.password=...  (only if the PEM key is encrypted)
+  --config ssl.client.auth=required|requested --config ssl.truststore.location=FILE  (SSL: client
+    certificates, checked against the PEM CA certificates of the truststore)
+  --config ssl.principal.mapping.rules=...  (a client certificate's subject -> its user)
+Each may be given for one listener as `listener.name.<name>.<config>` (engine/security/listeners.py).
 These configs are taken out before the broker configs are built, so they are not shown by
 DescribeConfigs (a gap: Kafka shows them, passwords as null).
 
@@ -28,17 +32,24 @@ from typing import Callable
 
 from engine.config import InvalidConfigError
 from engine.security import scram
+from engine.security.tls_principal import PrincipalMapper
 
 PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")
 INTER_BROKER_USER = "__engine-inter-broker"
-_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password")
+_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password",
+                     "ssl.client.auth", "ssl.truststore.type", "ssl.truststore.location", "ssl.principal.mapping.rules")
+LISTENER_SECURITY_CONFIGS = _SECURITY_CONFIGS      # each may also be given as listener.name.<name>.<config>
+CLIENT_AUTH = ("none", "requested", "required")
 
 
 @dataclass
 class SecuritySettings:
     protocol: str = "PLAINTEXT"
+    listener: str = ""                               # the listener's name ("" before listeners.py names it)
     sasl_enabled_mechanisms: tuple[str, ...] = MECHANISMS
+    ssl_client_auth: str = "none"                    # SSL listeners: ask for client certificates
+    principal_mapper: PrincipalMapper | None = None  # the certificate subject -> user (ssl.principal.mapping.rules)
     plain_users: dict[str, str] = field(default_factory=dict, repr=False)
     server_ssl: ssl.SSLContext | None = None
     decoy_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
@@ -57,11 +68,14 @@ class SecuritySettings:
 
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
-    """Remove the listener-security configs from the broker configs, and return them."""
-    return {name: configs.pop(name) for name in _SECURITY_CONFIGS if name in configs}
+    """Remove the listener-security configs (and their `listener.name.<name>.` forms) from
+    the broker configs, and return them."""
+    return {name: configs.pop(name) for name in list(configs)
+            if name in _SECURITY_CONFIGS or name.startswith("listener.name.")}
 
 
-def build(protocol: str, configs: dict[str, str], users_file: str | None) -> SecuritySettings:
+def build(protocol: str, configs: dict[str, str], users_file: str | None, *, listener: str = "") -> SecuritySettings:
+    """One listener's settings; `configs` are the security configs as they apply to it."""
     if protocol not in PROTOCOLS:
         raise InvalidConfigError(f"security protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
     mechanisms = tuple(m.strip() for m in configs.get("sasl.enabled.mechanisms", ",".join(MECHANISMS)).split(",")
@@ -70,15 +84,21 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None) -> Sec
     if unknown or not mechanisms:
         raise InvalidConfigError(f"sasl.enabled.mechanisms: supported are {', '.join(MECHANISMS)}; got "
                                  f"{', '.join(mechanisms) or 'none'}")
-    settings = SecuritySettings(protocol=protocol, sasl_enabled_mechanisms=mechanisms,
-                                plain_users=read_users_file(users_file) if users_file else {})
+    client_auth = configs.get("ssl.client.auth", "none").strip().lower()
+    if client_auth not in CLIENT_AUTH:
+        raise InvalidConfigError(f"ssl.client.auth must be one of {', '.join(CLIENT_AUTH)}, not {client_auth!r}")
+    settings = SecuritySettings(protocol=protocol, listener=listener or protocol, sasl_enabled_mechanisms=mechanisms,
+                                plain_users=read_users_file(users_file) if users_file else {},
+                                ssl_client_auth=client_auth if protocol == "SSL" else "none",
+                                principal_mapper=PrincipalMapper(configs.get("ssl.principal.mapping.rules", "DEFAULT")))
     if "PLAIN" in mechanisms and settings.sasl and not users_file:
         raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
                                  "(or leave PLAIN out of sasl.enabled.mechanisms)")
     if protocol in ("SASL_SSL", "SSL"):
-        settings.server_ssl = _tls_context(configs)
+        settings.server_ssl = _tls_context(configs, settings.ssl_client_auth)
     elif any(name.startswith("ssl.") for name in configs):
-        raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL, not {protocol}")
+        raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL (or a listener of one), "
+                                 f"not {protocol}{f' (listener {listener})' if listener else ''}")
     return settings
 
 
@@ -107,7 +127,7 @@ def read_users_file(path: str) -> dict[str, str]:
     return users
 
 
-def _tls_context(configs: dict[str, str]) -> ssl.SSLContext:
+def _tls_context(configs: dict[str, str], client_auth: str) -> ssl.SSLContext:
     if configs.get("ssl.keystore.type", "PEM") != "PEM":
         raise InvalidConfigError("ssl.keystore.type: only PEM is supported (no JKS/PKCS12)")
     location = configs.get("ssl.keystore.location")
@@ -121,4 +141,23 @@ def _tls_context(configs: dict[str, str]) -> ssl.SSLContext:
     except (OSError, ssl.SSLError) as exc:
         raise InvalidConfigError(f"ssl.keystore.location {location}: cannot load the key and "
                                  f"certificate ({type(exc).__name__})") from None
+    if client_auth != "none":
+        _verify_clients(server, configs, client_auth)
     return server
+
+
+def _verify_clients(server: ssl.SSLContext, configs: dict[str, str], client_auth: str) -> None:
+    """ssl.client.auth=required|requested: client certificates are checked against the CA
+    certificates of ssl.truststore.location (PEM)."""
+    if configs.get("ssl.truststore.type", "PEM") != "PEM":
+        raise InvalidConfigError("ssl.truststore.type: only PEM is supported (no JKS/PKCS12)")
+    location = configs.get("ssl.truststore.location")
+    if not location:
+        raise InvalidConfigError(f"ssl.client.auth={client_auth} needs ssl.truststore.location: a PEM file with "
+                                 "the certificates of the CAs that sign client certificates")
+    try:
+        server.load_verify_locations(cafile=location)
+    except (OSError, ssl.SSLError) as exc:
+        raise InvalidConfigError(f"ssl.truststore.location {location}: cannot load the certificates "
+                                 f"({type(exc).__name__})") from None
+    server.verify_mode = ssl.CERT_REQUIRED if client_auth == "required" else ssl.CERT_OPTIONAL

@@ -59,8 +59,9 @@ def connect(bootstrap: str, **config) -> KafkaAdminClient:
 
 
 def list_groups(admin: KafkaAdminClient) -> list[dict]:
-    """Every group of the cluster (each broker lists those it coordinates), by id."""
-    groups = {g["group_id"]: g for g in admin.list_groups()}
+    """Every consumer group of the cluster (each broker lists those it coordinates), by id;
+    share groups (KIP-932) are `share-groups --list`'s, as Kafka's tools split them."""
+    groups = {g["group_id"]: g for g in admin.list_groups() if g.get("protocol_type") != "share"}
     return [groups[name] for name in sorted(groups)]
 
 

@@ -36,7 +36,7 @@ def add_parser(commands) -> None:
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--to-earliest", action="store_true")
     target.add_argument("--to-latest", action="store_true")
-    target.add_argument("--to-datetime", metavar="YYYY-MM-DDTHH:mm:SS.sss", type=_parse_datetime)
+    target.add_argument("--to-datetime", metavar="YYYY-MM-DDTHH:mm:SS.sss", type=parse_datetime)
     target.add_argument("--to-offset", type=int, metavar="N")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--execute", action="store_true", help="apply the reset (default: dry run)")
@@ -46,7 +46,7 @@ def add_parser(commands) -> None:
                              "default, as Kafka's tool) or from the last stable offset (read_committed consumers)")
 
 
-def _parse_datetime(text: str) -> int:
+def parse_datetime(text: str) -> int:
     """Kafka's format, with an optional zone (Z or +hh:mm); without one, local time."""
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -14,8 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
-from tests.support.console_process import manage
-from tests.support.console_process import start_daphne as _start_daphne
+from tests.support.console_process import manage, start_daphne
 from tests.support.engine_process import EngineProcess
 from tests.support.redis_server import RedisServer
 
@@ -56,7 +55,7 @@ def console_server(tmp_path_factory):
            "REDIS_URL": redis.url, "ANALYTICS_LAKE": str(tmp / "lake"), "DJANGO_SETTINGS_MODULE": "console.settings", "PYTHONUNBUFFERED": "1",
            # Tests change the cluster from their own process too: the console sees it at once.
            "KAFKA_METADATA_MAX_AGE_SECONDS": "0", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0",
-           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0", "GROUP_LAG_MAX_AGE_SECONDS": "0",
            # The overview's health figures renewed every 2 s: its throughput moves within a test.
            "CLUSTER_HEALTH_MAX_AGE_SECONDS": "2",
            # Static files from the checkout (plain names), never from a collectstatic left in it.
@@ -68,7 +67,7 @@ def console_server(tmp_path_factory):
         _manage(env, "migrate", "--noinput")
         for role in PASSWORDS:
             _manage(env, "console_user", role, "--role", role, "--password-env", f"PASSWORD_{role.upper()}")
-        daphne, url = _start_daphne(env, log_path)
+        daphne, url = start_daphne(env, log_path)
         yield Console(url=url, engine=engine, log_path=log_path, env=env, lake=tmp / "lake")
     finally:
         if daphne is not None:
@@ -84,9 +83,40 @@ def quiet_console(console_server):
     (LIVE_POLL_SECONDS=3600): a change made through the first console can reach its sockets
     only as an event over Redis."""
     log_path = console_server.log_path.with_name("daphne-quiet.log")
-    daphne, url = _start_daphne({**console_server.env, "LIVE_POLL_SECONDS": "3600", "LIVE_MAX_BACKOFF_SECONDS": "3600"}, log_path)
+    daphne, url = start_daphne({**console_server.env, "LIVE_POLL_SECONDS": "3600", "LIVE_MAX_BACKOFF_SECONDS": "3600"}, log_path)
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=console_server.env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
+
+
+@pytest.fixture
+def snapshot_console(console_server, tmp_path):
+    """A console process on the same database, Redis and engine with the background snapshots
+    on, as deployed (console.kafka_gateway.cache), and short max ages: every page a test opens
+    after changing the cluster finds its snapshot older than it may be shown."""
+    env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
+           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
+    log_path = tmp_path / "daphne-snapshots.log"
+    daphne, url = start_daphne(env, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
+    finally:
+        daphne.terminate()
+        daphne.wait(15)
+
+
+@pytest.fixture
+def collected_console(console_server, tmp_path):
+    """A console process on the same database, Redis and engine, serving static files as `make
+    run` does: collected first (hashed names, gzip copies), cached for good by browsers."""
+    env = {**console_server.env, "STATIC_ROOT": str(tmp_path / "static")}
+    _manage(env, "collectstatic", "--noinput")
+    log_path = tmp_path / "daphne-collected.log"
+    daphne, url = start_daphne(env, log_path)
+    try:
+        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
         daphne.terminate()
         daphne.wait(15)
@@ -104,37 +134,6 @@ def registered_cluster(console: Console, name: str, bootstrap: str):
     finally:
         _manage(console.env, "shell", "-c",
                 f"from console.clusters.models import Cluster; Cluster.objects.filter(id={cluster_id}).delete()")
-
-
-@pytest.fixture
-def snapshot_console(console_server, tmp_path):
-    """A console process on the same database, Redis and engine with the background snapshots
-    on, as deployed (console.kafka_gateway.cache), and short max ages: every page a test opens
-    after changing the cluster finds its snapshot older than it may be shown."""
-    env = {**console_server.env, "KAFKA_METADATA_MAX_AGE_SECONDS": "0.5", "LOG_DIR_SIZES_MAX_AGE_SECONDS": "0.5",
-           "TRANSACTIONS_PRODUCERS_MAX_AGE_SECONDS": "0.5", "GROUP_LAG_MAX_AGE_SECONDS": "0.5"}
-    log_path = tmp_path / "daphne-snapshots.log"
-    daphne, url = _start_daphne(env, log_path)
-    try:
-        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
-    finally:
-        daphne.terminate()
-        daphne.wait(15)
-
-
-@pytest.fixture
-def collected_console(console_server, tmp_path):
-    """A console process on the same database, Redis and engine, serving static files as `make
-    run` does: collected first (hashed names, gzip copies), cached for good by browsers."""
-    env = {**console_server.env, "STATIC_ROOT": str(tmp_path / "static")}
-    _manage(env, "collectstatic", "--noinput")
-    log_path = tmp_path / "daphne-collected.log"
-    daphne, url = _start_daphne(env, log_path)
-    try:
-        yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
-    finally:
-        daphne.terminate()
-        daphne.wait(15)
 
 
 @pytest.fixture(scope="package")

@@ -421,7 +421,7 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
 def test_schemas_in_the_navigation_a_favicon_and_a_navigation_that_folds_on_phones(login, shop):
     viewer = login("viewer", viewport=DESKTOP)
     viewer.goto(shop.path)
-    viewer.locator('nav.user-nav a', has_text="Schemas").click()
+    viewer.locator("nav.user-nav a", has_text="Avro schemas").click()
     expect(viewer.locator("#schemas")).to_contain_text("shop-payments-value")
     icon = viewer.locator("link[rel=icon]").get_attribute("href")
     assert viewer.request.get(icon).status == 200

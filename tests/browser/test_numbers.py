@@ -191,6 +191,9 @@ def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_
     assert page.evaluate("document.getElementById('record-sizes-chart')._fullLayout.xaxis.range") == [200, 400]
     ages = page.locator("#record-ages-chart").locator(".xtick").all_text_contents()
     assert ages[0] == "0 s" and ages[-1] == "3 h", ages
+    # The last edge's label is drawn, not hidden for passing the chart's edge.
+    expect(sizes.locator(".xtick text", has_text="400 B")).to_be_visible()
+    expect(page.locator("#record-ages-chart .xtick text", has_text="3 h")).to_be_visible()
 
     # Y axes fit their data: the production line's top (130/s) is inside the axis.
     top = page.evaluate("document.getElementById('topic-production-chart')._fullLayout.yaxis.range[1]")

@@ -1,6 +1,6 @@
 """`make run` itself (console/stack.py): every process starts and serves, the first admin and
 its password file are created, and Ctrl-C (SIGINT to the terminal's process group) stops
-everything it started."""
+everything it started; `make run SECURE=1` logs the console in to an engine with ACLs on."""
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +16,8 @@ import sys
 import urllib.parse
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 from tests.support.engine_process import ROOT, _answers_api_versions, free_port_range
 from tests.support.waiting import wait_until
@@ -142,3 +144,54 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         if stack.poll() is None:
             stack.kill()
             stack.wait(10)
+
+
+def test_make_run_secure_logs_the_console_in_and_gives_the_demo_user_its_acls(tmp_path):
+    """SECURE=1 (console/secure_stack.py): the engine speaks SASL only, the console logs in to
+    it as the admin super user, and the demo user's consumer ACLs are there. The schema registry
+    serves only once it has read its topic, so its answer says that it logged in too."""
+    engine_port, web_port, redis_port = free_port_range(4), free_port_range(1), free_port_range(1)
+    registry_port = free_port_range(1)
+    data = tmp_path / "data"
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ENGINE_BOOTSTRAP")}
+    env.update(DATA_DIR=str(data), DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", ENGINE_PORT=str(engine_port),
+               WEB_PORT=str(web_port), REDIS_PORT=str(redis_port), REGISTRY_PORT=str(registry_port),
+               DJANGO_SETTINGS_MODULE="console.settings",
+               ENGINE_BOOTSTRAP=",".join(f"127.0.0.1:{engine_port + i}" for i in range(3)), PYTHONUNBUFFERED="1",
+               SECURE="1")
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=300)
+    log_path = tmp_path / "stack.log"
+    with open(log_path, "wb") as log:
+        stack = subprocess.Popen([sys.executable, "-m", "console.stack"], cwd=ROOT, env=env, stdout=log,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{web_port}"
+    try:
+        def output() -> str:
+            return log_path.read_text(errors="replace")
+
+        wait_until(lambda: (stack.poll() is None or pytest.fail(output())) and "demo may read topic" in output()
+                   and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
+                   and answers(registry_port, b"GET /schemas/types HTTP/1.0\r\n\r\n", b"HTTP/1.0 401"),
+                   timeout=120, message="the secure stack, with the demo ACLs and the schema registry")
+        users = dict(line.split(": ", 1) for line in (data / "secure-users.txt").read_text().splitlines())
+        assert users["admin"] not in output() and users["demo"] not in output()
+        password = re.search(r"password: (\S+)", (data / "console-admin.txt").read_text()).group(1)
+        acls_page = fetch_as_admin(url, password, "/clusters/1/acls/")
+        assert "User:demo" in acls_page and "demo-group" in acls_page and 'id="acl-error"' not in acls_page
+    finally:
+        for pid in descendants(stack.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if stack.poll() is None:
+            stack.kill()
+            stack.wait(10)
+
+
+def fetch_as_admin(url: str, password: str, path: str) -> str:
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    form = opener.open(url + "/login/", timeout=30).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": "admin", "password": password}).encode()
+    opener.open(urllib.request.Request(url + "/login/", data=data, headers={"Referer": url + "/login/"}), timeout=30)
+    return opener.open(url + path, timeout=60).read().decode()

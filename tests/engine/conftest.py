@@ -33,3 +33,4 @@ def faulty_fs():
     fixtures that open files, so it knows their paths."""
     with filesystem.use(filesystem.FaultyFileSystem()) as fs:
         yield fs
+

@@ -157,8 +157,8 @@ async def _read_frame(reader: asyncio.StreamReader, timeout: float) -> bytes | N
 
 def _no_prompt_reply(template: Template, frame: bytearray) -> str | None:
     """Mutations can make requests that rightly get no prompt answer: a Produce with acks=0
-    gets none at all, and a Fetch with a long max_wait_ms may wait that long."""
-    if template.api_key not in (0, 1):
+    gets none at all, and a Fetch or ShareFetch with a long max_wait_ms may wait that long."""
+    if template.api_key not in (0, 1, 78):
         return None
     try:
         request = template.request_class.decode(bytes(frame[4:]), version=template.version, header=True)
@@ -166,7 +166,7 @@ def _no_prompt_reply(template: Template, frame: bytearray) -> str | None:
         return None
     if template.api_key == 0 and request.acks == 0:
         return "acks_0"
-    if template.api_key == 1 and request.max_wait_ms > 1000:
+    if template.api_key in (1, 78) and request.max_wait_ms > 1000:
         return "long_poll"
     return None
 

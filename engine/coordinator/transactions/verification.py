@@ -50,12 +50,13 @@ class ProduceVerification:
 NOT_TRANSACTIONAL = ProduceVerification(enabled=False)   # a Produce without transactional batches
 
 
-async def verify_produce(broker, request, producer: tuple[int, int]) -> ProduceVerification:
+async def verify_produce(broker, request, producer: tuple[int, int], topics=None) -> ProduceVerification:
     """Ask the transaction's coordinator about every partition of a transactional Produce whose
     batches would open the producer's transaction there. `producer`: the (producer id, epoch)
     of the request's transactional batches, one for the whole request (the caller checked).
     Each such partition first takes a guard from its log (ProducerStateManager.start_verification),
-    so a marker written while the coordinator answers voids the confirmation."""
+    so a marker written while the coordinator answers voids the confirmation. `topics`, when
+    given: the only topics to verify (the others are refused before any append, e.g. unauthorized)."""
     verdict = ProduceVerification(bool(broker.config.get("transaction.partition.verification.enable")))
     if not verdict.enabled:
         return verdict
@@ -63,7 +64,8 @@ async def verify_produce(broker, request, producer: tuple[int, int]) -> ProduceV
     for topic in request.topic_data:
         for data in topic.partition_data:
             partition = broker.partitions.get((topic.name, data.index))
-            if topic.name in INTERNAL_TOPICS or partition is None or not partition.is_leader \
+            if topic.name in INTERNAL_TOPICS or (topics is not None and topic.name not in topics) \
+                    or partition is None or not partition.is_leader \
                     or not _has_transactional_batch(data.records):
                 continue   # the append answers INVALID_TOPIC / NOT_LEADER / UNKNOWN, or has nothing to verify
             guard = partition.log.producer_state.start_verification(producer_id, now_ms())

@@ -44,7 +44,9 @@
   `throttle_time_ms`, and the connection reads nothing more for that long
   (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
   engine counts its record batches (the bulk of it).
-Gaps: no ACLs, so a transactional_id is never refused for lack of rights, only for lack of one.
+- Authorization (with an authorizer, as KafkaApis): a transactional producer needs WRITE on
+  its transactional id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
+  topic needs WRITE, else its partitions are TOPIC_AUTHORIZATION_FAILED (before anything else).
 """
 import asyncio
 import logging
@@ -60,6 +62,8 @@ from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
 from engine.protocol.produce_request import RequestRefused, partition_data_error, transactional_producer
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import WRITE
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -73,17 +77,27 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.acks not in (-1, 0, 1):
         error = Errors.InvalidRequiredAcksError.errno
         return _response([(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    if request.transactional_id is not None and not authorize.authorize_transactional_id(
+            ctx, WRITE, request.transactional_id):
+        error = Errors.TransactionalIdAuthorizationFailedError.errno
+        return None if request.acks == 0 else _response(
+            [(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+    writable = authorize.authorize_topics(ctx, WRITE, (t.name for t in request.topic_data))
     try:
         producer = transactional_producer(request)
     except RequestRefused as refused:
         return None if request.acks == 0 else _response(
             [(t.name, [_error(p.index, refused.error.errno, refused.message) for p in t.partition_data])
              for t in request.topic_data])
-    verdict = await verify_produce(ctx.broker, request, producer) if producer is not None else NOT_TRANSACTIONAL
+    verdict = await verify_produce(ctx.broker, request, producer, topics=writable) \
+        if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
     for topic in request.topic_data:
         partitions = []
         for data in topic.partition_data:
+            if topic.name not in writable:
+                partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
+                continue
             refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic.name, data.index))
             if refused is not None:
                 partitions.append(_error(data.index, *refused))

@@ -42,6 +42,9 @@
   (still at least one whole batch, KIP-74).
   Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
   is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
+- Authorization (with an authorizer, as KafkaApis): a consumer needs READ on each topic,
+  a replica fetch (on its own inter-broker connection) CLUSTER_ACTION on the cluster; a
+  partition refused is TOPIC_AUTHORIZATION_FAILED.
 Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
 """
 from __future__ import annotations
@@ -62,6 +65,8 @@ from engine.protocol.dispatch import ZeroCopyResponse, encode_response
 from engine.protocol.registry import api
 from engine.protocol.stats import refused
 from engine.protocol.validation import require
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER_ACTION, READ
 from engine.resources import DESCRIPTORS, FETCH_SLICES_PER_RESPONSE
 from engine.storage.errors import StorageError
 
@@ -140,9 +145,9 @@ class PartitionRead:
 
 def may_fetch_as_replica(ctx, replica_id: int) -> bool:
     """Only broker `replica_id`'s own inter-broker connection proves that a fetch comes from
-    that replica. (Once ACLs exist, Kafka's check belongs here too: ClusterAction on the
-    cluster, KafkaApis.handleFetchRequest.)"""
-    return ctx.inter_broker_peer == replica_id
+    that replica; and, as Kafka's KafkaApis.handleFetchRequest, its principal needs
+    CLUSTER_ACTION on the cluster (the brokers' own principal is a super user)."""
+    return ctx.inter_broker_peer == replica_id and authorize.authorize_cluster(ctx, CLUSTER_ACTION)
 
 
 def _refused_response(ctx, request, error_code: int):
@@ -193,6 +198,9 @@ class _Round:
         self.reads.append(read)
         if name is None:
             read.error = Errors.UnknownTopicIdError.errno
+            return
+        if self.replica_id < 0 and not authorize.authorize_topic(self.ctx, READ, name):   # a replica: checked before
+            read.error = Errors.TopicAuthorizationFailedError.errno
             return
         self.budget -= _read_partition(
             self.ctx, read, wanted, self.budget, min_one_batch=self.budget == self.max_bytes,

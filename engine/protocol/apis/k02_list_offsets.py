@@ -10,6 +10,7 @@ remote storage); any other value finds the first record whose timestamp is at or
 values are INVALID_REQUEST.
 Leader epochs are fenced as in Fetch (KIP-320). A request naming many partitions is answered
 in slices of the event loop (engine/cluster/slices.py).
+Authorization: DESCRIBE on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
@@ -17,6 +18,8 @@ from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 from engine.storage.errors import StorageError
 
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
@@ -27,10 +30,13 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 @api(ListOffsetsRequest, ListOffsetsResponse, versions=(1, 10))
 async def handle_list_offsets(ctx, request: ListOffsetsRequest) -> ListOffsetsResponse:
     committed = request.isolation_level == 1
+    described = authorize.authorize_topics(ctx, DESCRIBE, (t.name for t in request.topics))
     # Partition by partition, then topic by topic, in slices of the event loop: a request may
     # name a million of either.
-    answers = iter(await slices.map_sliced(((t.name, p) for t in request.topics for p in t.partitions),
-                                           lambda wanted: _lookup(ctx, wanted[0], wanted[1], committed)))
+    answers = iter(await slices.map_sliced(
+        ((t.name, p) for t in request.topics for p in t.partitions),
+        lambda wanted: _lookup(ctx, wanted[0], wanted[1], committed) if wanted[0] in described
+        else _answer(wanted[1].partition_index, Errors.TopicAuthorizationFailedError.errno)))
     topics = await slices.map_sliced(request.topics, lambda t: TopicResponse(
         name=t.name, partitions=[next(answers) for _ in t.partitions]))
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)

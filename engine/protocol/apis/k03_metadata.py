@@ -11,12 +11,21 @@ Every broker answers from the metadata image, so clients can bootstrap from any 
   then reused (see response_cache.py): at 20,000 partitions building it takes ~0.2 s. While
   someone polls it, the engine builds the next image's answer right after a change
   (runtime.py), before their next request.
+- Brokers are listed with their endpoints on the listener the request came through, as
+  Kafka does (engine/security/listeners.py).
 - A request naming many topics is answered in slices of the event loop (engine/cluster/slices.py),
   and decoded and encoded off it (engine/protocol/big_requests.py): other connections are
   served meanwhile. Each topic is looked up in the image current at its turn.
-- Authorized operations (v8+): with no authorizer, include_topic_authorized_operations answers
-  Kafka's 8 topic operations, and v8-10's include_cluster_authorized_operations its 7 cluster
-  ones; unasked, the fields say -2147483648 ("not requested").
+- Authorization (with an authorizer, as KafkaApis): topics the principal may not DESCRIBE
+  are left out of the all-topics answer and answered TOPIC_AUTHORIZATION_FAILED when named
+  (with no topic id, so nothing leaks; by id, the id is given back); creating a missing topic
+  needs CREATE on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
+- Authorized operations (v8+): include_topic_authorized_operations answers the topic
+  operations the principal may perform (Kafka's 8 with no authorizer), and v8-10's
+  include_cluster_authorized_operations the cluster ones (0 without DESCRIBE on the cluster);
+  unasked, the fields say -2147483648 ("not requested").
+- The all-topics answer is cached per image, listener and (with an authorizer) principal and
+  host; an ACL change is an image change, so it is rebuilt then.
 """
 import uuid
 
@@ -27,11 +36,13 @@ from engine.cluster import slices
 from engine.cluster.topics import validate_topic_name
 from engine.cluster.internal_topics import OFFSETS_TOPIC, TXN_TOPIC
 from engine.errors import ApiError
-from engine.protocol.acl_operations import CLUSTER_OPERATIONS, TOPIC_OPERATIONS
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER, CREATE, DESCRIBE, TOPIC
 
 R = MetadataResponse
 ZERO_UUID = uuid.UUID(int=0)
+NOT_AUTHORIZED = Errors.TopicAuthorizationFailedError.errno
 
 
 @api(MetadataRequest, MetadataResponse, versions=(0, 12))
@@ -39,14 +50,17 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     image = broker.image
     live = broker.controller.live_brokers()
-    topic_ops = TOPIC_OPERATIONS if ctx.api_version >= 8 and request.include_topic_authorized_operations else None
-    cluster_ops = (CLUSTER_OPERATIONS if 8 <= ctx.api_version <= 10 and request.include_cluster_authorized_operations
-                   else None)
+    topic_ops = ctx.api_version >= 8 and request.include_topic_authorized_operations
+    cluster_ops = 8 <= ctx.api_version <= 10 and request.include_cluster_authorized_operations
+    listener = ctx.listener_name
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
+        # With an authorizer the answer is the principal's own; otherwise everyone's is the same.
+        viewer = (ctx.kafka_principal, ctx.client_host) if authorize.enabled(ctx) else None
+
         def recipe(image):
             live = broker.controller.live_brokers()
-            key = ("metadata", frozenset(live), topic_ops is not None, cluster_ops is not None)
-            return key, lambda: _all_topics_response(image, live, topic_ops, cluster_ops)
+            key = ("metadata", frozenset(live), listener, viewer, topic_ops, cluster_ops)
+            return key, lambda: _all_topics_response(ctx, image, live, topic_ops, cluster_ops)
         key, build = recipe(image)
         return broker.response_cache.get(image, key, ctx.api_version, build,
                                          recipe=(("metadata", key[2:]), recipe))
@@ -54,24 +68,45 @@ async def handle_metadata(ctx, request: MetadataRequest) -> MetadataResponse:
 
     def answer(entry):
         topic = _requested_topic(ctx, entry, allow_create, live)
-        topic.authorized_operations = topic_ops   # Kafka answers them for every topic named, found or not
+        # Kafka answers them for every topic named, found or not, that the principal may describe.
+        if topic_ops and topic.error_code not in (NOT_AUTHORIZED, Errors.UnknownTopicIdError.errno):
+            topic.authorized_operations = _topic_operations(ctx, topic.name)
         return topic
     topics = await slices.map_sliced(request.topics, answer)
-    return _response(broker.image, live, topics, cluster_ops)
+    return _response(ctx, broker.image, live, topics, cluster_ops)
 
 
-def _all_topics_response(image, live: set[int], topic_ops, cluster_ops) -> MetadataResponse:
-    topics = [_topic(name, image, live) for name in sorted(image.topics)]
+def _all_topics_response(ctx, image, live: set[int], topic_ops: bool, cluster_ops: bool) -> MetadataResponse:
+    names = sorted(image.topics)
+    if authorize.enabled(ctx):
+        visible = authorize.authorize_topics(ctx, DESCRIBE, names)
+        names = [name for name in names if name in visible]
+    topics = [_topic(name, image, live) for name in names]
     for topic in topics:
-        topic.authorized_operations = topic_ops
-    return _response(image, live, topics, cluster_ops)
+        topic.authorized_operations = _topic_operations(ctx, topic.name) if topic_ops else None
+    return _response(ctx, image, live, topics, cluster_ops)
 
 
-def _response(image, live: set[int], topics: list, cluster_ops=None) -> MetadataResponse:
-    brokers = [R.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-               for b in image.brokers.values() if b.node_id in live]
+def _topic_operations(ctx, name: str | None) -> set[int]:
+    return authorize.authorized_operations(ctx, TOPIC, name) if name else set()
+
+
+def _cluster_operations(ctx) -> set[int]:
+    if not authorize.authorize_cluster(ctx, DESCRIBE):
+        return set()
+    return authorize.authorized_operations(ctx, CLUSTER, "kafka-cluster")
+
+
+def _response(ctx, image, live: set[int], topics: list, cluster_ops: bool) -> MetadataResponse:
+    brokers = []
+    for b in image.brokers.values():
+        endpoint = b.endpoint(ctx.listener_name) if b.node_id in live else None
+        if endpoint is not None:       # a broker without this listener is left out, as in Kafka
+            brokers.append(R.MetadataResponseBroker(node_id=b.node_id, host=endpoint[0], port=endpoint[1],
+                                                    rack=b.rack))
     return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=image.cluster_id,
-                            controller_id=image.controller_id, topics=topics, authorized_operations=cluster_ops)
+                            controller_id=image.controller_id, topics=topics,
+                            authorized_operations=_cluster_operations(ctx) if cluster_ops else None)
 
 
 def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
@@ -81,13 +116,20 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
         state = image.topics_by_id.get(entry.topic_id)
         if state is None:
             return _error_topic(Errors.UnknownTopicIdError.errno, None, entry.topic_id)
+        if not authorize.authorize_topic(ctx, DESCRIBE, state.name):
+            return _error_topic(NOT_AUTHORIZED, None, entry.topic_id)     # ids are not secret: Kafka names it
         return _topic(state.name, image, live)
     try:
         validate_topic_name(name)
     except ApiError as exc:
         return _error_topic(exc.code, name)
+    if not authorize.authorize_topic(ctx, DESCRIBE, name):
+        return _error_topic(NOT_AUTHORIZED, name)          # whether it exists is not said
     if name in image.topics:
         return _topic(name, image, live)
+    if allow_create and not (authorize.authorize_cluster(ctx, CREATE) or authorize.authorize_topic(ctx, CREATE, name)):
+        if name in (OFFSETS_TOPIC, TXN_TOPIC) or ctx.broker.config.get("auto.create.topics.enable"):
+            return _error_topic(NOT_AUTHORIZED, name)
     if name in (OFFSETS_TOPIC, TXN_TOPIC) and allow_create:
         # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*),
         # never with num.partitions, as Kafka's AutoTopicCreationManager does.

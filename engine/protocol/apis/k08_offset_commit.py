@@ -17,13 +17,18 @@ are replicated (the high watermark covers them).
 - Per partition: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
   OFFSET_METADATA_TOO_LARGE beyond offset.metadata.max.bytes; group-level errors
   (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, ...) are repeated on every partition.
+- Authorization (as KafkaApis): READ on the group, else every partition is
+  GROUP_AUTHORIZATION_FAILED; READ on each topic, else its partitions are TOPIC_AUTHORIZATION_FAILED.
 """
+import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
 
 from engine.clock import now_ms
 from engine.errors import ApiError
-from engine.protocol.offset_commits import checked_offsets, topic_answers
+from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 TopicResponse = OffsetCommitResponse.OffsetCommitResponseTopic
 PartitionResponse = TopicResponse.OffsetCommitResponsePartition
@@ -36,6 +41,10 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     retention = request.retention_time_ms if version <= 4 else -1
     errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
                                       expire_at=now + retention if retention >= 0 else -1)
+    if not authorize.authorize_group(ctx, READ, request.group_id):
+        errors = {tp: Errors.GroupAuthorizationFailedError.errno for tp in errors}
+        offsets = {}
+    deny_topics(errors, offsets, authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
     if offsets:
         try:
             await broker.group_coordinator.commit_offsets(

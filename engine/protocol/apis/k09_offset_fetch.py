@@ -14,6 +14,9 @@ epoch -1, metadata "". A null topic list (v2+) asks for every committed offset o
 - v9 (KIP-848): a member of a consumer-protocol group names its member id and epoch, and
   gets UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH unless they are current; admin tools send a
   null member id and epoch -1. Classic groups ignore both, as Kafka does.
+- Authorization (as KafkaApis): DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED;
+  DESCRIBE on each topic: a topic named and refused is TOPIC_AUTHORIZATION_FAILED, and the
+  all-topics form leaves the refused ones out.
 """
 import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
@@ -22,6 +25,8 @@ from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.dispatch import EncodeOffLoop
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
 R = OffsetFetchResponse
 Group = R.OffsetFetchResponseGroup
@@ -65,6 +70,8 @@ async def _fetch(ctx, group_id: str, requested, classes, require_stable: bool, p
     topic_class, partition_class = classes
     wanted = None if requested is None else [(t.name, p) for t in requested for p in t.partition_indexes]
     try:
+        if not authorize.authorize_group(ctx, DESCRIBE, group_id):
+            raise ApiError(Errors.GroupAuthorizationFailedError)
         found = ctx.coordinator.fetch_offsets(group_id, wanted, member_id=member[0], member_epoch=member[1])
         unstable = ctx.coordinator.unstable_partitions(group_id, wanted) if require_stable else set()
         error = 0
@@ -74,9 +81,16 @@ async def _fetch(ctx, group_id: str, requested, classes, require_stable: bool, p
         if ctx.api_version >= 2:
             found = []
     topics: dict[str, list] = {}
+    described = authorize.authorize_topics(ctx, DESCRIBE, {topic for (topic, _), _ in found})
 
     def answer(entry) -> None:
         (topic, index), committed = entry
+        if topic not in described:
+            if wanted is not None and not error:
+                topics.setdefault(topic, []).append(partition_class(
+                    partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                    error_code=Errors.TopicAuthorizationFailedError.errno))
+            return
         if (topic, index) in unstable:
             topics.setdefault(topic, []).append(partition_class(
                 partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="",

@@ -7,16 +7,29 @@
 - Transaction keys (key type 1): the leader of partition `abs(hashCode(id)) % partitions` of
   `__transaction_state`, created on the first lookup (transaction.state.log.num.partitions,
   transaction.state.log.replication.factor capped at the live brokers, compacted).
+- Share keys (key type 2, KIP-932, v6): "group:topicId:partition", the share coordinator
+  of a share partition: the leader of partition `abs(hashCode(key)) % partitions` of
+  `__share_group_state`, created on the first lookup (share.coordinator.state.topic.*). A key
+  of another shape is INVALID_REQUEST.
 - v4+ answers a batch of keys (KIP-699); v0-3 one key, in the top-level fields.
 - COORDINATOR_NOT_AVAILABLE when the partition has no live leader (clients retry).
-Gaps: share groups (key type 2) are INVALID_REQUEST.
+- The coordinator's endpoint is the one of the listener the request came through.
+- Authorization: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or on the transactional
+  id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), checked before anything is created. Share keys
+  are asked by brokers and clients alike and are not checked (Kafka checks CLUSTER_ACTION for
+  brokers and DESCRIBE on the group for share clients).
 """
+import re
+
 import kafka.errors as Errors
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
-GROUP, TRANSACTION = 0, 1
+GROUP, TRANSACTION, SHARE = 0, 1, 2
+SHARE_KEY = re.compile(r"^.+:[A-Za-z0-9_-]{22}:\d+$")
 
 
 @api(FindCoordinatorRequest, FindCoordinatorResponse, versions=(0, 6))
@@ -38,11 +51,20 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
     if key_type == TRANSACTION:
         if not key:
             return _error(Errors.InvalidRequestError, "Empty transactional id")
+        if not authorize.authorize_transactional_id(ctx, DESCRIBE, key):
+            return _error(Errors.TransactionalIdAuthorizationFailedError)
         coordinator = ctx.broker.txn_coordinator
+        ready = coordinator.ensure_topic()
+    elif key_type == SHARE:
+        if not key or not SHARE_KEY.match(key):
+            return _error(Errors.InvalidRequestError, f"Invalid share coordinator key {key!r}")
+        coordinator = ctx.broker.share_coordinator
         ready = coordinator.ensure_topic()
     elif key_type == GROUP:
         if not key:
             return _error(Errors.InvalidGroupIdError)
+        if not authorize.authorize_group(ctx, DESCRIBE, key):
+            return _error(Errors.GroupAuthorizationFailedError)
         coordinator = ctx.coordinator
         ready = coordinator.ensure_offsets_topic()
     else:
@@ -51,9 +73,10 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
         return _error(Errors.CoordinatorNotAvailableError)
     node_id = coordinator.coordinator_for(key)
     node = ctx.broker.image.brokers.get(node_id) if node_id is not None else None
-    if node is None or node_id not in ctx.controller.live_brokers():
+    endpoint = node.endpoint(ctx.listener_name) if node is not None else None
+    if endpoint is None or node_id not in ctx.controller.live_brokers():
         return _error(Errors.CoordinatorNotAvailableError)
-    return node.node_id, node.host, node.port, 0, None
+    return node.node_id, endpoint[0], endpoint[1], 0, None
 
 
 def _error(error, message: str | None = None):

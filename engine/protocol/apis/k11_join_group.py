@@ -13,12 +13,15 @@ leader, and - to the leader only - every member's metadata.
   protocols the group does not share), UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED, COORDINATOR_NOT_AVAILABLE.
 Gaps: the join reason (v8+) is only logged by clients' choice, not kept.
+Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from kafka.protocol.consumer import JoinGroupRequest, JoinGroupResponse
 
 from engine.coordinator.group import JoinResult
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 Member = JoinGroupResponse.JoinGroupResponseMember
 
@@ -27,6 +30,7 @@ Member = JoinGroupResponse.JoinGroupResponseMember
 async def handle_join_group(ctx, request: JoinGroupRequest) -> JoinGroupResponse:
     version = ctx.api_version
     try:
+        authorize.require_group(ctx, READ, request.group_id)
         result = await ctx.coordinator.join_group(
             group_id=request.group_id, member_id=request.member_id,
             group_instance_id=request.group_instance_id if version >= 5 else None,

@@ -5,11 +5,14 @@ group. v0-2 name one member; v3+ a batch, each by member id and/or group.instanc
 (KIP-345: an admin may remove a static member by instance id alone), each with its own
 error: UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.
 Gaps: the leave reason (v5) is not kept.
+Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from kafka.protocol.consumer import LeaveGroupRequest, LeaveGroupResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 
 @api(LeaveGroupRequest, LeaveGroupResponse, versions=(0, 5))
@@ -19,6 +22,7 @@ async def handle_leave_group(ctx, request: LeaveGroupRequest) -> LeaveGroupRespo
     else:
         members = [(m.member_id, m.group_instance_id) for m in request.members]
     try:
+        authorize.require_group(ctx, READ, request.group_id)
         error, member_errors = ctx.coordinator.leave_group(request.group_id, members)
     except ApiError as exc:
         error, member_errors = exc.code, []

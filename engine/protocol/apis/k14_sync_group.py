@@ -8,18 +8,22 @@ an empty one). In a Stable group the member's current assignment comes back at o
   group's (INCONSISTENT_GROUP_PROTOCOL, KIP-559) and returned.
 - Errors: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS (a new rebalance
   began: rejoin), FENCED_INSTANCE_ID, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE.
+Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from kafka.protocol.consumer import SyncGroupRequest, SyncGroupResponse
 
 from engine.coordinator.group import SyncResult
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 
 @api(SyncGroupRequest, SyncGroupResponse, versions=(0, 5))
 async def handle_sync_group(ctx, request: SyncGroupRequest) -> SyncGroupResponse:
     version = ctx.api_version
     try:
+        authorize.require_group(ctx, READ, request.group_id)
         result = await ctx.coordinator.sync_group(
             group_id=request.group_id, generation_id=request.generation_id, member_id=request.member_id,
             group_instance_id=request.group_instance_id if version >= 3 else None,

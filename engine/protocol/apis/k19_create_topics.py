@@ -17,6 +17,9 @@
   names checked once more just before the one commit (a name another request took meanwhile
   is TOPIC_ALREADY_EXISTS).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
+- Authorization (as KafkaApis): CREATE on the cluster, or on each topic (else
+  TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on a created topic, v5+ carries no
+  configs and topic_config_error_code TOPIC_AUTHORIZATION_FAILED.
 """
 from collections import Counter
 
@@ -30,6 +33,8 @@ from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import CREATE, DESCRIBE_CONFIGS
 
 Result = CreateTopicsResponse.CreatableTopicResult
 
@@ -42,10 +47,11 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     counts = Counter(t.name for t in request.topics)
     throttle = MutationThrottle(ctx, 19)
     batch = ctx.controller.new_topics()
+    may_create = _creatable(ctx, counts)
     results, accepted, big = [], [], []
     with slices.Pacer() as pacer:        # a request may name a hundred thousand topics
         for topic in request.topics:
-            _validate(ctx, request, topic, counts, throttle, batch, results, accepted, big)
+            _validate(ctx, request, topic, counts, may_create, throttle, batch, results, accepted, big)
             await pacer.tick()
         if request.validate_only:
             return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
@@ -66,10 +72,19 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
 
 
-def _validate(ctx, request, topic, counts, throttle, batch, results: list, accepted: list, big: list) -> None:
+def _creatable(ctx, names) -> set[str]:
+    """CREATE on the cluster allows every topic; otherwise CREATE on each topic (as KafkaApis)."""
+    return set(names) if authorize.authorize_cluster(ctx, CREATE) else authorize.authorize_topics(ctx, CREATE, names)
+
+
+def _validate(ctx, request, topic, counts, may_create, throttle, batch, results: list, accepted: list,
+              big: list) -> None:
     """One topic: its error, its validate_only answer, or the request topic (accepted)."""
     if counts[topic.name] > 1:
         results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
+        return
+    if topic.name not in may_create:
+        results.append(_error(topic.name, Errors.TopicAuthorizationFailedError.errno, "Authorization failed."))
         return
     refused = None if request.validate_only else throttle.refused()
     if refused:
@@ -130,10 +145,14 @@ def _configs(topic) -> dict[str, str]:
 
 
 def _success(ctx, name, topic_id, assignment, overrides):
+    replication_factor = len(next(iter(assignment.values())))
+    if not authorize.authorize_topic(ctx, DESCRIBE_CONFIGS, name):    # created, but its configs are not shown
+        return Result(name=name, topic_id=topic_id, error_code=0, error_message=None, num_partitions=len(assignment),
+                      replication_factor=replication_factor, configs=[],
+                      topic_config_error_code=Errors.TopicAuthorizationFailedError.errno)
     configs = [Result.CreatableTopicConfigs(name=key, value=config_value_string(value), read_only=False,
                                             config_source=source, is_sensitive=False)
                for key, (value, source) in effective_topic_config(overrides, ctx.broker.config).items()]
-    replication_factor = len(next(iter(assignment.values())))
     return Result(name=name, topic_id=topic_id, error_code=0, error_message=None, num_partitions=len(assignment),
                   replication_factor=replication_factor, configs=configs)
 

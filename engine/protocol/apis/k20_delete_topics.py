@@ -8,6 +8,8 @@ under the controller mutation quota (KIP-599, mutation_throttle.py). The interna
 (`__consumer_offsets`, `__transaction_state`) hold the coordinators' state and cannot be
 deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions. Topics are deleted
 in slices of the event loop (engine/cluster/slices.py), each in its own metadata commit.
+Authorization (as KafkaApis): DELETE on each topic, else TOPIC_AUTHORIZATION_FAILED; a topic
+named by id that the principal may not DESCRIBE is answered without its name.
 """
 import uuid
 
@@ -19,6 +21,8 @@ from engine.cluster.topics import INTERNAL_TOPICS
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DELETE, DESCRIBE
 
 Result = DeleteTopicsResponse.DeletableTopicResult
 ZERO_UUID = uuid.UUID(int=0)
@@ -43,6 +47,12 @@ def _delete(ctx, name, topic_id, throttle: MutationThrottle):
             return Result(name=None, topic_id=topic_id, error_code=Errors.UnknownTopicIdError.errno,
                           error_message=None)
         name = state.name
+        if not authorize.authorize_topic(ctx, DESCRIBE, name):      # the id is no secret, the name is
+            return Result(name=None, topic_id=topic_id, error_code=Errors.TopicAuthorizationFailedError.errno,
+                          error_message=None)
+    if not authorize.authorize_topic(ctx, DELETE, name):
+        return Result(name=name, topic_id=topic_id, error_code=Errors.TopicAuthorizationFailedError.errno,
+                      error_message=None)
     state = image.topics.get(name)
     if name in INTERNAL_TOPICS:
         return Result(name=name, topic_id=state.topic_id if state else topic_id,

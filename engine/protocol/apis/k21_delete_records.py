@@ -6,6 +6,7 @@ OFFSET_OUT_OF_RANGE. A topic whose cleanup.policy lacks `delete` (compact only, 
 __consumer_offsets) answers POLICY_VIOLATION, as Kafka's Partition.deleteRecordsOnLeader
 does. The internal topics answer INVALID_TOPIC_EXCEPTION first, as Kafka's ReplicaManager does
 (engine/cluster/internal_topics.py). The answer's low_watermark is the new log start offset.
+Authorization: DELETE on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
@@ -13,6 +14,8 @@ from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
 from engine.cluster import internal_topics
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DELETE
 from engine.storage.errors import StorageError
 
 TopicResult = DeleteRecordsResponse.DeleteRecordsTopicResult
@@ -21,8 +24,12 @@ PartitionResult = TopicResult.DeleteRecordsPartitionResult
 
 @api(DeleteRecordsRequest, DeleteRecordsResponse, versions=(0, 2))
 async def handle_delete_records(ctx, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
-    topics = [TopicResult(name=t.name, partitions=[_delete(ctx, t.name, p) for p in t.partitions])
-              for t in request.topics]
+    deletable = authorize.authorize_topics(ctx, DELETE, (t.name for t in request.topics))
+    topics = [TopicResult(name=t.name, partitions=[
+        _delete(ctx, t.name, p) if t.name in deletable else
+        PartitionResult(partition_index=p.partition_index, low_watermark=-1,
+                        error_code=Errors.TopicAuthorizationFailedError.errno) for p in t.partitions])
+        for t in request.topics]
     return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
 
 

@@ -5,11 +5,16 @@ ends on the leader: the answer comes from the leader's epoch cache, the largest 
 below the requested one and the offset where the next epoch began (the log end offset for
 the current epoch); an epoch older than everything known is -1/-1. A current_leader_epoch
 older than the leader's is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+Authorization (as KafkaApis): CLUSTER_ACTION on the cluster (followers), else DESCRIBE on each
+topic (TOPIC_AUTHORIZATION_FAILED).
 """
+import kafka.errors as Errors
 from kafka.protocol.consumer import OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER_ACTION, DESCRIBE
 
 TopicResult = OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult
 EpochEndOffset = TopicResult.EpochEndOffset
@@ -17,8 +22,14 @@ EpochEndOffset = TopicResult.EpochEndOffset
 
 @api(OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, versions=(2, 4))
 async def handle_offset_for_leader_epoch(ctx, request):
-    topics = [TopicResult(topic=t.topic, partitions=[_end_offset(ctx, t.topic, p) for p in t.partitions])
-              for t in request.topics]
+    names = [t.topic for t in request.topics]
+    allowed = set(names) if authorize.authorize_cluster(ctx, CLUSTER_ACTION) else \
+        authorize.authorize_topics(ctx, DESCRIBE, names)
+    topics = [TopicResult(topic=t.topic, partitions=[
+        _end_offset(ctx, t.topic, p) if t.topic in allowed else
+        EpochEndOffset(error_code=Errors.TopicAuthorizationFailedError.errno, partition=p.partition, leader_epoch=-1,
+                       end_offset=-1) for p in t.partitions])
+        for t in request.topics]
     return OffsetForLeaderEpochResponse(throttle_time_ms=0, topics=topics)
 
 

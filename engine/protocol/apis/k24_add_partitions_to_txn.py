@@ -10,13 +10,17 @@ writes the new partition set to `__transaction_state` before answering.
   every partition: INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (v0-1: INVALID_PRODUCER_EPOCH),
   CONCURRENT_TRANSACTIONS while the previous transaction completes, NOT_COORDINATOR,
   COORDINATOR_LOAD_IN_PROGRESS.
-Gaps: no ACLs (no TRANSACTIONAL_ID_AUTHORIZATION_FAILED); v5's TRANSACTION_ABORTABLE is never sent.
+Authorization (as KafkaApis): v0-3 need WRITE on the transactional id and on each topic;
+v4+ (brokers verifying for Produce) CLUSTER_ACTION on the cluster.
+Gaps: v5's TRANSACTION_ABORTABLE is never sent.
 """
 import kafka.errors as Errors
 from kafka.protocol.producer.transaction import AddPartitionsToTxnRequest, AddPartitionsToTxnResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER_ACTION, WRITE
 from engine.protocol.txn_errors import for_version
 
 R = AddPartitionsToTxnResponse
@@ -30,6 +34,8 @@ async def handle_add_partitions_to_txn(ctx, request: AddPartitionsToTxnRequest) 
         errors = await _add(ctx, request.v3_and_below_transactional_id, request.v3_and_below_producer_id,
                             request.v3_and_below_producer_epoch, request.v3_and_below_topics, False)
         return R(throttle_time_ms=0, error_code=0, results_by_topic_v3_and_below=_topic_results(TopicResult, errors))
+    if not authorize.authorize_cluster(ctx, CLUSTER_ACTION):       # v4+ is the brokers' batched form
+        return R(throttle_time_ms=0, error_code=Errors.ClusterAuthorizationFailedError.errno, results_by_transaction=[])
     results = []
     for txn in request.transactions:
         errors = await _add(ctx, txn.transactional_id, txn.producer_id, txn.producer_epoch, txn.topics,
@@ -43,6 +49,10 @@ async def handle_add_partitions_to_txn(ctx, request: AddPartitionsToTxnRequest) 
 async def _add(ctx, transactional_id: str, producer_id: int, producer_epoch: int, topics,
                verify_only: bool) -> dict[tuple[str, int], int]:
     partitions = {(t.name, p) for t in topics for p in t.partitions}
+    if ctx.api_version <= 3:
+        refused = _refusals(ctx, transactional_id, partitions)
+        if refused:
+            return refused
     unknown = {tp for tp in partitions if ctx.broker.image.partition(*tp) is None}
     if unknown:
         return {tp: Errors.UnknownTopicOrPartitionError.errno if tp in unknown
@@ -55,6 +65,18 @@ async def _add(ctx, transactional_id: str, producer_id: int, producer_epoch: int
         return dict.fromkeys(partitions, 0)
     except ApiError as exc:
         return dict.fromkeys(partitions, for_version(exc.code, ctx.api_version, 2))
+
+
+def _refusals(ctx, transactional_id: str, partitions: set[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """WRITE on the transactional id, then on each topic, as KafkaApis (v0-3): refused
+    partitions get TOPIC_AUTHORIZATION_FAILED, the others OPERATION_NOT_ATTEMPTED."""
+    if not authorize.authorize_transactional_id(ctx, WRITE, transactional_id):
+        return dict.fromkeys(partitions, Errors.TransactionalIdAuthorizationFailedError.errno)
+    writable = authorize.authorize_topics(ctx, WRITE, {topic for topic, _ in partitions})
+    if all(topic in writable for topic, _ in partitions):
+        return {}
+    return {tp: Errors.OperationNotAttemptedError.errno if tp[0] in writable
+            else Errors.TopicAuthorizationFailedError.errno for tp in partitions}
 
 
 def _topic_results(cls, errors: dict[tuple[str, int], int]) -> list:

@@ -4,6 +4,7 @@ Adds the group's `__consumer_offsets` partition to the producer's transaction (c
 topic on first use), so the COMMIT or ABORT marker reaches the offsets that TxnOffsetCommit
 then writes there. Errors as AddPartitionsToTxn's (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH
 for v0-1); COORDINATOR_NOT_AVAILABLE while `__consumer_offsets` cannot be created.
+Authorization (as KafkaApis): WRITE on the transactional id, READ on the group.
 """
 import kafka.errors as Errors
 from kafka.protocol.producer.transaction import AddOffsetsToTxnRequest, AddOffsetsToTxnResponse
@@ -11,6 +12,8 @@ from kafka.protocol.producer.transaction import AddOffsetsToTxnRequest, AddOffse
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ, WRITE
 from engine.protocol.txn_errors import for_version
 
 
@@ -18,6 +21,8 @@ from engine.protocol.txn_errors import for_version
 async def handle_add_offsets_to_txn(ctx, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
     groups = ctx.broker.group_coordinator
     try:
+        authorize.require_transactional_id(ctx, WRITE, request.transactional_id)
+        authorize.require_group(ctx, READ, request.group_id)
         if not request.group_id:
             raise ApiError(Errors.InvalidGroupIdError)
         if not groups.ensure_offsets_topic():

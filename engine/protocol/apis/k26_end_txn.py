@@ -9,17 +9,21 @@ producer's next InitProducerId/AddPartitionsToTxn/EndTxn answers CONCURRENT_TRAN
 - INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (v0-1: INVALID_PRODUCER_EPOCH; also after the
   coordinator aborted the transaction on its timeout, which bumps the epoch), NOT_COORDINATOR.
 Gaps: v5 (KIP-890 part 2: an epoch bump per transaction) is not advertised.
+Authorization: WRITE on the transactional id, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
 """
 from kafka.protocol.producer.transaction import EndTxnRequest, EndTxnResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import WRITE
 from engine.protocol.txn_errors import for_version
 
 
 @api(EndTxnRequest, EndTxnResponse, versions=(0, 4))
 async def handle_end_txn(ctx, request: EndTxnRequest) -> EndTxnResponse:
     try:
+        authorize.require_transactional_id(ctx, WRITE, request.transactional_id)
         await ctx.broker.txn_coordinator.end_txn(request.transactional_id, request.producer_id,
                                                  request.producer_epoch, request.committed)
     except ApiError as exc:

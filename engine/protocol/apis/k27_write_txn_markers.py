@@ -16,15 +16,20 @@ replicated path, and the answer waits until it is replicated, as acks=all
   Kafka): it changes nothing there but the producer's coordinator epoch.
 - After replication the broker's txn marker listeners run (the group coordinator's
   pending transactional offsets).
-Gaps: no ACLs (Kafka requires ClusterAction); v2's transaction_version is read and ignored
+Authorization (as KafkaApis): ALTER or CLUSTER_ACTION on the cluster, else every partition is
+CLUSTER_AUTHORIZATION_FAILED.
+Gaps: v2's transaction_version is read and ignored
 (transactions v2, KIP-890 part 2, is not built).
 """
 import asyncio
 
+import kafka.errors as Errors
 from kafka.protocol.producer import WriteTxnMarkersRequest, WriteTxnMarkersResponse
 
 from engine.broker.txn_markers import write_txn_markers
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER, CLUSTER_ACTION
 
 MarkerResult = WriteTxnMarkersResponse.WritableTxnMarkerResult
 TopicResult = MarkerResult.WritableTxnMarkerTopicResult
@@ -34,8 +39,17 @@ MARKER_TIMEOUT_MS = 30_000
 
 @api(WriteTxnMarkersRequest, WriteTxnMarkersResponse, versions=(0, 2))
 async def handle_write_txn_markers(ctx, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
+    if not (authorize.authorize_cluster(ctx, ALTER) or authorize.authorize_cluster(ctx, CLUSTER_ACTION)):
+        return WriteTxnMarkersResponse(markers=[_refused(marker) for marker in request.markers])
     results = await asyncio.gather(*(_write(ctx.broker, marker) for marker in request.markers))
     return WriteTxnMarkersResponse(markers=list(results))
+
+
+def _refused(marker) -> MarkerResult:
+    error = Errors.ClusterAuthorizationFailedError.errno
+    return MarkerResult(producer_id=marker.producer_id, topics=[
+        TopicResult(name=t.name, partitions=[PartitionResult(partition_index=p, error_code=error)
+                                             for p in t.partition_indexes]) for t in marker.topics])
 
 
 async def _write(broker, marker) -> MarkerResult:

@@ -15,13 +15,18 @@ or applies them as the log's markers say.
   (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, PRODUCER_FENCED - v0-2: INVALID_PRODUCER_EPOCH -
   when the producer's epoch is older than the partition has seen) on every partition.
 Gaps: v5 (KIP-890 part 2) is not advertised.
+Authorization (as KafkaApis): WRITE on the transactional id, READ on the group (each refusing
+every partition), READ on each topic (TOPIC_AUTHORIZATION_FAILED).
 """
+import kafka.errors as Errors
 from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
 
 from engine.clock import now_ms
 from engine.errors import ApiError
-from engine.protocol.offset_commits import checked_offsets, topic_answers
+from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ, WRITE
 from engine.protocol.txn_errors import for_version
 
 TopicResponse = TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic
@@ -32,6 +37,10 @@ PartitionResponse = TopicResponse.TxnOffsetCommitResponsePartition
 async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     broker, version, now = ctx.broker, ctx.api_version, now_ms()
     errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
+    refused = _refusal(ctx, request)
+    if refused:
+        errors, offsets = dict.fromkeys(errors, refused), {}
+    deny_topics(errors, offsets, authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
     if offsets:
         try:
             await broker.group_coordinator.commit_txn_offsets(
@@ -44,3 +53,12 @@ async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnO
             errors.update(dict.fromkeys(offsets, for_version(exc.code, version, 3)))
     return TxnOffsetCommitResponse(throttle_time_ms=0,
                                    topics=topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
+
+
+def _refusal(ctx, request) -> int:
+    """WRITE on the transactional id, then READ on the group (as KafkaApis); 0 if both pass."""
+    if not authorize.authorize_transactional_id(ctx, WRITE, request.transactional_id):
+        return Errors.TransactionalIdAuthorizationFailedError.errno
+    if not authorize.authorize_group(ctx, READ, request.group_id):
+        return Errors.GroupAuthorizationFailedError.errno
+    return 0

@@ -18,6 +18,8 @@ include_synonyms (v1+) lists, per config, where else a value could come from, hi
 precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
 Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first
 one is unset (`retention.ms` lists no `log.retention.hours`); we list them all.
+Authorization (as Kafka's ConfigHelper): DESCRIBE_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED)
+or, for a broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 
@@ -27,6 +29,8 @@ from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.dispatch import EncodeOffLoop
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE_CONFIGS
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = Result.DescribeConfigsResourceResult
@@ -44,6 +48,7 @@ async def handle_describe_configs(ctx, request: DescribeConfigsRequest) -> Descr
 
 def _describe(ctx, resource, include_synonyms: bool):
     try:
+        authorize.require_config_resource(ctx, DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
         entries = configs.describe(ctx.broker, resource.resource_type, resource.resource_name)
     except ApiError as exc:
         return Result(error_code=exc.code, error_message=exc.message, resource_type=resource.resource_type,

@@ -7,12 +7,16 @@ DynamicBrokerConfig (engine/dynamic_config.py): custom names are kept; configs K
 change at run time and bad values are INVALID_REQUEST with Kafka's message. The internal topics
 must stay compacted, so a request for one of them that leaves `cleanup.policy=compact` out
 (resetting it to the broker default) is INVALID_CONFIG (engine/cluster/internal_topics.py).
+Authorization (as KafkaApis): ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a
+broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
 
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER_CONFIGS
 
 Result = AlterConfigsResponse.AlterConfigsResourceResponse
 
@@ -26,6 +30,7 @@ async def handle_alter_configs(ctx, request: AlterConfigsRequest) -> AlterConfig
 def _alter(ctx, resource, validate_only: bool):
     kind, name = resource.resource_type, resource.resource_name
     try:
+        authorize.require_config_resource(ctx, ALTER_CONFIGS, kind, name)
         wanted = {c.name: c.value for c in resource.configs}
         changes = {key: None for key in configs.current_overrides(ctx.broker, kind, name) if key not in wanted}
         changes.update(wanted)

@@ -5,6 +5,8 @@ and its offset lag (as Kafka: high watermark minus log end offset, floored at 0)
 topics null means every partition. v4 adds the file system's total and usable bytes.
 A log dir taken offline by an I/O error (a full disk) answers KAFKA_STORAGE_ERROR and no
 partitions, as Kafka's offline dirs do.
+Authorization: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED and no log dirs
+(v3+ carry the error code; older versions just get none), as KafkaApis.
 """
 import shutil
 
@@ -12,6 +14,8 @@ import kafka.errors as Errors
 from kafka.protocol.admin import DescribeLogDirsRequest, DescribeLogDirsResponse
 
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
 Result = DescribeLogDirsResponse.DescribeLogDirsResult
 Topic = Result.DescribeLogDirsTopic
@@ -21,6 +25,9 @@ PartitionInfo = Topic.DescribeLogDirsPartition
 @api(DescribeLogDirsRequest, DescribeLogDirsResponse, versions=(1, 4))
 async def handle_describe_log_dirs(ctx, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
     broker = ctx.broker
+    if not authorize.authorize_cluster(ctx, DESCRIBE):
+        return DescribeLogDirsResponse(throttle_time_ms=0, error_code=Errors.ClusterAuthorizationFailedError.errno,
+                                       results=[])
     if broker.log_dir_error is not None:
         offline = Result(error_code=Errors.KafkaStorageError.errno, log_dir=str(broker.log_dir.resolve()), topics=[],
                          total_bytes=-1, usable_bytes=-1)

@@ -6,12 +6,16 @@ The internal topics' counts never change: INVALID_REQUEST with the reason
 (engine/cluster/internal_topics.py; Kafka allows it, and groups lose their offsets).
 THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of
 new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced).
+Authorization: ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
+import kafka.errors as Errors
 from kafka.protocol.admin import CreatePartitionsRequest, CreatePartitionsResponse
 
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER
 
 Result = CreatePartitionsResponse.CreatePartitionsTopicResult
 
@@ -20,7 +24,12 @@ Result = CreatePartitionsResponse.CreatePartitionsTopicResult
 async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
     results = []
     throttle = MutationThrottle(ctx, 37)
+    alterable = authorize.authorize_topics(ctx, ALTER, (t.name for t in request.topics))
     for topic in request.topics:
+        if topic.name not in alterable:
+            results.append(Result(name=topic.name, error_code=Errors.TopicAuthorizationFailedError.errno,
+                                  error_message="The topic authorization is failed."))
+            continue
         assignments = [list(a.broker_ids) for a in topic.assignments] if topic.assignments else None
         refused = None if request.validate_only else throttle.refused()
         if refused:

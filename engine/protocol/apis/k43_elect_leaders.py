@@ -4,12 +4,16 @@ Preferred (0): make each partition's first replica its leader, if it is live and
 ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it already leads.
 Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
 if none). topic_partitions null means every partition (preferred election for all).
+Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis; a request for
+all partitions is then answered with none, so it names no topic).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER
 
 Result = ElectLeadersResponse.ReplicaElectionResult
 PartitionResult = Result.PartitionResult
@@ -25,6 +29,12 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
         wanted = {}
         for entry in request.topic_partitions:
             wanted.setdefault(entry.topic, []).extend(entry.partitions)
+    if not authorize.authorize_cluster(ctx, ALTER):
+        error = Errors.ClusterAuthorizationFailedError.errno
+        return ElectLeadersResponse(throttle_time_ms=0, error_code=error, replica_election_results=[
+            Result(topic=topic, partition_result=[PartitionResult(partition_id=i, error_code=error, error_message=None)
+                                                  for i in partitions])
+            for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
     results = []
     for topic, partitions in wanted.items():
         answers = []

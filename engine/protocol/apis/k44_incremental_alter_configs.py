@@ -9,12 +9,16 @@ names and custom names are stored; names fixed at start, SSL stores without a li
 per-broker configs on the cluster-wide resource and bad values are INVALID_REQUEST with Kafka's
 message. Deleting any name is allowed. The internal topics must stay compacted: a change whose
 effective cleanup.policy is not `compact` is INVALID_CONFIG (engine/cluster/internal_topics.py).
+Authorization (as KafkaApis): ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a
+broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER_CONFIGS
 
 Result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
@@ -28,6 +32,7 @@ async def handle_incremental_alter_configs(ctx, request):
 def _alter(ctx, resource, validate_only: bool):
     kind, name = resource.resource_type, resource.resource_name
     try:
+        authorize.require_config_resource(ctx, ALTER_CONFIGS, kind, name)
         current = configs.current_overrides(ctx.broker, kind, name)
         operations = [(c.name, c.config_operation, c.value) for c in resource.configs]
         changes = configs.apply_incremental(current, operations, configs.definitions_for(kind))

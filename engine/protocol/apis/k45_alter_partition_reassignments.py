@@ -5,11 +5,15 @@ catch up (throttled if the topic's `*.replication.throttled.replicas` say so); w
 target replicas are in the ISR the controller drops the removed ones and, if the leader
 is among them, moves leadership to a target replica. Replicas null: cancel, returning to
 the original replicas (NO_REASSIGNMENT_IN_PROGRESS if none is going on).
+Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
+import kafka.errors as Errors
 from kafka.protocol.admin import AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER
 
 TopicResponse = AlterPartitionReassignmentsResponse.ReassignableTopicResponse
 PartitionResponse = TopicResponse.ReassignablePartitionResponse
@@ -18,6 +22,13 @@ PartitionResponse = TopicResponse.ReassignablePartitionResponse
 @api(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, versions=(0, 0))
 async def handle_alter_partition_reassignments(ctx, request):
     controller = ctx.controller
+    if not authorize.authorize_cluster(ctx, ALTER):
+        error = Errors.ClusterAuthorizationFailedError.errno
+        return AlterPartitionReassignmentsResponse(throttle_time_ms=0, error_code=error, error_message=None, responses=[
+            TopicResponse(name=t.name, partitions=[
+                PartitionResponse(partition_index=p.partition_index, error_code=error, error_message=None)
+                for p in t.partitions])
+            for t in request.topics])
     responses = []
     for topic in request.topics:
         answers = []

@@ -2,10 +2,14 @@
 
 The ongoing reassignments, all of them or those of the named partitions: the current
 replica set (target plus replicas being removed), the replicas being added and removed.
+Authorization: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
+import kafka.errors as Errors
 from kafka.protocol.admin import ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse
 
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
 Topic = ListPartitionReassignmentsResponse.OngoingTopicReassignment
 Ongoing = Topic.OngoingPartitionReassignment
@@ -13,6 +17,10 @@ Ongoing = Topic.OngoingPartitionReassignment
 
 @api(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, versions=(0, 0))
 async def handle_list_partition_reassignments(ctx, request):
+    if not authorize.authorize_cluster(ctx, DESCRIBE):
+        return ListPartitionReassignmentsResponse(throttle_time_ms=0,
+                                                  error_code=Errors.ClusterAuthorizationFailedError.errno,
+                                                  error_message=None, topics=[])
     ongoing = ctx.controller.ongoing_reassignments()
     if request.topics is not None:
         wanted = {(t.name, p) for t in request.topics for p in t.partition_indexes}

@@ -7,6 +7,7 @@ and strict=false lists every entity. An unknown entity type or match type, a typ
 match given where none may be is INVALID_REQUEST for the whole request (entries null).
 Only the quotas this engine enforces are ever set here: `controller_mutation_rate`,
 `producer_byte_rate` and `consumer_byte_rate` (engine/cluster/client_quotas.py).
+Authorization: DESCRIBE_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin.client_quotas import DescribeClientQuotasRequest, DescribeClientQuotasResponse
@@ -14,6 +15,8 @@ from kafka.protocol.admin.client_quotas import DescribeClientQuotasRequest, Desc
 from engine.cluster import client_quotas as CQ
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE_CONFIGS
 
 Entry = DescribeClientQuotasResponse.EntryData
 
@@ -22,6 +25,7 @@ Entry = DescribeClientQuotasResponse.EntryData
 async def handle_describe_client_quotas(ctx, request: DescribeClientQuotasRequest) -> DescribeClientQuotasResponse:
     components = [(c.entity_type, c.match_type, c.match) for c in request.components]
     try:
+        authorize.require_cluster(ctx, DESCRIBE_CONFIGS)
         found = CQ.describe(ctx.broker.image.client_quotas, components, request.strict)
     except ApiError as exc:
         return DescribeClientQuotasResponse(throttle_time_ms=0, error_code=exc.code, error_message=exc.message,

@@ -9,17 +9,26 @@ number, or a quota this engine does not enforce. Enforced, so accepted: `control
 with throttle_time_ms and mute the connection). Refused rather than stored and ignored:
 `request_percentage` (no per-request handler time on one event loop), and `ip` entities with
 `connection_creation_rate` (KIP-612). validate_only checks and changes nothing.
+Authorization: ALTER_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse
 
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import ALTER_CONFIGS
 
 Entry = AlterClientQuotasResponse.EntryData
 
 
 @api(AlterClientQuotasRequest, AlterClientQuotasResponse, versions=(0, 1))
 async def handle_alter_client_quotas(ctx, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
+    if not authorize.authorize_cluster(ctx, ALTER_CONFIGS):
+        error = Errors.ClusterAuthorizationFailedError
+        return AlterClientQuotasResponse(throttle_time_ms=0, entries=[
+            Entry(error_code=error.errno, error_message=None, entity=[
+                Entry.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+            for entry in request.entries])
     changes = [([(e.entity_type, e.entity_name) for e in entry.entity],
                 [(op.key, op.value, op.remove) for op in entry.ops]) for entry in request.entries]
     errors = ctx.controller.alter_client_quotas(changes, validate_only=request.validate_only)

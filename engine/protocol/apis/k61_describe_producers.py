@@ -9,12 +9,15 @@ is a hanging one, and its start offset and epoch are what the abort's marker nee
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER.
 - A producer forgotten after `producer.id.expiration.ms` (none with an open transaction
   is) is not listed, as in Kafka.
-Gaps: no ACLs (Kafka requires Read on the topic).
+Authorization: READ on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
+import kafka.errors as Errors
 from kafka.protocol.admin import DescribeProducersRequest, DescribeProducersResponse
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 TopicResponse = DescribeProducersResponse.TopicResponse
 PartitionResponse = TopicResponse.PartitionResponse
@@ -23,8 +26,12 @@ ProducerState = PartitionResponse.ProducerState
 
 @api(DescribeProducersRequest, DescribeProducersResponse, versions=(0, 0))
 async def handle_describe_producers(ctx, request: DescribeProducersRequest) -> DescribeProducersResponse:
+    readable = authorize.authorize_topics(ctx, READ, (t.name for t in request.topics))
     return DescribeProducersResponse(throttle_time_ms=0, topics=[
-        TopicResponse(name=t.name, partitions=[_describe(ctx.broker, t.name, p) for p in t.partition_indexes])
+        TopicResponse(name=t.name, partitions=[
+            _describe(ctx.broker, t.name, p) if t.name in readable else
+            PartitionResponse(partition_index=p, error_code=Errors.TopicAuthorizationFailedError.errno,
+                              error_message=None, active_producers=[]) for p in t.partition_indexes])
         for t in request.topics])
 
 

@@ -5,7 +5,7 @@ producer id and state, filtered by state names (unknown names are echoed in
 unknown_state_filters and match nothing), producer ids, v1+ duration_filter (transactions open
 at least that many ms; -1: no filter) and v2+ transactional_id_pattern (a regular expression
 the whole id must match; an invalid one is INVALID_REQUEST).
-Gaps: no ACLs (every id is listed).
+Authorization: only the transactional ids the principal may DESCRIBE are listed (as KafkaApis).
 """
 import re
 
@@ -14,6 +14,8 @@ from kafka.protocol.admin.transactions import ListTransactionsRequest, ListTrans
 
 from engine.coordinator.transactions.records import TxnState
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE
 
 State = ListTransactionsResponse.TransactionState
 
@@ -35,6 +37,7 @@ async def handle_list_transactions(ctx, request: ListTransactionsRequest) -> Lis
         found = ctx.broker.txn_coordinator.list_transactions(
             states={s for s in wanted.values() if s is not None}, producer_ids=set(request.producer_id_filters or []),
             min_duration_ms=request.duration_filter if ctx.api_version >= 1 else -1, pattern=pattern)
+    found = [m for m in found if authorize.authorize_transactional_id(ctx, DESCRIBE, m.transactional_id)]
     return ListTransactionsResponse(throttle_time_ms=0, error_code=0, unknown_state_filters=unknown,
                                     transaction_states=[State(transactional_id=m.transactional_id,
                                                               producer_id=m.producer_id,

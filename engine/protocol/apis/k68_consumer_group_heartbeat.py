@@ -30,10 +30,13 @@ Gaps: no ConsumerGroupPartitionMetadata record (key v4): a loaded group takes it
 metadata from the image. No mixed groups: classic members cannot join a consumer-protocol
 group (KIP-848's online upgrade and downgrade). Racks are not used by the assignors. No
 group-level configs (KIP-848's IncrementalAlterConfigs on GROUP resources).
+Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.errors import ApiError
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import READ
 from engine.protocol.specs import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
 
 R = ConsumerGroupHeartbeatResponse
@@ -43,6 +46,7 @@ R = ConsumerGroupHeartbeatResponse
 async def handle_consumer_group_heartbeat(ctx, request: ConsumerGroupHeartbeatRequest) -> R:
     image = ctx.broker.image
     try:
+        authorize.require_group(ctx, READ, request.group_id)
         result = await ctx.coordinator.consumer_group_heartbeat(HeartbeatRequest(
             group_id=request.group_id, member_id=request.member_id, member_epoch=request.member_epoch,
             instance_id=request.instance_id, rack_id=request.rack_id,

@@ -10,13 +10,16 @@ target assignment, each partition list with topic id and name.
   NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS per group.
 - Authorized operations when asked for: with no authorizer, every group operation.
 Gaps: no rack-aware data beyond the member's rack id.
+Authorization (as KafkaApis): DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED);
+include_authorized_operations answers the group operations the principal may perform.
 """
 import kafka.errors as Errors
 
 from engine.coordinator.consumer_group import ConsumerGroup
 from engine.errors import ApiError
-from engine.protocol.acl_operations import GROUP_OPERATIONS
 from engine.protocol.registry import api
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE, GROUP
 from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
 
 Described = ConsumerGroupDescribeResponse.DescribedGroup
@@ -26,15 +29,18 @@ Assignment = Member.Assignment
 
 @api(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, versions=(0, 0))
 async def handle_consumer_group_describe(ctx, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
-    operations = GROUP_OPERATIONS if request.include_authorized_operations else None
     return ConsumerGroupDescribeResponse(
-        throttle_time_ms=0, groups=[_describe(ctx, group_id, operations) for group_id in request.group_ids])
+        throttle_time_ms=0, groups=[_describe(ctx, group_id, request.include_authorized_operations)
+                                    for group_id in request.group_ids])
 
 
-def _describe(ctx, group_id: str, operations) -> Described:
+def _describe(ctx, group_id: str, with_operations: bool) -> Described:
+    operations = None
     try:
         if not group_id:
             raise ApiError(Errors.InvalidGroupIdError)
+        authorize.require_group(ctx, DESCRIBE, group_id)
+        operations = authorize.authorized_operations(ctx, GROUP, group_id) if with_operations else None
         group = ctx.coordinator.describe_group(group_id)
         if group is None:
             raise ApiError(Errors.GroupIdNotFoundError, f"Group {group_id} not found.")

@@ -81,6 +81,18 @@ def test_the_page_filters_by_user_action_target_and_result_and_pages(users, cons
                                             "cluster_limit": 50, "elect_preferred": True, "run_at": None},
      "Run plan empty broker 2 throttled at 50 MiB/s, at most 5 moves per broker and 50 in the cluster."),
     ("schema.register", "orders-value (7)", {}, "Register schema orders-value (7)."),
+    ("acl.create", "4 ACLs of User:app", {"source": "wizard", "count": 4, "refused": [],
+                                          "acls": [f"ALLOW User:app {op} on TOPIC orders (LITERAL) from *"
+                                                   for op in ("READ", "DESCRIBE", "WRITE", "CREATE")]},
+     "Create 4 ACLs (wizard): ALLOW User:app READ on TOPIC orders (LITERAL) from *; ALLOW User:app DESCRIBE on "
+     "TOPIC orders (LITERAL) from *; ALLOW User:app WRITE on TOPIC orders (LITERAL) from * and 1 more."),
+    ("acl.delete", "ALLOW User:app READ on GROUP g (LITERAL) from *",
+     {"count": 1, "acls": ["ALLOW User:app READ on GROUP g (LITERAL) from *"], "removed": 1},
+     "Delete 1 ACL: ALLOW User:app READ on GROUP g (LITERAL) from *. The cluster removed 1."),
+    ("scram.upsert", "alice", {"mechanisms": ["SCRAM-SHA-256", "SCRAM-SHA-512"], "iterations": 8192},
+     "Set the SCRAM credentials of user alice (SCRAM-SHA-256, SCRAM-SHA-512, 8,192 iterations)."),
+    ("scram.remove", "alice", {"mechanisms": ["SCRAM-SHA-512"]},
+     "Remove the SCRAM credentials of user alice (SCRAM-SHA-512)."),
 ])
 def test_more_actions_have_sentences_of_their_own(action, target, details, sentence):
     assert describe(action=action, target=target, details=details) == sentence

@@ -173,6 +173,17 @@ def test_sizes_older_than_they_are_kept_show_as_being_renewed_never_as_current(
     assert broker_list(cluster=private_cluster).brokers[2].log_dir_size > before + 20 * 500
 
 
+def _commit_elsewhere(cluster, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
+    """An offset reset by another tool, librdkafka's admin client (not this console: nothing
+    drops its snapshot)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka.admin import AdminClient
+    tool = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    asked = ConsumerGroupTopicPartitions(group_id, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+    for future in tool.alter_consumer_group_offsets([asked]).values():
+        future.result(30)
+
+
 def _by_lag(cluster, prefix: str) -> list[tuple[str, int | None]]:
     view = group_list(cluster=cluster, search=prefix, sort="lag")
     return [(g.group_id[len(prefix):], g.total_lag) for g in view.groups]
@@ -195,7 +206,7 @@ def test_the_lag_sort_reuses_its_snapshot_within_its_max_age_and_renews_it_after
     assert first.lag_age.max_age_seconds == 10.0 and cache.GROUP_LAGS.collections == 1
     assert {g.state for g in first.groups} == {"Empty"}               # the page's groups are described now
 
-    commit(cluster, prefix + "a", {(topic, 0): 0})                     # a now lags 12
+    _commit_elsewhere(cluster, prefix + "a", {(topic, 0): 0})          # a now lags 12 (another tool's reset)
     clock.now += 5                                # young: the same ranking, 5 s old, nothing collected
     assert _by_lag(cluster, prefix) == [("b", 10), ("c", 6), ("a", 1)]
     assert cache.GROUP_LAGS.collections == 1
@@ -235,10 +246,13 @@ def test_the_first_lag_sort_does_not_wait_past_its_budget(cluster, unique_topic,
     assert _by_lag(cluster, prefix) == [("b", 4), ("a", 1)]
 
 
-def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster, unique_topic, clock, settings):
-    """The topic's pages ask live only the groups the snapshot shows committed on the topic
-    (and those that may have members): their offsets are read now, the others not at all."""
-    from console.topics.selectors import topic_detail
+def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster, unique_topic, clock, settings,
+                                                                       viewer_client):
+    """The topic's Consumers tab and the groups list by topic ask live only the groups the snapshot shows committed on the topic
+    (and those that may have members), say as of when, and see this console's own commits at
+    once (they drop the snapshot); another tool's commit on an empty group shows once the
+    snapshot is renewed."""
+    from console.topics.selectors import topic_consumers
 
     settings.GROUP_LAG_MAX_AGE_SECONDS = 10.0
     settings.GROUP_LAG_WAIT_SECONDS = 60.0
@@ -248,14 +262,22 @@ def test_a_topics_consumers_are_found_in_the_lag_snapshot_and_read_live(cluster,
     commit(cluster, prefix + "reader", {(topic, 0): 4})
     commit(cluster, prefix + "elsewhere", {(other, 0): 0})
     reading = lambda: {g.group_id for g in group_list(cluster=cluster, search=prefix, topic=topic).groups}  # noqa: E731
-    assert reading() == {prefix + "reader"} and cache.GROUP_LAGS.collections == 1
-    [row] = [g for g in topic_detail(cluster=cluster, name=topic).consumer_groups if g.group_id.startswith(prefix)]
+    assert reading() == {prefix + "reader"}
+    view = topic_consumers(cluster=cluster, name=topic)
+    [row] = [g for g in view.consumer_groups if g.group_id.startswith(prefix)]
     assert (row.group_id, row.total_lag) == (prefix + "reader", 6)
-    commit(cluster, prefix + "reader", {(topic, 0): 7})                  # read live: the lag now
-    [row] = [g for g in topic_detail(cluster=cluster, name=topic).consumer_groups if g.group_id.startswith(prefix)]
-    assert row.total_lag == 3
+    assert view.consumers_age.collected_at is not None and view.consumers_age.max_age_seconds == 10.0
+    tab = viewer_client.get(reverse("topics:consumers", args=[cluster.pk, topic])).content.decode()
+    assert 'id="consumers-age"' in tab and "The groups with commits on this topic as of" in tab
+    assert f'data-group="{prefix}reader"' in tab and "renewed when older than 10 s" in tab
+    collections = cache.GROUP_LAGS.collections
+    with cluster_gateway(cluster) as gw:             # this console's own commit: the snapshot goes
+        coordinator = gw.groups.find_coordinators([prefix + "reset"]).found[prefix + "reset"]
+        assert gw.groups.commit_offsets(prefix + "reset", coordinator=coordinator, offsets={(topic, 1): (0, "")}) == {}
+    assert reading() == {prefix + "reader", prefix + "reset"}
+    assert cache.GROUP_LAGS.collections == collections + 1
 
-    commit(cluster, prefix + "reset", {(topic, 1): 0})                   # an empty group, after the snapshot
-    assert reading() == {prefix + "reader"}                              # young snapshot: not seen yet
+    _commit_elsewhere(cluster, prefix + "tool", {(topic, 0): 1})        # another tool's commit
+    assert reading() == {prefix + "reader", prefix + "reset"}             # young snapshot: not seen yet
     clock.now += 11                                                      # past its age: renewed first
-    assert reading() == {prefix + "reader", prefix + "reset"} and cache.GROUP_LAGS.collections == 2
+    assert reading() == {prefix + "reader", prefix + "reset", prefix + "tool"}

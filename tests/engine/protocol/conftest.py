@@ -15,3 +15,4 @@ def admin(engine_cluster):
 @pytest.fixture(scope="module")
 def confluent_admin(engine_cluster):
     return AdminClient({"bootstrap.servers": engine_cluster.bootstrap})
+

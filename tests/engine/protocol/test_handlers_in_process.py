@@ -47,7 +47,7 @@ def test_describe_cluster_lists_only_live_brokers():
     brokers = {i: BrokerRegistration(i, "127.0.0.1", 9092 + i, None) for i in range(3)}
     image = SimpleNamespace(brokers=brokers, cluster_id=str(uuid.uuid4()), controller_id=0)
     broker = SimpleNamespace(image=image, controller=SimpleNamespace(live_brokers=lambda: {0, 2}))
-    ctx = SimpleNamespace(broker=broker, controller=broker.controller, api_version=1)
+    ctx = SimpleNamespace(broker=broker, controller=broker.controller, api_version=1, listener_name=None)
 
     response = asyncio.run(handle_describe_cluster(ctx, DescribeClusterRequest(include_cluster_authorized_operations=False,
                                                                                 endpoint_type=1)))

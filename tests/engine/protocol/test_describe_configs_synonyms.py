@@ -1,0 +1,50 @@
+"""DescribeConfigs sends config synonyms only when the request asks for them (include_synonyms),
+at every version, as Kafka does: kafkajs's own describeConfigs tests expect none unasked."""
+import json
+import subprocess
+
+import pytest
+from kafka.admin import NewTopic
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+
+from tests.engine.transactions.test_eos_kafkajs import KAFKAJS
+from tests.support.raw_client import RawClient
+
+TOPIC, BROKER = 2, 4
+
+
+@pytest.fixture(scope="module")
+def topic(admin):
+    name = "synonyms"
+    admin.create_topics([NewTopic(name, 1, 1, topic_configs={"retention.ms": "3600000"})])
+    return name
+
+
+def synonyms(port: int, version: int, resource_type: int, name: str, include: bool) -> int:
+    client = RawClient(port)
+    try:
+        response = client.request(DescribeConfigsRequest(
+            resources=[DescribeConfigsRequest.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
+                                                                      configuration_keys=None)],
+            include_synonyms=include, include_documentation=False), version, DescribeConfigsResponse)
+        (result,) = response.results
+        assert result.error_code == 0 and result.configs
+        return sum(len(entry.synonyms) for entry in result.configs)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+def test_synonyms_only_when_asked_at_every_version(engine_cluster, topic, version):
+    port = engine_cluster.ports[0]
+    for resource_type, name in ((TOPIC, topic), (BROKER, "0")):
+        assert synonyms(port, version, resource_type, name, include=False) == 0
+        assert synonyms(port, version, resource_type, name, include=True) > 0
+
+
+def test_kafkajs_gets_no_synonyms_unless_it_asks(engine_cluster, topic):
+    done = subprocess.run(["node", "acl_client.js", engine_cluster.bootstrap, "NONE", "", "", "describe-configs",
+                           topic], cwd=KAFKAJS, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert counts["unasked"] == 0 and counts["refused"] == 0 and counts["asked"] > 0
