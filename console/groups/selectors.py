@@ -24,7 +24,7 @@ from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.group_lag import group_lags, groups_committed_on
 from console.kafka_gateway.groups import LagSnapshot
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
-from kafka_rules.lag import PartitionLag, lag
+from kafka_rules.lag import PartitionLag, lag, total_lag
 
 # Classic groups' states, then those only groups of the consumer group protocol (KIP-848) have.
 STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "Empty", "Dead", "Assigning", "Reconciling")
@@ -185,7 +185,7 @@ def _share_rows(gw: Gateway, listings: list) -> dict[str, GroupRow]:
             group_id=g.group_id, state=(info.state if info is not None and info.state else g.state),
             protocol_type=SHARE, assignor=info.assignor if info is not None else "", members=len(members),
             coordinator=coordinators.found.get(g.group_id), topics=tuple(sorted(topics)),
-            total_lag=sum(p.lag for p in lags) if lags else None,
+            total_lag=total_lag(p.lag for p in lags),
             worst=max(lags, key=lambda p: p.lag) if lags else None, error=error, group_type=SHARE)
     return rows
 
@@ -265,9 +265,7 @@ def _snapshot_of(snapshot: LagSnapshot, warnings: list[str]) -> _Snapshot:
 
 def _total_lag(group_id: str, snapshot: _Snapshot) -> int | None:
     log_end = snapshot.log_end
-    lags = [lag(log_end.get(tp), c.offset) for tp, c in snapshot.committed.get(group_id, {}).items()]
-    known = [value for value in lags if value is not None]
-    return sum(known) if known else None
+    return total_lag(lag(log_end.get(tp), c.offset) for tp, c in snapshot.committed.get(group_id, {}).items())
 
 
 def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snapshot) -> GroupRow:
@@ -284,7 +282,7 @@ def _row(group_id: str, listed_state: str, listed_protocol: str, snapshot: _Snap
                     protocol_type=(described.protocol_type if described else "") or listed_protocol,
                     assignor=described.protocol if described else "", members=len(members),
                     coordinator=snapshot.coordinators.get(group_id), topics=tuple(sorted(topics)),
-                    total_lag=sum(p.lag for p in lags) if lags else None,
+                    total_lag=total_lag(p.lag for p in lags),
                     worst=max(lags, key=lambda p: p.lag) if lags else None, error=snapshot.errors.get(group_id),
                     group_type=described.group_type if described else "classic")
 
@@ -409,14 +407,12 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     topics = _topic_lags(rows)
     without = [r for r in rows if not r.has_commit]
     records = [r.records for r in without]
-    known = [r.lag for r in rows if r.lag is not None]
-    known_committed = [r.lag_read_committed for r in rows if r.lag_read_committed is not None]
     return GroupDetail(cluster=ClusterRef.of(cluster), group_id=group_id, state=described.state if described else "",
                        protocol_type=described.protocol_type if described else "",
                        assignor=described.protocol if described else "",
                        coordinator=snapshot.coordinators[group_id], members=[_member_row(m) for m in members],
-                       partitions=rows, topics=topics, total_lag=sum(known) if known else None, warnings=warnings,
-                       total_lag_read_committed=sum(known_committed) if known_committed else None,
+                       partitions=rows, topics=topics, total_lag=total_lag(r.lag for r in rows), warnings=warnings,
+                       total_lag_read_committed=total_lag(r.lag_read_committed for r in rows),
                        group_type=described.group_type if described else "classic",
                        uncommitted=Uncommitted(partitions=len(without), records=None if None in records
                                                else sum(records)))
@@ -437,9 +433,8 @@ def _topic_lags(rows: list[PartitionRow]) -> list[TopicLag]:
         by_topic[r.topic].append(r)
     result = []
     for topic, partitions in sorted(by_topic.items()):
-        known = [r.lag for r in partitions if r.lag is not None]
         without = [r.records for r in partitions if not r.has_commit]
-        result.append(TopicLag(topic=topic, partitions=len(partitions), lag=sum(known) if known else None,
+        result.append(TopicLag(topic=topic, partitions=len(partitions), lag=total_lag(r.lag for r in partitions),
                                committed=len(partitions) - len(without),
                                uncommitted_records=None if None in without else sum(without)))
     return result

@@ -22,6 +22,7 @@ from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.group_lag import groups_committed_on
 from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
+from kafka_rules.lag import total_lag
 
 STATUS_FILTERS = {
     "": "all topics",
@@ -345,7 +346,7 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
         rows.append(GroupRow(group_id=group.group_id,
                              state=description.state if description and description.state else group.state,
                              members=len(description.members) if description else 0, partitions=partitions,
-                             total_lag=sum(known) if known else None,
+                             total_lag=total_lag(known),
                              no_commit=len(partitions) - len(committed_rows),
                              lag_unknown=len(committed_rows) - len(known)))
     return rows, committed_here.age if committed_here is not None else None

@@ -125,13 +125,15 @@ class ReplicaSync:
         configs: dict[str, object] = {}
         while self._pending and self.running:
             async with slices.turn() as deadline:
-                while self._pending and time.monotonic() < deadline:
+                while self._pending:     # at least one replica a slice, however late it began
                     key = next(iter(self._pending))
                     del self._pending[key]
                     try:
                         self._apply_replica(key, configs)
                     except Exception:  # noqa: BLE001 - one replica's failure must not stall the rest
                         log.exception("Broker %d: applying the metadata of %s-%d failed", self.node_id, *key)
+                    if time.monotonic() >= deadline:
+                        break
             configs.clear()     # configs may change between slices
 
     def _doom(self, keys) -> None:
@@ -156,9 +158,11 @@ class ReplicaSync:
         while self._doomed:
             async with slices.turn() as deadline:
                 keys = []
-                while self._doomed and time.monotonic() < deadline and len(keys) < DELETE_CHUNK:
+                while self._doomed:      # at least one log a slice, however late it began
                     keys.append(next(iter(self._doomed)))
                     self._close_doomed(keys[-1])
+                    if time.monotonic() >= deadline or len(keys) >= DELETE_CHUNK:
+                        break
                 self._guarded(self._delete_logs, keys, checkpoint=False)
         self._guarded(self.log_manager.checkpoint)
 

@@ -2,7 +2,8 @@
 runs (the controller preparing a change of thousands of partitions, the brokers opening
 and deleting thousands of logs, a request handler's work on a request naming a million topics).
 
-Each slice runs at most SLICE_S (plus the item it started last). Slices of different tasks
+Each slice runs at most SLICE_S (plus the item it started last), and at least one item: a
+slice that began late (the process was not scheduled for a while) still makes progress. Slices of different tasks
 take turns: one slice per loop iteration for the whole loop (a lock per loop), so three
 brokers busy at once still leave the loop free every SLICE_S, not every 3 x SLICE_S.
 """
@@ -42,9 +43,11 @@ async def for_each(items: Iterable[T], action: Callable[[T], None]) -> None:
     item = next(iterator, done)
     while item is not done:
         async with turn() as deadline:
-            while item is not done and time.monotonic() < deadline:
+            while True:         # at least one item a slice, however late the slice began
                 action(item)
                 item = next(iterator, done)
+                if item is done or time.monotonic() >= deadline:
+                    break
 
 
 class Pacer:

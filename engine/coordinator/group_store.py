@@ -26,7 +26,7 @@ from typing import Iterable
 
 import kafka.errors as Errors
 
-from engine.cluster import internal_topics
+from engine.cluster import internal_topics, slices
 from engine.coordinator import consumer_group_records as CGR
 from engine.coordinator import offsets_records as R
 from engine.coordinator import share_group_records as SGR
@@ -294,10 +294,16 @@ class GroupStore:
                             now_ms: int) -> None:
         if not offsets:
             return
-        await self._write(group.group_id, [(R.offset_key(group.group_id, t, p), R.offset_value(o))
-                                           for (t, p), o in offsets.items()], now_ms,
+        await self._write(group.group_id, await self._offset_records(group.group_id, offsets), now_ms,
                           too_large=Errors.InvalidCommitOffsetSizeError)
         group.offsets.update(offsets)
+
+    @staticmethod
+    async def _offset_records(group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata]
+                              ) -> list[tuple[bytes, bytes]]:
+        """The (key, value) records of a commit, in slices of the event loop."""
+        return await slices.map_sliced(offsets.items(), lambda item: (R.offset_key(group_id, *item[0]),
+                                                                      R.offset_value(item[1])))
 
     def shard_of(self, group_id: str):
         """The loaded `__consumer_offsets` Partition that holds the group, None if not loaded."""
@@ -312,7 +318,7 @@ class GroupStore:
         partition = self.shard_of(group.group_id)
         entry = partition.log.producer_state.producers.get(producer_id) if partition is not None else None
         sequence = entry.last_seq + 1 if entry is not None and entry.epoch == producer_epoch else 0
-        records = [(R.offset_key(group.group_id, t, p), R.offset_value(o)) for (t, p), o in offsets.items()]
+        records = await self._offset_records(group.group_id, offsets)
         await self._write(group.group_id, records, now_ms, too_large=Errors.InvalidCommitOffsetSizeError,
                           producer=(producer_id, producer_epoch, sequence))
         group.pending_txn_offsets.setdefault(producer_id, {}).update(offsets)
@@ -342,8 +348,12 @@ class GroupStore:
         if partition is None or not partition.is_leader:
             raise ApiError(Errors.NotCoordinatorError)
         try:
-            info = partition.append(R.build_batch(records, now_ms, producer_id=producer[0],
-                                                  producer_epoch=producer[1], base_sequence=producer[2]), now_ms)
+            batch = await R.build_batch_in_slices(records, now_ms, max_bytes=partition.log.config.max_message_bytes,
+                                                  producer_id=producer[0], producer_epoch=producer[1],
+                                                  base_sequence=producer[2])
+            if self._shards.get(self.partition_for(group_id)) is not partition or not partition.is_leader:
+                raise ApiError(Errors.NotCoordinatorError)     # moved while the batch was built
+            info = partition.append(batch, now_ms)
         except RecordTooLargeError as exc:
             raise ApiError(too_large, str(exc)) from None
         except (InvalidProducerEpochError, OutOfOrderSequenceError) as exc:

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from kafka.errors import CorruptRecordException
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
+from engine.cluster import slices
 from engine.coordinator.record_types import Reader, encode_string
+from engine.storage.errors import RecordTooLargeError
 from engine.storage.log import Log
 from engine.storage.records import LOG_OVERHEAD, BatchHeader, read_header
 
@@ -127,6 +129,25 @@ def build_batch(records: list[tuple[bytes, bytes | None]], timestamp_ms: int, *,
                                         base_sequence=base_sequence, batch_size=2**31 - 1)
     for i, (key, value) in enumerate(records):
         builder.append(i, timestamp_ms, key, value, headers=[])
+    return builder.build()
+
+
+async def build_batch_in_slices(records: Iterable[tuple[bytes, bytes | None]], timestamp_ms: int, *, max_bytes: int,
+                                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = -1
+                                ) -> bytearray:
+    """build_batch in slices of the event loop (a commit may name thousands of partitions);
+    RecordTooLargeError as soon as the batch outgrows `max_bytes` (the partition's
+    max.message.bytes), so that a commit too large to store is never built whole."""
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=producer_id >= 0,
+                                        producer_id=producer_id, producer_epoch=producer_epoch,
+                                        base_sequence=base_sequence, batch_size=2**31 - 1)
+    with slices.Pacer() as pacer:
+        for i, (key, value) in enumerate(records):
+            builder.append(i, timestamp_ms, key, value, headers=[])
+            if builder.size() > max_bytes:
+                raise RecordTooLargeError(f"the first {i + 1} offsets of the commit already exceed "
+                                          f"max.message.bytes={max_bytes}")
+            await pacer.tick()
     return builder.build()
 
 

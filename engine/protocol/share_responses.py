@@ -1,6 +1,23 @@
 """What the share APIs' answers share: a partition's current leader, and the endpoints of the
-leaders named in NOT_LEADER_OR_FOLLOWER answers (ShareFetch and ShareAcknowledge's NodeEndpoints)."""
+leaders named in NOT_LEADER_OR_FOLLOWER answers (ShareFetch and ShareAcknowledge's NodeEndpoints),
+and which topics the member may read."""
 from __future__ import annotations
+
+from engine.security import authorize
+from kafka_rules.acls import READ
+
+
+def readable_topics(ctx):
+    """A test by topic id of READ on the topic, for the share manager; None with no authorizer.
+    A topic id the image does not know is let through, for the manager to answer UNKNOWN_TOPIC_ID."""
+    if not authorize.enabled(ctx):
+        return None
+    topics = ctx.broker.image.topics_by_id
+
+    def readable(topic_id) -> bool:
+        topic = topics.get(topic_id)
+        return topic is None or authorize.authorize_topic(ctx, READ, topic.name)
+    return readable
 
 
 def leader_of(image, topic_id, index: int) -> tuple[int, int]:

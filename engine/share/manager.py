@@ -20,7 +20,9 @@ import asyncio
 import functools
 import logging
 import time
+import uuid
 from dataclasses import dataclass, field
+from typing import Callable
 
 import kafka.errors as Errors
 
@@ -60,6 +62,7 @@ class FetchRequest:
     partitions: dict[TopicIdPartition, list[tuple[int, int, list[int]]]]   # with their acknowledgements
     forgotten: set[TopicIdPartition]
     on_close: dict | None = None          # the connection's close callbacks (RequestContext.on_close)
+    readable: Callable[[uuid.UUID], bool] | None = None   # may the member READ the topic (None: all)
 
 
 class SharePartitionManager:
@@ -143,7 +146,10 @@ class SharePartitionManager:
         """Raises ApiError for a top-level error (the session, a malformed request)."""
         session = self._session_for(request)
         results: dict[TopicIdPartition, PartitionResult] = {tp: PartitionResult() for tp in request.partitions}
-        await self._acknowledge_all(request.group_id, request.member_id, request.partitions, results)
+        refused = _refuse(request.readable, session.partitions | set(request.partitions),
+                          {tp for tp, batches in request.partitions.items() if batches}, results)
+        acknowledged = {tp: batches for tp, batches in request.partitions.items() if tp not in refused}
+        await self._acknowledge_all(request.group_id, request.member_id, acknowledged, results)
         if request.epoch == FINAL_EPOCH:
             self.sessions.close(session)
             self._release(session)
@@ -152,10 +158,10 @@ class SharePartitionManager:
             return results
         deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
         while True:
-            acquired = await self._acquire(session, request, results)
+            acquired = await self._acquire(session, request, results, refused)
             remaining = deadline - time.monotonic()
             if acquired or remaining <= 0 or not self._broker.running \
-                    or any(r.error for r in results.values()):
+                    or any(r.error for tp, r in results.items() if tp not in refused):
                 return results
             await self._wait(session, request.group_id, remaining)
 
@@ -199,8 +205,9 @@ class SharePartitionManager:
             except StorageError as exc:
                 result.ack_error, result.ack_message = exc.error_code, str(exc)
 
-    async def _acquire(self, session: ShareSession, request: FetchRequest, results: dict) -> bool:
-        order = sorted(session.partitions, key=lambda tp: (str(tp[0]), tp[1]))
+    async def _acquire(self, session: ShareSession, request: FetchRequest, results: dict,
+                       refused: set[TopicIdPartition]) -> bool:
+        order = sorted(session.partitions - refused, key=lambda tp: (str(tp[0]), tp[1]))
         if order:
             self._rotation = (self._rotation + 1) % len(order)
             order = order[self._rotation:] + order[:self._rotation]
@@ -247,7 +254,8 @@ class SharePartitionManager:
 
     # --- ShareAcknowledge ---------------------------------------------------------------------
     async def acknowledge(self, group_id: str, member_id: str, epoch: int,
-                          partitions: dict[TopicIdPartition, list]) -> dict[TopicIdPartition, PartitionResult]:
+                          partitions: dict[TopicIdPartition, list], readable: Callable[[uuid.UUID], bool] | None = None
+                          ) -> dict[TopicIdPartition, PartitionResult]:
         if not group_id or not member_id:
             raise ApiError(Errors.InvalidRequestError, "The group id and member id must not be empty.")
         if epoch == INITIAL_EPOCH:
@@ -255,7 +263,9 @@ class SharePartitionManager:
                            "A share session cannot be opened by ShareAcknowledge (epoch 0).")
         session = self.sessions.use(group_id, member_id, epoch)
         results = {tp: PartitionResult() for tp in partitions}
-        await self._acknowledge_all(group_id, member_id, partitions, results)
+        refused = _refuse(readable, set(partitions), set(partitions), results)
+        await self._acknowledge_all(group_id, member_id,
+                                    {tp: b for tp, b in partitions.items() if tp not in refused}, results)
         if epoch == FINAL_EPOCH:
             self.sessions.close(session)
             self._release(session)
@@ -290,3 +300,21 @@ class SharePartitionManager:
                         "lock_expiries_total": sp.stats.lock_expiries, "renewals_total": sp.stats.renewals,
                         "archived_total": dict(sp.stats.archived)})
         return out
+
+
+def _refuse(readable, partitions: set[TopicIdPartition], acknowledged: set[TopicIdPartition],
+            results: dict[TopicIdPartition, PartitionResult]) -> set[TopicIdPartition]:
+    """The partitions of topics the member may not READ, answered TOPIC_AUTHORIZATION_FAILED (as
+    their acknowledgement's error too, for those in `acknowledged`). They stay in the share
+    session, but nothing is acquired or acknowledged on them until an ACL allows it, as
+    KafkaApis filters them."""
+    if readable is None:
+        return set()
+    refused = {tp for tp in partitions if not readable(tp[0])}
+    code, message = Errors.TopicAuthorizationFailedError.errno, "Not authorized to read the topic."
+    for tp in refused:
+        result = results.setdefault(tp, PartitionResult())
+        result.error, result.error_message = code, message
+        if tp in acknowledged:
+            result.ack_error, result.ack_message = code, message
+    return refused

@@ -38,8 +38,8 @@ def set_group_configs(bootstrap: str, group_id: str, configs: dict[str, str | No
         admin.close()
 
 
-def _metadata(port: int, topic: str):
-    client = RawClient(port)
+def _metadata(port: int, topic: str, connect=RawClient):
+    client = connect(port)
     try:
         return client.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
                                               allow_auto_topic_creation=False), 12, MetadataResponse)
@@ -47,18 +47,18 @@ def _metadata(port: int, topic: str):
         client.close()
 
 
-def topic_id_of(port: int, topic: str):
-    return _metadata(port, topic).topics[0].topic_id
+def topic_id_of(port: int, topic: str, connect=RawClient):
+    return _metadata(port, topic, connect).topics[0].topic_id
 
 
-def leader_port(port: int, topic: str, partition: int = 0) -> int:
-    response = _metadata(port, topic)
+def leader_port(port: int, topic: str, partition: int = 0, connect=RawClient) -> int:
+    response = _metadata(port, topic, connect)
     leader = next(p.leader_id for p in response.topics[0].partitions if p.partition_index == partition)
     return next(b.port for b in response.brokers if b.node_id == leader)
 
 
-def coordinator_port(port: int, key: str, key_type: int = 0) -> int:
-    client = RawClient(port)
+def coordinator_port(port: int, key: str, key_type: int = 0, connect=RawClient) -> int:
+    client = connect(port)
     try:
         for _ in range(20):   # the first lookup may create the internal topic
             found = client.request(FindCoordinatorRequest(key=key, key_type=key_type), 3, FindCoordinatorResponse)
@@ -85,13 +85,14 @@ def describe_share_offsets(port: int, group_id: str, topics=None, version: int =
 
 class RawShareMember:
     """One share group member: heartbeats on a connection to the group coordinator, share
-    fetches and acknowledgements on a connection to the leader of the topic's partition 0."""
+    fetches and acknowledgements on a connection to the leader of the topic's partition 0.
+    `connect(port)` opens each connection (a logged-in one on a secured engine)."""
 
-    def __init__(self, port: int, group_id: str, topic: str, member_id: str) -> None:
+    def __init__(self, port: int, group_id: str, topic: str, member_id: str, connect=RawClient) -> None:
         self.group_id, self.topic, self.member_id = group_id, topic, member_id
-        self.topic_id = topic_id_of(port, topic)
-        self.coordinator = RawClient(coordinator_port(port, group_id))
-        self.leader = RawClient(leader_port(port, topic))
+        self.topic_id = topic_id_of(port, topic, connect)
+        self.coordinator = connect(coordinator_port(port, group_id, connect=connect))
+        self.leader = connect(leader_port(port, topic, connect=connect))
         self.member_epoch = 0
         self.session_epoch = 0
         self.assignment: list[int] = []

@@ -44,6 +44,8 @@
   `throttle_time_ms`, and the connection reads nothing more for that long
   (engine/protocol/byte_rate_throttle.py). Kafka counts the whole request's size; this
   engine counts its record batches (the bulk of it).
+- Partitions are appended in slices of the event loop (engine/cluster/slices.py): a request
+  may name a hundred thousand. A connection's requests are still handled one at a time.
 - Authorization (with an authorizer, as KafkaApis): a transactional producer needs WRITE on
   its transactional id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
   topic needs WRITE, else its partitions are TOPIC_AUTHORIZATION_FAILED (before anything else).
@@ -55,6 +57,7 @@ import kafka.errors as Errors
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from engine.broker import record_checks
+from engine.cluster import slices
 from engine.coordinator.transactions.verification import NOT_TRANSACTIONAL, verify_produce
 from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
@@ -92,22 +95,16 @@ async def handle_produce(ctx, request: ProduceRequest):
     verdict = await verify_produce(ctx.broker, request, producer, topics=writable) \
         if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
-    for topic in request.topic_data:
-        partitions = []
-        for data in topic.partition_data:
-            if topic.name not in writable:
-                partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
-                continue
-            refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic.name, data.index))
-            if refused is not None:
-                partitions.append(_error(data.index, *refused))
-                continue
-            answer, partition, required_offset = await _append(ctx, request, topic.name, data.index, data.records,
-                                                               verdict.for_append((topic.name, data.index)))
-            partitions.append(answer)
-            if request.acks == -1 and partition is not None:
-                waits.append((answer, partition, required_offset))
-        results.append((topic.name, partitions))
+    with slices.Pacer() as pacer:     # a request may name a hundred thousand partitions
+        for topic in request.topic_data:
+            partitions = []
+            for data in topic.partition_data:
+                if topic.name not in writable:
+                    partitions.append(_error(data.index, Errors.TopicAuthorizationFailedError.errno))
+                else:
+                    partitions.append(await _append_data(ctx, request, topic.name, data, verdict, waits))
+                await pacer.tick()
+            results.append((topic.name, partitions))
     # KIP-13/219: counted once the records are in; acks=0 gets no answer but its channel is muted.
     throttle_ms = throttle_produce(ctx, sum(len(data.records or b"") for topic in request.topic_data
                                             for data in topic.partition_data))
@@ -116,6 +113,18 @@ async def handle_produce(ctx, request: ProduceRequest):
     if waits:
         await _wait_for_replication(ctx, waits, request.timeout_ms)
     return _response(results, throttle_ms)
+
+
+async def _append_data(ctx, request, topic: str, data, verdict, waits: list) -> PartitionResponse:
+    """One partition's data: refused, or appended (and, under acks=all, added to `waits`)."""
+    refused = partition_data_error(ctx.api_version, data.records) or verdict.refused.get((topic, data.index))
+    if refused is not None:
+        return _error(data.index, *refused)
+    answer, partition, required_offset = await _append(ctx, request, topic, data.index, data.records,
+                                                       verdict.for_append((topic, data.index)))
+    if request.acks == -1 and partition is not None:
+        waits.append((answer, partition, required_offset))
+    return answer
 
 
 async def _append(ctx, request, topic: str, index: int, records, verification):

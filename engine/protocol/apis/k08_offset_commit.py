@@ -39,7 +39,7 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     broker, version = ctx.broker, ctx.api_version
     now = now_ms()
     retention = request.retention_time_ms if version <= 4 else -1
-    errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
+    errors, offsets = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
                                       expire_at=now + retention if retention >= 0 else -1)
     if not authorize.authorize_group(ctx, READ, request.group_id):
         errors = {tp: Errors.GroupAuthorizationFailedError.errno for tp in errors}
@@ -54,4 +54,4 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
         except ApiError as exc:
             errors.update({tp: exc.code for tp in offsets})
     return OffsetCommitResponse(throttle_time_ms=0,
-                                topics=topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
+                                topics=await topic_answers(request.topics, errors, TopicResponse, PartitionResponse))

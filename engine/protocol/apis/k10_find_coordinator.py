@@ -16,8 +16,9 @@
 - The coordinator's endpoint is the one of the listener the request came through.
 - Authorization: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or on the transactional
   id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), checked before anything is created. Share keys
-  are asked by brokers and clients alike and are not checked (Kafka checks CLUSTER_ACTION for
-  brokers and DESCRIBE on the group for share clients).
+  are the brokers' own lookups and need CLUSTER_ACTION on the cluster
+  (CLUSTER_AUTHORIZATION_FAILED), as KafkaApis; share consumers find their group coordinator
+  with group keys.
 """
 import re
 
@@ -26,7 +27,7 @@ from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorRespo
 
 from engine.protocol.registry import api
 from engine.security import authorize
-from kafka_rules.acls import DESCRIBE
+from kafka_rules.acls import CLUSTER_ACTION, DESCRIBE
 
 GROUP, TRANSACTION, SHARE = 0, 1, 2
 SHARE_KEY = re.compile(r"^.+:[A-Za-z0-9_-]{22}:\d+$")
@@ -56,6 +57,8 @@ def _find(ctx, key_type: int, key: str | None) -> tuple[int, str, int, int, str 
         coordinator = ctx.broker.txn_coordinator
         ready = coordinator.ensure_topic()
     elif key_type == SHARE:
+        if not authorize.authorize_cluster(ctx, CLUSTER_ACTION):
+            return _error(Errors.ClusterAuthorizationFailedError)
         if not key or not SHARE_KEY.match(key):
             return _error(Errors.InvalidRequestError, f"Invalid share coordinator key {key!r}")
         coordinator = ctx.broker.share_coordinator

@@ -6,12 +6,14 @@ OFFSET_OUT_OF_RANGE. A topic whose cleanup.policy lacks `delete` (compact only, 
 __consumer_offsets) answers POLICY_VIOLATION, as Kafka's Partition.deleteRecordsOnLeader
 does. The internal topics answer INVALID_TOPIC_EXCEPTION first, as Kafka's ReplicaManager does
 (engine/cluster/internal_topics.py). The answer's low_watermark is the new log start offset.
+Partitions are handled in slices of the event loop (engine/cluster/slices.py): a request may
+name a million.
 Authorization: DELETE on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import DeleteRecordsRequest, DeleteRecordsResponse
 
-from engine.cluster import internal_topics
+from engine.cluster import internal_topics, slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -25,12 +27,17 @@ PartitionResult = TopicResult.DeleteRecordsPartitionResult
 @api(DeleteRecordsRequest, DeleteRecordsResponse, versions=(0, 2))
 async def handle_delete_records(ctx, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
     deletable = authorize.authorize_topics(ctx, DELETE, (t.name for t in request.topics))
-    topics = [TopicResult(name=t.name, partitions=[
-        _delete(ctx, t.name, p) if t.name in deletable else
-        PartitionResult(partition_index=p.partition_index, low_watermark=-1,
-                        error_code=Errors.TopicAuthorizationFailedError.errno) for p in t.partitions])
-        for t in request.topics]
+    answers = iter(await slices.map_sliced(((t.name, p) for t in request.topics for p in t.partitions),
+                                           lambda wanted: _delete(ctx, *wanted) if wanted[0] in deletable else
+                                           _not_authorized(wanted[1])))
+    topics = await slices.map_sliced(request.topics, lambda t: TopicResult(
+        name=t.name, partitions=[next(answers) for _ in t.partitions]))
     return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _not_authorized(wanted) -> PartitionResult:
+    return PartitionResult(partition_index=wanted.partition_index, low_watermark=-1,
+                           error_code=Errors.TopicAuthorizationFailedError.errno)
 
 
 def _delete(ctx, topic: str, wanted) -> PartitionResult:

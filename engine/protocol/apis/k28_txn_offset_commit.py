@@ -36,7 +36,7 @@ PartitionResponse = TopicResponse.TxnOffsetCommitResponsePartition
 @api(TxnOffsetCommitRequest, TxnOffsetCommitResponse, versions=(0, 4))
 async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     broker, version, now = ctx.broker, ctx.api_version, now_ms()
-    errors, offsets = checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
+    errors, offsets = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
     refused = _refusal(ctx, request)
     if refused:
         errors, offsets = dict.fromkeys(errors, refused), {}
@@ -52,7 +52,7 @@ async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnO
         except ApiError as exc:
             errors.update(dict.fromkeys(offsets, for_version(exc.code, version, 3)))
     return TxnOffsetCommitResponse(throttle_time_ms=0,
-                                   topics=topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
+                                   topics=await topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
 
 
 def _refusal(ctx, request) -> int:

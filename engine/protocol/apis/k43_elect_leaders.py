@@ -4,12 +4,16 @@ Preferred (0): make each partition's first replica its leader, if it is live and
 ISR; otherwise PREFERRED_LEADER_NOT_AVAILABLE, and ELECTION_NOT_NEEDED if it already leads.
 Unclean (1): give a leaderless partition any live replica (ELIGIBLE_LEADERS_NOT_AVAILABLE
 if none). topic_partitions null means every partition (preferred election for all).
+Each partition's election is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py), so that a request naming every partition of a big cluster never
+holds it.
 Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis; a request for
 all partitions is then answered with none, so it names no topic).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -36,13 +40,16 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
                                                   for i in partitions])
             for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
     results = []
-    for topic, partitions in wanted.items():
-        answers = []
-        for index in partitions:
-            try:
-                controller.elect_leader(topic, index, election_type)
-                answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
-            except ApiError as exc:
-                answers.append(PartitionResult(partition_id=index, error_code=exc.code, error_message=exc.message))
-        results.append(Result(topic=topic, partition_result=answers))
+    with slices.Pacer() as pacer:     # one election (one metadata commit) per partition, in slices
+        for topic, partitions in wanted.items():
+            answers = []
+            for index in partitions:
+                try:
+                    controller.elect_leader(topic, index, election_type)
+                    answers.append(PartitionResult(partition_id=index, error_code=0, error_message=None))
+                except ApiError as exc:
+                    answers.append(PartitionResult(partition_id=index, error_code=exc.code,
+                                                   error_message=exc.message))
+                await pacer.tick()
+            results.append(Result(topic=topic, partition_result=answers))
     return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)

@@ -5,11 +5,14 @@ catch up (throttled if the topic's `*.replication.throttled.replicas` say so); w
 target replicas are in the ISR the controller drops the removed ones and, if the leader
 is among them, moves leadership to a target replica. Replicas null: cancel, returning to
 the original replicas (NO_REASSIGNMENT_IN_PROGRESS if none is going on).
+Each partition is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py).
 Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -30,17 +33,19 @@ async def handle_alter_partition_reassignments(ctx, request):
                 for p in t.partitions])
             for t in request.topics])
     responses = []
-    for topic in request.topics:
-        answers = []
-        for partition in topic.partitions:
-            target = None if partition.replicas is None else list(partition.replicas)
-            try:
-                controller.reassign_partition(topic.name, partition.partition_index, target)
-                answers.append(PartitionResponse(partition_index=partition.partition_index, error_code=0,
-                                                 error_message=None))
-            except ApiError as exc:
-                answers.append(PartitionResponse(partition_index=partition.partition_index, error_code=exc.code,
-                                                 error_message=exc.message))
-        responses.append(TopicResponse(name=topic.name, partitions=answers))
+    with slices.Pacer() as pacer:     # one metadata commit per partition, in slices
+        for topic in request.topics:
+            answers = []
+            for partition in topic.partitions:
+                target = None if partition.replicas is None else list(partition.replicas)
+                try:
+                    controller.reassign_partition(topic.name, partition.partition_index, target)
+                    answers.append(PartitionResponse(partition_index=partition.partition_index, error_code=0,
+                                                     error_message=None))
+                except ApiError as exc:
+                    answers.append(PartitionResponse(partition_index=partition.partition_index,
+                                                     error_code=exc.code, error_message=exc.message))
+                await pacer.tick()
+            responses.append(TopicResponse(name=topic.name, partitions=answers))
     return AlterPartitionReassignmentsResponse(throttle_time_ms=0, error_code=0, error_message=None,
                                                responses=responses)

@@ -13,12 +13,20 @@ when it joins or when they change (engine/coordinator/share_protocol.py).
   type, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
 - The group's changes are written to `__consumer_offsets` as Kafka's ShareGroup* records and
   the answer waits until they are replicated.
+- Authorization (as KafkaApis): READ on the group, else GROUP_AUTHORIZATION_FAILED; DESCRIBE
+  on every subscribed topic, else TOPIC_AUTHORIZATION_FAILED naming the topics refused: the
+  heartbeat is refused whole, never narrowed to the topics allowed, and the group is left as
+  it was.
 Gaps: racks are not used by the assignor.
 """
+import kafka.errors as Errors
+
 from engine.coordinator.share_protocol import ShareHeartbeatRequest
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.specs import ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse
+from engine.security import authorize
+from kafka_rules.acls import DESCRIBE, READ
 
 R = ShareGroupHeartbeatResponse
 
@@ -26,6 +34,7 @@ R = ShareGroupHeartbeatResponse
 @api(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, versions=(1, 1))
 async def handle_share_group_heartbeat(ctx, request: ShareGroupHeartbeatRequest) -> R:
     try:
+        _authorize(ctx, request)
         result = await ctx.coordinator.share.heartbeat(ShareHeartbeatRequest(
             group_id=request.group_id, member_id=request.member_id, member_epoch=request.member_epoch,
             rack_id=request.rack_id, subscribed_topic_names=request.subscribed_topic_names,
@@ -36,6 +45,15 @@ async def handle_share_group_heartbeat(ctx, request: ShareGroupHeartbeatRequest)
     return R(throttle_time_ms=0, error_code=0, error_message=None, member_id=result.member_id,
              member_epoch=result.member_epoch, heartbeat_interval_ms=result.heartbeat_interval_ms,
              assignment=None if result.assignment is None else _assignment(ctx.broker.image, result.assignment))
+
+
+def _authorize(ctx, request: ShareGroupHeartbeatRequest) -> None:
+    authorize.require_group(ctx, READ, request.group_id)
+    subscribed = set(request.subscribed_topic_names or ())
+    refused = subscribed - authorize.authorize_topics(ctx, DESCRIBE, subscribed)
+    if refused:
+        raise ApiError(Errors.TopicAuthorizationFailedError,
+                       f"Not authorized to describe the subscribed topics: {', '.join(sorted(refused))}")
 
 
 def _assignment(image, partitions) -> R.Assignment:

@@ -15,6 +15,10 @@ SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, SHARE_SESSION_LIMIT_REACHE
 top; per partition UNKNOWN_TOPIC_ID, NOT_LEADER_OR_FOLLOWER (with the leader's endpoint in
 NodeEndpoints), UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR, and for acknowledgements
 INVALID_RECORD_STATE.
+Authorization (as KafkaApis): READ on the group, else GROUP_AUTHORIZATION_FAILED at the top;
+READ on each topic of the session, else TOPIC_AUTHORIZATION_FAILED on its partitions (nothing
+acquired or acknowledged there; the partition stays in the session and is served once an ACL
+allows it).
 Gaps: records are read and copied into the answer (no sendfile, unlike Fetch); no client
 quotas on share fetches.
 """
@@ -22,8 +26,10 @@ import kafka.errors as Errors
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
-from engine.protocol.share_responses import leader_of, node_endpoints
+from engine.protocol.share_responses import leader_of, node_endpoints, readable_topics
 from engine.protocol.specs import ShareFetchRequest, ShareFetchResponse
+from engine.security import authorize
+from kafka_rules.acls import READ
 from engine.share.manager import FetchRequest
 
 R = ShareFetchResponse
@@ -42,11 +48,13 @@ async def handle_share_fetch(ctx, request: ShareFetchRequest) -> R:
                 (b.first_offset, b.last_offset, list(b.acknowledge_types)) for b in p.acknowledgement_batches]
     forgotten = {(t.topic_id, p) for t in request.forgotten_topics_data for p in t.partitions}
     try:
+        authorize.require_group(ctx, READ, group_id)
         results = await manager.fetch(FetchRequest(
             group_id=group_id, member_id=request.member_id or "", epoch=request.share_session_epoch,
             max_wait_ms=request.max_wait_ms, min_bytes=request.min_bytes, max_bytes=max(request.max_bytes, 0),
             max_records=request.max_records, acquire_mode=request.share_acquire_mode if ctx.api_version >= 2 else 0,
-            partitions=partitions, forgotten=forgotten, on_close=ctx.on_close))
+            partitions=partitions, forgotten=forgotten, on_close=ctx.on_close,
+            readable=readable_topics(ctx)))
     except ApiError as exc:
         return R(throttle_time_ms=0, error_code=exc.code, error_message=exc.message,
                  acquisition_lock_timeout_ms=0, responses=[], node_endpoints=[])

@@ -10,13 +10,17 @@ still holds); epoch 0 cannot open one (INVALID_SHARE_SESSION_EPOCH).
 Errors: INVALID_REQUEST, SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH at the top; per
 partition INVALID_RECORD_STATE (a record the member does not hold), UNKNOWN_TOPIC_ID,
 NOT_LEADER_OR_FOLLOWER, and the share coordinator's errors when the state cannot be written.
+Authorization (as KafkaApis): READ on the group, else GROUP_AUTHORIZATION_FAILED at the top;
+READ on each topic, else TOPIC_AUTHORIZATION_FAILED on its partitions (not acknowledged).
 """
 import kafka.errors as Errors
 
 from engine.errors import ApiError
 from engine.protocol.registry import api
-from engine.protocol.share_responses import leader_of, node_endpoints
+from engine.protocol.share_responses import leader_of, node_endpoints, readable_topics
 from engine.protocol.specs import ShareAcknowledgeRequest, ShareAcknowledgeResponse
+from engine.security import authorize
+from kafka_rules.acls import READ
 
 R = ShareAcknowledgeResponse
 Topic = R.ShareAcknowledgeTopicResponse
@@ -32,8 +36,9 @@ async def handle_share_acknowledge(ctx, request: ShareAcknowledgeRequest) -> R:
                   for t in request.topics for p in t.partitions}
     lock_ms = manager.lock_duration_ms(group_id) if group_id else 0
     try:
+        authorize.require_group(ctx, READ, group_id)
         results = await manager.acknowledge(group_id, request.member_id or "", request.share_session_epoch,
-                                            partitions)
+                                            partitions, readable_topics(ctx))
     except ApiError as exc:
         return R(throttle_time_ms=0, error_code=exc.code, error_message=exc.message,
                  acquisition_lock_timeout_ms=lock_ms, responses=[], node_endpoints=[])

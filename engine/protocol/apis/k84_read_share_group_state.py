@@ -6,10 +6,14 @@ state epoch and the state batches. The leader epoch it names is recorded, and an
 than recorded is FENCED_LEADER_EPOCH; -1 reads without fencing (the group coordinator's
 DescribeShareGroupOffsets). Per partition: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
 UNKNOWN_TOPIC_OR_PARTITION.
+Authorization: CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED on every
+partition (as KafkaApis); the brokers' own connections always have it.
 """
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.specs import ReadShareGroupStateRequest, ReadShareGroupStateResponse
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER_ACTION
 
 R = ReadShareGroupStateResponse
 Result = R.ReadStateResult
@@ -24,6 +28,7 @@ async def handle_read_share_group_state(ctx, request: ReadShareGroupStateRequest
         partitions = []
         for p in topic.partitions:
             try:
+                authorize.require_cluster(ctx, CLUSTER_ACTION)
                 state = coordinator.read((request.group_id, topic.topic_id, p.partition), p.leader_epoch)
             except ApiError as exc:
                 partitions.append(Partition(partition=p.partition, error_code=exc.code, error_message=exc.message,

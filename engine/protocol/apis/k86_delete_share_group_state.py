@@ -3,10 +3,14 @@
 The group coordinator deletes share partitions' state (DeleteShareGroupOffsets, DeleteGroups):
 the share coordinator appends tombstones for the partition's ShareSnapshot and ShareUpdate keys.
 Per partition: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, KAFKA_STORAGE_ERROR.
+Authorization: CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED on every
+partition (as KafkaApis); the brokers' own connections always have it.
 """
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.specs import DeleteShareGroupStateRequest, DeleteShareGroupStateResponse
+from engine.security import authorize
+from kafka_rules.acls import CLUSTER_ACTION
 
 R = DeleteShareGroupStateResponse
 Result = R.DeleteStateResult
@@ -20,6 +24,7 @@ async def handle_delete_share_group_state(ctx, request: DeleteShareGroupStateReq
         partitions = []
         for p in topic.partitions:
             try:
+                authorize.require_cluster(ctx, CLUSTER_ACTION)
                 await coordinator.delete((request.group_id, topic.topic_id, p.partition))
                 partitions.append(Result.PartitionResult(partition=p.partition, error_code=0, error_message=None))
             except ApiError as exc:

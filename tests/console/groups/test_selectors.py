@@ -141,3 +141,22 @@ def test_partitions_without_a_commit_are_listed_and_the_total_says_it_leaves_the
     assert (view.uncommitted.partitions, view.uncommitted.records) == (4, 18)
     [topic_lag] = view.topics
     assert (topic_lag.partitions, topic_lag.committed, topic_lag.lag, topic_lag.uncommitted_records) == (6, 2, 2, 18)
+
+
+def test_a_commit_past_the_log_end_shows_its_negative_lag_and_lowers_no_total(
+        cluster, engine_cluster, unique_topic, unique_group):
+    """Kafka takes a committed offset past the log end: its lag reads negative, as in
+    kafka-consumer-groups.sh, and counts as 0 in the group's, the topic's and the list's totals."""
+    from tests.console.groups.conftest import commit
+
+    topic = unique_topic()
+    make_topic(cluster, topic, partitions=2)
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 5, partition=0)
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 3, partition=1)
+    group = unique_group("ahead")
+    commit(cluster, group, {(topic, 0): 1, (topic, 1): 10})
+    view = selectors.group_detail(cluster=cluster, group_id=group)
+    assert [p.lag for p in view.partitions] == [4, -7]
+    assert view.total_lag == 4 and view.topics[0].lag == 4
+    [row] = [g for g in selectors.group_list(cluster=cluster, topic=topic).groups if g.group_id == group]
+    assert row.total_lag == 4

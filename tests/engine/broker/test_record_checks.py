@@ -37,14 +37,22 @@ def engine(tmp_path):
         yield running.engine
 
 
+WAIT_BOUND_S = 30       # a bound for a loop that never answers, not a speed threshold
+
+
 class Checks:
     """Engine-side times of the compressed-batch checks (in whatever thread runs them) and of
-    ApiVersions answers, on the same monotonic clock (the engine runs in this process)."""
+    ApiVersions answers, on the same monotonic clock (the engine runs in this process).
 
-    def __init__(self, monkeypatch) -> None:
+    With `wait_for_an_answer`, a check first waits (bounded) until the engine has answered
+    another connection's ApiVersions after the check began: off the loop that answer comes at
+    once, whatever the machine's speed; on the loop it never can, the loop being held."""
+
+    def __init__(self, monkeypatch, *, wait_for_an_answer: bool = False) -> None:
         self.windows: list[tuple[float, float]] = []
         self.started = threading.Event()
         self.served: list[float] = []
+        self.answered = threading.Event()
         real = log_validator._check_records
 
         def timed(records, position, header, config):
@@ -53,10 +61,17 @@ class Checks:
             began = time.monotonic()
             self.started.set()
             try:
+                if wait_for_an_answer:
+                    self.answered.clear()
+                    self.answered.wait(WAIT_BOUND_S)
                 return real(records, position, header, config)
             finally:
                 self.windows.append((began, time.monotonic()))
         monkeypatch.setattr(log_validator, "_check_records", timed)
+
+    def answer(self) -> None:
+        self.served.append(time.monotonic())
+        self.answered.set()
 
     def served_during(self, window: tuple[float, float]) -> int:
         return sum(window[0] < t < window[1] for t in self.served)
@@ -70,7 +85,7 @@ def produce(client: RawClient, topic: str, batch: bytes):
 
 
 def test_other_connections_are_answered_while_a_big_compressed_batch_is_checked(engine, big_gzip_batch, monkeypatch):
-    checks = Checks(monkeypatch)
+    checks = Checks(monkeypatch, wait_for_an_answer=True)
     port = engine.ports[0]
     setup = RawClient(port, timeout=60)
     assert create_topic(setup, "zipped", {"max.message.bytes": str(4 << 20)}) == 0
@@ -87,7 +102,7 @@ def test_other_connections_are_answered_while_a_big_compressed_batch_is_checked(
             client.close()
 
     async def versions(ctx, request):
-        checks.served.append(time.monotonic())
+        checks.answer()
         return await spec.handler(ctx, request)
 
     pinger = threading.Thread(target=ping, daemon=True)

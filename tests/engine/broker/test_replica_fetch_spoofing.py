@@ -11,7 +11,8 @@ import uuid
 import kafka.errors as Errors
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
-from kafka.protocol.consumer import FetchRequest, FetchResponse
+from kafka.protocol.consumer import (FetchRequest, FetchResponse, OffsetForLeaderEpochRequest,
+                                     OffsetForLeaderEpochResponse)
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 from tests.engine.protocol.test_bad_input import build_batch
@@ -161,3 +162,29 @@ def test_the_follower_catches_up_and_rejoins_once_it_fetches_again(running):
                message="the follower to rejoin the ISR")
     assert produce(port, topic, b"after") == 0
 
+
+
+def offset_for_leader_epoch(port: int, topic: str, replica: int):
+    T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
+    request = OffsetForLeaderEpochRequest(replica_id=replica, topics=[T(topic=topic, partitions=[
+        T.OffsetForLeaderPartition(partition=0, current_leader_epoch=-1, leader_epoch=0)])])
+    client = RawClient(port)
+    try:
+        return client.request(request, 4, OffsetForLeaderEpochResponse).topics[0].partitions[0]
+    finally:
+        client.close()
+
+
+def test_offset_for_leader_epoch_as_a_replica_gets_a_client_only_what_any_consumer_gets(running):
+    """OffsetForLeaderEpoch reads the leader's epoch cache; a replica id neither changes its
+    answer nor the partition's replication state (Kafka 4.0 ignores the id too)."""
+    topic, topic_id, leader, follower = new_topic(running)
+    port = running.engine.ports[leader]
+    assert produce(port, topic, b"one") == 0           # acks=all: both replicas have it
+    partition = running.engine.broker(leader).partitions[(topic, 0)]
+    before = (partition.high_watermark, running.engine.controller.image.partition(topic, 0).isr)
+    as_replica = offset_for_leader_epoch(port, topic, follower)
+    as_consumer = offset_for_leader_epoch(port, topic, -1)
+    assert (as_replica.error_code, as_replica.leader_epoch, as_replica.end_offset) == \
+        (as_consumer.error_code, as_consumer.leader_epoch, as_consumer.end_offset) == (0, 0, 1)
+    assert (partition.high_watermark, running.engine.controller.image.partition(topic, 0).isr) == before

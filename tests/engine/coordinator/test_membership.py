@@ -40,7 +40,7 @@ def heartbeat(coordinator, member_id, generation, group="g", instance=None):
                                  generation_id=generation)
 
 
-async def eventually(condition, timeout=5.0):
+async def eventually(condition, timeout=30.0):     # a bound for a hung coordinator
     async def poll():
         while not condition():
             await asyncio.sleep(0.005)

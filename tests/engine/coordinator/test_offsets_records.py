@@ -1,9 +1,13 @@
 """The `__consumer_offsets` record formats and the group -> partition mapping."""
 from __future__ import annotations
 
+import asyncio
 import struct
 
+import pytest
+
 from engine.coordinator import offsets_records as R
+from engine.storage.errors import RecordTooLargeError
 from engine.coordinator.group_store import java_string_hashcode, partition_for
 
 
@@ -63,3 +67,21 @@ def test_read_log_returns_records_with_tombstones_across_gaps(tmp_path):
         assert list(R.read_log(log, 2)) == [(2, R.group_key("h"), b"w")]
     finally:
         log.close()
+
+
+def test_a_commit_batch_built_in_slices_is_the_same_batch_and_stops_once_too_large():
+    records = [(R.offset_key("g", "t", p), R.offset_value(R.OffsetAndMetadata(p, -1, "", 1000, -1)))
+               for p in range(2000)]
+    sliced = asyncio.run(R.build_batch_in_slices(records, 1000, max_bytes=1 << 20, producer_id=7, producer_epoch=1,
+                                                 base_sequence=3))
+    assert bytes(sliced) == bytes(R.build_batch(records, 1000, producer_id=7, producer_epoch=1, base_sequence=3))
+
+    taken = []
+
+    def counted():
+        for record in records * 100:          # 200,000 offsets: about 12 MiB of records
+            taken.append(1)
+            yield record
+    with pytest.raises(RecordTooLargeError, match="max.message.bytes=1048588"):
+        asyncio.run(R.build_batch_in_slices(counted(), 1000, max_bytes=1048588))
+    assert len(taken) < 50_000                # stopped at 1 MiB (about 23,000), not after all 200,000

@@ -14,6 +14,7 @@ from kafka.structs import OffsetAndMetadata
 from engine.coordinator.group_store import partition_for
 from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until
 
 
 def active_consumer(bootstrap: str, group_id: str, topic: str, partitions: int) -> KafkaConsumer:
@@ -147,10 +148,9 @@ def test_the_offsets_topic_is_created_only_with_its_own_settings(engine_factory)
     client = RawClient(engine.port)
     request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="__consumer_offsets")],
                               allow_auto_topic_creation=True)
-    for _ in range(50):
-        topic = client.request(request, 12, MetadataResponse).topics[0]
-        if topic.error_code == 0:
-            break
-        time.sleep(0.1)
-    client.close()
-    assert topic.error_code == 0 and topic.is_internal and len(topic.partitions) == 50
+    try:
+        topic = wait_until(lambda: next((t for t in client.request(request, 12, MetadataResponse).topics
+                                         if t.error_code == 0), None), message="__consumer_offsets to be created")
+    finally:
+        client.close()
+    assert topic.is_internal and len(topic.partitions) == 50
