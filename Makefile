@@ -23,7 +23,10 @@ DOCS_JS_STAMP := $(DOCS_JS)/node_modules/.package-lock.json
 # when they run as root with apt-get, and otherwise stop first and print the command to run.
 # Add a tool here when a test or the stack starts to need one.
 RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
-TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus
+# postgresql and redis-server: the scale-out tests start a private Postgres cluster (initdb,
+# pg_ctl) and a Redis with a password (tests/console/test_postgres.py, test_redis_password.py).
+TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus \
+	/usr/lib/postgresql/15/bin/pg_ctl=postgresql /usr/bin/redis-server=redis-server
 
 .PHONY: run engine test venv js-clients docs-js bench docs clean system-deps run-deps
 

@@ -1,21 +1,28 @@
-"""Analytics: each Spark job on a week of one-minute snapshots, next to the same query in DuckDB,
-and the Kafka data source's read rate next to a plain confluent-kafka consumer.
+"""Analytics: each Spark job on one-minute snapshots, next to the same query in DuckDB, and the
+Kafka data source's read rate next to a plain confluent-kafka consumer.
 
-The lake: 7 days x 1,440 snapshots of 1,000 partitions (100 topics x 10) and 200 groups reading
-5 partitions each: 10.1M partition rows + 10.1M group offset rows (+ 1M topic config rows and
-30k log dir rows). It is generated once by DuckDB into the lake's own layout (Parquet, Hive
-partitions cluster=/date=) under --data (default /tmp/analytics-bench-lake) and reused by later
-runs. Every job runs once with Spark local[2] (the job functions of console.analytics.jobs,
-forced with Spark's `noop` sink) and once in DuckDB (2 threads, `CREATE TEMP TABLE AS` the
-equivalent SQL), both reading the same Parquet files. Rows/s counts input rows. The compaction
-job reads 2M generated records shaped as the Kafka data source returns them (Parquet beside the
-lake). `--only NAME` (repeatable) runs only the jobs whose name holds NAME.
+The lake: one-minute snapshots of 1,000 partitions (100 topics x 10) and 200 groups reading 5
+partitions each, 2,000 snapshot rows (partitions + group offsets) per snapshot; --rows picks
+their number: 20M (the default) is a week (10,000 snapshots: 10M partition rows + 10M group
+offset rows, + 1M topic config rows and 30k log dir rows), 1M is 500 snapshots (8 hours). It is
+generated once by DuckDB into the lake's own layout (Parquet, Hive partitions cluster=/date=)
+under --data (default /tmp/analytics-bench-lake-<rows>) and reused by later runs. Every job runs
+once with Spark local[2] (the job functions of console.analytics.jobs, forced with Spark's
+`noop` sink) and once in DuckDB (2 threads, `CREATE TEMP TABLE AS` the equivalent SQL), both
+reading the same Parquet files. Rows/s counts input rows. The compaction job reads 2M generated
+records shaped as the Kafka data source returns them (Parquet beside the lake). `--only NAME`
+(repeatable) runs only the jobs whose name holds NAME. Before the jobs it prints where Spark's
+fixed costs go: the session's start (JVM and Python), the warm-up the analytics worker does at
+start, listing the lake's files, and one plain scan of each table. `--one-read` reads the lake
+into memory once in both engines, as a run of the analytics worker does, and times the jobs on
+that.
 
 The data source: a private 1-broker engine, one topic of 4 partitions and --records records of
 100 bytes; the same topic read by a plain confluent-kafka consumer and by
 `spark.read.format("kafka_protocol")`, alternately, --rounds times; the median ratio is printed.
 
-    .venv/bin/python benchmarks/analytics.py [--data DIR] [--records N] [--rounds N] [--skip-source] [--only NAME]
+    .venv/bin/python benchmarks/analytics.py [--rows N] [--one-read] [--data DIR] [--records N] [--rounds N]
+                                             [--skip-source] [--skip-jobs] [--only NAME]
 """
 from __future__ import annotations
 
@@ -33,16 +40,20 @@ import duckdb  # noqa: E402
 
 from console.analytics import lake as L  # noqa: E402
 
-DAYS, SNAPSHOTS_PER_DAY, PARTITIONS, GROUPS, PARTITIONS_PER_GROUP = 7, 1440, 1000, 200, 5
+SNAPSHOTS_PER_DAY, PARTITIONS, GROUPS, PARTITIONS_PER_GROUP = 1440, 1000, 200, 5
+# Snapshot rows (partitions + group offsets) per snapshot: --rows picks the number of snapshots.
+ROWS_PER_SNAPSHOT = PARTITIONS + GROUPS * PARTITIONS_PER_GROUP
+DEFAULT_ROWS = 20_000_000
 CLUSTER = 1
 T0 = "2026-11-01 00:00:00+00"
 
 # --- the lake, generated once -------------------------------------------------------------------
 # Partition p of topic-(p // 10) grows by 1 + p % 7 records per second; retention keeps 3 days.
 # Group g reads partitions 5g..5g+4 with a lag that wanders between 0 and 599 records; every 20th
-# group stops moving after snapshot 9,000 (a STALL), every 33rd commits nothing after 9,500 and
-# has no members (a STOP).
-def generate_queries(days: int) -> dict[str, str]:
+# group stops moving after 90% of the snapshots (a STALL), every 33rd commits nothing after 95%
+# and has no members (a STOP).
+def generate_queries(snapshots: int) -> dict[str, str]:
+    stall, stop = int(snapshots * 0.9), int(snapshots * 0.95)
     return {
         L.PARTITIONS: f"""
             SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'topic-' || (p // 10) AS {L.TOPIC},
@@ -51,18 +62,18 @@ def generate_queries(days: int) -> dict[str, str]:
                    (s * 60 * (1 + p % 7))::BIGINT AS {L.LOG_END_OFFSET},
                    (least(s, 3 * 1440) * 60 * (1 + p % 7) * 100)::BIGINT AS {L.SIZE_BYTES},
                    {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
-            FROM range({days * SNAPSHOTS_PER_DAY}) t(s), range({PARTITIONS}) q(p)""",
+            FROM range({snapshots}) t(s), range({PARTITIONS}) q(p)""",
         L.GROUP_OFFSETS: f"""
             WITH base AS (
-              SELECT s, g, g * {PARTITIONS_PER_GROUP} + i AS p FROM range({days * SNAPSHOTS_PER_DAY}) t(s),
+              SELECT s, g, g * {PARTITIONS_PER_GROUP} + i AS p FROM range({snapshots}) t(s),
                      range({GROUPS}) u(g), range({PARTITIONS_PER_GROUP}) v(i))
             SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'group-' || g AS {L.GROUP}, 'topic-' || (p // 10) AS {L.TOPIC},
                    (p % 10)::INTEGER AS {L.PARTITION},
-                   (CASE WHEN g % 20 = 0 AND s > 9000 THEN 9000 * 60 * (1 + p % 7) - 100
-                         WHEN g % 33 = 0 AND s > 9500 THEN 9500 * 60 * (1 + p % 7) - 100
+                   (CASE WHEN g % 20 = 0 AND s > {stall} THEN {stall} * 60 * (1 + p % 7) - 100
+                         WHEN g % 33 = 0 AND s > {stop} THEN {stop} * 60 * (1 + p % 7) - 100
                          ELSE greatest(0, s * 60 * (1 + p % 7) - (s * 7 + g * 13 + p) % 600) END)::BIGINT AS {L.COMMITTED_OFFSET},
                    (s * 60 * (1 + p % 7))::BIGINT AS {L.LOG_END_OFFSET},
-                   (CASE WHEN g % 33 = 0 AND s > 9500 THEN 0 ELSE 1 END)::INTEGER AS {L.MEMBERS},
+                   (CASE WHEN g % 33 = 0 AND s > {stop} THEN 0 ELSE 1 END)::INTEGER AS {L.MEMBERS},
                    {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
             FROM base""",
         L.LOG_DIRS: f"""
@@ -70,17 +81,17 @@ def generate_queries(days: int) -> dict[str, str]:
                    1000000000000::BIGINT AS {L.TOTAL_BYTES}, (500000000000 - s * 1000000 * (b + 1))::BIGINT AS {L.USABLE_BYTES},
                    (s * 1000000 * (b + 1))::BIGINT AS {L.SIZE_BYTES},
                    {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
-            FROM range({days * SNAPSHOTS_PER_DAY}) t(s), range(3) u(b)""",
+            FROM range({snapshots}) t(s), range(3) u(b)""",
         L.TOPIC_CONFIGS: f"""
             SELECT TIMESTAMPTZ '{T0}' + to_minutes(s) AS {L.TS}, 'topic-' || t AS {L.TOPIC}, 'delete' AS {L.CLEANUP_POLICY},
                    259200000::BIGINT AS {L.RETENTION_MS}, (-1)::BIGINT AS {L.RETENTION_BYTES},
                    1073741824::BIGINT AS {L.SEGMENT_BYTES},
                    {CLUSTER} AS {L.CLUSTER}, CAST(TIMESTAMPTZ '{T0}' + to_minutes(s) AS DATE) AS {L.DATE}
-            FROM range({days * SNAPSHOTS_PER_DAY}) r(s), range({PARTITIONS // 10}) u(t)""",
+            FROM range({snapshots}) r(s), range({PARTITIONS // 10}) u(t)""",
     }
 
 
-def lake_generate(lake: Path, days: int) -> None:
+def lake_generate(lake: Path, snapshots: int) -> None:
     done = lake / ".complete"
     if done.exists():
         print(f"Reusing the lake in {lake}")
@@ -89,7 +100,7 @@ def lake_generate(lake: Path, days: int) -> None:
     lake.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
     con.execute("SET threads = 2; SET preserve_insertion_order = false;")
-    for table, query in generate_queries(days).items():
+    for table, query in generate_queries(snapshots).items():
         target = L.table_url(str(lake), table)
         con.execute(f"COPY ({query}) TO '{target}' (FORMAT parquet, PARTITION_BY ({L.CLUSTER}, {L.DATE}), "
                     "OVERWRITE_OR_IGNORE true)")
@@ -259,11 +270,23 @@ def rows_of(con, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-def run_jobs(lake: Path, days: int, only: list[str]) -> None:
+def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False) -> None:
     from console.analytics.launch import lake_frame
     from console.analytics.spark import build_session
 
-    spark = build_session(master="local[2]", conf={"spark.driver.memory": "6g", "spark.sql.shuffle.partitions": "8"})
+    started = time.perf_counter()
+    spark = build_session(master="local[2]", conf={"spark.driver.memory": "6g"})
+    spark.range(1).count()
+    print(f"Spark session start (JVM, first job): {time.perf_counter() - started:.1f} s")
+    # As the analytics worker does at start: every lake job once on a tiny lake (code generation
+    # and the JVM's compilation paid there), then shuffle partitions sized to this lake.
+    from console.analytics.launch import lake_input_bytes, session_size_to
+    from console.analytics.warmup import session_warm_up
+    print(f"Warm-up (every lake job on a tiny lake): {session_warm_up(spark, lake_url=tempfile.mkdtemp()):.1f} s")
+    input_bytes = lake_input_bytes(lake_url=str(lake), cluster_id=CLUSTER, since=None)
+    session_size_to(spark, input_bytes=input_bytes)
+    print(f"Lake: {input_bytes / 2**20:,.0f} MiB of Parquet; shuffle partitions: "
+          f"{spark.conf.get('spark.sql.shuffle.partitions')}")
     con = duckdb.connect()
     con.execute("SET threads = 2")
     for table, view in DUCK_VIEWS.items():
@@ -275,9 +298,33 @@ def run_jobs(lake: Path, days: int, only: list[str]) -> None:
     counts = {t: rows_of(con, t) for t in (*L.TABLES, RECORDS)}
     print("Rows: " + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
     from console.kafka_gateway.spark_source import SCHEMA_DDL
+    started = time.perf_counter()
     tables = {t: lake_frame(spark, lake_url=str(lake), table=t, cluster_id=CLUSTER) for t in L.TABLES}
     tables[RECORDS] = spark.read.schema(SCHEMA_DDL).parquet(str(records_dir))
-    last_day = {L.GROUP_OFFSETS: counts[L.GROUP_OFFSETS] // days, L.PARTITIONS: counts[L.PARTITIONS] // days}
+    files = sum(len(frame.inputFiles()) for frame in tables.values())
+    print(f"Listing the lake's {files} files: {time.perf_counter() - started:.1f} s")
+    for table in (L.PARTITIONS, L.GROUP_OFFSETS):
+        started = time.perf_counter()
+        tables[table].write.format("noop").mode("overwrite").save()
+        print(f"Plain scan of {table} ({counts[table]:,} rows, every column): {time.perf_counter() - started:.1f} s")
+    if one_read:
+        # As a run does (console.analytics.launch): the lake read once, cached, for every job;
+        # DuckDB the same way, into tables of its own.
+        started = time.perf_counter()
+        for table in (*L.TABLES, RECORDS):
+            tables[table] = tables[table].cache()
+            tables[table].count()
+        spark_s = time.perf_counter() - started
+        started = time.perf_counter()
+        for table in (*L.TABLES, RECORDS):
+            con.execute(f"CREATE TABLE {table}_read AS SELECT * FROM {table}")
+            con.execute(f"DROP VIEW {table}")
+            con.execute(f"ALTER TABLE {table}_read RENAME TO {table}")
+        duck_s = time.perf_counter() - started
+        print(f"One read of the lake into memory (every table): Spark {spark_s:.1f} s, DuckDB {duck_s:.1f} s "
+              f"({spark_s / duck_s:.1f}x); the jobs below read memory")
+    day_share = min(SNAPSHOTS_PER_DAY, snapshots) / snapshots
+    last_day = {t: int(counts[t] * day_share) for t in (L.GROUP_OFFSETS, L.PARTITIONS)}
     print(f"\n{'job':<34}{'input rows':>12}{'Spark s':>9}{'Spark rows/s':>14}{'DuckDB s':>10}"
           f"{'DuckDB rows/s':>15}{'Spark/DuckDB':>14}")
     for name, (source, build) in spark_jobs(tables).items():
@@ -365,18 +412,22 @@ def source_rate(records: int, rounds: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default="/tmp/analytics-bench-lake")
-    parser.add_argument("--days", type=int, default=DAYS, help="days of snapshots (a smaller lake for a smoke run)")
+    parser.add_argument("--data", default="", help="the lake's directory (default /tmp/analytics-bench-lake-<rows>)")
+    parser.add_argument("--rows", type=int, default=DEFAULT_ROWS,
+                        help=f"snapshot rows, partitions + group offsets ({ROWS_PER_SNAPSHOT:,} per one-minute snapshot)")
     parser.add_argument("--records", type=int, default=500_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-jobs", action="store_true")
     parser.add_argument("--skip-source", action="store_true")
     parser.add_argument("--only", action="append", default=[], help="run only the jobs whose name holds this")
+    parser.add_argument("--one-read", action="store_true",
+                        help="read the lake into memory once (both engines), as a run does, then time the jobs")
     args = parser.parse_args()
-    lake = Path(args.data)
+    snapshots = max(2, args.rows // ROWS_PER_SNAPSHOT)
+    lake = Path(args.data or f"/tmp/analytics-bench-lake-{args.rows}")
     if not args.skip_jobs:
-        lake_generate(lake, args.days)
-        run_jobs(lake, args.days, args.only)
+        lake_generate(lake, snapshots)
+        run_jobs(lake, snapshots, args.only, args.one_read)
     if not args.skip_source:
         source_rate(args.records, args.rounds)
     return 0

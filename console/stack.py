@@ -69,6 +69,18 @@ def ensure_admin_user() -> str | None:
     return password
 
 
+def worker_commands(bin_dir: Path) -> dict[str, str]:
+    """One Celery worker command per kind of settings.CONSOLE_WORKERS, named `<kind>@<host>`."""
+    from django.conf import settings
+    commands = {}
+    for kind, layout in settings.CONSOLE_WORKERS.items():
+        env = " ".join(f"{k}={v}" for k, v in layout["env"].items())
+        commands[kind] = " ".join(filter(None, [
+            env, str(bin_dir / "celery"), "-A console worker -Q", ",".join(layout["queues"]), *layout["options"],
+            f"-n {kind}@%h --loglevel INFO"]))
+    return commands
+
+
 def registry_port() -> int:
     return int(os.environ.get("REGISTRY_PORT", "8081"))
 
@@ -83,16 +95,11 @@ def processes(python: str, redis_command: str | None, secure_users=None) -> dict
         "registry": f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
                     f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}"
                     + (secure_stack.registry_args() if secure_users else ""),
-        "worker": f"{bin_dir / 'celery'} -A console worker --loglevel INFO --concurrency 2",
-        # Spark jobs on their own queue, one process keeping one warm SparkSession.
-        "analytics": f"ANALYTICS_WARM_SPARK=1 {bin_dir / 'celery'} -A console worker -Q analytics --pool solo "
-                     "-n analytics@%h --loglevel INFO",
-        # Alert rules: one process, so each cluster's recent observations (time lag, Burrow's
-        # windows) stay in one place between rounds.
-        "alerts": f"{bin_dir / 'celery'} -A console worker -Q alerts --pool solo -n alerts@%h --loglevel INFO",
-        # Schedules live in the database (django-celery-beat), edited in the console.
-        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO "
-                "--scheduler django_celery_beat.schedulers:DatabaseScheduler",
+        # The workers, as settings.CONSOLE_WORKERS lays them out (queues, pools, how many).
+        **worker_commands(bin_dir),
+        # Schedules live in the database (django-celery-beat), edited in the console; beat sends
+        # while it holds its lock in Redis (console/beat.py, settings.CELERY_BEAT_SCHEDULER).
+        "beat": f"{bin_dir / 'celery'} -A console beat --loglevel INFO",
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
     if connect_bundled.enabled():

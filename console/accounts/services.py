@@ -29,6 +29,11 @@ def user_create(*, username: str, password: str, role: str, email: str = ""):
 
 
 def audit_log_record(*, actor, cluster, action: str, target: str, result: str, details: dict) -> AuditLogEntry:
+    # A target longer than its column (a refused 500-character name, say) is cut there, and
+    # kept whole in the details: Postgres refuses an over-long value where SQLite stored it.
+    limit = AuditLogEntry._meta.get_field("target").max_length
+    if len(target) > limit:
+        target, details = target[:limit - 1] + "…", {**details, "target": target}
     return AuditLogEntry.objects.create(
         actor=actor if getattr(actor, "pk", None) else None,
         actor_name=getattr(actor, "username", "") or "(system)",

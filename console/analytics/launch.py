@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pyarrow.fs as pafs
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -43,7 +44,7 @@ def result_write(frame: DataFrame, *, lake_url: str, job: str, cluster_id: int) 
 @dataclass(frozen=True)
 class JobSpec:
     name: str
-    build: Callable[[dict[str, DataFrame]], DataFrame]
+    build: Callable[[RunTables], DataFrame]
 
 
 # The results the pages read. Horizons keep each history small: per group, 1-minute points
@@ -52,11 +53,25 @@ class JobSpec:
 HISTORY_HORIZON_DAYS = {"1m": 1, "5m": 7, "1h": None}
 
 
-def _recent(frame: DataFrame, days: int | None) -> DataFrame:
+def _recent(frame: DataFrame, days: int | None, newest: dt.datetime | None = None) -> DataFrame:
     if days is None:
         return frame
-    newest = frame.agg(F.max(L.TS)).first()[0]
+    newest = newest or frame.agg(F.max(L.TS)).first()[0]
     return frame if newest is None else frame.where(F.col(L.TS) >= F.lit(newest - dt.timedelta(days=days)))
+
+
+class RunTables(dict):
+    """A run's lake tables (read once, cached), and each table's newest snapshot time, asked of
+    the table once per run rather than once per job."""
+
+    def __init__(self, tables: dict[str, DataFrame]) -> None:
+        super().__init__(tables)
+        self.newest: dict[str, dt.datetime | None] = {}
+
+    def recent(self, table: str, days: int | None) -> DataFrame:
+        if days is not None and table not in self.newest:
+            self.newest[table] = self[table].agg(F.max(L.TS)).first()[0]
+        return _recent(self[table], days, self.newest.get(table))
 
 
 def job_specs() -> list[JobSpec]:
@@ -64,13 +79,13 @@ def job_specs() -> list[JobSpec]:
     for name, seconds in lag.RESOLUTIONS.items():
         days = HISTORY_HORIZON_DAYS[name]
         specs.append(JobSpec(f"group_lag_{name}", lambda t, s=seconds, d=days: lag.group_lag_history(
-            lag.lag_history(_recent(t[L.GROUP_OFFSETS], d), resolution_seconds=s))))
+            lag.lag_history(t.recent(L.GROUP_OFFSETS, d), resolution_seconds=s))))
         specs.append(JobSpec(f"partition_lag_{name}", lambda t, s=seconds, d=days: lag.lag_history(
-            _recent(t[L.GROUP_OFFSETS], min(d or 1, 1)), resolution_seconds=s)))
+            t.recent(L.GROUP_OFFSETS, min(d or 1, 1)), resolution_seconds=s)))
         specs.append(JobSpec(f"share_group_lag_{name}", lambda t, s=seconds, d=days: share.share_lag_history(
-            _recent(t[L.SHARE_GROUP_PARTITIONS], d), resolution_seconds=s)))
+            t.recent(L.SHARE_GROUP_PARTITIONS, d), resolution_seconds=s)))
     specs += [
-        JobSpec("time_lag", lambda t: _newest(lag.time_lag(_recent(t[L.GROUP_OFFSETS], 1), t[L.PARTITIONS]))),
+        JobSpec("time_lag", lambda t: _newest(lag.time_lag(t.recent(L.GROUP_OFFSETS, 1), t[L.PARTITIONS]))),
         JobSpec("partition_status", lambda t: lag.partition_status(t[L.GROUP_OFFSETS])),
         JobSpec("group_status", lambda t: lag.group_status(lag.partition_status(t[L.GROUP_OFFSETS]))),
         JobSpec("production_5m", lambda t: rates.production_rates(t[L.PARTITIONS], resolution_seconds=300)),
@@ -91,12 +106,45 @@ def _newest(frame: DataFrame) -> DataFrame:
     return frame.join(newest, [L.GROUP, L.TOPIC, L.PARTITION, L.TS])
 
 
+# Shuffle partitions per run: about this much Parquet input each (Spark's 200 cut a small lake
+# into hundreds of tasks of milliseconds; a fixed 8 left a big one's sorts spilling), at least
+# one per core and at most MAX_SHUFFLE_PARTITIONS. Adaptive Query Execution (on) coalesces
+# the small ones after each shuffle.
+SHUFFLE_PARTITION_BYTES = 32 * 2**20
+MAX_SHUFFLE_PARTITIONS = 400
+
+
+def shuffle_partitions(*, input_bytes: int, cores: int) -> int:
+    return max(cores, min(MAX_SHUFFLE_PARTITIONS, -(-input_bytes // SHUFFLE_PARTITION_BYTES)))
+
+
+def lake_input_bytes(*, lake_url: str, cluster_id: int, since: dt.date | None) -> int:
+    """Bytes of the cluster's lake files from `since` on: what a run reads."""
+    fs, root = lake_filesystem(lake_url)
+    total = 0
+    for table in L.TABLES:
+        selector = pafs.FileSelector(f"{L.table_url(root, table)}/{L.CLUSTER}={cluster_id}", recursive=True,
+                                     allow_not_found=True)
+        for info in fs.get_file_info(selector):
+            day = info.path.rsplit(f"{L.DATE}=", 1)[-1].split("/", 1)[0] if f"{L.DATE}=" in info.path else ""
+            if info.is_file and (since is None or day >= since.isoformat()):
+                total += info.size
+    return total
+
+
+def session_size_to(spark: SparkSession, *, input_bytes: int) -> None:
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions(
+        input_bytes=input_bytes, cores=spark.sparkContext.defaultParallelism)))
+
+
 def analytics_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, days: int,
                        today: dt.date, progress: Progress) -> dict[str, float]:
     """Run every job on the last `days` of the cluster's lake; returns seconds per job."""
     since = today - dt.timedelta(days=days)
-    tables = {t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
-              for t in L.TABLES}
+    session_size_to(spark, input_bytes=lake_input_bytes(lake_url=lake_url, cluster_id=cluster_id, since=since))
+    tables = RunTables({t: lake_frame(spark, lake_url=lake_url, table=t, cluster_id=cluster_id, since=since).cache()
+                        for t in L.TABLES})
     timings = {}
     specs = job_specs()
     try:

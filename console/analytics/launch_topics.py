@@ -16,8 +16,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
+from console.analytics.cluster_check import brokers_reachable
 from console.analytics.jobs import records, retention
 from console.analytics.launch import Progress, lake_frame, result_write
+from console.analytics.spark import is_cluster
 from console.kafka_gateway.spark_source import NAME as KAFKA_SOURCE
 from console.kafka_gateway.spark_source import SCHEMA_DDL
 
@@ -46,6 +48,8 @@ def records_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, sin
                      source_options: dict[str, str], per_partition: int, progress: Progress) -> dict[str, float]:
     """Compaction savings, size and age distributions of the topics' newest records; seconds per job."""
     progress("read offsets", 0)
+    if is_cluster(spark.sparkContext.master):
+        brokers_reachable(spark, bootstrap_servers=source_options["kafka.bootstrap.servers"])
     ranges = read_ranges(spark, lake_url=lake_url, cluster_id=cluster_id, since=since, per_partition=per_partition)
     reader = spark.read.format(KAFKA_SOURCE).options(**source_options)
     if ranges:

@@ -116,7 +116,8 @@ def analytics_run_execute(*, run_id: int, spark, worker: str = "") -> AnalyticsR
             timings, result = _execute(run, spark=session, progress=progress)
         except Exception as exc:  # noqa: BLE001 - any Spark failure ends the run with its message
             log.exception("analytics run %s failed", run.pk)
-            _finish(run, state=AnalyticsRun.FAILED, error=str(exc).splitlines()[0][:2000] if str(exc) else repr(exc))
+            from console.analytics.spark import run_error
+            _finish(run, state=AnalyticsRun.FAILED, error=run_error(exc))
             return run
     _finish(run, state=AnalyticsRun.DONE, job_seconds=timings, result=result)
     return run

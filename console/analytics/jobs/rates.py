@@ -61,8 +61,10 @@ def catch_up(group_offsets: DataFrame, *, window_seconds: int) -> DataFrame:
     has no member now: nobody is consuming, whatever its offsets did).
     Rows: group_id, lag, members, consume_per_second, produce_per_second, catch_up_seconds."""
     series = [L.GROUP, L.TOPIC, L.PARTITION]
-    newest = F.max(L.TS).over(Window.partitionBy(L.GROUP))
-    recent = (with_lag(group_offsets).withColumn("_newest", newest)
+    # Each group's newest snapshot by a hash aggregation joined back (a window over the group
+    # would sort every row).
+    newest = group_offsets.groupBy(L.GROUP).agg(F.max(L.TS).alias("_newest"))
+    recent = (with_lag(group_offsets).join(F.broadcast(newest), L.GROUP)
               .where(F.unix_millis(L.TS) >= F.unix_millis("_newest") - window_seconds * 1000))
     steps = _steps(recent, key=series, offset_col=L.COMMITTED_OFFSET, by_members=True)
     consumed = steps.groupBy(*series).agg(F.sum("_d").alias("_consumed"))

@@ -87,8 +87,11 @@ def days_until_full(log_dirs: DataFrame) -> DataFrame:
 
 
 def _latest(frame: DataFrame, key: list[str]) -> DataFrame:
-    newest = Window.partitionBy(*key).orderBy(F.col(L.TS).desc())
-    return frame.withColumn("_n", F.row_number().over(newest)).where("_n = 1").drop("_n")
+    """The newest row of each `key`: one hash aggregation (max_by), not a window's sort of every row."""
+    others = [c for c in frame.columns if c not in key]
+    newest = F.max_by(F.struct(*others), L.TS).alias("_newest")
+    return (frame.groupBy(*key).agg(newest)
+            .select(*key, *[F.col(f"_newest.{c}").alias(c) for c in others]).select(*frame.columns))
 
 
 def effective_retention(partitions: DataFrame, topic_configs: DataFrame) -> DataFrame:

@@ -31,3 +31,12 @@ def test_audited_records_success_and_failure(users, cluster):
     assert [(e.actor_name, e.cluster_name, e.target, e.result, e.details) for e in entries] == [
         ("operator", "shared engine", "t1", "ok", {"a": 1, "b": 2}),
         ("operator", "shared engine", "t2", "failed", {"error": "it broke"})]
+
+
+def test_a_target_longer_than_its_column_is_cut_and_kept_whole_in_the_details(users, db):
+    name = "q" * 513                       # a refused entity name: every database must take its audit entry
+    with pytest.raises(ConsoleError):
+        with audited(actor=users["admin"], cluster=None, action="quota.alter", target=name, details={}):
+            raise ConsoleError("too long")
+    entry = AuditLogEntry.objects.get()
+    assert (len(entry.target), entry.target[-1], entry.details["target"]) == (300, "…", name)

@@ -1,0 +1,265 @@
+"""The analytics on a real standalone Spark cluster: a master and two workers, each its own JVM
+(tests/support/spark_cluster.py), and the console's analytics Celery worker as the driver,
+pointed there by SPARK_MASTER=spark://127.0.0.1:<port> and `spark.*` variables.
+
+Every kind of run (the lake jobs, the records jobs through the Kafka data source, whose readers
+run in the executors' Python workers, and a what-if) gives the results of the same run on a
+local session. A worker killed with -9 mid-run costs Spark its tasks there, not the run; a
+restarted master (which kills the executors of the applications it does not know) is followed
+by a new session; an unreachable master or unreachable brokers fail a run with a sentence.
+
+One cluster and one analytics worker serve the whole module (Spark's JVMs take most of its time).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import shutil
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from console.analytics import lake as L
+from console.analytics import launch, launch_topics
+from console.analytics.collector import snapshot_collect
+from console.analytics.models import AnalyticsRun
+from console.analytics.services import analytics_run_request, source_options, what_if_request
+from console.analytics.storage import lake_filesystem
+from console.analytics.warmup import WARMUP_DIR
+from console.clusters.models import Cluster
+from tests.console.analytics.test_runs_and_pages import write_snapshots
+from tests.support.celery_worker import CeleryWorker, celery_broker, worker_database_url
+from tests.support.engine_process import EngineProcess, free_port_range
+from tests.support.redis_server import RedisServer
+from tests.support.spark import TEST_CONF
+from tests.support.spark_cluster import SparkCluster
+from tests.support.waiting import wait_until
+
+pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.timeout(900)]
+APP_NAME = "console-on-a-cluster"
+# What the analytics worker's environment says to Spark: the master, and `spark.*` settings
+# both as variables of their own and through SPARK_CONF.
+# The rest as the tests' local sessions have it (tests/support/spark.py: tiny data, no code generation).
+SPARK_ENV = {"spark.driver.host": "127.0.0.1", "spark.executor.memory": "512m",
+             "SPARK_CONF": ";".join([f"spark.app.name={APP_NAME}", "spark.sql.shuffle.partitions=2",
+                                     *(f"{k}={v}" for k, v in TEST_CONF.items() if "shuffle" not in k)])}
+WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": "20", "ANALYTICS_HEARTBEAT_SECONDS": "5"}
+CONTENTS_TOPIC = "contents"
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(tmp_path_factory):
+    cluster = SparkCluster(tmp_path_factory.mktemp("spark-cluster"), workers=2).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("cluster-lake") / "lake"
+
+
+@pytest.fixture(scope="module")
+def analytics_worker(spark_cluster, lake, redis_server, django_db_setup, django_db_blocker, tmp_path_factory):
+    """The analytics queue's worker, as `make run` starts it (solo pool, warm session), on the cluster."""
+    with django_db_blocker.unblock():
+        database_url = worker_database_url()
+    with celery_broker(redis_server.url):
+        worker = CeleryWorker(broker_url=redis_server.url, log_path=tmp_path_factory.mktemp("worker") / "worker.log",
+                              queues=("analytics",), pool="solo", concurrency=1, database_url=database_url,
+                              extra_env={"SPARK_MASTER": spark_cluster.master_url, "ANALYTICS_LAKE": str(lake),
+                                         "ANALYTICS_WARM_SPARK": "1", **SPARK_ENV, **WAITS})
+        worker.start(timeout=600)
+        yield worker
+        worker.stop()
+
+
+@pytest.fixture(scope="module")
+def kafka_engine(tmp_path_factory):
+    """A one-broker engine with a topic of keyed records, tombstones and unkeyed records."""
+    engine = EngineProcess(tmp_path_factory.mktemp("cluster-engine") / "data", brokers=1).start()
+    admin = AdminClient({"bootstrap.servers": engine.bootstrap})
+    admin.create_topics([NewTopic(CONTENTS_TOPIC, 2, 1)])[CONTENTS_TOPIC].result(30)
+    producer = Producer({"bootstrap.servers": engine.bootstrap, "linger.ms": 5})
+    for i in range(3000):
+        key = None if i % 50 == 0 else f"key-{i % 400}".encode()
+        value = None if i % 97 == 0 else b"v" * (i % 300)
+        producer.produce(CONTENTS_TOPIC, key=key, value=value, partition=i % 2, headers=[("h", b"x")] if i % 3 else None)
+    assert producer.flush(60) == 0
+    yield engine
+    engine.kill()
+
+
+def request_and_wait(cluster: Cluster, actor, *, kind: str = AnalyticsRun.LAKE, worker=None, timeout: float = 600,
+                     **what_if) -> AnalyticsRun:
+    run = (what_if_request(cluster=cluster, actor=actor, **what_if) if kind == AnalyticsRun.WHAT_IF
+           else analytics_run_request(cluster=cluster, actor=actor, kind=kind))
+    return wait_for_end(run, worker, timeout)
+
+
+def wait_for_end(run: AnalyticsRun, worker, timeout: float = 600) -> AnalyticsRun:
+    def ended():
+        run.refresh_from_db()
+        return run.state in (AnalyticsRun.DONE, AnalyticsRun.FAILED)
+    wait_until(ended, timeout=timeout, interval=0.5,
+               message=f"run {run.pk} ({run.kind}) to end\n{worker.log_text() if worker else ''}")
+    return run
+
+
+def results(lake_url: str, cluster_id: int, jobs) -> dict[str, list[tuple]]:
+    """Each job's result rows, sorted, floats to 9 significant digits (sums may add up in
+    another order on another number of partitions)."""
+    fs, root = lake_filesystem(lake_url)
+    found = {}
+    for job in jobs:
+        table = ds.dataset(L.result_url(root, job, cluster_id), filesystem=fs, format="parquet").to_table()
+        rows = [tuple(_rounded(v) for v in row.values()) for row in table.to_pylist()]
+        found[job] = sorted(rows, key=repr)
+    return found
+
+
+def _rounded(value):
+    return float(f"{value:.9g}") if isinstance(value, float) and math.isfinite(value) else value
+
+
+def local_lake_copy(lake: Path, target: Path) -> str:
+    shutil.copytree(lake, target, ignore=shutil.ignore_patterns(L.RESULTS))
+    return str(target)
+
+
+@pytest.fixture
+def lake_cluster(db, lake):
+    cluster = Cluster.objects.create(name="lake on a cluster", bootstrap_servers="127.0.0.1:1")
+    snapshots_once(lake, cluster.pk)
+    return cluster
+
+
+def snapshots_once(lake: Path, cluster_id: int) -> None:
+    """The synthetic snapshots (fixed times), once per cluster id: a flushed database gives ids again."""
+    if not (lake / L.PARTITIONS / f"{L.CLUSTER}={cluster_id}").exists():
+        write_snapshots(str(lake), cluster_id)
+
+
+def lake_job_names() -> list[str]:
+    return [spec.name for spec in launch.job_specs()]
+
+
+_local_results: dict[int, dict[str, list[tuple]]] = {}
+
+
+def local_lake_results(spark, lake: Path, tmp_path: Path, cluster_id: int) -> dict[str, list[tuple]]:
+    """The lake run's results from a local session, on a copy of the lake (once per cluster id:
+    the synthetic snapshots do not change)."""
+    if cluster_id not in _local_results:
+        local = local_lake_copy(lake, tmp_path / "local-lake")
+        launch.analytics_jobs_run(spark, lake_url=local, cluster_id=cluster_id, days=7,
+                                  today=dt.datetime.now(dt.timezone.utc).date(), progress=lambda *_: None)
+        _local_results[cluster_id] = results(local, cluster_id, lake_job_names())
+    return _local_results[cluster_id]
+
+
+def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_cluster, lake, lake_cluster,
+                                                       kafka_engine, spark, users, tmp_path, settings):
+    operator = users["operator"]
+    # spark.* from the worker's environment reached the cluster: the application's name and memory.
+    [app] = spark_cluster.active_apps()
+    assert (app["name"], app["memoryperexecutor"]) == (APP_NAME, 512)
+    # The worker warmed its session up at start, on the cluster, and left no trace in the lake.
+    assert "Spark warmed up: every lake job once on a tiny lake" in analytics_worker.log_text()
+    assert not (lake / WARMUP_DIR).exists()
+
+    run = request_and_wait(lake_cluster, operator, worker=analytics_worker)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    assert results(str(lake), lake_cluster.pk, lake_job_names()) == local_lake_results(spark, lake, tmp_path,
+                                                                                        lake_cluster.pk)
+
+    what_if = dict(topic="orders", retention_ms=86_400_000, retention_bytes=5_000)
+    run = request_and_wait(lake_cluster, operator, kind=AnalyticsRun.WHAT_IF, worker=analytics_worker, **what_if)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    now = dt.datetime.fromisoformat(run.result["now"])
+    local = launch_topics.what_if_run(spark, lake_url=str(lake), cluster_id=lake_cluster.pk,
+                                      since=now.date() - dt.timedelta(days=7), now=now, **what_if)
+    assert run.result == {**local, "now": run.result["now"]} and len(run.result["partitions"]) == 2
+
+    # The records jobs: the executors' Python workers read the topic through the Kafka data source.
+    engine_cluster = Cluster.objects.create(name="engine on a cluster", bootstrap_servers=kafka_engine.bootstrap)
+    snapshot_collect(cluster=engine_cluster, lake_url=str(lake))
+    run = request_and_wait(engine_cluster, operator, kind=AnalyticsRun.RECORDS, worker=analytics_worker)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    local = local_lake_copy(lake, tmp_path / "records-lake")
+    launch_topics.records_jobs_run(spark, lake_url=local, cluster_id=engine_cluster.pk,
+                                   since=dt.date.today() - dt.timedelta(days=7), now=dt.datetime.now(dt.timezone.utc),
+                                   source_options=source_options(engine_cluster),
+                                   per_partition=settings.ANALYTICS_RECORDS_PER_PARTITION, progress=lambda *_: None)
+    on_cluster = results(str(lake), engine_cluster.pk, launch_topics.RECORD_JOBS)
+    assert on_cluster == results(local, engine_cluster.pk, launch_topics.RECORD_JOBS)
+    [compaction] = on_cluster["compaction"]
+    assert compaction[:2] == (CONTENTS_TOPIC, 3000)              # topic, records: every record was read
+
+
+def test_a_worker_killed_mid_run_costs_its_tasks_not_the_run(analytics_worker, spark_cluster, lake, lake_cluster,
+                                                              spark, users, tmp_path):
+    expected = local_lake_results(spark, lake, tmp_path, lake_cluster.pk)
+    shutil.rmtree(lake / L.RESULTS, ignore_errors=True)          # only this run's results count
+    run = analytics_run_request(cluster=lake_cluster, actor=users["operator"])
+
+    def midway():
+        run.refresh_from_db()
+        assert run.state in AnalyticsRun.ACTIVE, f"the run ended before the kill: {run.state} {run.error}"
+        return run.state == AnalyticsRun.RUNNING and run.progress >= 10
+    wait_until(midway, timeout=600, interval=0.1, message="the run halfway")
+    spark_cluster.kill_worker(0)
+    try:
+        run = wait_for_end(run, analytics_worker)
+        assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+        assert results(str(lake), lake_cluster.pk, lake_job_names()) == expected
+        assert spark_cluster.alive_workers() == 1
+    finally:
+        spark_cluster.start_worker(0)
+        spark_cluster.wait_for_workers(2)
+
+
+def test_after_a_master_restart_the_worker_starts_a_new_session(analytics_worker, spark_cluster, lake, lake_cluster,
+                                                                users):
+    [before] = spark_cluster.active_apps()
+    spark_cluster.restart_master()
+    spark_cluster.wait_for_workers(2)
+    # The new master knows no application: it kills the old one's executors as the workers report them.
+    wait_until(lambda: not spark_cluster.executor_processes(before["id"]), timeout=180, interval=0.5,
+               message="the old application's executors killed by the new master")
+
+    run = request_and_wait(lake_cluster, users["operator"], kind=AnalyticsRun.WHAT_IF, worker=analytics_worker,
+                           topic="orders", retention_ms=None, retention_bytes=0)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    [after] = spark_cluster.active_apps()
+    assert after["name"] == APP_NAME and after["id"] != before["id"]
+
+
+def test_brokers_the_executors_cannot_reach_fail_a_records_run_with_the_reason(analytics_worker, lake, users):
+    unreachable = Cluster.objects.create(name="brokers out of reach", bootstrap_servers=f"127.0.0.1:{free_port_range(1)}")
+    snapshots_once(lake, unreachable.pk)
+    run = request_and_wait(unreachable, users["operator"], kind=AnalyticsRun.RECORDS, worker=analytics_worker)
+    assert run.state == AnalyticsRun.FAILED
+    assert run.error.startswith("The Spark executor on ") and "cannot reach the cluster's brokers" in run.error
+    assert unreachable.bootstrap_servers in run.error
+
+
+def test_a_master_that_does_not_answer_fails_the_run_with_the_reason(lake, users, tmp_path):
+    master = f"spark://127.0.0.1:{free_port_range(1)}"
+    redis = RedisServer(tmp_path / "redis").start()         # its own queue: the module's worker would take the run
+    try:
+        with celery_broker(redis.url):
+            worker = CeleryWorker(broker_url=redis.url, log_path=tmp_path / "worker.log", queues=("analytics",),
+                                  pool="solo", concurrency=1, extra_env={
+                                      "SPARK_MASTER": master, "ANALYTICS_LAKE": str(lake),
+                                      "SPARK_MASTER_WAIT_SECONDS": "2"}).start()
+            cluster = Cluster.objects.create(name="no master", bootstrap_servers="127.0.0.1:1")
+            run = request_and_wait(cluster, users["operator"], worker=worker, timeout=120)
+            worker.stop()
+    finally:
+        redis.stop()
+    assert run.state == AnalyticsRun.FAILED
+    assert run.error.startswith(f"The Spark master {master} does not answer: ") and "waited 2 s" in run.error
