@@ -122,14 +122,9 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
                     and answers(redis_port, b"PING\r\n", b"+PONG")
                     and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
                     and answers(registry_port, b"GET /schemas/types HTTP/1.0\r\n\r\n", b"HTTP/1.0 401")
-<<<<<<< HEAD
-                    and re.search(r"worker\s*\|.*celery@\S+ ready", output()) is not None
+                    and re.search(r"worker\s*\|.*worker@\S+ ready", output()) is not None
                     and "beat: Starting" in output()
                     and answers(connect_port, b"GET / HTTP/1.0\r\n\r\n", b"HTTP/1.1 200"))
-=======
-                    and re.search(r"worker\s*\|.*worker@\S+ ready", output()) is not None
-                    and "beat: Starting" in output())
->>>>>>> main
 
         wait_until(everything_up, timeout=120,
                    message="the engine, the registry, Redis, the web server, the worker, beat and the Connect worker")
