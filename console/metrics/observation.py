@@ -162,13 +162,18 @@ class Observations(KeptSnapshots):
         self._snapshots[gateway.cache_key] = observation
         return observation
 
-    def _collect(self, key, collect_fn) -> None:
+    def _collect(self, key, collect_fn, generation: int = 0) -> None:
+        """As the base class's (a collection that predates a drop is not kept), with the
+        assessment of each new observation and the hook run after it."""
         started = self._clock()
         try:
             snapshot = collect_fn()
         except Exception as exc:  # noqa: BLE001
             snapshot = self._failed(self._snapshots.get(key), exc)
-        stored = self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock(), key=key)
+        with self._lock:
+            if self._generations.get(key, 0) != generation:
+                return
+            stored = self._snapshots[key] = self._stamped(snapshot, started=started, ended=self._clock(), key=key)
         then = self._after.get(key)
         if then is not None:
             then(stored)
