@@ -303,6 +303,10 @@ class Herder(HerderRequests):
         self._wake.set()
 
     def _reconfigure_due(self) -> None:
+        # As in Connect, whose herder does nothing else until a rebalance completes: during one
+        # the leader is not known for sure, and the new assignment may move the connector.
+        if self.membership.rebalancing():
+            return
         now = time.monotonic()
         for name, due in list(self._reconfigure.items()):
             if due > now:
@@ -320,7 +324,9 @@ class Herder(HerderRequests):
                 self._reconfigure[name] = now + _RECONFIGURE_BACKOFF * 4
 
     def _write_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
-        if self.is_leader():
+        # The leader writes its own directly: its REST server would queue the forwarded request
+        # behind this very thread, which would wait on it until the request timed out.
+        if self.is_leader_member or (self.leader_url or "").rstrip("/") == self.url.rstrip("/"):
             self.config_store.put_task_configs(name, configs)
             return
         if not self.leader_url:
