@@ -32,6 +32,11 @@ class Conflict(ConnectRestError):
     status = 409
 
 
+class RebalanceStarted(Conflict):
+    """The leader's group began a rebalance while a change waited for it: the herder runs the
+    change again once the rebalance completes (a caller that cannot wait gets the 409)."""
+
+
 class RequestTimeout(ConnectRestError):
     status = 500
 

@@ -23,7 +23,7 @@ from collections import deque
 from concurrent.futures import Future
 
 from engine.connect.config_store import STARTED, STOPPED, ClusterConfigState, RestartRequest
-from engine.connect.errors import REBALANCING, ConnectRestError, Conflict, NotLeader
+from engine.connect.errors import REBALANCING, ConnectRestError, NotLeader, RebalanceStarted
 from engine.connect.herder_requests import HerderRequests
 from engine.connect.protocol import Assignment
 from engine.connect.worker import Worker
@@ -345,7 +345,7 @@ class Herder(HerderRequests):
     def require_leader(self, what: str) -> None:
         if not self.is_leader():
             if self.membership.rebalancing() and self.is_leader_member:
-                raise Conflict(REBALANCING)
+                raise RebalanceStarted(REBALANCING)
             raise NotLeader(what, self.leader_url)
 
     def submit(self, fn, timeout: float = REQUEST_TIMEOUT):
@@ -364,17 +364,19 @@ class Herder(HerderRequests):
     def _run_requests(self) -> None:
         """Run queued requests once the group is stable (a request that arrives during a
         rebalance waits for it, as in Connect, instead of failing)."""
-        if self.membership.rebalancing() or not self.started.is_set():
-            return
-        while True:
+        while self.started.is_set() and not self.membership.rebalancing():
             with self._lock:
                 if not self._requests:
                     return
                 fn, future = self._requests.popleft()
-            if not future.set_running_or_notify_cancel():
+            if not future.running() and not future.set_running_or_notify_cancel():
                 continue
             try:
                 future.set_result(fn())
+            except RebalanceStarted:        # began since the check above: it waits for the rebalance
+                with self._lock:
+                    self._requests.appendleft((fn, future))
+                return
             except BaseException as exc:
                 future.set_exception(exc)
             self.snapshot = self.config_store.snapshot()
