@@ -26,6 +26,7 @@ from engine.connect.config_store import STARTED, STOPPED, ClusterConfigState, Re
 from engine.connect.errors import REBALANCING, ConnectRestError, NotLeader, RebalanceStarted
 from engine.connect.herder_requests import HerderRequests
 from engine.connect.protocol import Assignment
+from engine.connect.status_store import RESTARTING, Status
 from engine.connect.worker import Worker
 
 log = logging.getLogger("engine.connect.herder")
@@ -283,17 +284,28 @@ class Herder(HerderRequests):
         return len(old) != len(new) or name in self.snapshot.inconsistent
 
     def _restart(self, request: RestartRequest) -> None:
+        """Connect's doRestartConnectorAndTasks: the worker that runs what the plan covers stops
+        it, marks it RESTARTING and starts it, so its statuses are written by one worker in order
+        (a RESTARTING from the leader could land after the owner's RUNNING and stay)."""
         plan_connector, plan_tasks = self.restart_plan(request)
-        if plan_connector and request.connector in self.running_connectors:
+        connector = plan_connector and request.connector in self.running_connectors
+        mine = [t for t in plan_tasks if t in self.running_tasks]
+        if connector:
             self.worker.stop_connector(request.connector, unassigned=False)
             self.worker.connectors.pop(request.connector, None)
-            self._start_connector(request.connector)
-        mine = [t for t in plan_tasks if t in self.running_tasks]
+            self.status_store.put_connector(request.connector, self._restarting())
         self.worker.stop_tasks(mine)
+        for task in mine:
+            self.status_store.put_task(task, self._restarting())
+        if connector:
+            self._start_connector(request.connector)
         for task in mine:
             with self._lock:
                 self.running_tasks.discard(task)
             self._start_task(task)
+
+    def _restarting(self) -> Status:
+        return Status(RESTARTING, self.worker.worker_id, self.generation)
 
     # --- task configs -----------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from engine.connect.api import ConnectError, SinkConnector
 from engine.connect.config_store import STARTED, STOPPED, RestartRequest
 from engine.connect.errors import AlreadyExists, BadRequest, ConnectRestError, NotAssigned, NotFound
 from engine.connect.plugins import PluginNotFound
-from engine.connect.status_store import FAILED, RESTARTING, Status
+from engine.connect.status_store import FAILED, RESTARTING
 from engine.client_settings import kafka_python_settings
 
 log = logging.getLogger("engine.connect.herder")
@@ -182,8 +182,7 @@ class HerderRequests:
             if self.status_store.connector(name) is None and (include_tasks or only_failed):
                 raise NotFound(f"Status for connector {name} not found")
             answer = self.restart_state(request) if (include_tasks or only_failed) else None
-            self.mark_restarting(request)
-            self.config_store.put_restart_request(request)
+            self.config_store.put_restart_request(request)      # each owner marks its part RESTARTING
             return answer
         return self.submit(run)
 
@@ -233,15 +232,6 @@ class HerderRequests:
             if task["id"] in planned:
                 task["state"] = RESTARTING
         return state
-
-    def mark_restarting(self, request: RestartRequest) -> None:
-        connector, tasks = self.restart_plan(request)
-        if connector and (status := self.status_store.connector(request.connector)) is not None:
-            self.status_store.put_connector(request.connector, Status(RESTARTING, status.worker_id, status.generation))
-        for task in tasks:
-            status = self.status_store.task(task)
-            if status is not None:
-                self.status_store.put_task(task, Status(RESTARTING, status.worker_id, status.generation))
 
     # --- offsets (KIP-875) -----------------------------------------------------------------------
 
