@@ -165,8 +165,10 @@ class Herder(HerderRequests):
                  a.connectors, [f"{c}-{t}" for c, t in a.tasks], a.revoked_connectors,
                  [f"{c}-{t}" for c, t in a.revoked_tasks], a.delay)
         revoked_tasks = [t for t in a.revoked_tasks if t in self.running_tasks]
-        gone = [t for t in revoked_tasks if t[0] not in self.snapshot.connector_configs]
-        self._stop_quietly(gone)           # a deleted connector's: no UNASSIGNED after its tombstone
+        # A deleted connector's, or beyond its task configs (stopped, fewer tasks): no UNASSIGNED
+        # after their tombstones, even when the rebalance comes before the config change here.
+        gone = [t for t in revoked_tasks if self.snapshot.task_config(t) is None]
+        self._stop_quietly(gone)
         self.worker.stop_tasks([t for t in revoked_tasks if t not in gone])
         for connector in a.revoked_connectors:
             self.worker.stop_connector(connector, unassigned=connector in self.snapshot.connector_configs)
