@@ -165,6 +165,13 @@ def plan_reset(admin: KafkaAdminClient, group_id: str, partitions: list[TopicPar
     if state not in INACTIVE_STATES:
         raise GroupCommandError(f"Assignments can only be reset if the group '{group_id}' is inactive, "
                                 f"but the current state is {state}.")
+    return reset_targets(admin, partitions, spec)
+
+
+def reset_targets(admin: KafkaAdminClient, partitions: list[TopicPartition],
+                  spec: ResetSpec) -> dict[TopicPartition, int]:
+    """Each partition's offset for the reset target, within its log (kafka-consumer-groups.sh's
+    and kafka-share-groups.sh's rule)."""
     if not partitions:
         return {}
     earliest = admin.list_partition_offsets({tp: OffsetSpec.EARLIEST for tp in partitions})

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import kafka.errors as Errors
 from kafka.admin import KafkaAdminClient
-from kafka.protocol.consumer import OffsetSpec
 from kafka.structs import TopicPartition
 
 from engine.protocol.specs import (AlterShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequest,
                                    DescribeShareGroupOffsetsRequest, ShareGroupDescribeRequest)
+from engine.tools.consumer_groups import ResetSpec, reset_targets
 
 GROUP_ID_NOT_FOUND = Errors.GroupIdNotFoundError.errno
 
@@ -128,15 +128,6 @@ def describe_offsets(admin: KafkaAdminClient, group_id: str,
 
 # --- reset, delete ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ResetSpec:
-    """Exactly one of: earliest, latest, a timestamp (ms) or an offset."""
-    to_earliest: bool = False
-    to_latest: bool = False
-    to_timestamp: int | None = None
-    to_offset: int | None = None
-
-
 def resolve_partitions(admin: KafkaAdminClient, group_id: str, topics: list[str] | None) -> list[TopicPartition]:
     """`--topic T` (every partition) or `T:0,2`; None: every partition the group has state for."""
     if topics is None:
@@ -166,20 +157,7 @@ def plan_reset(admin: KafkaAdminClient, group_id: str, partitions: list[TopicPar
     if state != "Empty":
         raise ShareGroupCommandError(f"Share group '{group_id}' is not empty: its state is {state}. "
                                      "Offsets can only be reset while it has no members.")
-    if not partitions:
-        return {}
-    earliest = admin.list_partition_offsets({tp: OffsetSpec.EARLIEST for tp in partitions})
-    latest = admin.list_partition_offsets({tp: OffsetSpec.LATEST for tp in partitions})
-    if spec.to_earliest:
-        return {tp: earliest[tp].offset for tp in partitions}
-    if spec.to_latest:
-        return {tp: latest[tp].offset for tp in partitions}
-    if spec.to_timestamp is not None:
-        found = admin.list_partition_offsets({tp: spec.to_timestamp for tp in partitions})
-        return {tp: found[tp].offset if found[tp].offset >= 0 else latest[tp].offset for tp in partitions}
-    if spec.to_offset is not None:
-        return {tp: min(max(spec.to_offset, earliest[tp].offset), latest[tp].offset) for tp in partitions}
-    raise ValueError("no reset target")
+    return reset_targets(admin, partitions, spec)
 
 
 def execute_reset(admin: KafkaAdminClient, group_id: str, plan: dict[TopicPartition, int]) -> None:
