@@ -120,7 +120,7 @@ def level_set(request, cluster_id: int):
             messages.error(request, f"Compatibility not changed: {exc}")
     else:
         messages.error(request, "Compatibility not changed: choose a level.")
-    return redirect(_subject_url(cluster.pk, subject) if subject else reverse("schema_registry:list", args=[cluster.pk]))
+    return _back_to(cluster.pk, subject)
 
 
 @page(OPERATOR)
@@ -138,7 +138,7 @@ def mode_set(request, cluster_id: int):
             messages.error(request, f"Mode not changed: {exc}")
     else:
         messages.error(request, "Mode not changed: choose a mode.")
-    return redirect(_subject_url(cluster.pk, subject) if subject else reverse("schema_registry:list", args=[cluster.pk]))
+    return _back_to(cluster.pk, subject)
 
 
 @page(OPERATOR)
@@ -180,3 +180,8 @@ def _int(value) -> int | None:
     except (TypeError, ValueError):
         return None
     return number if number > 0 else None
+
+
+def _back_to(cluster_id: int, subject: str | None):
+    """After a level or mode change: the subject's page, or the list for the registry's default."""
+    return redirect(_subject_url(cluster_id, subject) if subject else reverse("schema_registry:list", args=[cluster_id]))
