@@ -18,6 +18,7 @@ import kafka.errors as Errors
 from kafka import KafkaAdminClient
 from kafka.protocol.metadata import MetadataRequest
 
+from console.kafka_gateway.bootstrap import answering_servers, server_list
 from console.kafka_gateway.errors import GatewayError, readable
 from console.kafka_gateway.login_failures import LoginFailures, refusal_text
 from console.kafka_gateway.records import BrokerNode, ClusterMetadata, ConnectionSettings, PartitionInfo, TopicInfo
@@ -29,7 +30,7 @@ _BY_NAME = operator.attrgetter("name")
 
 def connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
     config = {
-        "bootstrap_servers": [s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()],
+        "bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
         "client_id": "kafka-console",
         "request_timeout_ms": request_timeout_ms,
         "bootstrap_timeout_ms": bootstrap_timeout_ms,

@@ -43,6 +43,8 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.on("dialog", answer)
     operator.goto(cluster_path + "connect/")
     operator.locator('[data-admin-action="new-connector"]').first.click()
+    # connect_new.js binds the change handler at the end of the page; wait_for_url waits for "load".
+    operator.wait_for_url("**/connect/*/new")
     operator.select_option("#plugin", "org.apache.kafka.connect.file.FileStreamSourceConnector")
     expect(operator.locator("#connector-form")).to_be_visible()      # connect_new.js opened the plugin's form
     source = tmp_path / "lines.txt"
