@@ -37,5 +37,7 @@ def test_the_shipped_project_holds_every_package_file_and_no_compiled_one(tmp_pa
 
 def test_shuffle_partitions_follow_the_input_within_bounds():
     assert shuffle_partitions(input_bytes=3 * 2**20, cores=2) == 2
-    assert shuffle_partitions(input_bytes=10 * SHUFFLE_PARTITION_BYTES + 1, cores=2) == 11
+    assert shuffle_partitions(input_bytes=10 * SHUFFLE_PARTITION_BYTES + 1, cores=2) == 12   # 6 whole waves
+    assert shuffle_partitions(input_bytes=3 * SHUFFLE_PARTITION_BYTES, cores=2) == 4
+    assert shuffle_partitions(input_bytes=4 * SHUFFLE_PARTITION_BYTES, cores=3) == 6
     assert shuffle_partitions(input_bytes=10**13, cores=2) == MAX_SHUFFLE_PARTITIONS
