@@ -1,4 +1,4 @@
-"""The bootstrap list handed to kafka-python: the servers that accept a TCP connection, first.
+"""The bootstrap list handed to kafka-python: only the servers that accept a TCP connection.
 
 kafka-python picks a bootstrap server at random on every attempt, also one that just refused
 and is in backoff; with one broker of three down, a 5 s bootstrap can spend all its attempts on
@@ -19,9 +19,11 @@ def server_list(bootstrap_servers: str) -> list[str]:
     return [s.strip() for s in bootstrap_servers.split(",") if s.strip()]
 
 
-def answering_servers(servers: list[str], *, timeout_s: float = 1.0) -> list[str]:
+def answering_servers(servers: list[str], *, timeout_s: float = 1.0, grace_s: float = 0.05) -> list[str]:
     """The servers of `servers` that accept a TCP connection within `timeout_s`, in their
-    order; all of `servers` when none does (or when there is only one to choose from)."""
+    order; all of `servers` when none does (or when there is only one to choose from).
+    Once one has answered, the others get `grace_s` more: a host that drops packets (powered
+    off, firewalled) costs a page that much, not the whole timeout."""
     if len(servers) < 2:
         return servers
     pending: dict[socket.socket, str] = {}
@@ -40,6 +42,8 @@ def answering_servers(servers: list[str], *, timeout_s: float = 1.0) -> list[str
                     selector.unregister(sock)
                     server = pending.pop(sock)
                     if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                        if not answered:
+                            deadline = min(deadline, time.monotonic() + grace_s)
                         answered.add(server)
                     sock.close()
         finally:
