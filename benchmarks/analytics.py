@@ -270,6 +270,18 @@ def duck_sql(name: str) -> str:
     return DUCK_JOBS[name].replace("{what_if_ms}", str(WHAT_IF_MS)).replace("{segment_bytes}", str(WHAT_IF_SEGMENT_BYTES))
 
 
+def duck_connect(lake: Path):
+    """DuckDB (2 threads) with a view per lake table of the benchmark's cluster, and the records."""
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    for table, view in DUCK_VIEWS.items():
+        con.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE ({L.CLUSTER}, {L.DATE}) FROM {view.format(lake=lake)} "
+                    f"WHERE {L.CLUSTER} = {CLUSTER}")
+    records_generate(lake / RECORDS)
+    con.execute(f"CREATE VIEW {RECORDS} AS SELECT * FROM read_parquet('{lake / RECORDS}/*.parquet')")
+    return con
+
+
 def rows_of(con, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
@@ -291,14 +303,8 @@ def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False
     session_size_to(spark, input_bytes=input_bytes)
     print(f"Lake: {input_bytes / 2**20:,.0f} MiB of Parquet; shuffle partitions: "
           f"{spark.conf.get('spark.sql.shuffle.partitions')}")
-    con = duckdb.connect()
-    con.execute("SET threads = 2")
-    for table, view in DUCK_VIEWS.items():
-        con.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE ({L.CLUSTER}, {L.DATE}) FROM {view.format(lake=lake)} "
-                    f"WHERE {L.CLUSTER} = {CLUSTER}")
+    con = duck_connect(lake)
     records_dir = lake / RECORDS
-    records_generate(records_dir)
-    con.execute(f"CREATE VIEW {RECORDS} AS SELECT * FROM read_parquet('{records_dir}/*.parquet')")
     counts = {t: rows_of(con, t) for t in (*LAKE_TABLES, RECORDS)}
     print("Rows: " + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
     from console.kafka_gateway.spark_source import SCHEMA_DDL
