@@ -66,8 +66,11 @@ def test_a_failing_task_is_failed_with_its_trace_and_restarts_on_request(connect
     create_topic(connect_engine.bootstrap, "failing", 1)
     assert request(connect_cluster[1], "POST", "/connectors", {"name": "failing-source", "config": {
         "connector.class": "CountingSource", "topic": "failing", "count": "100", "fail.after": "20"}})[0] == 201
-    status = wait_until(lambda: (s := status_of(connect_cluster[0], "failing-source")) and s["tasks"] and
-                        s["tasks"][0]["state"] == "FAILED" and s, 60, message="task failed")
+    def failed(worker):
+        return (s := status_of(worker, "failing-source")) and s["tasks"] and s["tasks"][0]["state"] == "FAILED" and s
+    # Every worker's view: the leader plans the restart below from its own view of the status topic.
+    status = wait_until(lambda: all(failed(w) for w in connect_cluster) and failed(connect_cluster[0]), 60,
+                        message="task failed, as every worker sees it")
     assert status["connector"]["state"] == "RUNNING"
     trace = status["tasks"][0]["trace"]
     assert "counting task 0 gave up at 20 on purpose" in trace and "Traceback" in trace

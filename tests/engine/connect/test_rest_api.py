@@ -170,7 +170,10 @@ def test_restart_answers_204_alone_and_202_with_the_plan(connect_cluster, source
                                          f"/connectors/{name}/restart?includeTasks=true&onlyFailed=false")
     assert code == 202
     assert body["connector"]["state"] == "RESTARTING" and [t["state"] for t in body["tasks"]] == ["RESTARTING"]
-    wait_until(lambda: running(connect_cluster[0], name), 90, message="running after the restart")
+    # The leader answers the restart from its own view of the status topic: wait until every
+    # worker's view (the leader's among them) has read RUNNING, not only the one asked.
+    wait_until(lambda: all(running(worker, name) for worker in connect_cluster), 90,
+               message="running after the restart, as every worker sees it")
     code, body, _ = _outside_a_rebalance(connect_cluster[0], "POST",
                                          f"/connectors/{name}/restart?includeTasks=true&onlyFailed=true")
     assert code == 202
