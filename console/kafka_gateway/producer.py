@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import kafka.errors as Errors
 from kafka import KafkaProducer
 
-from console.kafka_gateway.bootstrap import answering_servers, server_list
 from console.kafka_gateway.errors import GatewayError, readable
 from console.kafka_gateway.records import ConnectionSettings
+from console.kafka_gateway.wire import client_config
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,8 @@ class ProducedRecord:
 def produce(settings: ConnectionSettings, *, topic: str, key: bytes | None, value: bytes | None,
             headers: Sequence[tuple[str, bytes]] = (), partition: int | None = None, copies: int = 1,
             request_timeout_ms: int = 10000) -> list[ProducedRecord]:
-    config = {"bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
-              "client_id": "kafka-console", "acks": "all", "request_timeout_ms": request_timeout_ms,
-              "max_block_ms": request_timeout_ms, "security_protocol": settings.security_protocol,
-              "max_request_size": 16 << 20}
-    if settings.sasl_mechanism:
-        config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
-                      sasl_plain_password=settings.sasl_password)
+    config = {**client_config(settings), "acks": "all", "request_timeout_ms": request_timeout_ms,
+              "max_block_ms": request_timeout_ms, "max_request_size": 16 << 20}
     try:
         producer = KafkaProducer(**config)
     except (Errors.KafkaError, OSError, ValueError) as exc:

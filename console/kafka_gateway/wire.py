@@ -28,17 +28,20 @@ _BY_PARTITION = operator.attrgetter("partition")
 _BY_NAME = operator.attrgetter("name")
 
 
-def connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
-    config = {
-        "bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
-        "client_id": "kafka-console",
-        "request_timeout_ms": request_timeout_ms,
-        "bootstrap_timeout_ms": bootstrap_timeout_ms,
-        "security_protocol": settings.security_protocol,
-    }
+def client_config(settings: ConnectionSettings) -> dict:
+    """What every kafka-python client of the console is given: the answering bootstrap servers
+    (bootstrap.py), its client id, and the security settings."""
+    config = {"bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
+              "client_id": "kafka-console", "security_protocol": settings.security_protocol}
     if settings.sasl_mechanism:
         config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
                       sasl_plain_password=settings.sasl_password)
+    return config
+
+
+def connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
+    config = {**client_config(settings), "request_timeout_ms": request_timeout_ms,
+              "bootstrap_timeout_ms": bootstrap_timeout_ms}
     try:
         return _AdminClient(**config)
     except (Errors.KafkaError, OSError, ValueError) as exc:
