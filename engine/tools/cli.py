@@ -46,15 +46,22 @@ def load_properties(path: str | None) -> dict[str, str]:
                            else str(exc)) from None
 
 
+def property_pairs(items: list[str]) -> dict[str, str]:
+    """`key=value` arguments (--property, --producer-props ...) as a dict; the later of two wins."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise CommandError(f"Invalid property: {item}")
+        pairs[key] = value
+    return pairs
+
+
 def settings(bootstrap: str, config_file: str | None = None, overrides: list[str] | None = None) -> dict[str, str]:
     """Kafka-named client settings: the properties file, then `key=value` overrides, then the
     bootstrap servers given on the command line."""
     merged = load_properties(config_file)
-    for item in overrides or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise CommandError(f"Invalid property: {item}")
-        merged[key.strip()] = value.strip()
+    merged.update({key.strip(): value.strip() for key, value in property_pairs(overrides or []).items()})
     if bootstrap:
         merged["bootstrap.servers"] = bootstrap
     if not merged.get("bootstrap.servers"):

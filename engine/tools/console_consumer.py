@@ -20,7 +20,8 @@ import time
 
 from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, KafkaException, TopicPartition
 
-from engine.tools.cli import CommandError, add_tool, load_properties, rdkafka_config, settings, usage_error
+from engine.tools.cli import (CommandError, add_tool, load_properties, property_pairs, rdkafka_config, settings,
+                              usage_error)
 
 CONSUMER_NAMES = ("client.id", "fetch.min.bytes", "fetch.max.bytes", "max.partition.fetch.bytes",
                   "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "group.instance.id",
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     try:
         merged = settings(args.bootstrap_server, args.consumer_config, args.consumer_property)
-        formatter = Formatter({**load_properties(args.formatter_config), **_pairs(args.property)})
+        formatter = Formatter({**load_properties(args.formatter_config), **property_pairs(args.property)})
     except CommandError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -173,13 +174,3 @@ def run(args: argparse.Namespace) -> int:
         finally:
             print(f"Processed a total of {count} messages", file=sys.stderr)
     return code
-
-
-def _pairs(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise CommandError(f"Invalid property: {item}")
-        out[key] = value
-    return out

@@ -16,7 +16,8 @@ import sys
 
 from confluent_kafka import KafkaException, Producer
 
-from engine.tools.cli import CommandError, add_tool, load_properties, rdkafka_config, settings, usage_error
+from engine.tools.cli import (CommandError, add_tool, load_properties, property_pairs, rdkafka_config, settings,
+                              usage_error)
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 PRODUCER_NAMES = ("acks", "linger.ms", "batch.size", "compression.type", "enable.idempotence", "client.id",
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.topic:
         usage_error(args.parser, "Missing required argument \"[topic]\"")
     try:
-        reader = LineReader({**load_properties(args.reader_config), **_pairs(args.property)})
+        reader = LineReader({**load_properties(args.reader_config), **property_pairs(args.property)})
         merged = settings(args.bootstrap_server, args.producer_config, args.producer_property)
     except CommandError as exc:
         print(exc, file=sys.stderr)
@@ -167,13 +168,3 @@ def _produce(producer, topic, key, value, headers, report) -> None:
             return
         except BufferError:
             producer.poll(0.1)
-
-
-def _pairs(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise CommandError(f"Invalid property: {item}")
-        out[key] = value
-    return out

@@ -24,7 +24,7 @@ from datetime import datetime
 
 from confluent_kafka import Consumer, KafkaException, Producer
 
-from engine.tools.cli import CommandError, add_tool, load_properties, rdkafka_config, usage_error
+from engine.tools.cli import CommandError, add_tool, load_properties, property_pairs, rdkafka_config, usage_error
 from engine.tools.console_producer import PRODUCER_NAMES
 
 REPORT_INTERVAL_MS = 5000
@@ -171,12 +171,7 @@ def run_producer(args) -> int:
     if sum(bool(x) for x in (args.record_size is not None, args.payload_file, args.payload_monotonic)) != 1:
         usage_error(p, "Either --record-size or --payload-file or --payload-monotonic must be specified but not "
                        "more than one.")
-    merged = load_properties(args.producer_config)
-    for item in args.producer_props:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise CommandError(f"Invalid property: {item}")
-        merged[key] = value
+    merged = {**load_properties(args.producer_config), **property_pairs(args.producer_props)}
     if args.bootstrap_server:
         merged["bootstrap.servers"] = args.bootstrap_server
     if not merged.get("bootstrap.servers"):
