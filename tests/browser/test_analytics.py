@@ -6,22 +6,14 @@ import datetime as dt
 import re
 from urllib.parse import urlparse
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from playwright.sync_api import expect
 
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
+from tests.support.lake_results import write_result
 
 NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.timezone.utc)
 
-
-def write_result(lake_dir, job: str, cluster_id: int, rows: list[dict]) -> None:
-    """A job result as the launcher leaves it: a directory of Parquet files (these rows are
-    what the jobs compute; the jobs themselves are tested in tests/console/analytics)."""
-    directory = lake_dir / L.RESULTS / job / f"{L.CLUSTER}={cluster_id}"
-    directory.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), directory / "part-0.parquet")
 
 
 def test_group_analytics_page_draws_its_charts_without_other_hosts(login, console_server):

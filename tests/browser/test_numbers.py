@@ -6,14 +6,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from playwright.sync_api import expect
 
 from console.analytics import lake as L
-from console.analytics.jobs import rates, retention
+from console.analytics.jobs import rates, records, retention
 from console.kafka_gateway import ConnectionSettings, open_gateway
+from tests.browser.conftest import registered_cluster
+from tests.support.console_process import manage
 from tests.support.groups import create_topic, produce
+from tests.support.lake_results import write_result
 from tests.support.txn_clients import open_transaction
 from tests.support.waiting import wait_until
 
@@ -31,17 +32,6 @@ def _commit(bootstrap: str, group_id: str, offsets: dict[tuple[str, int], int]) 
         assert gw.groups.commit_offsets(group_id, coordinator=coordinator,
                                         offsets={tp: (o, "") for tp, o in offsets.items()}) == {}
 
-
-def write_result(lake_dir, job: str, cluster_id: int, rows: list[dict]) -> None:
-    """A job result as the launcher leaves it (the jobs are tested in tests/console/analytics)."""
-    directory = lake_dir / L.RESULTS / job / f"{L.CLUSTER}={cluster_id}"
-    directory.mkdir(parents=True, exist_ok=True)
-    for old in directory.glob("*.parquet"):
-        old.unlink()
-    if rows:
-        pq.write_table(pa.Table.from_pylist(rows), directory / "part-0.parquet")
-    else:
-        directory.rmdir()                     # no run yet
 
 
 def test_a_groups_lag_lists_the_partitions_that_never_committed(login, console_server, shoot):
@@ -143,24 +133,37 @@ def _as_of(page, note: str) -> dt.datetime:
     return dt.datetime.fromisoformat(page.locator(f"{note} time[data-when]").get_attribute("datetime"))
 
 
+def _finished_runs(console, cluster_id: int, *kinds: str) -> None:
+    """Finished runs of these kinds for the cluster, as the analytics worker records them."""
+    manage(console.env, "shell", "-c",
+           "import datetime as dt; from console.analytics.models import AnalyticsRun as R; "
+           "now = dt.datetime.now(dt.timezone.utc); "
+           f"[R.objects.create(cluster_id={cluster_id}, kind=k, state=R.DONE, started_at=now - dt.timedelta(seconds=12), "
+           f"finished_at=now) for k in {list(kinds)!r}]")
+
+
 def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_server, shoot):
-    page = login("viewer")
-    cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
+    # A cluster of its own (the same engine), so that its finished runs below are no other test's.
+    with registered_cluster(console_server, "charts", console_server.engine.bootstrap) as path:
+        _charts_draw(login("viewer"), path, console_server, shoot)
+
+
+def _charts_draw(page, path: str, console_server, shoot) -> None:
+    cluster_id = int(re.search(r"/clusters/(\d+)/", path).group(1))
     lake = console_server.lake
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     for job in ("topic_bytes_1h", "production_5m", "record_sizes", "record_ages", "topic_growth",
-                "effective_retention"):
+                "effective_retention", "compaction"):
         write_result(lake, job, cluster_id, [])
 
-    # No data: a sentence, no axes (never a "Jan-Nov 2000" date axis). (Another topic below: a
-    # page's live fragment is rendered again only when a run changes, and these results come
-    # without one.)
-    page.goto(f"/clusters/{cluster_id}/analytics/topics/uncharted/")
+    # No data: a sentence, no axes (never a "Jan-Nov 2000" date axis).
+    page.goto(f"{path}analytics/topics/uncharted/")
     for chart in ("#topic-bytes-chart", "#topic-production-chart", "#record-sizes-chart", "#record-ages-chart"):
         expect(page.locator(chart)).to_have_attribute("data-drawn", "true")
         expect(page.locator(f"{chart} .xtick")).to_have_count(0)
     expect(page.locator("#topic-bytes-chart")).to_contain_text("No snapshot in the lake yet")
     expect(page.locator("#record-sizes-chart")).to_contain_text("No contents analysis yet")
+    expect(page.locator("#analytics-run")).to_contain_text("no run has finished yet")
     assert "2000" not in page.locator("#topic-bytes-chart").inner_text()
 
     # One snapshot: its point is drawn and the chart says so; sizes on the axis in units.
@@ -170,12 +173,18 @@ def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_
                                                     {"topic": "charted", "size_bin_bytes": 300, "count": 3}])
     write_result(lake, "record_ages", cluster_id, [{"topic": "charted", "age_bin_seconds": h * 3600, "count": h + 1}
                                                    for h in range(3)])
+    write_result(lake, "compaction", cluster_id, [{
+        L.TOPIC: "charted", records.RECORDS: 10, records.DISTINCT_KEYS: 4, records.TOMBSTONES: 1,
+        records.NULL_KEYS: 0, records.RECORD_BYTES: 2_700, records.COMPACTED_BYTES: 1_100,
+        records.SAVED_BYTES: 1_600}])
     write_result(lake, "topic_growth", cluster_id, [{L.TOPIC: "charted", retention.GROWTH_PER_DAY: -299_056_761.0,
                                                      retention.WRITTEN_PER_DAY: 1_300_000_000.0}])
     write_result(lake, "production_5m", cluster_id,
                  [{L.TOPIC: "charted", L.BUCKET: now - dt.timedelta(minutes=5 * i), rates.RATE: 40.0 + 30 * i}
                   for i in range(4)])
-    page.goto(f"/clusters/{cluster_id}/analytics/topics/charted/")
+    # The runs that wrote them: the page says when, not "no run has finished yet" over figures.
+    _finished_runs(console_server, cluster_id, "lake", "records")
+    page.goto(f"{path}analytics/topics/charted/")
     bytes_chart = page.locator("#topic-bytes-chart")
     expect(bytes_chart).to_have_attribute("data-drawn", "true")
     expect(bytes_chart).to_contain_text("One snapshot so far")
@@ -201,6 +210,8 @@ def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_
     expect(page.locator("#growth-per-day")).to_have_text("-285 MiB")
     expect(page.locator("#written-per-day")).to_have_text("1.2 GiB")
     expect(page.locator("#growth-note")).to_contain_text("The topic shrinks")
+    expect(page.locator('#analytics-run [data-run-kind="lake"]')).to_contain_text("took 12 s")
+    expect(page.locator('#topic-compaction [data-saved-bytes="1600"]')).to_have_text("1.6 KiB")
     shoot(page, "analytics-topic-charts")
     page.emulate_media(color_scheme="dark")
     page.set_viewport_size(PHONE)
