@@ -24,7 +24,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from engine.connect.topic_log import TopicLog, ensure_topic
+from engine.connect.topic_log import CompactedTopicStore
 
 log = logging.getLogger("engine.connect.config_store")
 
@@ -174,22 +174,11 @@ def _target_state_value(state: str) -> dict:
     return {"state": PAUSED if state == STOPPED else state, "state.v2": state}
 
 
-class KafkaConfigStore(ConfigStore):
+class KafkaConfigStore(CompactedTopicStore, ConfigStore):
     def __init__(self, topic: str, settings: dict[str, str], *, replication_factor: int, client_id: str) -> None:
         super().__init__()
-        self.topic, self.settings, self.replication_factor = topic, settings, replication_factor
-        self.log = TopicLog(topic, settings, self._on_record, client_id=f"{client_id}-configs")
-
-    def start(self) -> None:
-        ensure_topic(self.settings, self.topic, partitions=1, replication_factor=self.replication_factor,
-                     configs={"cleanup.policy": "compact"}, purpose="connector configurations", single_partition=True)
-        self.log.start()
-
-    def stop(self) -> None:
-        self.log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> bool:
-        return self.log.read_to_end(timeout)
+        self.attach_topic(topic, settings, partitions=1, replication_factor=replication_factor,
+                          client_id=f"{client_id}-configs", purpose="connector configurations", single_partition=True)
 
     def _on_record(self, key: bytes | None, value: bytes | None, offset: int, partition: int) -> None:
         if key is not None:

@@ -21,7 +21,7 @@ import os
 import threading
 from pathlib import Path
 
-from engine.connect.topic_log import TopicLog, ensure_topic
+from engine.connect.topic_log import CompactedTopicStore
 
 log = logging.getLogger("engine.connect.offset_store")
 
@@ -105,25 +105,12 @@ class FileOffsetStore(OffsetStore):
         os.replace(temporary, self.path)
 
 
-class KafkaOffsetStore(OffsetStore):
+class KafkaOffsetStore(CompactedTopicStore, OffsetStore):
     def __init__(self, topic: str, settings: dict[str, str], *, partitions: int, replication_factor: int,
                  client_id: str) -> None:
         super().__init__()
-        self.topic, self.settings = topic, settings
-        self.partitions, self.replication_factor = partitions, replication_factor
-        self.log = TopicLog(topic, settings, self._on_record, client_id=f"{client_id}-offsets")
-
-    def start(self) -> None:
-        ensure_topic(self.settings, self.topic, partitions=self.partitions,
-                     replication_factor=self.replication_factor, configs={"cleanup.policy": "compact"},
-                     purpose="source connector offsets")
-        self.log.start()
-
-    def stop(self) -> None:
-        self.log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> bool:
-        return self.log.read_to_end(timeout)
+        self.attach_topic(topic, settings, partitions=partitions, replication_factor=replication_factor,
+                          client_id=f"{client_id}-offsets", purpose="source connector offsets")
 
     def _on_record(self, key: bytes | None, value: bytes | None, offset: int, partition: int) -> None:
         try:

@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from engine.connect.topic_log import TopicLog, ensure_topic
+from engine.connect.topic_log import CompactedTopicStore
 
 log = logging.getLogger("engine.connect.status_store")
 
@@ -140,28 +140,14 @@ class StatusStore:
         statuses[key] = status
 
 
-class KafkaStatusStore(StatusStore):
+class KafkaStatusStore(CompactedTopicStore, StatusStore):
     def __init__(self, topic: str, settings: dict[str, str], *, partitions: int, replication_factor: int,
                  client_id: str) -> None:
         super().__init__()
         self._in_flight: dict[str, int] = {}     # key -> own writes not acknowledged yet
         self._written: dict[str, int] = {}       # key -> offset of the own write acknowledged last
-        self.topic, self.settings = topic, settings
-        self.partitions, self.replication_factor = partitions, replication_factor
-        self.log = TopicLog(topic, settings, self._on_record, client_id=f"{client_id}-statuses")
-
-    def start(self) -> None:
-        ensure_topic(self.settings, self.topic, partitions=self.partitions,
-                     replication_factor=self.replication_factor, configs={"cleanup.policy": "compact"},
-                     purpose="connector and task statuses")
-        self.log.start()
-
-    def stop(self) -> None:
-        self.log.flush(5)
-        self.log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> bool:
-        return self.log.read_to_end(timeout)
+        self.attach_topic(topic, settings, partitions=partitions, replication_factor=replication_factor,
+                          client_id=f"{client_id}-statuses", purpose="connector and task statuses")
 
     def _on_record(self, key: bytes | None, value: bytes | None, offset: int, partition: int) -> None:
         if key is None:

@@ -185,3 +185,32 @@ class TopicLog:
         for tp in self.consumer.position([TopicPartition(self.topic, p) for p in self._partitions]):
             positions[tp.partition] = tp.offset if tp.offset >= 0 else 0
         return positions
+
+
+class CompactedTopicStore:
+    """What the Kafka-backed config, offset and status stores share: one compacted topic, created
+    when missing at start (Connect's TopicAdmin), read from its beginning into the store by a
+    TopicLog, and read to its end on `refresh()`. A store mixes this in before its in-memory
+    base and calls `attach_topic` from its constructor; `_on_record` is the store's own."""
+
+    def attach_topic(self, topic: str, settings: dict[str, str], *, partitions: int, replication_factor: int,
+                     client_id: str, purpose: str, single_partition: bool = False) -> None:
+        self.topic, self.settings = topic, settings
+        self.topic_partitions, self.replication_factor = partitions, replication_factor
+        self.purpose, self.single_partition = purpose, single_partition
+        self.log = TopicLog(topic, settings, self._on_record, client_id=client_id)
+
+    def _on_record(self, key: bytes | None, value: bytes | None, offset: int, partition: int) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        ensure_topic(self.settings, self.topic, partitions=self.topic_partitions,
+                     replication_factor=self.replication_factor, configs={"cleanup.policy": "compact"},
+                     purpose=self.purpose, single_partition=self.single_partition)
+        self.log.start()
+
+    def stop(self) -> None:
+        self.log.stop()            # flushes this worker's writes first
+
+    def refresh(self, timeout: float = 30.0) -> bool:
+        return self.log.read_to_end(timeout)
