@@ -32,12 +32,7 @@ class ConnectorJsonForm(forms.Form):
 
     def clean_document(self):
         text = self.cleaned_data["document"]
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise forms.ValidationError(f"This is not JSON: {exc}.") from None
-        if not isinstance(data, dict):
-            raise forms.ValidationError("Give a JSON object.")
+        data = _json_object(text, shape="Give a JSON object.")
         config = data.get("config") if isinstance(data.get("config"), dict) else data
         name = data.get("name") if "config" in data else config.get("name")
         if not isinstance(name, str) or not name.strip():
@@ -57,14 +52,21 @@ class ConnectorConfigForm(forms.Form):
 
     def clean_document(self):
         text = self.cleaned_data["document"]
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise forms.ValidationError(f"This is not JSON: {exc}.") from None
-        if not isinstance(data, dict):
-            raise forms.ValidationError('Give a JSON object of keys and values: {"connector.class": "...", ...}.')
+        data = _json_object(text, shape='Give a JSON object of keys and values: {"connector.class": "...", ...}.')
         self.config = _flat(data)
         return text
+
+
+def _json_object(text: str, *, shape: str) -> dict:
+    """The JSON object in `text`; a readable refusal when it is not JSON, or `shape` when it is
+    JSON but not an object."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise forms.ValidationError(f"This is not JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise forms.ValidationError(shape)
+    return data
 
 
 def _flat(config: dict) -> dict[str, str]:
