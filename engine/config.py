@@ -273,7 +273,11 @@ _BROKER_DEFS = [
     ConfigDef("group.max.size", TYPE_INT, INT_MAX, at_least(1)),
     # The consumer group protocol (KIP-848; engine/coordinator/consumer_protocol.py).
     ConfigDef("group.consumer.heartbeat.interval.ms", TYPE_INT, 5000, at_least(1)),
+    ConfigDef("group.consumer.min.heartbeat.interval.ms", TYPE_INT, 5000, at_least(1)),
+    ConfigDef("group.consumer.max.heartbeat.interval.ms", TYPE_INT, 15000, at_least(1)),
     ConfigDef("group.consumer.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
+    ConfigDef("group.consumer.min.session.timeout.ms", TYPE_INT, 45000, at_least(1)),
+    ConfigDef("group.consumer.max.session.timeout.ms", TYPE_INT, 60000, at_least(1)),
     ConfigDef("group.consumer.max.size", TYPE_INT, INT_MAX, at_least(1)),
     ConfigDef("group.consumer.assignors", TYPE_LIST, "uniform,range", _consumer_assignors),
     # Share groups (KIP-932; engine/coordinator/share_protocol.py, engine/share/). Kafka 4.2's

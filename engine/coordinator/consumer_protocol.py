@@ -9,9 +9,9 @@ epoch is ahead of it, and move this member one step towards its target (reconcil
 The answer carries the member epoch and, on a full request or when it changed, the
 partitions the member may use now.
 
-Timers (`loop.call_later` on the engine's event loop): the session timeout
-(`group.consumer.session.timeout.ms`), restarted by every heartbeat, removes a silent
-member; the rebalance timeout (the member's `max.poll.interval.ms`) removes a member that
+Timers (`loop.call_later` on the engine's event loop): the session timeout (the group's
+`consumer.session.timeout.ms`, else the brokers' `group.consumer.session.timeout.ms`),
+restarted by every heartbeat, removes a silent member; the rebalance timeout (the member's `max.poll.interval.ms`) removes a member that
 does not give up its revoked partitions in time. Both bump the group epoch, so the others
 get its partitions.
 
@@ -87,12 +87,14 @@ class HeartbeatResult:
 
 class ConsumerGroupProtocol:
     """Runs the protocol for the consumer groups in `store`; `config(name)` reads broker
-    configs, `image()` is the broker's current metadata image."""
+    configs, `group_config(group_id, name)` a group config with its broker fallback
+    (group_configs.py), `image()` is the broker's current metadata image."""
 
-    def __init__(self, store, config: Callable[[str], Any], image: Callable[[], Any],
-                 on_change: Callable[[ConsumerGroup], None] = lambda group: None) -> None:
+    def __init__(self, store, config: Callable[[str], Any], group_config: Callable[[str, str], Any],
+                 image: Callable[[], Any], on_change: Callable[[ConsumerGroup], None] = lambda group: None) -> None:
         self.store = store
         self._config = config
+        self._group_config = group_config
         self._image = image
         self._on_change = on_change
 
@@ -139,7 +141,7 @@ class ConsumerGroupProtocol:
         self._schedule_session_timeout(group, reconciled)
         self._maybe_schedule_rebalance_timeout(group, updated, reconciled)
         result = HeartbeatResult(reconciled.member_id, reconciled.member_epoch,
-                                 self._config("group.consumer.heartbeat.interval.ms"),
+                                 self._heartbeat_interval_ms(group),
                                  changed=is_new or reconciled != member or epochs != (group.group_epoch,
                                                                                         group.assignment_epoch))
         if request.is_full or is_new or reconciled.assigned != member.assigned:
@@ -257,7 +259,7 @@ class ConsumerGroupProtocol:
                            f"Member {request.member_id} is not a member of group {group.group_id}.")
         if member.member_id != request.member_id:
             raise ApiError(Errors.FencedInstanceIdError)
-        interval = self._config("group.consumer.heartbeat.interval.ms")
+        interval = self._heartbeat_interval_ms(group)
         if request.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             # It keeps its partitions for a successor with the same instance id, until its session ends.
             left = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH)
@@ -306,11 +308,14 @@ class ConsumerGroupProtocol:
         group.assignment_epoch = group.group_epoch
         group.assignor_name = name
 
+    def _heartbeat_interval_ms(self, group: ConsumerGroup) -> int:
+        return self._group_config(group.group_id, "consumer.heartbeat.interval.ms")
+
     # --- timers -------------------------------------------------------------------------------
     def _schedule_session_timeout(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         if member.session_timer is not None:
             member.session_timer.cancel()
-        timeout = self._config("group.consumer.session.timeout.ms") / 1000
+        timeout = self._group_config(group.group_id, "consumer.session.timeout.ms") / 1000
         member.session_timer = asyncio.get_running_loop().call_later(
             timeout, self._expire, group, member.member_id, "session timeout expired")
 

@@ -24,6 +24,7 @@ from engine.cluster import internal_topics
 from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
 from engine.coordinator.consumer_protocol import ConsumerGroupProtocol, HeartbeatRequest, HeartbeatResult
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
+from engine.coordinator.group_configs import group_config
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
@@ -44,8 +45,9 @@ class GroupCoordinator:
         self._broker = broker
         self.store = GroupStore(broker)
         self.membership = GroupMembership(self.store, self.config)
-        self.consumer_protocol = ConsumerGroupProtocol(self.store, self.config, lambda: broker.image,
-                                                       on_change=self._persist_later)
+        self.consumer_protocol = ConsumerGroupProtocol(
+            self.store, self.config, lambda group_id, name: group_config(broker.image, broker.config, group_id, name),
+            lambda: broker.image, on_change=self._persist_later)
         self._writes: set[asyncio.Task] = set()   # consumer group writes that outlive a request
         self.share = ShareGroups(broker, self.store, self._check_group)   # share groups (KIP-932)
         self._expiry_task: asyncio.Task | None = None

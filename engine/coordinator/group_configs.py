@@ -7,6 +7,8 @@ an override takes the broker config that the group config shadows. Kafka's Group
 the share group configs below; a value outside the broker's min/max for it is refused with
 INVALID_CONFIG and Kafka's wording, as is an unknown name.
 
+    consumer.session.timeout.ms     group.consumer.session.timeout.ms  (min/max session)
+    consumer.heartbeat.interval.ms  group.consumer.heartbeat.interval.ms (min/max heartbeat)
     share.session.timeout.ms        group.share.session.timeout.ms     (min/max session)
     share.heartbeat.interval.ms     group.share.heartbeat.interval.ms  (min/max heartbeat)
     share.record.lock.duration.ms   group.share.record.lock.duration.ms (min/max lock)
@@ -46,6 +48,13 @@ def _isolation_level(value: str) -> None:
 
 # group config -> (its definition, the broker config it shadows, the broker configs bounding it)
 GROUP_CONFIGS: dict[str, tuple[ConfigDef, str | None, tuple[str, str] | None]] = {
+    "consumer.session.timeout.ms": (ConfigDef("consumer.session.timeout.ms", TYPE_INT, None),
+                                    "group.consumer.session.timeout.ms",
+                                    ("group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms")),
+    "consumer.heartbeat.interval.ms": (ConfigDef("consumer.heartbeat.interval.ms", TYPE_INT, None),
+                                       "group.consumer.heartbeat.interval.ms",
+                                       ("group.consumer.min.heartbeat.interval.ms",
+                                        "group.consumer.max.heartbeat.interval.ms")),
     "share.session.timeout.ms": (ConfigDef("share.session.timeout.ms", TYPE_INT, None), "group.share.session.timeout.ms",
                                  ("group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms")),
     "share.heartbeat.interval.ms": (ConfigDef("share.heartbeat.interval.ms", TYPE_INT, None),

@@ -8,8 +8,8 @@ import urllib.parse
 
 from playwright.sync_api import expect
 
-from tests.support.groups import create_topic, produce
-from tests.support.share import ACCEPT, RawShareMember, offsets_of, set_group_configs
+from tests.support.groups import create_topic, produce, set_group_configs
+from tests.support.share import ACCEPT, RawShareMember, offsets_of
 
 SLOW = 60_000   # ms: a bound for a live push, not a performance threshold
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from kafka import KafkaAdminClient, KafkaProducer
-from kafka.admin import NewTopic
+from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
 from kafka.protocol.admin import DescribeGroupsRequest, DescribeGroupsResponse
 from kafka.protocol.consumer import (HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse,
                                      LeaveGroupRequest, LeaveGroupResponse, OffsetCommitRequest,
@@ -181,3 +181,13 @@ def assignment(partitions: dict[str, list[int]]) -> bytes:
     return ConsumerProtocolAssignment(
         assigned_partitions=[ConsumerProtocolAssignment.TopicPartition(topic=t, partitions=p)
                              for t, p in partitions.items()], user_data=None).encode(version=0)
+
+
+def set_group_configs(bootstrap: str, group_id: str, configs: dict[str, str | None]) -> dict:
+    """IncrementalAlterConfigs on the GROUP resource with kafka-python's admin client."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        return admin.alter_configs([ConfigResource(ConfigResourceType.GROUP, group_id, configs=configs)],
+                                   raise_on_unknown=False)
+    finally:
+        admin.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 
-from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
 
 from engine.protocol.specs import (DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse,
@@ -26,16 +25,6 @@ SHARE_TEST_CONFIGS = {
 }
 GAP, ACCEPT, RELEASE, REJECT, RENEW = 0, 1, 2, 3, 4
 INVALID_RECORD_STATE, SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH = 121, 122, 123
-
-
-def set_group_configs(bootstrap: str, group_id: str, configs: dict[str, str | None]) -> dict:
-    """IncrementalAlterConfigs on the GROUP resource with kafka-python's admin client."""
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        return admin.alter_configs([ConfigResource(ConfigResourceType.GROUP, group_id, configs=configs)],
-                                   raise_on_unknown=False)
-    finally:
-        admin.close()
 
 
 def _metadata(port: int, topic: str, connect=RawClient):

@@ -10,7 +10,8 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   chosen per member by `ServerAssignor` (librdkafka's `group.remote.assignor`).
 - A partition goes to its new owner only after the old owner's heartbeat no longer lists it.
 - `group.consumer.heartbeat.interval.ms` (5 s) is sent back; `group.consumer.session.timeout.ms`
-  (45 s) without a heartbeat removes the member; a member that keeps revoked partitions past
+  (45 s) without a heartbeat removes the member (a group's own `consumer.heartbeat.interval.ms`
+  and `consumer.session.timeout.ms` win, engine/coordinator/group_configs.py); a member that keeps revoked partitions past
   its rebalance timeout (max.poll.interval.ms) is removed too.
 - Subscription by topic names, or by a regex (v1; matched in full against the topic names
   with Python's `re`, where Kafka uses RE2/J: the same for common patterns).

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from tests.console.conftest import make_topic
-from tests.support.groups import produce
-from tests.support.share import ACCEPT, RawShareMember, offsets_of, set_group_configs
+from tests.support.groups import produce, set_group_configs
+from tests.support.share import ACCEPT, RawShareMember, offsets_of
 
 _names = itertools.count()
 

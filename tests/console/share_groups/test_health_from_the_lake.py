@@ -9,7 +9,8 @@ from console.analytics import lake as L
 from console.analytics.collector import snapshot_collect
 from console.analytics.storage import recent_snapshot_rows
 from console.share_groups import selectors
-from tests.support.share import RELEASE, RawShareMember, acquired, set_group_configs
+from tests.support.groups import set_group_configs
+from tests.support.share import RELEASE, RawShareMember, acquired
 
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 

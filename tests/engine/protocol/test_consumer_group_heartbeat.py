@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewPartitions
-from kafka.protocol.admin import DeleteGroupsRequest, DeleteGroupsResponse, ListGroupsRequest, ListGroupsResponse
+from kafka.protocol.admin import (DeleteGroupsRequest, DeleteGroupsResponse, DescribeConfigsRequest,
+                                  DescribeConfigsResponse, ListGroupsRequest, ListGroupsResponse)
 from kafka.protocol.consumer import OffsetDeleteRequest, OffsetDeleteResponse
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
 from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
                                    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
-from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, topic_ids, wait_until
+from tests.support.groups import (GROUP_TEST_CONFIGS, GroupClient, create_topic, set_group_configs, topic_ids,
+                                  wait_until)
 
 UNCHANGED = object()
 FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, INVALID_REQUEST, UNSUPPORTED_ASSIGNOR = 110, 25, 42, 112
@@ -243,6 +245,52 @@ def test_a_silent_member_is_removed_after_the_session_timeout(engine_factory, to
             alive.ack()
             return alive.owned == tps(topic_name, 0, 1)
         wait_until(alive_owns_all, message="the silent member's partition handed over")
+        assert silent.heartbeat().error_code == UNKNOWN_MEMBER_ID
+    finally:
+        client.close()
+
+
+def _group_configs(client: GroupClient) -> dict[str, tuple[str, int]]:
+    """DescribeConfigs of the GROUP resource: name -> (value, source)."""
+    R = DescribeConfigsRequest
+    response = client.client.request(R(resources=[R.DescribeConfigsResource(
+        resource_type=32, resource_name=client.group_id, configuration_keys=None)],
+        include_synonyms=False, include_documentation=False), 4, DescribeConfigsResponse)
+    return {c.name: (c.value, c.config_source) for c in response.results[0].configs}
+
+
+def test_a_groups_own_session_timeout_and_heartbeat_interval_override_the_brokers(engine_factory, topic_name):
+    """consumer.session.timeout.ms and consumer.heartbeat.interval.ms on the GROUP resource, within
+    the brokers' group.consumer.min/max.*: sent back to members and used to remove a silent one."""
+    # The brokers' session timeout is 5 min: a silent member removed within the wait below was
+    # removed by the group's own 1.5 s.
+    engine = engine_factory(brokers=1, configs={**GROUP_TEST_CONFIGS, "group.consumer.session.timeout.ms": "300000",
+                                                "group.consumer.min.session.timeout.ms": "1000",
+                                                "group.consumer.min.heartbeat.interval.ms": "100"})
+    create_topic(engine.bootstrap, topic_name, 2)
+    client = GroupClient(engine, "kip848-group-configs")
+    try:
+        assert _group_configs(client)["consumer.session.timeout.ms"] == ("300000", 4)   # STATIC_BROKER_CONFIG
+        refused = set_group_configs(engine.bootstrap, client.group_id, {"consumer.session.timeout.ms": "60001"})
+        assert "[1000, 60000]" in str(refused), refused
+        refused = set_group_configs(engine.bootstrap, client.group_id, {"consumer.heartbeat.interval.ms": "99"})
+        assert "[100, 15000]" in str(refused), refused
+        set_group_configs(engine.bootstrap, client.group_id, {"consumer.session.timeout.ms": "1500",
+                                                               "consumer.heartbeat.interval.ms": "300"})
+        wait_until(lambda: _group_configs(client)["consumer.session.timeout.ms"] == ("1500", 8),
+                   message="the group's own session timeout described")
+        assert _group_configs(client)["consumer.heartbeat.interval.ms"] == ("300", 8)
+
+        ids = topic_ids(client.client, [topic_name])
+        silent, alive = (Member(client, name, [topic_name], ids) for name in ("silent", "alive"))
+        assert silent.heartbeat().heartbeat_interval_ms == 300      # the broker's is 200
+        alive.heartbeat()
+        assert silent.ack().error_code == 0 and len(silent.owned) == 1
+
+        def alive_owns_all() -> bool:
+            alive.ack()
+            return alive.owned == tps(topic_name, 0, 1)
+        wait_until(alive_owns_all, timeout=60, message="the silent member removed after the group's timeout")
         assert silent.heartbeat().error_code == UNKNOWN_MEMBER_ID
     finally:
         client.close()

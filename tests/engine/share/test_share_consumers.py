@@ -16,8 +16,8 @@ from collections import Counter
 import pytest
 from confluent_kafka import AcknowledgeType, Producer, ShareConsumer
 
-from tests.support.groups import create_topic
-from tests.support.share import SHARE_TEST_CONFIGS, describe_share_offsets, set_group_configs
+from tests.support.groups import create_topic, set_group_configs
+from tests.support.share import SHARE_TEST_CONFIGS, describe_share_offsets
 from tests.support.waiting import wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

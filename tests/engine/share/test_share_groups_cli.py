@@ -10,8 +10,8 @@ import uuid
 import pytest
 
 from tests.support.engine_process import ROOT
-from tests.support.groups import create_topic, produce
-from tests.support.share import ACCEPT, RawShareMember, describe_share_offsets, offsets_of, set_group_configs
+from tests.support.groups import create_topic, produce, set_group_configs
+from tests.support.share import ACCEPT, RawShareMember, describe_share_offsets, offsets_of
 
 
 def cli(engine, *args: str) -> subprocess.CompletedProcess:
