@@ -60,6 +60,18 @@ def _delete_records(target: str, d: Details) -> str:
     return f"Delete {what}.{after}"
 
 
+def _group_configs(kind: str) -> Callable[[str, Details], str]:
+    """"Set consumer.session.timeout.ms of consumer group g to 50000 ms (50 s); reset ... to the
+    brokers' values." from {"set": {...}, "reset": [...]}."""
+    def sentence(target: str, d: Details) -> str:
+        parts = [f"set {', '.join(f'{k} to {_config(k, v)}' for k, v in (d.get('set') or {}).items())}"
+                 if d.get("set") else "",
+                 f"reset {_text(d.get('reset'))} to the brokers' value" if d.get("reset") else ""]
+        said = "; ".join(p for p in parts if p) or "change nothing"
+        return f"Configs of {kind} {target}: {said}."
+    return sentence
+
+
 def _config_set(target: str, d: Details) -> str:
     where, _, key = target.rpartition(" ")
     key = d.get("key", key)
@@ -181,6 +193,8 @@ _SENTENCES: dict[str, Callable[[str, Details], str]] = {
     "group.delete_offsets": lambda t, d: (f"Delete the committed offsets of group {t} on topic {d.get('topic')}"
                                           + (f" ({_partitions(d['partitions'])})." if "partitions" in d else ".")),
     "group.delete": lambda t, d: f"Delete consumer group {t}.",
+    "group.alter_configs": _group_configs("consumer group"),
+    "share_group.alter_configs": _group_configs("share group"),
     "transaction.abort": lambda t, d: (f"Abort the transaction of producer {_text(d.get('producer_id'))} "
                                        f"(epoch {_text(d.get('producer_epoch'))}) open on {t} since offset "
                                        f"{_text(d.get('start_offset'))}."),

@@ -8,7 +8,7 @@ from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import InvalidInput
 from console.groups import selectors, services
-from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm, list_filters
+from console.groups.forms import ConfirmGroupForm, ConsumerGroupConfigsForm, DeleteOffsetsForm, ResetForm, list_filters
 from console.groups.reset import ResetPlan
 from console.web import json_api
 
@@ -21,8 +21,11 @@ def group_list(request, cluster_id: int):
 
 @json_api(VIEWER)
 def group_detail(request, cluster_id: int, group_id: str):
-    view = selectors.group_detail(cluster=cluster_get(cluster_id=cluster_id), group_id=group_id)
-    return {**_fields(view), "is_empty": view.is_empty}
+    """A consumer-protocol group (group_type "consumer") also has its configs, with their sources."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    view = selectors.group_detail(cluster=cluster, group_id=group_id)
+    configs = selectors.group_configs(cluster=cluster, group_id=group_id) if view.group_type == "consumer" else None
+    return {**_fields(view), "is_empty": view.is_empty, "configs": configs}
 
 
 @json_api(OPERATOR)
@@ -59,6 +62,17 @@ def group_delete(request, cluster_id: int, group_id: str):
     services.group_delete(cluster=cluster_get(cluster_id=cluster_id), actor=request.user, group_id=group_id,
                           confirmation=form.cleaned_data["confirmation"])
     return {"group_id": group_id, "deleted": True}
+
+
+@json_api(OPERATOR)
+@require_POST
+def group_configs(request, cluster_id: int, group_id: str):
+    """consumer_session_timeout_ms=50s&consumer_heartbeat_interval_ms=5000; an empty field resets
+    that config to the brokers' value."""
+    form = _valid(ConsumerGroupConfigsForm(request.POST))
+    services.group_configs_alter(cluster=cluster_get(cluster_id=cluster_id), actor=request.user, group_id=group_id,
+                                 values=form.values())
+    return {"group_id": group_id, "configs": form.values()}
 
 
 def _valid(form):

@@ -1,7 +1,8 @@
 """The group page's chart: lag per partition, one bar colour per topic, so the partition that
 holds the group back shows at once. Partitions without a commit have no lag: they show as grey
 bars of the records they hold (what a consumer starting from the earliest offset would read),
-named so in the legend. Partitions whose offsets are unknown are left out."""
+named so in the legend. Partitions whose offsets are unknown are left out; with nothing above
+zero, the chart is a sentence instead of an empty frame."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,6 +23,11 @@ def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
     uncommitted = [p for p in partitions if not p.has_commit and p.records is not None]
     if not by_topic and not uncommitted:
         return empty_figure(title="Lag per partition", message="No partition has a committed offset: no lag to draw.")
+    # Bars all of height 0 draw an empty frame: a sentence says what it would have shown.
+    if not any(p.lag for rows in by_topic.values() for p in rows) and not any(p.records for p in uncommitted):
+        return empty_figure(title="Lag per partition", message=(
+            "Lag 0 on every committed partition: nothing to draw." if by_topic else
+            "No partition has a committed offset, and they hold no records: no lag to draw."))
     traces = [go.Bar(name=topic, x=[f"{topic}-{p.partition}" for p in rows], y=[p.lag for p in rows],
                      hovertemplate="%{x}: lag %{y:,}<extra></extra>")
               for topic, rows in by_topic.items()]

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from django import forms
 
+from console.formatting import UnitError, parse_duration
 from console.groups.reset import SCOPES, TARGETS, ResetSpec
 
 MAX_OFFSET = 2**63 - 1
@@ -119,3 +120,52 @@ def list_filters(request) -> dict:
     return {"search": request.GET.get("q", ""), "state": request.GET.get("state", ""),
             "topic": request.GET.get("topic", ""), "sort": request.GET.get("sort", "id"),
             "page": request.GET.get("page", 1), "group_type": request.GET.get("type", "")}
+
+
+class DurationField(forms.CharField):
+    """A duration as people type it (30s, 1 min, 45000): milliseconds for Kafka."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(required=False, max_length=64, label=label,
+                         help_text="Such as 30s, 1 min or 45000 (ms); empty: the broker's value.")
+
+    def clean(self, value):
+        text = super().clean(value).strip()
+        if not text:
+            return None
+        try:
+            ms = parse_duration(text, unit="ms")
+        except UnitError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if not 1 <= ms <= 2**31 - 1:
+            raise forms.ValidationError("Give a duration between 1 ms and 24 days.")
+        return ms
+
+
+class GroupConfigsForm(forms.Form):
+    """A group's configs on the GROUP resource (Kafka's GroupConfig), one field per config, labelled
+    with its name; an empty field reverts the config to the brokers' value."""
+
+    def values(self) -> dict[str, str | None]:
+        """Config name -> value, None for the brokers'."""
+        return {self.fields[field].label: None if value in (None, "") else str(value)
+                for field, value in self.cleaned_data.items()}
+
+    @classmethod
+    def initial_from(cls, configs) -> dict:
+        """The form's initial values: the group's own overrides only."""
+        by_name = {c.name: c for c in configs}
+        initial = {}
+        for field, definition in cls.base_fields.items():
+            entry = by_name.get(definition.label)
+            if entry is not None and entry.source == "DYNAMIC_GROUP_CONFIG":
+                initial[field] = entry.value
+        return initial
+
+
+class ConsumerGroupConfigsForm(GroupConfigsForm):
+    """The consumer group configs (KIP-848), within the brokers' group.consumer.min/max.*, which
+    Kafka checks."""
+
+    consumer_session_timeout_ms = DurationField("consumer.session.timeout.ms")
+    consumer_heartbeat_interval_ms = DurationField("consumer.heartbeat.interval.ms")

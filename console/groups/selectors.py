@@ -23,6 +23,7 @@ from console.kafka_gateway import Gateway, GatewayError, cache
 from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.group_lag import group_lags, groups_committed_on
 from console.kafka_gateway.groups import LagSnapshot
+from console.kafka_gateway.records import ConfigEntry
 from console.kafka_gateway.group_records import CommittedOffset, DescribedGroup, GroupMember, TopicPartitionKey
 from kafka_rules.lag import PartitionLag, lag, total_lag
 
@@ -416,6 +417,23 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
                        group_type=described.group_type if described else "classic",
                        uncommitted=Uncommitted(partitions=len(without), records=None if None in records
                                                else sum(records)))
+
+
+@dataclass(frozen=True)
+class GroupConfigs:
+    entries: list[ConfigEntry]
+    error: str = ""
+
+
+def group_configs(*, cluster: Cluster, group_id: str) -> GroupConfigs:
+    """A consumer group's configs (KIP-848: consumer.session.timeout.ms and
+    consumer.heartbeat.interval.ms) with their sources; the refusal in words when the cluster
+    does not describe them (Kafka before 4.0 has no GROUP resource)."""
+    try:
+        with cluster_gateway(cluster) as gw:
+            return GroupConfigs(entries=gw.groups.configs(group_id))
+    except GatewayError as exc:
+        return GroupConfigs(entries=[], error=f"The group's configs could not be read: {exc}")
 
 
 def _member_row(m: GroupMember) -> MemberRow:

@@ -1,10 +1,14 @@
-"""Writes for consumer groups: reset offsets, delete a topic's offsets, delete the group.
+"""Writes for consumer groups: reset offsets, delete a topic's offsets, delete the group, change
+its configs.
 
 Each service checks its input (`InvalidInput`), changes the cluster through the gateway,
 writes an audit log entry however it ends, and announces the change after commit. Kafka
-refuses all three while the group has members; the services refuse first, naming them.
+refuses the offset changes and the delete while the group has members; the services refuse
+first, naming them. Configs change at any time: members get them at their next heartbeat.
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from console.accounts.services import audited
 from console.clusters.gateway import cluster_gateway
@@ -14,6 +18,7 @@ from console.events import notify_on_commit
 from console.groups.reset import ResetPlan, ResetSpec, group_coordinator, member_label, reset_plan
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.group_records import DescribedGroup
+from console.kafka_gateway.groups import CONSUMER_GROUP_CONFIGS
 
 
 def group_reset_offsets(*, cluster: Cluster, actor, group_id: str, spec: ResetSpec) -> ResetPlan:
@@ -69,6 +74,22 @@ def group_delete(*, cluster: Cluster, actor, group_id: str, confirmation: str) -
             if failed:
                 raise GatewayError(failed[group_id])
     notify_on_commit("group.deleted", {"cluster": cluster.pk, "group": group_id})
+
+
+def group_configs_alter(*, cluster: Cluster, actor, group_id: str, values: Mapping[str, str | None]) -> None:
+    """Set the consumer group configs given a value, reset those given None to the brokers'.
+    Kafka checks each value against its group.consumer.min/max.* and answers INVALID_CONFIG."""
+    unknown = sorted(set(values) - set(CONSUMER_GROUP_CONFIGS))
+    if unknown:
+        raise InvalidInput(f"Not a consumer group config: {', '.join(unknown)}.")
+    set_configs = {name: value for name, value in values.items() if value is not None}
+    reset = sorted(name for name, value in values.items() if value is None)
+    with audited(actor=actor, cluster=cluster, action="group.alter_configs", target=group_id,
+                 details={"set": set_configs, "reset": reset}):
+        with cluster_gateway(cluster) as gw:
+            _known_group(gw, cluster, group_id, group_coordinator(gw, group_id))
+            gw.groups.alter_configs(group_id, set_configs=set_configs, delete=reset)
+    notify_on_commit("group.configs_altered", {"cluster": cluster.pk, "group": group_id})
 
 
 def _confirmed(group_id: str, confirmation: str) -> None:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<path:group_id>/reset", views.group_reset, name="reset"),
     path("<path:group_id>/delete-offsets", views.group_delete_offsets, name="delete_offsets"),
     path("<path:group_id>/delete", views.group_delete, name="delete"),
+    path("<path:group_id>/configs", views.group_configs, name="configs"),
     path("<path:group_id>/", views.group_detail, name="detail"),
 ]
 
@@ -24,5 +25,6 @@ api_urlpatterns = [
     path("clusters/<int:cluster_id>/groups/<path:group_id>/delete-offsets", apis.group_delete_offsets,
          name="group_delete_offsets"),
     path("clusters/<int:cluster_id>/groups/<path:group_id>/delete", apis.group_delete, name="group_delete"),
+    path("clusters/<int:cluster_id>/groups/<path:group_id>/configs", apis.group_configs, name="group_configs"),
     path("clusters/<int:cluster_id>/groups/<path:group_id>/", apis.group_detail, name="group"),
 ]

@@ -3,6 +3,7 @@ renders; a ConsoleError from a service becomes a message on the form."""
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.analytics.selectors import group_statuses
@@ -10,7 +11,7 @@ from console.clusters.selectors import cluster_get, topic_names
 from console.errors import ConsoleError
 from console.groups import selectors, services
 from console.groups.charts import partition_lag_chart
-from console.groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ResetForm, list_filters
+from console.groups.forms import ConfirmGroupForm, ConsumerGroupConfigsForm, DeleteOffsetsForm, ResetForm, list_filters
 from console.web import page
 
 
@@ -29,9 +30,13 @@ def group_list(request, cluster_id: int):
 def group_detail(request, cluster_id: int, group_id: str):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.group_detail(cluster=cluster, group_id=group_id)
-    return render(request, "groups/detail.html", {"cluster": cluster, "view": view,
-                                                  "lag_chart": partition_lag_chart(partitions=view.partitions),
-                                                  "reset_form": ResetForm(topics=_group_topics(view))})
+    # Only consumer-protocol groups (KIP-848) have configs of their own.
+    configs = selectors.group_configs(cluster=cluster, group_id=group_id) if view.group_type == "consumer" else None
+    return render(request, "groups/detail.html", {
+        "cluster": cluster, "view": view, "lag_chart": partition_lag_chart(partitions=view.partitions),
+        "reset_form": ResetForm(topics=_group_topics(view)), "configs": configs,
+        "configs_form": ConsumerGroupConfigsForm(initial=ConsumerGroupConfigsForm.initial_from(configs.entries))
+        if configs else None})
 
 
 def _group_topics(view) -> list[str]:
@@ -94,3 +99,23 @@ def group_delete(request, cluster_id: int, group_id: str):
             return redirect("groups:list", cluster_id=cluster.pk)
     return render(request, "groups/delete.html", {"cluster": cluster, "group_id": group_id, "form": form},
                   status=400 if form.errors else 200)
+
+
+@page(OPERATOR)
+def group_configs(request, cluster_id: int, group_id: str):
+    """POST only (the form is on the group's page): a bad value re-renders this form alone."""
+    cluster = cluster_get(cluster_id=cluster_id)
+    if request.method != "POST":
+        return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
+    form = ConsumerGroupConfigsForm(request.POST)
+    if form.is_valid():
+        try:
+            services.group_configs_alter(cluster=cluster, actor=request.user, group_id=group_id, values=form.values())
+        except ConsoleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Configs of consumer group {group_id} saved.")
+            return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
+    return render(request, "groups/configs.html", {
+        "cluster": cluster, "group_id": group_id, "form": form, "kind": "consumer group", "form_id": "group-configs-form",
+        "back_url": reverse("groups:detail", args=[cluster.pk, group_id])}, status=400)

@@ -61,7 +61,7 @@ from console.kafka_gateway.group_records import (
     LogOffsets,
     TopicPartitionKey,
 )
-from console.kafka_gateway.records import PartitionInfo
+from console.kafka_gateway.records import ConfigEntry, PartitionInfo
 from console.kafka_gateway.wire import bulk_allocation, cluster_metadata, metadata_request, send_all
 
 CONSUMER_PROTOCOL = "consumer"
@@ -86,6 +86,10 @@ class LagSnapshot:
     log_end_offsets: LogOffsets
     last_stable_offsets: LogOffsets | None = None     # asked for with last_stable=True
     log_start_offsets: LogOffsets | None = None       # of the partitions without a commit, with whole_topics=True
+
+
+# The consumer group configs of Kafka's GroupConfig (KIP-848), on the GROUP resource.
+CONSUMER_GROUP_CONFIGS = ("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms")
 
 
 class GroupCalls:
@@ -342,6 +346,15 @@ class GroupCalls:
             failed=lambda group_id, node, reason: reason)
 
     # --- plumbing ---------------------------------------------------------------------------
+
+    @translated
+    def configs(self, group_id: str) -> list[ConfigEntry]:
+        """The group's consumer group configs, each with its source (the group's, or the brokers')."""
+        return [e for e in self._gateway.group_configs(group_id) if e.name in CONSUMER_GROUP_CONFIGS]
+
+    @translated
+    def alter_configs(self, group_id: str, *, set_configs: Mapping[str, str], delete: Iterable[str] = ()) -> None:
+        self._gateway.alter_group_configs(group_id, set_configs=set_configs, delete=delete)
 
     def _offsets_changed(self) -> None:
         """This console changed committed offsets: the background lag snapshot of the cluster

@@ -6,8 +6,8 @@ import re
 
 from django import forms
 
-from console.formatting import UnitError, parse_duration
-from console.groups.forms import DATETIME_HELP, MAX_OFFSET, ConfirmGroupForm, DeleteOffsetsForm, parse_timestamp_ms
+from console.groups.forms import (DATETIME_HELP, MAX_OFFSET, ConfirmGroupForm, DeleteOffsetsForm, DurationField,
+                                  GroupConfigsForm, parse_timestamp_ms)
 from console.share_groups.reset import SCOPES, TARGETS, ShareResetSpec
 
 __all__ = ["ConfirmGroupForm", "DeleteOffsetsForm", "ShareConfigsForm", "ShareResetForm"]
@@ -42,31 +42,7 @@ class ShareResetForm(forms.Form):
                               offset=data["offset"], timestamp_ms=data["datetime"])
 
 
-class DurationField(forms.CharField):
-    """A duration as people type it (30s, 1 min, 45000): milliseconds for Kafka."""
-
-    def __init__(self, label: str) -> None:
-        super().__init__(required=False, max_length=64, label=label,
-                         help_text="Such as 30s, 1 min or 45000 (ms); empty: the broker's value.")
-
-    def clean(self, value):
-        text = super().clean(value).strip()
-        if not text:
-            return None
-        try:
-            ms = parse_duration(text, unit="ms")
-        except UnitError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        if not 1 <= ms <= 2**31 - 1:
-            raise forms.ValidationError("Give a duration between 1 ms and 24 days.")
-        return ms
-
-
-def _millis(label: str) -> DurationField:
-    return DurationField(label)
-
-
-class ShareConfigsForm(forms.Form):
+class ShareConfigsForm(GroupConfigsForm):
     """The share group configs (Kafka's GroupConfig); an empty field reverts to the broker's value."""
 
     share_auto_offset_reset = forms.CharField(
@@ -75,13 +51,13 @@ class ShareConfigsForm(forms.Form):
     share_isolation_level = forms.ChoiceField(
         required=False, label="share.isolation.level",
         choices=[("", "(the broker's)"), ("read_uncommitted", "read_uncommitted"), ("read_committed", "read_committed")])
-    share_record_lock_duration_ms = _millis("share.record.lock.duration.ms")
+    share_record_lock_duration_ms = DurationField("share.record.lock.duration.ms")
     share_delivery_count_limit = forms.IntegerField(required=False, min_value=2, max_value=10,
                                                     label="share.delivery.count.limit")
     share_partition_max_record_locks = forms.IntegerField(required=False, min_value=100, max_value=10000,
                                                           label="share.partition.max.record.locks")
-    share_session_timeout_ms = _millis("share.session.timeout.ms")
-    share_heartbeat_interval_ms = _millis("share.heartbeat.interval.ms")
+    share_session_timeout_ms = DurationField("share.session.timeout.ms")
+    share_heartbeat_interval_ms = DurationField("share.heartbeat.interval.ms")
 
     def clean_share_auto_offset_reset(self):
         value = (self.cleaned_data["share_auto_offset_reset"] or "").strip()
@@ -89,22 +65,3 @@ class ShareConfigsForm(forms.Form):
             raise forms.ValidationError("Use latest, earliest or by_duration:<ISO-8601 duration>, such as "
                                         "by_duration:PT1H or by_duration:P1DT12H.")
         return value
-
-    def values(self) -> dict[str, str | None]:
-        """Config name -> value, None for the broker's."""
-        out = {}
-        for field, value in self.cleaned_data.items():
-            name = self.fields[field].label
-            out[name] = None if value in (None, "") else str(value)
-        return out
-
-    @classmethod
-    def initial_from(cls, configs) -> dict:
-        """The form's initial values: the group's own overrides only."""
-        by_name = {c.name: c for c in configs}
-        initial = {}
-        for field, definition in cls.base_fields.items():
-            entry = by_name.get(definition.label)
-            if entry is not None and entry.source == "DYNAMIC_GROUP_CONFIG":
-                initial[field] = entry.value
-        return initial

@@ -24,7 +24,7 @@ from console.clusters.records import ClusterRef
 from console.errors import NotFound
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.records import ConfigEntry
-from console.kafka_gateway.share_records import ShareGroupInfo, ShareMember, SharePartitionStats
+from console.kafka_gateway.share_records import ShareGroupInfo, ShareMember
 from console.share_groups import health
 from console.share_groups.reset import SharePlan, ShareResetSpec, share_reset_plan
 

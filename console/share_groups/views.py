@@ -2,6 +2,7 @@
 renders; a ConsoleError from a service becomes a message on the form."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
@@ -97,5 +98,6 @@ def share_group_configs(request, cluster_id: int, group_id: str):
         else:
             messages.success(request, f"Configs of share group {group_id} saved.")
             return redirect("share_groups:detail", cluster_id=cluster.pk, group_id=group_id)
-    return render(request, "share_groups/configs.html", {"cluster": cluster, "group_id": group_id, "form": form},
-                  status=400)
+    return render(request, "groups/configs.html", {
+        "cluster": cluster, "group_id": group_id, "form": form, "kind": "share group", "form_id": "share-configs-form",
+        "back_url": reverse("share_groups:detail", args=[cluster.pk, group_id])}, status=400)

@@ -9,7 +9,7 @@ from kafka import KafkaConsumer
 from playwright.sync_api import expect
 
 from console.kafka_gateway import ConnectionSettings, open_gateway
-from tests.support.groups import create_topic, produce
+from tests.support.groups import assigned_consumer_protocol_member, create_topic, produce
 
 SLOW = 60_000   # ms: a bound for a rebalance or a poll, not a performance threshold
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
@@ -139,3 +139,31 @@ def test_lag_falls_to_zero_live_while_a_consumer_reads(login, console_server):
     # The consumer left: the page says so, still without a reload.
     expect(operator.locator("#empty-group")).to_be_visible(timeout=SLOW)
     assert operator.evaluate("window.notReloaded") is True
+
+
+def test_a_consumer_protocol_groups_configs_are_changed_from_its_page(login, console_server, shoot):
+    """A KIP-848 group: its session timeout set from the page, shown as the group's own, and a
+    value outside the brokers' bounds answered with Kafka's refusal in words."""
+    bootstrap = console_server.engine.bootstrap
+    create_topic(bootstrap, "kip848-configs", 2)
+    with assigned_consumer_protocol_member(bootstrap, "kip848-configs-group", "kip848-configs", 2):
+        operator = login("operator")
+        operator.goto(_group_url(_cluster_path(operator), "kip848-configs-group"))
+        session = operator.locator('#group-configs tr[data-config="consumer.session.timeout.ms"]')
+        expect(session).to_contain_text("45 s")
+        expect(session).to_contain_text("the brokers'")
+        # Nothing committed and nothing to read: the lag chart says so rather than drawing an empty frame.
+        expect(operator.locator("#partition-lag-chart")).to_contain_text("they hold no records: no lag to draw")
+
+        operator.fill("#group-configs-form input[name=consumer_session_timeout_ms]", "50s")
+        operator.click('[data-admin-action="save-configs"]')
+        expect(operator.locator(".messages")).to_contain_text("Configs of consumer group kip848-configs-group saved.")
+        expect(session).to_contain_text("50 s")
+        expect(session).to_contain_text("this group")
+        expect(operator.locator("#group-configs-form input[name=consumer_session_timeout_ms]")).to_have_value("50000")
+        shoot(operator, "group-kip848-configs")
+
+        operator.fill("#group-configs-form input[name=consumer_session_timeout_ms]", "10s")
+        operator.click('[data-admin-action="save-configs"]')
+        expect(operator.locator("#group-configs-form")).to_contain_text("must be in [45000, 60000]")
+        shoot(operator, "group-kip848-configs-refused")

@@ -1,6 +1,7 @@
 """Helpers for consumer group tests: engine configs, topics, records, raw group requests."""
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 
 from kafka import KafkaAdminClient, KafkaProducer
@@ -191,3 +192,20 @@ def set_group_configs(bootstrap: str, group_id: str, configs: dict[str, str | No
                                    raise_on_unknown=False)
     finally:
         admin.close()
+
+
+@contextlib.contextmanager
+def assigned_consumer_protocol_member(bootstrap: str, group_id: str, topic: str, partitions: int):
+    """A confluent-kafka consumer in a consumer-protocol group (KIP-848), yielded once it owns all
+    `partitions` of `topic`; closed (it leaves the group) on exit."""
+    from confluent_kafka import Consumer
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group_id, "group.protocol": "consumer"})
+    owned: set = set()
+    consumer.subscribe([topic], on_assign=lambda c, ps: owned.update(tp.partition for tp in ps))
+    try:
+        wait_until(lambda: consumer.poll(0.1) is None and owned == set(range(partitions)), timeout=60,
+                   message=f"{group_id}'s assignment")
+        yield consumer
+    finally:
+        consumer.close()

@@ -1,16 +1,15 @@
 """Group pages and actions through Django's test client, against the shared engine."""
 import html
 
-from confluent_kafka import Consumer
 from django.urls import reverse
 
+from console.accounts.audit_text import describe
 from console.accounts.models import AuditLogEntry
 from console.clusters.services import cluster_create
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit, committed
 from tests.support.engine_process import free_port_range
-from tests.support.groups import produce
-from tests.support.waiting import wait_until
+from tests.support.groups import assigned_consumer_protocol_member, produce
 
 ADMIN_MARKER = "data-admin-action"
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
@@ -202,16 +201,58 @@ def test_consumer_protocol_group_pages_say_so(cluster, engine_cluster, viewer_cl
     """A KIP-848 group's list row and page carry its type."""
     topic = make_topic(cluster, unique_topic(), partitions=2)
     group = unique_group("kip848")
-    consumer = Consumer({"bootstrap.servers": engine_cluster.bootstrap, "group.id": group,
-                         "group.protocol": "consumer"})
-    owned: set = set()
-    consumer.subscribe([topic], on_assign=lambda c, ps: owned.update(tp.partition for tp in ps))
-    try:
-        wait_until(lambda: consumer.poll(0.1) is None and owned == {0, 1}, timeout=60, message="the assignment")
+    with assigned_consumer_protocol_member(engine_cluster.bootstrap, group, topic, 2):
         listed = viewer_client.get(reverse("groups:list", args=[cluster.pk]), {"q": group})
         page = viewer_client.get(reverse("groups:detail", args=[cluster.pk, group]))
-    finally:
-        consumer.close()
     assert 'data-group-type="consumer"' in listed.content.decode() and "(KIP-848)" in listed.content.decode()
     body = page.content.decode()
     assert 'data-group-type="consumer"' in body and 'data-member="' in body
+
+
+def test_a_consumer_protocol_groups_configs_are_shown_changed_and_reset(
+        cluster, engine_cluster, viewer_client, operator_client, unique_topic, unique_group):
+    """KIP-848's consumer.session.timeout.ms and consumer.heartbeat.interval.ms: read with their
+    source, set by an operator within Kafka's bounds (a value outside is Kafka's refusal, in
+    words), audited, and reset to the brokers' value; a classic group has no configs section."""
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    group = unique_group("configs")
+    detail, configs_url = reverse("groups:detail", args=[cluster.pk, group]), reverse("groups:configs", args=[cluster.pk, group])
+    with assigned_consumer_protocol_member(engine_cluster.bootstrap, group, topic, 1):
+        page = viewer_client.get(detail).content.decode()
+        assert 'id="group-configs"' in page and 'id="group-configs-form"' not in page     # a viewer reads only
+        row = page[page.index('data-config="consumer.session.timeout.ms"'):]
+        assert "45 s" in row[:row.index("</tr>")] and "the brokers'" in row[:row.index("</tr>")]
+        assert viewer_client.post(configs_url, {"consumer_session_timeout_ms": "50 s"}).status_code == 403
+
+        saved = operator_client.post(configs_url, {"consumer_session_timeout_ms": "50 s",
+                                                   "consumer_heartbeat_interval_ms": ""})
+        assert saved.status_code == 302
+        page = operator_client.get(detail).content.decode()
+        row = page[page.index('data-config="consumer.session.timeout.ms"'):]
+        assert "50 s" in row[:row.index("</tr>")] and "this group" in row[:row.index("</tr>")]
+        assert 'name="consumer_session_timeout_ms" value="50000"' in page        # the form starts from it
+        entry = AuditLogEntry.objects.filter(action="group.alter_configs", target=group).latest("id")
+        assert entry.result == AuditLogEntry.OK and entry.details == {
+            "set": {"consumer.session.timeout.ms": "50000"}, "reset": ["consumer.heartbeat.interval.ms"]}
+        assert describe(action=entry.action, target=group, details=entry.details) == (
+            f"Configs of consumer group {group}: set consumer.session.timeout.ms to 50000 ms (50 s); "
+            "reset consumer.heartbeat.interval.ms to the brokers' value.")
+
+        refused = operator_client.post(configs_url, {"consumer_session_timeout_ms": "10 s"})
+        assert refused.status_code == 400 and "[45000, 60000]" in html.unescape(refused.content.decode())
+        assert AuditLogEntry.objects.filter(action="group.alter_configs", target=group).latest("id").result == \
+            AuditLogEntry.FAILED
+        bad = operator_client.post(configs_url, {"consumer_heartbeat_interval_ms": "soon"})
+        assert bad.status_code == 400 and "is not a duration" in html.unescape(bad.content.decode())
+
+        api = operator_client.post(reverse("api:group_configs", args=[cluster.pk, group]), {})
+        assert api.status_code == 200 and api.json()["configs"] == {
+            "consumer.session.timeout.ms": None, "consumer.heartbeat.interval.ms": None}
+        described = viewer_client.get(reverse("api:group", args=[cluster.pk, group])).json()["configs"]
+        assert described["error"] == "" and {c["name"]: c["source"] for c in described["entries"]} == {
+            "consumer.heartbeat.interval.ms": "DEFAULT_CONFIG", "consumer.session.timeout.ms": "DEFAULT_CONFIG"}
+
+    classic = unique_group("classic")
+    commit(cluster, classic, {(topic, 0): 0})
+    assert 'id="group-configs"' not in viewer_client.get(reverse("groups:detail", args=[cluster.pk, classic])).content.decode()
+    assert viewer_client.get(reverse("api:group", args=[cluster.pk, classic])).json()["configs"] is None

@@ -1,0 +1,31 @@
+"""The group page's lag chart: bars when there is lag (or records without a commit), a sentence
+when every bar would be 0 or there is nothing to draw."""
+from __future__ import annotations
+
+from console.groups.charts import partition_lag_chart
+from console.groups.selectors import PartitionRow
+
+
+def _row(partition: int, *, committed: int | None, end: int, start: int = 0) -> PartitionRow:
+    return PartitionRow(topic="orders", partition=partition, committed_offset=committed, log_end_offset=end,
+                        lag=None if committed is None else end - committed, owner=None, owner_client_id=None,
+                        metadata="", log_start_offset=None if committed is not None else start)
+
+
+def _message(chart: dict) -> str | None:
+    annotations = chart["layout"].get("annotations") or []
+    return annotations[0]["text"] if annotations else None
+
+
+def test_lag_and_records_without_a_commit_are_bars():
+    chart = partition_lag_chart(partitions=[_row(0, committed=3, end=10), _row(1, committed=None, end=5)])
+    assert _message(chart) is None
+    assert [(t["name"], t["y"]) for t in chart["data"]] == [("orders", [7]), ("no commit (records held)", [5])]
+
+
+def test_bars_that_would_all_be_zero_are_a_sentence():
+    caught_up = partition_lag_chart(partitions=[_row(0, committed=10, end=10), _row(1, committed=None, end=0)])
+    assert _message(caught_up) == "Lag 0 on every committed partition: nothing to draw." and not caught_up["data"]
+    empty = partition_lag_chart(partitions=[_row(0, committed=None, end=4, start=4)])
+    assert _message(empty) == "No partition has a committed offset, and they hold no records: no lag to draw."
+    assert _message(partition_lag_chart(partitions=[])) == "No partition has a committed offset: no lag to draw."
