@@ -199,6 +199,17 @@ class Broker(ReplicaSync):
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         raise ApiError(Errors.NotLeaderForPartitionError)
 
+    def hosted_partition(self, topic: str, index: int) -> Partition:
+        """This broker's replica of the partition, leader or follower (Kafka's
+        getPartitionOrError): UNKNOWN_TOPIC_OR_PARTITION, else NOT_LEADER_OR_FOLLOWER when this
+        broker holds no replica of it."""
+        partition = self.partitions.get((topic, index))
+        if partition is not None:
+            return partition
+        if self.image.partition(topic, index) is None:
+            raise ApiError(Errors.UnknownTopicOrPartitionError)
+        raise ApiError(Errors.NotLeaderForPartitionError)
+
     def read_for_fetch(self, topic: str, index: int, *, fetch_offset: int, max_bytes: int, current_leader_epoch: int,
                        replica_id: int, min_one_batch: bool, isolation_level: int = 0):
         """One partition's share of a Fetch: (the leader Partition, a FileSlice or None).

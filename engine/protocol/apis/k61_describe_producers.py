@@ -1,12 +1,14 @@
 """DescribeProducers: v0 (KIP-664).
 
-The producers a partition leader remembers (its producer state): id, epoch, last
-sequence, last timestamp, the epoch of the coordinator that last wrote it a marker, and
-the first offset of its open transaction (-1 if none). `kafka-transactions.sh
+The producers a partition's replica on this broker remembers (its producer state, which
+leaders and followers both build from the batches they append): id, epoch, last sequence,
+last timestamp, the epoch of the coordinator that last wrote it a marker, and the first
+offset of its open transaction (-1 if none). Any replica answers, as in Kafka; the admin
+client asks the leader unless told a broker (`find-hanging --broker-id`). `kafka-transactions.sh
 find-hanging` and `abort` read it: an open transaction the coordinator does not know
 is a hanging one, and its start offset and epoch are what the abort's marker needs.
 
-- Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER.
+- Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (no replica here).
 - A producer forgotten after `producer.id.expiration.ms` (none with an open transaction
   is) is not listed, as in Kafka.
 Authorization: READ on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
@@ -37,7 +39,7 @@ async def handle_describe_producers(ctx, request: DescribeProducersRequest) -> D
 
 def _describe(broker, topic: str, index: int) -> PartitionResponse:
     try:
-        partition = broker.leader_partition(topic, index)
+        partition = broker.hosted_partition(topic, index)
     except ApiError as exc:
         return PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message,
                                  active_producers=[])

@@ -200,7 +200,21 @@ def test_describe_producers_and_marker_errors(leader, engine):
     try:
         assert write_marker(other, pid, epoch + 1, commit=False, partitions={topic: [0]}) == \
             {(topic, 0): Errors.NotLeaderForPartitionError.errno}
-        assert describe_producers(other, topic).error_code == Errors.NotLeaderForPartitionError.errno
+        # A follower answers too, as in Kafka, from the producer state it builds as it appends.
+        def producers(c):
+            return {(s.producer_id, s.producer_epoch, s.last_sequence, s.current_txn_start_offset)
+                    for s in describe_producers(c, topic).active_producers}
+        wait_until(lambda: producers(other) == producers(client), message="the follower's producer state")
+        assert (pid, epoch + 1, 0, 3) in producers(other)
+        # A broker without a replica of the partition: NOT_LEADER_OR_FOLLOWER.
+        single = f"{topic}-rf1"
+        create_topic(engine.bootstrap, single, 1, 1)
+        holder = partition_state(engine.bootstrap, single)[0][0]
+        elsewhere = RawClient(next(port for broker, port in enumerate(engine.ports) if broker != holder))
+        try:
+            assert describe_producers(elsewhere, single).error_code == Errors.NotLeaderForPartitionError.errno
+        finally:
+            elsewhere.close()
     finally:
         other.close()
 
