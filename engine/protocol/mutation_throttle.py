@@ -1,8 +1,13 @@
 """The controller mutation quota (KIP-599) as CreateTopics, CreatePartitions and DeleteTopics
-apply it, topic by topic (engine/broker/mutation_quota.py holds the buckets)."""
+apply it, topic by topic (engine/broker/mutation_quota.py holds the buckets). A throttled
+answer mutes its connection for its throttle time, as Kafka's ControllerMutationQuotaManager
+does (KIP-219; engine/protocol/channel_mute.py): a client that ignores throttle_time_ms and
+asks again at once is read only when that time has passed."""
 from __future__ import annotations
 
 import kafka.errors as Errors
+
+from engine.protocol.channel_mute import mute_for
 
 # The first version of each API whose clients know THROTTLING_QUOTA_EXCEEDED.
 QUOTA_ERROR_SINCE = {19: 6, 20: 5, 37: 3}
@@ -25,6 +30,12 @@ class MutationThrottle:
     @property
     def throttle_time_ms(self) -> int:
         return self._refused_ms if self._may_refuse else self._quota.throttle_ms(self._client, self._user)
+
+    def answer_throttle_ms(self) -> int:
+        """The answer's throttle_time_ms; the connection is muted for that long."""
+        throttle_ms = self.throttle_time_ms
+        mute_for(throttle_ms)
+        return throttle_ms
 
     def refused(self) -> tuple[int, str] | None:
         """(error code, message) if this topic must be refused now, else None."""

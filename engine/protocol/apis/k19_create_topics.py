@@ -10,7 +10,8 @@
   (INVALID_CONFIG).
 - validate_only checks everything and creates nothing.
 - The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
-  (v6+) with throttle_time_ms once the client's bucket is empty (mutation_throttle.py).
+  (v6+) with throttle_time_ms once the client's bucket is empty, and the connection muted for
+  that long (mutation_throttle.py).
 - A topic of thousands of partitions is prepared in slices of the event loop, so other
   connections are served meanwhile (Controller.create_topic_sliced); so is a request of
   thousands of topics, validated and answered in slices (engine/cluster/slices.py), with the
@@ -54,7 +55,7 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
             _validate(ctx, request, topic, counts, may_create, throttle, batch, results, accepted, big)
             await pacer.tick()
         if request.validate_only:
-            return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
+            return CreateTopicsResponse(throttle_time_ms=throttle.answer_throttle_ms(), topics=results)
         position = {results[i].name: i for i in accepted}
         for name, exc in batch.withdraw_taken().items():     # taken meanwhile, while the loop served others
             results[position[name]] = _error(name, exc.code, exc.message)
@@ -69,7 +70,7 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
             results[i] = _success(ctx, state.name, state.topic_id,
                                   {p.partition: p.replicas for p in state.partitions.values()}, state.configs)
             await pacer.tick()
-    return CreateTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, topics=results)
+    return CreateTopicsResponse(throttle_time_ms=throttle.answer_throttle_ms(), topics=results)
 
 
 def _creatable(ctx, names) -> set[str]:

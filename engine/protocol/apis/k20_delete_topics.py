@@ -36,7 +36,7 @@ async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopic
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     throttle = MutationThrottle(ctx, 20)
     responses = await slices.map_sliced(wanted, lambda w: _delete(ctx, w[0], w[1], throttle))
-    return DeleteTopicsResponse(throttle_time_ms=throttle.throttle_time_ms, responses=responses)
+    return DeleteTopicsResponse(throttle_time_ms=throttle.answer_throttle_ms(), responses=responses)
 
 
 def _delete(ctx, name, topic_id, throttle: MutationThrottle):

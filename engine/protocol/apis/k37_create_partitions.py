@@ -48,4 +48,4 @@ async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> Cre
         if not request.validate_only:
             throttle.record(topic.count - before)
         results.append(Result(name=topic.name, error_code=0, error_message=None))
-    return CreatePartitionsResponse(throttle_time_ms=throttle.throttle_time_ms, results=results)
+    return CreatePartitionsResponse(throttle_time_ms=throttle.answer_throttle_ms(), results=results)
