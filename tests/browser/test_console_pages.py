@@ -22,7 +22,6 @@ import struct
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import fastavro
 import pytest

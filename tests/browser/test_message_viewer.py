@@ -20,7 +20,6 @@ from playwright.sync_api import expect
 from console.messages.deserializers import parse_avro_schema
 from tests.console.messages.conftest import create_topic, produce_confluent
 from tests.support.txn_clients import committed_transaction
-from tests.support.waiting import wait_until
 
 SLOW = 60_000   # ms: a bound for a loaded machine, not a performance threshold
 PHONE = {"width": 390, "height": 844}

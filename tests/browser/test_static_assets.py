@@ -7,7 +7,6 @@ import re
 
 from playwright.sync_api import expect
 
-from console.staticfiles import PLOTLY_JS
 
 FOREVER = "max-age=315360000, public, immutable"
 

@@ -11,10 +11,10 @@ from engine.protocol.specs import ShareGroupDescribeRequest, ShareGroupDescribeR
 from tests.engine.cluster.helpers import create_topic as create_replicated_topic
 from tests.engine.cluster.helpers import partition_state, stop_broker
 from tests.engine.share.test_share_consumers import produce_one_by_one, share_consumer
-from tests.support.groups import create_topic, produce
+from tests.support.groups import create_topic, produce, set_group_configs
 from tests.support.raw_client import RawClient
 from tests.support.share import (ACCEPT, SHARE_TEST_CONFIGS, RawShareMember, coordinator_port, describe_share_offsets,
-                                 offsets_of, set_group_configs)
+                                 offsets_of)
 from tests.support.waiting import wait_until
 
 

@@ -16,12 +16,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from engine.protocol.specs import (AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse,
                                    ShareGroupDescribeRequest, ShareGroupDescribeResponse)
 from engine.tools.broker_command import call
-from tests.support.groups import create_topic, produce
+from tests.support.groups import create_topic, produce, set_group_configs
 from tests.support.promtool import check_metrics
 from tests.support.raw_client import RawClient
 from tests.support.share import (ACCEPT, GAP, INVALID_RECORD_STATE, INVALID_SHARE_SESSION_EPOCH, REJECT, RELEASE,
                                  RENEW, SHARE_SESSION_NOT_FOUND, RawShareMember, acquired, coordinator_port,
-                                 describe_share_offsets, offsets_of, partition_of, set_group_configs)
+                                 describe_share_offsets, offsets_of, partition_of)
 from tests.support.waiting import wait_until
 
 NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, INVALID_REQUEST, INVALID_CONFIG = 68, 69, 42, 40
