@@ -81,11 +81,12 @@ def _flat(config: dict) -> dict[str, str]:
     return flat
 
 
-def connector_form(fields: list, data=None) -> forms.Form:
+def connector_form(fields: list, data=None, initial: dict[str, str] | None = None) -> forms.Form:
     """A form with one field per config key of the plugin (Connect's definition): text inputs
     (password inputs for PASSWORD keys, never filled back in), choices when Connect recommends
-    values, every field optional here (Connect's validation says what is missing)."""
-    form = forms.Form(data)
+    values, every field optional here (Connect's validation says what is missing). `initial`:
+    an existing connector's values."""
+    form = forms.Form(data, initial=initial)
     for group, definitions in fields:
         for d in definitions:
             attrs = {"data-group": group, "placeholder": d.default or ""}
@@ -104,3 +105,17 @@ def connector_form(fields: list, data=None) -> forms.Form:
             field.definition = d
             form.fields[d.name] = field
     return form
+
+
+def config_from_form(form: forms.Form, current: dict[str, str]) -> dict[str, str]:
+    """An existing connector's whole new config from its plugin form (valid): the current config
+    (secrets `[hidden]`, keys the plugin does not define kept), each filled field's value, a
+    field emptied back to its default, and a secret left empty kept as it is (password inputs
+    are never filled back in)."""
+    config = dict(current)
+    for key, value in form.cleaned_data.items():
+        if value not in (None, ""):
+            config[key] = value
+        elif not form.fields[key].definition.secret:
+            config.pop(key, None)
+    return config

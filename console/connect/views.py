@@ -13,7 +13,9 @@ from django.views.decorators.http import require_POST
 from console.accounts.roles import ADMIN, OPERATOR, VIEWER, has_role
 from console.clusters.selectors import cluster_get
 from console.connect import selectors, services
-from console.connect.forms import ConnectClusterForm, ConnectorConfigForm, ConnectorJsonForm, connector_form
+from console.connect.forms import (ConnectClusterForm, ConnectorConfigForm, ConnectorJsonForm, config_from_form,
+                                   connector_form)
+from console.connect.masking import HIDDEN
 from console.connect.services import ConnectorConfigInvalid
 from console.errors import ConsoleError
 from console.web import form_error, page, unless_confirmed
@@ -136,26 +138,48 @@ def _field_errors(form, errors: dict[str, list[str]]) -> None:
 
 @page(OPERATOR)
 def connector_config(request, cluster_id: int, connect_id: int, name: str):
-    """The connector's whole config as JSON, secrets `[hidden]`. POST `submit=validate`:
-    Connect's verdict; `submit=save`: validate again and PUT it."""
+    """The connector's whole config, secrets `[hidden]`: as JSON, or (`mode=form`) in its
+    plugin's form filled with the current values. POST `submit=validate`: Connect's verdict;
+    `submit=save`: validate again and PUT it."""
     cluster = cluster_get(cluster_id=cluster_id)
     connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
+    if (request.POST.get("mode") or request.GET.get("mode")) == "form":
+        return _config_in_form(request, cluster, connect, name)
     if request.method != "POST":
         document = json.dumps(selectors.connector_config(connect=connect, name=name), indent=2)
         form = ConnectorConfigForm(initial={"document": document})
         return render(request, "connect/config.html", _context(request, cluster, connect=connect, name=name,
-                                                               form=form, checked=False))
+                                                               form=form, checked=False, mode="json"))
     form = ConnectorConfigForm(request.POST)
-    context = _context(request, cluster, connect=connect, name=name, form=form, checked=False)
+    context = _context(request, cluster, connect=connect, name=name, form=form, checked=False, mode="json")
     if not form.is_valid():
         return render(request, "connect/config.html", context, status=400)
+    return _validate_or_save(request, context, form, connect, name, form.config)
+
+
+def _config_in_form(request, cluster, connect, name: str):
+    current = selectors.connector_config(connect=connect, name=name)
+    fields, plugin = selectors.plugin_fields(connect=connect, plugin=current.get("connector.class", ""))
+    form = connector_form(fields, request.POST if request.method == "POST" else None,
+                          initial={k: v for k, v in current.items() if v != HIDDEN})
+    context = _context(request, cluster, connect=connect, name=name, form=form, checked=False, mode="form",
+                       plugin=plugin, groups=[(group, [form[d.name] for d in definitions])
+                                              for group, definitions in fields])
+    if request.method != "POST":
+        return render(request, "connect/config.html", context)
+    if not form.is_valid():
+        return render(request, "connect/config.html", context, status=400)
+    return _validate_or_save(request, context, form, connect, name, config_from_form(form, current))
+
+
+def _validate_or_save(request, context, form, connect, name: str, config: dict[str, str]):
     try:
         if request.POST.get("submit") == "validate":
-            errors = services.connector_config_validate(connect=connect, name=name, config=form.config)
+            errors = services.connector_config_validate(connect=connect, name=name, config=config)
             _field_errors(form, errors)
             context["checked"] = not errors
             return render(request, "connect/config.html", context, status=400 if errors else 200)
-        services.connector_config_update(actor=request.user, connect=connect, name=name, config=form.config)
+        services.connector_config_update(actor=request.user, connect=connect, name=name, config=config)
     except ConnectorConfigInvalid as exc:
         _field_errors(form, exc.errors)
         return render(request, "connect/config.html", context, status=400)
@@ -163,7 +187,7 @@ def connector_config(request, cluster_id: int, connect_id: int, name: str):
         form_error(form, exc)
         return render(request, "connect/config.html", context, status=400)
     messages.success(request, f"The configuration of {name} is saved; Connect restarts the connector with it.")
-    return redirect("connect:connector", cluster_id=cluster.pk, connect_id=connect.pk, name=name)
+    return redirect("connect:connector", cluster_id=connect.cluster_id, connect_id=connect.pk, name=name)
 
 
 @page(OPERATOR)

@@ -78,6 +78,16 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.locator("#save").click()
     expect(operator.locator(".messages")).to_contain_text("The configuration of browser-source is saved")
     expect(operator.locator("#connector-config")).to_contain_text("batch.size")
+    # The same page in the plugin's form, filled with the saved values.
+    operator.locator("#edit-config").click()
+    operator.locator("#form-mode").click()
+    expect(operator.locator('#connector-config-form input[name="batch.size"]')).to_have_value("100")
+    expect(operator.locator('#connector-config-form input[name="topic"]')).to_have_value("browser-lines")
+    operator.fill('#connector-config-form input[name="batch.size"]', "250")
+    shoot(operator, "connect-config-form")
+    operator.locator("#save").click()
+    expect(operator.locator(".messages")).to_contain_text("The configuration of browser-source is saved")
+    expect(operator.locator("#connector-config")).to_contain_text("250")
 
     operator.locator('[data-action="pause"]').click()
     expect(operator.locator(".messages")).to_contain_text("browser-source is pausing.")

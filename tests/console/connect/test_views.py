@@ -140,15 +140,19 @@ def test_only_admins_register_connect_clusters(cluster, console_admin_client, op
     assert "cannot be reached" in page
 
 
+def _create_counting(client, connect, name: str, topic: str, *, password: str) -> None:
+    """A counting source connector of 5 numbers with a secret, created from JSON by `client`."""
+    document = json.dumps({"name": name, "config": {
+        "connector.class": "counting_plugin.CountingSourceConnector", "topic": topic, "count": "5",
+        "database.password": password}})
+    created = client.post(_base(connect) + "new", {"mode": "json", "document": document, "submit": "create"})
+    assert created.status_code == 302, created.content.decode()[:2000]
+
+
 def test_the_config_is_edited_as_json_validated_by_connect_with_secrets_kept(connect_row, cluster, operator_client,
                                                                              viewer_client, unique_topic):
     topic = make_topic(cluster, unique_topic())
-    document = json.dumps({"name": "v-edit", "config": {
-        "connector.class": "counting_plugin.CountingSourceConnector", "topic": topic, "count": "5",
-        "database.password": "s3cret-edit"}})
-    created = operator_client.post(_base(connect_row) + "new", {"mode": "json", "document": document,
-                                                                "submit": "create"})
-    assert created.status_code == 302, created.content.decode()[:2000]
+    _create_counting(operator_client, connect_row, "v-edit", topic, password="s3cret-edit")
     url = _base(connect_row) + "connectors/v-edit/config"
     assert f'href="{url}"' in operator_client.get(_base(connect_row) + "connectors/v-edit/").content.decode()
     assert viewer_client.get(url).status_code == 403
@@ -183,3 +187,35 @@ def test_the_config_is_edited_as_json_validated_by_connect_with_secrets_kept(con
     assert bad.status_code == 400 and "Value must be at least 1" in bad.json()["error"]
     assert viewer_client.post(api, data="{}", content_type="application/json").status_code == 403
     operator_client.post(_base(connect_row) + "connectors/v-edit/action", {"action": "delete", "confirmed": "yes"})
+
+
+def test_the_config_is_edited_in_the_plugins_form_with_defaults_and_secrets_kept(connect_row, cluster,
+                                                                                   operator_client, unique_topic):
+    """The edit page's form mode: the plugin's fields filled with the connector's values; a field
+    changed is saved, a field emptied goes back to its default, a key the plugin does not define
+    (a secret here) keeps its value, and Connect's refusal lands on its field."""
+    topic = make_topic(cluster, unique_topic())
+    _create_counting(operator_client, connect_row, "v-form", topic, password="s3cret-form")
+    url = _base(connect_row) + "connectors/v-form/config"
+    page = operator_client.get(url, {"mode": "form"}).content.decode()
+    assert re.search(r'<input[^>]*name="count"[^>]*value="5"', page) and "s3cret-form" not in page
+    assert re.search(rf'<input[^>]*name="topic"[^>]*value="{re.escape(topic)}"', page)
+
+    refused = operator_client.post(url, {"mode": "form", "name": "v-form", "topic": topic, "count": "0",
+                                         "submit": "save"})
+    assert refused.status_code == 400
+    assert re.search(r'data-key="count">.*?Value must be at least 1', refused.content.decode(), re.S)
+    saved = operator_client.post(url, {"mode": "form", "name": "v-form", "topic": topic, "count": "7",
+                                       "submit": "save"})
+    assert saved.status_code == 302
+    config = selectors.client_for(connect_row).connector("v-form")["config"]
+    assert config["count"] == "7" and config["database.password"] == "s3cret-form" and config["topic"] == topic
+
+    emptied = operator_client.post(url, {"mode": "form", "name": "v-form", "topic": topic, "count": "",
+                                         "submit": "save"})
+    assert emptied.status_code == 302
+    config = selectors.client_for(connect_row).connector("v-form")["config"]
+    assert "count" not in config and config["database.password"] == "s3cret-form"
+    assert AuditLogEntry.objects.filter(action="connect.connector.config", target__endswith="/v-form").latest(
+        "pk").details["changed"] == ["count"]
+    operator_client.post(_base(connect_row) + "connectors/v-form/action", {"action": "delete", "confirmed": "yes"})
