@@ -59,6 +59,7 @@ class RequestContext:
     # closes: a share session ends with the connection it was opened on. None where there is
     # no connection (tests calling dispatch directly).
     on_close: dict | None = None
+    api_name: str = ""              # the request's API, as Kafka names it (Produce, Fetch, ...): for the audit log
 
     @property
     def client_id(self) -> str | None:
@@ -164,7 +165,7 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
         return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
                          session=session, identity=identity, inter_broker_peer=inter_broker_peer,
-                         on_close=on_close)
+                         on_close=on_close, api_name=spec.name)
     handler_started = time.perf_counter()
     try:
         response = await registry.handler_for(spec)(ctx, request)

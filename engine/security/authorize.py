@@ -9,27 +9,49 @@ Hot path: Produce and Fetch ask on every request, so a connection keeps its answ
 the principal and host of a connection never change, so the answers stay right until the
 ACLs do, and the whole cache is dropped when the ACL index's version moves. A connection
 naming many resources keeps at most _MAX_DECISIONS answers (then starts afresh).
+
+The audit log is Kafka's `kafka.authorizer.logger`, here the logger `engine.authorizer`: a
+denial of something a request asked for is logged at INFO, an access granted at DEBUG, each in
+Kafka's words ("Principal = User:alice is Denied operation = WRITE from host = 127.0.0.1 on
+resource = Topic:LITERAL:orders for request = Produce with resourceRefCount = 1"). Checks that
+only filter or describe (the topics a Metadata request for every topic may see, the
+operations KIP-430 lists, CreateTopics' cluster check before its topic checks) are not logged,
+as Kafka logs them at TRACE only. Kafka's line ends with the ACL that decided; the engine's
+does not name it.
 """
 from __future__ import annotations
 
+import logging
 from typing import Iterable
 
 import kafka.errors as Errors
 
 from engine.errors import ApiError
-from kafka_rules.acls import CLUSTER, CLUSTER_NAME, GROUP, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
+from kafka_rules.acls import CLUSTER, CLUSTER_NAME, GROUP, OPERATIONS, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
 
 _MAX_DECISIONS = 4096
+audit_log = logging.getLogger("engine.authorizer")
+# Resource type names as Kafka's SecurityUtils.resourceTypeName writes them in the audit log.
+_RESOURCE_NAMES = {TOPIC: "Topic", GROUP: "Group", CLUSTER: "Cluster", TRANSACTIONAL_ID: "TransactionalId"}
 
 
 def enabled(ctx) -> bool:
     return _authorizer(ctx) is not None
 
 
-def authorize(ctx, operation: int, resource_type: int, name: str) -> bool:
+def authorize(ctx, operation: int, resource_type: int, name: str, *, audited: bool = True) -> bool:
+    """May the connection's principal perform `operation` on the resource; `audited=False` for
+    checks that only filter or describe (not written to the audit log)."""
     authorizer = _authorizer(ctx)
     if authorizer is None:
         return True
+    answer = _decision(ctx, authorizer, operation, resource_type, name)
+    if audited:
+        _audit(ctx, operation, resource_type, name, answer)
+    return answer
+
+
+def _decision(ctx, authorizer, operation: int, resource_type: int, name: str) -> bool:
     identity = ctx.identity
     if identity is None:       # a context built outside a listener (tests): nothing to keep answers in
         return authorizer.authorize(ctx.kafka_principal, ctx.client_host, operation, resource_type, name)
@@ -46,19 +68,28 @@ def authorize(ctx, operation: int, resource_type: int, name: str) -> bool:
     return answer
 
 
-def authorize_cluster(ctx, operation: int) -> bool:
-    return authorize(ctx, operation, CLUSTER, CLUSTER_NAME)
+def _audit(ctx, operation: int, resource_type: int, name: str, allowed: bool) -> None:
+    level = logging.DEBUG if allowed else logging.INFO
+    if audit_log.isEnabledFor(level):
+        audit_log.log(level, "Principal = %s is %s operation = %s from host = %s on resource = %s:LITERAL:%s "
+                             "for request = %s with resourceRefCount = 1", ctx.kafka_principal,
+                      "Allowed" if allowed else "Denied", OPERATIONS.get(operation, operation), ctx.client_host,
+                      _RESOURCE_NAMES.get(resource_type, resource_type), name, ctx.api_name)
+
+
+def authorize_cluster(ctx, operation: int, *, audited: bool = True) -> bool:
+    return authorize(ctx, operation, CLUSTER, CLUSTER_NAME, audited=audited)
 
 
 def authorize_topic(ctx, operation: int, name: str) -> bool:
     return authorize(ctx, operation, TOPIC, name)
 
 
-def authorize_topics(ctx, operation: int, names: Iterable[str]) -> set[str]:
+def authorize_topics(ctx, operation: int, names: Iterable[str], *, audited: bool = True) -> set[str]:
     """The names among `names` the principal may perform `operation` on."""
     if _authorizer(ctx) is None:
         return set(names)
-    return {name for name in set(names) if authorize(ctx, operation, TOPIC, name)}
+    return {name for name in set(names) if authorize(ctx, operation, TOPIC, name, audited=audited)}
 
 
 def authorize_group(ctx, operation: int, group_id: str) -> bool:
@@ -82,7 +113,7 @@ def authorized_operations(ctx, resource_type: int, name: str) -> set[int]:
     principal may perform (all of them with no authorizer)."""
     if _authorizer(ctx) is None:
         return set(SUPPORTED_OPERATIONS[resource_type])
-    return {op for op in SUPPORTED_OPERATIONS[resource_type] if authorize(ctx, op, resource_type, name)}
+    return {op for op in SUPPORTED_OPERATIONS[resource_type] if authorize(ctx, op, resource_type, name, audited=False)}
 
 
 # --- the same, raising Kafka's error (for handlers whose refusals are ApiErrors) -----------

@@ -41,6 +41,11 @@ def kafka_python_send(bootstrap: str, user: str, topic: str, **options):
 def test_kafka_python_producer_is_refused_then_allowed(acl_engine, acl_admin, topic, user):
     with pytest.raises(Errors.TopicAuthorizationFailedError):
         kafka_python_send(acl_engine.bootstrap, user, topic, enable_idempotence=False)
+    # The refusal (kafka-python asks for the topic's metadata first) is in the engine's log as
+    # Kafka's authorizer logger words it.
+    assert f"INFO engine.authorizer: Principal = User:{user} is Denied operation = DESCRIBE from host = 127.0.0.1 " \
+           f"on resource = Topic:LITERAL:{topic} for request = Metadata with resourceRefCount = 1" in \
+           acl_engine.log_path.read_text()
     grant(acl_admin, f"User:{user}", "WRITE", "TOPIC", topic)
     assert kafka_python_send(acl_engine.bootstrap, user, topic, enable_idempotence=False).offset == 0
 
