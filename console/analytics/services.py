@@ -152,6 +152,10 @@ def source_options(cluster: Cluster) -> dict[str, str]:
     if conn.sasl_mechanism:
         options.update({"kafka.sasl.mechanism": conn.sasl_mechanism, "kafka.sasl.username": conn.sasl_username,
                         "kafka.sasl.password": conn.sasl_password})
+    if conn.uses_tls:
+        tls = {"kafka.ssl.ca.location": conn.ssl_cafile, "kafka.ssl.certificate.location": conn.ssl_certfile,
+               "kafka.ssl.key.location": conn.ssl_keyfile, "kafka.ssl.key.password": conn.ssl_key_password}
+        options.update({key: value for key, value in tls.items() if value})
     return options
 
 

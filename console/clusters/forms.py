@@ -6,7 +6,8 @@ from django import forms
 from console.clusters.models import SECRET_ENV_PREFIX, Cluster
 
 CLUSTER_FIELDS = ("name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "sasl_username",
-                  "sasl_password_env", "admin_token_env")
+                  "sasl_password_env", "admin_token_env", "ssl_cafile", "ssl_certfile", "ssl_keyfile",
+                  "ssl_key_password_env")
 
 
 class ClusterAddForm(forms.Form):
@@ -26,6 +27,20 @@ class ClusterAddForm(forms.Form):
         help_text=f"Our engine only: the variable holding its admin port token (a name starting with "
                   f"{SECRET_ENV_PREFIX}). The bundled engine's token is read from ENGINE_ADMIN_TOKEN or its "
                   "token file.")
+    ssl_cafile = forms.CharField(
+        max_length=500, required=False, label="TLS: CA file",
+        help_text="SSL and SASL_SSL: the full path of a PEM file of the CA certificates to trust, on the console's "
+                  "hosts. Empty: the system's trust store.")
+    ssl_certfile = forms.CharField(
+        max_length=500, required=False, label="TLS: client certificate file",
+        help_text="For clusters that ask a client certificate (ssl.client.auth=required): its PEM file's full path.")
+    ssl_keyfile = forms.CharField(
+        max_length=500, required=False, label="TLS: client key file",
+        help_text="The client certificate's private key, a PEM file (it may be the certificate's own file).")
+    ssl_key_password_env = forms.CharField(
+        max_length=200, required=False, label="TLS: key password environment variable",
+        help_text=f"Only for an encrypted key: the variable holding its password (a name starting with "
+                  f"{SECRET_ENV_PREFIX}).")
 
 
 class ClusterEditForm(ClusterAddForm):

@@ -23,6 +23,12 @@ def validate_bootstrap_servers(value: str) -> None:
         raise ValidationError("Use host:port pairs separated by commas, e.g. 127.0.0.1:9092,127.0.0.1:9093.")
 
 
+def validate_pem_path(value: str) -> None:
+    if value and not value.startswith("/"):
+        raise ValidationError(f"{value!r} is not an absolute path: give the full path of the PEM file on the "
+                              "console's hosts.")
+
+
 def validate_secret_env_name(value: str) -> None:
     if value and not _SECRET_ENV.match(value):
         raise ValidationError(f"{value!r} is not allowed: secrets come only from environment variables named "
@@ -61,6 +67,16 @@ class Cluster(models.Model):
     admin_token_env = models.CharField(
         max_length=200, blank=True, default="", validators=[validate_secret_env_name],
         help_text="Name of the environment variable holding the engine admin token (our engine only).")
+    # TLS: paths of PEM files on the console's hosts (the files themselves stay there).
+    ssl_cafile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
+                                  help_text="CA certificates to trust (PEM); empty: the system's trust store.")
+    ssl_certfile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
+                                    help_text="The console's client certificate (PEM), for clusters that ask one.")
+    ssl_keyfile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
+                                   help_text="The client certificate's private key (PEM).")
+    ssl_key_password_env = models.CharField(
+        max_length=200, blank=True, default="", validators=[validate_secret_env_name],
+        help_text="Name of the environment variable holding the private key's password, if it has one.")
     is_bundled = models.BooleanField(default=False, help_text="The engine that `make run` starts.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -79,9 +95,13 @@ class Cluster(models.Model):
                 raise ConsoleError(f"Cluster {self.name!r} uses SASL, but names no environment variable "
                                    "holding its password.")
             password = secret_from_env(self.sasl_password_env, what="SASL password", cluster_name=self.name)
+        key_password = secret_from_env(self.ssl_key_password_env, what="TLS key password", cluster_name=self.name) \
+            if self.ssl_key_password_env else ""
         return ConnectionSettings(bootstrap_servers=self.bootstrap_servers, security_protocol=self.security_protocol,
                                   sasl_mechanism=self.sasl_mechanism, sasl_username=self.sasl_username,
-                                  sasl_password=password, engine_admin_token=self.engine_admin_token())
+                                  sasl_password=password, engine_admin_token=self.engine_admin_token(),
+                                  ssl_cafile=self.ssl_cafile, ssl_certfile=self.ssl_certfile,
+                                  ssl_keyfile=self.ssl_keyfile, ssl_key_password=key_password)
 
     def engine_admin_token(self) -> str:
         """The token for the engine's admin port: the bundled engine's from ENGINE_ADMIN_TOKEN or

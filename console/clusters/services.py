@@ -19,13 +19,24 @@ LAST_SEEN_PRECISION = timedelta(minutes=1)
 
 def cluster_create(*, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
                    sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
-                   admin_token_env: str = "") -> Cluster:
+                   admin_token_env: str = "", **tls: str) -> Cluster:
+    """`tls`: ssl_cafile, ssl_certfile, ssl_keyfile, ssl_key_password_env (Cluster's fields)."""
     cluster = Cluster(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                       sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                      sasl_password_env=sasl_password_env, admin_token_env=admin_token_env)
+                      sasl_password_env=sasl_password_env, admin_token_env=admin_token_env, **_tls_fields(tls))
     cluster.full_clean()
     cluster.save()
     return cluster
+
+
+TLS_FIELDS = ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password_env")
+
+
+def _tls_fields(tls: dict[str, str]) -> dict[str, str]:
+    unknown = set(tls) - set(TLS_FIELDS)
+    if unknown:
+        raise TypeError(f"not TLS fields of a cluster: {', '.join(sorted(unknown))}")
+    return tls
 
 
 LEGACY_BUNDLED_BOOTSTRAP = "127.0.0.1:9092"   # before every broker was listed: one stopped broker broke it
@@ -55,22 +66,22 @@ def cluster_register_bundled(*, bootstrap_servers: str, follow: bool = True, usi
 
 def cluster_add(*, actor, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
                 sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
-                admin_token_env: str = "") -> Cluster:
+                admin_token_env: str = "", **tls: str) -> Cluster:
     """Register a cluster from the console (admins), audited. Nothing is asked of the cluster
     here: one that does not answer yet is still worth registering, and its overview says so."""
     with audited(actor=actor, cluster=None, action="cluster.add", target=name,
                  details={"bootstrap_servers": bootstrap_servers, "security_protocol": security_protocol,
-                          "sasl_mechanism": sasl_mechanism}):
+                          "sasl_mechanism": sasl_mechanism, **{k: v for k, v in tls.items() if v}}):
         try:
             return cluster_create(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                                   sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                                  sasl_password_env=sasl_password_env, admin_token_env=admin_token_env)
+                                  sasl_password_env=sasl_password_env, admin_token_env=admin_token_env, **tls)
         except ValidationError as exc:
             raise InvalidInput(_messages(exc)) from None
 
 
 EDITABLE = ("name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "sasl_username",
-            "sasl_password_env", "admin_token_env")
+            "sasl_password_env", "admin_token_env", *TLS_FIELDS)
 
 
 def cluster_update(*, actor, cluster: Cluster, **changes: str) -> Cluster:

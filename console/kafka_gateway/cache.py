@@ -46,11 +46,13 @@ from console.kafka_gateway.errors import gateway_error
 from console.kafka_gateway.records import ClusterMetadata, ConnectionSettings
 
 Clock = Callable[[], float]
-CacheKey = tuple[str, str, str, str]
+CacheKey = tuple[str, ...]
 
 
 def cache_key(settings: ConnectionSettings) -> CacheKey:
-    return (settings.bootstrap_servers, settings.security_protocol, settings.sasl_mechanism, settings.sasl_username)
+    """Who the console is to the cluster (what it may see): never a secret."""
+    return (settings.bootstrap_servers, settings.security_protocol, settings.sasl_mechanism, settings.sasl_username,
+            settings.ssl_cafile, settings.ssl_certfile)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,16 @@ class ConnectionSettings:
     sasl_username: str = ""
     sasl_password: str = field(default="", repr=False)
     engine_admin_token: str = field(default="", repr=False)   # sent as X-Engine-Admin-Token
+    # TLS (SSL, SASL_SSL): PEM files on the console's hosts. The CA file replaces the system's
+    # trust store; a certificate and key log the console in with a client certificate (mTLS).
+    ssl_cafile: str = ""
+    ssl_certfile: str = ""
+    ssl_keyfile: str = ""
+    ssl_key_password: str = field(default="", repr=False)
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,10 @@ def client_config(settings: ConnectionSettings) -> dict:
     if settings.sasl_mechanism:
         config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
                       sasl_plain_password=settings.sasl_password)
+    if settings.uses_tls:
+        tls = {"ssl_cafile": settings.ssl_cafile, "ssl_certfile": settings.ssl_certfile,
+               "ssl_keyfile": settings.ssl_keyfile, "ssl_password": settings.ssl_key_password}
+        config.update({key: value for key, value in tls.items() if value})
     return config
 
 

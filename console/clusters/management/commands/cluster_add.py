@@ -1,9 +1,9 @@
-"""`manage.py cluster_add NAME HOST:PORT[,HOST:PORT...] [--security-protocol ...] [--sasl-...]`"""
+"""`manage.py cluster_add NAME HOST:PORT[,HOST:PORT...] [--security-protocol ...] [--sasl-...] [--ssl-...]`"""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from console.clusters.models import Cluster
-from console.clusters.services import cluster_create
+from console.clusters.services import TLS_FIELDS, cluster_create
 
 
 class Command(BaseCommand):
@@ -19,6 +19,11 @@ class Command(BaseCommand):
                             help="name of the environment variable (CONSOLE_SECRET_*) that holds the SASL password")
         parser.add_argument("--admin-token-env", default="",
                             help="our engine: the environment variable (CONSOLE_SECRET_*) holding its admin token")
+        parser.add_argument("--ssl-cafile", default="", help="SSL, SASL_SSL: a PEM file of the CA certificates to trust")
+        parser.add_argument("--ssl-certfile", default="", help="the console's client certificate (PEM), for mTLS")
+        parser.add_argument("--ssl-keyfile", default="", help="the client certificate's private key (PEM)")
+        parser.add_argument("--ssl-key-password-env", default="",
+                            help="the environment variable (CONSOLE_SECRET_*) holding an encrypted key's password")
 
     def handle(self, *args, **options):
         try:
@@ -27,7 +32,8 @@ class Command(BaseCommand):
                                      sasl_mechanism=options["sasl_mechanism"],
                                      sasl_username=options["sasl_username"],
                                      sasl_password_env=options["sasl_password_env"],
-                                     admin_token_env=options["admin_token_env"])
+                                     admin_token_env=options["admin_token_env"],
+                                     **{field: options[field] for field in TLS_FIELDS})
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         self.stdout.write(f"Cluster {cluster.name} registered (id {cluster.pk}).")
