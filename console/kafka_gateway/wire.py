@@ -22,6 +22,7 @@ from console.kafka_gateway.bootstrap import answering_servers, server_list
 from console.kafka_gateway.errors import GatewayError, readable
 from console.kafka_gateway.login_failures import LoginFailures, refusal_text
 from console.kafka_gateway.records import BrokerNode, ClusterMetadata, ConnectionSettings, PartitionInfo, TopicInfo
+from console.kafka_gateway.tls_check import tls_refusal
 
 _ZERO_UUID = uuid.UUID(int=0)
 _BY_PARTITION = operator.attrgetter("partition")
@@ -49,7 +50,9 @@ def connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_tim
     try:
         return _AdminClient(**config)
     except (Errors.KafkaError, OSError, ValueError) as exc:
-        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {readable(exc)}") from exc
+        # kafka-python tells a TLS failure as a timeout: one handshake of our own says which.
+        reason = tls_refusal(settings, config["bootstrap_servers"][0]) if settings.uses_tls else None
+        raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {reason or readable(exc)}") from exc
 
 
 class _AdminClient(KafkaAdminClient):
