@@ -16,31 +16,41 @@ class ClusterAddForm(forms.Form):
         max_length=1000, help_text="host:port pairs separated by commas. List several brokers: the console "
                                    "bootstraps from any one that answers.")
     security_protocol = forms.ChoiceField(choices=Cluster.PROTOCOLS, initial="PLAINTEXT")
-    sasl_mechanism = forms.ChoiceField(choices=Cluster.MECHANISMS, required=False)
-    sasl_username = forms.CharField(max_length=200, required=False)
+    sasl_mechanism = forms.ChoiceField(choices=Cluster.MECHANISMS, required=False, label="SASL mechanism")
+    sasl_username = forms.CharField(max_length=200, required=False, label="SASL username")
     sasl_password_env = forms.CharField(
         max_length=200, required=False, label="SASL password environment variable",
         help_text=f"The password never enters the database: name the environment variable of the console's "
                   f"processes that holds it. Only names starting with {SECRET_ENV_PREFIX} are allowed.")
     admin_token_env = forms.CharField(
         max_length=200, required=False, label="Engine admin token environment variable",
-        help_text=f"Our engine only: the variable holding its admin port token (a name starting with "
+        help_text=f"The variable holding the engine's admin port token (a name starting with "
                   f"{SECRET_ENV_PREFIX}). The bundled engine's token is read from ENGINE_ADMIN_TOKEN or its "
                   "token file.")
     ssl_cafile = forms.CharField(
-        max_length=500, required=False, label="TLS: CA file",
-        help_text="SSL and SASL_SSL: the full path of a PEM file of the CA certificates to trust, on the console's "
-                  "hosts. Empty: the system's trust store.")
+        max_length=500, required=False, label="CA file",
+        help_text="The full path of a PEM file of the CA certificates to trust, on the console's hosts. Empty: the "
+                  "system's trust store.")
     ssl_certfile = forms.CharField(
-        max_length=500, required=False, label="TLS: client certificate file",
+        max_length=500, required=False, label="Client certificate file",
         help_text="For clusters that ask a client certificate (ssl.client.auth=required): its PEM file's full path.")
     ssl_keyfile = forms.CharField(
-        max_length=500, required=False, label="TLS: client key file",
+        max_length=500, required=False, label="Client key file",
         help_text="The client certificate's private key, a PEM file (it may be the certificate's own file).")
     ssl_key_password_env = forms.CharField(
-        max_length=200, required=False, label="TLS: key password environment variable",
+        max_length=200, required=False, label="Key password environment variable",
         help_text=f"Only for an encrypted key: the variable holding its password (a name starting with "
                   f"{SECRET_ENV_PREFIX}).")
+
+
+    # The form's groups, each saying when it applies: every field is in one.
+    FIELDSETS = (("The cluster", ("name", "bootstrap_servers", "security_protocol")),
+                 ("SASL login (SASL_PLAINTEXT, SASL_SSL)", ("sasl_mechanism", "sasl_username", "sasl_password_env")),
+                 ("TLS (SSL, SASL_SSL)", ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password_env")),
+                 ("Our engine only", ("admin_token_env",)))
+
+    def fieldsets(self) -> list[tuple[str, list]]:
+        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS]
 
 
 class ClusterEditForm(ClusterAddForm):

@@ -463,7 +463,7 @@ PAGES = [
     ("topic-create", "topics/create"), ("topic-config-edit", "topics/shop-orders/configs/retention.ms"),
     ("topic-partitions", "topics/shop-orders/partitions"),
     ("topic-delete-records", "topics/shop-orders/delete-records"), ("topic-delete", "topics/shop-orders/delete"),
-    ("audit-log", "/audit/"), ("schemas", "/schemas/"), ("clusters", "/clusters/"),
+    ("audit-log", "/audit/"), ("schemas", "/schemas/"), ("clusters", "/clusters/"), ("cluster-add", "/clusters/add"),
 ]
 # One picture per console page for the docs site (docs/console/img/), from the desktop light pass.
 DOC_PAGES = {"overview": "overview", "brokers": "brokers", "broker": "broker", "topics": "topics",

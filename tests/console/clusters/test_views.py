@@ -171,3 +171,28 @@ def test_the_bundled_engine_lists_every_broker_and_an_admin_edits_its_bootstrap(
     bad = console_admin_client.post(url, {"name": bundled.name, "bootstrap_servers": "nope",
                                           "security_protocol": "PLAINTEXT"})
     assert bad.status_code == 400 and "value=\"nope\"" in bad.content.decode()   # the input is kept
+
+
+def test_the_cluster_form_groups_its_fields_and_an_admin_sets_tls_files(db, console_admin_client):
+    """Every field in exactly one group (legend: when it applies); the TLS files saved and audited
+    by path, and a relative path refused with a sentence."""
+    from console.accounts.models import AuditLogEntry
+    from console.clusters.forms import ClusterAddForm
+
+    grouped = [name for _, names in ClusterAddForm.FIELDSETS for name in names]
+    assert sorted(grouped) == sorted(ClusterAddForm.base_fields) and len(grouped) == len(set(grouped))
+    page = console_admin_client.get(reverse("clusters:add")).content.decode()
+    for legend in ("The cluster", "SASL login (SASL_PLAINTEXT, SASL_SSL)", "TLS (SSL, SASL_SSL)", "Our engine only"):
+        assert f"<legend>{legend}</legend>" in page
+
+    fields = {"name": "tls", "bootstrap_servers": "kafka-1:9093", "security_protocol": "SSL",
+              "ssl_cafile": "/etc/kafka/ca.pem", "ssl_certfile": "/etc/kafka/console.pem",
+              "ssl_keyfile": "/etc/kafka/console.pem", "ssl_key_password_env": "CONSOLE_SECRET_TLS_KEY"}
+    refused = console_admin_client.post(reverse("clusters:add"), {**fields, "ssl_cafile": "ca.pem"})
+    assert refused.status_code == 400 and "is not an absolute path" in refused.content.decode()
+    assert console_admin_client.post(reverse("clusters:add"), fields).status_code == 302
+    cluster = Cluster.objects.get(name="tls")
+    assert (cluster.ssl_cafile, cluster.ssl_certfile, cluster.ssl_keyfile, cluster.ssl_key_password_env) == (
+        "/etc/kafka/ca.pem", "/etc/kafka/console.pem", "/etc/kafka/console.pem", "CONSOLE_SECRET_TLS_KEY")
+    assert AuditLogEntry.objects.get(action="cluster.add", target="tls", result=AuditLogEntry.OK).details[
+        "ssl_certfile"] == "/etc/kafka/console.pem"
