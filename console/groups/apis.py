@@ -22,10 +22,8 @@ def group_list(request, cluster_id: int):
 @json_api(VIEWER)
 def group_detail(request, cluster_id: int, group_id: str):
     """A consumer-protocol group (group_type "consumer") also has its configs, with their sources."""
-    cluster = cluster_get(cluster_id=cluster_id)
-    view = selectors.group_detail(cluster=cluster, group_id=group_id)
-    configs = selectors.group_configs(cluster=cluster, group_id=group_id) if view.group_type == "consumer" else None
-    return {**_fields(view), "is_empty": view.is_empty, "configs": configs}
+    view = selectors.group_detail(cluster=cluster_get(cluster_id=cluster_id), group_id=group_id)
+    return {**_fields(view), "is_empty": view.is_empty}
 
 
 @json_api(OPERATOR)

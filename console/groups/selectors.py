@@ -353,6 +353,22 @@ class Uncommitted:
 
 
 @dataclass(frozen=True)
+class GroupConfigs:
+    entries: list[ConfigEntry]
+    error: str = ""
+
+
+def _group_configs(gw: Gateway, group_id: str) -> GroupConfigs:
+    """A consumer group's configs (KIP-848: consumer.session.timeout.ms and
+    consumer.heartbeat.interval.ms) with their sources; the refusal in words when the cluster
+    does not describe them (Kafka before 4.0 has no GROUP resource)."""
+    try:
+        return GroupConfigs(entries=gw.groups.configs(group_id))
+    except GatewayError as exc:
+        return GroupConfigs(entries=[], error=f"The group's configs could not be read: {exc}")
+
+
+@dataclass(frozen=True)
 class GroupDetail:
     cluster: ClusterRef
     group_id: str
@@ -368,6 +384,7 @@ class GroupDetail:
     total_lag_read_committed: int | None = None
     group_type: str = "classic"       # "consumer": the consumer group protocol (KIP-848)
     uncommitted: Uncommitted = Uncommitted()
+    configs: GroupConfigs | None = None   # consumer-protocol groups only: they have configs of their own
 
     @property
     def committed_partitions(self) -> int:
@@ -383,7 +400,9 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
     warnings: list[str] = []
     with cluster_gateway(cluster) as gw:
         snapshot = _snapshot(gw, [group_id], warnings, all_topics=False, last_stable=True, whole_topics=True)
-    described = snapshot.described.get(group_id)
+        described = snapshot.described.get(group_id)
+        configs = _group_configs(gw, group_id) if described is not None and described.group_type == "consumer" \
+            else None
     committed = snapshot.committed.get(group_id, {})
     if group_id not in snapshot.coordinators:
         raise GatewayError(f"No coordinator for group {group_id!r}: {snapshot.errors.get(group_id, 'unknown')}")
@@ -416,24 +435,7 @@ def group_detail(*, cluster: Cluster, group_id: str) -> GroupDetail:
                        total_lag_read_committed=total_lag(r.lag_read_committed for r in rows),
                        group_type=described.group_type if described else "classic",
                        uncommitted=Uncommitted(partitions=len(without), records=None if None in records
-                                               else sum(records)))
-
-
-@dataclass(frozen=True)
-class GroupConfigs:
-    entries: list[ConfigEntry]
-    error: str = ""
-
-
-def group_configs(*, cluster: Cluster, group_id: str) -> GroupConfigs:
-    """A consumer group's configs (KIP-848: consumer.session.timeout.ms and
-    consumer.heartbeat.interval.ms) with their sources; the refusal in words when the cluster
-    does not describe them (Kafka before 4.0 has no GROUP resource)."""
-    try:
-        with cluster_gateway(cluster) as gw:
-            return GroupConfigs(entries=gw.groups.configs(group_id))
-    except GatewayError as exc:
-        return GroupConfigs(entries=[], error=f"The group's configs could not be read: {exc}")
+                                               else sum(records)), configs=configs)
 
 
 def _member_row(m: GroupMember) -> MemberRow:

@@ -30,8 +30,7 @@ def group_list(request, cluster_id: int):
 def group_detail(request, cluster_id: int, group_id: str):
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.group_detail(cluster=cluster, group_id=group_id)
-    # Only consumer-protocol groups (KIP-848) have configs of their own.
-    configs = selectors.group_configs(cluster=cluster, group_id=group_id) if view.group_type == "consumer" else None
+    configs = view.configs        # consumer-protocol groups (KIP-848) only
     return render(request, "groups/detail.html", {
         "cluster": cluster, "view": view, "lag_chart": partition_lag_chart(partitions=view.partitions),
         "reset_form": ResetForm(topics=_group_topics(view)), "configs": configs,
@@ -104,18 +103,25 @@ def group_delete(request, cluster_id: int, group_id: str):
 @page(OPERATOR)
 def group_configs(request, cluster_id: int, group_id: str):
     """POST only (the form is on the group's page): a bad value re-renders this form alone."""
-    cluster = cluster_get(cluster_id=cluster_id)
+    return configs_post(request, cluster=cluster_get(cluster_id=cluster_id), group_id=group_id,
+                        form=ConsumerGroupConfigsForm(request.POST), save=services.group_configs_alter,
+                        kind="consumer group", detail="groups:detail", form_id="group-configs-form")
+
+
+def configs_post(request, *, cluster, group_id: str, form, save, kind: str, detail: str, form_id: str):
+    """The POST of a group's configs form (consumer and share groups): `save(cluster=, actor=,
+    group_id=, values=)`, then back to the group's page (`detail`, a URL name); a bad value or
+    Kafka's refusal re-renders the form alone. A GET goes to the group's page."""
     if request.method != "POST":
-        return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
-    form = ConsumerGroupConfigsForm(request.POST)
+        return redirect(detail, cluster_id=cluster.pk, group_id=group_id)
     if form.is_valid():
         try:
-            services.group_configs_alter(cluster=cluster, actor=request.user, group_id=group_id, values=form.values())
+            save(cluster=cluster, actor=request.user, group_id=group_id, values=form.values())
         except ConsoleError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Configs of consumer group {group_id} saved.")
-            return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
+            messages.success(request, f"Configs of {kind} {group_id} saved.")
+            return redirect(detail, cluster_id=cluster.pk, group_id=group_id)
     return render(request, "groups/configs.html", {
-        "cluster": cluster, "group_id": group_id, "form": form, "kind": "consumer group", "form_id": "group-configs-form",
-        "back_url": reverse("groups:detail", args=[cluster.pk, group_id])}, status=400)
+        "cluster": cluster, "group_id": group_id, "form": form, "kind": kind, "form_id": form_id,
+        "back_url": reverse(detail, args=[cluster.pk, group_id])}, status=400)

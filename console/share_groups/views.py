@@ -2,11 +2,11 @@
 renders; a ConsoleError from a service becomes a message on the form."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.urls import reverse
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
+from console.groups.views import configs_post
 from console.share_groups import selectors, services
 from console.share_groups.charts import share_lag_chart
 from console.share_groups.forms import ConfirmGroupForm, DeleteOffsetsForm, ShareConfigsForm, ShareResetForm
@@ -85,19 +85,6 @@ def share_group_delete(request, cluster_id: int, group_id: str):
 @page(OPERATOR)
 def share_group_configs(request, cluster_id: int, group_id: str):
     """POST only (the form is on the group's page): a bad value re-renders this form alone."""
-    cluster = cluster_get(cluster_id=cluster_id)
-    if request.method != "POST":
-        return redirect("share_groups:detail", cluster_id=cluster.pk, group_id=group_id)
-    form = ShareConfigsForm(request.POST)
-    if form.is_valid():
-        try:
-            services.share_group_configs_alter(cluster=cluster, actor=request.user, group_id=group_id,
-                                               values=form.values())
-        except ConsoleError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, f"Configs of share group {group_id} saved.")
-            return redirect("share_groups:detail", cluster_id=cluster.pk, group_id=group_id)
-    return render(request, "groups/configs.html", {
-        "cluster": cluster, "group_id": group_id, "form": form, "kind": "share group", "form_id": "share-configs-form",
-        "back_url": reverse("share_groups:detail", args=[cluster.pk, group_id])}, status=400)
+    return configs_post(request, cluster=cluster_get(cluster_id=cluster_id), group_id=group_id,
+                        form=ShareConfigsForm(request.POST), save=services.share_group_configs_alter,
+                        kind="share group", detail="share_groups:detail", form_id="share-configs-form")
