@@ -99,6 +99,15 @@ class ByteRateQuota:
         window = rate.window_size_ms(now, samples=samples, window_ms=window_ms)
         return max(1, round((observed - quota) / quota * window))
 
+    def unrecord(self, nbytes: int, *, client_id: str | None, user: str = CQ.ANONYMOUS) -> None:
+        """Take back bytes counted by `record` that were never sent (a throttled Fetch is answered
+        empty): Kafka records their negative in the current sample."""
+        found = CQ.resolve(self._image().client_quotas, self.key, user, client_id or "")
+        rate = None if found is None else self._rates.get(found[1])
+        if rate is not None:
+            samples, window_ms = self._window()
+            rate.record(-nbytes, clock.now_ms(), samples=samples, window_ms=window_ms)
+
     def max_bytes_in_window(self, *, client_id: str | None, user: str = CQ.ANONYMOUS) -> float | None:
         """What the client's quota allows over the quota window's minimum span (quota x
         (quota.window.num - 1) x quota.window.size.seconds), None without a quota: Kafka caps a

@@ -1,6 +1,7 @@
-"""Byte-rate client quotas (KIP-13) as Produce and Fetch apply them, and KIP-219's answer:
-the request is served in full (records appended, data returned), its response carries
-`throttle_time_ms`, and the connection is muted for that long (engine/protocol/channel_mute.py).
+"""Byte-rate client quotas (KIP-13) as Produce and Fetch apply them, and KIP-219's answer: a
+throttled Produce is served in full (records appended), a throttled Fetch is answered empty;
+either response carries `throttle_time_ms`, and the connection is muted for that long
+(engine/protocol/channel_mute.py).
 
 Requests of the engine's own replica fetchers (replica_id >= 0) are not counted, as Kafka
 exempts replication from client quotas; replication has its own throttle
@@ -18,8 +19,15 @@ def throttle_produce(ctx, record_bytes: int) -> int:
 
 
 def throttle_fetch(ctx, response_bytes: int, *, replica_id: int) -> int:
-    """Count a consumer's Fetch response bytes; its throttle time in ms (the channel is muted)."""
-    return 0 if replica_id >= 0 else _throttle(ctx, FETCH, response_bytes)
+    """Count a consumer's Fetch response bytes; its throttle time in ms (the channel is muted).
+    A throttled Fetch is answered empty, so its bytes are uncounted again (Kafka's
+    `unrecordQuotaSensor`): the rate holds what the consumer was actually sent."""
+    if replica_id >= 0:
+        return 0
+    throttle_ms = _throttle(ctx, FETCH, response_bytes)
+    if throttle_ms:
+        ctx.broker.byte_rate_quotas[FETCH].unrecord(response_bytes, client_id=ctx.client_id, user=user_of(ctx))
+    return throttle_ms
 
 
 def fetch_size_limit(ctx, *, replica_id: int) -> int | None:

@@ -35,13 +35,13 @@
   (past its end) is OFFSET_OUT_OF_RANGE and moves nothing either (Kafka's rule).
   Partitions named in `leader.replication.throttled.replicas` get no data while
   `leader.replication.throttled.rate` is exceeded.
-- Client quotas (KIP-13, KIP-219): a consumer's response bytes count against its
-  `consumer_byte_rate`; over it, the answer still carries its data, with `throttle_time_ms`
-  set, and the connection reads nothing more for that long (engine/protocol/byte_rate_throttle.py).
-  As on Kafka, a consumer with a quota gets at most its quota x 10 windows in one response
-  (still at least one whole batch, KIP-74).
-  Kafka instead answers a throttled fetch empty (and uncounts it); here the data already read
-  is sent, and the mute keeps the average at the quota. Replica fetches are never counted.
+- Client quotas (KIP-13, KIP-219), as Kafka's KafkaApis: a consumer's response bytes count
+  against its `consumer_byte_rate`; over it, the answer is empty (no partitions), carries
+  `throttle_time_ms`, and its bytes are uncounted again; the connection reads nothing more for
+  that long (engine/protocol/byte_rate_throttle.py). A consumer with a quota gets at most its
+  quota x (quota.window.num - 1) windows in one response (still at least one whole batch,
+  KIP-74), so a consumer within its quota is answered with data; as on Kafka, a single batch
+  bigger than that is never delivered to it. Replica fetches are never counted.
 - Authorization (with an authorizer, as KafkaApis): a consumer needs READ on each topic,
   a replica fetch (on its own inter-broker connection) CLUSTER_ACTION on the cluster; a
   partition refused is TOPIC_AUTHORIZATION_FAILED.
@@ -182,7 +182,7 @@ class _Round:
         max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
         quota_limit = fetch_size_limit(ctx, replica_id=self.replica_id)
         if quota_limit is not None:
-            max_bytes = min(max_bytes, quota_limit)
+            max_bytes = max(0, min(max_bytes, quota_limit - _headers_bound(request)))
         self.max_bytes = self.budget = max_bytes
         self.reads: list[PartitionRead] = []
         self.seen: set = set()
@@ -207,6 +207,14 @@ class _Round:
             replica_id=self.replica_id, may_hold=self.held < FETCH_SLICES_PER_RESPONSE,
             read_committed=self.request.isolation_level == 1 and self.replica_id < 0)
         self.held += read.slice is not None
+
+
+def _headers_bound(request) -> int:
+    """At most the bytes of a Fetch answer besides its records, for any version: the part of a
+    quota window's bytes that the records must leave free, so that a capped answer, headers
+    included, is within the quota and not throttled empty."""
+    topics = request.topics
+    return 64 + sum(48 + len(t.topic or "") + 64 * len(t.partitions) for t in topics)
 
 
 async def _read_all(ctx, request) -> list[PartitionRead]:
@@ -250,8 +258,6 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                 DESCRIPTORS.release_slice()
                 raise
             read.size = file_slice.size
-            if replica_id < 0:
-                ctx.broker.metrics.fetched(read.topic, read.size)
         if read_committed:
             read.aborted = _aborted_in(partition, wanted.fetch_offset) if read.slice is not None else []
     except ApiError as exc:
@@ -294,6 +300,7 @@ async def _build_response(ctx, request, reads: list[PartitionRead]):
     listing A0, B0, A1 is answered A[0, 1], B[0]. Markers are numbered in that response order:
     the writer finds them front to back in the frame. Built in slices of the event loop, and
     encoded off it when it answers thousands of partitions (engine/protocol/big_requests.py)."""
+    consumer = replica_id_of(ctx, request) < 0
     with slices.Pacer() as pacer:
         nonce = uuid.uuid4().bytes
         grouped: dict[tuple, list[PartitionRead]] = {}
@@ -309,6 +316,8 @@ async def _build_response(ctx, request, reads: list[PartitionRead]):
                     records = nonce + len(markers).to_bytes(4, "big")
                     markers.append(records)
                     file_slices.append(read.slice)
+                    if consumer:
+                        ctx.broker.metrics.fetched(read.topic, read.size)
                 partitions.append(PartitionData(
                     partition_index=read.index, error_code=read.error, high_watermark=read.high_watermark,
                     last_stable_offset=read.last_stable_offset, log_start_offset=read.log_start_offset,
@@ -319,8 +328,12 @@ async def _build_response(ctx, request, reads: list[PartitionRead]):
     frame = await _encode(ctx, topics, throttle_ms=0, big=big)
     response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(file_slices, markers))
     throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
-    if throttle_ms:      # encoded again, to the same size: throttle_time_ms is a fixed-width field
-        frame = await _encode(ctx, topics, throttle_ms=throttle_ms, big=big)
+    if throttle_ms:      # Kafka's throttled answer: no partitions at all, the data stays unsent
+        for read in reads:
+            if read.slice is not None:
+                ctx.broker.metrics.fetched(read.topic, -read.size)
+        _close_slices(reads)
+        frame, markers, file_slices = await _encode(ctx, [], throttle_ms=throttle_ms, big=False), [], []
     if big:
         await release_in_slices(topics, reads)
     return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version))

@@ -44,6 +44,8 @@ def running(tmp_path_factory):
                                  NewTopic("replicated", replica_assignments={0: [0, 1]}),
                                  NewTopic("clients", replica_assignments={0: [0]}),
                                  NewTopic("capped", replica_assignments={0: [0]}),
+                                 NewTopic("paced", replica_assignments={0: [0]}),
+                                 NewTopic("rdk-read", replica_assignments={0: [0]}),
                                  NewTopic("kp-sent", replica_assignments={0: [0]}),
                                  NewTopic("rdk-sent", replica_assignments={0: [0]})])
         finally:
@@ -70,11 +72,11 @@ def set_quota(port: int, client_id: str | None, key: str, value: float | None) -
         setup.close()
 
 
-def batch(count: int, size: int = 1000) -> bytes:
+def batch(count: int, size: int = 1000, *, first: int = 0) -> bytes:
     builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
                                         producer_epoch=-1, base_sequence=-1, batch_size=1 << 22)
     for i in range(count):
-        builder.append(i, timestamp=int(time.time() * 1000), key=None, value=b"%06d" % i + b"." * (size - 6),
+        builder.append(i, timestamp=int(time.time() * 1000), key=None, value=b"%06d" % (first + i) + b"." * (size - 6),
                        headers=[])
     return bytes(builder.build())
 
@@ -182,24 +184,68 @@ def test_acks_0_gets_no_answer_but_its_connection_is_muted_all_the_same(port, ma
         set_quota(port, "fire-and-forget", PRODUCE, None)
 
 
-def test_a_consumer_over_its_quota_gets_all_its_data_with_a_throttle_time(port, manual):
+def test_a_consumer_over_its_quota_is_answered_empty_and_its_bytes_are_not_counted(running, port, manual):
+    """Kafka's throttled Fetch: no partitions, the throttle time of the answer it would have
+    been, and its bytes uncounted again, so that the same fetch once the mute is over is
+    throttled for its own bytes only.
+
+    The 13 KB batch is bigger than the consumer's 10 KB window, so it is never delivered to
+    it: the same as on Kafka."""
     feeder = RawClient(port, client_id="feeder")
     consumer = RawClient(port, client_id="greedy-consumer")
     try:
         base = produce(feeder, "clients", batch(13))[1].base_offset
-        assert feeder.request(fetch_request("clients", base), 11, FetchResponse).throttle_time_ms == 0
+        send(feeder, fetch_request("clients", base), 11)
+        unthrottled = feeder.read_frame()
+        assert FetchResponse.decode(unthrottled, version=11, header=True).throttle_time_ms == 0
         set_quota(port, "greedy-consumer", FETCH, QUOTA)
-        send(consumer, fetch_request("clients", base), 11)
-        frame = consumer.read_frame()
-        response = FetchResponse.decode(frame, version=11, header=True)
-        # The response's bytes (after the size prefix) are what the quota counts.
-        assert response.throttle_time_ms == kafka_throttle(len(frame)) > 0
-        assert values_in(response.responses[0].partitions[0].records)[:13] == [b"%06d" % i + b"." * 994
-                                                                              for i in range(13)]
+        bytes_out = running.engine.brokers[0].metrics.topics["clients"].bytes_out
+        throttles = []
+        for _ in range(2):
+            send(consumer, fetch_request("clients", base), 11)
+            response = FetchResponse.decode(consumer.read_frame(), version=11, header=True)
+            assert response.responses == []
+            throttles.append(response.throttle_time_ms)
+            manual.advance(response.throttle_time_ms)
+        # The bytes the answer would have had (after the size prefix) are what the quota counts.
+        assert throttles[0] == kafka_throttle(len(unthrottled)) > 0
+        assert running.engine.brokers[0].metrics.topics["clients"].bytes_out == bytes_out    # BytesOutPerSec: nothing sent
+        # Then the same bytes over 10 s and the first throttle's part of a second (the emptied
+        # sample still marks the window's start); had the first answer's bytes stayed counted,
+        # twice the bytes: a 16 s throttle.
+        window_ms = 10_000 + throttles[0] % 1000
+        assert throttles[1] == round((len(unthrottled) / (window_ms / 1000) - QUOTA) / QUOTA * window_ms) < 4000
     finally:
         feeder.close()
         consumer.close()
         set_quota(port, "greedy-consumer", FETCH, None)
+
+
+def test_a_consumer_within_its_quota_gets_its_data_and_then_waits(port, manual):
+    """Fifteen 1 KB batches against 1 KB/s: the first answer is capped to fit the 10 KB window
+    with its headers and is not throttled; the next one would pass the quota and is answered
+    empty; once the first window's bytes have aged out (11 s), the rest arrives."""
+    feeder = RawClient(port, client_id="paced-feeder")
+    consumer = RawClient(port, client_id="paced-consumer")
+    try:
+        base = produce(feeder, "paced", batch(1))[1].base_offset
+        for _ in range(14):
+            produce(feeder, "paced", batch(1))
+        set_quota(port, "paced-consumer", FETCH, QUOTA)
+        first = consumer.request(fetch_request("paced", base), 11, FetchResponse)
+        assert first.throttle_time_ms == 0
+        got = values_in(first.responses[0].partitions[0].records)
+        assert 5 <= len(got) < 15
+        second = consumer.request(fetch_request("paced", base + len(got)), 11, FetchResponse)
+        assert second.throttle_time_ms > 0 and second.responses == []
+        manual.advance(11_000)
+        rest = consumer.request(fetch_request("paced", base + len(got)), 11, FetchResponse)
+        got += values_in(rest.responses[0].partitions[0].records)
+        assert [v[:6] for v in got] == [b"000000"] * 15
+    finally:
+        feeder.close()
+        consumer.close()
+        set_quota(port, "paced-consumer", FETCH, None)
 
 
 def test_replica_fetchers_are_not_throttled_by_client_quotas(port, manual):
@@ -266,12 +312,18 @@ def test_real_clients_see_the_throttle_and_lose_nothing(port):
         assert rdk.flush(60) == 0
         rdk.poll(0)
         assert throttles and max(throttles) > 0
+        feeder = RawClient(port, client_id="rdk-feeder")
+        try:     # one batch each: a batch bigger than the consumer's window would never reach it
+            for i in range(13):
+                produce(feeder, "rdk-read", batch(1, first=i))
+        finally:
+            feeder.close()
         consumed, fetch_throttles = [], []
         consumer = Consumer({"bootstrap.servers": bootstrap, "client.id": "rdk-consumer", "group.id": "quota-readers",
                              "enable.auto.commit": False,
                              "throttle_cb": lambda event: fetch_throttles.append(event.throttle_time)})
         try:
-            consumer.assign([TopicPartition("rdk-sent", 0, OFFSET_BEGINNING)])     # no group: nothing to leave
+            consumer.assign([TopicPartition("rdk-read", 0, OFFSET_BEGINNING)])     # no group: nothing to leave
             deadline = time.monotonic() + 90
             while (len(consumed) < 13 or not fetch_throttles) and time.monotonic() < deadline:
                 message = consumer.poll(0.5)
@@ -279,7 +331,7 @@ def test_real_clients_see_the_throttle_and_lose_nothing(port):
                     consumed.append(message.value())
         finally:
             consumer.close()
-        assert [v[:7] for v in consumed] == [b"rdk%04d" % i for i in range(13)]
+        assert [v[:6] for v in consumed] == [b"%06d" % i for i in range(13)]
         assert fetch_throttles and max(fetch_throttles) > 0
     finally:
         for client_id, key in (("kp-producer", PRODUCE), ("rdk-producer", PRODUCE), ("rdk-consumer", FETCH)):
