@@ -69,6 +69,12 @@ class AclBinding:
     operation: int
     permission_type: int
 
+    def standard_acl(self) -> str:
+        """The binding as Kafka's StandardAcl prints itself (the authorizer's audit log)."""
+        return (f"StandardAcl(resourceType={RESOURCE_TYPES[self.resource_type]}, resourceName={self.resource_name}, "
+                f"patternType={PATTERN_TYPES[self.pattern_type]}, principal={self.principal}, host={self.host}, "
+                f"operation={OPERATIONS[self.operation]}, permissionType={PERMISSIONS[self.permission_type]})")
+
     def describe(self) -> str:
         """Kafka's way of printing a binding (kafka-acls.sh, log lines)."""
         return (f"(principal={self.principal}, host={self.host}, operation={OPERATIONS[self.operation]}, "

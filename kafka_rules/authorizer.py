@@ -9,6 +9,7 @@ The rules, as StandardAuthorizerData applies them:
   ALTER_CONFIGS grants DESCRIBE_CONFIGS; ALL matches every operation; a DENY implies nothing;
 - with no matching ALLOW the answer is no - unless no binding at all (for anyone) applies
   to the resource and `allow.everyone.if.no.acl.found` is true (default false).
+`decide` also names the rule that gave the answer (the audit log's "based on rule").
 `authorize_by_resource_type` is Kafka's Authorizer.authorizeByResourceType: may the principal
 do the operation on at least one resource of the type (idempotent producers without
 IDEMPOTENT_WRITE, KIP-679).
@@ -24,6 +25,16 @@ from kafka_rules.acls import (ALL, ALLOW, DENY, DESCRIBE, DESCRIBE_CONFIGS, IMPL
                               LITERAL, SUPPORTED_OPERATIONS, WILDCARD, WILDCARD_PRINCIPAL, AclBinding)
 
 
+# The rules that decide without a binding, named as Kafka's audit log names them.
+SUPER_USER, DEFAULT_ALLOW, DEFAULT_DENY = "SuperUser", "DefaultAllow", "DefaultDeny"
+
+
+def rule_text(rule: AclBinding | str) -> str:
+    """A decision's rule as Kafka's audit log ends its line: `MatchingAcl(acl=StandardAcl(...))`
+    for a binding, `SuperUser`, `DefaultAllow` or `DefaultDeny` otherwise."""
+    return f"MatchingAcl(acl={rule.standard_acl()})" if isinstance(rule, AclBinding) else rule
+
+
 class StandardAuthorizer:
     def __init__(self, acls: AclIndex, *, super_users: frozenset[str] = frozenset(),
                  allow_if_no_acl: bool = False) -> None:
@@ -35,18 +46,29 @@ class StandardAuthorizer:
         return principal in self.super_users
 
     def authorize(self, principal: str, host: str, operation: int, resource_type: int, name: str) -> bool:
+        return self.decide(principal, host, operation, resource_type, name)[0]
+
+    def decide(self, principal: str, host: str, operation: int, resource_type: int,
+               name: str) -> tuple[bool, AclBinding | str]:
+        """The answer and the rule that gave it, as Kafka's MatchingRule: SUPER_USER, the first
+        matching DENY binding, else the first matching ALLOW binding, else DEFAULT_ALLOW (no
+        binding applies to the resource and `allow.everyone.if.no.acl.found`) or DEFAULT_DENY."""
         if principal in self.super_users:
-            return True
-        allowed = False
+            return True, SUPER_USER
+        allowing = None
         any_acl = False
         for acl in self.acls.applying_to(resource_type, name):
             any_acl = True
             verdict = _verdict(acl, principal, host, operation)
             if verdict is DENIED:
-                return False
-            if verdict is ALLOWED:
-                allowed = True
-        return allowed or (not any_acl and self.allow_if_no_acl)
+                return False, acl
+            if verdict is ALLOWED and allowing is None:
+                allowing = acl
+        if allowing is not None:
+            return True, allowing
+        if not any_acl and self.allow_if_no_acl:
+            return True, DEFAULT_ALLOW
+        return False, DEFAULT_DENY
 
     def authorized_operations(self, principal: str, host: str, resource_type: int, name: str) -> set[int]:
         """The supported operations of the resource type that the principal may perform

@@ -16,8 +16,9 @@ Kafka's words ("Principal = User:alice is Denied operation = WRITE from host = 1
 resource = Topic:LITERAL:orders for request = Produce with resourceRefCount = 1"). Checks that
 only filter or describe (the topics a Metadata request for every topic may see, the
 operations KIP-430 lists, CreateTopics' cluster check before its topic checks) are not logged,
-as Kafka logs them at TRACE only. Kafka's line ends with the ACL that decided; the engine's
-does not name it.
+as Kafka logs them at TRACE only. Each line ends, as Kafka's, with the rule that decided:
+"based on rule MatchingAcl(acl=StandardAcl(...))" for a binding, or SuperUser, DefaultAllow
+(no ACL on the resource, `allow.everyone.if.no.acl.found`) or DefaultDeny.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import kafka.errors as Errors
 
 from engine.errors import ApiError
 from kafka_rules.acls import CLUSTER, CLUSTER_NAME, GROUP, OPERATIONS, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
+from kafka_rules.authorizer import rule_text
 
 _MAX_DECISIONS = 4096
 audit_log = logging.getLogger("engine.authorizer")
@@ -45,36 +47,37 @@ def authorize(ctx, operation: int, resource_type: int, name: str, *, audited: bo
     authorizer = _authorizer(ctx)
     if authorizer is None:
         return True
-    answer = _decision(ctx, authorizer, operation, resource_type, name)
+    allowed, rule = _decision(ctx, authorizer, operation, resource_type, name)
     if audited:
-        _audit(ctx, operation, resource_type, name, answer)
-    return answer
+        _audit(ctx, operation, resource_type, name, allowed, rule)
+    return allowed
 
 
-def _decision(ctx, authorizer, operation: int, resource_type: int, name: str) -> bool:
+def _decision(ctx, authorizer, operation: int, resource_type: int, name: str):
+    """(allowed, the rule that decided), kept on the connection."""
     identity = ctx.identity
     if identity is None:       # a context built outside a listener (tests): nothing to keep answers in
-        return authorizer.authorize(ctx.kafka_principal, ctx.client_host, operation, resource_type, name)
+        return authorizer.decide(ctx.kafka_principal, ctx.client_host, operation, resource_type, name)
     version = authorizer.acls.version
     decisions = identity.decisions
     if identity.decisions_version != version or len(decisions) > _MAX_DECISIONS:
         decisions.clear()
         identity.decisions_version = version
     key = (operation, resource_type, name)
-    answer = decisions.get(key)
-    if answer is None:
-        answer = decisions[key] = authorizer.authorize(identity.principal, ctx.client_host, operation,
-                                                       resource_type, name)
-    return answer
+    decision = decisions.get(key)
+    if decision is None:
+        decision = decisions[key] = authorizer.decide(identity.principal, ctx.client_host, operation,
+                                                      resource_type, name)
+    return decision
 
 
-def _audit(ctx, operation: int, resource_type: int, name: str, allowed: bool) -> None:
+def _audit(ctx, operation: int, resource_type: int, name: str, allowed: bool, rule) -> None:
     level = logging.DEBUG if allowed else logging.INFO
     if audit_log.isEnabledFor(level):
         audit_log.log(level, "Principal = %s is %s operation = %s from host = %s on resource = %s:LITERAL:%s "
-                             "for request = %s with resourceRefCount = 1", ctx.kafka_principal,
+                             "for request = %s with resourceRefCount = 1 based on rule %s", ctx.kafka_principal,
                       "Allowed" if allowed else "Denied", OPERATIONS.get(operation, operation), ctx.client_host,
-                      _RESOURCE_NAMES.get(resource_type, resource_type), name, ctx.api_name)
+                      _RESOURCE_NAMES.get(resource_type, resource_type), name, ctx.api_name, rule_text(rule))
 
 
 def authorize_cluster(ctx, operation: int, *, audited: bool = True) -> bool:

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from kafka_rules.acl_index import AclIndex
-from kafka_rules.authorizer import StandardAuthorizer
+from kafka_rules.authorizer import DEFAULT_ALLOW, DEFAULT_DENY, SUPER_USER, StandardAuthorizer, rule_text
 from kafka_rules.acls import (ALL, ALLOW, ALTER, ALTER_CONFIGS, ANY, CLUSTER, CLUSTER_ACTION, CREATE, DELETE,
                               DENY, DESCRIBE, DESCRIBE_CONFIGS, GROUP, IDEMPOTENT_WRITE, LITERAL, MATCH, PREFIXED,
                               READ, TOPIC, TRANSACTIONAL_ID, WRITE, AclBinding, AclFilter)
@@ -78,10 +78,20 @@ def test_random_bindings_decide_as_the_reference_model(seed):
                     for operation in OPERATIONS[1:]:
                         expected = reference(bindings, principal, host, operation, resource_type, name,
                                              super_users={"User:root"}, allow_if_none=allow_if_none)
-                        got = authorizer.authorize(principal, host, operation, resource_type, name)
+                        got, rule = authorizer.decide(principal, host, operation, resource_type, name)
                         assert got == expected, (bindings, principal, host, operation, resource_type, name)
+                        assert rule_explains(rule, got, principal, host, operation, resource_type, name)
                         checked += 1
     assert checked > 1000
+
+
+def rule_explains(rule, allowed, principal, host, operation, resource_type, name) -> bool:
+    """The rule a decision names gives that answer: a binding that covers the resource and
+    grants (or denies) the principal, or one of Kafka's named rules for the same answer."""
+    if isinstance(rule, AclBinding):
+        return covers(rule, resource_type, name) and grants(rule, principal, host, operation) and \
+            (rule.permission_type == ALLOW) == allowed
+    return rule == {True: SUPER_USER if principal == "User:root" else DEFAULT_ALLOW}.get(allowed, DEFAULT_DENY)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -225,3 +235,18 @@ def test_the_index_follows_adds_and_removes():
 def test_cluster_action_is_its_own_operation():
     assert decide([allow("kafka-cluster", ALTER, resource_type=CLUSTER)], operation=CLUSTER_ACTION,
                   name="kafka-cluster", resource_type=CLUSTER) is False
+
+
+def test_a_decision_names_its_rule_as_kafkas_audit_log_does():
+    denying, allowing = deny("ord", pattern=PREFIXED), allow("orders", WRITE)
+    authorizer = StandardAuthorizer(index_of([allowing, denying]), super_users=frozenset({"User:root"}))
+    assert authorizer.decide("User:alice", "10.0.0.1", READ, TOPIC, "orders") == (False, denying)
+    assert authorizer.decide("User:alice", "10.0.0.1", DESCRIBE, TOPIC, "orders") == (True, allowing)
+    assert authorizer.decide("User:root", "10.0.0.1", READ, TOPIC, "orders") == (True, SUPER_USER)
+    assert authorizer.decide("User:bob", "10.0.0.1", READ, TOPIC, "orders") == (False, DEFAULT_DENY)
+    assert rule_text(denying) == ("MatchingAcl(acl=StandardAcl(resourceType=TOPIC, resourceName=ord, "
+                                  "patternType=PREFIXED, principal=User:alice, host=*, operation=READ, "
+                                  "permissionType=DENY))")
+    open_authorizer = StandardAuthorizer(index_of([allowing]), allow_if_no_acl=True)
+    assert open_authorizer.decide("User:bob", "10.0.0.1", READ, TOPIC, "payments") == (True, DEFAULT_ALLOW)
+    assert open_authorizer.decide("User:bob", "10.0.0.1", READ, TOPIC, "orders") == (False, DEFAULT_DENY)

@@ -44,7 +44,8 @@ def test_kafka_python_producer_is_refused_then_allowed(acl_engine, acl_admin, to
     # The refusal (kafka-python asks for the topic's metadata first) is in the engine's log as
     # Kafka's authorizer logger words it.
     assert f"INFO engine.authorizer: Principal = User:{user} is Denied operation = DESCRIBE from host = 127.0.0.1 " \
-           f"on resource = Topic:LITERAL:{topic} for request = Metadata with resourceRefCount = 1" in \
+           f"on resource = Topic:LITERAL:{topic} for request = Metadata with resourceRefCount = 1 " \
+           f"based on rule DefaultDeny" in \
            acl_engine.log_path.read_text()
     grant(acl_admin, f"User:{user}", "WRITE", "TOPIC", topic)
     assert kafka_python_send(acl_engine.bootstrap, user, topic, enable_idempotence=False).offset == 0
