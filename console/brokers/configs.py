@@ -9,7 +9,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.errors import NotFound
 from console.kafka_gateway import ConfigEntry
-from console.topics.config_docs import config_doc
+from kafka_rules.config_docs import broker_config_doc
 
 CLUSTER_DEFAULT = ""        # the cluster-wide resource of kafka-configs.sh --entity-default
 
@@ -61,4 +61,4 @@ def config_row(entry: ConfigEntry) -> BrokerConfigRow:
                            default_from=entry.default_from if entry.default_from != entry.name else None,
                            source=SOURCE_LABELS.get(entry.source, entry.source.lower()), kafka_source=entry.source,
                            read_only=entry.read_only, is_sensitive=hidden, config_type=entry.config_type,
-                           doc=config_doc(entry.name, entry.documentation))
+                           doc=entry.documentation or broker_config_doc(entry.name) or "")

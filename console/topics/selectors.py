@@ -20,8 +20,8 @@ from console.kafka_gateway import ConfigEntry, Gateway, GatewayError, TopicInfo
 from console.kafka_gateway.cache import SnapshotAge
 from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.group_lag import groups_committed_on
-from console.topics.config_docs import config_doc
 from console.stats import TopicStats, is_preferred_leader, is_under_replicated, topic_stats
+from kafka_rules.config_docs import topic_config_doc
 from kafka_rules.lag import total_lag
 
 STATUS_FILTERS = {
@@ -409,4 +409,4 @@ def _config_row(entry: ConfigEntry) -> ConfigRow:
                      default_from=entry.default_from if entry.default_from != entry.name else None,
                      source=SOURCE_LABELS.get(entry.source, entry.source.lower()), kafka_source=entry.source,
                      read_only=entry.read_only, is_sensitive=hidden, config_type=entry.config_type,
-                     doc=config_doc(entry.name, entry.documentation))
+                     doc=entry.documentation or topic_config_doc(entry.name) or "")

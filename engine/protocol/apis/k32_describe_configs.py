@@ -16,8 +16,10 @@ Resources are described in slices of the event loop (engine/cluster/slices.py), 
 of thousands of entries is encoded off it (engine/protocol/big_requests.py).
 include_synonyms (v1+) lists, per config, where else a value could come from, highest
 precedence first: the topic override, the broker's synonyms layer by layer, Kafka's default.
-Gaps: no documentation strings. Kafka drops a topic config's broker synonyms when its first
-one is unset (`retention.ms` lists no `log.retention.hours`); we list them all.
+include_documentation (v3+) gives each config its one-line description
+(kafka_rules/config_docs.py); stored configs the engine does not define have none.
+Gaps: Kafka drops a topic config's broker synonyms when its first one is unset (`retention.ms`
+lists no `log.retention.hours`); we list them all.
 Authorization (as Kafka's ConfigHelper): DESCRIBE_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED)
 or, for a broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
@@ -31,6 +33,7 @@ from engine.protocol.dispatch import EncodeOffLoop
 from engine.protocol.registry import api
 from engine.security import authorize
 from kafka_rules.acls import DESCRIBE_CONFIGS
+from kafka_rules.config_docs import broker_config_doc, group_config_doc, topic_config_doc
 
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = Result.DescribeConfigsResourceResult
@@ -40,13 +43,18 @@ ENCODE_OFF_LOOP_ENTRIES = 5000
 
 @api(DescribeConfigsRequest, DescribeConfigsResponse, versions=(1, 4))
 async def handle_describe_configs(ctx, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
-    results = await slices.map_sliced(request.resources, lambda r: _describe(ctx, r, request.include_synonyms))
+    documented = ctx.api_version >= 3 and request.include_documentation
+    results = await slices.map_sliced(request.resources,
+                                      lambda r: _describe(ctx, r, request.include_synonyms, documented))
     response = DescribeConfigsResponse(throttle_time_ms=0, results=results)
     # ~40 configs a topic: a few hundred resources make an answer worth encoding off the loop.
     return EncodeOffLoop(response) if sum(len(r.configs) for r in results) > ENCODE_OFF_LOOP_ENTRIES else response
 
 
-def _describe(ctx, resource, include_synonyms: bool):
+_DOCS = {configs.TOPIC: topic_config_doc, configs.BROKER: broker_config_doc, configs.GROUP: group_config_doc}
+
+
+def _describe(ctx, resource, include_synonyms: bool, documented: bool):
     try:
         authorize.require_config_resource(ctx, DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
         entries = configs.describe(ctx.broker, resource.resource_type, resource.resource_name)
@@ -54,10 +62,11 @@ def _describe(ctx, resource, include_synonyms: bool):
         return Result(error_code=exc.code, error_message=exc.message, resource_type=resource.resource_type,
                       resource_name=resource.resource_name, configs=[])
     wanted = set(resource.configuration_keys) if resource.configuration_keys else None
+    doc_of = _DOCS.get(resource.resource_type) if documented else None
     out = [Entry(name=e.name, value=e.value, read_only=e.read_only, config_source=e.source,
                  is_default=e.source == SOURCE_DEFAULT, is_sensitive=e.sensitive,
                  synonyms=[Synonym(name=n, value=v, source=s) for n, v, s in e.synonyms] if include_synonyms else [],
-                 config_type=e.type, documentation=None)
+                 config_type=e.type, documentation=doc_of(e.name) if doc_of else None)
            for e in entries if wanted is None or e.name in wanted]
     return Result(error_code=0, error_message=None, resource_type=resource.resource_type,
                   resource_name=resource.resource_name, configs=out)
