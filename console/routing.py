@@ -4,6 +4,7 @@ from django.urls import path
 from console.alerts.live import BADGE as ALERTS_BADGE
 from console.analytics import live as analytics_live
 from console.clusters.live import OVERVIEW
+from console.connect import live as connect_live
 from console.groups.live import GROUP_FRAGMENT
 from console.live import FragmentConsumer
 from console.messages.live import MessagesConsumer
@@ -19,6 +20,12 @@ websocket_urlpatterns: list = [
          FragmentConsumer.as_asgi(fragment=SHARE_GROUP_FRAGMENT)),
     path("ws/clusters/<int:cluster_id>/topics/<str:name>/messages/", MessagesConsumer.as_asgi()),
     path("ws/reassignments/<int:job_id>/", JobProgressConsumer.as_asgi()),
+    path("ws/clusters/<int:cluster_id>/connect/<int:connect_id>/",
+         FragmentConsumer.as_asgi(fragment=connect_live.CONNECTORS)),
+    path("ws/clusters/<int:cluster_id>/connect/<int:connect_id>/connectors/<str:name>/",
+         FragmentConsumer.as_asgi(fragment=connect_live.CONNECTOR)),
+    path("ws/clusters/<int:cluster_id>/connect/<int:connect_id>/connectors/<str:name>/operate/",
+         connect_live.OperatorFragmentConsumer.as_asgi(fragment=connect_live.CONNECTOR_OPERATE)),
     path("ws/clusters/<int:cluster_id>/analytics/", FragmentConsumer.as_asgi(fragment=analytics_live.CLUSTER)),
     path("ws/clusters/<int:cluster_id>/analytics/topics/<str:topic>/",
          FragmentConsumer.as_asgi(fragment=analytics_live.TOPIC)),

@@ -6,3 +6,6 @@ class ConnectConfig(AppConfig):
 
     name = "console.connect"
     label = "connect"
+
+    def ready(self) -> None:
+        from console.connect import live  # noqa: F401 - registers the Connect pages' live fragments

@@ -15,18 +15,21 @@ from django.utils import timezone
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.clusters.records import INTERNAL
-from console.connect.client import ConnectClient
+from console.connect.client import ConnectApiError, ConnectClient
 from console.connect.masking import HIDDEN, masked
 from console.connect.models import ConnectCluster
 from console.errors import ConsoleError, NotFound
 
 CONNECT_TIMEOUT = 10.0
+# A live render shares its cluster's feed with the other live parts of the Kafka cluster's
+# pages: a Connect that does not answer may hold them up this long, no more.
+LIVE_TIMEOUT = 3.0
 STATE_ORDER = ("FAILED", "RESTARTING", "UNASSIGNED", "PAUSED", "STOPPED", "RUNNING")
 
 
-def client_for(connect: ConnectCluster) -> ConnectClient:
+def client_for(connect: ConnectCluster, *, timeout: float = CONNECT_TIMEOUT) -> ConnectClient:
     return ConnectClient(name=connect.name, url=connect.url, username=connect.username,
-                         password=connect.password(), timeout=CONNECT_TIMEOUT)
+                         password=connect.password(), timeout=timeout)
 
 
 def connect_clusters(*, cluster: Cluster):
@@ -128,11 +131,11 @@ def kafka_cluster_id(cluster: Cluster) -> str | None:
         return None
 
 
-def connect_overview(*, cluster: Cluster, connect: ConnectCluster, kafka_cluster_id: str | None = None
-                     ) -> ConnectClusterView:
+def connect_overview(*, cluster: Cluster, connect: ConnectCluster, kafka_cluster_id: str | None = None,
+                     timeout: float = CONNECT_TIMEOUT) -> ConnectClusterView:
     now = timezone.now()
     try:
-        client = client_for(connect)
+        client = client_for(connect, timeout=timeout)
         root = client.root() or {}
         connectors = client.connectors()
     except ConsoleError as exc:
@@ -210,6 +213,40 @@ def connector_detail(*, connect: ConnectCluster, name: str) -> ConnectorDetail:
         offsets_error = str(exc)
     return ConnectorDetail(connect.name, row, dict(sorted(config.items())), topics, offsets, offsets_error,
                            timezone.now())
+
+
+@dataclass(frozen=True)
+class ConnectorLive:
+    """The live part of a connector's page: its state and its tasks', or why Connect could not
+    tell them (`error`, with the last figures gone rather than shown stale)."""
+    row: ConnectorRow | None
+    error: str | None
+    fetched_at: datetime
+
+    @property
+    def stopped(self) -> bool:
+        return self.row is not None and self.row.state == "STOPPED"
+
+    @property
+    def paused(self) -> bool:
+        return self.row is not None and self.row.state == "PAUSED"
+
+
+def connector_live(*, connect: ConnectCluster, name: str) -> ConnectorLive:
+    """The connector's status and info (two GETs), for its page's live part. NotFound once
+    Connect no longer knows the connector; any other failure of Connect is told in `error`,
+    not raised, since it says nothing of the Kafka cluster the page's live feed belongs to."""
+    client = client_for(connect, timeout=LIVE_TIMEOUT)
+    try:
+        info = client.connector(name)
+        status = client.status(name)
+    except ConnectApiError as exc:
+        if exc.status == 404:
+            raise NotFound(f"Connect cluster {connect.name!r} has no connector {name!r}.") from None
+        return ConnectorLive(None, str(exc), timezone.now())
+    except ConsoleError as exc:
+        return ConnectorLive(None, str(exc), timezone.now())
+    return ConnectorLive(_row(name, {"status": status, "info": info}), None, timezone.now())
 
 
 def connector_config(*, connect: ConnectCluster, name: str) -> dict[str, str]:

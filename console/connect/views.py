@@ -15,27 +15,12 @@ from console.clusters.selectors import cluster_get
 from console.connect import selectors, services
 from console.connect.forms import (ConnectClusterForm, ConnectorConfigForm, ConnectorJsonForm, config_from_form,
                                    connector_form)
+from console.connect.confirmations import CONFIRM, confirm_messages
 from console.connect.masking import HIDDEN
 from console.connect.services import ConnectorConfigInvalid
 from console.errors import ConsoleError
 from console.web import form_error, page, unless_confirmed
 
-CONFIRM = {
-    "pause": ("Pause the connector", "Pause {name}? Its tasks stop processing records until it is resumed; it keeps "
-                                     "its tasks and offsets."),
-    "resume": ("Resume the connector", "Resume {name}? Its tasks go on from their committed offsets."),
-    "stop": ("Stop the connector", "Stop {name}? Connect shuts the connector and its tasks down (no task stays "
-                                   "assigned) until it is resumed; its offsets can then be reset."),
-    "restart": ("Restart the connector", "Restart the connector {name} (its tasks keep running)?"),
-    "restart-failed": ("Restart failed tasks", "Restart the failed tasks of {name} (and the connector, if it "
-                                               "failed)?"),
-    "restart-all": ("Restart everything", "Restart {name} and all its tasks?"),
-    "delete": ("Delete the connector", "Delete {name}? Connect removes its config and stops its tasks. Its committed "
-                                       "offsets stay (a connector created again with this name resumes from them)."),
-    "reset-offsets": ("Reset the offsets", "Reset the offsets of {name}? A source connector starts over from the "
-                                           "beginning of its source; a sink's consumer group connect-{name} is "
-                                           "deleted, so it starts from its configured position."),
-}
 
 
 def _context(request, cluster, **extra) -> dict:
@@ -70,7 +55,7 @@ def connector_detail(request, cluster_id: int, connect_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     connect = selectors.connect_cluster_get(cluster=cluster, connect_id=connect_id)
     detail = selectors.connector_detail(connect=connect, name=name)
-    confirm = {action.replace("-", "_"): text.format(name=name) for action, (_, text) in CONFIRM.items()}
+    confirm = confirm_messages(name=name)
     return render(request, "connect/connector.html", _context(request, cluster, connect=connect, detail=detail,
                                                               confirm=confirm))
 

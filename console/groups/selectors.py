@@ -391,6 +391,11 @@ class GroupDetail:
         return sum(1 for p in self.partitions if p.has_commit)
 
     @property
+    def has_commit_metadata(self) -> bool:
+        """Whether any commit carries metadata: the partitions table has a column for it only then."""
+        return any(p.metadata for p in self.partitions)
+
+    @property
     def is_empty(self) -> bool:
         """No members: the group only holds committed offsets (and can be reset or deleted)."""
         return not self.members

@@ -1,7 +1,8 @@
 """The Connect section in a real browser, on a real distributed Connect worker: an admin
 registers the Connect cluster, an operator creates a connector from the plugin's form (Connect's
 errors shown per field first), sees it RUNNING with its topic linked, edits its config as JSON, pauses it after the
-browser's confirmation, and sees a failed task's trace; a viewer reads the page at phone width."""
+browser's confirmation, and resumes and pauses it with the buttons of the page's live part; a failed task arrives
+on the Connect cluster's live page, its trace one click away; a viewer reads the pages at phone width."""
 from __future__ import annotations
 
 import json
@@ -58,13 +59,14 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.fill('input[name="topic"]', "browser-lines")
     operator.locator("#create").click()
     expect(operator.locator(".messages")).to_contain_text("Connector browser-source created")
+    # The state and the tasks come live, without a reload; the topics Connect lists need one.
+    expect(operator.locator('#tasks [data-state="RUNNING"]')).to_be_visible(timeout=60000)
+    expect(operator.locator('#connector-state [data-state="RUNNING"]')).to_be_visible()
     for _ in range(60):
-        operator.reload()
-        if operator.locator('#tasks [data-state="RUNNING"]').count() and \
-                operator.locator("#connector-topics a").count():
+        if operator.locator("#connector-topics a").count():
             break
         operator.wait_for_timeout(500)
-    expect(operator.locator('#connector-state [data-state="RUNNING"]')).to_be_visible()
+        operator.reload()
     expect(operator.locator("#connector-topics a")).to_have_attribute("href", f"{cluster_path}topics/browser-lines/")
     shoot(operator, "connect-connector")
 
@@ -92,12 +94,19 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.locator('[data-action="pause"]').click()
     expect(operator.locator(".messages")).to_contain_text("browser-source is pausing.")
     assert dialogs and dialogs[-1].startswith("Pause browser-source?")
-    for _ in range(60):
-        if operator.locator('#connector-state [data-state="PAUSED"]').count():
-            break
-        operator.wait_for_timeout(500)
-        operator.reload()
-    expect(operator.locator('#connector-state [data-state="PAUSED"]')).to_be_visible()
+    live = operator.locator("#connector-live")
+    expect(live).to_have_attribute("data-live", "connected")
+    expect(live.locator('#connector-state [data-state="PAUSED"]')).to_be_visible(timeout=60000)
+    # Resume and pause again with the buttons of live pushes: their forms post with the page's
+    # CSRF token (a form without one is refused 403 and shows no message).
+    live.locator('[data-action="resume"]').click()
+    expect(operator.locator(".messages")).to_contain_text("browser-source is resuming.")
+    expect(live).to_have_attribute("data-live", "connected")
+    expect(live.locator('#connector-state [data-state="RUNNING"]')).to_be_visible(timeout=60000)
+    live.locator('[data-action="pause"]').click()
+    expect(operator.locator(".messages")).to_contain_text("browser-source is pausing.")
+    expect(live.locator('#connector-state [data-state="PAUSED"]')).to_be_visible(timeout=60000)
+    connector_page = operator.url
 
     # A connector whose task fails: the list shows it, with the trace one click away.
     operator.goto(cluster_path + "connect/")
@@ -106,17 +115,23 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.fill("#id_document", '{"name": "browser-failing", "config": {"connector.class": "CountingSource", '
                                   '"topic": "browser-count", "fail.after": "3"}}')
     operator.get_by_role("button", name="Create").click()
-    for _ in range(60):
-        operator.goto(cluster_path + "connect/")
-        if operator.locator('tr[data-connector="browser-failing"][data-worst="FAILED"]').count():
-            break
-        operator.wait_for_timeout(500)
+    # The Connect cluster's page: its connectors table is live, so the failure arrives unasked.
+    operator.goto(connector_page)
+    operator.locator("h1 small a").first.click()
+    expect(operator.locator("#connectors-live")).to_have_attribute("data-live", "connected")
+    expect(operator.locator('#connectors-live tr[data-connector="browser-failing"][data-worst="FAILED"]')
+           ).to_be_visible(timeout=60000)
+    operator.goto(cluster_path + "connect/")
     failing = operator.locator('tr[data-connector="browser-failing"]')
     failing.locator("summary", has_text="task 0 trace").click()
     expect(failing.locator("pre")).to_contain_text("counting task 0 gave up at 3 on purpose")
     shoot(operator, "connect-list")
 
     viewer = login("viewer", viewport={"width": 390, "height": 844})
+    viewer.goto(connector_page)
+    expect(viewer.locator("#connector-live")).to_have_attribute("data-live", "connected")
+    expect(viewer.locator('#connector-state [data-state="PAUSED"]')).to_be_visible()
+    expect(viewer.locator("#connector-live form")).to_have_count(0)       # viewers' pushes carry no actions
     viewer.goto(cluster_path + "connect/")
     expect(viewer.locator('tr[data-connector="browser-source"] [data-state="PAUSED"]')).to_be_visible()
     expect(viewer.locator("[data-admin-action]")).to_have_count(0)
