@@ -10,6 +10,7 @@ broker and the console cannot come to disagree on it.
 - `assignment`: Kafka's rack-unaware replica assignment (`AdminUtils.assignReplicasToBrokers`).
 - `acls`, `acl_index`, `authorizer`: Kafka's ACL model (bindings, filters, their checks), the
   ACLs indexed by resource, and StandardAuthorizer's decisions (KIP-801).
+- `client_quotas`: which entity's client quota applies to a user and client id (Kafka's order).
 - `config_docs`: one line of documentation per config, which the engine sends in
   DescribeConfigs and the console shows for clusters that send none.
 """

@@ -101,6 +101,23 @@ class QuotaRemoveForm(QuotaEntityForm):
         return data
 
 
+class QuotaWhoForm(forms.Form):
+    """A client to find the quotas of: its principal name and client id (either may be empty;
+    an empty user is ANONYMOUS, the name of a client that did not log in)."""
+
+    who_user = forms.CharField(required=False, max_length=MAX_NAME, strip=False, label="User",
+                               error_messages={"max_length": f"A user name is at most {MAX_NAME} characters."})
+    who_client_id = forms.CharField(required=False, max_length=MAX_NAME, strip=False, label="Client id",
+                                    error_messages={"max_length": f"A client id is at most {MAX_NAME} characters."})
+
+    def clean(self):
+        data = super().clean()
+        for field in ("who_user", "who_client_id"):
+            if any(ch < " " or ch == "\x7f" for ch in data.get(field) or ""):
+                self.add_error(field, "A name cannot hold control characters such as a line break.")
+        return data
+
+
 def list_filters(request) -> dict:
     """The list page's filters from the query string, as the selector takes them (the page and the API)."""
     return {"entity_type": request.GET.get("type", ""), "search": request.GET.get("q", "")}

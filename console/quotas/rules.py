@@ -48,8 +48,8 @@ KEYS = {k.key: k for k in (
              "Enforced per broker as Kafka does: a client over it gets throttle_time_ms and its connection is "
              "muted for that long.", True),
     QuotaKey("consumer_byte_rate", "bytes/s", True, False, "Fetch bytes per second, per broker.",
-             "Enforced per broker: the connection is muted for throttle_time_ms; unlike Kafka, a throttled Fetch "
-             "still carries its data.", True),
+             "Enforced per broker as Kafka does: a throttled Fetch is answered empty with throttle_time_ms, and "
+             "the connection is muted for that long.", True),
     QuotaKey("request_percentage", "%", False, False,
              "Share of one request handler or network thread's time, per broker (200 = two threads).",
              "Not enforced: refused with INVALID_REQUEST (42), nothing stored.", False),

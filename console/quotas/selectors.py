@@ -15,8 +15,9 @@ from console.clusters.records import INTERNAL
 from console.errors import ConsoleError
 from console.kafka_gateway.quotas import ClientQuota, Entity, QuotaFilter
 from console.quotas.forms import QuotaEntityForm
-from console.quotas.rules import CLIENT_ID, ENTITY_TYPES, IP, USER, entity_check, entity_label, key_check, \
+from console.quotas.rules import CLIENT_ID, ENTITY_TYPES, IP, KEYS, USER, entity_check, entity_label, key_check, \
     value_check, value_display
+from kafka_rules.client_quotas import ANONYMOUS, applying_entity
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,39 @@ def quota_row(quota: ClientQuota) -> QuotaRow:
     return QuotaRow(label=entity_label(quota.entity), entity=tuple(EntityPart(t, n) for t, n in quota.entity),
                     values=tuple(QuotaValue(k, v, value_display(k, v)) for k, v in quota.values),
                     fields=QuotaEntityForm.initial_for(quota.entity))
+
+
+@dataclass(frozen=True)
+class AppliedQuota:
+    key: str
+    source: str | None               # the entity it comes from ("user 'alice', default client-id"); None: no quota
+    display: str | None
+
+
+@dataclass(frozen=True)
+class QuotaResolution:
+    """The quotas one client gets, each from the first entity in Kafka's order that sets it."""
+
+    user: str
+    client_id: str
+    quotas: tuple[AppliedQuota, ...]
+
+
+def quota_resolution(*, cluster: Cluster, user: str, client_id: str) -> QuotaResolution:
+    """Every user and client id key's quota for the client (`user` empty: ANONYMOUS), read with
+    one DescribeClientQuotas of every entity; GatewayError when the cluster cannot tell."""
+    user = user or ANONYMOUS
+    with cluster_gateway(cluster) as gw:
+        found = gw.quotas.describe([])
+    quotas = {q.entity: dict(q.values) for q in found if all(t != IP for t, _ in q.entity)}
+    applied = []
+    for key, quota in KEYS.items():
+        if quota.for_ip:
+            continue
+        match = applying_entity(quotas, key, user, client_id)
+        applied.append(AppliedQuota(key, None, None) if match is None else
+                       AppliedQuota(key, entity_label(match[0]), value_display(key, match[1])))
+    return QuotaResolution(user=user, client_id=client_id, quotas=tuple(applied))
 
 
 def quota_preview(*, cluster: Cluster, entity: Entity, key: str, value: float) -> QuotaPreview:

@@ -9,17 +9,27 @@ from console.accounts.roles import OPERATOR, VIEWER, has_role
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.quotas import selectors, services
-from console.quotas.forms import QuotaRemoveForm, QuotaSetForm, list_filters
+from console.quotas.forms import QuotaRemoveForm, QuotaSetForm, QuotaWhoForm, list_filters
 from console.quotas.rules import ENTITY_LABELS, KEYS, entity_label, value_display
 from console.web import form_error, page, unless_confirmed
 
 
 @page(VIEWER)
 def quota_list(request, cluster_id: int):
+    """The quotas set, and (with ?who=1) the quotas one client gets, in Kafka's order."""
     cluster = cluster_get(cluster_id=cluster_id)
     view = selectors.quota_list(cluster=cluster, **list_filters(request))
+    who = QuotaWhoForm(request.GET if "who" in request.GET else None)
+    resolution = None
+    if who.is_valid():
+        try:
+            resolution = selectors.quota_resolution(cluster=cluster, user=who.cleaned_data["who_user"],
+                                                    client_id=who.cleaned_data["who_client_id"])
+        except ConsoleError as exc:
+            form_error(who, exc)
     return render(request, "quotas/list.html", {"cluster": cluster, "view": view, "entity_types": ENTITY_LABELS,
-                                                "can_edit": has_role(request.user, OPERATOR)})
+                                                "can_edit": has_role(request.user, OPERATOR), "who": who,
+                                                "resolution": resolution})
 
 
 @page(OPERATOR)

@@ -10,7 +10,7 @@ accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py) 
 request) is refused with INVALID_REQUEST rather than stored and ignored, as are `ip` entities.
 
 A connection's quota is the first entity set in Kafka's order (ClientQuotaManager), for its
-user and client id:
+user and client id (kafka_rules/client_quotas.py, which the console shares):
   user+client-id, user+default client-id, user, default user+client-id,
   default user+default client-id, default user, client-id, default client-id.
 A connection's user is its SASL user (engine/security), or Kafka's unauthenticated
@@ -27,11 +27,12 @@ from typing import Iterable
 import kafka.errors as Errors
 
 from engine.errors import ApiError
+from kafka_rules import client_quotas as quota_rules
 
-USER, CLIENT_ID = "user", "client-id"
+USER, CLIENT_ID = quota_rules.USER, quota_rules.CLIENT_ID
 ENTITY_TYPES = (USER, CLIENT_ID)
 SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate")
-ANONYMOUS = "ANONYMOUS"
+ANONYMOUS = quota_rules.ANONYMOUS
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 
 Entity = tuple[tuple[str, str | None], ...]      # sorted (type, name) pairs; name None = the default
@@ -74,28 +75,12 @@ def user_of(ctx) -> str:
 
 
 def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:
-    """(value, bucket key) of the first entity in Kafka's order that sets `key`, else None.
-    The bucket key names who shares the bucket: ("", "") for nobody-specific parts."""
+    """(value, bucket key) of the first entity in Kafka's order that sets `key`, else None
+    (kafka_rules/client_quotas.py). The bucket key names who shares the bucket: ("", "") for
+    nobody-specific parts."""
     if not quotas:        # the common case, asked on every Produce and Fetch: no generator walk
         return None
-    for entity, tags in _candidates(user, client_id):
-        value = quotas.get(entity, {}).get(key)
-        if value is not None:
-            return value, tags
-    return None
-
-
-def _candidates(user: str, client_id: str):
-    u, c = (USER, user), (CLIENT_ID, client_id)
-    du, dc = (USER, None), (CLIENT_ID, None)
-    yield (c, u), (user, client_id)
-    yield (dc, u), (user, client_id)
-    yield (u,), (user, "")
-    yield (c, du), (user, client_id)
-    yield (dc, du), (user, client_id)
-    yield (du,), (user, "")
-    yield (c,), ("", client_id)
-    yield (dc,), ("", client_id)
+    return quota_rules.resolve(quotas, key, user, client_id)
 
 
 def describe(quotas: Quotas, components: list[tuple[str, int, str | None]], strict: bool

@@ -42,3 +42,18 @@ def test_the_preview_names_old_and_new_values_and_changes_nothing(cluster):
     with pytest.raises(GatewayError, match="request_percentage"):
         selectors.quota_preview(cluster=cluster, entity=(("user", "amy"),), key="request_percentage", value=50)
     assert quotas_on(cluster) == {(("user", "amy"),): {RATE: 2.0}}
+
+
+def test_a_clients_quotas_come_from_the_first_entity_in_kafkas_order(cluster):
+    set_quota(cluster, (("user", "alice"),), "producer_byte_rate", 1048576)
+    set_quota(cluster, (("client-id", None),), "producer_byte_rate", 2048)
+    set_quota(cluster, (("client-id", None),), RATE, 5)
+    alice = {q.key: q for q in selectors.quota_resolution(cluster=cluster, user="alice", client_id="app").quotas}
+    assert (alice["producer_byte_rate"].source, alice["producer_byte_rate"].display) == (
+        "user 'alice'", "1,048,576 bytes/s (1 MiB/s)")
+    assert (alice[RATE].source, alice[RATE].display) == ("default client-id", "5 mutations/s")
+    assert (alice["consumer_byte_rate"].source, alice["consumer_byte_rate"].display) == (None, None)
+    assert "connection_creation_rate" not in alice         # an IP quota: not a user's or client id's
+    anonymous = selectors.quota_resolution(cluster=cluster, user="", client_id="")
+    assert anonymous.user == "ANONYMOUS"
+    assert {q.key: q.source for q in anonymous.quotas}["producer_byte_rate"] == "default client-id"

@@ -231,3 +231,19 @@ def test_json_api_previews_sets_and_removes(cluster, operator_client):
     assert quotas_on(cluster) == {}
     assert list(AuditLogEntry.objects.order_by("id").values_list("action", "result")) == [
         ("quota.set", "ok"), ("quota.set", "failed"), ("quota.remove", "ok")]
+
+
+def test_the_page_tells_which_entity_a_clients_quota_comes_from(cluster, viewer_client):
+    set_quota(cluster, (("client-id", "ingest"), ("user", "alice")), RATE, 40)
+    set_quota(cluster, (("user", None),), RATE, 7)
+    url = reverse("quotas:list", args=[cluster.pk])
+    page = unescaped(viewer_client.get(url, {"who": "1", "who_user": "alice", "who_client_id": "ingest"}))
+    row = page.split(f'<tr data-key="{RATE}"><td>{RATE}</td>')[-1].split("</tr>")[0]
+    assert "user 'alice', client-id 'ingest'" in row and "40 mutations/s" in row
+    page = unescaped(viewer_client.get(url, {"who": "1", "who_user": "bob", "who_client_id": "ingest"}))
+    row = page.split(f'<tr data-key="{RATE}"><td>{RATE}</td>')[-1].split("</tr>")[0]
+    assert "default user" in row and "7 mutations/s" in row
+    assert "no entity: no quota" in page            # the byte rates: nothing set
+    refused = unescaped(viewer_client.get(url, {"who": "1", "who_user": "a\nb", "who_client_id": "x" * 600}))
+    assert "cannot hold control characters" in refused and "A client id is at most 512 characters" in refused
+    assert 'id="quota-resolution"' not in refused
