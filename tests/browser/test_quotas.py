@@ -1,7 +1,7 @@
 """The Quotas page in a real browser: an operator sets a client quota through the form, the
 cluster's validate-only preview and the confirming button, then removes it after the browser's
-confirmation; a viewer sees the quota and no button; a hostile client id shows as text; the
-page fits a phone's width."""
+confirmation; a viewer sees the quota and no button, and which entity that client id's quota
+comes from; a hostile client id shows as text; the page fits a phone's width."""
 from __future__ import annotations
 
 import re
@@ -57,6 +57,13 @@ def test_operator_sets_a_quota_through_the_preview_and_removes_it(login, console
     viewer.goto(cluster_path + "quotas/")
     expect(viewer.locator(f'#quotas tr[data-key="{RATE}"]')).to_contain_text("25 mutations/s")
     expect(viewer.locator("[data-admin-action]")).to_have_count(0)
+    # Which quotas that client id gets, for a client that did not log in.
+    viewer.fill("#id_who_client_id", CLIENT_ID)
+    viewer.get_by_role("button", name="Find its quotas").click()
+    applied = viewer.locator(f'#quota-resolution tr[data-key="{RATE}"]')
+    expect(applied.locator("[data-source]")).to_have_text(f"client-id '{CLIENT_ID}'")
+    expect(applied.locator("[data-value]")).to_have_text("25 mutations/s")
+    expect(viewer.locator("#quota-who-subject")).to_contain_text("ANONYMOUS")
     assert viewer.evaluate("document.documentElement.scrollWidth") <= 390     # no sideways scroll at phone width
     shoot(viewer, "quotas")
 
