@@ -28,13 +28,14 @@ from there (`loaded`) carries on with its members, epochs and partitions.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import re
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import kafka.errors as Errors
+import re2
 
 from engine.clock import now_ms
 from engine.coordinator import assignors
@@ -46,6 +47,13 @@ from engine.coordinator.reconciliation import reconcile
 from engine.errors import ApiError
 
 log = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=1024)
+def topic_pattern(regex: str):
+    """A member's SubscribedTopicRegex, compiled with RE2 as Kafka compiles it (RE2/J): linear
+    time, so a hostile pattern cannot hold the event loop; re2.error when it is not valid."""
+    return re2.compile(regex)
 
 
 class InvalidRegularExpressionError(Errors.BrokerResponseError):
@@ -173,8 +181,8 @@ class ConsumerGroupProtocol:
             invalid("MemberId can't be empty.")
         if request.subscribed_topic_regex:
             try:
-                re.compile(request.subscribed_topic_regex)
-            except re.error as exc:
+                topic_pattern(request.subscribed_topic_regex)
+            except re2.error as exc:
                 raise ApiError(InvalidRegularExpressionError, f"SubscribedTopicRegex is invalid: {exc}") from None
         if request.server_assignor is not None and request.server_assignor not in self.assignor_names():
             raise ApiError(Errors.UnsupportedAssignorError, f"ServerAssignor {request.server_assignor} is not "
@@ -285,7 +293,7 @@ class ConsumerGroupProtocol:
         for member in group.members.values():
             topics = {t for t in member.subscribed_topics if t in image.topics}
             if member.subscribed_regex:
-                pattern = re.compile(member.subscribed_regex)
+                pattern = topic_pattern(member.subscribed_regex)
                 topics |= {name for name, state in image.topics.items()
                            if not state.is_internal and pattern.fullmatch(name)}
             result[member.member_id] = frozenset(topics)

@@ -230,6 +230,18 @@ def test_new_partitions_and_topics_matching_a_regex_bump_the_group_epoch(group_c
     assert named.heartbeat().error_code == 0 and named.owned == tps(topic, 0, 1, 2, 3, 4)
 
 
+def test_regexes_are_re2s_as_kafkas_are(group_cluster, client, topic):
+    """RE2, as Kafka's RE2/J: a backreference (which Python's re takes) is INVALID_REGULAR_EXPRESSION,
+    and a pattern that backtracks exponentially in Python's re is matched against a topic name made
+    for it in linear time, so the coordinator answers (with re, the event loop would hold for ages)."""
+    ids = topic_ids(client.client, [topic])
+    member = Member(client, "re2-member", [], ids)
+    assert member.heartbeat(topics=None, regex=r"(orders)\1").error_code == 128
+    create_topic(group_cluster.bootstrap, "a" * 60 + "b", 1)
+    assert member.heartbeat(topics=None, regex="(a|aa)+").error_code == 0
+    assert member.owned == set()
+
+
 def test_a_silent_member_is_removed_after_the_session_timeout(engine_factory, topic_name):
     engine = engine_factory(brokers=1, configs={**GROUP_TEST_CONFIGS, "group.consumer.session.timeout.ms": "1000"})
     create_topic(engine.bootstrap, topic_name, 2)
