@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 
 import kafka.errors as Errors
+import re2
 
 from engine.clock import now_ms
 from engine.cluster import internal_topics
@@ -301,7 +301,7 @@ class TransactionCoordinator:
                           min_duration_ms: int = -1, pattern: str | None = None) -> list[TransactionMetadata]:
         """The ids this broker coordinates, filtered by state, producer id, how long the
         transaction has run (KIP-994) and a regular expression on the id."""
-        now, regex = now_ms(), re.compile(pattern) if pattern else None
+        now, regex = now_ms(), re2.compile(pattern) if pattern else None
         return [m for m in self.store.all() if m.written
                 and (not states or m.state in states)
                 and (not producer_ids or m.producer_id in producer_ids)

@@ -4,12 +4,13 @@ The transactional ids this broker coordinates (the admin client asks every broke
 producer id and state, filtered by state names (unknown names are echoed in
 unknown_state_filters and match nothing), producer ids, v1+ duration_filter (transactions open
 at least that many ms; -1: no filter) and v2+ transactional_id_pattern (a regular expression
-the whole id must match; an invalid one is INVALID_REQUEST).
+the whole id must match; an invalid one is INVALID_REQUEST). Patterns are RE2's (linear time,
+so a hostile one cannot hold the event loop), where Kafka compiles Java's: the same for the
+usual patterns; backreferences and lookarounds are refused.
 Authorization: only the transactional ids the principal may DESCRIBE are listed (as KafkaApis).
 """
-import re
-
 import kafka.errors as Errors
+import re2
 from kafka.protocol.admin.transactions import ListTransactionsRequest, ListTransactionsResponse
 
 from engine.coordinator.transactions.records import TxnState
@@ -27,8 +28,8 @@ async def handle_list_transactions(ctx, request: ListTransactionsRequest) -> Lis
     pattern = request.transactional_id_pattern if ctx.api_version >= 2 else None
     if pattern:
         try:
-            re.compile(pattern)
-        except re.error:
+            re2.compile(pattern)
+        except re2.error:
             return ListTransactionsResponse(throttle_time_ms=0, error_code=Errors.InvalidRequestError.errno,
                                             unknown_state_filters=[], transaction_states=[])
     if wanted and len(unknown) == len(wanted):

@@ -202,4 +202,8 @@ def test_describe_and_list_transactions(cluster, coordinator):
     unknown = list_transactions(cluster.ports[0], states=["Ongoing", "Bogus"])
     assert unknown.unknown_state_filters == ["Bogus"]
     assert list_transactions(cluster.ports[0], pattern="(").error_code == Errors.InvalidRequestError.errno
+    # RE2: a backreference is refused, and a pattern that backtracks exponentially in Python's re
+    # (minutes against this test's 38-character id) is answered at once.
+    assert list_transactions(cluster.ports[0], pattern=r"(a)\1").error_code == Errors.InvalidRequestError.errno
+    assert tid not in listed(pattern="([a-z_-]|[a-z_-]{2}|[a-z_-]{3})+Z")
     end_txn(client, tid, pid.producer_id, pid.producer_epoch, False)
