@@ -181,4 +181,6 @@ def is_sensitive(name: str) -> bool:
 
 
 def is_read_only(name: str) -> bool:
-    return name not in ALL_DYNAMIC_CONFIGS
+    """Whether the config cannot change at run time; a per-listener form
+    (`listener.name.<listener>.<config>`) is as dynamic as its config, as in Kafka."""
+    return base_name(name) not in ALL_DYNAMIC_CONFIGS

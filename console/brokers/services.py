@@ -60,14 +60,16 @@ def broker_config_set(*, cluster: Cluster, actor, broker_id: int, key: str, valu
     ""), or remove that override (`value` None). Kafka decides what may change at run time and
     answers with its error; a sensitive value never reaches the audit log."""
     resource, label = _resource(broker_id, cluster_wide)
+    # The value is written into the audit entry only once the cluster has said it is not a
+    # password: a config it does not describe (a custom one, as Kafka treats it) counts as one.
     with audited(actor=actor, cluster=cluster, action="broker.config_set", target=f"{label} {key}",
-                 details={"key": key, "value": value, "scope": "cluster" if cluster_wide else "broker"}) as details:
+                 details={"key": key, "scope": "cluster" if cluster_wide else "broker"}) as details:
         _config_value_check(key, value)
         with cluster_gateway(cluster) as gw:
             current = {c.name: c for c in gw.broker_config_details(broker_id)}
             entry = current.get(key)
-            if entry is not None and entry.is_sensitive:
-                details["value"] = "(sensitive)"
+            sensitive = entry is None or entry.is_sensitive
+            details["value"] = "(sensitive)" if sensitive and value is not None else value
             details["old"] = None if entry is None else "(sensitive)" if entry.is_sensitive else entry.value
             gw.alter_broker_configs(resource, set_configs={} if value is None else {key: value},
                                     delete=[key] if value is None else [])

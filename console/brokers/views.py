@@ -52,16 +52,24 @@ def broker_config_edit(request, cluster_id: int, broker_id: int, key: str):
     save; for this broker or for every broker (the cluster-wide default)."""
     cluster = cluster_get(cluster_id=cluster_id)
     row = broker_config_row(cluster=cluster, broker_id=broker_id, key=key)
-    form = BrokerConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key)
+    sensitive = row.is_sensitive
+    form = BrokerConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key,
+                                 sensitive=sensitive)
     diff = None
     if request.method == "POST" and form.is_valid():
         change = {"cluster": cluster, "broker_id": broker_id, "key": key, "value": form.new_value,
                   "cluster_wide": form.cleaned_data["scope"] == CLUSTER_DEFAULT}
         try:
-            if form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
+            # A password is checked and saved in one step: a preview would have to carry it back
+            # in the page for the save.
+            confirmed = form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes"
+            if sensitive:
+                services.broker_config_check(**change)
+            if sensitive or confirmed:
                 services.broker_config_set(actor=request.user, **change)
                 where = "every broker" if change["cluster_wide"] else f"broker {broker_id}"
-                done = "override removed" if form.new_value is None else f"set to {form.new_value}"
+                done = "override removed" if form.new_value is None else \
+                    "set (the value is not shown)" if sensitive else f"set to {form.new_value}"
                 messages.success(request, f"{key} of {where} {done}.")
                 return redirect("brokers:detail", cluster_id=cluster.pk, broker_id=broker_id)
             services.broker_config_check(**change)
@@ -70,7 +78,8 @@ def broker_config_edit(request, cluster_id: int, broker_id: int, key: str):
         else:
             diff = {"old": row.value, "new": form.new_value, "default": row.default_value,
                     "cluster_wide": change["cluster_wide"]}
-            form = BrokerConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key)
+            form = BrokerConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key,
+                                         sensitive=sensitive)
     return render(request, "brokers/config_edit.html", {"cluster": cluster, "broker_id": broker_id, "row": row,
                                                         "form": form, "diff": diff},
                   status=400 if form.errors else 200)

@@ -147,6 +147,8 @@ def test_confluent_kafka_sets_a_per_listener_ssl_store_and_describes_it(engine):
                                                                 ConfigSource.DYNAMIC_BROKER_CONFIG.value)
     password = described["listener.name.plaintext.ssl.keystore.password"]
     assert password.value is None and password.is_sensitive
+    # A per-listener config is as dynamic as its config, as Kafka describes it.
+    assert not described[name].is_read_only and not password.is_read_only
 
 
 def test_raw_cluster_wide_resource_refuses_per_broker_configs_and_stores_the_rest(engine):
