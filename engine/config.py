@@ -211,6 +211,8 @@ _BROKER_DEFS = [
     ConfigDef("sasl.server.max.receive.size", TYPE_INT, 524288, at_least(1)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
     ConfigDef("fetch.max.bytes", TYPE_INT, 57671680, at_least(1024)),
+    # Incremental fetch sessions (KIP-227; engine/protocol/fetch_sessions.py): 0 turns them off.
+    ConfigDef("max.incremental.fetch.session.cache.slots", TYPE_INT, 1000, at_least(0)),
     # DescribeTopicPartitions pages (KIP-966): at most this many partitions per answer.
     ConfigDef("max.request.partition.size.limit", TYPE_INT, 2000, at_least(1)),
     # The cluster-wide partition limit (KIP-578's name): CreateTopics/CreatePartitions past it

@@ -169,6 +169,8 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
     "max.connections.per.ip": "Most connections accepted from one client address; further ones are closed at once.",
     "max.connections.per.ip.overrides": "Limits that replace max.connections.per.ip for some clients, as "
                                         "comma-separated host:count pairs (host name or address).",
+    "max.incremental.fetch.session.cache.slots": "Most incremental fetch sessions (KIP-227) a broker keeps for its "
+                                                 "consumers; 0 turns fetch sessions off.",
     "max.partitions": "Most partitions the cluster may hold; CreateTopics and CreatePartitions beyond it are refused "
                       "(this engine's own config).",
     "max.request.partition.size.limit": "Most partitions one DescribeTopicPartitions response holds; the rest come "

@@ -28,6 +28,7 @@ from engine.config import BrokerConfig, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
+from engine.protocol.fetch_sessions import FetchSessionCache
 from engine.protocol.response_cache import ImageResponseCache
 from engine.share.coordinator import ShareCoordinator
 from engine.share.manager import SharePartitionManager
@@ -63,6 +64,8 @@ class Broker(ReplicaSync):
         # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
+        # Incremental fetch sessions of this broker's clients (KIP-227).
+        self.fetch_sessions = FetchSessionCache(lambda: self.config.get("max.incremental.fetch.session.cache.slots"))
         self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)
         self.listeners: list = []   # one protocol listener per named listener, attached by engine/runtime.py
         self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py

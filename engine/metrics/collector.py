@@ -27,7 +27,8 @@ def broker_collectors(broker) -> list[Collector]:
     """One collector per group of families, each describing its names, so that a scrape asking
     for some families by name (`?name[]=...`) builds only their group."""
     return [_Families(broker, f) for f in (_topic_families, _request_families, _replica_manager_families,
-                                           _controller_families, _log_families, _share_families)]
+                                           _fetch_session_families, _controller_families, _log_families,
+                                           _share_families)]
 
 
 class _Families(Collector):
@@ -117,6 +118,20 @@ def _replica_manager_families(broker) -> Iterator[Metric]:
     yield CounterMetricFamily("kafka_server_replicamanager_isrexpands",
                               "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec: ISR expansions proposed "
                               "by this leader", value=stats.isr_expands)
+
+
+def _fetch_session_families(broker) -> Iterator[Metric]:
+    """Kafka's FetchSessionCache MBeans: the broker's incremental fetch sessions (KIP-227)."""
+    cache = broker.fetch_sessions
+    yield GaugeMetricFamily("kafka_server_fetchsessioncache_numincrementalfetchsessions",
+                            "kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions: fetch sessions "
+                            "cached", value=len(cache))
+    yield GaugeMetricFamily("kafka_server_fetchsessioncache_numincrementalfetchpartitionscached",
+                            "kafka.server:type=FetchSessionCache,name=NumIncrementalFetchPartitionsCached: "
+                            "partitions of all cached sessions", value=cache.partitions_cached)
+    yield CounterMetricFamily("kafka_server_fetchsessioncache_incrementalfetchsessionevictions",
+                              "kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec: "
+                              "sessions evicted for a new one", value=cache.evictions)
 
 
 def _controller_families(broker) -> Iterator[Metric]:

@@ -45,7 +45,10 @@
 - Authorization (with an authorizer, as KafkaApis): a consumer needs READ on each topic,
   a replica fetch (on its own inter-broker connection) CLUSTER_ACTION on the cluster; a
   partition refused is TOPIC_AUTHORIZATION_FAILED.
-Gaps: no fetch sessions (KIP-227): session_id 0 tells clients to send full requests.
+- Fetch sessions (KIP-227, engine/protocol/fetch_sessions.py): session_id and session_epoch open,
+  continue or close a session of the broker's cache; an incremental fetch names only what
+  changed and is answered only what is new (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH,
+  FETCH_SESSION_TOPIC_ID_ERROR at the top level otherwise).
 """
 from __future__ import annotations
 
@@ -62,6 +65,7 @@ from engine.errors import ApiError
 from engine.protocol.big_requests import off_loop, release_in_slices
 from engine.protocol.byte_rate_throttle import fetch_size_limit, throttle_fetch
 from engine.protocol.dispatch import ZeroCopyResponse, encode_response
+from engine.protocol.fetch_sessions import INVALID_SESSION_ID, FetchContext, FetchSessionCache
 from engine.protocol.registry import api
 from engine.protocol.stats import refused
 from engine.protocol.validation import require
@@ -113,20 +117,32 @@ async def handle_fetch(ctx, request: FetchRequest):
                 ctx.principal)
         return _refused_response(ctx, request, Errors.TopicAuthorizationFailedError.errno)
     broker = ctx.broker
+    context = await _context(ctx, request)
+    if context.error:
+        return FetchResponse(throttle_time_ms=0, error_code=context.error, session_id=INVALID_SESSION_ID,
+                             responses=[])
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
     while True:
-        reads = await _read_all(ctx, request)
+        reads = await _read_all(ctx, request, context)
         available = sum(r.size for r in reads if r.slice is not None)
         errors = any(r.error for r in reads)
         remaining = deadline - time.monotonic()
         if available >= request.min_bytes or errors or remaining <= 0 or not broker.running:
             try:
-                return await _build_response(ctx, request, reads)
+                return await _build_response(ctx, request, reads, context)
             except BaseException:     # cancelled (the broker stops) or failed: the descriptors go back
                 _close_slices(reads)
                 raise
         _close_slices(reads)
         await _wait_for_appends(broker, reads, remaining)
+
+
+async def _context(ctx, request) -> FetchContext:
+    """The fetch session the request names (KIP-227), through the broker's session cache."""
+    cache = getattr(ctx.broker, "fetch_sessions", None)
+    if cache is None:                       # a test double of a broker: every fetch is sessionless
+        cache = FetchSessionCache(lambda: 0)
+    return await cache.context(request, by_topic_id=ctx.api_version >= 13)
 
 
 class PartitionRead:
@@ -176,13 +192,13 @@ def replica_id_of(ctx, request) -> int:
 class _Round:
     """One round of reads of a Fetch: each partition named, once, within the byte budget."""
 
-    def __init__(self, ctx, request) -> None:
+    def __init__(self, ctx, request, partitions: list) -> None:
         self.ctx, self.request = ctx, request
         self.replica_id = replica_id_of(ctx, request)
         max_bytes = min(request.max_bytes, ctx.broker.config.get("fetch.max.bytes"))
         quota_limit = fetch_size_limit(ctx, replica_id=self.replica_id)
         if quota_limit is not None:
-            max_bytes = max(0, min(max_bytes, quota_limit - _headers_bound(request)))
+            max_bytes = max(0, min(max_bytes, quota_limit - _headers_bound(partitions)))
         self.max_bytes = self.budget = max_bytes
         self.reads: list[PartitionRead] = []
         self.seen: set = set()
@@ -209,28 +225,31 @@ class _Round:
         self.held += read.slice is not None
 
 
-def _headers_bound(request) -> int:
+def _headers_bound(partitions: list) -> int:
     """At most the bytes of a Fetch answer besides its records, for any version: the part of a
     quota window's bytes that the records must leave free, so that a capped answer, headers
     included, is within the quota and not throttled empty."""
-    topics = request.topics
-    return 64 + sum(48 + len(t.topic or "") + 64 * len(t.partitions) for t in topics)
+    topics = {p.topic_id if p.topic is None else p.topic for p in partitions}
+    return 64 + sum(48 + len(t) if isinstance(t, str) else 64 for t in topics) + 64 * len(partitions)
 
 
-async def _read_all(ctx, request) -> list[PartitionRead]:
-    """Every partition named, in slices of the event loop (a request may name a million)."""
+async def _read_all(ctx, request, context: FetchContext) -> list[PartitionRead]:
+    """Every partition of the fetch context (the request's, or its session's), in its order and
+    in slices of the event loop (a request may name a million): one read each."""
     by_id = ctx.api_version >= 13
-    round_ = _Round(ctx, request)
+    round_ = _Round(ctx, request, context.partitions)
+    names: dict = {}
     try:
         with slices.Pacer() as pacer:
-            for topic in request.topics:
-                name = topic.topic
+            for wanted in context.partitions:
+                name = wanted.topic
                 if by_id:
-                    state = ctx.broker.image.topics_by_id.get(topic.topic_id)
-                    name = state.name if state else None
-                for wanted in topic.partitions:
-                    round_.read(name, topic.topic_id, wanted, (topic.topic_id if by_id else name, wanted.partition))
-                    await pacer.tick()
+                    if wanted.topic_id not in names:
+                        state = ctx.broker.image.topics_by_id.get(wanted.topic_id)
+                        names[wanted.topic_id] = state.name if state else None
+                    name = names[wanted.topic_id]
+                round_.read(name, wanted.topic_id, wanted, (wanted.topic_id if by_id else name, wanted.partition))
+                await pacer.tick()
     except BaseException:             # cancelled while sliced: the descriptors taken go back
         _close_slices(round_.reads)
         raise
@@ -295,12 +314,14 @@ def _close_slices(reads: list[PartitionRead]) -> None:
             read.slice.close()
 
 
-async def _build_response(ctx, request, reads: list[PartitionRead]):
+async def _build_response(ctx, request, all_reads: list[PartitionRead], context: FetchContext):
     """Partitions are grouped by topic, in the order each topic first appears, so a request
     listing A0, B0, A1 is answered A[0, 1], B[0]. Markers are numbered in that response order:
     the writer finds them front to back in the frame. Built in slices of the event loop, and
-    encoded off it when it answers thousands of partitions (engine/protocol/big_requests.py)."""
+    encoded off it when it answers thousands of partitions (engine/protocol/big_requests.py).
+    An incremental fetch answers only its partitions with something new (fetch_sessions.py)."""
     consumer = replica_id_of(ctx, request) < 0
+    reads = await FetchSessionCache.to_answer(context, all_reads)
     with slices.Pacer() as pacer:
         nonce = uuid.uuid4().bytes
         grouped: dict[tuple, list[PartitionRead]] = {}
@@ -325,22 +346,26 @@ async def _build_response(ctx, request, reads: list[PartitionRead]):
                 await pacer.tick()
             topics.append(TopicResponse(topic=name, topic_id=topic_id, partitions=partitions))
     big = len(reads) > ENCODE_OFF_LOOP_PARTITIONS
-    frame = await _encode(ctx, topics, throttle_ms=0, big=big)
+    session_id = context.session_id
+    frame = await _encode(ctx, topics, throttle_ms=0, session_id=session_id, big=big)
     response_bytes = len(frame) - 4 + sum(s.size - len(m) for s, m in zip(file_slices, markers))
     throttle_ms = throttle_fetch(ctx, response_bytes, replica_id=replica_id_of(ctx, request))
     if throttle_ms:      # Kafka's throttled answer: no partitions at all, the data stays unsent
         for read in reads:
             if read.slice is not None:
                 ctx.broker.metrics.fetched(read.topic, -read.size)
-        _close_slices(reads)
-        frame, markers, file_slices = await _encode(ctx, [], throttle_ms=throttle_ms, big=False), [], []
+        _close_slices(all_reads)
+        frame = await _encode(ctx, [], throttle_ms=throttle_ms, session_id=session_id, big=False)
+        markers, file_slices = [], []
+    else:
+        await FetchSessionCache.answered(context, all_reads)
     if big:
-        await release_in_slices(topics, reads)
+        await release_in_slices(topics, all_reads)
     return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version))
 
 
-async def _encode(ctx, topics, *, throttle_ms: int, big: bool) -> bytes:
-    response = FetchResponse(throttle_time_ms=throttle_ms, error_code=0, session_id=0, responses=topics)
+async def _encode(ctx, topics, *, throttle_ms: int, session_id: int, big: bool) -> bytes:
+    response = FetchResponse(throttle_time_ms=throttle_ms, error_code=0, session_id=session_id, responses=topics)
     if big:
         return await off_loop(encode_response, response, ctx.api_version, ctx.header.correlation_id)
     return encode_response(response, ctx.api_version, ctx.header.correlation_id)

@@ -46,7 +46,8 @@ def test_long_poll_reads_the_log_only_on_arrival_and_at_its_deadline(in_process_
     producer.close()
     reads = []
     real_read_all = k01_fetch._read_all
-    monkeypatch.setattr(k01_fetch, "_read_all", lambda ctx, request: reads.append(ctx) or real_read_all(ctx, request))
+    monkeypatch.setattr(k01_fetch, "_read_all",
+                        lambda ctx, request, context: reads.append(ctx) or real_read_all(ctx, request, context))
 
     F = FetchRequest.FetchTopic
     request = FetchRequest(replica_id=-1, max_wait_ms=1000, min_bytes=10_000_000, max_bytes=1 << 20,

@@ -69,6 +69,9 @@ def test_produce_and_fetch_are_counted_per_topic_on_the_leaders(metered_engine):
     assert total(metered_engine, "kafka_server_brokertopicmetrics_bytesout_total", topic=TOPIC) == bytes_in
     # The broker-wide meter (no topic label) includes the topic's.
     assert total(metered_engine, "kafka_server_brokertopicmetrics_messagesin_total") >= RECORDS
+    # kafka-python fetched through incremental fetch sessions (KIP-227), which the leaders keep.
+    assert total(metered_engine, "kafka_server_fetchsessioncache_numincrementalfetchsessions") >= 1
+    assert total(metered_engine, "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached") >= 3
 
 
 def test_requests_errors_and_latency_per_api(metered_engine):

@@ -92,7 +92,9 @@ def test_a_fetch_that_runs_out_of_descriptors_fails_one_partition_and_leaks_noth
     monkeypatch.setattr(file_records.os, "dup", dup_once)
     held_before = DESCRIPTORS.slices_open
     try:
-        reads = asyncio.run(k01_fetch._read_all(ctx, request))
+        async def read_all():
+            return await k01_fetch._read_all(ctx, request, await k01_fetch._context(ctx, request))
+        reads = asyncio.run(read_all())
     finally:
         os.close(fd)
     assert [r.error for r in reads] == [0, Errors.KafkaStorageError.errno]
