@@ -140,6 +140,16 @@ async def root(request):
     return reply({})
 
 
+@routes.get("/schemas")
+async def all_schemas(request):
+    query = request.query
+    offset = requests.whole_number("offset", query.get("offset"), 0)
+    limit = requests.whole_number("limit", query.get("limit"), -1)
+    return reply(queries.all_schemas(request.app[STORE], prefix=query.get("subjectPrefix", ""),
+                                     deleted=_flag(request, "deleted"), latest_only=_flag(request, "latestOnly"),
+                                     offset=max(offset, 0), limit=limit))
+
+
 @routes.get("/schemas/types")
 async def schema_types(request):
     return reply(queries.SCHEMA_TYPES)

@@ -19,6 +19,20 @@ def subjects(store: Store, *, deleted: bool, prefix: str = "") -> list[str]:
     return [s for s in store.subject_names(include_deleted=deleted) if s.startswith(prefix)]
 
 
+def all_schemas(store: Store, *, prefix: str = "", deleted: bool = False, latest_only: bool = False,
+                offset: int = 0, limit: int = -1) -> list[dict]:
+    """`GET /schemas`: every subject version whose subject starts with `prefix`, as a version
+    body, by subject then version; the latest of each subject only with `latest_only`; then
+    `offset` of them skipped and at most `limit` kept (-1: all), as Confluent's SchemasResource."""
+    found = []
+    for subject in subjects(store, deleted=deleted, prefix=prefix):
+        entries = store.versions(subject, include_deleted=deleted)
+        for entry in entries[-1:] if latest_only else entries:
+            found.append(version_json(store, entry))
+    found = found[offset:]
+    return found if limit < 0 else found[:limit]
+
+
 def versions(store: Store, subject: str, *, deleted: bool) -> list[int]:
     found = store.versions(subject, include_deleted=deleted)
     if not found:

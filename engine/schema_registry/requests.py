@@ -38,6 +38,17 @@ def version(text: str) -> int:
     return value
 
 
+def whole_number(name: str, value: str | None, default: int) -> int:
+    """An integer query parameter (`offset`, `limit`); a readable 400 otherwise."""
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise errors.RegistryError(400, 400, f"The query parameter {name} must be a whole number, "
+                                             f"not {value[:40]!r}") from None
+
+
 def flag(value: str | None) -> bool:
     """A boolean query parameter: Jersey's rules (true in any case is true, anything else false)."""
     return value is not None and value.strip().lower() == "true"

@@ -179,3 +179,24 @@ def test_protobuf_format_serialized_and_json_schema(api, subject):
                   schema_body('{"type": "object"}', schemaType="JSON"))[1]["id"]
     assert api("GET", f"/subjects/{subject}-j/versions/1")[1]["schemaType"] == "JSON"
     assert json_id != proto_id
+
+
+def test_every_schema_is_listed_by_subject_prefix_latest_and_page(api, subject):
+    """`GET /schemas`, as Confluent's SchemasResource: version bodies by subject then version."""
+    other = f"{subject}-other"
+    api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
+    api("POST", f"/subjects/{subject}/versions", schema_body({**RECORD, "fields": []}))
+    api("POST", f"/subjects/{other}/versions", schema_body(RECORD))
+    status, listed, _ = api("GET", f"/schemas?subjectPrefix={subject}")
+    assert status == 200
+    assert [(s["subject"], s["version"]) for s in listed] == [(subject, 1), (subject, 2), (other, 1)]
+    assert listed[0] == api("GET", f"/subjects/{subject}/versions/1")[1]
+    latest = api("GET", f"/schemas?subjectPrefix={subject}&latestOnly=true")[1]
+    assert [(s["subject"], s["version"]) for s in latest] == [(subject, 2), (other, 1)]
+    page = api("GET", f"/schemas?subjectPrefix={subject}&offset=1&limit=1")[1]
+    assert [(s["subject"], s["version"]) for s in page] == [(subject, 2)]
+    api("DELETE", f"/subjects/{subject}/versions/2")
+    assert [s["version"] for s in api("GET", f"/schemas?subjectPrefix={subject}&latestOnly=true")[1]][:1] == [1]
+    assert len(api("GET", f"/schemas?subjectPrefix={subject}&deleted=true")[1]) == 3
+    status, refused, _ = api("GET", "/schemas?offset=many")
+    assert status == 400 and "offset must be a whole number" in refused["message"]
