@@ -13,8 +13,9 @@ from engine.connect.api import Connector, SinkConnector
 from engine.connect.config_def import (BOOLEAN, HIGH, INT, LIST, LONG, LOW, MEDIUM, STRING, ConfigDef, ConfigError,
                                        ConfigValue, at_least, one_of)
 from engine.connect.plugins import PluginNotFound, Plugins
+from engine.connect.transforms import TransformationChain, TransformConfigError
 
-COMMON, TRANSFORMS, ERRORS = "Common", "Transforms", "Error Handling"
+COMMON, TRANSFORMS, PREDICATES, ERRORS = "Common", "Transforms", "Predicates", "Error Handling"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -29,11 +30,6 @@ def _name(name: str, value: Any) -> None:
     if controls:
         raise ConfigError(name, value, "String may not contain control sequences but had the following ASCII "
                                        "chars: " + ", ".join(str(ord(c)) for c in controls))
-
-
-def _no_transforms(name: str, value: Any) -> None:
-    if value:
-        raise ConfigError(name, ",".join(value), "Transformations are not supported by this worker")
 
 
 def _converter(name: str, value: Any) -> None:
@@ -68,7 +64,9 @@ def connector_def(*, sink: bool) -> ConfigDef:
                  "the regex is compiled to a java.util.regex.Pattern. Only one of topics or topics.regex should "
                  "be specified.", group=COMMON, order_in_group=4, width="LONG", display_name="Topics regex")
     d.define("transforms", LIST, "", LOW, "Aliases for the transformations to be applied to records.",
-             validator=_no_transforms, group=TRANSFORMS, order_in_group=1, width="LONG", display_name="Transforms")
+             group=TRANSFORMS, order_in_group=1, width="LONG", display_name="Transforms")
+    d.define("predicates", LIST, "", LOW, "Aliases for the predicates used by transformations.",
+             group=PREDICATES, order_in_group=1, width="LONG", display_name="Predicates")
     d.define("errors.retry.timeout", LONG, 0, MEDIUM, "The maximum duration in milliseconds that a failed "
              "operation will be reattempted. The default is 0, which means no retries will be attempted. Use -1 "
              "for infinite retries.", group=ERRORS, order_in_group=1, width="MEDIUM",
@@ -112,6 +110,10 @@ def validate(plugins: Plugins, props: dict[str, Any], *, worker_group: str | Non
     sink = issubclass(plugin.cls, SinkConnector)
     base = connector_def(sink=sink)
     results = base.validate(props)
+    try:
+        TransformationChain({k: str(v) for k, v in props.items() if v is not None})
+    except TransformConfigError as exc:
+        results["transforms"].errors.append(str(exc))
     if sink:
         _sink_topics(props, results)
         name = props.get("name")

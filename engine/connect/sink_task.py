@@ -1,9 +1,10 @@
 """WorkerSinkTask: runs one SinkTask on its own thread, with a consumer in the group
 `connect-<connector>` subscribed to the connector's `topics` (or `topics.regex`).
 
-Each batch the consumer returns is converted (key and value converters; with
-`errors.tolerance=all` a record that cannot be converted is skipped and logged) and handed to
-`put()`. Every `offset.flush.interval.ms`, when the task asks (`context.request_commit()`),
+Each batch the consumer returns is converted (key and value converters), passed through the
+connector's transforms (engine/connect/transforms.py; a record they drop is consumed and never
+put; with `errors.tolerance=all` a record that cannot be converted or transformed is skipped and
+logged) and handed to `put()`. Every `offset.flush.interval.ms`, when the task asks (`context.request_commit()`),
 before partitions are revoked and when the task stops, the worker calls `pre_commit()` (by
 default `flush()`) with the next offsets to read, then commits what it returns to the group:
 what was put is durable before it is acknowledged, and a worker killed between two commits
@@ -20,10 +21,11 @@ import time
 
 from confluent_kafka import Consumer, TopicPartition as KafkaTopicPartition
 
-from engine.connect.api import RetriableError, SinkRecord, SinkTaskContext, TopicPartition
+from engine.connect.api import DataError, RetriableError, SinkRecord, SinkTaskContext, TopicPartition
 from engine.connect.connector_config import sink_topics
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
+from engine.connect.transforms import TransformationChain
 from engine.client_settings import librdkafka_settings
 
 log = logging.getLogger("engine.connect.sink_task")
@@ -47,6 +49,7 @@ class WorkerSinkTask(TaskRunner):
                                   "enable.partition.eof": False,
                                   "logger": logging.getLogger("engine.connect.librdkafka")})
         self.tolerate_all = str(self.connector_config.get("errors.tolerance", "none")).lower() == "all"
+        self.transforms = TransformationChain(self.connector_config)
         self.current: dict[TopicPartition, int] = {}       # next offset to read, per owned partition
         self.committed: dict[TopicPartition, int] = {}
         self.context = SinkTaskContext(self.task_config)
@@ -92,12 +95,12 @@ class WorkerSinkTask(TaskRunner):
                 continue
             self._rewind()
             messages = self.consumer.consume(self.max_poll, 0.5)
-            records = self._convert([m for m in messages if m.error() is None])
+            records, consumed = self._convert([m for m in messages if m.error() is None])
             for message in messages:
                 if message.error() is not None:
                     log.warning("%s Consumer error: %s", self.name, message.error())
             if records:
-                self._deliver(records)
+                self._deliver(records, consumed)
             if time.monotonic() >= next_commit or self.context.commit_requested:
                 self.context.commit_requested = False
                 self.commit_offsets()
@@ -113,8 +116,10 @@ class WorkerSinkTask(TaskRunner):
                 self.consumer.seek(KafkaTopicPartition(tp.topic, tp.partition, offset))
                 self.current[tp] = offset
 
-    def _convert(self, messages) -> list[SinkRecord]:
-        records = []
+    def _convert(self, messages) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
+        """The records to put, and the offset after the last of them per partition they were read
+        from (a transform may have renamed their topic)."""
+        records, consumed = [], {}
         for m in messages:
             try:
                 key_schema, key = self.key_converter.to_connect(m.topic(), m.key())
@@ -127,15 +132,35 @@ class WorkerSinkTask(TaskRunner):
                 self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
                 continue
             kind, stamp = m.timestamp()
-            records.append(SinkRecord(m.topic(), m.partition(), key_schema, key, value_schema, value, m.offset(),
-                                      stamp if kind else None, _TIMESTAMP_TYPES.get(kind, "NoTimestampType"),
-                                      list(m.headers() or [])))
+            record = SinkRecord(m.topic(), m.partition(), key_schema, key, value_schema, value, m.offset(),
+                                stamp if kind else None, _TIMESTAMP_TYPES.get(kind, "NoTimestampType"),
+                                list(m.headers() or []))
+            record = self._transformed(record)
+            if record is None:        # dropped by a transform: consumed, never put
+                self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
+                continue
+            records.append(record)
+            consumed[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
             if m.topic() not in self.topics_seen:
                 self.topics_seen.add(m.topic())
                 self.worker.status_store.put_topic(self.connector, m.topic(), self.task_id[1])
-        return records
+        return records, consumed
 
-    def _deliver(self, records: list[SinkRecord]) -> None:
+    def _transformed(self, record: SinkRecord) -> SinkRecord | None:
+        """The record through the connector's transforms; None when one drops it, or when one fails
+        and `errors.tolerance=all` skips it."""
+        if not self.transforms:
+            return record
+        try:
+            return self.transforms.apply(record)
+        except DataError:
+            if not self.tolerate_all:
+                raise
+            log.warning("%s Skipping a record a transform failed on: %s-%d@%d", self.name, record.topic,
+                        record.kafka_partition, record.kafka_offset, exc_info=True)
+            return None
+
+    def _deliver(self, records: list[SinkRecord], consumed: dict[TopicPartition, int]) -> None:
         while not self.stopping.is_set():
             try:
                 self.task.put(records)
@@ -149,11 +174,7 @@ class WorkerSinkTask(TaskRunner):
                 self.consumer.resume(assignment)
         else:
             return
-        last: dict[tuple[str, int], int] = {}
-        for record in records:          # the batch is in offset order per partition: keep the last
-            last[(record.topic, record.kafka_partition)] = record.kafka_offset
-        for (topic, partition), offset in last.items():
-            self.current[TopicPartition(topic, partition)] = offset + 1
+        self.current.update(consumed)
 
     def commit_offsets(self, only: set[TopicPartition] | None = None) -> bool:
         current = {tp: o for tp, o in self.current.items() if only is None or tp in only}

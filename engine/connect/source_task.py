@@ -1,5 +1,6 @@
-"""WorkerSourceTask: runs one SourceTask on its own thread. It polls the task, converts each
-record's key and value with the connector's converters, sends it with its own producer, and
+"""WorkerSourceTask: runs one SourceTask on its own thread. It polls the task, passes each record
+through the connector's transforms (engine/connect/transforms.py), converts its key and value
+with the connector's converters, sends it with its own producer, and
 every `offset.flush.interval.ms` commits the source offsets: it first waits until Kafka has
 acknowledged every record sent so far (producer flush), then writes the newest offset of each
 source partition to the offset store. A record is therefore committed only once it is in
@@ -13,10 +14,11 @@ import time
 
 from confluent_kafka import KafkaException, Producer
 
-from engine.connect.api import ConnectError, OffsetStorageReader, SourceTaskContext
+from engine.connect.api import ConnectError, DataError, OffsetStorageReader, SourceTaskContext
 from engine.connect.offset_store import partition_key
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
+from engine.connect.transforms import TransformationChain
 from engine.client_settings import librdkafka_settings
 
 log = logging.getLogger("engine.connect.source_task")
@@ -45,6 +47,8 @@ class WorkerSourceTask(TaskRunner):
         self.acknowledged = 0
         self.send_error: str | None = None
         self.topics_seen: set[str] = set()
+        self.transforms = TransformationChain(self.connector_config)
+        self.tolerate_all = str(self.connector_config.get("errors.tolerance", "none")).lower() == "all"
         self.task.initialize(SourceTaskContext(self.task_config, _Reader(self.offset_store, self.connector)))
 
     def _execute(self) -> None:
@@ -64,7 +68,13 @@ class WorkerSourceTask(TaskRunner):
                 next_commit = time.monotonic() + self.flush_interval
 
     def _send(self, records) -> None:
-        for record in records:
+        for polled in records:
+            record = self._transformed(polled)
+            if record is None:         # dropped by a transform: not sent, its offset still committed
+                if polled.source_offset is not None or polled.source_partition is not None:
+                    self.pending[_pending_key(polled.source_partition)] = (polled.source_partition,
+                                                                           polled.source_offset)
+                continue
             key = self.key_converter.from_connect(record.topic, record.key_schema, record.key)
             value = self.value_converter.from_connect(record.topic, record.value_schema, record.value)
             kwargs = {}
@@ -88,6 +98,20 @@ class WorkerSourceTask(TaskRunner):
             if record.topic not in self.topics_seen:
                 self.topics_seen.add(record.topic)
                 self.worker.status_store.put_topic(self.connector, record.topic, self.task_id[1])
+
+    def _transformed(self, record):
+        """The record through the connector's transforms (engine/connect/transforms.py); None when
+        one drops it, or when one fails and `errors.tolerance=all` skips it."""
+        if not self.transforms:
+            return record
+        try:
+            return self.transforms.apply(record)
+        except DataError:
+            if not self.tolerate_all:
+                raise
+            log.warning("%s Skipping a record a transform failed on (topic %s)", self.name, record.topic,
+                        exc_info=True)
+            return None
 
     def _delivered(self, err, msg) -> None:
         self.unacked -= 1

@@ -1,0 +1,457 @@
+"""Single message transforms and predicates (KIP-66, KIP-585): Kafka Connect's built-in ones,
+by their class names, applied in order to each record of a task.
+
+A source record is transformed after `poll()` and before the converters; a sink record after
+the converters and before `put()`. A transform that returns None drops the record: a source
+record is not sent (its offset is still committed), a sink record is not put (its offset is
+committed as consumed). A transform that fails fails the task, or with `errors.tolerance=all`
+drops the record and logs it.
+
+The connector's config, as Connect's:
+
+    transforms=route,mask
+    transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter
+    transforms.route.regex=(.*)-raw
+    transforms.route.replacement=$1
+    transforms.mask.type=org.apache.kafka.connect.transforms.MaskField$Value
+    transforms.mask.fields=ssn
+    transforms.mask.predicate=is-users
+    transforms.mask.negate=false
+    predicates=is-users
+    predicates.is-users.type=org.apache.kafka.connect.transforms.predicates.TopicNameMatches
+    predicates.is-users.pattern=users.*
+
+Class names are Kafka's; the simple name (`RegexRouter`, `MaskField$Value`) is an alias, as
+Connect's plugin aliases are. Keys and values without a schema are dicts (Connect's Map); with
+a schema, a value is a dict under a Connect struct schema
+(`{"type": "struct", "fields": [{"field": "id", "type": "int32", "optional": false}]}`), and a
+transform that changes the fields changes the schema with them.
+
+Built in: InsertField, ReplaceField, MaskField, ExtractField, HoistField (each `$Key` and
+`$Value`), ValueToKey, RegexRouter, TimestampRouter, Filter, InsertHeader, DropHeaders; the
+predicates TopicNameMatches, HasHeaderKey and RecordIsTombstone. Not built in: Cast, Flatten,
+TimestampConverter, SetSchemaMetadata, HeaderFrom and custom transform classes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+from typing import Any, Callable
+
+from engine.connect.api import DataError
+
+TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms."
+PREDICATES_PACKAGE = TRANSFORMS_PACKAGE + "predicates."
+
+
+class TransformConfigError(ValueError):
+    """A transform or predicate config Connect would refuse (the connector's 400)."""
+
+
+# --- records --------------------------------------------------------------------------------
+
+def _part(record, which: str) -> tuple[dict | None, Any]:
+    return (record.key_schema, record.key) if which == "key" else (record.value_schema, record.value)
+
+
+def _with_part(record, which: str, schema: dict | None, value: Any):
+    if which == "key":
+        return dataclasses.replace(record, key_schema=schema, key=value)
+    return dataclasses.replace(record, value_schema=schema, value=value)
+
+
+def _fields(schema: dict | None) -> list[dict] | None:
+    """A struct schema's fields, None without a schema; DataError for a schema of another type."""
+    if schema is None:
+        return None
+    if schema.get("type") != "struct":
+        raise DataError(f"Only Struct objects supported, found a {schema.get('type')} schema")
+    return list(schema.get("fields") or [])
+
+
+def _as_map(value: Any, purpose: str) -> dict:
+    if not isinstance(value, dict):
+        raise DataError(f"Only Map objects supported in absence of schema for [{purpose}], found: "
+                        f"{type(value).__name__}")
+    return value
+
+
+def _props_list(props: dict, key: str) -> list[str]:
+    return [item.strip() for item in str(props.get(key) or "").split(",") if item.strip()]
+
+
+def _java_replacement(replacement: str) -> str:
+    """Java's `$1` group references as Python's `\\g<1>`."""
+    return re.sub(r"\$(\d+)", r"\\g<\1>", replacement.replace("\\", "\\\\"))
+
+
+# --- transforms -----------------------------------------------------------------------------
+
+class Transform:
+    """One transform: `configure` checks and keeps its config, `apply` returns the new record or None."""
+
+    required: tuple[str, ...] = ()
+
+    def __init__(self, which: str = "value") -> None:
+        self.which = which
+
+    def configure(self, props: dict[str, str]) -> None:
+        for key in self.required:
+            if not str(props.get(key) or "").strip():
+                raise TransformConfigError(f"Missing required configuration \"{key}\" which has no default value.")
+
+    def apply(self, record):
+        raise NotImplementedError
+
+
+class InsertField(Transform):
+    def configure(self, props):
+        super().configure(props)
+        self.inserts = {source: _field_name(props.get(f"{source}.field"))
+                        for source in ("topic", "partition", "offset", "timestamp", "static")}
+        self.static_value = props.get("static.value")
+        if self.inserts["static"] and self.static_value is None:
+            raise TransformConfigError("static.value is required with static.field")
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        values = {
+            "topic": ({"type": "string", "optional": False}, record.topic),
+            "partition": ({"type": "int32", "optional": True},
+                          getattr(record, "kafka_partition", getattr(record, "partition", None))),
+            "offset": ({"type": "int64", "optional": True}, getattr(record, "kafka_offset", None)),
+            "timestamp": ({"type": "int64", "optional": True, "name": "org.apache.kafka.connect.data.Timestamp"},
+                          record.timestamp),
+            "static": ({"type": "string", "optional": True}, self.static_value),
+        }
+        fields = _fields(schema)
+        updated = dict(_as_map(value, "field insertion")) if fields is None else dict(value or {})
+        for source, name in self.inserts.items():
+            if not name:
+                continue
+            field_schema, inserted = values[source]
+            if source == "offset" and inserted is None:
+                raise DataError("Only applicable to records with an offset (sink records): offset.field")
+            updated[name] = inserted
+            if fields is not None:
+                fields = [f for f in fields if f.get("field") != name] + [{"field": name, **field_schema}]
+        new_schema = None if fields is None else {**schema, "fields": fields}
+        return _with_part(record, self.which, new_schema, updated)
+
+
+def _field_name(raw: str | None) -> str:
+    """Kafka's optional `!` (required) and `?` (optional) suffixes are dropped."""
+    name = str(raw or "").strip()
+    return name[:-1] if name.endswith(("!", "?")) else name
+
+
+class ReplaceField(Transform):
+    def configure(self, props):
+        super().configure(props)
+        self.exclude = set(_props_list(props, "exclude") or _props_list(props, "blacklist"))
+        self.include = set(_props_list(props, "include") or _props_list(props, "whitelist"))
+        self.renames = {}
+        for pair in _props_list(props, "renames"):
+            old, sep, new = pair.partition(":")
+            if not sep or not old.strip() or not new.strip():
+                raise TransformConfigError(f"Invalid rename mapping: {pair} (use old:new)")
+            self.renames[old.strip()] = new.strip()
+
+    def _kept(self, name: str) -> bool:
+        return name not in self.exclude and (not self.include or name in self.include)
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        fields = _fields(schema)
+        if value is None:
+            return record
+        source = _as_map(value, "field replacement") if fields is None else value
+        updated = {self.renames.get(k, k): v for k, v in source.items() if self._kept(k)}
+        new_schema = None if fields is None else {**schema, "fields": [
+            {**f, "field": self.renames.get(f["field"], f["field"])} for f in fields if self._kept(f["field"])]}
+        return _with_part(record, self.which, new_schema, updated)
+
+
+_MASKED = {"string": "", "int8": 0, "int16": 0, "int32": 0, "int64": 0, "float": 0.0, "double": 0.0,
+           "boolean": False, "bytes": b""}
+
+
+class MaskField(Transform):
+    required = ("fields",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.fields = set(_props_list(props, "fields"))
+        self.replacement = props.get("replacement")
+
+    def _mask(self, current: Any, field_type: str | None) -> Any:
+        if self.replacement is not None:
+            return self.replacement
+        if field_type in _MASKED:
+            return _MASKED[field_type]
+        return {str: "", bool: False, int: 0, float: 0.0, bytes: b""}.get(type(current), None)
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        if value is None:
+            return record
+        fields = _fields(schema)
+        types = {} if fields is None else {f["field"]: f.get("type") for f in fields}
+        source = _as_map(value, "masking") if fields is None else value
+        updated = {k: (self._mask(v, types.get(k)) if k in self.fields else v) for k, v in source.items()}
+        return _with_part(record, self.which, schema, updated)
+
+
+class ExtractField(Transform):
+    required = ("field",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.field = str(props["field"]).strip()
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        fields = _fields(schema)
+        if value is None:
+            return record
+        source = _as_map(value, "field extraction") if fields is None else value
+        field_schema = None if fields is None else next((f for f in fields if f["field"] == self.field), None)
+        if fields is not None and field_schema is None:
+            raise DataError(f"{self.field} is not a valid field name")
+        extracted = {k: v for k, v in (field_schema or {}).items() if k != "field"} or None
+        return _with_part(record, self.which, extracted, source.get(self.field))
+
+
+class HoistField(Transform):
+    required = ("field",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.field = str(props["field"]).strip()
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        new_schema = None if schema is None else {"type": "struct", "optional": False,
+                                                  "fields": [{"field": self.field, **schema}]}
+        return _with_part(record, self.which, new_schema, {self.field: value})
+
+
+class ValueToKey(Transform):
+    required = ("fields",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.fields = _props_list(props, "fields")
+
+    def apply(self, record):
+        fields = _fields(record.value_schema)
+        source = _as_map(record.value, "copying fields from value to key") if fields is None else record.value
+        key = {name: source.get(name) for name in self.fields}
+        key_schema = None
+        if fields is not None:
+            by_name = {f["field"]: f for f in fields}
+            missing = [n for n in self.fields if n not in by_name]
+            if missing:
+                raise DataError(f"Field does not exist: {missing[0]}")
+            key_schema = {"type": "struct", "optional": False, "fields": [by_name[n] for n in self.fields]}
+        return dataclasses.replace(record, key_schema=key_schema, key=key)
+
+
+class RegexRouter(Transform):
+    required = ("regex", "replacement")
+
+    def configure(self, props):
+        super().configure(props)
+        try:
+            self.regex = re.compile(props["regex"])
+        except re.error as exc:
+            raise TransformConfigError(f"Invalid value {props['regex']} for configuration regex: {exc}") from None
+        self.replacement = _java_replacement(props["replacement"])
+
+    def apply(self, record):
+        if self.regex.fullmatch(record.topic):
+            return dataclasses.replace(record, topic=self.regex.sub(self.replacement, record.topic, count=1))
+        return record
+
+
+# Java's SimpleDateFormat letters of the usual timestamp.format patterns, as strftime's.
+_DATE_LETTERS = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"),
+                 ("ss", "%S")]
+
+
+class TimestampRouter(Transform):
+    def configure(self, props):
+        super().configure(props)
+        self.topic_format = props.get("topic.format") or "${topic}-${timestamp}"
+        pattern = props.get("timestamp.format") or "yyyyMMdd"
+        if re.search(r"[^yMdHms\-_.:/ ]", pattern):
+            raise TransformConfigError(f"timestamp.format {pattern!r}: this worker reads the letters y, M, d, H, "
+                                       "m and s only")
+        for java, python in _DATE_LETTERS:
+            pattern = pattern.replace(java, python)
+        self.strftime = pattern
+
+    def apply(self, record):
+        if record.timestamp is None:
+            raise DataError(f"Timestamp missing on record: {record!r}"[:300])
+        stamp = datetime.datetime.fromtimestamp(record.timestamp / 1000, tz=datetime.timezone.utc)
+        topic = self.topic_format.replace("${topic}", record.topic).replace("${timestamp}",
+                                                                             stamp.strftime(self.strftime))
+        return dataclasses.replace(record, topic=topic)
+
+
+class Filter(Transform):
+    def apply(self, record):
+        return None
+
+
+class InsertHeader(Transform):
+    required = ("header", "value.literal")
+
+    def configure(self, props):
+        super().configure(props)
+        self.header = str(props["header"])
+        self.value = str(props["value.literal"]).encode()
+
+    def apply(self, record):
+        return dataclasses.replace(record, headers=[*record.headers, (self.header, self.value)])
+
+
+class DropHeaders(Transform):
+    required = ("headers",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.names = set(_props_list(props, "headers"))
+
+    def apply(self, record):
+        return dataclasses.replace(record, headers=[(k, v) for k, v in record.headers if k not in self.names])
+
+
+# --- predicates -----------------------------------------------------------------------------
+
+class Predicate:
+    required: tuple[str, ...] = ()
+
+    def configure(self, props: dict[str, str]) -> None:
+        for key in self.required:
+            if not str(props.get(key) or "").strip():
+                raise TransformConfigError(f"Missing required configuration \"{key}\" which has no default value.")
+
+    def test(self, record) -> bool:
+        raise NotImplementedError
+
+
+class TopicNameMatches(Predicate):
+    required = ("pattern",)
+
+    def configure(self, props):
+        super().configure(props)
+        try:
+            self.pattern = re.compile(props["pattern"])
+        except re.error as exc:
+            raise TransformConfigError(f"Invalid value {props['pattern']} for configuration pattern: {exc}") \
+                from None
+
+    def test(self, record) -> bool:
+        return self.pattern.fullmatch(record.topic) is not None
+
+
+class HasHeaderKey(Predicate):
+    required = ("name",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.name = str(props["name"])
+
+    def test(self, record) -> bool:
+        return any(k == self.name for k, _ in record.headers)
+
+
+class RecordIsTombstone(Predicate):
+    def test(self, record) -> bool:
+        return record.value is None
+
+
+def _both(cls) -> dict[str, Callable[[], Transform]]:
+    name = cls.__name__
+    return {f"{name}$Key": lambda: cls("key"), f"{name}$Value": lambda: cls("value")}
+
+
+TRANSFORMS: dict[str, Callable[[], Transform]] = {
+    **_both(InsertField), **_both(ReplaceField), **_both(MaskField), **_both(ExtractField), **_both(HoistField),
+    "ValueToKey": ValueToKey, "RegexRouter": RegexRouter, "TimestampRouter": TimestampRouter, "Filter": Filter,
+    "InsertHeader": InsertHeader, "DropHeaders": DropHeaders,
+}
+PREDICATES: dict[str, Callable[[], Predicate]] = {
+    "TopicNameMatches": TopicNameMatches, "HasHeaderKey": HasHeaderKey, "RecordIsTombstone": RecordIsTombstone}
+
+
+def _lookup(table: dict, package: str, class_name: str, what: str):
+    name = class_name.strip()
+    short = name[len(package):] if name.startswith(package) else name
+    factory = table.get(short)
+    if factory is None:
+        raise TransformConfigError(f"Class {name} could not be found: this worker's {what} are "
+                                   f"{', '.join(package + n for n in table)}")
+    return factory()
+
+
+def _scoped(props: dict[str, str], prefix: str) -> dict[str, str]:
+    return {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
+
+
+@dataclasses.dataclass
+class _Stage:
+    alias: str
+    transform: Transform
+    predicate: Predicate | None
+    negate: bool
+
+
+class TransformationChain:
+    """A connector's transforms, configured from its config; `apply(record)` runs them in order."""
+
+    def __init__(self, props: dict[str, str]) -> None:
+        predicates = {}
+        for alias in _props_list(props, "predicates"):
+            scoped = _scoped(props, f"predicates.{alias}.")
+            if not scoped.get("type"):
+                raise TransformConfigError(f"Predicate {alias}: predicates.{alias}.type is not set")
+            predicate = _lookup(PREDICATES, PREDICATES_PACKAGE, scoped["type"], "predicates")
+            predicate.configure(scoped)
+            predicates[alias] = predicate
+        self.stages: list[_Stage] = []
+        for alias in _props_list(props, "transforms"):
+            scoped = _scoped(props, f"transforms.{alias}.")
+            if not scoped.get("type"):
+                raise TransformConfigError(f"Transform {alias}: transforms.{alias}.type is not set")
+            transform = _lookup(TRANSFORMS, TRANSFORMS_PACKAGE, scoped["type"], "transforms")
+            try:
+                transform.configure(scoped)
+            except TransformConfigError as exc:
+                raise TransformConfigError(f"Transform {alias}: {exc}") from None
+            predicate_alias = (scoped.get("predicate") or "").strip()
+            if predicate_alias and predicate_alias not in predicates:
+                raise TransformConfigError(f"Transform {alias}: predicate {predicate_alias} is not among the "
+                                           "predicates")
+            self.stages.append(_Stage(alias, transform, predicates.get(predicate_alias),
+                                      str(scoped.get("negate", "false")).strip().lower() == "true"))
+
+    def __bool__(self) -> bool:
+        return bool(self.stages)
+
+    def apply(self, record):
+        """The transformed record, or None once a transform drops it. ConnectError names the
+        transform that failed."""
+        for stage in self.stages:
+            if stage.predicate is not None and stage.predicate.test(record) == stage.negate:
+                continue
+            try:
+                record = stage.transform.apply(record)
+            except Exception as exc:
+                raise DataError(f"Transform {stage.alias} failed: {exc}") from exc
+            if record is None:
+                return None
+        return record
