@@ -54,8 +54,8 @@ sys.stdin.read()  # keep the mock cluster alive until the benchmark closes our s
 """
 
 
-def start_mock_cluster(topics: list[str]) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, "-c", MOCK_SERVER, ",".join(topics), str(PARTITIONS)],
+def start_mock_cluster(topics: list[str], partitions: int = PARTITIONS) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-c", MOCK_SERVER, ",".join(topics), str(partitions)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     bootstrap = process.stdout.readline().strip()
     if not bootstrap:
