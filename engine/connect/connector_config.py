@@ -79,6 +79,21 @@ def connector_def(*, sink: bool) -> ConfigDef:
     d.define("errors.log.enable", BOOLEAN, False, MEDIUM, "If true, write each error and the details of the failed "
              "operation and problematic record to the Connect application log.", group=ERRORS, order_in_group=4,
              width="SHORT", display_name="Log Errors")
+    if sink:
+        d.define("errors.deadletterqueue.topic.name", STRING, "", MEDIUM, "The name of the topic to be used as the "
+                 "dead letter queue (DLQ) for messages that result in an error when processed by this sink "
+                 "connector, or its transformations or converters. The topic name is blank by default, which "
+                 "means that no messages are to be recorded in the DLQ.", group=ERRORS, order_in_group=6,
+                 width="MEDIUM", display_name="Dead Letter Queue Topic Name")
+        d.define("errors.deadletterqueue.topic.replication.factor", INT, 3, MEDIUM, "Replication factor used to "
+                 "create the dead letter queue topic when it doesn't already exist.", validator=at_least(1),
+                 group=ERRORS, order_in_group=7, width="MEDIUM",
+                 display_name="Dead Letter Queue Topic Replication Factor")
+        d.define("errors.deadletterqueue.context.headers.enable", BOOLEAN, False, MEDIUM, "If true, add headers "
+                 "containing error context to the messages written to the dead letter queue. To avoid clashing "
+                 "with headers from the original record, all error context "
+                 "header keys will start with __connect.errors.", group=ERRORS, order_in_group=8, width="MEDIUM",
+                 display_name="Enable Error Context Headers")
     return d
 
 
@@ -98,6 +113,11 @@ def _sink_topics(props: dict[str, str], results: dict[str, ConfigValue]) -> None
             re.compile(regex)
         except re.error as exc:
             results["topics.regex"].errors.append(f"Invalid value {regex} for configuration topics.regex: {exc}")
+    dead_letters = (props.get("errors.deadletterqueue.topic.name") or "").strip()
+    if dead_letters and dead_letters in topics:
+        results["errors.deadletterqueue.topic.name"].errors.append(
+            f"The DLQ topic '{dead_letters}' may not be included in the list of topics ('topics="
+            f"{props.get('topics')}') consumed by the connector")
 
 
 def validate(plugins: Plugins, props: dict[str, Any], *, worker_group: str | None = None) -> dict:

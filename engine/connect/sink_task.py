@@ -3,8 +3,9 @@
 
 Each batch the consumer returns is converted (key and value converters), passed through the
 connector's transforms (engine/connect/transforms.py; a record they drop is consumed and never
-put; with `errors.tolerance=all` a record that cannot be converted or transformed is skipped and
-logged) and handed to `put()`. Every `offset.flush.interval.ms`, when the task asks (`context.request_commit()`),
+put; with `errors.tolerance=all` a record that cannot be converted or transformed is skipped,
+logged, and sent to the dead letter queue if there is one: engine/connect/dead_letter.py) and
+handed to `put()`. Every `offset.flush.interval.ms`, when the task asks (`context.request_commit()`),
 before partitions are revoked and when the task stops, the worker calls `pre_commit()` (by
 default `flush()`) with the next offsets to read, then commits what it returns to the group:
 what was put is durable before it is acknowledged, and a worker killed between two commits
@@ -21,16 +22,22 @@ import time
 
 from confluent_kafka import Consumer, TopicPartition as KafkaTopicPartition
 
-from engine.connect.api import DataError, RetriableError, SinkRecord, SinkTaskContext, TopicPartition
+from engine.connect.api import RetriableError, SinkRecord, SinkTaskContext, TopicPartition
 from engine.connect.connector_config import sink_topics
+from engine.connect.dead_letter import KEY_CONVERTER, TRANSFORMATION, VALUE_CONVERTER, DeadLetterQueue
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
-from engine.connect.transforms import TransformationChain
+from engine.connect.transforms import TransformationChain, TransformError
 from engine.client_settings import librdkafka_settings
 
 log = logging.getLogger("engine.connect.sink_task")
 
 MAX_POLL_RECORDS = 500
+
+
+def _class_name(converter) -> str:
+    return f"{type(converter).__module__}.{type(converter).__qualname__}"
+
 _TIMESTAMP_TYPES = {1: "CreateTime", 2: "LogAppendTime"}
 
 
@@ -50,6 +57,9 @@ class WorkerSinkTask(TaskRunner):
                                   "logger": logging.getLogger("engine.connect.librdkafka")})
         self.tolerate_all = str(self.connector_config.get("errors.tolerance", "none")).lower() == "all"
         self.transforms = TransformationChain(self.connector_config)
+        self.dead_letters = DeadLetterQueue(
+            client_settings=librdkafka_settings(self.worker.config.client_settings("producer")),
+            connector_config=self.connector_config, connector=self.connector, task_id=self.task_id[1])
         self.current: dict[TopicPartition, int] = {}       # next offset to read, per owned partition
         self.committed: dict[TopicPartition, int] = {}
         self.context = SinkTaskContext(self.task_config)
@@ -96,6 +106,8 @@ class WorkerSinkTask(TaskRunner):
             self._rewind()
             messages = self.consumer.consume(self.max_poll, 0.5)
             records, consumed = self._convert([m for m in messages if m.error() is None])
+            if not records:                 # all skipped or dropped: consumed all the same
+                self.current.update(consumed)
             for message in messages:
                 if message.error() is not None:
                     log.warning("%s Consumer error: %s", self.name, message.error())
@@ -121,44 +133,47 @@ class WorkerSinkTask(TaskRunner):
         from (a transform may have renamed their topic)."""
         records, consumed = [], {}
         for m in messages:
+            consumed[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
+            stage, converter = KEY_CONVERTER, self.key_converter
             try:
-                key_schema, key = self.key_converter.to_connect(m.topic(), m.key())
-                value_schema, value = self.value_converter.to_connect(m.topic(), m.value())
-            except Exception:
-                if not self.tolerate_all:
-                    raise
-                log.warning("%s Skipping a record that could not be converted: %s-%d@%d", self.name, m.topic(),
-                            m.partition(), m.offset(), exc_info=True)
-                self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
+                key_schema, key = converter.to_connect(m.topic(), m.key())
+                stage, converter = VALUE_CONVERTER, self.value_converter
+                value_schema, value = converter.to_connect(m.topic(), m.value())
+            except Exception as exc:
+                self._skip(m, exc, stage=stage, class_name=_class_name(converter))
                 continue
             kind, stamp = m.timestamp()
             record = SinkRecord(m.topic(), m.partition(), key_schema, key, value_schema, value, m.offset(),
                                 stamp if kind else None, _TIMESTAMP_TYPES.get(kind, "NoTimestampType"),
                                 list(m.headers() or []))
-            record = self._transformed(record)
+            record = self._transformed(m, record)
             if record is None:        # dropped by a transform: consumed, never put
-                self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
                 continue
             records.append(record)
-            consumed[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
             if m.topic() not in self.topics_seen:
                 self.topics_seen.add(m.topic())
                 self.worker.status_store.put_topic(self.connector, m.topic(), self.task_id[1])
         return records, consumed
 
-    def _transformed(self, record: SinkRecord) -> SinkRecord | None:
+    def _transformed(self, message, record: SinkRecord) -> SinkRecord | None:
         """The record through the connector's transforms; None when one drops it, or when one fails
         and `errors.tolerance=all` skips it."""
         if not self.transforms:
             return record
         try:
             return self.transforms.apply(record)
-        except DataError:
-            if not self.tolerate_all:
-                raise
-            log.warning("%s Skipping a record a transform failed on: %s-%d@%d", self.name, record.topic,
-                        record.kafka_partition, record.kafka_offset, exc_info=True)
+        except TransformError as exc:
+            self._skip(message, exc, stage=TRANSFORMATION, class_name=exc.class_name)
             return None
+
+    def _skip(self, message, error: Exception, *, stage: str, class_name: str) -> None:
+        """A record that failed at `stage`: the task fails, unless `errors.tolerance=all` skips it
+        (logged, and sent to the dead letter queue when there is one)."""
+        if not self.tolerate_all:
+            raise error
+        log.warning("%s Skipping a record that failed at %s: %s-%d@%d", self.name, stage, message.topic(),
+                    message.partition(), message.offset(), exc_info=error)
+        self.dead_letters.report(message, stage=stage, class_name=class_name, error=error)
 
     def _deliver(self, records: list[SinkRecord], consumed: dict[TopicPartition, int]) -> None:
         while not self.stopping.is_set():
@@ -180,6 +195,7 @@ class WorkerSinkTask(TaskRunner):
         current = {tp: o for tp, o in self.current.items() if only is None or tp in only}
         if not current or all(self.committed.get(tp) == o for tp, o in current.items()):
             return True
+        self.dead_letters.flush(self.flush_timeout)     # what was skipped is in the queue first
         to_commit = self.task.pre_commit(dict(current)) or {}
         if not to_commit:
             return True
@@ -208,4 +224,5 @@ class WorkerSinkTask(TaskRunner):
             if not self.failed:
                 self.commit_offsets()
         finally:
+            self.dead_letters.close(self.flush_timeout)
             self.consumer.close()

@@ -49,6 +49,14 @@ class TransformConfigError(ValueError):
     """A transform or predicate config Connect would refuse (the connector's 400)."""
 
 
+class TransformError(DataError):
+    """A transform failed on a record; `class_name` is the transform's (Kafka's name)."""
+
+    def __init__(self, message: str, class_name: str) -> None:
+        super().__init__(message)
+        self.class_name = class_name
+
+
 # --- records --------------------------------------------------------------------------------
 
 def _part(record, which: str) -> tuple[dict | None, Any]:
@@ -405,6 +413,7 @@ def _scoped(props: dict[str, str], prefix: str) -> dict[str, str]:
 @dataclasses.dataclass
 class _Stage:
     alias: str
+    class_name: str
     transform: Transform
     predicate: Predicate | None
     negate: bool
@@ -436,7 +445,8 @@ class TransformationChain:
             if predicate_alias and predicate_alias not in predicates:
                 raise TransformConfigError(f"Transform {alias}: predicate {predicate_alias} is not among the "
                                            "predicates")
-            self.stages.append(_Stage(alias, transform, predicates.get(predicate_alias),
+            short = scoped["type"].strip().removeprefix(TRANSFORMS_PACKAGE)
+            self.stages.append(_Stage(alias, TRANSFORMS_PACKAGE + short, transform, predicates.get(predicate_alias),
                                       str(scoped.get("negate", "false")).strip().lower() == "true"))
 
     def __bool__(self) -> bool:
@@ -451,7 +461,7 @@ class TransformationChain:
             try:
                 record = stage.transform.apply(record)
             except Exception as exc:
-                raise DataError(f"Transform {stage.alias} failed: {exc}") from exc
+                raise TransformError(f"Transform {stage.alias} failed: {exc}", stage.class_name) from exc
             if record is None:
                 return None
         return record

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from engine.connect.api import DataError, SinkRecord, SourceRecord
 from engine.connect.transforms import TransformationChain, TransformConfigError
@@ -167,3 +167,41 @@ def _committed(bootstrap: str, group: str, topic: str) -> int:
         return consumer.committed([TopicPartition(topic, 0)], timeout=10)[0].offset
     finally:
         consumer.close()
+
+
+def test_a_sinks_dead_letter_queue_gets_what_it_could_not_convert_or_transform(connect_cluster, connect_engine,
+                                                                                tmp_path):
+    """errors.tolerance=all with a dead letter queue: a record that is not JSON (VALUE_CONVERTER)
+    and one the transform cannot read (TRANSFORMATION) go to the queue as they were read, with
+    Connect's context headers; the rest is written; the offsets pass them all."""
+    leader = connect_cluster[0]
+    create_topic(connect_engine.bootstrap, "dlq-in", 1)
+    producer = Producer({"bootstrap.servers": connect_engine.bootstrap})
+    for value in (b'{"line": "one"}', b"not json at all", b'"no field here"', b'{"line": "two"}'):
+        producer.produce("dlq-in", value=value, headers=[("trace", b"t1")])
+    assert producer.flush(30) == 0
+    sink_file = tmp_path / "dlq-out.txt"
+    config = {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": "dlq-in",
+              "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+              "value.converter.schemas.enable": "false",
+              "transforms": "unwrap", "transforms.unwrap.type": T + "ExtractField$Value",
+              "transforms.unwrap.field": "line", "errors.tolerance": "all",
+              "errors.deadletterqueue.topic.name": "dlq-dead", "errors.deadletterqueue.topic.replication.factor": "1",
+              "errors.deadletterqueue.context.headers.enable": "true"}
+    refused = request(leader, "PUT", "/connector-plugins/FileStreamSink/config/validate",
+                      {**config, "name": "dlq-bad", "errors.deadletterqueue.topic.name": "dlq-in"})[1]
+    assert refused["error_count"] == 1
+    assert request(leader, "POST", "/connectors", {"name": "dlq-sink", "config": config})[0] == 201
+    wait_until(lambda: sink_file.exists() and sink_file.read_text().count("\n") >= 2, 60, message="sink wrote")
+    assert sink_file.read_text().splitlines() == ["one", "two"]
+    dead = _values(connect_engine.bootstrap, "dlq-dead", 2)
+    assert [m.value() for m in dead] == [b"not json at all", b'"no field here"']
+    first, second = (dict(m.headers()) for m in dead)
+    assert first["trace"] == b"t1" and first["__connect.errors.topic"] == b"dlq-in"
+    assert (first["__connect.errors.offset"], first["__connect.errors.stage"]) == (b"1", b"VALUE_CONVERTER")
+    assert first["__connect.errors.connector.name"] == b"dlq-sink" and first["__connect.errors.exception.message"]
+    assert (second["__connect.errors.stage"], second["__connect.errors.class.name"]) == (
+        b"TRANSFORMATION", (T + "ExtractField$Value").encode())
+    wait_until(lambda: _committed(connect_engine.bootstrap, "connect-dlq-sink", "dlq-in") == 4, 60,
+               message="every offset committed")
+    request(leader, "DELETE", "/connectors/dlq-sink")
