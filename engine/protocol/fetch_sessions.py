@@ -47,9 +47,10 @@ from engine.cluster import slices
 
 INVALID_SESSION_ID, INITIAL_EPOCH, FINAL_EPOCH = 0, 0, -1
 EVICTION_MS = 120_000
-# All sessions of a broker together cache at most this many partitions: a client cannot make
-# the broker hold more than this however many sessions it opens.
-FETCH_SESSION_PARTITIONS = 1_000_000
+# All sessions of a broker together cache at most this many partitions (about 300 bytes each,
+# so 60 MB): a client cannot make the broker hold more however many sessions it opens. A
+# consumer of more partitions than this fetches without a session.
+FETCH_SESSION_PARTITIONS = 200_000
 FETCH_SESSION_TOPIC_ID_ERROR = 106       # Kafka 3.1's error, which kafka-python does not define
 _INT_MAX = 2**31 - 1
 
