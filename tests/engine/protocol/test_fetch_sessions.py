@@ -139,3 +139,42 @@ def test_kafka_python_fetches_incrementally_and_reads_everything(engine_cluster,
         consumer.close()
     assert values == [b"%04d" % i for i in range(300)]
     assert sessions and all(session_id != 0 and epoch > 1 for session_id, epoch in sessions.values())
+
+
+def _request(partitions: range, *, session_id: int, epoch: int) -> FetchRequest:
+    return FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1, isolation_level=0,
+                        session_id=session_id, session_epoch=epoch, topics=[F(topic="t", partitions=[
+                            F.FetchPartition(partition=p, current_leader_epoch=-1, fetch_offset=0,
+                                             log_start_offset=-1, partition_max_bytes=1) for p in partitions])],
+                        forgotten_topics_data=[], rack_id="")
+
+
+def test_the_cache_bounds_its_partitions_and_evicts_only_idle_sessions(monkeypatch):
+    """The cache alone (engine/protocol/fetch_sessions.py), on a manual clock: a session that would
+    pass the cached partitions is not opened, or is closed when it grows past them; a full
+    cache gives a new session the place of one idle for two minutes, and of no other."""
+    import asyncio
+
+    from engine import clock
+    from engine.clock import ManualClock
+    from engine.protocol import fetch_sessions
+
+    monkeypatch.setattr(fetch_sessions, "FETCH_SESSION_PARTITIONS", 5)
+    with clock.use(ManualClock()) as manual:
+        cache = fetch_sessions.FetchSessionCache(lambda: 2)
+
+        def context(partitions, session_id=0, epoch=0):
+            return asyncio.run(cache.context(_request(partitions, session_id=session_id, epoch=epoch),
+                                             by_topic_id=False))
+        assert context(range(6)).session_id == 0                       # past the bound: no session
+        first = context(range(3)).session_id
+        assert first and cache.partitions_cached == 3
+        grown = context(range(3, 6), session_id=first, epoch=1)        # 6 would be cached: closed
+        assert grown.error == FETCH_SESSION_ID_NOT_FOUND and cache.partitions_cached == 0 and len(cache) == 0
+        a, b = context(range(1)).session_id, context(range(1)).session_id
+        assert a and b and context(range(1)).session_id == 0          # full, and nobody idle long enough
+        manual.advance(fetch_sessions.EVICTION_MS)
+        assert context(range(1), session_id=b, epoch=1).error == 0    # b is used, a stays idle
+        third = context(range(1)).session_id
+        assert third and cache.evictions == 1
+        assert context(range(1), session_id=a, epoch=1).error == FETCH_SESSION_ID_NOT_FOUND   # a was evicted
