@@ -249,6 +249,14 @@ def connector_live(*, connect: ConnectCluster, name: str) -> ConnectorLive:
     return ConnectorLive(_row(name, {"status": status, "info": info}), None, timezone.now())
 
 
+def transform_aliases(config) -> dict[str, str]:
+    """The keys of `config` (a dict or a QueryDict) that name transforms and predicates and their
+    classes: `transforms`, `predicates`, `transforms.<alias>.type`, `predicates.<alias>.type`."""
+    return {key: str(config.get(key)) for key in config
+            if config.get(key) not in (None, "") and (key in ("transforms", "predicates") or (
+                key.startswith(("transforms.", "predicates.")) and key.endswith(".type")))}
+
+
 def connector_config(*, connect: ConnectCluster, name: str) -> dict[str, str]:
     """The connector's config, sorted, secrets `[hidden]` (to edit it as JSON)."""
     client = client_for(connect)
@@ -285,10 +293,14 @@ class FieldDefinition:
         return self.type == "PASSWORD"
 
 
-def plugin_fields(*, connect: ConnectCluster, plugin: str) -> tuple[list[tuple[str, list[FieldDefinition]]], str]:
+def plugin_fields(*, connect: ConnectCluster, plugin: str, config: dict | None = None
+                  ) -> tuple[list[tuple[str, list[FieldDefinition]]], str]:
     """The plugin's config definition, Connect's groups in its order, and the plugin's full
-    class name: from `config/validate` with nothing but the class (what Connect's own UI does)."""
-    infos = client_for(connect).validate(plugin, {"connector.class": plugin})
+    class name: from `config/validate` with nothing but the class (what Connect's own UI does),
+    and the transform and predicate aliases of `config` with their types, for which Connect adds
+    a group each with their keys."""
+    asked = {"connector.class": plugin, **transform_aliases(config or {})}
+    infos = client_for(connect).validate(plugin, asked)
     groups: dict[str, list[FieldDefinition]] = {}
     for entry in infos.get("configs") or []:
         d, v = entry.get("definition") or {}, entry.get("value") or {}

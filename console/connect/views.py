@@ -74,7 +74,7 @@ def connector_new(request, cluster_id: int, connect_id: int):
                        json_form=ConnectorJsonForm(data if mode == "json" else None), form=None, groups=[],
                        checked=False, name=(request.POST.get("name") or ""))
     if mode == "form" and plugin:
-        fields, context["plugin"] = selectors.plugin_fields(connect=connect, plugin=plugin)
+        fields, context["plugin"] = selectors.plugin_fields(connect=connect, plugin=plugin, config=data)
         context["form"] = form = connector_form(fields, data if mode == "form" else None)
         context["groups"] = [(group, [form[d.name] for d in definitions]) for group, definitions in fields]
     if request.method != "POST":
@@ -144,7 +144,8 @@ def connector_config(request, cluster_id: int, connect_id: int, name: str):
 
 def _config_in_form(request, cluster, connect, name: str):
     current = selectors.connector_config(connect=connect, name=name)
-    fields, plugin = selectors.plugin_fields(connect=connect, plugin=current.get("connector.class", ""))
+    fields, plugin = selectors.plugin_fields(connect=connect, plugin=current.get("connector.class", ""),
+                                             config=request.POST if request.method == "POST" else current)
     form = connector_form(fields, request.POST if request.method == "POST" else None,
                           initial={k: v for k, v in current.items() if v != HIDDEN})
     context = _context(request, cluster, connect=connect, name=name, form=form, checked=False, mode="form",

@@ -13,7 +13,7 @@ from engine.connect.api import Connector, SinkConnector
 from engine.connect.config_def import (BOOLEAN, HIGH, INT, LIST, LONG, LOW, MEDIUM, STRING, ConfigDef, ConfigError,
                                        ConfigValue, at_least, one_of)
 from engine.connect.plugins import PluginNotFound, Plugins
-from engine.connect.transforms import TransformationChain, TransformConfigError
+from engine.connect.transforms import TransformationChain, TransformConfigError, enrich
 
 COMMON, TRANSFORMS, PREDICATES, ERRORS = "Common", "Transforms", "Predicates", "Error Handling"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -129,11 +129,14 @@ def validate(plugins: Plugins, props: dict[str, Any], *, worker_group: str | Non
     connector: Connector = plugin.cls()
     sink = issubclass(plugin.cls, SinkConnector)
     base = connector_def(sink=sink)
+    enrich(base, {k: str(v) for k, v in props.items() if v is not None})
     results = base.validate(props)
     try:
         TransformationChain({k: str(v) for k, v in props.items() if v is not None})
     except TransformConfigError as exc:
-        results["transforms"].errors.append(str(exc))
+        enriched = [v for k, v in results.items() if k.startswith(("transforms.", "predicates."))]
+        if not any(v.errors for v in enriched):      # a missing key is already said on its own field
+            results["transforms"].errors.append(str(exc))
     if sink:
         _sink_topics(props, results)
         name = props.get("name")

@@ -40,6 +40,7 @@ import re
 from typing import Any, Callable
 
 from engine.connect.api import DataError
+from engine.connect.config_def import BOOLEAN, LIST, LOW, MEDIUM, STRING, ConfigDef
 
 TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms."
 PREDICATES_PACKAGE = TRANSFORMS_PACKAGE + "predicates."
@@ -97,9 +98,11 @@ def _java_replacement(replacement: str) -> str:
 # --- transforms -----------------------------------------------------------------------------
 
 class Transform:
-    """One transform: `configure` checks and keeps its config, `apply` returns the new record or None."""
+    """One transform: `configure` checks and keeps its config, `apply` returns the new record or None.
+    `keys`: its config keys for Connect's validation, (name, documentation[, type, required])."""
 
     required: tuple[str, ...] = ()
+    keys: tuple[tuple, ...] = ()
 
     def __init__(self, which: str = "value") -> None:
         self.which = which
@@ -114,6 +117,12 @@ class Transform:
 
 
 class InsertField(Transform):
+    keys = (("topic.field", "Field name for Kafka topic."), ("partition.field", "Field name for Kafka partition."),
+            ("offset.field", "Field name for Kafka offset - only applicable to sink connectors."),
+            ("timestamp.field", "Field name for record timestamp."),
+            ("static.field", "Field name for static data field."),
+            ("static.value", "Static field value, if field name configured."))
+
     def configure(self, props):
         super().configure(props)
         self.inserts = {source: _field_name(props.get(f"{source}.field"))
@@ -155,6 +164,10 @@ def _field_name(raw: str | None) -> str:
 
 
 class ReplaceField(Transform):
+    keys = (("exclude", "Fields to exclude. This takes precedence over the fields to include.", LIST),
+            ("include", "Fields to include. If specified, only these fields will be used.", LIST),
+            ("renames", "Field rename mappings.", LIST))
+
     def configure(self, props):
         super().configure(props)
         self.exclude = set(_props_list(props, "exclude") or _props_list(props, "blacklist"))
@@ -186,6 +199,8 @@ _MASKED = {"string": "", "int8": 0, "int16": 0, "int32": 0, "int64": 0, "float":
 
 
 class MaskField(Transform):
+    keys = (("fields", "Names of fields to mask.", LIST, True),
+            ("replacement", "Custom value replacement, that will be applied to all 'fields' values."))
     required = ("fields",)
 
     def configure(self, props):
@@ -212,6 +227,7 @@ class MaskField(Transform):
 
 
 class ExtractField(Transform):
+    keys = (("field", "Field name to extract.", STRING, True),)
     required = ("field",)
 
     def configure(self, props):
@@ -232,6 +248,8 @@ class ExtractField(Transform):
 
 
 class HoistField(Transform):
+    keys = (("field", "Field name for the single field that will be created in the resulting Struct or Map.",
+             STRING, True),)
     required = ("field",)
 
     def configure(self, props):
@@ -246,6 +264,7 @@ class HoistField(Transform):
 
 
 class ValueToKey(Transform):
+    keys = (("fields", "Field names on the record value to extract as the record key.", LIST, True),)
     required = ("fields",)
 
     def configure(self, props):
@@ -267,6 +286,8 @@ class ValueToKey(Transform):
 
 
 class RegexRouter(Transform):
+    keys = (("regex", "Regular expression to use for matching.", STRING, True),
+            ("replacement", "Replacement string.", STRING, True))
     required = ("regex", "replacement")
 
     def configure(self, props):
@@ -289,6 +310,10 @@ _DATE_LETTERS = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH"
 
 
 class TimestampRouter(Transform):
+    keys = (("topic.format", "Format string which can contain ${topic} and ${timestamp} as placeholders for the "
+             "topic and timestamp, respectively."),
+            ("timestamp.format", "Format string for the timestamp that is compatible with java.text.SimpleDateFormat."))
+
     def configure(self, props):
         super().configure(props)
         self.topic_format = props.get("topic.format") or "${topic}-${timestamp}"
@@ -315,6 +340,8 @@ class Filter(Transform):
 
 
 class InsertHeader(Transform):
+    keys = (("header", "The name of the header.", STRING, True),
+            ("value.literal", "The literal value that is to be set as the header value on all records.", STRING, True))
     required = ("header", "value.literal")
 
     def configure(self, props):
@@ -327,6 +354,7 @@ class InsertHeader(Transform):
 
 
 class DropHeaders(Transform):
+    keys = (("headers", "The name of the headers to be removed.", LIST, True),)
     required = ("headers",)
 
     def configure(self, props):
@@ -341,6 +369,7 @@ class DropHeaders(Transform):
 
 class Predicate:
     required: tuple[str, ...] = ()
+    keys: tuple[tuple, ...] = ()
 
     def configure(self, props: dict[str, str]) -> None:
         for key in self.required:
@@ -352,6 +381,8 @@ class Predicate:
 
 
 class TopicNameMatches(Predicate):
+    keys = (("pattern", "A Java regular expression for matching against the name of a record's topic.", STRING,
+             True),)
     required = ("pattern",)
 
     def configure(self, props):
@@ -367,6 +398,7 @@ class TopicNameMatches(Predicate):
 
 
 class HasHeaderKey(Predicate):
+    keys = (("name", "The header name.", STRING, True),)
     required = ("name",)
 
     def configure(self, props):
@@ -465,3 +497,37 @@ class TransformationChain:
             if record is None:
                 return None
         return record
+
+
+def enrich(definition: ConfigDef, props: dict[str, str]) -> None:
+    """Connect's enriched ConfigDef: for each transform and predicate alias the config names, a
+    group of its own ("Transforms: route") with its `type`, `predicate` and `negate` (transforms),
+    and the keys of its class when the class is known, so that validation lists and checks them."""
+    for kind, table, package, what in (("transforms", TRANSFORMS, TRANSFORMS_PACKAGE, "Transforms"),
+                                       ("predicates", PREDICATES, PREDICATES_PACKAGE, "Predicates")):
+        for alias in _props_list(props, kind):
+            prefix, group = f"{kind}.{alias}.", f"{what}: {alias}"
+            if prefix + "type" in definition.keys:
+                continue
+            definition.define(prefix + "type", STRING, importance=MEDIUM, group=group, order_in_group=0,
+                              documentation=f"Class for the '{alias}' {kind[:-1]}.", display_name="Type")
+            if kind == "transforms":
+                definition.define(prefix + "predicate", STRING, "", MEDIUM, "The alias of a predicate used to "
+                                  "determine whether to apply this transformation.", group=group, order_in_group=1,
+                                  display_name="Predicate")
+                definition.define(prefix + "negate", BOOLEAN, False, MEDIUM, "Whether the configured predicate "
+                                  "should be negated.", group=group, order_in_group=2, display_name="Negate")
+            class_name = str(props.get(prefix + "type") or "").strip()
+            factory = table.get(class_name.removeprefix(package))
+            if factory is None:
+                continue
+            for order, spec in enumerate(factory().keys, start=3):
+                name, documentation = spec[0], spec[1]
+                config_type = spec[2] if len(spec) > 2 else STRING
+                required = len(spec) > 3 and spec[3]
+                if required:
+                    definition.define(prefix + name, config_type, importance=MEDIUM, documentation=documentation,
+                                      group=group, order_in_group=order, display_name=name)
+                else:
+                    definition.define(prefix + name, config_type, None, LOW, documentation, group=group,
+                                      order_in_group=order, display_name=name)

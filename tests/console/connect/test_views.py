@@ -219,3 +219,29 @@ def test_the_config_is_edited_in_the_plugins_form_with_defaults_and_secrets_kept
     assert AuditLogEntry.objects.filter(action="connect.connector.config", target__endswith="/v-form").latest(
         "pk").details["changed"] == ["count"]
     operator_client.post(_base(connect_row) + "connectors/v-form/action", {"action": "delete", "confirmed": "yes"})
+
+
+def test_the_plugins_form_grows_the_fields_of_each_transform_it_names(connect_row, cluster, operator_client, tmp_path,
+                                                                     unique_topic):
+    """Connect lists an alias's keys once the form names it (and then its class): the form shows
+    them as fields, Connect's errors on them, and the connector is created with the transform."""
+    topic = make_topic(cluster, unique_topic())
+    source = tmp_path / "in.txt"
+    source.write_text("a\n")
+    plugin = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    base = {"mode": "form", "plugin": plugin, "name": "smt-src", "file": str(source), "topic": topic,
+            "submit": "validate"}
+    named = operator_client.post(_base(connect_row) + "new", {**base, "transforms": "route"}).content.decode()
+    assert 'name="transforms.route.type"' in named and "Transforms: route" in named
+    typed = operator_client.post(_base(connect_row) + "new", {
+        **base, "transforms": "route", "transforms.route.type": "RegexRouter", "transforms.route.regex": "(.*)"})
+    text = typed.content.decode()
+    assert typed.status_code == 400 and 'name="transforms.route.replacement"' in text
+    assert "Missing required configuration &quot;transforms.route.replacement&quot; which has no default" in text
+    created = operator_client.post(_base(connect_row) + "new", {
+        **base, "submit": "create", "transforms": "route", "transforms.route.type": "RegexRouter",
+        "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-routed"})
+    assert created.status_code == 302
+    config = selectors.connector_config(connect=connect_row, name="smt-src")
+    assert config["transforms.route.replacement"] == "$1-routed"
+    selectors.client_for(connect_row).delete("smt-src")

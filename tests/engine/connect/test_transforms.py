@@ -205,3 +205,20 @@ def test_a_sinks_dead_letter_queue_gets_what_it_could_not_convert_or_transform(c
     wait_until(lambda: _committed(connect_engine.bootstrap, "connect-dlq-sink", "dlq-in") == 4, 60,
                message="every offset committed")
     request(leader, "DELETE", "/connectors/dlq-sink")
+
+
+def test_validation_lists_and_checks_each_transforms_keys(connect_cluster, tmp_path):
+    """Connect's enriched validation: each alias gets a group of its own with its type, predicate,
+    negate and its class's keys, and a missing key is an error on that key alone."""
+    config = {"connector.class": "FileStreamSink", "file": str(tmp_path / "x.txt"), "topics": "t", "name": "enriched",
+              "transforms": "route", "transforms.route.type": T + "RegexRouter", "transforms.route.regex": "(.*)",
+              "predicates": "p", "predicates.p.type": "TopicNameMatches", "predicates.p.pattern": "t.*"}
+    code, body, _ = request(connect_cluster[0], "PUT", "/connector-plugins/FileStreamSink/config/validate", config)
+    configs = {c["definition"]["name"]: c for c in body["configs"]}
+    assert code == 200 and "Transforms: route" in body["groups"] and "Predicates: p" in body["groups"]
+    assert {"transforms.route.type", "transforms.route.predicate", "transforms.route.negate",
+            "transforms.route.regex", "transforms.route.replacement", "predicates.p.type",
+            "predicates.p.pattern"} <= set(configs)
+    assert configs["transforms.route.replacement"]["value"]["errors"] == [
+        'Missing required configuration "transforms.route.replacement" which has no default value.']
+    assert body["error_count"] == 1 and configs["transforms"]["value"]["errors"] == []
