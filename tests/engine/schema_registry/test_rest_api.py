@@ -28,6 +28,7 @@ def schemas_end_offset(engine) -> int:
 def api(registry):
     def request(method: str, path: str, body=None, **kwargs):
         return call(registry.url + path, method, body, **kwargs)
+    request.url = registry.url
     return request
 
 
@@ -200,3 +201,20 @@ def test_every_schema_is_listed_by_subject_prefix_latest_and_page(api, subject):
     assert len(api("GET", f"/schemas?subjectPrefix={subject}&deleted=true")[1]) == 3
     status, refused, _ = api("GET", "/schemas?offset=many")
     assert status == 400 and "offset must be a whole number" in refused["message"]
+
+
+def test_a_subject_with_a_slash_is_routed_when_percent_encoded(api, subject):
+    """Confluent's clients percent-encode a `/` in a subject (`ns%2Fname`): the path is routed on
+    its encoded form and the subject read back whole."""
+    name = f"{subject}/with-slash"
+    encoded = name.replace("/", "%2F")
+    status, body, _ = api("POST", f"/subjects/{encoded}/versions", schema_body(RECORD))
+    assert status == 200 and "id" in body
+    assert name in api("GET", "/subjects")[1]
+    assert api("GET", f"/subjects/{encoded}/versions/latest")[1]["subject"] == name
+    # Confluent's Python client encodes the subject itself.
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+    client = SchemaRegistryClient({"url": api.url})
+    assert client.get_latest_version(name).subject == name
+    assert client.register_schema(f"{name}-2", Schema(json.dumps(RECORD), "AVRO")) == body["id"]
+    assert api("DELETE", f"/subjects/{encoded}")[1] == [1]
