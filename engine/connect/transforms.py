@@ -27,9 +27,9 @@ a schema, a value is a dict under a Connect struct schema
 (`{"type": "struct", "fields": [{"field": "id", "type": "int32", "optional": false}]}`), and a
 transform that changes the fields changes the schema with them.
 
-Built in: InsertField, ReplaceField, MaskField, ExtractField, HoistField (each `$Key` and
-`$Value`), ValueToKey, RegexRouter, TimestampRouter, Filter, InsertHeader, DropHeaders; the
-predicates TopicNameMatches, HasHeaderKey and RecordIsTombstone. Not built in: Cast, Flatten,
+Built in: InsertField, ReplaceField, MaskField, ExtractField, HoistField, Flatten, Cast (each
+`$Key` and `$Value`), ValueToKey, RegexRouter, TimestampRouter, Filter, InsertHeader, DropHeaders;
+the predicates TopicNameMatches, HasHeaderKey and RecordIsTombstone. Not built in:
 TimestampConverter, SetSchemaMetadata, HeaderFrom and custom transform classes.
 """
 from __future__ import annotations
@@ -334,6 +334,101 @@ class TimestampRouter(Transform):
         return dataclasses.replace(record, topic=topic)
 
 
+class Flatten(Transform):
+    keys = (("delimiter", "Delimiter to insert between field names from the input record when generating field "
+             "names for the output record"),)
+
+    def configure(self, props):
+        super().configure(props)
+        self.delimiter = props.get("delimiter") or "."
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        if value is None:
+            return record
+        fields = _fields(schema)
+        flat: dict = {}
+        self._flatten(_as_map(value, "flattening") if fields is None else value, "", flat)
+        new_schema = None
+        if fields is not None:
+            flat_fields: list[dict] = []
+            self._flatten_schema(fields, "", False, flat_fields)
+            new_schema = {**schema, "fields": flat_fields}
+        return _with_part(record, self.which, new_schema, flat)
+
+    def _flatten(self, value: dict, prefix: str, out: dict) -> None:
+        for key, inner in value.items():
+            name = f"{prefix}{self.delimiter}{key}" if prefix else str(key)
+            if isinstance(inner, dict):
+                self._flatten(inner, name, out)
+            else:
+                out[name] = inner
+
+    def _flatten_schema(self, fields: list[dict], prefix: str, optional: bool, out: list[dict]) -> None:
+        for field in fields:
+            name = f"{prefix}{self.delimiter}{field['field']}" if prefix else field["field"]
+            inner_optional = optional or bool(field.get("optional"))
+            if field.get("type") == "struct":
+                self._flatten_schema(list(field.get("fields") or []), name, inner_optional, out)
+            else:
+                out.append({**field, "field": name, "optional": inner_optional})
+
+
+_CASTS: dict[str, Callable[[Any], Any]] = {
+    "int8": int, "int16": int, "int32": int, "int64": int, "float32": float, "float64": float,
+    "boolean": lambda v: v if isinstance(v, bool) else str(v).strip().lower() == "true" if isinstance(v, str)
+    else bool(v),
+    "string": lambda v: ("true" if v else "false") if isinstance(v, bool) else str(v),
+}
+_SCHEMA_TYPES = {"float32": "float", "float64": "double"}
+
+
+class Cast(Transform):
+    keys = (("spec", "List of fields and the type to cast them to of the form field1:type,field2:type to cast "
+             "fields of Maps or Structs. A single type to cast the entire value.", LIST, True),)
+    required = ("spec",)
+
+    def configure(self, props):
+        super().configure(props)
+        self.whole: str | None = None
+        self.casts: dict[str, str] = {}
+        for item in _props_list(props, "spec"):
+            field, sep, type_name = item.rpartition(":")
+            type_name = type_name.strip().lower()
+            if type_name not in _CASTS:
+                raise TransformConfigError(f"Invalid value {item} for configuration spec: the types are "
+                                           f"{', '.join(_CASTS)}")
+            if sep:
+                self.casts[field.strip()] = type_name
+            else:
+                self.whole = type_name
+        if self.whole and self.casts:
+            raise TransformConfigError("Cast to a whole value and to fields cannot be mixed in spec")
+
+    def _cast(self, value: Any, type_name: str) -> Any:
+        if value is None:
+            return None
+        try:
+            return _CASTS[type_name](value)
+        except (TypeError, ValueError):
+            raise DataError(f"Cannot cast {value!r} to {type_name}") from None
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        if self.whole:
+            new_schema = None if schema is None else {**schema, "type": _SCHEMA_TYPES.get(self.whole, self.whole)}
+            return _with_part(record, self.which, new_schema, self._cast(value, self.whole))
+        if value is None:
+            return record
+        fields = _fields(schema)
+        source = _as_map(value, "casting") if fields is None else value
+        updated = {k: (self._cast(v, self.casts[k]) if k in self.casts else v) for k, v in source.items()}
+        new_schema = None if fields is None else {**schema, "fields": [
+            {**f, "type": _SCHEMA_TYPES.get(self.casts[f["field"]], self.casts[f["field"]])}
+            if f["field"] in self.casts else f for f in fields]}
+        return _with_part(record, self.which, new_schema, updated)
+
+
 class Filter(Transform):
     def apply(self, record):
         return None
@@ -421,6 +516,7 @@ def _both(cls) -> dict[str, Callable[[], Transform]]:
 
 TRANSFORMS: dict[str, Callable[[], Transform]] = {
     **_both(InsertField), **_both(ReplaceField), **_both(MaskField), **_both(ExtractField), **_both(HoistField),
+    **_both(Flatten), **_both(Cast),
     "ValueToKey": ValueToKey, "RegexRouter": RegexRouter, "TimestampRouter": TimestampRouter, "Filter": Filter,
     "InsertHeader": InsertHeader, "DropHeaders": DropHeaders,
 }

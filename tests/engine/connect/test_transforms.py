@@ -92,7 +92,8 @@ def test_routers_headers_and_a_filter_behind_predicates():
 
 @pytest.mark.parametrize(("props", "message"), [
     ({"transforms": "a"}, "transforms.a.type is not set"),
-    ({"transforms": "a", "transforms.a.type": "Cast$Value"}, "Class Cast$Value could not be found"),
+    ({"transforms": "a", "transforms.a.type": "TimestampConverter$Value"},
+     "Class TimestampConverter$Value could not be found"),
     ({"transforms": "a", "transforms.a.type": "MaskField$Value"}, 'Missing required configuration "fields"'),
     ({"transforms": "a", "transforms.a.type": "RegexRouter", "transforms.a.regex": "(", "transforms.a.replacement":
       "x"}, "Invalid value ( for configuration regex"),
@@ -154,9 +155,10 @@ def test_a_source_and_a_sink_transform_their_records_on_the_worker(connect_clust
     assert not dropped_file.exists() or dropped_file.read_text() == ""
     # Validation names an unknown transform on the transforms key, as Connect's 400 does.
     code, body, _ = request(leader, "PUT", "/connector-plugins/FileStreamSink/config/validate",
-                            {**sink_config, "name": "smt-bad", "transforms.unwrap.type": "Cast$Value"})
+                            {**sink_config, "name": "smt-bad", "transforms.unwrap.type": "TimestampConverter$Value"})
     errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"]}
-    assert code == 200 and body["error_count"] == 1 and "Class Cast$Value could not be found" in errors["transforms"][0]
+    assert code == 200 and body["error_count"] == 1
+    assert "Class TimestampConverter$Value could not be found" in errors["transforms"][0]
     for name in ("smt-source", "smt-sink", "smt-drop"):
         request(leader, "DELETE", f"/connectors/{name}")
 
@@ -222,3 +224,26 @@ def test_validation_lists_and_checks_each_transforms_keys(connect_cluster, tmp_p
     assert configs["transforms.route.replacement"]["value"]["errors"] == [
         'Missing required configuration "transforms.route.replacement" which has no default value.']
     assert body["error_count"] == 1 and configs["transforms"]["value"]["errors"] == []
+
+
+def test_flatten_and_cast_maps_and_structs():
+    nested = {"id": "7", "user": {"name": "Ann", "address": {"city": "Oslo"}}, "score": 3}
+    flat = chain(transforms="f", transforms__f__type="Flatten$Value", transforms__f__delimiter="_").apply(sink(nested))
+    assert flat.value == {"id": "7", "user_name": "Ann", "user_address_city": "Oslo", "score": 3}
+    schema = {"type": "struct", "fields": [
+        {"field": "id", "type": "string", "optional": False},
+        {"field": "user", "type": "struct", "optional": True, "fields": [
+            {"field": "name", "type": "string", "optional": False}]}]}
+    typed = chain(transforms="f", transforms__f__type="Flatten$Value").apply(
+        sink({"id": "7", "user": {"name": "Ann"}}, schema=schema))
+    assert typed.value == {"id": "7", "user.name": "Ann"}
+    assert typed.value_schema["fields"][1] == {"field": "user.name", "type": "string", "optional": True}
+    cast = chain(transforms="c", transforms__c__type=T + "Cast$Value", transforms__c__spec="id:int32,score:string")
+    assert cast.apply(sink({"id": "7", "score": 3, "x": 1})).value == {"id": 7, "score": "3", "x": 1}
+    whole = chain(transforms="c", transforms__c__type="Cast$Value", transforms__c__spec="float64").apply(
+        sink("2.5", schema={"type": "string", "optional": False}))
+    assert (whole.value, whole.value_schema["type"]) == (2.5, "double")
+    with pytest.raises(DataError, match="Cannot cast 'seven' to int32"):
+        cast.apply(sink({"id": "seven"}))
+    with pytest.raises(TransformConfigError, match="the types are"):
+        chain(transforms="c", transforms__c__type="Cast$Value", transforms__c__spec="id:decimal")
