@@ -13,6 +13,7 @@ from kafka.protocol.consumer import FetchRequest, FetchResponse
 
 from tests.engine.protocol.test_fetch_topic_order import create_on_broker_0, produce_to
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until
 
 F = FetchRequest.FetchTopic
 FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH, FETCH_SESSION_TOPIC_ID_ERROR = 70, 71, 106
@@ -130,9 +131,12 @@ def test_kafka_python_fetches_incrementally_and_reads_everything(engine_cluster,
     producer.flush()
     producer.close()
     consumer = KafkaConsumer(topic_name, bootstrap_servers=engine_cluster.bootstrap, group_id=f"g-{topic_name}",
-                             auto_offset_reset="earliest", consumer_timeout_ms=5000)
+                             auto_offset_reset="earliest", consumer_timeout_ms=1000)
     try:
-        values = sorted(m.value for m in consumer)
+        found: list[bytes] = []
+        wait_until(lambda: found.extend(m.value for m in consumer) or len(found) >= 300, 90,
+                   message="every record consumed")
+        values = sorted(found)
         sessions = {node: (handler.next_metadata.session_id, handler.next_metadata.epoch)
                     for node, handler in consumer._fetcher._session_handlers.items()}
     finally:
