@@ -226,13 +226,18 @@ class MaskField(Transform):
         return _with_part(record, self.which, schema, updated)
 
 
-class ExtractField(Transform):
-    keys = (("field", "Field name to extract.", STRING, True),)
+class _OneField(Transform):
+    """A transform of one named field (`field`)."""
+
     required = ("field",)
 
     def configure(self, props):
         super().configure(props)
         self.field = str(props["field"]).strip()
+
+
+class ExtractField(_OneField):
+    keys = (("field", "Field name to extract.", STRING, True),)
 
     def apply(self, record):
         schema, value = _part(record, self.which)
@@ -247,14 +252,9 @@ class ExtractField(Transform):
         return _with_part(record, self.which, extracted, source.get(self.field))
 
 
-class HoistField(Transform):
+class HoistField(_OneField):
     keys = (("field", "Field name for the single field that will be created in the resulting Struct or Map.",
              STRING, True),)
-    required = ("field",)
-
-    def configure(self, props):
-        super().configure(props)
-        self.field = str(props["field"]).strip()
 
     def apply(self, record):
         schema, value = _part(record, self.which)

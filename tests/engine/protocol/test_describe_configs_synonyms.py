@@ -23,18 +23,24 @@ def topic(admin):
     return name
 
 
-def synonyms(port: int, version: int, resource_type: int, name: str, include: bool) -> int:
+def described(port: int, version: int, resource_type: int, name: str, *, synonyms: bool = False,
+              documentation: bool = False) -> list:
+    """The configs of one resource, asked with the two flags."""
     client = RawClient(port)
     try:
         response = client.request(DescribeConfigsRequest(
             resources=[DescribeConfigsRequest.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
                                                                       configuration_keys=None)],
-            include_synonyms=include, include_documentation=False), version, DescribeConfigsResponse)
+            include_synonyms=synonyms, include_documentation=documentation), version, DescribeConfigsResponse)
         (result,) = response.results
         assert result.error_code == 0 and result.configs
-        return sum(len(entry.synonyms) for entry in result.configs)
+        return result.configs
     finally:
         client.close()
+
+
+def synonyms(port: int, version: int, resource_type: int, name: str, include: bool) -> int:
+    return sum(len(entry.synonyms) for entry in described(port, version, resource_type, name, synonyms=include))
 
 
 @pytest.mark.parametrize("version", [1, 2, 3, 4])
@@ -54,17 +60,8 @@ def test_kafkajs_gets_no_synonyms_unless_it_asks(engine_cluster, topic):
 
 
 def documentation(port: int, version: int, resource_type: int, name: str, include: bool) -> dict:
-    client = RawClient(port)
-    try:
-        response = client.request(DescribeConfigsRequest(
-            resources=[DescribeConfigsRequest.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
-                                                                      configuration_keys=None)],
-            include_synonyms=False, include_documentation=include), version, DescribeConfigsResponse)
-        (result,) = response.results
-        assert result.error_code == 0 and result.configs
-        return {entry.name: getattr(entry, "documentation", None) for entry in result.configs}
-    finally:
-        client.close()
+    return {entry.name: getattr(entry, "documentation", None)
+            for entry in described(port, version, resource_type, name, documentation=include)}
 
 
 def test_documentation_only_when_asked_from_v3(engine_cluster, topic):
