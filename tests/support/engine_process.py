@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # Below Linux's ephemeral range (32768-60999 by default), so a port that was free when we
 # checked is not handed to some client's outgoing connection before the engine binds it.
 PORT_LOW, PORT_HIGH = 10000, 32000
+# Ports in that range that browsers refuse to open (Chromium's restricted ports: ERR_UNSAFE_PORT).
+BROWSER_UNSAFE_PORTS = frozenset({10080})
 READY_MARKER = "engine ready:"   # `python -m engine serve` prints it once every listener is bound
 
 
@@ -30,6 +32,8 @@ def free_port_range(count: int, attempts: int = 200) -> int:
     retries on fresh ports when the engine exits because of that."""
     for _ in range(attempts):
         base = random.randint(PORT_LOW, PORT_HIGH - count)
+        if BROWSER_UNSAFE_PORTS.intersection(range(base, base + count)):
+            continue
         sockets = []
         try:
             for port in range(base, base + count):
