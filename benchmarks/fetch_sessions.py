@@ -6,7 +6,7 @@ each of ten partitions. Three runs in one go, the same Fetch v12 requests from t
 client:
 
 - the engine, fetching in an incremental session (what kafka-python and Java clients do);
-- the engine, full fetches (session 0, epoch -1: what librdkafka does);
+- the engine, full fetches (session_id 0, epoch -1: what librdkafka does);
 - the peer, librdkafka's mock cluster, which has no fetch sessions: full fetches.
 
 Prints, per fetch, the request and response bytes and the round trip, and the ratios.

@@ -42,19 +42,22 @@ def candidates(user: str, client_id: str) -> Iterator[tuple[Entity, tuple[str, s
     yield (dc,), ("", client_id)
 
 
-def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:
-    """(value, who shares the rate) of the first entity in Kafka's order that sets `key`, else None."""
+def _first(quotas: Quotas, key: str, user: str, client_id: str):
+    """(entity, who shares its rate, value) of the first entity in Kafka's order setting `key`."""
     for entity, shared_by in candidates(user, client_id):
         value = quotas.get(entity, {}).get(key)
         if value is not None:
-            return value, shared_by
+            return entity, shared_by, value
     return None
+
+
+def resolve(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[float, tuple[str, str]] | None:
+    """(value, who shares the rate) of the first entity in Kafka's order that sets `key`, else None."""
+    found = _first(quotas, key, user, client_id)
+    return None if found is None else (found[2], found[1])
 
 
 def applying_entity(quotas: Quotas, key: str, user: str, client_id: str) -> tuple[Entity, float] | None:
     """The entity whose value of `key` applies to the client, and that value; None: no quota."""
-    for entity, _ in candidates(user, client_id):
-        value = quotas.get(entity, {}).get(key)
-        if value is not None:
-            return entity, value
-    return None
+    found = _first(quotas, key, user, client_id)
+    return None if found is None else (found[0], found[2])

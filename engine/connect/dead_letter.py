@@ -40,9 +40,6 @@ class DeadLetterQueue:
         self._producer: Producer | None = None
         self.failure: str | None = None
 
-    def __bool__(self) -> bool:
-        return bool(self.topic)
-
     def report(self, message, *, stage: str, class_name: str, error: BaseException) -> None:
         """Send the record as read (a confluent_kafka Message), with the context headers if asked."""
         if not self.topic:
@@ -52,7 +49,7 @@ class DeadLetterQueue:
             headers += [(HEADER_PREFIX + name, str(value).encode()) for name, value in (
                 ("topic", message.topic()), ("partition", message.partition()), ("offset", message.offset()),
                 ("connector.name", self.connector), ("task.id", self.task_id), ("stage", stage),
-                ("class.name", class_name), ("exception.class.name", _java_like_name(error)),
+                ("class.name", class_name), ("exception.class.name", class_name_of(error)),
                 ("exception.message", str(error)),
                 ("exception.stacktrace", "".join(traceback.format_exception(error))))]
         producer = self._ready()
@@ -102,5 +99,6 @@ def _create_topic(settings: dict, topic: str, replication: int) -> None:
                 from None
 
 
-def _java_like_name(error: BaseException) -> str:
-    return f"{type(error).__module__}.{type(error).__qualname__}"
+def class_name_of(thing) -> str:
+    """The full name of an object's class, as the context headers name a converter or an error."""
+    return f"{type(thing).__module__}.{type(thing).__qualname__}"

@@ -24,7 +24,8 @@ from confluent_kafka import Consumer, TopicPartition as KafkaTopicPartition
 
 from engine.connect.api import RetriableError, SinkRecord, SinkTaskContext, TopicPartition
 from engine.connect.connector_config import sink_topics
-from engine.connect.dead_letter import KEY_CONVERTER, TRANSFORMATION, VALUE_CONVERTER, DeadLetterQueue
+from engine.connect.dead_letter import (KEY_CONVERTER, TRANSFORMATION, VALUE_CONVERTER, DeadLetterQueue,
+                                        class_name_of)
 from engine.connect.status_store import PAUSED
 from engine.connect.task_runner import TaskRunner
 from engine.connect.transforms import TransformationChain, TransformError
@@ -33,10 +34,6 @@ from engine.client_settings import librdkafka_settings
 log = logging.getLogger("engine.connect.sink_task")
 
 MAX_POLL_RECORDS = 500
-
-
-def _class_name(converter) -> str:
-    return f"{type(converter).__module__}.{type(converter).__qualname__}"
 
 _TIMESTAMP_TYPES = {1: "CreateTime", 2: "LogAppendTime"}
 
@@ -140,7 +137,7 @@ class WorkerSinkTask(TaskRunner):
                 stage, converter = VALUE_CONVERTER, self.value_converter
                 value_schema, value = converter.to_connect(m.topic(), m.value())
             except Exception as exc:
-                self._skip(m, exc, stage=stage, class_name=_class_name(converter))
+                self._skip(m, exc, stage=stage, class_name=class_name_of(converter))
                 continue
             kind, stamp = m.timestamp()
             record = SinkRecord(m.topic(), m.partition(), key_schema, key, value_schema, value, m.offset(),

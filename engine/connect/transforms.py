@@ -97,20 +97,32 @@ def _java_replacement(replacement: str) -> str:
 
 # --- transforms -----------------------------------------------------------------------------
 
-class Transform:
-    """One transform: `configure` checks and keeps its config, `apply` returns the new record or None.
-    `keys`: its config keys for Connect's validation, (name, documentation[, type, required])."""
+class _Configured:
+    """A transform or predicate with its config keys, `keys`: (name, documentation[, type,
+    required]), which Connect's validation lists; `configure` refuses a required one left empty."""
 
-    required: tuple[str, ...] = ()
     keys: tuple[tuple, ...] = ()
+
+    def configure(self, props: dict[str, str]) -> None:
+        for spec in self.keys:
+            if len(spec) > 3 and spec[3] and not str(props.get(spec[0]) or "").strip():
+                raise TransformConfigError(f"Missing required configuration \"{spec[0]}\" which has no default "
+                                           "value.")
+
+
+def _pattern(props: dict[str, str], key: str) -> re.Pattern:
+    """A regex config compiled (Java's syntax reads the same for the usual patterns)."""
+    try:
+        return re.compile(props[key])
+    except re.error as exc:
+        raise TransformConfigError(f"Invalid value {props[key]} for configuration {key}: {exc}") from None
+
+
+class Transform(_Configured):
+    """One transform: `configure` checks and keeps its config, `apply` returns the new record or None."""
 
     def __init__(self, which: str = "value") -> None:
         self.which = which
-
-    def configure(self, props: dict[str, str]) -> None:
-        for key in self.required:
-            if not str(props.get(key) or "").strip():
-                raise TransformConfigError(f"Missing required configuration \"{key}\" which has no default value.")
 
     def apply(self, record):
         raise NotImplementedError
@@ -201,7 +213,6 @@ _MASKED = {"string": "", "int8": 0, "int16": 0, "int32": 0, "int64": 0, "float":
 class MaskField(Transform):
     keys = (("fields", "Names of fields to mask.", LIST, True),
             ("replacement", "Custom value replacement, that will be applied to all 'fields' values."))
-    required = ("fields",)
 
     def configure(self, props):
         super().configure(props)
@@ -227,9 +238,8 @@ class MaskField(Transform):
 
 
 class _OneField(Transform):
-    """A transform of one named field (`field`)."""
+    """A transform of one named field (`field`, required in its `keys`)."""
 
-    required = ("field",)
 
     def configure(self, props):
         super().configure(props)
@@ -265,7 +275,6 @@ class HoistField(_OneField):
 
 class ValueToKey(Transform):
     keys = (("fields", "Field names on the record value to extract as the record key.", LIST, True),)
-    required = ("fields",)
 
     def configure(self, props):
         super().configure(props)
@@ -288,14 +297,10 @@ class ValueToKey(Transform):
 class RegexRouter(Transform):
     keys = (("regex", "Regular expression to use for matching.", STRING, True),
             ("replacement", "Replacement string.", STRING, True))
-    required = ("regex", "replacement")
 
     def configure(self, props):
         super().configure(props)
-        try:
-            self.regex = re.compile(props["regex"])
-        except re.error as exc:
-            raise TransformConfigError(f"Invalid value {props['regex']} for configuration regex: {exc}") from None
+        self.regex = _pattern(props, "regex")
         self.replacement = _java_replacement(props["replacement"])
 
     def apply(self, record):
@@ -386,7 +391,6 @@ _SCHEMA_TYPES = {"float32": "float", "float64": "double"}
 class Cast(Transform):
     keys = (("spec", "List of fields and the type to cast them to of the form field1:type,field2:type to cast "
              "fields of Maps or Structs. A single type to cast the entire value.", LIST, True),)
-    required = ("spec",)
 
     def configure(self, props):
         super().configure(props)
@@ -437,7 +441,6 @@ class Filter(Transform):
 class InsertHeader(Transform):
     keys = (("header", "The name of the header.", STRING, True),
             ("value.literal", "The literal value that is to be set as the header value on all records.", STRING, True))
-    required = ("header", "value.literal")
 
     def configure(self, props):
         super().configure(props)
@@ -450,7 +453,6 @@ class InsertHeader(Transform):
 
 class DropHeaders(Transform):
     keys = (("headers", "The name of the headers to be removed.", LIST, True),)
-    required = ("headers",)
 
     def configure(self, props):
         super().configure(props)
@@ -462,15 +464,7 @@ class DropHeaders(Transform):
 
 # --- predicates -----------------------------------------------------------------------------
 
-class Predicate:
-    required: tuple[str, ...] = ()
-    keys: tuple[tuple, ...] = ()
-
-    def configure(self, props: dict[str, str]) -> None:
-        for key in self.required:
-            if not str(props.get(key) or "").strip():
-                raise TransformConfigError(f"Missing required configuration \"{key}\" which has no default value.")
-
+class Predicate(_Configured):
     def test(self, record) -> bool:
         raise NotImplementedError
 
@@ -478,15 +472,10 @@ class Predicate:
 class TopicNameMatches(Predicate):
     keys = (("pattern", "A Java regular expression for matching against the name of a record's topic.", STRING,
              True),)
-    required = ("pattern",)
 
     def configure(self, props):
         super().configure(props)
-        try:
-            self.pattern = re.compile(props["pattern"])
-        except re.error as exc:
-            raise TransformConfigError(f"Invalid value {props['pattern']} for configuration pattern: {exc}") \
-                from None
+        self.pattern = _pattern(props, "pattern")
 
     def test(self, record) -> bool:
         return self.pattern.fullmatch(record.topic) is not None
@@ -494,7 +483,6 @@ class TopicNameMatches(Predicate):
 
 class HasHeaderKey(Predicate):
     keys = (("name", "The header name.", STRING, True),)
-    required = ("name",)
 
     def configure(self, props):
         super().configure(props)

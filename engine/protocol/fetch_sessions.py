@@ -111,6 +111,35 @@ class FetchContext:
     incremental: bool = False
     error: int = 0
 
+    async def to_answer(self, reads: list) -> list:
+        """The reads (one per partition of the context, in its order) that the answer lists: all of
+        them, or for an incremental fetch those with something new (see CachedPartition.must_answer)."""
+        if not self.incremental:
+            return reads
+        chosen = []
+        with slices.Pacer() as pacer:
+            for read, cached in zip(reads, self.partitions):
+                if cached.must_answer(read):
+                    chosen.append(read)
+                await pacer.tick()
+        return chosen
+
+    async def answered(self, reads: list) -> None:
+        """The answer went out: its partitions are marked answered in the session, and those that
+        carried records move to the end of its order."""
+        session = self.session
+        if session is None:
+            return
+        with slices.Pacer() as pacer:
+            for read, cached in zip(reads, self.partitions):
+                await pacer.tick()
+                if self.incremental and not cached.must_answer(read):
+                    continue
+                cached.answered(read)
+                if read.slice is not None and self.incremental:
+                    session.partitions.move_to_end(_key(session.by_topic_id, cached.topic, cached.topic_id,
+                                                        cached.partition))
+
 
 def _key(by_topic_id: bool, topic, topic_id, partition: int) -> tuple:
     return (topic_id if by_topic_id else topic, partition)
@@ -168,37 +197,6 @@ class FetchSessionCache:
             return FetchContext(error=Errors.FetchSessionIdNotFoundError.errno)
         return FetchContext(session_id=session.session_id, partitions=list(session.partitions.values()),
                             session=session, incremental=True)
-
-    @staticmethod
-    async def to_answer(context: FetchContext, reads: list) -> list:
-        """The reads (one per partition of the context, in its order) that the answer lists: all of
-        them, or for an incremental fetch those with something new (see CachedPartition.must_answer)."""
-        if not context.incremental:
-            return reads
-        chosen = []
-        with slices.Pacer() as pacer:
-            for read, cached in zip(reads, context.partitions):
-                if cached.must_answer(read):
-                    chosen.append(read)
-                await pacer.tick()
-        return chosen
-
-    @staticmethod
-    async def answered(context: FetchContext, reads: list) -> None:
-        """The answer went out: its partitions are marked answered in the session, and those that
-        carried records move to the end of its order."""
-        session = context.session
-        if session is None:
-            return
-        with slices.Pacer() as pacer:
-            for read, cached in zip(reads, context.partitions):
-                await pacer.tick()
-                if context.incremental and not cached.must_answer(read):
-                    continue
-                cached.answered(read)
-                if read.slice is not None and context.incremental:
-                    session.partitions.move_to_end(_key(session.by_topic_id, cached.topic, cached.topic_id,
-                                                        cached.partition))
 
     def _open(self, partitions: list[CachedPartition], by_topic_id: bool) -> FetchSession | None:
         now = now_ms()

@@ -201,15 +201,11 @@ class _Round:
             max_bytes = max(0, min(max_bytes, quota_limit - _headers_bound(partitions)))
         self.max_bytes = self.budget = max_bytes
         self.reads: list[PartitionRead] = []
-        self.seen: set = set()
         self.held = 0
 
-    def read(self, name: str | None, topic_id, wanted, key) -> None:
-        # A partition named twice is read and answered once (Kafka keys the request by
-        # partition too), so a request cannot multiply the descriptors it holds.
-        if key in self.seen:
-            return
-        self.seen.add(key)
+    def read(self, name: str | None, topic_id, wanted) -> None:
+        """One partition of the fetch context, which holds each partition once (a partition
+        named twice is read and answered once, so a request cannot multiply its descriptors)."""
         read = PartitionRead(name, topic_id, wanted.partition)
         self.reads.append(read)
         if name is None:
@@ -248,7 +244,7 @@ async def _read_all(ctx, request, context: FetchContext) -> list[PartitionRead]:
                         state = ctx.broker.image.topics_by_id.get(wanted.topic_id)
                         names[wanted.topic_id] = state.name if state else None
                     name = names[wanted.topic_id]
-                round_.read(name, wanted.topic_id, wanted, (wanted.topic_id if by_id else name, wanted.partition))
+                round_.read(name, wanted.topic_id, wanted)
                 await pacer.tick()
     except BaseException:             # cancelled while sliced: the descriptors taken go back
         _close_slices(round_.reads)
@@ -321,7 +317,7 @@ async def _build_response(ctx, request, all_reads: list[PartitionRead], context:
     encoded off it when it answers thousands of partitions (engine/protocol/big_requests.py).
     An incremental fetch answers only its partitions with something new (fetch_sessions.py)."""
     consumer = replica_id_of(ctx, request) < 0
-    reads = await FetchSessionCache.to_answer(context, all_reads)
+    reads = await context.to_answer(all_reads)
     with slices.Pacer() as pacer:
         nonce = uuid.uuid4().bytes
         grouped: dict[tuple, list[PartitionRead]] = {}
@@ -358,7 +354,7 @@ async def _build_response(ctx, request, all_reads: list[PartitionRead], context:
         frame = await _encode(ctx, [], throttle_ms=throttle_ms, session_id=session_id, big=False)
         markers, file_slices = [], []
     else:
-        await FetchSessionCache.answered(context, all_reads)
+        await context.answered(all_reads)
     if big:
         await release_in_slices(topics, all_reads)
     return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version))
