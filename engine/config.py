@@ -117,6 +117,14 @@ def one_of(*choices: str) -> Callable[[Any], None]:
     return check
 
 
+def one_of_any_case(*choices: str) -> Callable[[Any], None]:
+    """Kafka's CaseInsensitiveValidString."""
+    def check(value):
+        if value.lower() not in choices:
+            raise _Refused(f"String must be one of (case insensitive): {', '.join(choices)}")
+    return check
+
+
 def _cleanup_policy(value: str) -> None:
     """Kafka's ValidList.in("compact", "delete"): each item must be one of them."""
     parts = value.split(",") if value else []
@@ -282,6 +290,8 @@ _BROKER_DEFS = [
     ConfigDef("group.consumer.max.session.timeout.ms", TYPE_INT, 60000, at_least(1)),
     ConfigDef("group.consumer.max.size", TYPE_INT, INT_MAX, at_least(1)),
     ConfigDef("group.consumer.assignors", TYPE_LIST, "uniform,range", _consumer_assignors),
+    ConfigDef("group.consumer.migration.policy", TYPE_STRING, "bidirectional",
+              one_of_any_case("disabled", "upgrade", "downgrade", "bidirectional")),
     # Share groups (KIP-932; engine/coordinator/share_protocol.py, engine/share/). Kafka 4.2's
     # names and defaults; the share.* group configs (group_configs.py) stay within the min/max.
     ConfigDef("group.share.session.timeout.ms", TYPE_INT, 45000, at_least(1)),

@@ -88,6 +88,8 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
     "group.consumer.max.heartbeat.interval.ms": "Largest heartbeat interval in ms a consumer-protocol group may set.",
     "group.consumer.max.session.timeout.ms": "Largest session timeout in ms a consumer-protocol group may set.",
     "group.consumer.max.size": "Most members a consumer-protocol group may have.",
+    "group.consumer.migration.policy": "Which conversions between classic and consumer-protocol groups with members "
+                                       "happen: disabled, upgrade, downgrade or bidirectional.",
     "group.consumer.min.heartbeat.interval.ms": "Smallest heartbeat interval in ms a consumer-protocol group may set.",
     "group.consumer.min.session.timeout.ms": "Smallest session timeout in ms a consumer-protocol group may set.",
     "group.consumer.session.timeout.ms": "A consumer-protocol member that sends no heartbeat for this many ms is "

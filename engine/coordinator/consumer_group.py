@@ -32,6 +32,17 @@ LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
 
 
+@dataclass(frozen=True)
+class ClassicMemberMetadata:
+    """What a member of the classic protocol brought to a consumer group (KIP-848's online
+    upgrade): its session timeout and its JoinGroup protocols, (name, metadata) in its order."""
+    session_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...]
+
+    def protocol_names(self) -> list[str]:
+        return [name for name, _ in self.protocols]
+
+
 class MemberState(enum.Enum):
     STABLE = "stable"                                 # at the target epoch, owns its target
     UNREVOKED_PARTITIONS = "unrevoked_partitions"     # must give partitions up first
@@ -54,9 +65,15 @@ class ConsumerMember:
     state: MemberState = MemberState.STABLE
     assigned: frozenset[TopicPartition] = frozenset()
     pending_revocation: frozenset[TopicPartition] = frozenset()
+    classic: ClassicMemberMetadata | None = None      # set for a member of the classic protocol
     # Timers are not state: a member whose heartbeat only restarted them has not changed.
     session_timer: asyncio.TimerHandle | None = field(default=None, repr=False, compare=False)
+    # The rebalance timeout: a revocation's deadline, or a classic member's to join or sync.
     rebalance_timer: asyncio.TimerHandle | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def uses_classic_protocol(self) -> bool:
+        return self.classic is not None
 
     def owns(self) -> frozenset[TopicPartition]:
         return self.assigned | self.pending_revocation
@@ -176,3 +193,19 @@ class ConsumerGroup(GroupMetadata):
     def cancel_timers(self) -> None:
         for member in self.members.values():
             member.cancel_timers()
+
+    # --- members of the classic protocol (KIP-848's online upgrade) ---------------------------
+    def classic_members(self) -> list[ConsumerMember]:
+        return [m for m in self.members.values() if m.uses_classic_protocol]
+
+    def all_classic_except(self, member_id: str) -> bool:
+        """True if every member other than `member_id` speaks the classic protocol."""
+        return all(m.uses_classic_protocol for m in self.members.values() if m.member_id != member_id)
+
+    def supports_classic_protocols(self, protocol_type: str, names: list[str]) -> bool:
+        """A classic member may join when it speaks the consumer protocol type and shares a
+        protocol with every classic member already in (Kafka's supportsClassicProtocols)."""
+        if protocol_type != CONSUMER_PROTOCOL_TYPE or not names:
+            return False
+        classic = self.classic_members()
+        return not classic or any(all(name in m.classic.protocol_names() for m in classic) for name in names)

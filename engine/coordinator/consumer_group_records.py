@@ -3,7 +3,8 @@
 gets the group back: its members keep their ids, epochs and partitions.
 
     key v3 ConsumerGroupMetadata               group            -> group epoch
-    key v5 ConsumerGroupMemberMetadata         group, member    -> ids, client, subscription
+    key v5 ConsumerGroupMemberMetadata         group, member    -> ids, client, subscription, and a
+                                                                   classic member's protocols
     key v6 ConsumerGroupTargetAssignmentMetadata group          -> assignment epoch
     key v7 ConsumerGroupTargetAssignmentMember group, member    -> the member's target
     key v8 ConsumerGroupCurrentMemberAssignment group, member   -> member epoch, state, partitions
@@ -18,7 +19,8 @@ import struct
 from typing import Callable
 
 from engine.coordinator import record_specs as S
-from engine.coordinator.consumer_group import ConsumerGroup, ConsumerMember, MemberState, TopicPartition
+from engine.coordinator.consumer_group import (ClassicMemberMetadata, ConsumerGroup, ConsumerMember, MemberState,
+                                               TopicPartition)
 
 KEYS = {3: S.ConsumerGroupMetadataKey, 5: S.ConsumerGroupMemberMetadataKey,
         6: S.ConsumerGroupTargetAssignmentMetadataKey, 7: S.ConsumerGroupTargetAssignmentMemberKey,
@@ -61,7 +63,7 @@ def records_of(group: ConsumerGroup, topic_id: Callable[[str], object]) -> dict[
             5, instance_id=m.instance_id, rack_id=m.rack_id, client_id=m.client_id, client_host=m.client_host,
             subscribed_topic_names=sorted(m.subscribed_topics), subscribed_topic_regex=m.subscribed_regex,
             rebalance_timeout_ms=m.rebalance_timeout_ms, server_assignor=m.server_assignor,
-            classic_member_metadata=None)
+            classic_member_metadata=_classic_value(m.classic))
         records[_key(7, gid, m.member_id)] = _value(
             7, topic_partitions=by_id(group.target.get(m.member_id, frozenset()), target))
         records[_key(8, gid, m.member_id)] = _value(
@@ -69,6 +71,21 @@ def records_of(group: ConsumerGroup, topic_id: Callable[[str], object]) -> dict[
             state=STATE_CODES[m.state], assigned_partitions=by_id(m.assigned, current),
             partitions_pending_revocation=by_id(m.pending_revocation, current))
     return records
+
+
+def _classic_value(classic: ClassicMemberMetadata | None):
+    if classic is None:
+        return None
+    struct_class = S.ConsumerGroupMemberMetadataValue.ClassicMemberMetadata
+    return struct_class(version=0, session_timeout_ms=classic.session_timeout_ms, supported_protocols=[
+        struct_class.ClassicProtocol(version=0, name=name, metadata=metadata) for name, metadata in classic.protocols])
+
+
+def _classic_member(value) -> ClassicMemberMetadata | None:
+    if value is None:
+        return None
+    return ClassicMemberMetadata(value.session_timeout_ms,
+                                 tuple((p.name, bytes(p.metadata)) for p in value.supported_protocols))
 
 
 def diff(written: dict[bytes, bytes], records: dict[bytes, bytes]) -> list[tuple[bytes, bytes | None]]:
@@ -115,7 +132,7 @@ def group_from_records(group_id: str, records: dict[bytes, bytes], topic_name: C
         group.put_member(ConsumerMember(
             member_id, meta.instance_id, meta.rack_id, meta.client_id, meta.client_host, meta.rebalance_timeout_ms,
             subscribed_topics=frozenset(meta.subscribed_topic_names), subscribed_regex=meta.subscribed_topic_regex,
-            server_assignor=meta.server_assignor,
+            server_assignor=meta.server_assignor, classic=_classic_member(meta.classic_member_metadata),
             member_epoch=current.member_epoch if current else 0,
             previous_member_epoch=current.previous_member_epoch if current else -1,
             state=STATES.get(current.state, MemberState.STABLE) if current else MemberState.STABLE,

@@ -16,8 +16,12 @@ does not give up its revoked partitions in time. Both bump the group epoch, so t
 get its partitions.
 
 Group types: a heartbeat that joins turns an empty classic group (offsets only) into a
-consumer group with those offsets, as Kafka does; a classic group with members answers
-GROUP_ID_NOT_FOUND ("not a consumer group"). A heartbeat for a group this coordinator does
+consumer group with those offsets, as Kafka does. A classic group with members becomes a
+consumer group too when `group.consumer.migration.policy` allows the upgrade and its members
+speak the consumer protocol type (migration.py); its members stay, served by classic_members.py.
+Otherwise it answers GROUP_ID_NOT_FOUND ("not a consumer group"). When a member leaves or is
+removed and only classic members remain, the group goes back to a classic group if the policy
+allows the downgrade (`on_downgrade`, which the coordinator carries out). A heartbeat for a group this coordinator does
 not know (epoch > 0) gets UNKNOWN_MEMBER_ID, so the member rejoins (Kafka answers
 GROUP_ID_NOT_FOUND, which librdkafka takes as fatal).
 
@@ -38,10 +42,10 @@ import kafka.errors as Errors
 import re2
 
 from engine.clock import now_ms
-from engine.coordinator import assignors
+from engine.coordinator import assignors, migration
 from engine.coordinator.consumer_group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH,
                                                ConsumerGroup, ConsumerMember, MemberState, TopicPartition)
-from engine.coordinator.group import GroupMetadata, GroupState
+from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState, JoinResult, SyncResult
 from engine.coordinator.offsets_records import group_key
 from engine.coordinator.reconciliation import reconcile
 from engine.errors import ApiError
@@ -99,12 +103,17 @@ class ConsumerGroupProtocol:
     (group_configs.py), `image()` is the broker's current metadata image."""
 
     def __init__(self, store, config: Callable[[str], Any], group_config: Callable[[str, str], Any],
-                 image: Callable[[], Any], on_change: Callable[[ConsumerGroup], None] = lambda group: None) -> None:
+                 image: Callable[[], Any], on_change: Callable[[ConsumerGroup], None] = lambda group: None,
+                 on_downgrade: Callable[[ConsumerGroup], None] | None = None) -> None:
         self.store = store
         self._config = config
         self._group_config = group_config
         self._image = image
         self._on_change = on_change
+        self._on_downgrade = on_downgrade
+
+    def migration_policy(self) -> str:
+        return self._config("group.consumer.migration.policy")
 
     def assignor_names(self) -> list[str]:
         return [assignors.assignor_name(n) for n in self._config("group.consumer.assignors").split(",")]
@@ -138,15 +147,15 @@ class ConsumerGroupProtocol:
                 or updated.server_assignor != member.server_assignor)
         group.put_member(updated, now)
         epochs = (group.group_epoch, group.assignment_epoch)
-        if self._refresh_subscription_metadata(group) or bump:
+        if self.refresh_subscription_metadata(group) or bump:
             group.group_epoch += 1
             log.info("Consumer group %s: epoch %d", group.group_id, group.group_epoch)
         if group.group_epoch > group.assignment_epoch:
-            self._compute_target_assignment(group)
+            self.compute_target_assignment(group)
         reconciled = reconcile(updated, group.assignment_epoch, group.target.get(updated.member_id, frozenset()),
                                group.owner_of.get, request.owned)
         group.put_member(reconciled, now)
-        self._schedule_session_timeout(group, reconciled)
+        self.schedule_session_timeout(group, reconciled)
         self._maybe_schedule_rebalance_timeout(group, updated, reconciled)
         result = HeartbeatResult(reconciled.member_id, reconciled.member_epoch,
                                  self._heartbeat_interval_ms(group),
@@ -193,6 +202,8 @@ class ConsumerGroupProtocol:
         if isinstance(group, ConsumerGroup) and not group.is_(GroupState.DEAD):
             return group
         classic_empty = group is None or group.is_(GroupState.DEAD) or (group.is_(GroupState.EMPTY) and not group.members)
+        if not classic_empty and request.member_epoch == 0:
+            return self._upgrade(group)
         if not classic_empty:
             raise ApiError(Errors.GroupIdNotFoundError, f"Group {request.group_id} is not a consumer group.")
         if request.member_epoch != 0:
@@ -210,6 +221,37 @@ class ConsumerGroupProtocol:
             group.pending_txn_offsets = classic.pending_txn_offsets
             group.state_timestamp = classic.state_timestamp
         self.store.replace(group)
+        return group
+
+    def _upgrade(self, classic: GroupMetadata) -> ConsumerGroup:
+        """A classic group with members becomes a consumer group that keeps them (migration.py)."""
+        def refuse(reason: str):
+            log.info("Consumer group %s: cannot upgrade the classic group: %s", classic.group_id, reason)
+            raise ApiError(Errors.GroupIdNotFoundError, f"Group {classic.group_id} is not a consumer group "
+                           f"and cannot be upgraded: {reason}.")
+        if not migration.upgrade_enabled(self.migration_policy()):
+            refuse("the online upgrade is disabled (group.consumer.migration.policy)")
+        if classic.protocol_type != CONSUMER_PROTOCOL_TYPE:
+            refuse(f"its members use the protocol type {classic.protocol_type!r}, not 'consumer'")
+        if len(classic.members) > self._config("group.consumer.max.size"):
+            refuse("it has more members than group.consumer.max.size")
+        image = self._image()
+        try:
+            group = migration.consumer_group_from_classic(classic, now_ms(), lambda topic: topic in image.topics)
+        except migration.MalformedSubscriptionError as exc:
+            refuse(str(exc))
+        for member in classic.members.values():   # their rebalance is over: they rejoin this group
+            member.complete_join(JoinResult(Errors.RebalanceInProgressError.errno, member.member_id))
+            member.complete_sync(SyncResult(Errors.RebalanceInProgressError.errno))
+        classic.cancel_timers()
+        classic.state = GroupState.DEAD
+        group.written = {group_key(group.group_id): b""}   # the first write has the classic record's tombstone
+        self.refresh_subscription_metadata(group)
+        self.store.replace(group)
+        for member in group.members.values():
+            self.schedule_session_timeout(group, member)
+        log.info("Consumer group %s: upgraded from a classic group of %d members at generation %d",
+                 group.group_id, len(group.members), group.group_epoch)
         return group
 
     def _member(self, group: ConsumerGroup, request: HeartbeatRequest, now: int) -> ConsumerMember:
@@ -272,18 +314,33 @@ class ConsumerGroupProtocol:
             # It keeps its partitions for a successor with the same instance id, until its session ends.
             left = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH)
             group.put_member(left, now)
-            self._schedule_session_timeout(group, left)
+            self.schedule_session_timeout(group, left)
             return HeartbeatResult(member.member_id, LEAVE_GROUP_STATIC_MEMBER_EPOCH, interval)
         self.fence(group, member.member_id, "left the group")
         return HeartbeatResult(member.member_id, LEAVE_GROUP_MEMBER_EPOCH, interval)
 
-    def fence(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
-        """Remove a member; the others share its partitions from the next group epoch on."""
-        if group.remove_member(member_id, now_ms()) is None:
+    def fence(self, group: ConsumerGroup, member_id: str, reason: str, *, may_downgrade: bool = True) -> None:
+        """Remove a member; the others share its partitions from the next group epoch on, or,
+        when only classic members remain and the policy allows, in a classic group again."""
+        if member_id not in group.members:
             return
+        if may_downgrade and self._downgrade_allowed(group, member_id):
+            group.remove_member(member_id, now_ms())
+            log.info("Consumer group %s: member %s %s; only classic members remain: downgrading", group.group_id,
+                     member_id, reason)
+            self._on_downgrade(group)
+            return
+        group.remove_member(member_id, now_ms())
         group.group_epoch += 1
-        self._refresh_subscription_metadata(group)
+        self.refresh_subscription_metadata(group)
         log.info("Consumer group %s: member %s %s; epoch %d", group.group_id, member_id, reason, group.group_epoch)
+
+    def _downgrade_allowed(self, group: ConsumerGroup, leaving_id: str) -> bool:
+        """Kafka's validateOnlineDowngradeWithFencedMember."""
+        remaining = len(group.members) - 1
+        return (self._on_downgrade is not None and remaining >= 1 and group.all_classic_except(leaving_id)
+                and migration.downgrade_enabled(self.migration_policy())
+                and remaining <= self._config("group.max.size"))
 
     # --- assignment ---------------------------------------------------------------------------
     def _subscriptions(self, group: ConsumerGroup) -> dict[str, frozenset[str]]:
@@ -299,7 +356,7 @@ class ConsumerGroupProtocol:
             result[member.member_id] = frozenset(topics)
         return result
 
-    def _refresh_subscription_metadata(self, group: ConsumerGroup) -> bool:
+    def refresh_subscription_metadata(self, group: ConsumerGroup) -> bool:
         """True if a subscribed topic appeared, went, or changed its id or partition count."""
         image = self._image()
         topics = set().union(*self._subscriptions(group).values()) if group.members else set()
@@ -309,7 +366,7 @@ class ConsumerGroupProtocol:
         group.subscription_metadata = metadata
         return True
 
-    def _compute_target_assignment(self, group: ConsumerGroup) -> None:
+    def compute_target_assignment(self, group: ConsumerGroup) -> None:
         name = group.preferred_assignor(self.assignor_names()[0])
         counts = {topic: count for topic, (_, count) in group.subscription_metadata.items()}
         group.target = assignors.assign(name, self._subscriptions(group), counts, group.target)
@@ -320,12 +377,13 @@ class ConsumerGroupProtocol:
         return self._group_config(group.group_id, "consumer.heartbeat.interval.ms")
 
     # --- timers -------------------------------------------------------------------------------
-    def _schedule_session_timeout(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+    def schedule_session_timeout(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         if member.session_timer is not None:
             member.session_timer.cancel()
-        timeout = self._group_config(group.group_id, "consumer.session.timeout.ms") / 1000
+        timeout = (member.classic.session_timeout_ms if member.uses_classic_protocol
+                   else self._group_config(group.group_id, "consumer.session.timeout.ms")) / 1000
         member.session_timer = asyncio.get_running_loop().call_later(
-            timeout, self._expire, group, member.member_id, "session timeout expired")
+            timeout, self.expire, group, member.member_id, "session timeout expired")
 
     def _maybe_schedule_rebalance_timeout(self, group: ConsumerGroup, before: ConsumerMember,
                                           after: ConsumerMember) -> None:
@@ -338,10 +396,11 @@ class ConsumerGroupProtocol:
             after.rebalance_timer = None
         if revoking:
             after.rebalance_timer = asyncio.get_running_loop().call_later(
-                after.rebalance_timeout_ms / 1000, self._expire, group, after.member_id,
+                after.rebalance_timeout_ms / 1000, self.expire, group, after.member_id,
                 "did not revoke its partitions within the rebalance timeout")
 
-    def _expire(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
+    def expire(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
+        """A member's deadline passed (a timer's callback): remove it and write the change."""
         if self.store.get(group.group_id) is group and member_id in group.members:
             self.fence(group, member_id, reason)
             self._on_change(group)
@@ -349,9 +408,9 @@ class ConsumerGroupProtocol:
     def loaded(self, group: ConsumerGroup) -> None:
         """A group read back from __consumer_offsets: its members get a full session to
         heartbeat here, and the subscribed topics' metadata comes from the image (no new epoch)."""
-        self._refresh_subscription_metadata(group)
+        self.refresh_subscription_metadata(group)
         for member in group.members.values():
-            self._schedule_session_timeout(group, member)
+            self.schedule_session_timeout(group, member)
 
     def unloaded(self, group: ConsumerGroup) -> None:
         """The broker no longer coordinates this group."""

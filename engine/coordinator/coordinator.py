@@ -21,6 +21,8 @@ import kafka.errors as Errors
 
 from engine.clock import now_ms
 from engine.cluster import internal_topics
+from engine.coordinator import migration
+from engine.coordinator.classic_members import ClassicMembers
 from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
 from engine.coordinator.consumer_protocol import ConsumerGroupProtocol, HeartbeatRequest, HeartbeatResult
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
@@ -47,7 +49,8 @@ class GroupCoordinator:
         self.membership = GroupMembership(self.store, self.config)
         self.consumer_protocol = ConsumerGroupProtocol(
             self.store, self.config, lambda group_id, name: group_config(broker.image, broker.config, group_id, name),
-            lambda: broker.image, on_change=self._persist_later)
+            lambda: broker.image, on_change=self._persist_later, on_downgrade=self._downgrade)
+        self.classic_members = ClassicMembers(self.consumer_protocol, self.config)   # in consumer groups
         self._writes: set[asyncio.Task] = set()   # consumer group writes that outlive a request
         self.share = ShareGroups(broker, self.store, self._check_group)   # share groups (KIP-932)
         self._expiry_task: asyncio.Task | None = None
@@ -155,10 +158,28 @@ class GroupCoordinator:
         if isinstance(group, ShareGroup) and not group.is_(S.DEAD):
             raise ApiError(Errors.InconsistentGroupProtocolError)
         if isinstance(group, ConsumerGroup) and not group.is_(S.DEAD):
-            if group.members:  # mixed groups (KIP-848's online upgrade) are not supported
-                raise ApiError(Errors.InconsistentGroupProtocolError)
+            if group.members:  # a classic member of a consumer group (KIP-848's mixed groups)
+                return await self._join_consumer_group(group, request)
             self._to_classic(group)
         return await self.membership.join(**request)
+
+    async def _join_consumer_group(self, group: ConsumerGroup, request: dict):
+        result = self.classic_members.join(group, **{k: v for k, v in request.items() if k != "group_id"})
+        if self.store.get(group.group_id) is group:
+            await self.store.store_consumer_group(group, now_ms())
+        return result
+
+    def _downgrade(self, group: ConsumerGroup) -> None:
+        """Only classic members remain in a consumer group: it becomes a classic group of them
+        (migration.py), which rebalances so that a leader assigns with the members' assignors."""
+        classic = migration.classic_group_from_consumer(group, now_ms())
+        group.cancel_timers()
+        group.state = S.DEAD
+        self.store.replace(classic)
+        self._spawn(self.store.forget_consumer_group(group, now_ms()))   # before the classic group's record
+        for member in classic.members.values():
+            self.membership.schedule_heartbeat(classic, member, member.session_timeout_ms)
+        self.membership.rebalance(classic, "downgraded from the consumer protocol")
 
     def _to_classic(self, group: ConsumerGroup) -> None:
         """An empty consumer group becomes a classic group that keeps its offsets, as in Kafka."""
@@ -169,23 +190,47 @@ class GroupCoordinator:
         if group.written:   # tombstones for its records, before the classic group writes its own
             self._spawn(self.store.forget_consumer_group(group, now_ms()))
 
-    def _check_classic_member(self, group_id: str) -> None:
-        """Classic SyncGroup/Heartbeat/LeaveGroup reach no member of a consumer-protocol group."""
+    def _consumer_group_of_classic_member(self, group_id: str) -> ConsumerGroup | None:
+        """The consumer group whose classic members SyncGroup/Heartbeat/LeaveGroup address, None
+        for a classic group; a share group has no classic members."""
         self._check_group(group_id)
-        if isinstance(self.store.get(group_id), (ConsumerGroup, ShareGroup)):
+        group = self.store.get(group_id)
+        if isinstance(group, ShareGroup):
             raise ApiError(Errors.UnknownMemberIdError)
+        if isinstance(group, ConsumerGroup):
+            if group.is_(S.DEAD):
+                raise ApiError(Errors.CoordinatorNotAvailableError)
+            return group
+        return None
 
     async def sync_group(self, **request):
-        self._check_classic_member(request["group_id"])
-        return await self.membership.sync(**request)
+        group = self._consumer_group_of_classic_member(request["group_id"])
+        if group is None:
+            return await self.membership.sync(**request)
+        return self.classic_members.sync(group, generation_id=request["generation_id"],
+                                         member_id=request["member_id"],
+                                         group_instance_id=request["group_instance_id"],
+                                         protocol_type=request["protocol_type"], protocol_name=request["protocol_name"])
 
     def heartbeat(self, **request) -> int:
-        self._check_classic_member(request["group_id"])
-        return self.membership.heartbeat(**request)
+        group = self._consumer_group_of_classic_member(request["group_id"])
+        if group is None:
+            return self.membership.heartbeat(**request)
+        try:
+            return self.classic_members.heartbeat(group, member_id=request["member_id"],
+                                                  group_instance_id=request["group_instance_id"],
+                                                  generation_id=request["generation_id"])
+        except ApiError as exc:
+            return exc.code
 
     def leave_group(self, group_id: str, members: list[tuple[str, str | None]]) -> tuple[int, list[int]]:
-        self._check_classic_member(group_id)
-        return self.membership.leave(group_id, members)
+        group = self._consumer_group_of_classic_member(group_id)
+        if group is None:
+            return self.membership.leave(group_id, members)
+        results = self.classic_members.leave(group, members)
+        if 0 in results:   # someone left
+            self._persist_later(group)
+        return 0, results
 
     async def consumer_group_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
         """ConsumerGroupHeartbeat (KIP-848): answered once the group's changes are replicated
@@ -205,6 +250,8 @@ class GroupCoordinator:
             raise ApiError(Errors.GroupIdNotFoundError, f"Group {group_id} is not a {kind} group.")
 
     def _persist_later(self, group: ConsumerGroup) -> None:
+        if self.store.get(group.group_id) is not group:
+            return   # it changed its type meanwhile (an online downgrade), and wrote its tombstones
         self._spawn(self.store.store_consumer_group(group, now_ms()))
 
     def _spawn(self, write) -> None:
@@ -379,7 +426,8 @@ def group_state(group: GroupMetadata) -> str:
 
 def _validate_consumer_group_commit(group: ConsumerGroup, member_id: str, member_epoch: int, api_version: int) -> None:
     """Kafka's ConsumerGroup.validateOffsetCommit: epoch -1 commits (admin tools) only to an
-    empty group; a member must use OffsetCommit v9+ and its current member epoch."""
+    empty group; a member must use OffsetCommit v9+ and its current member epoch, a classic
+    member any version and its generation (its member epoch)."""
     if group.is_(S.DEAD):
         raise ApiError(Errors.CoordinatorNotAvailableError)
     if member_epoch < 0 and not group.members:
@@ -387,6 +435,11 @@ def _validate_consumer_group_commit(group: ConsumerGroup, member_id: str, member
     member = group.members.get(member_id)
     if member is None:
         raise ApiError(Errors.UnknownMemberIdError, f"Member {member_id} is not a member of group {group.group_id}.")
+    if member.uses_classic_protocol:   # its generation is its member epoch
+        if member_epoch != member.member_epoch:
+            raise ApiError(Errors.IllegalGenerationError, f"The received generation id {member_epoch} does not "
+                           f"match the expected generation id {member.member_epoch}.")
+        return
     if api_version < 9:
         raise ApiError(Errors.UnsupportedVersionError,
                        "OffsetCommit version 9 or above must be used by members using the consumer group protocol")

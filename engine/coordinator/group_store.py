@@ -231,7 +231,10 @@ class GroupStore:
 
     # --- writes (each raises ApiError; state changes only once the write is replicated) ----
     async def store_group(self, group: GroupMetadata, now_ms: int) -> None:
-        """Write the group's metadata and every member's assignment."""
+        """Write the group's metadata and every member's assignment; a group that is gone (it
+        changed its type, or this broker no longer coordinates it) writes nothing more."""
+        if group.is_(GroupState.DEAD):
+            raise ApiError(Errors.CoordinatorNotAvailableError, f"Group {group.group_id} is no longer here.")
         record = R.GroupRecord(
             protocol_type=group.protocol_type or "", generation=group.generation_id, protocol=group.protocol_name,
             leader=group.leader_id, current_state_timestamp=group.state_timestamp,
@@ -246,6 +249,8 @@ class GroupStore:
         """Append the records of what changed in a consumer-protocol group since its last write
         (consumer_group_records.py). The written state is noted first, so writes that follow
         append only their own changes; a failed write forgets it, so the next one writes all."""
+        if group.is_(GroupState.DEAD):
+            return   # it changed its type (an online downgrade) or is no longer coordinated here
         image = self._broker.image
 
         def topic_id(name: str):

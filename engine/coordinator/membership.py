@@ -213,6 +213,10 @@ class GroupMembership:
             member.complete_join(self._current_generation(group, new_id, with_members=False, leader_id=leader_before))
 
     # --- rebalance ----------------------------------------------------------------------------
+    def rebalance(self, group: GroupMetadata, reason: str) -> None:
+        """Start a rebalance of a group that got its members another way (an online downgrade)."""
+        self._maybe_prepare_rebalance(group, reason)
+
     def _maybe_prepare_rebalance(self, group: GroupMetadata, reason: str) -> None:
         if group.can_rebalance():
             self._prepare_rebalance(group, reason)

@@ -15,6 +15,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka.protocol.metadata import (FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest,
                                      MetadataResponse)
 
+from engine.protocol.specs import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until  # noqa: F401 - group and console tests import it from here
 
@@ -209,3 +210,48 @@ def assigned_consumer_protocol_member(bootstrap: str, group_id: str, topic: str,
         yield consumer
     finally:
         consumer.close()
+
+
+HEARTBEAT_UNCHANGED = object()   # a field the next heartbeat leaves out (null: unchanged)
+
+
+class HeartbeatMember:
+    """One member's heartbeats on its own connection to the coordinator."""
+
+    def __init__(self, client: GroupClient, member_id: str, topics: list[str], ids: dict, *, instance_id=None,
+                 rebalance_timeout_ms: int = 30000):
+        self.client, self.member_id, self.topics, self.ids = client, member_id, topics, ids
+        self.rebalance_timeout_ms = rebalance_timeout_ms
+        self.names = {topic_id: name for name, topic_id in ids.items()}
+        self.instance_id = instance_id
+        self.epoch = 0
+        self.owned: set[tuple[str, int]] = set()
+
+    def heartbeat(self, *, epoch=None, owned=HEARTBEAT_UNCHANGED, topics=HEARTBEAT_UNCHANGED, assignor=None,
+                  rebalance_timeout_ms=-1, regex=None):
+        joining = (self.epoch if epoch is None else epoch) == 0
+        request = ConsumerGroupHeartbeatRequest(
+            group_id=self.client.group_id, member_id=self.member_id,
+            member_epoch=self.epoch if epoch is None else epoch, instance_id=self.instance_id,
+            rebalance_timeout_ms=self.rebalance_timeout_ms if joining else rebalance_timeout_ms,
+            subscribed_topic_names=(self.topics if joining else None) if topics is HEARTBEAT_UNCHANGED else topics,
+            subscribed_topic_regex=regex, server_assignor=assignor,
+            topic_partitions=([] if joining else None) if owned is HEARTBEAT_UNCHANGED else self._by_id(owned))
+        response = self.client.client.request(request, 1, ConsumerGroupHeartbeatResponse)
+        if response.error_code == 0:
+            self.epoch = response.member_epoch
+            if response.assignment is not None:
+                self.owned = {(self.names[t.topic_id], p) for t in response.assignment.topic_partitions
+                              for p in t.partitions if t.topic_id in self.names}
+        return response
+
+    def ack(self):
+        """A heartbeat that reports what the member owns now, as clients do after reconciling."""
+        return self.heartbeat(owned=self.owned)
+
+    def _by_id(self, owned):
+        by_topic: dict = {}
+        for topic, partition in owned:
+            by_topic.setdefault(self.ids[topic], []).append(partition)
+        return [ConsumerGroupHeartbeatRequest.TopicPartitions(topic_id=t, partitions=sorted(p))
+                for t, p in by_topic.items()]

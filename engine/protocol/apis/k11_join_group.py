@@ -12,6 +12,9 @@ leader, and - to the leader only - every member's metadata.
   group.min/max.session.timeout.ms), INCONSISTENT_GROUP_PROTOCOL (a protocol type or
   protocols the group does not share), UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED, COORDINATOR_NOT_AVAILABLE.
+- A consumer-protocol group with members (KIP-848) answers a classic member at once, as a
+  follower (no leader): its generation is its member epoch, and its partitions come from the
+  group's server-side assignor at SyncGroup (coordinator/classic_members.py).
 Gaps: the join reason (v8+) is only logged by clients' choice, not kept.
 Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """

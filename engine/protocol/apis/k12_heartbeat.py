@@ -3,7 +3,9 @@
 Keeps a member's session alive. Answers REBALANCE_IN_PROGRESS while the group rebalances
 (the member must rejoin), ILLEGAL_GENERATION for an old generation, UNKNOWN_MEMBER_ID for a
 member the group does not know, FENCED_INSTANCE_ID (v3+) for a replaced static member,
-NOT_COORDINATOR if this broker does not coordinate the group.
+NOT_COORDINATOR if this broker does not coordinate the group. A classic member of a
+consumer-protocol group (KIP-848's mixed groups) hears REBALANCE_IN_PROGRESS while it is behind
+the group epoch or has partitions to give up or collect (coordinator/classic_members.py).
 Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse

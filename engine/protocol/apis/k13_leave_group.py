@@ -3,7 +3,8 @@
 Removes members at once instead of waiting for their session to expire, and rebalances the
 group. v0-2 name one member; v3+ a batch, each by member id and/or group.instance.id
 (KIP-345: an admin may remove a static member by instance id alone), each with its own
-error: UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.
+error: UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID. In a consumer-protocol group only classic
+members leave this way (a consumer-protocol member is UNKNOWN_MEMBER_ID here).
 Gaps: the leave reason (v5) is not kept.
 Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """

@@ -8,6 +8,8 @@ an empty one). In a Stable group the member's current assignment comes back at o
   group's (INCONSISTENT_GROUP_PROTOCOL, KIP-559) and returned.
 - Errors: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS (a new rebalance
   began: rejoin), FENCED_INSTANCE_ID, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE.
+- A classic member of a consumer-protocol group gets at once the partitions the group's
+  server-side assignor lets it use now (coordinator/classic_members.py).
 Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
 """
 from kafka.protocol.consumer import SyncGroupRequest, SyncGroupResponse

@@ -14,14 +14,15 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   and `consumer.session.timeout.ms` win, engine/coordinator/group_configs.py); a member that keeps revoked partitions past
   its rebalance timeout (max.poll.interval.ms) is removed too.
 - Subscription by topic names, or by a regex (v1; matched in full against the topic names
-  with Python's `re`, where Kafka uses RE2/J: the same for common patterns).
+  with RE2, as Kafka's RE2/J).
 - New topics, deleted topics and added partitions in a subscription bump the group epoch at
   the next heartbeat of any member.
 - Errors as Kafka returns them: INVALID_REQUEST (with Kafka's messages), UNSUPPORTED_ASSIGNOR,
-  INVALID_REGULAR_EXPRESSION (a regex Python's `re` cannot compile),
+  INVALID_REGULAR_EXPRESSION (a regex RE2 cannot compile),
   FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED (`group.consumer.max.size`), GROUP_ID_NOT_FOUND for a classic group
-  with members, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
+  with members that cannot be upgraded (`group.consumer.migration.policy`, a protocol type other
+  than `consumer`, a malformed subscription), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
 - The group's changes are written to `__consumer_offsets` as Kafka's ConsumerGroup* records
   and the answer waits until they are replicated, so the group survives a restart or a
   coordinator move (consumer_group_records.py).

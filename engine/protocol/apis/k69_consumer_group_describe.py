@@ -1,10 +1,11 @@
-"""ConsumerGroupDescribe: v0.
+"""ConsumerGroupDescribe: v0-1.
 
 Describes consumer-protocol groups (KIP-848), as `kafka-consumer-groups --describe` and
 admin clients' describeConsumerGroups ask for them: the group's state (Empty, Assigning,
 Reconciling, Stable), group epoch, assignment epoch and assignor, and per member its ids,
 member epoch, client id and host, subscription (names and regex), current assignment and
-target assignment, each partition list with topic id and name.
+target assignment, each partition list with topic id and name; v1 adds each member's type
+(KIP-1099: 0 for a member of the classic protocol in a mixed group, 1 for the consumer protocol).
 - GROUP_ID_NOT_FOUND for an unknown group and for a classic group ("not a consumer group":
   clients then fall back to DescribeGroups); INVALID_GROUP_ID for an empty id;
   NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS per group.
@@ -25,9 +26,10 @@ from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDes
 Described = ConsumerGroupDescribeResponse.DescribedGroup
 Member = Described.Member
 Assignment = Member.Assignment
+MEMBER_TYPE_CLASSIC, MEMBER_TYPE_CONSUMER = 0, 1
 
 
-@api(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, versions=(0, 0))
+@api(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, versions=(0, 1))
 async def handle_consumer_group_describe(ctx, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
     return ConsumerGroupDescribeResponse(
         throttle_time_ms=0, groups=[_describe(ctx, group_id, request.include_authorized_operations)
@@ -55,7 +57,8 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
                       member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
                       subscribed_topic_names=sorted(m.subscribed_topics), subscribed_topic_regex=m.subscribed_regex,
                       assignment=_assignment(image, m.assigned),
-                      target_assignment=_assignment(image, group.target.get(m.member_id, frozenset())))
+                      target_assignment=_assignment(image, group.target.get(m.member_id, frozenset())),
+                      member_type=MEMBER_TYPE_CLASSIC if m.uses_classic_protocol else MEMBER_TYPE_CONSUMER)
                for m in group.members.values()]
     return Described(error_code=0, error_message=None, group_id=group_id, group_state=group.consumer_state.value,
                      group_epoch=group.group_epoch, assignment_epoch=group.assignment_epoch,

@@ -1,11 +1,13 @@
 """Consumer-protocol groups as __consumer_offsets records (engine/coordinator/consumer_group_records.py)."""
 import uuid
 
-from engine.coordinator.consumer_group import ConsumerGroup, ConsumerMember, MemberState
+from engine.coordinator.consumer_group import ClassicMemberMetadata, ConsumerGroup, ConsumerMember, MemberState
 from engine.coordinator.consumer_group_records import diff, group_from_records, records_of, replay
 
 IDS = {"a": uuid.uuid4(), "b": uuid.uuid4()}
 NAMES = {topic_id: name for name, topic_id in IDS.items()}
+# A member of the classic protocol in the group (KIP-848's mixed groups): its protocols come back.
+CLASSIC = ClassicMemberMetadata(10000, (("range", b"\x00\x00"), ("roundrobin", b"\x00\x01")))
 
 
 def sample_group() -> ConsumerGroup:
@@ -16,7 +18,8 @@ def sample_group() -> ConsumerGroup:
                                     member_epoch=6, previous_member_epoch=5, state=MemberState.UNREVOKED_PARTITIONS,
                                     assigned=frozenset({("a", 0)}), pending_revocation=frozenset({("b", 1)})), 0)
     group.put_member(ConsumerMember("m2", None, None, "other", "/127.0.0.2", 1000, subscribed_regex="a.*",
-                                    member_epoch=6, state=MemberState.UNRELEASED_PARTITIONS), 0)
+                                    member_epoch=6, state=MemberState.UNRELEASED_PARTITIONS,
+                                    classic=CLASSIC), 0)
     group.target = {"m1": frozenset({("a", 0), ("a", 1)}), "m2": frozenset({("b", 0), ("b", 1)})}
     return group
 
@@ -29,6 +32,7 @@ def test_a_group_reads_back_from_its_records():
     loaded = group_from_records("g", log["g"], NAMES.get, 0)
     assert (loaded.group_epoch, loaded.assignment_epoch, loaded.target) == (7, 6, group.target)
     assert loaded.members == group.members
+    assert (loaded.members["m1"].classic, loaded.members["m2"].classic) == (None, CLASSIC)
     assert loaded.static_member("static-1").member_id == "m1"
     assert loaded.owner_of == {("a", 0): "m1", ("b", 1): "m1"}
 

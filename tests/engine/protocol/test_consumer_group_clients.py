@@ -8,6 +8,7 @@ import time
 
 from confluent_kafka import Consumer, ConsumerGroupType, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
+from kafka import KafkaConsumer
 
 from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
 from tests.support.groups import GroupClient, create_topic, produce, wait_until
@@ -194,3 +195,110 @@ def test_a_static_member_restarts_and_gets_its_partitions_back_without_a_rebalan
             if member is not None:
                 member.close()
     assert ownership.conflicts == []
+
+
+def _group_type(admin: AdminClient, group_id: str):
+    listed = admin.list_consumer_groups().result(timeout=30)
+    return next((g.type for g in listed.valid if g.group_id == group_id), None)
+
+
+def test_a_classic_group_upgrades_and_downgrades_as_members_change_protocol(group_cluster, group_id, topic_name):
+    """KIP-848's online migration with librdkafka: two classic members (cooperative-sticky), a
+    member of the consumer protocol joining (the group is upgraded and keeps them), and leaving
+    (the group is a classic group again); no partition has two owners at any time."""
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, PARTITIONS)
+    produce(bootstrap, topic_name, [f"m{i}".encode() for i in range(40)])
+    every = set(range(PARTITIONS))
+    ownership = Ownership()
+    classic_config = {"group.protocol": "classic", "partition.assignment.strategy": "cooperative-sticky",
+                      "session.timeout.ms": 6000, "heartbeat.interval.ms": 300}
+    classic = [Member(f"classic-{i}", bootstrap, group_id, topic_name, ownership, **classic_config) for i in (1, 2)]
+    modern = None
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    try:
+        wait_until(lambda: all(len(m.partitions()) == 2 for m in classic), timeout=60, message="a classic split")
+        assert _group_type(admin, group_id) == ConsumerGroupType.CLASSIC
+
+        modern = Member("modern", bootstrap, group_id, topic_name, ownership)
+        wait_until(lambda: modern.partitions() and all(m.partitions() for m in classic)
+                   and set().union(modern.partitions(), *(m.partitions() for m in classic)) == every,
+                   timeout=60, message="the partitions shared by all three members")
+        assert _group_type(admin, group_id) == ConsumerGroupType.CONSUMER
+        client = GroupClient(group_cluster, group_id)
+        try:
+            [group] = client.client.request(ConsumerGroupDescribeRequest(
+                group_ids=[group_id], include_authorized_operations=False), 1, ConsumerGroupDescribeResponse).groups
+        finally:
+            client.close()
+        assert sorted(m.member_type for m in group.members) == [0, 0, 1]   # two classic, one consumer
+
+        modern.close()
+        modern = None
+        wait_until(lambda: _group_type(admin, group_id) == ConsumerGroupType.CLASSIC, timeout=30,
+                   message="the downgrade")
+        wait_until(lambda: all(m.partitions() for m in classic)
+                   and set().union(*(m.partitions() for m in classic)) == every, timeout=60,
+                   message="the classic members owning every partition again")
+        wait_until(lambda: {p for m in classic for p, _ in m.records} == every, timeout=60,
+                   message="records from every partition")
+    finally:
+        for member in (modern, *classic):
+            if member is not None:
+                member.close()
+    assert ownership.conflicts == []
+
+
+def test_an_eager_classic_member_shares_a_consumer_group(group_cluster, group_id, topic_name):
+    """kafka-python's eager classic consumer joins a group of the consumer protocol: it gets
+    its share from the server-side assignor, and everything when the other member leaves."""
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, PARTITIONS)
+    every = set(range(PARTITIONS))
+    ownership = Ownership()
+    modern = Member("modern", bootstrap, group_id, topic_name, ownership)
+    eager = EagerMember(bootstrap, group_id, topic_name)
+    try:
+        wait_until(lambda: modern.partitions() == every, timeout=60, message="the modern member owning all")
+        eager.start()
+        wait_until(lambda: len(eager.partitions) == 2 and modern.partitions() == every - eager.partitions,
+                   timeout=60, message="the partitions split with the eager member")
+        modern.close()
+        modern = None
+        wait_until(lambda: eager.partitions == every, timeout=60, message="every partition with the eager member")
+    finally:
+        if modern is not None:
+            modern.close()
+        eager.close()
+    assert ownership.conflicts == []
+
+
+class EagerMember:
+    """A kafka-python consumer (classic protocol, eager range assignor) polling on its thread."""
+
+    def __init__(self, bootstrap: str, group_id: str, topic: str) -> None:
+        self.consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id, enable_auto_commit=False,
+                                      heartbeat_interval_ms=300, session_timeout_ms=6000)
+        self.consumer.subscribe([topic])
+        self.partitions: set[int] = set()
+        self.errors: list[BaseException] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _poll(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.consumer.poll(timeout_ms=50)
+                self.partitions = {tp.partition for tp in self.consumer.assignment()}
+        except BaseException as exc:  # noqa: BLE001 - surfaced by close()
+            self.errors.append(exc)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=60)
+        self.consumer.close()
+        assert not self.errors, self.errors

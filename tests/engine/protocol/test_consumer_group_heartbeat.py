@@ -10,57 +10,14 @@ from kafka.protocol.admin import (DeleteGroupsRequest, DeleteGroupsResponse, Des
 from kafka.protocol.consumer import OffsetDeleteRequest, OffsetDeleteResponse
 from kafka.protocol.consumer import OffsetFetchRequest, OffsetFetchResponse
 
-from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
-                                   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
-from tests.support.groups import (GROUP_TEST_CONFIGS, GroupClient, create_topic, set_group_configs, topic_ids,
-                                  wait_until)
+from engine.protocol.specs import ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse
+from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic
+from tests.support.groups import HeartbeatMember as Member
+from tests.support.groups import set_group_configs, topic_ids, wait_until
 
-UNCHANGED = object()
 FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, INVALID_REQUEST, UNSUPPORTED_ASSIGNOR = 110, 25, 42, 112
 UNRELEASED_INSTANCE_ID, STALE_MEMBER_EPOCH, UNSUPPORTED_VERSION, INCONSISTENT_GROUP_PROTOCOL = 111, 113, 35, 23
 GROUP_ID_NOT_FOUND = 69
-
-
-class Member:
-    """One member's heartbeats on its own connection to the coordinator."""
-
-    def __init__(self, client: GroupClient, member_id: str, topics: list[str], ids: dict, *, instance_id=None,
-                 rebalance_timeout_ms: int = 30000):
-        self.client, self.member_id, self.topics, self.ids = client, member_id, topics, ids
-        self.rebalance_timeout_ms = rebalance_timeout_ms
-        self.names = {topic_id: name for name, topic_id in ids.items()}
-        self.instance_id = instance_id
-        self.epoch = 0
-        self.owned: set[tuple[str, int]] = set()
-
-    def heartbeat(self, *, epoch=None, owned=UNCHANGED, topics=UNCHANGED, assignor=None, rebalance_timeout_ms=-1,
-                  regex=None):
-        joining = (self.epoch if epoch is None else epoch) == 0
-        request = ConsumerGroupHeartbeatRequest(
-            group_id=self.client.group_id, member_id=self.member_id,
-            member_epoch=self.epoch if epoch is None else epoch, instance_id=self.instance_id,
-            rebalance_timeout_ms=self.rebalance_timeout_ms if joining else rebalance_timeout_ms,
-            subscribed_topic_names=(self.topics if joining else None) if topics is UNCHANGED else topics,
-            subscribed_topic_regex=regex, server_assignor=assignor,
-            topic_partitions=([] if joining else None) if owned is UNCHANGED else self._by_id(owned))
-        response = self.client.client.request(request, 1, ConsumerGroupHeartbeatResponse)
-        if response.error_code == 0:
-            self.epoch = response.member_epoch
-            if response.assignment is not None:
-                self.owned = {(self.names[t.topic_id], p) for t in response.assignment.topic_partitions
-                              for p in t.partitions if t.topic_id in self.names}
-        return response
-
-    def ack(self):
-        """A heartbeat that reports what the member owns now, as clients do after reconciling."""
-        return self.heartbeat(owned=self.owned)
-
-    def _by_id(self, owned):
-        by_topic: dict = {}
-        for topic, partition in owned:
-            by_topic.setdefault(self.ids[topic], []).append(partition)
-        return [ConsumerGroupHeartbeatRequest.TopicPartitions(topic_id=t, partitions=sorted(p))
-                for t, p in by_topic.items()]
 
 
 @pytest.fixture
@@ -183,10 +140,11 @@ def test_offsets_of_a_consumer_group_check_the_member_epoch(group_cluster, clien
     assert fetch(None, -1).error_code == 0   # admin tools
 
 
-def test_classic_and_consumer_groups_do_not_mix(group_cluster, client, topic):
+def test_a_consumer_group_is_described_and_listed_as_one(group_cluster, client, topic):
+    """DescribeGroups (classic) sees no such group; ConsumerGroupDescribe and ListGroups v5 do.
+    Classic members joining it, and upgrades, are in tests/engine/coordinator/test_classic_members."""
     ids = topic_ids(client.client, [topic])
     Member(client, "member-1", [topic], ids).heartbeat()
-    assert client.join_as_new_member().error_code == INCONSISTENT_GROUP_PROTOCOL
     described = client.describe(version=5)
     assert (described.error_code, described.group_state, described.members) == (0, "Dead", [])
     assert client.describe(version=6).error_code == GROUP_ID_NOT_FOUND
@@ -194,15 +152,6 @@ def test_classic_and_consumer_groups_do_not_mix(group_cluster, client, topic):
                                    ListGroupsResponse)
     mine = [g for g in listed.groups if g.group_id == client.group_id]
     assert [(g.protocol_type, g.group_state, g.group_type) for g in mine] == [("consumer", "Stable", "consumer")]
-
-    classic = GroupClient(group_cluster, client.group_id + "-classic")
-    try:
-        joined = classic.join_as_new_member()
-        assert joined.error_code == 0
-        heartbeat = Member(classic, "member-x", [topic], ids).heartbeat()
-        assert heartbeat.error_code == GROUP_ID_NOT_FOUND and "not a consumer group" in heartbeat.error_message
-    finally:
-        classic.close()
 
 
 def test_new_partitions_and_topics_matching_a_regex_bump_the_group_epoch(group_cluster, client, topic):
