@@ -299,6 +299,7 @@ class MemberRow:
     subscribed_topics: tuple[str, ...]
     assignment: tuple[tuple[str, tuple[int, ...]], ...]   # ((topic, (partitions...)), ...)
     undecodable: bool
+    protocol: str = ""     # a KIP-848 group's member: "classic" or "consumer" ("" when not told)
 
 
 @dataclass(frozen=True)
@@ -396,6 +397,16 @@ class GroupDetail:
         return any(p.metadata for p in self.partitions)
 
     @property
+    def is_mixed(self) -> bool:
+        """A consumer-protocol group with classic members (being migrated, KIP-848): the members
+        table says who speaks which protocol then."""
+        return any(m.protocol == "classic" for m in self.members)
+
+    @property
+    def classic_members(self) -> int:
+        return sum(1 for m in self.members if m.protocol == "classic")
+
+    @property
     def is_empty(self) -> bool:
         """No members: the group only holds committed offsets (and can be reset or deleted)."""
         return not self.members
@@ -449,7 +460,8 @@ def _member_row(m: GroupMember) -> MemberRow:
         by_topic[topic].append(partition)
     return MemberRow(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                      client_host=m.client_host, subscribed_topics=m.subscribed_topics,
-                     assignment=tuple((t, tuple(ps)) for t, ps in sorted(by_topic.items())), undecodable=m.undecodable)
+                     assignment=tuple((t, tuple(ps)) for t, ps in sorted(by_topic.items())), undecodable=m.undecodable,
+                     protocol=m.protocol)
 
 
 def _topic_lags(rows: list[PartitionRow]) -> list[TopicLag]:

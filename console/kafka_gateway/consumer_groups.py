@@ -5,7 +5,8 @@ with no members (GROUP_ID_NOT_FOUND from v6). The gateway asks ConsumerGroupDesc
 request per coordinator, for the groups DescribeGroups left unknown, when the broker has the
 API, and gives them the same DescribedGroup shape: state (Empty, Assigning, Reconciling,
 Stable), protocol type "consumer", the server assignor as the protocol, and each member's
-subscription and current assignment. Groups still unknown to both stay as DescribeGroups
+subscription, current assignment and (v1, KIP-1099) protocol: a group being migrated between the
+protocols has members of both. Groups still unknown to both stay as DescribeGroups
 answered.
 
 The codec classes come from `engine.protocol.specs`: Kafka's own JSON specs loaded with
@@ -23,6 +24,7 @@ from console.kafka_gateway.group_records import DescribedGroup, GroupMember
 from engine.protocol.specs import ConsumerGroupDescribeRequest
 
 GROUP_TYPE_CONSUMER = "consumer"
+MEMBER_PROTOCOLS = {0: "classic", 1: "consumer"}    # ConsumerGroupDescribe v1's MemberType
 
 
 def unknown_groups(described: dict[str, DescribedGroup]) -> dict[int, list[str]]:
@@ -68,4 +70,4 @@ def _member(raw) -> GroupMember:
     assignment = tuple(sorted((t.topic_name, p) for t in raw.assignment.topic_partitions for p in t.partitions))
     return GroupMember(member_id=raw.member_id, group_instance_id=raw.instance_id, client_id=raw.client_id,
                        client_host=raw.client_host, subscribed_topics=tuple(sorted(raw.subscribed_topic_names)),
-                       assignment=assignment)
+                       assignment=assignment, protocol=MEMBER_PROTOCOLS.get(getattr(raw, "member_type", -1), ""))

@@ -42,6 +42,9 @@ class GroupMember:
     subscribed_topics: tuple[str, ...] = ()          # decoded ConsumerProtocolSubscription
     assignment: tuple[TopicPartitionKey, ...] = ()    # decoded ConsumerProtocolAssignment
     undecodable: bool = False        # a consumer-protocol group whose bytes did not decode
+    # In a KIP-848 group: "classic" or "consumer", the protocol the member speaks (ConsumerGroupDescribe
+    # v1, KIP-1099); "" when the cluster does not say.
+    protocol: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Group pages and actions through Django's test client, against the shared engine."""
 import html
+import re
 
 from django.urls import reverse
+from kafka import KafkaConsumer
 
 from console.accounts.audit_text import describe
 from console.accounts.models import AuditLogEntry
@@ -9,7 +11,7 @@ from console.clusters.services import cluster_create
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit, committed
 from tests.support.engine_process import free_port_range
-from tests.support.groups import assigned_consumer_protocol_member, produce
+from tests.support.groups import assigned_consumer_protocol_member, produce, wait_until
 
 ADMIN_MARKER = "data-admin-action"
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
@@ -207,6 +209,31 @@ def test_consumer_protocol_group_pages_say_so(cluster, engine_cluster, viewer_cl
     assert 'data-group-type="consumer"' in listed.content.decode() and "(KIP-848)" in listed.content.decode()
     body = page.content.decode()
     assert 'data-group-type="consumer"' in body and 'data-member="' in body
+    assert "member-protocol" not in body   # one protocol: no column for it
+
+
+def test_a_group_being_migrated_says_which_member_speaks_which_protocol(
+        cluster, engine_cluster, viewer_client, unique_topic, unique_group):
+    """A classic consumer joins a KIP-848 group (a rolling upgrade or downgrade in progress): the
+    members table gets a protocol column, and the figures say how many are classic."""
+    topic = make_topic(cluster, unique_topic(), partitions=2)
+    group = unique_group("mixed")
+    with assigned_consumer_protocol_member(engine_cluster.bootstrap, group, topic, 2) as modern:
+        classic = KafkaConsumer(topic, bootstrap_servers=engine_cluster.bootstrap, group_id=group,
+                                client_id="classic-member", heartbeat_interval_ms=300, session_timeout_ms=6000)
+        try:
+            def classic_owns_one() -> bool:
+                modern.poll(0.1)
+                classic.poll(timeout_ms=100)
+                return len(classic.assignment()) == 1
+            wait_until(classic_owns_one, timeout=60, message="the classic member's partition")
+            page = viewer_client.get(reverse("groups:detail", args=[cluster.pk, group]))
+        finally:
+            classic.close()
+    body = page.content.decode()
+    protocols = sorted(html.unescape(cell) for cell in re.findall(r'<td class="member-protocol">([^<]*)</td>', body))
+    assert protocols == ["classic", "consumer"]
+    assert "(1 classic: being migrated)" in body
 
 
 def test_a_consumer_protocol_groups_configs_are_shown_changed_and_reset(

@@ -132,6 +132,7 @@ def test_consumer_protocol_group_is_described_with_consumer_group_describe(clust
     [member] = group.members
     assert member.client_id == "kip848-test" and member.subscribed_topics == (topic,)
     assert member.assignment == tuple((topic, p) for p in range(3))
+    assert member.protocol == "consumer"    # ConsumerGroupDescribe v1's member type
 
 
 def test_delete_offsets_and_group(cluster, engine_cluster, unique_topic):
