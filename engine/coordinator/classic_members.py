@@ -20,8 +20,6 @@ LeaveGroup answered by a consumer group, whose server-side assignor decides for 
 Deadlines: the member's own session timeout, restarted by each of its requests; after a
 join it must sync, and after REBALANCE_IN_PROGRESS join again, within its rebalance timeout,
 else it is removed and the others get its partitions.
-Gaps: a consumer-protocol static member replaced by a classic instance leaves the group a
-consumer group until a member leaves (Kafka downgrades at once).
 """
 from __future__ import annotations
 

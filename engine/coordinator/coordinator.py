@@ -15,6 +15,7 @@ ApiError; per-partition results are returned.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 
 import kafka.errors as Errors
@@ -164,22 +165,45 @@ class GroupCoordinator:
         return await self.membership.join(**request)
 
     async def _join_consumer_group(self, group: ConsumerGroup, request: dict):
+        replaced = self._last_consumer_member_replaced(group, request)
         result = self.classic_members.join(group, **{k: v for k, v in request.items() if k != "group_id"})
+        if result.error == 0 and replaced and self._downgrade_allowed(group):
+            # The static instance that spoke the consumer protocol came back speaking the classic
+            # one: a classic group at once, Stable, the new instance holding the old one's partitions.
+            classic = self._downgrade(group, rebalance=False)
+            await self.store.store_group(classic, now_ms())
+            return dataclasses.replace(result, generation_id=classic.generation_id)
         if self.store.get(group.group_id) is group:
             await self.store.store_consumer_group(group, now_ms())
         return result
 
-    def _downgrade(self, group: ConsumerGroup) -> None:
+    @staticmethod
+    def _last_consumer_member_replaced(group: ConsumerGroup, request: dict) -> bool:
+        """A new classic instance takes the place of the last consumer-protocol member (static)."""
+        instance_id = request["group_instance_id"]
+        existing = group.static_member(instance_id) if instance_id is not None else None
+        return (request["member_id"] == "" and existing is not None and not existing.uses_classic_protocol
+                and group.all_classic_except(existing.member_id))
+
+    def _downgrade_allowed(self, group: ConsumerGroup) -> bool:
+        return (migration.downgrade_enabled(self.config("group.consumer.migration.policy"))
+                and all(m.uses_classic_protocol for m in group.members.values())
+                and len(group.members) <= self.config("group.max.size"))
+
+    def _downgrade(self, group: ConsumerGroup, *, rebalance: bool = True) -> GroupMetadata:
         """Only classic members remain in a consumer group: it becomes a classic group of them
-        (migration.py), which rebalances so that a leader assigns with the members' assignors."""
+        (migration.py), which rebalances, so that a leader assigns with the members' assignors,
+        unless a static instance only came back under the other protocol."""
         classic = migration.classic_group_from_consumer(group, now_ms())
         group.cancel_timers()
         group.state = S.DEAD
         self.store.replace(classic)
-        self._spawn(self.store.forget_consumer_group(group, now_ms()))   # before the classic group's record
+        self._spawn(self.store.forget_consumer_group(group, now_ms()))
         for member in classic.members.values():
             self.membership.schedule_heartbeat(classic, member, member.session_timeout_ms)
-        self.membership.rebalance(classic, "downgraded from the consumer protocol")
+        if rebalance:
+            self.membership.rebalance(classic, "downgraded from the consumer protocol")
+        return classic
 
     def _to_classic(self, group: ConsumerGroup) -> None:
         """An empty consumer group becomes a classic group that keeps its offsets, as in Kafka."""

@@ -201,3 +201,33 @@ def test_the_migration_policy_can_forbid_the_upgrade(engine_factory, group_id, t
     finally:
         classic.close()
         modern_client.close()
+
+
+def test_a_static_instance_coming_back_classic_downgrades_the_group_at_once(group_cluster, group_id, topic):
+    """The last consumer-protocol member is static; its next instance speaks the classic protocol:
+    a classic group at once, Stable, with the old instance's partitions and no rebalance."""
+    modern_client = GroupClient(group_cluster, group_id)
+    other, returning = Classic(group_cluster, group_id, topic), Classic(group_cluster, group_id, topic)
+    try:
+        modern = HeartbeatMember(modern_client, "modern-1", [topic], topic_ids(modern_client.client, [topic]),
+                                 instance_id="instance-1")
+        modern.heartbeat()
+        assert other.join().error_code == NONE
+        modern.ack()
+        modern.ack()                                             # it gave two partitions up
+        held = {p for _, p in modern.owned}
+        rest = rejoin_until_stable(other)
+        assert rest == ALL - held
+        assert modern.heartbeat(epoch=-2).error_code == NONE      # a static member's temporary leave
+
+        joined = returning.join(instance_id="instance-1")
+        assert joined.error_code == NONE and joined.member_id != "modern-1"
+        assert group_type(modern_client) == "classic"
+        assert modern_client.describe().group_state == "Stable"
+        synced = returning.client.sync(returning.member_id, returning.generation, instance_id="instance-1")
+        assert synced.error_code == NONE and returning.partitions(synced) == held
+        assert other.heartbeat() == NONE                         # no rebalance for the other member
+    finally:
+        other.close()
+        returning.close()
+        modern_client.close()
