@@ -27,20 +27,26 @@ a schema, a value is a dict under a Connect struct schema
 (`{"type": "struct", "fields": [{"field": "id", "type": "int32", "optional": false}]}`), and a
 transform that changes the fields changes the schema with them.
 
-Built in: InsertField, ReplaceField, MaskField, ExtractField, HoistField, Flatten, Cast (each
-`$Key` and `$Value`), ValueToKey, RegexRouter, TimestampRouter, Filter, InsertHeader, DropHeaders;
-the predicates TopicNameMatches, HasHeaderKey and RecordIsTombstone. Not built in:
-TimestampConverter, SetSchemaMetadata, HeaderFrom and custom transform classes.
+Built in: InsertField, ReplaceField, MaskField, ExtractField, HoistField, Flatten, Cast,
+TimestampConverter, SetSchemaMetadata, HeaderFrom (each `$Key` and `$Value`), ValueToKey,
+RegexRouter, TimestampRouter, Filter, InsertHeader, DropHeaders; the predicates
+TopicNameMatches, HasHeaderKey and RecordIsTombstone. Not built in: custom transform classes.
+Date patterns (`format`, `timestamp.format`) are SimpleDateFormat's, in UTC, with the letters
+engine/connect/date_format.py reads.
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime
 import re
 from typing import Any, Callable
 
 from engine.connect.api import DataError
-from engine.connect.config_def import BOOLEAN, LIST, LOW, MEDIUM, STRING, ConfigDef
+from engine.connect.config_def import BOOLEAN, INT, LIST, LOW, MEDIUM, STRING, ConfigDef
+from engine.connect.date_format import (DAY_MS, LOGICAL_TYPES, TIMESTAMP_TYPES, DateFormat, DateFormatError, clock,
+                                        is_int, iso_text, logical_millis, millis, moment, schema_timestamp_type,
+                                        timestamp_schema, value_timestamp_type)
 
 TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms."
 PREDICATES_PACKAGE = TRANSFORMS_PACKAGE + "predicates."
@@ -116,6 +122,55 @@ def _pattern(props: dict[str, str], key: str) -> re.Pattern:
         return re.compile(props[key])
     except re.error as exc:
         raise TransformConfigError(f"Invalid value {props[key]} for configuration {key}: {exc}") from None
+
+
+def _date_format(props: dict[str, str], key: str) -> DateFormat | None:
+    """A SimpleDateFormat config as a DateFormat; None when blank."""
+    pattern = props.get(key) or ""
+    if not pattern.strip():
+        return None
+    try:
+        return DateFormat(pattern)
+    except DateFormatError as exc:
+        raise TransformConfigError(f"Invalid value {pattern} for configuration {key}: {exc}") from None
+
+
+def _choice(props: dict[str, str], key: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    """A string config that must be one of `choices` (case matters, as in Kafka's ValidString)."""
+    value = str(props.get(key) or "").strip() or default
+    if value not in choices:
+        raise TransformConfigError(f"Invalid value {value} for configuration {key}: String must be one of: "
+                                   f"{', '.join(choices)}")
+    return value
+
+
+def _boolean(props: dict[str, str], key: str, default: bool) -> bool:
+    text = str(props.get(key) or "").strip().lower() or str(default).lower()
+    if text not in ("true", "false"):
+        raise TransformConfigError(f"Invalid value {props.get(key)} for configuration {key}: Expected value to be "
+                                   "either true or false")
+    return text == "true"
+
+
+def _integer(props: dict[str, str], key: str) -> int | None:
+    text = str(props.get(key) or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise TransformConfigError(f"Invalid value {text} for configuration {key}: Not a number of type INT") from None
+
+
+_REPLACE_NULL = ("replace.null.with.default", "Whether to replace fields that have a default value and that are null "
+                 "to the default value. When set to true, the default value is used, otherwise null is used.", BOOLEAN)
+
+
+def _field_value(value: dict, field: dict, replace_null: bool) -> Any:
+    """A struct field's value; a null one is the field's `default` when `replace_null`, as
+    Connect's Struct.get (and null as getWithoutDefault otherwise)."""
+    found = value.get(field["field"])
+    return field.get("default") if found is None and replace_null else found
 
 
 class Transform(_Configured):
@@ -309,11 +364,6 @@ class RegexRouter(Transform):
         return record
 
 
-# Java's SimpleDateFormat letters of the usual timestamp.format patterns, as strftime's.
-_DATE_LETTERS = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"),
-                 ("ss", "%S")]
-
-
 class TimestampRouter(Transform):
     keys = (("topic.format", "Format string which can contain ${topic} and ${timestamp} as placeholders for the "
              "topic and timestamp, respectively."),
@@ -322,20 +372,13 @@ class TimestampRouter(Transform):
     def configure(self, props):
         super().configure(props)
         self.topic_format = props.get("topic.format") or "${topic}-${timestamp}"
-        pattern = props.get("timestamp.format") or "yyyyMMdd"
-        if re.search(r"[^yMdHms\-_.:/ ]", pattern):
-            raise TransformConfigError(f"timestamp.format {pattern!r}: this worker reads the letters y, M, d, H, "
-                                       "m and s only")
-        for java, python in _DATE_LETTERS:
-            pattern = pattern.replace(java, python)
-        self.strftime = pattern
+        self.format = _date_format(props, "timestamp.format") or DateFormat("yyyyMMdd")
 
     def apply(self, record):
         if record.timestamp is None:
             raise DataError(f"Timestamp missing on record: {record!r}"[:300])
-        stamp = datetime.datetime.fromtimestamp(record.timestamp / 1000, tz=datetime.timezone.utc)
-        topic = self.topic_format.replace("${topic}", record.topic).replace("${timestamp}",
-                                                                             stamp.strftime(self.strftime))
+        topic = self.topic_format.replace("${topic}", record.topic).replace(
+            "${timestamp}", self.format.format(moment(record.timestamp)))
         return dataclasses.replace(record, topic=topic)
 
 
@@ -462,6 +505,243 @@ class DropHeaders(Transform):
         return dataclasses.replace(record, headers=[(k, v) for k, v in record.headers if k not in self.names])
 
 
+# --- timestamps, schema metadata, headers from fields ----------------------------------------
+
+# unix.precision: (multiplier, divisor) from the unit to milliseconds.
+_UNIX_PRECISIONS = {"seconds": (1000, 1), "milliseconds": (1, 1), "microseconds": (1, 1000),
+                    "nanoseconds": (1, 1_000_000)}
+_CONVERTING = "converting timestamp formats"
+_FORMAT_REQUIRED = "TimestampConverter requires format option to be specified when using string timestamps"
+
+
+def _truncated(numerator: int, denominator: int) -> int:
+    """Integer division toward zero, as Java's TimeUnit conversions do."""
+    quotient = abs(numerator) // denominator
+    return quotient if numerator >= 0 else -quotient
+
+
+class TimestampConverter(Transform):
+    """Kafka's TimestampConverter: the whole key/value, or its `field`, from its timestamp type to
+    `target.type`. The input type is the schema's (a Date, Time or Timestamp logical schema, a
+    string, an int64 as unix time) or, without a schema, the value's (datetime, date, time, int,
+    str). An instant is held in milliseconds, as Java's Date: unix micro- and nanoseconds lose
+    their finer digits. With a schema, Date, Time and Timestamp are written in the JSON
+    converter's encoding (epoch days, ms of day, epoch ms) under their logical schema; without
+    one, as a date, a time of day and a UTC datetime, so that the value says its type."""
+
+    keys = (("field", "The field containing the timestamp, or empty if the entire value is a timestamp"),
+            ("target.type", "The desired timestamp representation: string, unix, Date, Time, or Timestamp", STRING,
+             True),
+            ("format", "A SimpleDateFormat-compatible format for the timestamp. Used to generate the output when "
+             "type=string or used to parse the input if the input is a string."),
+            ("unix.precision", "The desired Unix precision for the timestamp: seconds, milliseconds, microseconds, "
+             "or nanoseconds. Used to generate the output when type=unix or used to parse the input if the input "
+             "is a Long."),
+            _REPLACE_NULL)
+
+    def configure(self, props):
+        super().configure(props)
+        self.field = str(props.get("field") or "").strip()
+        self.target = _choice(props, "target.type", TIMESTAMP_TYPES)
+        self.precision = _UNIX_PRECISIONS[_choice(props, "unix.precision", tuple(_UNIX_PRECISIONS), "milliseconds")]
+        self.format = _date_format(props, "format")
+        if self.target == "string" and self.format is None:
+            raise TransformConfigError(_FORMAT_REQUIRED)
+        self.replace_null = _boolean(props, "replace.null.with.default", True)
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        if schema is None:
+            return _with_part(record, self.which, None, self._schemaless(value))
+        if not self.field:
+            converted = self._convert(value, schema_timestamp_type(schema), typed=True)
+            return _with_part(record, self.which, timestamp_schema(self.target, bool(schema.get("optional"))),
+                              converted)
+        fields = _fields(schema)
+        new_schema = {**schema, "fields": [
+            {"field": f["field"], **timestamp_schema(self.target, bool(f.get("optional")))}
+            if f["field"] == self.field else f for f in fields]}
+        if schema.get("default") is not None:
+            new_schema["default"] = self._struct(schema["default"], fields)
+        return _with_part(record, self.which, new_schema, self._struct(value, fields))
+
+    def _schemaless(self, value: Any) -> Any:
+        if value is None or not self.field:
+            return self._convert(value, None, typed=False)
+        updated = dict(_as_map(value, _CONVERTING))
+        updated[self.field] = self._convert(updated.get(self.field), None, typed=False)
+        return updated
+
+    def _struct(self, value: Any, fields: list[dict]) -> dict | None:
+        """A struct's fields (those of its schema), the one named `field` converted."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise DataError(f"Only Struct objects supported for [{_CONVERTING}], found: {type(value).__name__}")
+        updated = {}
+        for f in fields:
+            found = _field_value(value, f, self.replace_null)
+            updated[f["field"]] = (self._convert(found, schema_timestamp_type(f), typed=True)
+                                   if f["field"] == self.field else found)
+        return updated
+
+    def _convert(self, value: Any, source: str | None, *, typed: bool) -> Any:
+        """`value`, of timestamp type `source` (None: inferred from the value), as the target
+        type: under a schema (`typed`) or not."""
+        if value is None:
+            return None
+        return self._target(self._millis(value, source or value_timestamp_type(value)), typed)
+
+    def _millis(self, value: Any, source: str) -> int:
+        if source == "string":
+            return self._parsed(value)
+        if source != "unix":
+            return logical_millis(value, source)
+        if not is_int(value):
+            raise DataError(f"Expected Unix timestamp to be an int, but found {type(value).__name__}")
+        multiplier, divisor = self.precision
+        return _truncated(value * multiplier, divisor)
+
+    def _parsed(self, value: Any) -> int:
+        if not isinstance(value, str):
+            raise DataError(f"Expected string timestamp to be a str, but found {type(value).__name__}")
+        if self.format is None:
+            raise DataError(_FORMAT_REQUIRED)
+        try:
+            return millis(self.format.parse(value))
+        except ValueError:
+            raise DataError(f"Could not parse timestamp: value ({value}) does not match pattern "
+                            f"({self.format.pattern})") from None
+
+    def _target(self, ms: int, typed: bool) -> Any:
+        if self.target == "string":
+            return self.format.format(moment(ms))
+        if self.target == "unix":
+            multiplier, divisor = self.precision
+            return _truncated(ms * divisor, multiplier)
+        if self.target == "Date":
+            return ms // DAY_MS if typed else moment(ms).date()
+        if self.target == "Time":
+            return ms % DAY_MS if typed else clock(ms)
+        return ms if typed else moment(ms)
+
+
+class SetSchemaMetadata(Transform):
+    """Kafka's SetSchemaMetadata: the key's or value's schema gets `schema.name` and/or
+    `schema.version`; its type and fields stay. A record with a key/value but no schema for it
+    fails, as in Kafka; a null key/value without one passes."""
+
+    keys = (("schema.name", "Schema name to set."), ("schema.version", "Schema version to set.", INT), _REPLACE_NULL)
+
+    def configure(self, props):
+        super().configure(props)
+        self.name = str(props.get("schema.name") or "").strip() or None
+        self.version = _integer(props, "schema.version")
+        if self.name is None and self.version is None:
+            raise TransformConfigError("Neither schema name nor version configured")
+        self.replace_null = _boolean(props, "replace.null.with.default", True)
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        if schema is None and value is None:
+            return record
+        if schema is None:
+            raise DataError(f"Schema required for [updating schema metadata]: the record's {self.which} has no "
+                            "schema (SetSchemaMetadata needs the converter's schemas)")
+        updated = dict(schema)
+        if self.name is not None:
+            updated["name"] = self.name
+        if self.version is not None:
+            updated["version"] = self.version
+        if schema.get("type") == "struct" and isinstance(value, dict):
+            value = {f["field"]: _field_value(value, f, self.replace_null) for f in schema.get("fields") or []}
+        return _with_part(record, self.which, updated, value)
+
+
+def header_bytes(value: Any, schema: dict | None) -> bytes | None:
+    """A header's value as Connect's default header converter (SimpleHeaderConverter) writes it:
+    UTF-8 text, None for null. An int under a Date, Time or Timestamp schema is that date."""
+    if value is None:
+        return None
+    if schema is not None and schema.get("name") in LOGICAL_TYPES and is_int(value):
+        value = moment(logical_millis(value, LOGICAL_TYPES[schema["name"]]))
+    return _header_text(value, embedded=False).encode()
+
+
+def _header_text(value: Any, embedded: bool) -> str:
+    """Connect's Values.convertToString: numbers and booleans as Java prints them, bytes as
+    base64, lists, maps and structs in brackets and braces with their strings quoted, dates in
+    ISO 8601."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (str, bytes, bytearray)):
+        text = value if isinstance(value, str) else base64.b64encode(bytes(value)).decode()
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"' if embedded else text
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_header_text(v, True) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_header_text(k, True)}:{_header_text(v, True)}" for k, v in value.items()) + "}"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return iso_text(logical_millis(value, "Timestamp"))
+    raise DataError(f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}"[:300])
+
+
+class HeaderFrom(Transform):
+    """Kafka's HeaderFrom: copies or moves the key's/value's `fields` into the `headers` named in
+    the same order (appended; a header already there stays). Headers travel as bytes here, so a
+    header holds the field as header_bytes writes it, its schema used for dates only."""
+
+    keys = (("fields", "Field names in the record whose values are to be copied or moved to headers.", LIST, True),
+            ("headers", "Header names, in the same order as the field names listed in the fields configuration "
+             "property.", LIST, True),
+            ("operation", "Either move if the fields are to be moved to the headers (removed from the key/value), "
+             "or copy if the fields are to be copied to the headers (retained in the key/value).", STRING, True),
+            _REPLACE_NULL)
+
+    def configure(self, props):
+        super().configure(props)
+        self.fields, self.headers = _props_list(props, "fields"), _props_list(props, "headers")
+        if len(self.fields) != len(self.headers):
+            raise TransformConfigError("'fields' config must have the same number of elements as 'headers' config.")
+        self.operation = _choice(props, "operation", ("move", "copy"))
+        self.replace_null = _boolean(props, "replace.null.with.default", True)
+
+    def apply(self, record):
+        schema, value = _part(record, self.which)
+        fields = _fields(schema)
+        if fields is None:
+            schema, value, added = self._schemaless(_as_map(value, f"header {self.operation}"))
+        else:
+            schema, value, added = self._with_schema(schema, fields, value)
+        return dataclasses.replace(_with_part(record, self.which, schema, value), headers=[*record.headers, *added])
+
+    def _schemaless(self, value: dict) -> tuple[None, dict, list]:
+        added = [(header, header_bytes(value.get(name), None)) for name, header in zip(self.fields, self.headers)]
+        if self.operation == "move":
+            value = {k: v for k, v in value.items() if k not in self.fields}
+        return None, dict(value), added
+
+    def _with_schema(self, schema: dict, fields: list[dict], value: Any) -> tuple[dict, dict, list]:
+        if not isinstance(value, dict):
+            raise DataError(f"Only Struct objects supported for [header {self.operation}], found: "
+                            f"{type(value).__name__}")
+        by_name = {f["field"]: f for f in fields}
+        added = []
+        for name, header in zip(self.fields, self.headers):
+            if name not in by_name:
+                raise DataError(f"{name} is not a valid field name")
+            added.append((header, header_bytes(_field_value(value, by_name[name], self.replace_null), by_name[name])))
+        if self.operation == "move":
+            kept = [f for f in fields if f["field"] not in self.fields]
+            schema, value = {**schema, "fields": kept}, {f["field"]: _field_value(value, f, self.replace_null)
+                                                         for f in kept}
+        return schema, value, added
+
+
 # --- predicates -----------------------------------------------------------------------------
 
 class Predicate(_Configured):
@@ -504,7 +784,7 @@ def _both(cls) -> dict[str, Callable[[], Transform]]:
 
 TRANSFORMS: dict[str, Callable[[], Transform]] = {
     **_both(InsertField), **_both(ReplaceField), **_both(MaskField), **_both(ExtractField), **_both(HoistField),
-    **_both(Flatten), **_both(Cast),
+    **_both(Flatten), **_both(Cast), **_both(TimestampConverter), **_both(SetSchemaMetadata), **_both(HeaderFrom),
     "ValueToKey": ValueToKey, "RegexRouter": RegexRouter, "TimestampRouter": TimestampRouter, "Filter": Filter,
     "InsertHeader": InsertHeader, "DropHeaders": DropHeaders,
 }
