@@ -77,7 +77,7 @@ def _request_families(broker) -> Iterator[Metric]:
         requests.add_metric([_api_name(key), str(version)], count)
     yield requests
     errors = CounterMetricFamily("kafka_network_requestmetrics_errors",
-                                 "kafka.network:type=RequestMetrics,name=ErrorsPerSec: responses by error code",
+                                 "kafka.network:type=RequestMetrics,name=ErrorsPerSec: error codes the responses carry",
                                  labels=["request", "error"])
     for (key, code), count in sorted(stats.errors.items()):
         errors.add_metric([_api_name(key), _error_name(code)], count)

@@ -8,14 +8,14 @@ turns them into Kafka's per-second rates); a restart of the process starts them 
 which Prometheus handles as a counter reset.
 
 Requests are kept by API key and version; names come from the API registry at scrape time.
-Errors are counted per API and error code, NONE included (Kafka's ErrorsPerSec does the
-same); the code counted is the response's top-level `error_code` (responses with errors
-per partition count them there only when the top level carries one), and INVALID_REQUEST
-for a request refused before its handler answered.
+Errors are counted per API and error code, NONE included, as Kafka's ErrorsPerSec: every
+error code the response carries at the levels Kafka counts (each partition of a Produce, the
+top level and each partition of a Fetch ...; error_counts.py), and INVALID_REQUEST for a
+request refused before its handler answered.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from engine.metrics.reservoir import Reservoir
 
@@ -49,11 +49,23 @@ class BrokerStats:
         counters = self.topics.get(topic) or self._topic(topic)
         counters.bytes_out += size
 
-    def handled(self, api_key: int, api_version: int, queue_ms: float, error_code: int) -> None:
-        """A request's handler answered (or it was refused): counted, with its error and the
-        time from the whole request being read to its handler starting."""
+    def handled(self, api_key: int, api_version: int, queue_ms: float, error_codes: int | list[int]) -> None:
+        """A request's handler answered (or it was refused): counted, with its errors (one code,
+        or the codes its response carries) and the time from the whole request being read to
+        its handler starting."""
         self.requests[api_key, api_version] += 1
-        self.errors[api_key, error_code] += 1
+        # A code left None (by a response that will fail to encode) is not one to count.
+        if type(error_codes) is int:
+            self.errors[api_key, error_codes] += 1
+        elif len(error_codes) == 1:                         # most APIs: one top-level code
+            if error_codes[0] is not None:
+                self.errors[api_key, error_codes[0]] += 1
+        elif error_codes:
+            # Thousands of partitions share a code or two: tallied in C, then added per code.
+            counts = Counter(error_codes)
+            counts.pop(None, None)
+            for code, count in counts.items():
+                self.errors[api_key, code] += count
         (self.queue_time_ms.get(api_key) or self._reservoir(self.queue_time_ms, api_key)).record(queue_ms)
 
     def completed(self, api_key: int, total_ms: float) -> None:

@@ -29,6 +29,7 @@ from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.metadata import ApiVersionsResponse
 
 from engine.heap import FullCollectionsPaused
+from engine.metrics.error_counts import error_codes
 from engine.protocol import registry
 from engine.protocol.big_requests import is_big, off_loop, release_in_slices
 from engine.protocol.broker_view import BrokerView
@@ -179,7 +180,8 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host,
                                 f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
-    _count(broker, api_key, api_version, read_at, getattr(response, "error_code", 0) or 0, handler_started)
+    _count(broker, api_key, api_version, read_at, error_codes(api_key, spec.response_class, api_version, response),
+           handler_started)
     if response is None:
         return None
     if isinstance(response, ZeroCopyResponse):
@@ -214,12 +216,12 @@ def _decode(spec, frame, api_version: int):
 _INVALID_REQUEST = Errors.InvalidRequestError.errno
 
 
-def _count(broker, api_key: int, api_version: int, read_at: float, error_code: int,
+def _count(broker, api_key: int, api_version: int, read_at: float, errors: int | list[int],
            handler_started: float | None = None) -> None:
     """The request's metrics (engine/metrics/stats.py); broker None: a test dispatching alone."""
     if broker is not None:
         queue_ms = ((handler_started or time.perf_counter()) - read_at) * 1000
-        broker.metrics.handled(api_key, api_version, queue_ms, error_code)
+        broker.metrics.handled(api_key, api_version, queue_ms, errors)
 
 
 _RULE_BREAKS = (TypeError, ValueError, OverflowError, struct.error, UnicodeError, KeyError, IndexError, AttributeError)

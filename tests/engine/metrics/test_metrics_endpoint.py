@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import urllib.request
 
+import kafka.errors as Errors
 import pytest
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.protocol.consumer import FetchRequest, FetchResponse, OffsetCommitRequest, OffsetCommitResponse
+from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse, MetadataRequest, MetadataResponse
+from kafka.protocol.producer import ProduceRequest, ProduceResponse
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.engine_process import EngineProcess, free_port_range
 from tests.support.promtool import check_metrics
+from tests.support.raw_client import RawClient
+from tests.support.record_batches import records, seal
 from tests.support.waiting import wait_until
 
 TOPIC = "metered"
@@ -90,6 +96,125 @@ def test_requests_errors_and_latency_per_api(metered_engine):
     p99 = found["kafka_network_requestmetrics_totaltimems", (("quantile", "0.99"), ("request", "Metadata"))]
     assert p99 > 0
     assert found["kafka_network_requestmetrics_requestqueuetimems_count", (("request", "Metadata"),)] >= 1
+
+
+ERRORS = "kafka_network_requestmetrics_errors_total"
+UNKNOWN = Errors.UnknownTopicOrPartitionError
+NOT_LEADER = Errors.NotLeaderForPartitionError
+
+
+def errors_counted(engine, broker_id: int, request: str) -> dict[str, float]:
+    """{error name: count} of one broker's ErrorsPerSec series for `request`."""
+    return {dict(labels)["error"]: value for (name, labels), value in samples(scrape(engine, broker_id)).items()
+            if name == ERRORS and ("request", request) in labels}
+
+
+def delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {error: after[error] - before.get(error, 0) for error in after if after[error] != before.get(error, 0)}
+
+
+def test_a_produce_counts_the_error_of_each_partition(metered_engine):
+    """A Produce answer has no top-level error: each partition's code is counted, as Kafka's
+    ProduceResponse.errorCounts, NONE included."""
+    topic = "errors-per-partition"
+    admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
+    admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=1)])
+    admin.close()
+    client = RawClient(metered_engine.ports[0])
+    try:
+        def leaders():
+            answer = client.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                                    allow_auto_topic_creation=False), 12, MetadataResponse)
+            return {p.partition_index: p.leader_id for p in answer.topics[0].partitions if p.leader_id >= 0}
+        wait_until(lambda: len(leaders()) == 3, timeout=30)
+        led = leaders()
+    finally:
+        client.close()
+    broker = led[0]
+    mine = sorted(p for p, leader in led.items() if leader == broker)
+    batch = bytes(seal(records([b"v"]), 1))
+    P = ProduceRequest.TopicProduceData
+    request = ProduceRequest(transactional_id=None, acks=1, timeout_ms=10000, topic_data=[
+        P(name=topic, partition_data=[P.PartitionProduceData(index=i, records=batch) for i in range(3)]),
+        P(name="no-such-topic", partition_data=[P.PartitionProduceData(index=i, records=batch) for i in range(4)])])
+
+    before = errors_counted(metered_engine, broker, "Produce")
+    client = RawClient(metered_engine.ports[broker])
+    try:
+        answer = client.request(request, 9, ProduceResponse)
+    finally:
+        client.close()
+    codes = sorted(p.error_code for t in answer.responses for p in t.partition_responses)
+    assert codes == sorted([0] * len(mine) + [NOT_LEADER.errno] * (3 - len(mine)) + [UNKNOWN.errno] * 4)
+    expected = {"NONE": len(mine), UNKNOWN.message: 4}
+    if len(mine) < 3:
+        expected[NOT_LEADER.message] = 3 - len(mine)
+    assert delta(before, errors_counted(metered_engine, broker, "Produce")) == expected
+
+
+def test_an_offset_commit_counts_each_unknown_partition(metered_engine):
+    group = "errors-per-partition-group"
+    client = RawClient(metered_engine.ports[0])
+    try:
+        def coordinator():
+            found = client.request(FindCoordinatorRequest(key=group, key_type=0), 3, FindCoordinatorResponse)
+            return found.node_id if found.error_code == 0 else None
+        wait_until(lambda: coordinator() is not None, timeout=30)
+        broker = coordinator()
+    finally:
+        client.close()
+    T = OffsetCommitRequest.OffsetCommitRequestTopic
+    request = OffsetCommitRequest(group_id=group, generation_id_or_member_epoch=-1, member_id="",
+                                  group_instance_id=None, topics=[T(name="no-such-topic", partitions=[
+                                      T.OffsetCommitRequestPartition(partition_index=i, committed_offset=5,
+                                                                     committed_leader_epoch=-1, committed_metadata="")
+                                      for i in range(5)])])
+    before = errors_counted(metered_engine, broker, "OffsetCommit")
+    client = RawClient(metered_engine.ports[broker])
+    try:
+        answer = client.request(request, 8, OffsetCommitResponse)
+    finally:
+        client.close()
+    assert [p.error_code for p in answer.topics[0].partitions] == [UNKNOWN.errno] * 5
+    assert delta(before, errors_counted(metered_engine, broker, "OffsetCommit")) == {UNKNOWN.message: 5}
+
+
+def test_a_fetch_counts_its_top_level_and_each_partition(metered_engine):
+    """The Fetch answer is sent zero-copy: its frame is what is counted (Kafka's
+    FetchResponse.errorCounts: the top level, then each partition)."""
+    F = FetchRequest.FetchTopic
+    request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
+                           session_id=0, session_epoch=-1, topics=[F(topic="no-such-topic", partitions=[
+                               F.FetchPartition(partition=i, current_leader_epoch=-1, fetch_offset=0,
+                                                last_fetched_epoch=-1, log_start_offset=-1,
+                                                partition_max_bytes=1 << 20) for i in range(6)])],
+                           forgotten_topics_data=[], rack_id="")
+    broker = 1
+    before = errors_counted(metered_engine, broker, "Fetch")
+    client = RawClient(metered_engine.ports[broker])
+    try:
+        answer = client.request(request, 12, FetchResponse)
+    finally:
+        client.close()
+    assert answer.error_code == 0
+    assert [p.error_code for p in answer.responses[0].partitions] == [UNKNOWN.errno] * 6
+    counted = delta(before, errors_counted(metered_engine, broker, "Fetch"))
+    # Followers' fetches from this broker answer NONE meanwhile: only the unknown partitions are exact.
+    assert counted[UNKNOWN.message] == 6 and counted["NONE"] >= 1
+
+
+def test_a_metadata_request_counts_each_topic(metered_engine):
+    names = [f"no-such-topic-{i}" for i in range(3)]
+    request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in names],
+                              allow_auto_topic_creation=False)
+    before = errors_counted(metered_engine, 2, "Metadata")
+    client = RawClient(metered_engine.ports[2])
+    try:
+        answer = client.request(request, 12, MetadataResponse)
+    finally:
+        client.close()
+    assert [t.error_code for t in answer.topics] == [UNKNOWN.errno] * 3
+    assert delta(before, errors_counted(metered_engine, 2, "Metadata"))[UNKNOWN.message] == 3
 
 
 def test_replica_and_controller_gauges_follow_a_stopped_broker(metered_engine, tmp_path):
