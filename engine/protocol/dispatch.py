@@ -109,6 +109,9 @@ class ZeroCopyResponse:
     markers: list[bytes]
     slices: list[Any]               # engine.storage FileSlice, one per marker
     compact: bool
+    # The codes ErrorsPerSec counts for it (engine/metrics/error_counts.py), when the handler
+    # knows them; else they are read back from the frame.
+    error_codes: list[int] | None = None
 
 
 @dataclass(frozen=True)

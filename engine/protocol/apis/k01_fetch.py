@@ -353,11 +353,14 @@ async def _build_response(ctx, request, all_reads: list[PartitionRead], context:
         _close_slices(all_reads)
         frame = await _encode(ctx, [], throttle_ms=throttle_ms, session_id=session_id, big=False)
         markers, file_slices = [], []
+        error_codes = [0]
     else:
         await context.answered(all_reads)
+        error_codes = [0] + [read.error for read in reads]   # as Kafka counts them: the top level, each partition
     if big:
         await release_in_slices(topics, all_reads)
-    return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version))
+    return ZeroCopyResponse(frame, markers, file_slices, FetchRequest.flexible_version_q(ctx.api_version),
+                            error_codes=error_codes)
 
 
 async def _encode(ctx, topics, *, throttle_ms: int, session_id: int, big: bool) -> bytes:
