@@ -211,6 +211,7 @@ _BROKER_DEFS = [
     ConfigDef("default.replication.factor", TYPE_INT, 1, at_least(1)),
     ConfigDef("delete.topic.enable", TYPE_BOOLEAN, True),
     ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
+    ConfigDef("queued.max.request.bytes", TYPE_LONG, -1),
     # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
     ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),

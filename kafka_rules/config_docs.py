@@ -198,6 +198,8 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
                                                 "producer.id.expiration.ms.",
     "producer.id.expiration.ms": "How long in ms the broker keeps the state of an idle idempotent producer; never "
                                  "while it has an open transaction.",
+    "queued.max.request.bytes": "Bytes of requests the broker holds while reading and handling them before it "
+                                "waits to read more; -1 (or 0) for no limit.",
     "quota.window.num": "Number of samples kept for client quota rates.",
     "quota.window.size.seconds": "Length in seconds of each sample of client quota rates.",
     "replica.fetch.backoff.ms": "How long in ms a follower waits before fetching again after a fetch error.",

@@ -29,6 +29,7 @@ from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
 from engine.protocol.fetch_sessions import FetchSessionCache
+from engine.protocol.request_memory import RequestMemoryPool
 from engine.protocol.response_cache import ImageResponseCache
 from engine.share.coordinator import ShareCoordinator
 from engine.share.manager import SharePartitionManager
@@ -68,6 +69,8 @@ class Broker(ReplicaSync):
         self.fetch_sessions = FetchSessionCache(lambda: self.config.get("max.incremental.fetch.session.cache.slots"))
         self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)
         self.listeners: list = []   # one protocol listener per named listener, attached by engine/runtime.py
+        # What its listeners hold of requests being read and handled (queued.max.request.bytes).
+        self.request_memory = RequestMemoryPool(lambda: self.config.get("queued.max.request.bytes"))
         self.inter_broker = None   # the InterBrokerNetwork to the other brokers, attached by engine/runtime.py
         self.authorizer = None   # kafka_rules.authorizer.StandardAuthorizer, set by engine/runtime.py when on
         self.metrics = BrokerStats()   # what the hot paths count for --metrics-port (engine/metrics)

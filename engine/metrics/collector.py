@@ -20,6 +20,7 @@ from engine.metrics.stats import LOG_FLUSH_MS
 from engine.protocol import registry
 
 NO_LEADER = -1
+LONG_MAX = 2**63 - 1
 UNCLEANABLE = "kafka_log_logcleanermanager_uncleanable_partitions_count"
 
 
@@ -27,7 +28,8 @@ def broker_collectors(broker) -> list[Collector]:
     """One collector per group of families, each describing its names, so that a scrape asking
     for some families by name (`?name[]=...`) builds only their group."""
     return [_Families(broker, f) for f in (_topic_families, _request_families, _replica_manager_families,
-                                           _fetch_session_families, _controller_families, _log_families,
+                                           _fetch_session_families, _socket_server_families,
+                                           _controller_families, _log_families,
                                            _share_families)]
 
 
@@ -132,6 +134,22 @@ def _fetch_session_families(broker) -> Iterator[Metric]:
     yield CounterMetricFamily("kafka_server_fetchsessioncache_incrementalfetchsessionevictions",
                               "kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec: "
                               "sessions evicted for a new one", value=cache.evictions)
+
+
+def _socket_server_families(broker) -> Iterator[Metric]:
+    """Kafka's SocketServer memory pool (`queued.max.request.bytes`; request_memory.py): an
+    unbounded pool has Long.MAX_VALUE available, as Kafka's MemoryPool.NONE says."""
+    pool = broker.request_memory
+    available = pool.available
+    yield GaugeMetricFamily("kafka_network_socketserver_memorypoolavailable",
+                            "kafka.network:type=SocketServer,name=MemoryPoolAvailable: bytes left for requests",
+                            value=LONG_MAX if available is None else available)
+    yield GaugeMetricFamily("kafka_network_socketserver_memorypoolused",
+                            "kafka.network:type=SocketServer,name=MemoryPoolUsed: bytes of requests being read "
+                            "and handled", value=pool.used)
+    yield GaugeMetricFamily("kafka_network_socketserver_memorypoolwaiting",
+                            "the engine's own: connections waiting for memory before reading their next request",
+                            value=pool.waiting)
 
 
 def _controller_families(broker) -> Iterator[Metric]:

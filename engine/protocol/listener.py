@@ -18,6 +18,10 @@ connection may send requests, and, on a SASL listener, `sasl.server.max.receive.
 (512 KiB) until it has logged in, as Kafka's SaslServerAuthenticator reads its frames - so a
 client that has not proved who it is cannot make the broker hold more than that.
 
+Memory (`queued.max.request.bytes`, unbounded by default as in Kafka): a connection takes its
+request's size from the broker's pool before reading the body and gives it back once the
+request is answered; while nothing is left it waits (engine/protocol/request_memory.py).
+
 Client quotas (KIP-219): after an answer whose handler muted the channel, the next request
 is read only once the throttle time has passed (engine/protocol/channel_mute.py).
 
@@ -251,52 +255,65 @@ class Listener:
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
+        # The brokers' own requests never wait for memory: replication must go on (request_memory.py).
+        memory = self.broker.request_memory if connection.inter_broker_peer is None else None
         while not self._closing:
             await unmuted(channel)   # a throttled client's next request is read only after its throttle time
             (size,) = _SIZE.unpack(await reader.readexactly(4))
-            session = connection.session
-            limit, limit_name = self._frame_limit(session)
+            limit, limit_name = self._frame_limit(connection.session)
             if size <= 0 or size > limit:
                 raise CloseConnection(f"request size {size} outside 1..{limit} ({limit_name})")
-            frame = await reader.readexactly(size)
-            if session is not None and session.raw_tokens:      # after SaslHandshake v0
-                if not await _answer_raw_token(session, frame, writer, connection.peer_host):
-                    return
-                continue
-            if session is not None and not session.authenticated:
-                reason = session.refusal(frame)
-                if reason is not None:
-                    refused(log, "authentication_failures", "Closing an unauthenticated connection from %s: %s",
-                            connection.peer_host, reason)
-                    return
-            connection.handling = True
-            read_at = time.perf_counter()
+            if memory is not None:
+                await memory.acquire(size)   # queued.max.request.bytes: wait before reading the body
             try:
-                response = await dispatch(self.broker, frame, connection.peer_host, session, connection.identity,
-                                          inter_broker_peer=connection.inter_broker_peer,
-                                          on_close=connection.on_close)
+                if not await self._serve_one(reader, writer, connection, size):
+                    return
             finally:
-                connection.handling = False
-                connection.last_active = time.monotonic()
-            if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer (unless acks=0), then close
-                if response.frame:
-                    writer.write(response.frame)
-                    await writer.drain()
-                return
-            if response is not None:
-                if isinstance(response, ZeroCopyResponse):
-                    await write_zero_copy(writer, response)
-                else:
-                    writer.write(response)
-                    await writer.drain()
-            # TotalTimeMs: read to written (the API key is the frame's first two bytes)
-            self.broker.metrics.completed((frame[0] << 8) | frame[1], (time.perf_counter() - read_at) * 1000)
+                if memory is not None:
+                    memory.release(size)
+
+    async def _serve_one(self, reader, writer, connection: _Connection, size: int) -> bool:
+        """Read one request's body, answer it and drain the answer; False when the connection
+        must close now."""
+        session = connection.session
+        frame = await reader.readexactly(size)
+        if session is not None and session.raw_tokens:      # after SaslHandshake v0
+            return await _answer_raw_token(session, frame, writer, connection.peer_host)
+        if session is not None and not session.authenticated:
+            reason = session.refusal(frame)
+            if reason is not None:
+                refused(log, "authentication_failures", "Closing an unauthenticated connection from %s: %s",
+                        connection.peer_host, reason)
+                return False
+        connection.handling = True
+        read_at = time.perf_counter()
+        try:
+            response = await dispatch(self.broker, frame, connection.peer_host, session, connection.identity,
+                                      inter_broker_peer=connection.inter_broker_peer,
+                                      on_close=connection.on_close)
+        finally:
+            connection.handling = False
             connection.last_active = time.monotonic()
-            if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
-                refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
-                        "connection", session.mechanism, connection.peer_host)
-                await _close_after_failure(reader, writer)
-                return
+        if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer (unless acks=0), then close
+            if response.frame:
+                writer.write(response.frame)
+                await writer.drain()
+            return False
+        if response is not None:
+            if isinstance(response, ZeroCopyResponse):
+                await write_zero_copy(writer, response)
+            else:
+                writer.write(response)
+                await writer.drain()
+        # TotalTimeMs: read to written (the API key is the frame's first two bytes)
+        self.broker.metrics.completed((frame[0] << 8) | frame[1], (time.perf_counter() - read_at) * 1000)
+        connection.last_active = time.monotonic()
+        if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
+            refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
+                    "connection", session.mechanism, connection.peer_host)
+            await _close_after_failure(reader, writer)
+            return False
+        return True
 
     async def _close_idle_connections(self) -> None:
         """Kafka's `connections.max.idle.ms`: close connections with no request and no
