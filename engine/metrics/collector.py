@@ -82,7 +82,7 @@ def _request_families(broker) -> Iterator[Metric]:
                                  "kafka.network:type=RequestMetrics,name=ErrorsPerSec: error codes the responses carry",
                                  labels=["request", "error"])
     for (key, code), count in sorted(stats.errors.items()):
-        errors.add_metric([_api_name(key), _error_name(code)], count)
+        errors.add_metric([_api_name(key), error_name(code)], count)
     yield errors
     yield _summary("kafka_network_requestmetrics_totaltimems",
                    "kafka.network:type=RequestMetrics,name=TotalTimeMs: request read to response written (ms)",
@@ -233,5 +233,16 @@ def _api_name(key: int) -> str:
     return spec.name if spec is not None else str(key)
 
 
-def _error_name(code: int) -> str:
-    return Errors.for_code(code).message if code else "NONE"
+# Kafka's names (its Errors enum) where kafka-python's differ or it has none.
+KAFKA_ERROR_NAMES = {-1: "UNKNOWN_SERVER_ERROR", 6: "NOT_LEADER_OR_FOLLOWER", 10: "MESSAGE_TOO_LARGE",
+                     17: "INVALID_TOPIC_EXCEPTION", 39: "INVALID_REPLICA_ASSIGNMENT",
+                     128: "INVALID_REGULAR_EXPRESSION", 129: "REBOOTSTRAP_REQUIRED",
+                     130: "STREAMS_INVALID_TOPOLOGY", 131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
+                     132: "STREAMS_TOPOLOGY_FENCED", 133: "SHARE_SESSION_LIMIT_REACHED"}
+
+
+def error_name(code: int) -> str:
+    """The `error` label: Kafka's name for the code, as its ErrorsPerSec MBeans carry it."""
+    if not code:
+        return "NONE"
+    return KAFKA_ERROR_NAMES.get(code) or Errors.for_code(code).message
