@@ -2,7 +2,7 @@
 `connect-<connector>` subscribed to the connector's `topics` (or `topics.regex`).
 
 Each batch the consumer returns is converted (key and value converters), passed through the
-connector's transforms (engine/connect/transforms.py; a record they drop is consumed and never
+connector's transforms (engine/connect/transforms/; a record they drop is consumed and never
 put; with `errors.tolerance=all` a record that cannot be converted or transformed is skipped,
 logged, and sent to the dead letter queue if there is one: engine/connect/dead_letter.py) and
 handed to `put()`. Every `offset.flush.interval.ms`, when the task asks (`context.request_commit()`),

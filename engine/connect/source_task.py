@@ -1,5 +1,5 @@
 """WorkerSourceTask: runs one SourceTask on its own thread. It polls the task, passes each record
-through the connector's transforms (engine/connect/transforms.py), converts its key and value
+through the connector's transforms (engine/connect/transforms/), converts its key and value
 with the connector's converters, sends it with its own producer, and
 every `offset.flush.interval.ms` commits the source offsets: it first waits until Kafka has
 acknowledged every record sent so far (producer flush), then writes the newest offset of each
@@ -100,7 +100,7 @@ class WorkerSourceTask(TaskRunner):
                 self.worker.status_store.put_topic(self.connector, record.topic, self.task_id[1])
 
     def _transformed(self, record):
-        """The record through the connector's transforms (engine/connect/transforms.py); None when
+        """The record through the connector's transforms (engine/connect/transforms/); None when
         one drops it, or when one fails and `errors.tolerance=all` skips it."""
         if not self.transforms:
             return record
