@@ -25,8 +25,9 @@ DOCS_JS_STAMP := $(DOCS_JS)/node_modules/.package-lock.json
 RUN_DEPS := ensurepip=python3-venv java=openjdk-17-jre-headless
 # postgresql and redis-server: the scale-out tests start a private Postgres cluster (initdb,
 # pg_ctl) and a Redis with a password (tests/console/test_postgres.py, test_redis_password.py).
+# keytool: the TLS tests make PKCS12 and JKS stores as operators do (tests/support/keytool.py).
 TEST_DEPS := $(RUN_DEPS) kcat=kcat /usr/bin/chromium=chromium node=nodejs npm=npm promtool=prometheus \
-	/usr/lib/postgresql/15/bin/pg_ctl=postgresql /usr/bin/redis-server=redis-server
+	/usr/lib/postgresql/15/bin/pg_ctl=postgresql /usr/bin/redis-server=redis-server keytool=openjdk-17-jre-headless
 
 .PHONY: run engine test venv js-clients docs-js bench docs clean system-deps run-deps
 

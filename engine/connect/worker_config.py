@@ -3,7 +3,7 @@ DistributedConfig, StandaloneConfig), and the Kafka client settings derived from
 
 The worker's clients (the group member, the internal topics' readers and writers, the source
 tasks' producers, the sink tasks' consumers) get `bootstrap.servers` and the security
-settings (`security.protocol`, `sasl.mechanism`, `sasl.jaas.config`, `ssl.*` with PEM files);
+settings (`security.protocol`, `sasl.mechanism`, `sasl.jaas.config`, `ssl.*` with PEM or PKCS12 stores);
 `producer.`, `consumer.` and `admin.` prefixed settings override them for that client, as in
 Connect.
 """
@@ -49,10 +49,18 @@ def _common() -> ConfigDef:
              validator=one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL", case_insensitive=True))
     d.define("sasl.mechanism", STRING, "GSSAPI", MEDIUM, "SASL mechanism used for client connections.")
     d.define("sasl.jaas.config", PASSWORD, None, MEDIUM, "JAAS login context parameters for SASL connections.")
-    d.define("ssl.truststore.location", STRING, None, MEDIUM, "The trust store file (PEM).")
-    d.define("ssl.truststore.type", STRING, "JKS", MEDIUM, "The file format of the trust store file (PEM here).")
-    d.define("ssl.keystore.location", STRING, None, MEDIUM, "The key store file (PEM: key and certificate chain).")
-    d.define("ssl.keystore.type", STRING, "JKS", MEDIUM, "The file format of the key store file (PEM here).")
+    d.define("ssl.truststore.location", STRING, None, MEDIUM, "The trust store file (PEM or PKCS12).")
+    d.define("ssl.truststore.type", STRING, "JKS", MEDIUM, "The file format of the trust store file: PEM or PKCS12 "
+             "(JKS: read when the file is PKCS12, as keytool writes them since Java 9).")
+    d.define("ssl.truststore.password", PASSWORD, None, MEDIUM, "The password of a PKCS12 trust store.")
+    d.define("ssl.truststore.certificates", PASSWORD, None, MEDIUM, "Trusted certificates in PEM, inline.")
+    d.define("ssl.keystore.location", STRING, None, MEDIUM, "The key store file (PEM with the key and its "
+             "certificate chain, or PKCS12).")
+    d.define("ssl.keystore.type", STRING, "JKS", MEDIUM, "The file format of the key store file: PEM or PKCS12 "
+             "(JKS: read when the file is PKCS12).")
+    d.define("ssl.keystore.password", PASSWORD, None, MEDIUM, "The password of a PKCS12 key store.")
+    d.define("ssl.keystore.key", PASSWORD, None, MEDIUM, "The private key in PEM, inline (KIP-651).")
+    d.define("ssl.keystore.certificate.chain", PASSWORD, None, MEDIUM, "The certificate chain in PEM, inline.")
     d.define("ssl.key.password", PASSWORD, None, MEDIUM, "The password of the private key.")
     d.define("ssl.endpoint.identification.algorithm", STRING, "https", LOW, "The endpoint identification "
              "algorithm to validate server hostname using server certificate.")
@@ -138,8 +146,10 @@ class WorkerConfig:
 
     def client_settings(self, prefix: str = "") -> dict[str, str]:
         """Kafka-named settings of one client: the worker's, then `prefix.` overrides."""
-        names = ("security.protocol", "sasl.mechanism", "sasl.jaas.config", "ssl.truststore.location",
-                 "ssl.keystore.location", "ssl.key.password", "ssl.endpoint.identification.algorithm")
+        names = ("security.protocol", "sasl.mechanism", "sasl.jaas.config", "ssl.truststore.type",
+                 "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.certificates",
+                 "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.key",
+                 "ssl.keystore.certificate.chain", "ssl.key.password", "ssl.endpoint.identification.algorithm")
         settings = {"bootstrap.servers": self.bootstrap_servers}
         settings.update({n: str(self.raw[n]) for n in names if self.raw.get(n) is not None})
         if prefix:

@@ -4,10 +4,13 @@
   --security-protocol PLAINTEXT | SASL_PLAINTEXT | SASL_SSL | SSL   (Kafka's listener protocols)
   --config sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN  (the default list, as here)
   --sasl-users-file FILE       PLAIN users, one `user_<name>=<password>` a line (JAAS's keys)
-  --config ssl.keystore.type=PEM --config ssl.keystore.location=FILE  (key + certificate chain, KIP-651)
-  --config ssl.key.password=...  (only if the PEM key is encrypted)
+  --config ssl.keystore.type=PEM|PKCS12 --config ssl.keystore.location=FILE  (key + certificate chain)
+  --config ssl.keystore.password=...  (PKCS12) --config ssl.key.password=...  (an encrypted key)
+  --config ssl.keystore.key=PEM --config ssl.keystore.certificate.chain=PEM  (inline, KIP-651)
   --config ssl.client.auth=required|requested --config ssl.truststore.location=FILE  (SSL: client
-    certificates, checked against the PEM CA certificates of the truststore)
+    certificates, checked against the truststore's CA certificates; ssl.truststore.type=PEM|PKCS12,
+    ssl.truststore.password, or inline ssl.truststore.certificates)
+  Key stores and trust stores are read by engine/security/keystores.py.
   --config ssl.principal.mapping.rules=...  (a client certificate's subject -> its user)
 Each may be given for one listener as `listener.name.<name>.<config>` (engine/security/listeners.py).
 These configs are taken out before the broker configs are built, so they are not shown by
@@ -31,14 +34,16 @@ from pathlib import Path
 from typing import Callable
 
 from engine.config import InvalidConfigError
-from engine.security import scram
+from engine.security import keystores, scram
 from engine.security.tls_principal import PrincipalMapper
 
 PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")
 INTER_BROKER_USER = "__engine-inter-broker"
-_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.key.password",
-                     "ssl.client.auth", "ssl.truststore.type", "ssl.truststore.location", "ssl.principal.mapping.rules")
+_SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password",
+                     "ssl.key.password", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.client.auth",
+                     "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password",
+                     "ssl.truststore.certificates", "ssl.principal.mapping.rules")
 LISTENER_SECURITY_CONFIGS = _SECURITY_CONFIGS      # each may also be given as listener.name.<name>.<config>
 CLIENT_AUTH = ("none", "requested", "required")
 
@@ -128,19 +133,23 @@ def read_users_file(path: str) -> dict[str, str]:
 
 
 def _tls_context(configs: dict[str, str], client_auth: str) -> ssl.SSLContext:
-    if configs.get("ssl.keystore.type", "PEM") != "PEM":
-        raise InvalidConfigError("ssl.keystore.type: only PEM is supported (no JKS/PKCS12)")
-    location = configs.get("ssl.keystore.location")
-    if not location:
-        raise InvalidConfigError("TLS needs ssl.keystore.location: a PEM file with the private key and "
-                                 "the certificate chain")
+    """The listener's TLS context from its key store, and its trust store when it asks for
+    client certificates (PEM or PKCS12 files, or inline PEM: engine/security/keystores.py)."""
+    try:
+        store = keystores.read_key_store(configs)
+    except keystores.KeyStoreError as exc:
+        raise InvalidConfigError(str(exc)) from None
+    if store is None:
+        raise InvalidConfigError("TLS needs a key store: ssl.keystore.location (a PEM file with the private key "
+                                 "and the certificate chain, or a PKCS12 store), or ssl.keystore.key with "
+                                 "ssl.keystore.certificate.chain")
     server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
-        server.load_cert_chain(location, password=configs.get("ssl.key.password"))
-    except (OSError, ssl.SSLError) as exc:
-        raise InvalidConfigError(f"ssl.keystore.location {location}: cannot load the key and "
-                                 f"certificate ({type(exc).__name__})") from None
+        keystores.load_key_store(server, store)
+    except ssl.SSLError as exc:
+        raise InvalidConfigError(f"the key store's key and certificate do not load together ({exc.reason})") \
+            from None
     if client_auth != "none":
         _verify_clients(server, configs, client_auth)
     return server
@@ -148,16 +157,14 @@ def _tls_context(configs: dict[str, str], client_auth: str) -> ssl.SSLContext:
 
 def _verify_clients(server: ssl.SSLContext, configs: dict[str, str], client_auth: str) -> None:
     """ssl.client.auth=required|requested: client certificates are checked against the CA
-    certificates of ssl.truststore.location (PEM)."""
-    if configs.get("ssl.truststore.type", "PEM") != "PEM":
-        raise InvalidConfigError("ssl.truststore.type: only PEM is supported (no JKS/PKCS12)")
-    location = configs.get("ssl.truststore.location")
-    if not location:
-        raise InvalidConfigError(f"ssl.client.auth={client_auth} needs ssl.truststore.location: a PEM file with "
-                                 "the certificates of the CAs that sign client certificates")
+    certificates of the trust store."""
     try:
-        server.load_verify_locations(cafile=location)
-    except (OSError, ssl.SSLError) as exc:
-        raise InvalidConfigError(f"ssl.truststore.location {location}: cannot load the certificates "
-                                 f"({type(exc).__name__})") from None
+        authorities = keystores.read_trust_store(configs)
+    except keystores.KeyStoreError as exc:
+        raise InvalidConfigError(str(exc)) from None
+    if authorities is None:
+        raise InvalidConfigError(f"ssl.client.auth={client_auth} needs a trust store with the certificates of the "
+                                 "CAs that sign client certificates: ssl.truststore.location (PEM or PKCS12) or "
+                                 "ssl.truststore.certificates")
+    server.load_verify_locations(cadata=authorities.decode())
     server.verify_mode = ssl.CERT_REQUIRED if client_auth == "required" else ssl.CERT_OPTIONAL

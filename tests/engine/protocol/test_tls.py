@@ -3,16 +3,24 @@ produce and consume; Fetch answers go out without sendfile (TLS is encrypted in 
 Topics have replication factor 2 and min.insync.replicas=2, so acks=all succeeds only if the
 followers' fetchers connect with TLS and log in too."""
 import uuid
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
+from engine.client_settings import kafka_python_settings, librdkafka_settings
+from tests.support.engine_process import EngineProcess
+from tests.support.keytool import exported_certificate, key_store, trust_store
 from tests.support.raw_client import RawClient
 from tests.support.sasl import (ADMIN, ADMIN_PASSWORD, SCRAM_PASSWORD, SCRAM_USER, aiokafka_round_trip,
                                 confluent_round_trip, start_sasl_engine)
-from tests.support.tls import client_context, write_self_signed
+from tests.support.tls import client_context, write_client_certificate, write_self_signed
 
 VALUES = [f"tls-{i}".encode() * 50 for i in range(30)]
 
@@ -103,7 +111,6 @@ def test_a_plaintext_client_on_a_tls_listener_is_closed_and_others_are_served(sa
 
 def test_an_ssl_listener_without_sasl(tmp_path, certificate):
     keystore, ca = certificate
-    from tests.support.engine_process import EngineProcess
     engine = EngineProcess(tmp_path / "data", brokers=1, admin=False, tls=client_context(ca),
                            extra_args=["--security-protocol", "SSL", "--config", f"ssl.keystore.location={keystore}"])
     engine.start(timeout=60)
@@ -111,3 +118,51 @@ def test_an_ssl_listener_without_sasl(tmp_path, certificate):
         assert kafka_python_round_trip(engine, kafka_python_tls(ca, None)) == VALUES
     finally:
         assert engine.terminate() == 0, engine.log_text()
+
+
+def test_an_ssl_listener_with_keytool_pkcs12_stores_and_client_certificates(tmp_path):
+    """The broker's key store and the trust store for client certificates are PKCS12 files made
+    by keytool, as a Kafka operator's are; a client with a certificate the store trusts is served."""
+    password = "p12-secret"
+    broker_store = key_store(tmp_path / "broker.p12", password)
+    broker_certificate = exported_certificate(broker_store, password, tmp_path / "broker.pem")
+    client_pem, client_ca = write_client_certificate(tmp_path, [(NameOID.COMMON_NAME, "alice")])
+    trusted = trust_store(tmp_path / "clients.p12", password, client_ca)
+    readiness = client_context(broker_certificate)
+    readiness.load_cert_chain(str(client_pem))
+    engine = EngineProcess(tmp_path / "data", brokers=1, admin=False, tls=readiness, extra_args=[
+        "--security-protocol", "SSL", "--config", "ssl.keystore.type=PKCS12",
+        "--config", f"ssl.keystore.location={broker_store}", "--config", f"ssl.keystore.password={password}",
+        "--config", "ssl.client.auth=required", "--config", "ssl.truststore.type=PKCS12",
+        "--config", f"ssl.truststore.location={trusted}", "--config", f"ssl.truststore.password={password}"])
+    engine.start(timeout=60)
+    try:
+        login = dict(security_protocol="SSL", ssl_cafile=str(broker_certificate), ssl_certfile=str(client_pem),
+                     ssl_keyfile=str(client_pem))
+        assert kafka_python_round_trip(engine, login) == VALUES
+        assert password not in engine.log_text()
+
+        # Kafka-named client settings with PKCS12 stores, as Connect workers and the tools take them.
+        client_store = tmp_path / "client.p12"
+        client_store.write_bytes(pkcs12_of(client_pem, password))
+        settings = {"bootstrap.servers": engine.bootstrap, "security.protocol": "SSL",
+                    "ssl.truststore.type": "PKCS12", "ssl.truststore.password": password,
+                    "ssl.truststore.location": str(trust_store(tmp_path / "brokers.p12", password,
+                                                               broker_certificate)),
+                    "ssl.keystore.type": "PKCS12", "ssl.keystore.location": str(client_store),
+                    "ssl.keystore.password": password}
+        python_login = kafka_python_settings(settings)
+        del python_login["bootstrap_servers"]
+        assert kafka_python_round_trip(engine, python_login) == VALUES
+        topic = new_topic(engine, python_login)
+        assert confluent_round_trip(librdkafka_settings(settings), topic, VALUES) == VALUES
+    finally:
+        assert engine.terminate() == 0, engine.log_text()
+
+
+def pkcs12_of(pem: Path, password: str) -> bytes:
+    """A PEM key and certificate as a PKCS12 store, as `openssl pkcs12 -export` makes one."""
+    key = serialization.load_pem_private_key(pem.read_bytes(), None)
+    certificate = x509.load_pem_x509_certificate(pem.read_bytes())
+    return pkcs12.serialize_key_and_certificates(b"client", key, certificate, None,
+                                                 serialization.BestAvailableEncryption(password.encode()))
