@@ -53,7 +53,6 @@ def tail(reader: TopicReader, record_filter: RecordFilter, *, max_shown_per_seco
     ("outcome", (partition, [offsets], outcome)) when a marker decides pending records shown,
     ("stats", dict) twice a second, and ("stopped", positions) last: the first offset of
     each partition that the tail did not look at."""
-    committed = isolation_level == READ_COMMITTED
     positions = {p: o.high_watermark for p, o in reader.offsets(isolation_level=isolation_level).items()}
     for p, o in (start_positions or {}).items():
         if p in positions:

@@ -22,7 +22,7 @@ import urllib.request
 from collections import deque
 from concurrent.futures import Future
 
-from engine.connect.config_store import STARTED, STOPPED, ClusterConfigState, RestartRequest
+from engine.connect.config_store import STARTED, ClusterConfigState, RestartRequest
 from engine.connect.errors import REBALANCING, ConnectRestError, NotLeader, RebalanceStarted
 from engine.connect.herder_requests import HerderRequests
 from engine.connect.protocol import Assignment

@@ -247,7 +247,7 @@ def _route(herder, method: str, s: list[str], query: dict, body):
         try:
             task = int(s[3])
         except ValueError:
-            raise NotFound(f"HTTP 404 Not Found") from None
+            raise NotFound("HTTP 404 Not Found") from None
         if s[4] == "status" and method == "GET":
             return herder.task_status(name, task)
         if s[4] == "restart" and method == "POST":

@@ -230,7 +230,7 @@ class LogCleaner:
         except Exception as exc:  # noqa: BLE001 - one bad partition must not stop the others
             if is_io_failure(exc):
                 raise                        # the disk's, not the partition's: the broker decides
-            yield OnOwner(lambda: self._mark_uncleanable(tp, log_, exc))
+            yield OnOwner(lambda error=exc: self._mark_uncleanable(tp, log_, error))
             return None
         if stats is not None:
             self._first_dirty[tp] = stats.end_offset

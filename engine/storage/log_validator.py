@@ -14,7 +14,7 @@ from .batch_records import check_records
 from .decompression import decompressed_limit
 from .errors import InvalidRecordError, RecordTooLargeError
 from .log_config import LogConfig
-from .records import (HEADER_SIZE, TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
+from .records import (TIMESTAMP_TYPE_MASK, BatchHeader, assign_offsets, iter_batches,
                       set_log_append_time, validate_crc)
 
 

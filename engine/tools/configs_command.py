@@ -158,7 +158,7 @@ def parse_add_config(text: str | None, file: str | None = None) -> dict[str, str
             continue
         key, sep, value = pair.partition("=")
         if not sep:
-            raise CommandError(f"Invalid entity config: all configs to be added must be in the format \"key=val\".")
+            raise CommandError("Invalid entity config: all configs to be added must be in the format \"key=val\".")
         value = value.strip()
         if value.startswith("[") and value.endswith("]"):
             value = value[1:-1]
