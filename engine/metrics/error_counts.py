@@ -17,11 +17,12 @@ per item. That is Kafka's choice for every API the engine answers except those i
 - DescribeShareGroupOffsets: the partitions, and a group only when it failed;
 - AlterShareGroupOffsets, DeleteShareGroupOffsets: the partitions, not the top level.
 
-Where the engine differs from Kafka:
-- OffsetFetch v1 has no top-level code; Kafka counts one there, taken from its partitions.
-- A request answered with nothing (Produce with acks=0) counts no error code, as Kafka's
-  no-op response does; but where Kafka closes the connection over an acks=0 Produce that
-  failed, counting its partitions' errors, the engine answers nothing and counts none.
+Where the engine differs from Kafka: OffsetFetch v1 has no top-level code; Kafka counts one
+there, taken from its partitions.
+
+A Produce with acks=0 is answered with nothing and counts nothing when it succeeded; when a
+partition failed, the connection is closed and its partitions' codes are counted, as in Kafka
+(dispatch.SilentClose).
 
 Cost, on the event loop: the levels are worked out once per response class and version, then
 read with `attrgetter` over the items; a 1,000-partition Produce or Fetch response object

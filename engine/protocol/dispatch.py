@@ -115,6 +115,13 @@ class ZeroCopyResponse:
 
 
 @dataclass(frozen=True)
+class SilentClose:
+    """No answer, and the connection closed: a Produce with acks=0 that failed, which Kafka
+    closes so that the client refreshes its metadata; `error_codes` are counted."""
+    error_codes: list[int]
+
+
+@dataclass(frozen=True)
 class FinalResponse:
     """The last response on a connection: the listener writes it, then closes."""
     frame: bytes
@@ -183,6 +190,9 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host,
                                 f"{type(exc).__name__}: {exc} (at {_where(exc)})", request)
+    if isinstance(response, SilentClose):
+        _count(broker, api_key, api_version, read_at, response.error_codes, handler_started)
+        return FinalResponse(b"")
     _count(broker, api_key, api_version, read_at, error_codes(api_key, spec.response_class, api_version, response),
            handler_started)
     if response is None:

@@ -10,7 +10,9 @@
   Compressed batches are inflated as a bounded stream to be checked (32 x max.message.bytes
   at most, else INVALID_RECORD; unreadable data is CORRUPT_MESSAGE), never recompressed; that
   check runs on a worker thread (engine/broker/record_checks.py), appends stay in order per partition.
-- acks 0, 1 and -1; acks=0 sends no response at all. Any other value: INVALID_REQUIRED_ACKS.
+- acks 0, 1 and -1; acks=0 sends no response at all, and when a partition failed the connection
+  is closed instead, as Kafka does, so that the client refreshes its metadata (a moved leader,
+  say). Any other value: INVALID_REQUIRED_ACKS.
 - acks=-1 first checks `min.insync.replicas` against the ISR (NOT_ENOUGH_REPLICAS), then
   waits until the high watermark covers the batch, i.e. every ISR member has it, bounded by
   the request's timeout_ms (REQUEST_TIMED_OUT). If the ISR shrank below the minimum
@@ -63,6 +65,7 @@ from engine.cluster.topics import INTERNAL_TOPICS
 from engine.broker.min_insync import check_min_insync
 from engine.errors import ApiError
 from engine.protocol.byte_rate_throttle import throttle_produce
+from engine.protocol.dispatch import SilentClose
 from engine.protocol.produce_request import RequestRefused, partition_data_error, transactional_producer
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -83,15 +86,14 @@ async def handle_produce(ctx, request: ProduceRequest):
     if request.transactional_id is not None and not authorize.authorize_transactional_id(
             ctx, WRITE, request.transactional_id):
         error = Errors.TransactionalIdAuthorizationFailedError.errno
-        return None if request.acks == 0 else _response(
-            [(t.name, [_error(p.index, error) for p in t.partition_data]) for t in request.topic_data])
+        return _answer(request, [(t.name, [_error(p.index, error) for p in t.partition_data])
+                                 for t in request.topic_data])
     writable = authorize.authorize_topics(ctx, WRITE, (t.name for t in request.topic_data))
     try:
         producer = transactional_producer(request)
     except RequestRefused as refused:
-        return None if request.acks == 0 else _response(
-            [(t.name, [_error(p.index, refused.error.errno, refused.message) for p in t.partition_data])
-             for t in request.topic_data])
+        return _answer(request, [(t.name, [_error(p.index, refused.error.errno, refused.message)
+                                           for p in t.partition_data]) for t in request.topic_data])
     verdict = await verify_produce(ctx.broker, request, producer, topics=writable) \
         if producer is not None else NOT_TRANSACTIONAL
     results, waits = [], []
@@ -109,10 +111,18 @@ async def handle_produce(ctx, request: ProduceRequest):
     throttle_ms = throttle_produce(ctx, sum(len(data.records or b"") for topic in request.topic_data
                                             for data in topic.partition_data))
     if request.acks == 0:
-        return None
+        return _answer(request, results)
     if waits:
         await _wait_for_replication(ctx, waits, request.timeout_ms)
     return _response(results, throttle_ms)
+
+
+def _answer(request, results, throttle_ms: int = 0):
+    """The response; for acks=0 none, or the connection closed if a partition failed."""
+    if request.acks != 0:
+        return _response(results, throttle_ms)
+    codes = [p.error_code for _, partitions in results for p in partitions]
+    return SilentClose(codes) if any(codes) else None
 
 
 async def _append_data(ctx, request, topic: str, data, verdict, waits: list) -> PartitionResponse:

@@ -203,6 +203,49 @@ def test_a_fetch_counts_its_top_level_and_each_partition(metered_engine):
     assert counted[UNKNOWN.message] == 6 and counted["NONE"] >= 1
 
 
+def test_a_failed_acks_0_produce_closes_the_connection_and_counts_its_errors(metered_engine):
+    """Kafka answers an acks=0 Produce with nothing, and closes the connection when a partition
+    failed, so the client looks its leaders up again; one that succeeded keeps the connection."""
+    batch = bytes(seal(records([b"v"]), 1))
+    P = ProduceRequest.TopicProduceData
+
+    def acks_0(topic: str, partitions: int) -> ProduceRequest:
+        return ProduceRequest(transactional_id=None, acks=0, timeout_ms=10000, topic_data=[
+            P(name=topic, partition_data=[P.PartitionProduceData(index=i, records=batch) for i in range(partitions)])])
+    admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
+    admin.create_topics([NewTopic("acks-zero", num_partitions=1, replication_factor=3)])
+    admin.close()
+    leader = wait_until(lambda: leader_of(metered_engine, "acks-zero"), timeout=30)
+    client = RawClient(metered_engine.ports[leader])
+    try:
+        send_unanswered(client, acks_0("acks-zero", 1))
+        assert client.request(MetadataRequest(topics=[], allow_auto_topic_creation=False), 12,
+                              MetadataResponse) is not None           # still open: nothing failed
+        before = errors_counted(metered_engine, leader, "Produce")
+        send_unanswered(client, acks_0("no-such-topic", 3))
+        assert client.read_frame() is None                            # closed, unanswered
+    finally:
+        client.close()
+    assert delta(before, errors_counted(metered_engine, leader, "Produce")) == {UNKNOWN.message: 3}
+
+
+def send_unanswered(client: RawClient, request: ProduceRequest) -> None:
+    client.correlation_id += 1
+    request.with_header(correlation_id=client.correlation_id, client_id="t")
+    client.send_bytes(request.encode(version=9, header=True, framed=True))
+
+
+def leader_of(engine, topic: str) -> int | None:
+    client = RawClient(engine.ports[0])
+    try:
+        answer = client.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                                allow_auto_topic_creation=False), 12, MetadataResponse)
+    finally:
+        client.close()
+    leaders = [p.leader_id for t in answer.topics for p in t.partitions if p.leader_id >= 0]
+    return leaders[0] if leaders else None
+
+
 def test_a_metadata_request_counts_each_topic(metered_engine):
     names = [f"no-such-topic-{i}" for i in range(3)]
     request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in names],
