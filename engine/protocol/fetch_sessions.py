@@ -26,10 +26,11 @@ answered.
 
 The cache holds at most `max.incremental.fetch.session.cache.slots` sessions (Kafka's 1000) and
 FETCH_SESSION_PARTITIONS cached partitions in all (an incremental fetch that would pass it
-closes its session: FETCH_SESSION_ID_NOT_FOUND, and the client starts over). A new session takes the place of the least
-recently used one once that has been idle for EVICTION_MS (Kafka's two minutes); otherwise it is
-not opened. Kafka also weighs a session's size and a follower's privilege when it evicts; here
-the engine's replica fetchers use no sessions.
+closes its session: FETCH_SESSION_ID_NOT_FOUND, and the client starts over). A new session takes
+the place of the least recently used one once that has been idle for more than EVICTION_MS
+(Kafka's two minutes); otherwise it is not opened. That is Kafka's rule for consumers' sessions;
+Kafka also lets a follower's new session evict the smallest consumer session, and the engine's
+followers fetch without sessions, so no session here is a follower's.
 
 Owned by the broker's event loop; not thread-safe.
 """
@@ -204,7 +205,7 @@ class FetchSessionCache:
             return None
         if len(self._sessions) >= self._slots():
             oldest = next(iter(self._sessions.values()), None)
-            if oldest is None or now - oldest.last_used_ms < EVICTION_MS:
+            if oldest is None or now - oldest.last_used_ms <= EVICTION_MS:
                 return None
             self._close(oldest.session_id)
             self.evictions += 1

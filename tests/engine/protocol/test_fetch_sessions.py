@@ -177,7 +177,7 @@ def test_the_cache_bounds_its_partitions_and_evicts_only_idle_sessions(monkeypat
         assert grown.error == FETCH_SESSION_ID_NOT_FOUND and cache.partitions_cached == 0 and len(cache) == 0
         a, b = context(range(1)).session_id, context(range(1)).session_id
         assert a and b and context(range(1)).session_id == 0          # full, and nobody idle long enough
-        manual.advance(fetch_sessions.EVICTION_MS)
+        manual.advance(fetch_sessions.EVICTION_MS + 1)                 # idle for more than two minutes
         assert context(range(1), session_id=b, epoch=1).error == 0    # b is used, a stays idle
         third = context(range(1)).session_id
         assert third and cache.evictions == 1
