@@ -21,6 +21,7 @@ from console.clusters.models import Cluster
 from console.enqueue import QueueUnavailable, enqueue, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
+from console.kafka_gateway.tls_stores import librdkafka_ssl_options
 
 log = logging.getLogger(__name__)
 JOB_DAYS = 7          # the jobs read this many days of the lake
@@ -146,16 +147,16 @@ def _execute(run: AnalyticsRun, *, spark, progress) -> tuple[dict[str, float], d
 
 
 def source_options(cluster: Cluster) -> dict[str, str]:
-    """The Kafka data source's options for the cluster (the SASL password only in memory, never logged)."""
+    """The Kafka data source's options for the cluster: librdkafka's settings as `kafka.*` (the
+    SASL and TLS passwords only in memory, never logged). TlsStoreError when a TLS store cannot
+    be read."""
     conn = cluster.connection_settings()
     options = {"kafka.bootstrap.servers": conn.bootstrap_servers, "kafka.security.protocol": conn.security_protocol}
     if conn.sasl_mechanism:
         options.update({"kafka.sasl.mechanism": conn.sasl_mechanism, "kafka.sasl.username": conn.sasl_username,
                         "kafka.sasl.password": conn.sasl_password})
     if conn.uses_tls:
-        tls = {"kafka.ssl.ca.location": conn.ssl_cafile, "kafka.ssl.certificate.location": conn.ssl_certfile,
-               "kafka.ssl.key.location": conn.ssl_keyfile, "kafka.ssl.key.password": conn.ssl_key_password}
-        options.update({key: value for key, value in tls.items() if value})
+        options.update({f"kafka.{key}": value for key, value in librdkafka_ssl_options(conn).items()})
     return options
 
 

@@ -29,24 +29,29 @@ class ClusterAddForm(forms.Form):
                   "token file.")
     ssl_cafile = forms.CharField(
         max_length=500, required=False, label="CA file",
-        help_text="The full path of a PEM file of the CA certificates to trust, on the console's hosts. Empty: the "
-                  "system's trust store.")
+        help_text="The CA certificates to trust (Kafka's ssl.truststore.location): the full path, on the console's "
+                  "hosts, of a PEM file or a PKCS12 trust store. Empty: the system's trust store.")
     ssl_certfile = forms.CharField(
         max_length=500, required=False, label="Client certificate file",
-        help_text="For clusters that ask a client certificate (ssl.client.auth=required): its PEM file's full path.")
+        help_text="For clusters that ask a client certificate (ssl.client.auth=required; Kafka's "
+                  "ssl.keystore.location): the full path of a PEM certificate, or of a PKCS12 key store holding "
+                  "the key and its chain. A JKS store is converted to PKCS12 with keytool first.")
     ssl_keyfile = forms.CharField(
         max_length=500, required=False, label="Client key file",
-        help_text="The client certificate's private key, a PEM file (it may be the certificate's own file).")
+        help_text="A PEM certificate's private key, a PEM file (it may be the certificate's own file). Empty for a "
+                  "PKCS12 key store, which holds its key.")
     ssl_key_password_env = forms.CharField(
         max_length=200, required=False, label="Key password environment variable",
-        help_text=f"Only for an encrypted key: the variable holding its password (a name starting with "
-                  f"{SECRET_ENV_PREFIX}).")
+        help_text=f"The variable holding the password of an encrypted PEM key or of the PKCS12 stores "
+                  f"(ssl.key.password, ssl.keystore.password, ssl.truststore.password), a name starting with "
+                  f"{SECRET_ENV_PREFIX}.")
 
 
     # The form's groups, each saying when it applies: every field is in one.
     FIELDSETS = (("The cluster", ("name", "bootstrap_servers", "security_protocol")),
                  ("SASL login (SASL_PLAINTEXT, SASL_SSL)", ("sasl_mechanism", "sasl_username", "sasl_password_env")),
-                 ("TLS (SSL, SASL_SSL)", ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password_env")),
+                 ("TLS (SSL, SASL_SSL): PEM files or PKCS12 stores",
+                  ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password_env")),
                  ("Our engine only", ("admin_token_env",)))
 
     def fieldsets(self) -> list[tuple[str, list]]:

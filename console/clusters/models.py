@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from console.errors import ConsoleError
+from console.kafka_gateway import tls_stores
 from console.kafka_gateway.records import ConnectionSettings
 
 _HOST_PORT = re.compile(r"^[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
@@ -23,10 +24,42 @@ def validate_bootstrap_servers(value: str) -> None:
         raise ValidationError("Use host:port pairs separated by commas, e.g. 127.0.0.1:9092,127.0.0.1:9093.")
 
 
+def validate_trust_store_path(value: str) -> None:
+    """The CA file: a PEM file or a PKCS12 trust store."""
+    _validate_tls_file(value, what=tls_stores.CA_FILE, formats=(tls_stores.PEM, tls_stores.PKCS12))
+
+
+def validate_key_store_path(value: str) -> None:
+    """The client certificate file: a PEM file or a PKCS12 key store."""
+    _validate_tls_file(value, what=tls_stores.CERTIFICATE_FILE, formats=(tls_stores.PEM, tls_stores.PKCS12))
+
+
 def validate_pem_path(value: str) -> None:
-    if value and not value.startswith("/"):
-        raise ValidationError(f"{value!r} is not an absolute path: give the full path of the PEM file on the "
+    """The client key file: a PEM file. (The name is older than PKCS12 stores: migrations name it.)"""
+    _validate_tls_file(value, what=tls_stores.KEY_FILE, formats=(tls_stores.PEM,))
+
+
+def _validate_tls_file(value: str, *, what: str, formats: tuple[str, ...]) -> None:
+    """An absolute path; when the file can be read here, a format the console reads. A file this
+    process cannot read is let through: the cluster's pages say so when the console connects."""
+    if not value:
+        return
+    if not value.startswith("/"):
+        raise ValidationError(f"{value!r} is not an absolute path: give the full path of the {what} on the "
                               "console's hosts.")
+    try:
+        found = tls_stores.store_format(value, what=what)
+    except tls_stores.UnreadableFile:
+        return
+    except tls_stores.TlsStoreError as exc:
+        raise ValidationError(_sentence(str(exc))) from None
+    if found not in formats:
+        raise ValidationError(f"The {what} {value} is a {found} store, not a PEM file: a PKCS12 key store goes in "
+                              f"the {tls_stores.CERTIFICATE_FILE}, with no key file.")
+
+
+def _sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}."
 
 
 def validate_secret_env_name(value: str) -> None:
@@ -67,16 +100,22 @@ class Cluster(models.Model):
     admin_token_env = models.CharField(
         max_length=200, blank=True, default="", validators=[validate_secret_env_name],
         help_text="Name of the environment variable holding the engine admin token (our engine only).")
-    # TLS: paths of PEM files on the console's hosts (the files themselves stay there).
-    ssl_cafile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
-                                  help_text="CA certificates to trust (PEM); empty: the system's trust store.")
-    ssl_certfile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
-                                    help_text="The console's client certificate (PEM), for clusters that ask one.")
+    # TLS: paths of PEM files or PKCS12 stores on the console's hosts (the files themselves stay
+    # there), read by console.kafka_gateway.tls_stores.
+    ssl_cafile = models.CharField(
+        max_length=500, blank=True, default="", validators=[validate_trust_store_path],
+        help_text="CA certificates to trust: a PEM file or a PKCS12 trust store; empty: the system's trust store.")
+    ssl_certfile = models.CharField(
+        max_length=500, blank=True, default="", validators=[validate_key_store_path],
+        help_text="The console's client certificate, for clusters that ask one: a PEM file, or a PKCS12 key store "
+                  "holding the key and its chain.")
     ssl_keyfile = models.CharField(max_length=500, blank=True, default="", validators=[validate_pem_path],
-                                   help_text="The client certificate's private key (PEM).")
+                                   help_text="A PEM client certificate's private key (PEM); empty for a PKCS12 "
+                                             "key store.")
     ssl_key_password_env = models.CharField(
         max_length=200, blank=True, default="", validators=[validate_secret_env_name],
-        help_text="Name of the environment variable holding the private key's password, if it has one.")
+        help_text="Name of the environment variable holding the PEM key's password, or the PKCS12 stores' "
+                  "password.")
     is_bundled = models.BooleanField(default=False, help_text="The engine that `make run` starts.")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -87,6 +126,12 @@ class Cluster(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        if self.ssl_keyfile and self.ssl_certfile and tls_stores.key_store_holds_key(self.ssl_certfile):
+            raise ValidationError({"ssl_keyfile": f"The {tls_stores.CERTIFICATE_FILE} {self.ssl_certfile} is a "
+                                                  "PKCS12 key store, which holds its own key: leave the key file "
+                                                  "empty."})
 
     def connection_settings(self) -> ConnectionSettings:
         password = ""

@@ -20,8 +20,10 @@ class ConnectionSettings:
     sasl_username: str = ""
     sasl_password: str = field(default="", repr=False)
     engine_admin_token: str = field(default="", repr=False)   # sent as X-Engine-Admin-Token
-    # TLS (SSL, SASL_SSL): PEM files on the console's hosts. The CA file replaces the system's
-    # trust store; a certificate and key log the console in with a client certificate (mTLS).
+    # TLS (SSL, SASL_SSL): files on the console's hosts (tls_stores.py reads them). The CA file
+    # (PEM, or a PKCS12 trust store) replaces the system's trust store; a client certificate
+    # (PEM with its key file, or a PKCS12 key store) logs the console in (mTLS). The password
+    # opens an encrypted PEM key or the PKCS12 stores.
     ssl_cafile: str = ""
     ssl_certfile: str = ""
     ssl_keyfile: str = ""

@@ -20,7 +20,8 @@ timestampType, headers). Options follow its names:
   offset whose timestamp is at or after it (ListOffsets by time), overriding the offsets;
 - `maxRecordsPerPartition`: split a Kafka partition into Spark partitions of at most that
   many offsets (default: one Spark partition per Kafka partition);
-- any other `kafka.*` option goes to the consumer (`kafka.security.protocol`, `kafka.sasl.*`).
+- any other `kafka.*` option goes to the consumer (`kafka.security.protocol`, `kafka.sasl.*`,
+  `kafka.ssl.*`).
 Offsets are resolved once, when Spark plans the read, so every partition reads a fixed range.
 """
 from __future__ import annotations

@@ -3,8 +3,10 @@
 kafka-python reports a TLS failure (an untrusted certificate, a host name that does not match, a
 client certificate the broker refuses) as a bootstrap that never finished. When a cluster on
 SSL or SASL_SSL cannot be reached, the gateway makes one TLS connection of its own to a listed
-server with the same files and reads OpenSSL's reason. With TLS 1.3 a broker that wants a client
-certificate says so only after the handshake, so the check also waits briefly for that alert.
+server with the same stores (tls_stores.py) and reads OpenSSL's reason; stores that cannot be
+read (a wrong password, a JKS store) say so without a connection. With TLS 1.3 a broker that
+wants a client certificate says so only after the handshake, so the check also waits briefly
+for that alert.
 """
 from __future__ import annotations
 
@@ -13,19 +15,20 @@ import socket
 import ssl
 
 from console.kafka_gateway.records import ConnectionSettings
+from console.kafka_gateway.tls_stores import TlsStoreError, ssl_context
 
 _ALERT_WAIT_S = 0.5
 
 
 def tls_refusal(settings: ConnectionSettings, server: str, *, timeout_s: float = 2.0) -> str | None:
-    """A sentence saying why a TLS connection to `server` fails with the settings' files, or None
+    """A sentence saying why a TLS connection to `server` fails with the settings' stores, or None
     when it does not fail (or the server is not reachable at all: the client says that)."""
     host, _, port = server.rpartition(":")
     host = host.strip("[]")
     try:
-        context = _context(settings)
-    except (OSError, ssl.SSLError, ValueError) as exc:
-        return f"the cluster's TLS files cannot be read ({_reason(exc)})"
+        context = ssl_context(settings)
+    except TlsStoreError as exc:
+        return str(exc)
     try:
         with socket.create_connection((host, int(port)), timeout=timeout_s) as raw:
             with context.wrap_socket(raw, server_hostname=host) as tls:
@@ -49,14 +52,6 @@ def tls_refusal(settings: ConnectionSettings, server: str, *, timeout_s: float =
 def _wants_certificate(server: str, how: str) -> str:
     return (f"the TLS handshake with {server} failed: the broker wants a client certificate it trusts ({how}); "
             "name the console's certificate and key files")
-
-
-def _context(settings: ConnectionSettings) -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=settings.ssl_cafile or None)
-    if settings.ssl_certfile:
-        context.load_cert_chain(settings.ssl_certfile, settings.ssl_keyfile or None,
-                                password=settings.ssl_key_password or None)
-    return context
 
 
 def _reason(exc: Exception) -> str:

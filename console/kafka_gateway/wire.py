@@ -23,6 +23,7 @@ from console.kafka_gateway.errors import GatewayError, readable
 from console.kafka_gateway.login_failures import LoginFailures, refusal_text
 from console.kafka_gateway.records import BrokerNode, ClusterMetadata, ConnectionSettings, PartitionInfo, TopicInfo
 from console.kafka_gateway.tls_check import tls_refusal
+from console.kafka_gateway.tls_stores import TlsStoreError, ssl_context
 
 _ZERO_UUID = uuid.UUID(int=0)
 _BY_PARTITION = operator.attrgetter("partition")
@@ -31,16 +32,18 @@ _BY_NAME = operator.attrgetter("name")
 
 def client_config(settings: ConnectionSettings) -> dict:
     """What every kafka-python client of the console is given: the answering bootstrap servers
-    (bootstrap.py), its client id, and the security settings."""
+    (bootstrap.py), its client id, and the security settings (TLS: a context from the cluster's
+    stores, tls_stores.py; GatewayError when they cannot be read)."""
     config = {"bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
               "client_id": "kafka-console", "security_protocol": settings.security_protocol}
     if settings.sasl_mechanism:
         config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
                       sasl_plain_password=settings.sasl_password)
     if settings.uses_tls:
-        tls = {"ssl_cafile": settings.ssl_cafile, "ssl_certfile": settings.ssl_certfile,
-               "ssl_keyfile": settings.ssl_keyfile, "ssl_password": settings.ssl_key_password}
-        config.update({key: value for key, value in tls.items() if value})
+        try:
+            config["ssl_context"] = ssl_context(settings)
+        except TlsStoreError as exc:
+            raise GatewayError(f"Cannot connect to {settings.bootstrap_servers}: {exc}.") from None
     return config
 
 

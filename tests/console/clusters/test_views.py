@@ -182,7 +182,8 @@ def test_the_cluster_form_groups_its_fields_and_an_admin_sets_tls_files(db, cons
     grouped = [name for _, names in ClusterAddForm.FIELDSETS for name in names]
     assert sorted(grouped) == sorted(ClusterAddForm.base_fields) and len(grouped) == len(set(grouped))
     page = console_admin_client.get(reverse("clusters:add")).content.decode()
-    for legend in ("The cluster", "SASL login (SASL_PLAINTEXT, SASL_SSL)", "TLS (SSL, SASL_SSL)", "Our engine only"):
+    for legend in ("The cluster", "SASL login (SASL_PLAINTEXT, SASL_SSL)",
+                   "TLS (SSL, SASL_SSL): PEM files or PKCS12 stores", "Our engine only"):
         assert f"<legend>{legend}</legend>" in page
 
     fields = {"name": "tls", "bootstrap_servers": "kafka-1:9093", "security_protocol": "SSL",

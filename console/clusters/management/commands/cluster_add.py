@@ -19,11 +19,16 @@ class Command(BaseCommand):
                             help="name of the environment variable (CONSOLE_SECRET_*) that holds the SASL password")
         parser.add_argument("--admin-token-env", default="",
                             help="our engine: the environment variable (CONSOLE_SECRET_*) holding its admin token")
-        parser.add_argument("--ssl-cafile", default="", help="SSL, SASL_SSL: a PEM file of the CA certificates to trust")
-        parser.add_argument("--ssl-certfile", default="", help="the console's client certificate (PEM), for mTLS")
-        parser.add_argument("--ssl-keyfile", default="", help="the client certificate's private key (PEM)")
+        parser.add_argument("--ssl-cafile", default="",
+                            help="SSL, SASL_SSL: the CA certificates to trust, a PEM file or a PKCS12 trust store")
+        parser.add_argument("--ssl-certfile", default="",
+                            help="the console's client certificate, for mTLS: a PEM file, or a PKCS12 key store "
+                                 "holding the key and its chain")
+        parser.add_argument("--ssl-keyfile", default="",
+                            help="a PEM certificate's private key (PEM); none for a PKCS12 key store")
         parser.add_argument("--ssl-key-password-env", default="",
-                            help="the environment variable (CONSOLE_SECRET_*) holding an encrypted key's password")
+                            help="the environment variable (CONSOLE_SECRET_*) holding an encrypted PEM key's "
+                                 "password or the PKCS12 stores' password")
 
     def handle(self, *args, **options):
         try:
