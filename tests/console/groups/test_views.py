@@ -247,6 +247,7 @@ def test_a_consumer_protocol_groups_configs_are_shown_changed_and_reset(
     with assigned_consumer_protocol_member(engine_cluster.bootstrap, group, topic, 1):
         page = viewer_client.get(detail).content.decode()
         assert 'id="group-configs"' in page and 'id="group-configs-form"' not in page     # a viewer reads only
+        assert "{#" not in page and "GROUP resource" not in page         # the template's comment stays unprinted
         row = page[page.index('data-config="consumer.session.timeout.ms"'):]
         assert "45 s" in row[:row.index("</tr>")] and "the brokers'" in row[:row.index("</tr>")]
         assert viewer_client.post(configs_url, {"consumer_session_timeout_ms": "50 s"}).status_code == 403

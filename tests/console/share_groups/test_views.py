@@ -47,6 +47,7 @@ def test_the_share_group_page_shows_members_partitions_and_in_flight_records(clu
     body = page.content.decode()
     assert 'data-live-fragment="/ws/clusters/' in body and "/share-groups/" in body
     assert ADMIN_MARKER not in body                # a viewer sees no action
+    assert "{#" not in body and "GROUP resource" not in body        # the configs' template comment stays unprinted
     api = viewer_client.get(reverse("api:share_group", args=[cluster.pk, group])).json()
     assert api["partitions"][0]["acquired"] == 4 and api["is_empty"] is False
 
