@@ -11,18 +11,20 @@ mechanism gets UNSUPPORTED_SASL_MECHANISM with the enabled ones, wrong credentia
 garbled token SASL_AUTHENTICATION_FAILED with Kafka's message; both then close.
 
 Mechanisms: PLAIN (RFC 4616: `authzid NUL user NUL password`, checked against the users
-file, engine/security/settings.py) and SCRAM-SHA-256/512 (scram.py, credentials from the
-metadata image). After a SaslHandshake v0 the tokens come as bare size-prefixed frames with
+file, engine/security/settings.py), SCRAM-SHA-256/512 (scram.py, credentials from the
+metadata image) and OAUTHBEARER (RFC 7628, oauthbearer.py: a refused token is answered with
+the error document, and the login fails at the client's acknowledgement). After a SaslHandshake v0 the tokens come as bare size-prefixed frames with
 no Kafka header (`raw_tokens`; pre-KIP-152 clients) and are answered the same way; a failure
 there can only close the connection, as in Kafka.
 Gaps: no re-authentication (KIP-368: connections.max.reauth.ms is 0, so SessionLifetimeMs is
-0); no GSSAPI, OAUTHBEARER or delegation tokens.
+0); no GSSAPI or delegation tokens.
 """
 from __future__ import annotations
 
 import hmac
 import struct
 
+from engine.security import oauthbearer
 from engine.security.scram import ScramError, ScramServer
 
 HANDSHAKE, AUTHENTICATE, COMPLETE, FAILED = "HANDSHAKE", "AUTHENTICATE", "COMPLETE", "FAILED"
@@ -44,6 +46,7 @@ class SaslSession:
         self.principal: str | None = None
         self._scram: ScramServer | None = None
         self.raw_tokens = False          # after SaslHandshake v0: tokens without Kafka headers
+        self._oauth_refusal: str | None = None   # OAUTHBEARER: why the token was refused, told at the ack
 
     @property
     def enabled_mechanisms(self) -> tuple[str, ...]:
@@ -79,6 +82,8 @@ class SaslSession:
 
     def authenticate(self, token: bytes) -> bytes:
         """The server's token for the client's; raises AuthenticationFailed (state FAILED)."""
+        if self.mechanism == "OAUTHBEARER":
+            return self._oauthbearer(bytes(token))
         try:
             if self.mechanism == "PLAIN":
                 self.principal = self._plain(bytes(token))
@@ -93,6 +98,21 @@ class SaslSession:
             raise AuthenticationFailed(
                 f"Authentication failed during authentication due to invalid credentials with SASL mechanism "
                 f"{self.mechanism}") from exc
+
+    def _oauthbearer(self, message: bytes) -> bytes:
+        """RFC 7628: a good token completes the login; a refused one gets the error document,
+        and the client's acknowledgement (`\x01`) then fails the login with the reason."""
+        if self._oauth_refusal is not None:
+            self.state = FAILED
+            raise AuthenticationFailed(f"Authentication failed with SASL mechanism OAUTHBEARER: "
+                                       f"{self._oauth_refusal}")
+        try:
+            self.principal = self._settings.oauth_principal(oauthbearer.bearer_token(message))
+        except oauthbearer.TokenRejected as exc:
+            self._oauth_refusal = str(exc)
+            return oauthbearer.ERROR_DOCUMENT
+        self.state = COMPLETE
+        return b""
 
     def raw_token_reply(self, token: bytes) -> bytes | None:
         """A bare token after SaslHandshake v0 -> the framed bare reply; None: failed, close."""

@@ -2,7 +2,8 @@
 
 `python -m engine serve` stays PLAINTEXT with no authentication unless told otherwise:
   --security-protocol PLAINTEXT | SASL_PLAINTEXT | SASL_SSL | SSL   (Kafka's listener protocols)
-  --config sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN  (the default list, as here)
+  --config sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN  (the default list, as here;
+    OAUTHBEARER too when named, with the sasl.oauthbearer.* configs: engine/security/oauthbearer.py)
   --sasl-users-file FILE       PLAIN users, one `user_<name>=<password>` a line (JAAS's keys)
   --config ssl.keystore.type=PEM|PKCS12 --config ssl.keystore.location=FILE  (key + certificate chain)
   --config ssl.keystore.password=...  (PKCS12) --config ssl.key.password=...  (an encrypted key)
@@ -34,16 +35,17 @@ from pathlib import Path
 from typing import Callable
 
 from engine.config import InvalidConfigError
-from engine.security import keystores, scram
+from engine.security import keystores, oauthbearer, scram
 from engine.security.tls_principal import PrincipalMapper
 
 PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
-MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")
+MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")           # enabled when none are named
+SUPPORTED_MECHANISMS = (*MECHANISMS, "OAUTHBEARER")
 INTER_BROKER_USER = "__engine-inter-broker"
 _SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password",
                      "ssl.key.password", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.client.auth",
                      "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password",
-                     "ssl.truststore.certificates", "ssl.principal.mapping.rules")
+                     "ssl.truststore.certificates", "ssl.principal.mapping.rules", *oauthbearer.OAUTH_CONFIGS)
 LISTENER_SECURITY_CONFIGS = _SECURITY_CONFIGS      # each may also be given as listener.name.<name>.<config>
 CLIENT_AUTH = ("none", "requested", "required")
 
@@ -60,6 +62,7 @@ class SecuritySettings:
     decoy_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     scram_lookup: Callable[[str, str], scram.ScramCredential | None] = field(default=lambda user, mech: None,
                                                                             repr=False)
+    oauth: oauthbearer.Validator | None = field(default=None, repr=False)   # with OAUTHBEARER enabled
 
     @property
     def sasl(self) -> bool:
@@ -70,6 +73,14 @@ class SecuritySettings:
 
     def scram_credential(self, user: str, mechanism: str) -> scram.ScramCredential | None:
         return None if user == INTER_BROKER_USER else self.scram_lookup(user, mechanism)
+
+    def oauth_principal(self, token: str) -> str:
+        """The principal an OAUTHBEARER token names; raises oauthbearer.TokenRejected (also for
+        the brokers' reserved name, which no token may claim)."""
+        principal = self.oauth.validate(token)
+        if principal == INTER_BROKER_USER:
+            raise oauthbearer.TokenRejected("the token's principal is reserved")
+        return principal
 
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
@@ -85,9 +96,9 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
         raise InvalidConfigError(f"security protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
     mechanisms = tuple(m.strip() for m in configs.get("sasl.enabled.mechanisms", ",".join(MECHANISMS)).split(",")
                        if m.strip())
-    unknown = [m for m in mechanisms if m not in MECHANISMS]
+    unknown = [m for m in mechanisms if m not in SUPPORTED_MECHANISMS]
     if unknown or not mechanisms:
-        raise InvalidConfigError(f"sasl.enabled.mechanisms: supported are {', '.join(MECHANISMS)}; got "
+        raise InvalidConfigError(f"sasl.enabled.mechanisms: supported are {', '.join(SUPPORTED_MECHANISMS)}; got "
                                  f"{', '.join(mechanisms) or 'none'}")
     client_auth = configs.get("ssl.client.auth", "none").strip().lower()
     if client_auth not in CLIENT_AUTH:
@@ -96,6 +107,8 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
                                 plain_users=read_users_file(users_file) if users_file else {},
                                 ssl_client_auth=client_auth if protocol == "SSL" else "none",
                                 principal_mapper=PrincipalMapper(configs.get("ssl.principal.mapping.rules", "DEFAULT")))
+    if "OAUTHBEARER" in mechanisms and settings.sasl:
+        settings.oauth = _oauth_validator(configs)
     if "PLAIN" in mechanisms and settings.sasl and not users_file:
         raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
                                  "(or leave PLAIN out of sasl.enabled.mechanisms)")
@@ -105,6 +118,16 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
         raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL (or a listener of one), "
                                  f"not {protocol}{f' (listener {listener})' if listener else ''}")
     return settings
+
+
+def _oauth_validator(configs: dict[str, str]) -> oauthbearer.Validator:
+    try:
+        return oauthbearer.validator(configs)
+    except ValueError as exc:
+        raise InvalidConfigError(f"sasl.oauthbearer.*: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the JWKS could not be fetched or read
+        raise InvalidConfigError(f"sasl.oauthbearer.jwks.endpoint.url: cannot read the keys "
+                                 f"({type(exc).__name__}: {exc})") from None
 
 
 def read_users_file(path: str) -> dict[str, str]:

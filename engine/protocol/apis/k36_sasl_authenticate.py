@@ -1,7 +1,9 @@
 """SaslAuthenticate: v0-2 (KIP-152; v1 KIP-368 session lifetime; v2 flexible).
 
 After a SaslHandshake v1 on a SASL listener, carries the mechanism's tokens: one round for
-PLAIN, two for SCRAM (engine/security/scram.py). Wrong credentials, an unknown user or a
+PLAIN, two for SCRAM (engine/security/scram.py), one for a good OAUTHBEARER token and two for a
+refused one (RFC 7628: the error document, then the client's acknowledgement;
+engine/security/oauthbearer.py). Wrong credentials, an unknown user or a
 garbled token get SASL_AUTHENTICATION_FAILED with Kafka's message ("Authentication failed
 during authentication due to invalid credentials with SASL mechanism X": it never says
 which part was wrong, nor echoes any of the token), then the connection is closed.
