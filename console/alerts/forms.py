@@ -27,7 +27,8 @@ class RuleForm(forms.Form):
     statuses = forms.MultipleChoiceField(choices=[(s, s) for s in BURROW_CHOICES], required=False,
                                          widget=forms.CheckboxSelectMultiple)
     for_seconds = forms.IntegerField(min_value=0, max_value=7 * 86400, initial=0, label="For (seconds)",
-                                     help_text="How long it must hold before it fires, as Prometheus's for:.")
+                                     help_text="How long the condition must hold before the alert fires, like the "
+                                               "for: clause of a Prometheus alerting rule; 0 fires at once.")
     enabled = forms.BooleanField(required=False, initial=True)
     receivers = forms.ModelMultipleChoiceField(queryset=Receiver.objects.all(), required=False,
                                                widget=forms.CheckboxSelectMultiple,

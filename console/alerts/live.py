@@ -4,11 +4,11 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from console import live
-from console.alerts.selectors import firing_count
+from console.alerts.selectors import firing_counts
 
 BADGE = "alerts.badge"
 
 
 @live.fragment(BADGE)
 def badge_fragment(*, cluster_id) -> str:
-    return render_to_string("alerts/_badge.html", {"firing": firing_count(cluster_id=int(cluster_id))})
+    return render_to_string("alerts/_badge.html", {"counts": firing_counts(cluster_id=int(cluster_id))})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from console.alerts.models import Alert, AlertEvent, AlertRule, Notification, Receiver, RuleValue, Silence
@@ -17,11 +18,43 @@ class RuleRow:
     rule: AlertRule
     values: tuple[float, ...]            # the sparkline, oldest first
     open_alerts: int
+    firing: int                          # firing and not silenced
+    silenced: int                        # firing, under an active silence
+
+
+@dataclass(frozen=True)
+class FiringCounts:
+    """The navigation badge's numbers: a silenced alert is not counted as firing (nobody is to
+    act on it until its silence ends), but is counted apart, so that the badge's HTML changes
+    when one resolves or its silence ends."""
+
     firing: int
+    silenced: int
+
+
+def _silences_covering(*, now) -> QuerySet:
+    """The active silences of an alert in an outer query: its rule's, for every subject or its own
+    (as services' notifications read them)."""
+    return Silence.objects.filter(rule_id=OuterRef("rule_id"), until__gt=now).filter(
+        Q(subject="") | Q(subject=OuterRef("subject")))
+
+
+def _open_alerts(*, now) -> QuerySet:
+    """Open alerts, each with `silenced_until`: the latest end of the silences covering it, or None."""
+    return Alert.objects.filter(open=True).annotate(
+        silenced_until=Subquery(_silences_covering(now=now).order_by("-until").values("until")[:1]))
+
+
+def firing_counts(*, cluster_id: int) -> FiringCounts:
+    firing = Alert.objects.filter(rule__cluster_id=cluster_id, state=Alert.FIRING, open=True).annotate(
+        silenced=Exists(_silences_covering(now=timezone.now())))
+    silenced = firing.filter(silenced=True).count()
+    return FiringCounts(firing=firing.count() - silenced, silenced=silenced)
 
 
 def firing_count(*, cluster_id: int) -> int:
-    return Alert.objects.filter(rule__cluster_id=cluster_id, state=Alert.FIRING, open=True).count()
+    """Alerts firing that no silence covers: what someone has to look at."""
+    return firing_counts(cluster_id=cluster_id).firing
 
 
 def rule_rows(*, cluster: Cluster) -> list[RuleRow]:
@@ -29,15 +62,22 @@ def rule_rows(*, cluster: Cluster) -> list[RuleRow]:
     values: dict[int, list[float]] = {r.pk: [] for r in rules}
     for rule_id, value in RuleValue.objects.filter(rule__in=rules).order_by("at").values_list("rule_id", "value"):
         values[rule_id].append(value)
-    open_alerts = list(Alert.objects.filter(rule__in=rules, open=True).values_list("rule_id", "state"))
+    open_alerts = list(_open_alerts(now=timezone.now()).filter(rule__in=rules)
+                       .values_list("rule_id", "state", "silenced_until"))
+
+    def firing(rule_id: int, *, silenced: bool) -> int:
+        return sum(1 for rid, state, until in open_alerts
+                   if rid == rule_id and state == Alert.FIRING and (until is not None) == silenced)
+
     return [RuleRow(rule=r, values=tuple(values[r.pk]),
-                    open_alerts=sum(1 for rid, _ in open_alerts if rid == r.pk),
-                    firing=sum(1 for rid, s in open_alerts if rid == r.pk and s == Alert.FIRING))
+                    open_alerts=sum(1 for rid, _, _ in open_alerts if rid == r.pk),
+                    firing=firing(r.pk, silenced=False), silenced=firing(r.pk, silenced=True))
             for r in rules]
 
 
 def alerts_open(*, cluster: Cluster) -> list[Alert]:
-    return list(Alert.objects.filter(rule__cluster=cluster, open=True)
+    """Pending and firing alerts, each with `silenced_until` (None when no silence covers it)."""
+    return list(_open_alerts(now=timezone.now()).filter(rule__cluster=cluster)
                 .select_related("rule", "acknowledged_by").order_by("state", "-pending_since"))
 
 

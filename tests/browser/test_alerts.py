@@ -1,8 +1,8 @@
 """The Alerts page and the navigation badge in a real browser: an operator adds a rule through
 the form; beat and a worker (real Celery on the console's Redis and database) fire it on a real
 lagging group, and the badge on a page opened before counts it live; the operator acknowledges
-and silences it; the group catches up and the badge goes back to nothing, live again. A viewer
-sees no buttons."""
+and silences it, and the badge no longer counts it; the group catches up and the page, told
+live, shows it resolved. A viewer sees no buttons."""
 from __future__ import annotations
 
 import re
@@ -85,6 +85,15 @@ def test_a_rule_fires_the_badge_goes_live_and_the_page_lists_it(login, console_s
     operator.fill('#silence-form [name="reason"]', "deploying the billing fix")
     operator.locator('[data-admin-action="silence"]').click()
     expect(operator.locator("#silences")).to_contain_text("deploying the billing fix")
+    # Silenced: not counted as firing any more, on the watcher's page too; the row says until when,
+    # in the reader's time zone with the time left beside it (units.js).
+    expect(badge.locator("[data-firing]")).to_have_attribute("data-silenced", "1", timeout=30_000)
+    expect(badge.locator("[data-firing]")).to_have_attribute("data-firing", "0")
+    expect(operator.locator("[data-alerts-badge] [data-firing]")).to_have_attribute("data-firing", "0")
+    silenced = operator.locator("#open-alerts tr[data-silenced-until] [data-silenced]")
+    expect(silenced).to_contain_text(re.compile(r"silenced until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d in 1 h"))
+    expect(operator.locator('#rules tr[data-rule="billing behind"]')).to_contain_text("1 silenced")
+    expect(operator.locator("#open-alerts")).not_to_contain_text("minutes")
     shoot(operator, "alerts")
 
     _commit(bootstrap, 40)                          # the group catches up

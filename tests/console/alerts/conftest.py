@@ -1,9 +1,13 @@
 """Alert fixtures: observations of the shared engine, rules, receivers."""
 from __future__ import annotations
 
-import pytest
+import datetime as dt
 
-from console.alerts.models import AlertRule, Receiver
+import pytest
+from django.utils import timezone
+
+from console.alerts.models import Alert, AlertRule, Receiver, Silence
+from console.clusters.models import Cluster
 from console.metrics.selectors import observation_now
 from tests.support.webhook_receiver import WebhookReceiver
 
@@ -31,3 +35,20 @@ def webhook():
 @pytest.fixture
 def webhook_row(db, webhook):
     return Receiver.objects.create(name="hook", kind=Receiver.WEBHOOK, url=f"{webhook.url}/generic")
+
+
+@pytest.fixture
+def offline(db):
+    """The alerts' reads need the console's database only."""
+    return Cluster.objects.create(name="offline", bootstrap_servers="127.0.0.1:1")
+
+
+def firing(rule: AlertRule, subject: str, *, state: str = Alert.FIRING) -> Alert:
+    now = timezone.now()
+    return Alert.objects.create(rule=rule, subject=subject, state=state, value=9, pending_since=now,
+                                fired_at=now if state == Alert.FIRING else None)
+
+
+def silence(rule: AlertRule, *, subject: str = "", hours: float = 2) -> Silence:
+    return Silence.objects.create(rule=rule, subject=subject, until=timezone.now() + dt.timedelta(hours=hours),
+                                  created_by="operator")

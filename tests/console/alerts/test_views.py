@@ -8,7 +8,7 @@ from django.test import Client
 from console.accounts.models import AuditLogEntry
 from console.alerts import services
 from console.alerts.models import Alert, AlertRule, Receiver, Silence
-from tests.console.alerts.conftest import make_rule, observe
+from tests.console.alerts.conftest import firing, make_rule, observe, silence
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit
 from tests.support.partition_io import send_values
@@ -98,6 +98,9 @@ def test_firing_alerts_show_in_the_badge_page_and_json_and_can_be_silenced_and_a
                                   {"rule": rule.pk, "subject": "", "hours": "2", "reason": "maintenance"})
     assert answer.status_code == 302
     assert Silence.objects.get().reason == "maintenance"
+    page = viewer_client.get(f"/clusters/{cluster.pk}/topics/").content.decode()
+    assert 'data-firing="0" data-silenced="1"' in page                 # silenced: no longer counted as firing
+    assert viewer_client.get(f"/api/clusters/{cluster.pk}/alerts").json()["alerts"][0]["silenced_until"]
     assert {"alert.acknowledge", "alert_rule.silence"} <= set(AuditLogEntry.objects.values_list("action", flat=True))
 
 
@@ -129,3 +132,37 @@ def test_removing_a_receiver_needs_an_operator_and_is_audited(cluster, operator_
     assert operator_client.post(url, {"confirmed": "yes"}).status_code == 302
     assert not Receiver.objects.exists()
     assert AuditLogEntry.objects.get(action="alert_receiver.delete").target == "hook"
+
+
+def test_the_page_badge_and_json_show_a_silenced_alert_as_silenced(offline, viewer_client):
+    rule = make_rule(offline, name="billing behind", kind=AlertRule.GROUP_LAG, threshold=5, for_seconds=90)
+    alert = firing(rule, "billing")
+    quiet = firing(rule, "orders")
+    orders = silence(rule, subject="orders")
+    page = viewer_client.get(f"/clusters/{offline.pk}/alerts/").content.decode()
+    assert 'data-firing="1" data-silenced="1">1</span>' in page            # the navigation badge
+
+    row = page[page.index(f'data-alert="{quiet.pk}"'):]
+    row = row[:row.index("</tr>")]
+    assert f'data-silenced-until="{orders.until.isoformat()}"' in row and "silenced until <time" in row
+    assert "status-stop" not in row                               # not shown as needing someone
+    loud = page[page.index(f'data-alert="{alert.pk}"'):]
+    assert "silenced until" not in loud[:loud.index("</tr>")] and "status-stop" in loud[:loud.index("</tr>")]
+    rule_row = page[page.index('data-rule="billing behind"'):]
+    rule_row = rule_row[:rule_row.index("</tr>")]
+    assert "1 firing" in rule_row and "1 silenced" in rule_row and "1 min 30 s" in rule_row
+    # The console's own time filters: local time with its offset, the age written by units.js.
+    assert "data-when" in row and "minutes" not in page and "+0000" not in page
+
+    silence(rule, subject="billing")
+    page = viewer_client.get(f"/clusters/{offline.pk}/alerts/").content.decode()
+    assert 'data-firing="0" data-silenced="2" title="2 firing alerts, silenced"' in page   # the navigation badge
+    data = viewer_client.get(f"/api/clusters/{offline.pk}/alerts").json()
+    assert (data["firing"], data["silenced"], data["rules"][0]["firing"], data["rules"][0]["silenced"]) == (0, 2, 0, 2)
+    assert all(a["silenced_until"] for a in data["alerts"])
+
+
+def test_the_rule_forms_for_field_says_what_it_does(offline, operator_client):
+    page = operator_client.get(f"/clusters/{offline.pk}/alerts/rules/add").content.decode()
+    assert "like the for: clause of a Prometheus alerting rule; 0 fires at once." in page
+    assert "Prometheus&#x27;s for:." not in page

@@ -1,9 +1,10 @@
-// The Alerts page: when the count of firing alerts in the navigation changes (alerts_badge.js),
-// the page's tables are out of date; reload them, unless the user is typing in a form.
+// The Alerts page: when the counts of firing alerts in the navigation change (alerts_badge.js),
+// the page's tables are out of date; reload them, unless the user is typing in a form. The
+// silenced ones count too: one resolving or its silence ending changes the page, not the badge.
 (function () {
   function firing() {
     var badge = document.querySelector("[data-alerts-badge] [data-firing]");
-    return badge ? badge.dataset.firing : null;
+    return badge ? badge.dataset.firing + "/" + badge.dataset.silenced : null;
   }
   var shown = firing();
   document.addEventListener("alerts:changed", function () {
