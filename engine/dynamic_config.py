@@ -61,8 +61,6 @@ PER_BROKER_CONFIGS = (frozenset(SSL_RECONFIGURABLE) | frozenset(LISTENER_RECONFI
 _OTHER_DYNAMIC = {
     "compression.gzip.level": (TYPE_INT, -1),
     "compression.lz4.level": (TYPE_INT, 9), "compression.zstd.level": (TYPE_INT, 3),
-    "log.message.timestamp.before.max.ms": (TYPE_LONG, LONG_MAX),
-    "log.message.timestamp.after.max.ms": (TYPE_LONG, 3600000),
     "log.local.retention.ms": (TYPE_LONG, -2), "log.local.retention.bytes": (TYPE_LONG, -2),
     # LogCleaner.RECONFIGURABLE_CONFIGS.
     "log.cleaner.threads": (TYPE_INT, 1), "log.cleaner.io.buffer.load.factor": (TYPE_DOUBLE, 0.9),
@@ -84,7 +82,8 @@ _ENGINE_DYNAMIC = frozenset({
     "log.index.interval.bytes", "log.cleaner.delete.retention.ms", "log.cleaner.min.compaction.lag.ms",
     "log.cleaner.max.compaction.lag.ms", "log.segment.delete.delay.ms", "log.cleaner.min.cleanable.ratio",
     "log.cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
-    "log.preallocate", "log.message.timestamp.type", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
+    "log.preallocate", "log.message.timestamp.type", "log.message.timestamp.before.max.ms",
+    "log.message.timestamp.after.max.ms", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
     "producer.id.expiration.ms", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
     "max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides",
     "transaction.partition.verification.enable",

@@ -40,6 +40,10 @@ TOPIC_CONFIG_DOCS: dict[str, str] = {
                                        "batch is refused.",
     "message.timestamp.difference.max.ms": "Largest allowed gap between the broker's clock and a record's "
                                            "CreateTime (older brokers).",
+    "message.timestamp.after.max.ms": "How many ms newer than the broker's clock a CreateTime record may be; a newer "
+                                      "one is refused with INVALID_TIMESTAMP.",
+    "message.timestamp.before.max.ms": "How many ms older than the broker's clock a CreateTime record may be; an older "
+                                       "one is refused with INVALID_TIMESTAMP.",
     "message.timestamp.type": "CreateTime keeps the producer's timestamp; LogAppendTime stamps records with the "
                               "broker's clock.",
     "min.cleanable.dirty.ratio": "Share of the log that must be uncompacted before the cleaner compacts it.",
@@ -148,6 +152,10 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
                                        "flush.ms.",
     "log.index.interval.bytes": "Default of index.interval.bytes: bytes of log between two offset index entries.",
     "log.index.size.max.bytes": "Default of segment.index.bytes: largest size in bytes of a segment's offset index.",
+    "log.message.timestamp.after.max.ms": "Default of message.timestamp.after.max.ms: how many ms newer than the "
+                                          "broker's clock a CreateTime record may be.",
+    "log.message.timestamp.before.max.ms": "Default of message.timestamp.before.max.ms: how many ms older than the "
+                                           "broker's clock a CreateTime record may be.",
     "log.message.timestamp.type": "Default of message.timestamp.type: CreateTime keeps the producer's timestamp; "
                                   "LogAppendTime uses the broker's clock.",
     "log.preallocate": "Default of preallocate: whether segment files are preallocated on disk when created.",

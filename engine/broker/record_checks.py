@@ -67,7 +67,7 @@ def has_compressed_batch(records) -> bool:
 def check_for_append(records: bytearray, config: LogConfig, log_name: str) -> None:
     """Every check `Log.append` makes before it writes (on a worker thread): raises the same
     StorageError the append would."""
-    batches = analyze_records(records, config, from_client=True)
+    batches = analyze_records(records, config, from_client=True, now_ms=now_ms())
     if config.compact and batches:
         check_keys(records, batches, log_name)
 

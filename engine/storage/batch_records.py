@@ -22,6 +22,10 @@ Who parses, so that it costs little (benchmarks/record_checks.py, docs/engine/re
 Where the two readers differ (the C reader is more lenient): it takes a varint longer than
 5 bytes, and a record attributes byte with its top bit set when the shifted fields happen to
 line up; RecordStream refuses both, as Kafka's reader does the first.
+
+A client's CreateTime records are also checked against the topic's
+message.timestamp.before/after.max.ms (`timestamps`: the oldest and newest allowed), as in
+Kafka: every record outside is listed, and the batch is INVALID_TIMESTAMP (NO_TIMESTAMP, -1, passes).
 Pure computation over buffers: no I/O, not shared between threads.
 """
 from __future__ import annotations
@@ -33,7 +37,7 @@ from aiokafka.errors import CorruptRecordException
 from aiokafka.record.default_records import DefaultRecordBatch as FastRecordBatch
 
 from .decompression import inflate
-from .errors import InvalidRecordError
+from .errors import InvalidRecordError, InvalidTimestampError
 from .record_stream import MIN_RECORD_LENGTH, VARINT_BYTES, RecordStream
 from .records import CODEC_MASK, HEADER, HEADER_SIZE, MIN_BATCH_LENGTH, BatchHeader
 
@@ -42,14 +46,16 @@ ASSEMBLE_BYTES = 1 << 20
 _REFUSED = (CorruptRecordException, ValueError, IndexError)   # the C reader's (UnicodeDecodeError is a ValueError)
 
 
-def check_records(buf, position: int, header: BatchHeader, limit: int) -> None:
+def check_records(buf, position: int, header: BatchHeader, limit: int, *,
+                  timestamps: tuple[int, int] | None = None) -> None:
     """Raise InvalidRecordError unless the records of the batch at `position` match its header
     and parse; CorruptRecordError if a compressed batch does not inflate (or has bytes after
-    its compressed stream). `limit`: the most a batch may inflate to."""
+    its compressed stream); InvalidTimestampError if a record's timestamp is outside
+    `timestamps` (oldest, newest). `limit`: the most a batch may inflate to."""
     with memoryview(buf) as view:
         if not header.compression_type:
             _check_group(bytes(view[position:position + header.size]), header, first_index=0,
-                         count=header.records_count)
+                         count=header.records_count, timestamps=timestamps)
             return
         plain = bytearray(view[position:position + HEADER_SIZE])
         compressed = bytes(view[position + HEADER_SIZE:position + header.size])
@@ -57,23 +63,31 @@ def check_records(buf, position: int, header: BatchHeader, limit: int) -> None:
     for chunk in chunks:
         plain += chunk
         if len(plain) > HEADER_SIZE + FAST_PATH_BYTES:   # too big to hold: read as it inflates
-            _check_streamed(plain, chunks, header)
+            _check_streamed(plain, chunks, header, timestamps)
             return
     _group_header(plain, header, len(plain) - HEADER_SIZE, header.records_count)
-    _check_group(plain, header, first_index=0, count=header.records_count)
+    _check_group(plain, header, first_index=0, count=header.records_count, timestamps=timestamps)
 
 
-def _check_group(batch, header: BatchHeader, *, first_index: int, count: int) -> None:
+def _check_group(batch, header: BatchHeader, *, first_index: int, count: int,
+                 timestamps: tuple[int, int] | None = None) -> None:
     """The C reader over `batch`, an uncompressed batch of the records first_index ..
     first_index + count - 1; if it refuses, RecordStream reads them again to say why."""
+    stamps = None
     try:
-        offsets = [record.offset for record in FastRecordBatch(batch)]
+        if timestamps is None:
+            offsets = [record.offset for record in FastRecordBatch(batch)]
+        else:
+            read = [(record.offset, record.timestamp) for record in FastRecordBatch(batch)]
+            offsets, stamps = [offset for offset, _ in read], [stamp for _, stamp in read]
         refused = ""
     except _REFUSED as exc:
         # Only its text is kept: its traceback would keep the reader, and the reader the buffer.
         offsets, refused = None, str(exc)
     base = header.base_offset + first_index
     if offsets is not None and len(offsets) == count and offsets == list(range(base, base + count)):
+        if stamps is not None:
+            _check_timestamps(stamps, first_index, timestamps)
         return
     # The C reader stops at recordsCount: a count that lies short, or an offset, shows here.
     RecordStream(iter([bytes(batch[HEADER_SIZE:])]), first_index).check(first_index + count)
@@ -81,7 +95,17 @@ def _check_group(batch, header: BatchHeader, *, first_index: int, count: int) ->
                              "the records' offsets do not count up from the batch's base offset")
 
 
-def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHeader) -> None:
+def _check_timestamps(stamps: list[int], first_index: int, bounds: tuple[int, int]) -> None:
+    oldest, newest = bounds
+    refused = [(first_index + i, f"Timestamp {stamp} of message with offset {first_index + i} is out of range. "
+                                 f"The timestamp should be within [{oldest}, {newest}]")
+               for i, stamp in enumerate(stamps) if stamp != -1 and not oldest <= stamp <= newest]
+    if refused:
+        raise InvalidTimestampError(refused)
+
+
+def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHeader,
+                    timestamps: tuple[int, int] | None = None) -> None:
     """The records of a big inflated batch, as they come (`pending`, a batch header and the
     first records, then `chunks`): each run of whole records is checked in place by the C
     reader, behind a header rewritten for it; a record over ASSEMBLE_BYTES is read by
@@ -92,7 +116,7 @@ def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHe
         if count:
             _group_header(pending, header, end - HEADER_SIZE, count)
             with memoryview(pending) as view, view[:end] as group:
-                _check_group(group, header, first_index=index, count=count)
+                _check_group(group, header, first_index=index, count=count, timestamps=timestamps)
             del pending[HEADER_SIZE:end]
             index += count
             if index > expected:
@@ -104,6 +128,8 @@ def _check_streamed(pending: bytearray, chunks: Iterator[bytes], header: BatchHe
             stream = RecordStream(chain([start], chunks), index)
             del start
             stream.read_record()
+            if timestamps is not None:
+                _check_timestamps([header.first_timestamp + stream.timestamp_delta], index, timestamps)
             index += 1
             pending += stream.leftover()
             continue

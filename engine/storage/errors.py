@@ -29,6 +29,17 @@ class InvalidRecordError(StorageError):
     error_code = 87  # INVALID_RECORD
 
 
+class InvalidTimestampError(StorageError):
+    """A CreateTime record's timestamp is outside message.timestamp.before/after.max.ms of the
+    broker's clock; `record_errors` lists (index in the batch, message), as Kafka's LogValidator."""
+
+    error_code = 32  # INVALID_TIMESTAMP
+
+    def __init__(self, record_errors: list[tuple[int, str]]) -> None:
+        super().__init__(f"One or more records have been rejected due to invalid timestamp: {record_errors[0][1]}")
+        self.record_errors = record_errors
+
+
 class RecordTooLargeError(StorageError):
     """A batch is larger than the topic's max.message.bytes."""
 

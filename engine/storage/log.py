@@ -128,7 +128,7 @@ class Log:
         the broker's own writes, and with `transaction.partition.verification.enable=false`."""
         records = records if isinstance(records, bytearray) else bytearray(records)
         batches = analyze_records(records, self.config, from_client=not control, control=control,
-                                  records_checked=records_checked)
+                                  records_checked=records_checked, now_ms=now_ms)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
         if self.config.compact and not control and not records_checked:

@@ -22,6 +22,10 @@ class LogConfig:
     flush_ms: int = LONG_MAX                         # flush.ms
     max_message_bytes: int = 1048588                 # max.message.bytes
     message_timestamp_type: str = "CreateTime"       # message.timestamp.type
+    # A client's CreateTime record may be at most this much older / newer than the broker's
+    # clock. Unbounded here; the broker passes the topic's (Kafka 4.0's default after: 1 h).
+    message_timestamp_before_max_ms: int = LONG_MAX  # message.timestamp.before.max.ms
+    message_timestamp_after_max_ms: int = LONG_MAX   # message.timestamp.after.max.ms
     cleanup_policy: str = "delete"                   # cleanup.policy
     file_delete_delay_ms: int = 60000                # file.delete.delay.ms
     # Compaction (cleaner.py); they matter only when cleanup_policy contains "compact".
@@ -29,6 +33,15 @@ class LogConfig:
     min_cleanable_dirty_ratio: float = 0.5           # min.cleanable.dirty.ratio
     min_compaction_lag_ms: int = 0                   # min.compaction.lag.ms
     max_compaction_lag_ms: int = LONG_MAX            # max.compaction.lag.ms
+
+    def timestamp_bounds(self, now_ms: int) -> tuple[int, int] | None:
+        """(oldest, newest) CreateTime timestamp a client's record may carry now; None when the
+        broker stamps the records (LogAppendTime) or nothing is bounded."""
+        if self.message_timestamp_type != "CreateTime" or \
+                self.message_timestamp_before_max_ms == self.message_timestamp_after_max_ms == LONG_MAX:
+            return None
+        return (now_ms - min(self.message_timestamp_before_max_ms, now_ms),
+                min(now_ms + self.message_timestamp_after_max_ms, LONG_MAX))
 
     @property
     def compact(self) -> bool:

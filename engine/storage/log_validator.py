@@ -56,7 +56,7 @@ class StampedBatches:
 
 
 def analyze_records(records, config: LogConfig, *, from_client: bool, control: bool = False,
-                    records_checked: bool = False
+                    records_checked: bool = False, now_ms: int | None = None
                     ) -> list[tuple[int, BatchHeader]]:
     """Validate every batch (structure, size, CRC-32C) and return (position, header) pairs.
 
@@ -64,7 +64,10 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
     `control`: the broker's own transaction markers, which must be control batches.
     `records_checked`: the records of compressed batches were parsed already (off the event
     loop, engine/broker/record_checks.py) and are not inflated again.
+    `now_ms`: the broker's clock, against which a client's CreateTime timestamps are checked
+    (message.timestamp.before/after.max.ms); None checks none.
     """
+    bounds = config.timestamp_bounds(now_ms) if from_client and now_ms is not None else None
     batches = list(iter_batches(records))
     for position, header in batches:
         if from_client and header.size > config.max_message_bytes:
@@ -77,12 +80,9 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
         if from_client:
             _check_client_batch(header)
             if not (records_checked and header.compression_type):
-                _check_records(records, position, header, config)
+                check_records(records, position, header, decompressed_limit(config.max_message_bytes),
+                              timestamps=bounds)
     return batches
-
-
-def _check_records(records, position: int, header: BatchHeader, config: LogConfig) -> None:
-    check_records(records, position, header, decompressed_limit(config.max_message_bytes))
 
 
 def _check_client_batch(header: BatchHeader) -> None:

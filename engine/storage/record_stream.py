@@ -38,7 +38,7 @@ class RecordStream:
     """Records read one after another from `chunks`, the first being record `first_index`
     of its batch."""
 
-    __slots__ = ("_chunks", "_buf", "_pos", "_consumed", "_end", "index")
+    __slots__ = ("_chunks", "_buf", "_pos", "_consumed", "_end", "index", "timestamp_delta")
 
     def __init__(self, chunks: Iterator[bytes], first_index: int = 0) -> None:
         self._chunks = chunks
@@ -47,6 +47,7 @@ class RecordStream:
         self._consumed = 0        # bytes of the chunks before _buf
         self._end = _NO_END       # where the record being read ends, as a stream position
         self.index = first_index  # the record being read next
+        self.timestamp_delta = 0  # the last record's timestampDelta
 
     def check(self, expected_count: int) -> None:
         """Read every record to the end of the stream: they must be `expected_count` in all
@@ -73,7 +74,7 @@ class RecordStream:
             raise InvalidRecordError(f"record {index} has length {length}")
         self._end = self._position() + length
         self._attributes()
-        self._varint(VARLONG_BYTES)                        # timestampDelta
+        self.timestamp_delta = self._varint(VARLONG_BYTES)
         delta = self._varint(VARINT_BYTES)
         if delta != index:
             raise InvalidRecordError(f"record {index} has offset delta {delta}")

@@ -33,7 +33,9 @@
   Kafka's ReplicaManager, so no client can put records there that the loaders cannot read.
 - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR (an I/O failure of the log dir), INVALID_RECORD
-  (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator).
+  (with `record_errors` naming each keyless record of a compacted topic, as Kafka's LogValidator),
+  INVALID_TIMESTAMP (with `record_errors` naming each CreateTime record outside the topic's
+  message.timestamp.before/after.max.ms of the broker's clock).
 - KIP-890 part 1 (engine/coordinator/transactions/verification.py): a transactional batch for a
   partition where the producer has no open transaction yet is appended only if the
   transaction's coordinator has the partition in that transaction, else INVALID_TXN_STATE

@@ -4,7 +4,10 @@ the cluster-wide broker default. Each test runs a private engine whose retention
 every 200 ms, and waits for the log start offset to move."""
 import time
 
+import kafka.errors as Errors
 import pytest
+from confluent_kafka import KafkaError, Producer
+from kafka import KafkaProducer
 from kafka.admin import AlterConfigOp, ConfigResource
 
 from tests.engine.protocol.admin_support import (admin_client, alter_cluster_default, consume_from_beginning,
@@ -91,3 +94,37 @@ def test_cluster_default_retention_applies_to_topics_without_an_override(engine,
     start = wait_until(lambda: offsets(engine.bootstrap, topic_name)[0], message="the cluster default to apply")
     assert 0 < start <= 20
     assert [r.value for r in consume_from_beginning(engine.bootstrap, topic_name)][-5:] == values(5, "new")
+
+
+def test_record_timestamps_out_of_the_topics_bounds_are_refused(engine, admin, topic_name):
+    """message.timestamp.after.max.ms (Kafka 4.0's default: one hour) and before.max.ms: a record
+    stamped too far ahead or behind the broker's clock is INVALID_TIMESTAMP, whatever the client
+    or the batch's compression; a topic may widen the bounds."""
+    assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
+                        configs={"message.timestamp.before.max.ms": str(24 * HOUR_MS)})["error_code"] == 0
+    now = int(time.time() * 1000)
+    producer = KafkaProducer(bootstrap_servers=engine.bootstrap, retries=0)
+    try:
+        assert producer.send(topic_name, b"now", timestamp_ms=now).get(timeout=30).offset == 0
+        for stamp in (now + 2 * HOUR_MS, now - 48 * HOUR_MS):
+            with pytest.raises(Errors.InvalidTimestampError):
+                producer.send(topic_name, b"out of bounds", timestamp_ms=stamp).get(timeout=30)
+    finally:
+        producer.close()
+    compressed = Producer({"bootstrap.servers": engine.bootstrap, "compression.type": "lz4", "retries": 0})
+    reports: list = []
+    compressed.produce(topic_name, b"ahead, lz4", timestamp=now + 2 * HOUR_MS,
+                       on_delivery=lambda error, message: reports.append(error))
+    compressed.flush(30)
+    assert [e.code() for e in reports] == [KafkaError.INVALID_TIMESTAMP]
+
+    wider = ConfigResource("TOPIC", topic_name, configs={"message.timestamp.after.max.ms": (AlterConfigOp.SET,
+                                                                                          str(3 * HOUR_MS))})
+    assert admin.alter_configs([wider], incremental=True) == {"topic": {topic_name: "OK"}}
+    assert topic_configs(admin, topic_name)["message.timestamp.after.max.ms"] == (str(3 * HOUR_MS),
+                                                                                  "DYNAMIC_TOPIC_CONFIG")
+    producer = KafkaProducer(bootstrap_servers=engine.bootstrap, retries=0)
+    try:
+        assert producer.send(topic_name, b"ahead", timestamp_ms=now + 2 * HOUR_MS).get(timeout=30).offset == 1
+    finally:
+        producer.close()

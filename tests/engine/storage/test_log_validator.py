@@ -4,13 +4,13 @@ import tracemalloc
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from engine.storage.errors import InvalidRecordError, RecordTooLargeError
+from engine.storage.errors import InvalidRecordError, InvalidTimestampError, RecordTooLargeError
 from engine.storage.log_config import LogConfig
 from engine.storage.log_validator import analyze_records, assign_offsets_and_timestamps
 from engine.storage.records import ATTRIBUTES_OFFSET, CONTROL_MASK, HEADER_SIZE, LOG_OVERHEAD, read_header
 from kafka.record.util import calc_crc32c
 
-from .conftest import make_batch, values
+from .conftest import BASE_TS, make_batch, values
 
 
 def resign(buf):
@@ -139,3 +139,29 @@ def test_records_across_inflated_chunks_are_walked_whole(codec):
     struct.pack_into(">i", lying, LOG_OVERHEAD + 45, len(pairs) + 1)
     struct.pack_into(">i", lying, LOG_OVERHEAD + 11, len(pairs))
     refused(resign(lying), match="records")
+
+
+@pytest.mark.parametrize("codec", [0, 1, 4])
+def test_createtime_records_outside_the_timestamp_bounds_are_invalid_timestamp(codec):
+    now = BASE_TS + 10_000
+    config = LogConfig(message_timestamp_before_max_ms=5_000, message_timestamp_after_max_ms=1_000)
+    inside = timestamped([now - 5_000, now, now + 1_000, -1], codec)           # -1: NO_TIMESTAMP passes
+    assert len(analyze_records(inside, config, from_client=True, now_ms=now)) == 1
+    outside = timestamped([now, now - 5_001, now + 1_001], codec)
+    with pytest.raises(InvalidTimestampError) as refused:
+        analyze_records(outside, config, from_client=True, now_ms=now)
+    assert refused.value.error_code == 32
+    assert [index for index, _ in refused.value.record_errors] == [1, 2]
+    assert f"within [{now - 5_000}, {now + 1_000}]" in refused.value.record_errors[0][1]
+    # The broker's own writes, replication and LogAppendTime topics are not checked.
+    assert analyze_records(outside, config, from_client=False, now_ms=now)
+    stamped_by_broker = LogConfig(message_timestamp_type="LogAppendTime", message_timestamp_after_max_ms=0)
+    assert analyze_records(outside, stamped_by_broker, from_client=True, now_ms=now)
+
+
+def timestamped(stamps: list[int], codec: int) -> bytearray:
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    for i, stamp in enumerate(stamps):
+        builder.append(i, stamp, None, b"v", headers=[])
+    return builder.build()
