@@ -9,7 +9,7 @@ length, its fields ending exactly there. A lie is INVALID_RECORD, as Kafka answe
 
 Who parses, so that it costs little (benchmarks/record_checks.py, docs/engine/reliability.md):
 - aiokafka's C record reader (Cython) parses a whole batch, every field of every record, at
-  ~0.06 us a record. An uncompressed batch (the produce hot path) goes to it as it is; a
+  ~0.07 us a record (~0.13 with the timestamp check of a CreateTime topic). An uncompressed batch (the produce hot path) goes to it as it is; a
   compressed one once inflated, if it inflates to at most FAST_PATH_BYTES (every batch
   librdkafka or the Java client builds by default).
 - A batch that inflates further is never held whole: its records are read as they are
@@ -77,9 +77,12 @@ def _check_group(batch, header: BatchHeader, *, first_index: int, count: int,
     try:
         if timestamps is None:
             offsets = [record.offset for record in FastRecordBatch(batch)]
-        else:
-            read = [(record.offset, record.timestamp) for record in FastRecordBatch(batch)]
-            offsets, stamps = [offset for offset, _ in read], [stamp for _, stamp in read]
+        else:     # one pass, two lists: the cheapest way to read both (about 0.03 us a record more)
+            offsets, stamps = [], []
+            add_offset, add_stamp = offsets.append, stamps.append
+            for record in FastRecordBatch(batch):
+                add_offset(record.offset)
+                add_stamp(record.timestamp)
         refused = ""
     except _REFUSED as exc:
         # Only its text is kept: its traceback would keep the reader, and the reader the buffer.
@@ -97,6 +100,8 @@ def _check_group(batch, header: BatchHeader, *, first_index: int, count: int,
 
 def _check_timestamps(stamps: list[int], first_index: int, bounds: tuple[int, int]) -> None:
     oldest, newest = bounds
+    if stamps and min(stamps) >= oldest and max(stamps) <= newest:
+        return
     refused = [(first_index + i, f"Timestamp {stamp} of message with offset {first_index + i} is out of range. "
                                  f"The timestamp should be within [{oldest}, {newest}]")
                for i, stamp in enumerate(stamps) if stamp != -1 and not oldest <= stamp <= newest]
