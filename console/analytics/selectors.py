@@ -12,12 +12,14 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from console.analytics import lake as L
+from console.analytics.jobs.lag import DEFAULT_WINDOW
 from console.analytics.jobs.rates import CATCH_UP_SECONDS
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_filesystem
 from console.clusters.models import Cluster
 
 RESOLUTIONS = ("1m", "5m", "1h")
+STATUS_SNAPSHOTS = DEFAULT_WINDOW        # the snapshots a group's lag trend is judged over
 RUN_LABELS = {AnalyticsRun.LAKE: "Lag, rates and retention", AnalyticsRun.RECORDS: "Topic contents"}
 log = logging.getLogger(__name__)
 

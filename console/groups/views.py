@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from console.accounts.roles import OPERATOR, VIEWER
-from console.analytics.selectors import group_statuses
+from console.analytics.selectors import STATUS_SNAPSHOTS, group_statuses
 from console.clusters.selectors import cluster_get, topic_names
 from console.errors import ConsoleError
 from console.groups import selectors, services
@@ -23,7 +23,7 @@ def group_list(request, cluster_id: int):
     statuses = group_statuses(lake_url=settings.ANALYTICS_LAKE, cluster=cluster)
     return render(request, "groups/list.html", {"cluster": cluster, "view": view, "states": selectors.STATES,
                                                 "sorts": selectors.SORTS, "types": selectors.TYPES,
-                                                "statuses": statuses})
+                                                "statuses": statuses, "status_window": STATUS_SNAPSHOTS})
 
 
 @page(VIEWER)
