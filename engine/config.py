@@ -171,6 +171,22 @@ DAY_MS = 24 * 3600 * 1000
 INT_MAX = 2**31 - 1
 
 
+def _level(lo: int, hi: int) -> Callable[[Any], None]:
+    """A codec's compression level: lo..hi, or -1 for the codec's default (KIP-390)."""
+    in_range = _int_range(lo, hi)
+
+    def check(value):
+        if value != -1:
+            in_range(value)
+    return check
+
+
+def _no_tiered_storage(value) -> None:
+    if value:
+        raise _Refused("Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
+                       "with remote log storage.")
+
+
 def _positive(value) -> None:
     if not value > 0:
         raise _Refused("Value must be greater than 0")
@@ -179,6 +195,9 @@ _TOPIC_DEFS = [
     ConfigDef("cleanup.policy", TYPE_LIST, "delete", _cleanup_policy, ("log.cleanup.policy",)),
     ConfigDef("compression.type", TYPE_STRING, "producer",
               one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), ("compression.type",)),
+    ConfigDef("compression.gzip.level", TYPE_INT, -1, _level(1, 9), ("compression.gzip.level",)),
+    ConfigDef("compression.lz4.level", TYPE_INT, 9, _int_range(1, 17), ("compression.lz4.level",)),
+    ConfigDef("compression.zstd.level", TYPE_INT, 3, _int_range(-131072, 22), ("compression.zstd.level",)),
     ConfigDef("delete.retention.ms", TYPE_LONG, DAY_MS, at_least(0), ("log.cleaner.delete.retention.ms",)),
     ConfigDef("file.delete.delay.ms", TYPE_LONG, 60000, at_least(0), ("log.segment.delete.delay.ms",)),
     ConfigDef("flush.messages", TYPE_LONG, LONG_MAX, at_least(1), ("log.flush.interval.messages",)),
@@ -204,6 +223,12 @@ _TOPIC_DEFS = [
     ConfigDef("segment.jitter.ms", TYPE_LONG, 0, at_least(0), ("log.roll.jitter.ms", "log.roll.jitter.hours")),
     ConfigDef("segment.ms", TYPE_LONG, 7 * DAY_MS, at_least(1), ("log.roll.ms", "log.roll.hours")),
     ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False, None, ("unclean.leader.election.enable",)),
+    # Tiered storage (KIP-405) is not implemented: these are described, and turning it on is refused.
+    ConfigDef("remote.storage.enable", TYPE_BOOLEAN, False, _no_tiered_storage, ()),
+    ConfigDef("local.retention.ms", TYPE_LONG, -2, at_least(-2), ("log.local.retention.ms",)),
+    ConfigDef("local.retention.bytes", TYPE_LONG, -2, at_least(-2), ("log.local.retention.bytes",)),
+    ConfigDef("remote.log.copy.disable", TYPE_BOOLEAN, False, None, ()),
+    ConfigDef("remote.log.delete.on.disable", TYPE_BOOLEAN, False, None, ()),
     ConfigDef("leader.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
     ConfigDef("follower.replication.throttled.replicas", TYPE_LIST, "", _throttled_replicas, ()),
 ]
@@ -240,6 +265,11 @@ _BROKER_DEFS = [
     ConfigDef("message.max.bytes", TYPE_INT, 1048588, at_least(0)),
     ConfigDef("min.insync.replicas", TYPE_INT, 1, at_least(1)),
     ConfigDef("compression.type", TYPE_STRING, "producer"),
+    ConfigDef("compression.gzip.level", TYPE_INT, -1, _level(1, 9)),
+    ConfigDef("compression.lz4.level", TYPE_INT, 9, _int_range(1, 17)),
+    ConfigDef("compression.zstd.level", TYPE_INT, 3, _int_range(-131072, 22)),
+    ConfigDef("log.local.retention.ms", TYPE_LONG, -2, at_least(-2)),
+    ConfigDef("log.local.retention.bytes", TYPE_LONG, -2, at_least(-2)),
     ConfigDef("unclean.leader.election.enable", TYPE_BOOLEAN, False),
     ConfigDef("log.cleanup.policy", TYPE_LIST, "delete", _cleanup_policy),
     ConfigDef("log.retention.hours", TYPE_INT, 168),

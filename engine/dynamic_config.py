@@ -59,9 +59,6 @@ PER_BROKER_CONFIGS = (frozenset(SSL_RECONFIGURABLE) | frozenset(LISTENER_RECONFI
 # The rest of AllDynamicConfigs that the engine has no definition of its own for (its own
 # dynamic ones, the topic configs' broker synonyms among them, are in engine/config.py).
 _OTHER_DYNAMIC = {
-    "compression.gzip.level": (TYPE_INT, -1),
-    "compression.lz4.level": (TYPE_INT, 9), "compression.zstd.level": (TYPE_INT, 3),
-    "log.local.retention.ms": (TYPE_LONG, -2), "log.local.retention.bytes": (TYPE_LONG, -2),
     # LogCleaner.RECONFIGURABLE_CONFIGS.
     "log.cleaner.threads": (TYPE_INT, 1), "log.cleaner.io.buffer.load.factor": (TYPE_DOUBLE, 0.9),
     "log.cleaner.io.buffer.size": (TYPE_INT, 524288),
@@ -82,7 +79,8 @@ _ENGINE_DYNAMIC = frozenset({
     "log.index.interval.bytes", "log.cleaner.delete.retention.ms", "log.cleaner.min.compaction.lag.ms",
     "log.cleaner.max.compaction.lag.ms", "log.segment.delete.delay.ms", "log.cleaner.min.cleanable.ratio",
     "log.cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
-    "log.preallocate", "log.message.timestamp.type", "log.message.timestamp.before.max.ms",
+    "log.preallocate", "compression.gzip.level", "compression.lz4.level", "compression.zstd.level",
+    "log.local.retention.ms", "log.local.retention.bytes", "log.message.timestamp.type", "log.message.timestamp.before.max.ms",
     "log.message.timestamp.after.max.ms", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
     "producer.id.expiration.ms", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
     "max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides",

@@ -15,8 +15,11 @@ from __future__ import annotations
 TOPIC_CONFIG_DOCS: dict[str, str] = {
     "cleanup.policy": "delete: drop old segments by retention time or size; compact: keep the latest record per "
                       "key; both may be combined.",
+    "compression.gzip.level": "The gzip level (1-9, -1 for the codec's default) when the broker compresses with gzip.",
+    "compression.lz4.level": "The lz4 level (1-17) when the broker compresses with lz4.",
     "compression.type": "Codec the broker stores batches in: producer keeps what the producer sent; or gzip, "
                         "snappy, lz4, zstd, uncompressed.",
+    "compression.zstd.level": "The zstd level (-131072 to 22) when the broker compresses with zstd.",
     "delete.retention.ms": "How long tombstones (null-value records) stay in a compacted topic, so slow "
                            "consumers still see the deletion.",
     "file.delete.delay.ms": "Wait before a deleted segment's files are removed from disk.",
@@ -34,22 +37,21 @@ TOPIC_CONFIG_DOCS: dict[str, str] = {
     "max.message.bytes": "Largest record batch the broker accepts for this topic.",
     "message.downconversion.enable": "Whether the broker converts batches down for fetchers of old protocol "
                                      "versions.",
-    "message.timestamp.after.max.ms": "How far in the future a record's CreateTime timestamp may be before the "
-                                      "batch is refused.",
-    "message.timestamp.before.max.ms": "How far in the past a record's CreateTime timestamp may be before the "
-                                       "batch is refused.",
-    "message.timestamp.difference.max.ms": "Largest allowed gap between the broker's clock and a record's "
-                                           "CreateTime (older brokers).",
     "message.timestamp.after.max.ms": "How many ms newer than the broker's clock a CreateTime record may be; a newer "
                                       "one is refused with INVALID_TIMESTAMP.",
     "message.timestamp.before.max.ms": "How many ms older than the broker's clock a CreateTime record may be; an older "
                                        "one is refused with INVALID_TIMESTAMP.",
+    "message.timestamp.difference.max.ms": "Largest allowed gap between the broker's clock and a record's "
+                                           "CreateTime (older brokers).",
     "message.timestamp.type": "CreateTime keeps the producer's timestamp; LogAppendTime stamps records with the "
                               "broker's clock.",
     "min.cleanable.dirty.ratio": "Share of the log that must be uncompacted before the cleaner compacts it.",
     "min.compaction.lag.ms": "Shortest time a record stays uncompacted, so consumers can read every update.",
     "min.insync.replicas": "With acks=all, a write fails unless at least this many replicas are in sync.",
     "preallocate": "Preallocate segment files on disk when they are created.",
+    "remote.log.copy.disable": "With tiered storage: stop copying segments to remote storage (reads go on).",
+    "remote.log.delete.on.disable": "With tiered storage: delete the remote copies when remote storage is turned "
+                                    "off for the topic.",
     "remote.storage.enable": "Move closed segments to tiered (remote) storage.",
     "retention.bytes": "Largest size a partition's log may reach before old segments are deleted (-1: no limit).",
     "retention.ms": "How long records are kept before their segment is deleted (-1: forever).",
@@ -69,8 +71,11 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
     "auto.create.topics.enable": "Create a topic when a client asks for metadata of a topic that does not exist.",
     "auto.leader.rebalance.enable": "Periodically move partition leadership back to each partition's preferred "
                                     "replica when brokers are imbalanced.",
+    "compression.gzip.level": "Default of the topic config compression.gzip.level (1-9, -1 for the codec's default).",
+    "compression.lz4.level": "Default of the topic config compression.lz4.level (1-17).",
     "compression.type": "Default of the topic config compression.type: producer keeps what the producer sent; or "
                         "gzip, snappy, lz4, zstd, uncompressed.",
+    "compression.zstd.level": "Default of the topic config compression.zstd.level (-131072 to 22).",
     "connections.max.idle.ms": "Close a connection that has been idle for this many ms.",
     "controlled.shutdown.enable": "Move partition leadership off a broker before it stops, so its partitions are not "
                                   "left without a leader.",
@@ -152,6 +157,8 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
                                        "flush.ms.",
     "log.index.interval.bytes": "Default of index.interval.bytes: bytes of log between two offset index entries.",
     "log.index.size.max.bytes": "Default of segment.index.bytes: largest size in bytes of a segment's offset index.",
+    "log.local.retention.bytes": "Default of local.retention.bytes (-2: the same as retention.bytes).",
+    "log.local.retention.ms": "Default of local.retention.ms (-2: the same as retention.ms).",
     "log.message.timestamp.after.max.ms": "Default of message.timestamp.after.max.ms: how many ms newer than the "
                                           "broker's clock a CreateTime record may be.",
     "log.message.timestamp.before.max.ms": "Default of message.timestamp.before.max.ms: how many ms older than the "

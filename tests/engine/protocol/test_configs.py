@@ -194,6 +194,13 @@ BAD_VALUES = [
     ("preallocate", "yes", "Invalid value yes for configuration preallocate: Expected value to be either true or false"),
     ("compression.type", "brotli", "Invalid value brotli for configuration compression.type: String must be one of: "
                                    "uncompressed, zstd, lz4, snappy, gzip, producer"),
+    ("compression.gzip.level", "0", "Invalid value 0 for configuration compression.gzip.level: Value must be at "
+                                    "least 1"),
+    ("remote.storage.enable", "true", "Invalid value true for configuration remote.storage.enable: Tiered Storage "
+                                      "functionality is disabled in the broker. Topic cannot be configured with "
+                                      "remote log storage."),
+    ("message.timestamp.after.max.ms", "-1", "Invalid value -1 for configuration message.timestamp.after.max.ms: "
+                                             "Value must be at least 0"),
 ]
 
 
