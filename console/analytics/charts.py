@@ -1,9 +1,10 @@
 """Plotly time series for the analytics pages: zoomable (drag to zoom, double-click to reset,
 a range slider under the lag chart), built in Python, drawn by static/js/charts.js.
 
-Before the lake holds two snapshots a series is one point: it is drawn as a marker on a
-window of an hour around it, and the chart says "one snapshot so far" (a line needs two);
-with none, the chart says so instead of drawing empty axes."""
+Before the lake holds two snapshots a series is one point: it is drawn as a marker at the
+right end of the hour before it (the axis never runs into a future with no data), and the
+chart says "one snapshot so far" (a line needs two); with none, the chart says so instead of
+drawing empty axes. Markers are not clipped at the axis' ends, so the newest point is whole."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -16,6 +17,7 @@ from console.charts import base_layout, empty_figure, figure_data, histogram_fig
 
 NO_SNAPSHOT = "No snapshot in the lake yet: the collector adds one every few seconds."
 ONE_SNAPSHOT = "One snapshot so far: the line starts with the next one."
+ONE_POINT_WINDOW = timedelta(hours=1)
 
 
 def _time_layout(*, title: str, y_title: str, slider: bool = False) -> go.Layout:
@@ -44,13 +46,13 @@ def time_series_chart(rows: list[dict], *, title: str, y: str, y_title: str, key
         return empty_figure(title=title, message=empty)
     times = sorted({x for xs, _ in series.values() for x in xs})
     traces = [go.Scatter(x=xs, y=ys, mode="lines+markers" if len(xs) < 3 else "lines", name=name or label,
-                         line={"width": 1.5}, marker={"size": 7})
+                         line={"width": 1.5}, marker={"size": 7}, cliponaxis=False)
               for label, (xs, ys) in sorted(series.items())]
     layout = _time_layout(title=title, y_title=y_title, slider=slider and len(times) > 1)
     if unit:
         layout.yaxis.update(unit_axis([v for _, ys in series.values() for v in ys], unit=unit, low=0))
     if len(times) == 1:
-        layout.xaxis.range = [times[0] - timedelta(minutes=30), times[0] + timedelta(minutes=30)]
+        layout.xaxis.range = [times[0] - ONE_POINT_WINDOW, times[0]]
         layout.annotations = [{"text": ONE_SNAPSHOT, "showarrow": False, "xref": "paper", "yref": "paper",
                                "x": 0.5, "y": 1.0, "yanchor": "bottom", "font": {"size": 11}}]
     return figure_data(go.Figure(data=traces, layout=layout))

@@ -14,12 +14,14 @@ import pyarrow.dataset as ds
 from console.analytics import lake as L
 from console.analytics.jobs.lag import DEFAULT_WINDOW
 from console.analytics.jobs.rates import CATCH_UP_SECONDS
+from console.analytics.jobs.retention import PROJECTION_MIN_SECONDS, SPAN_SECONDS
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_filesystem
 from console.clusters.models import Cluster
 
 RESOLUTIONS = ("1m", "5m", "1h")
 STATUS_SNAPSHOTS = DEFAULT_WINDOW        # the snapshots a group's lag trend is judged over
+PROJECTED = "projected"                  # a growth row's per-day figures are shown (jobs.retention)
 RUN_LABELS = {AnalyticsRun.LAKE: "Lag, rates and retention", AnalyticsRun.RECORDS: "Topic contents"}
 log = logging.getLogger(__name__)
 
@@ -109,9 +111,16 @@ def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
     return {r[L.GROUP]: r for r in rows}
 
 
+def with_projection(rows: list[dict]) -> list[dict]:
+    """Growth rows (topic_growth, days_until_full), each with PROJECTED: whether its snapshots
+    span PROJECTION_MIN_SECONDS, below which a per-day figure is not shown. A row of a run
+    before the span was recorded has none, and is not projected until the next run."""
+    return [{**r, PROJECTED: (r.get(SPAN_SECONDS) or 0) >= PROJECTION_MIN_SECONDS} for r in rows]
+
+
 def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
-    growth = rows("topic_growth", sort=L.TOPIC)
+    growth = with_projection(rows("topic_growth", sort=L.TOPIC))
     catch_up = {r[L.GROUP]: r for r in rows("catch_up")}
     return {
         "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
@@ -120,7 +129,8 @@ def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
         "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP], {}).get(CATCH_UP_SECONDS),
                     L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS))}
                    for g in rows("group_status", sort=L.GROUP)],
-        "log_dirs": rows("days_until_full", sort=L.BROKER),
+        "log_dirs": with_projection(rows("days_until_full", sort=L.BROKER)),
+        "projection_min_seconds": PROJECTION_MIN_SECONDS,
         "topic_growth": growth,
         "growth_by_topic": {r[L.TOPIC]: r for r in growth},
         "retention": rows("effective_retention", sort=L.TOPIC),
@@ -151,13 +161,14 @@ def group_analytics(*, lake_url: str, cluster: Cluster, group_id: str, resolutio
 def topic_analytics(*, lake_url: str, cluster: Cluster, topic: str) -> dict:
     where = {L.TOPIC: topic}
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
-    growth = rows("topic_growth", where=where)
+    growth = with_projection(rows("topic_growth", where=where))
     retention = rows("effective_retention", where=where)
     compaction = rows("compaction", where=where)
     return {
         "topic": topic, "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
         "runs": runs_state(cluster=cluster),
         "growth": growth[0] if growth else None, "retention": retention[0] if retention else None,
+        "projection_min_seconds": PROJECTION_MIN_SECONDS,
         "compaction": compaction[0] if compaction else None,
         "record_sizes": rows("record_sizes", where=where, sort="size_bin_bytes"),
         "record_ages": rows("record_ages", where=where, sort="age_bin_seconds"),

@@ -48,7 +48,7 @@ def test_group_analytics_page_draws_its_charts_without_other_hosts(login, consol
 def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(login):
     """The form on a topic's analytics page, in a real browser (CSRF token, server-side checks):
     bad input comes back with a readable message; good input queues a what-if run, which the
-    page's live fragment shows."""
+    page's live fragment shows right above the form."""
     page = login("operator")
     cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
     page.goto(f"/clusters/{cluster_id}/analytics/topics/orders/")
@@ -61,3 +61,7 @@ def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(log
     page.click("#what-if-form button[type=submit]")
     expect(page.locator("body")).to_contain_text("queued: the estimate appears below when it is done")
     expect(page.locator("#what-if-result [data-run-state]")).to_contain_text("queued")
+    # The form sits right under its heading and result, after the contents' charts.
+    result, form = page.locator("#what-if-result").bounding_box(), page.locator("#what-if-form").bounding_box()
+    ages = page.locator("#record-ages-chart").bounding_box()
+    assert ages["y"] + ages["height"] <= result["y"] < form["y"] <= result["y"] + result["height"] + 60

@@ -177,8 +177,12 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
         L.TOPIC: "charted", records.RECORDS: 10, records.DISTINCT_KEYS: 4, records.TOMBSTONES: 1,
         records.NULL_KEYS: 0, records.RECORD_BYTES: 2_700, records.COMPACTED_BYTES: 1_100,
         records.SAVED_BYTES: 1_600}])
+    # Growth over ten minutes: not projected to a day (the page says so, and over what).
     write_result(lake, "topic_growth", cluster_id, [{L.TOPIC: "charted", retention.GROWTH_PER_DAY: -299_056_761.0,
-                                                     retention.WRITTEN_PER_DAY: 1_300_000_000.0}])
+                                                     retention.WRITTEN_PER_DAY: 1_300_000_000.0,
+                                                     retention.SPAN_SECONDS: 600.0, retention.SNAPSHOTS: 21}])
+    write_result(lake, "effective_retention", cluster_id, [{L.TOPIC: "charted", retention.OLDEST_AGE_MS: 540_000,
+                                                            L.RETENTION_MS: 604_800_000, retention.RETENTION_USED: None}])
     write_result(lake, "production_5m", cluster_id,
                  [{L.TOPIC: "charted", L.BUCKET: now - dt.timedelta(minutes=5 * i), rates.RATE: 40.0 + 30 * i}
                   for i in range(4)])
@@ -191,7 +195,8 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
     expect(bytes_chart.locator(".point")).to_have_count(1)
     x_range = page.evaluate("(ax => ax.range.map(v => ax.r2l(v)))("
                             "document.getElementById('topic-bytes-chart')._fullLayout.xaxis)")
-    assert x_range[1] - x_range[0] >= 30 * 60_000           # a window around the point, not a millisecond
+    assert x_range[1] - x_range[0] >= 30 * 60_000           # a window before the point, not a millisecond
+    assert x_range[1] == now.timestamp() * 1000              # ending at the point: no future on the axis
     assert "MiB" in bytes_chart.locator(".ytick").all_text_contents()[-1]
 
     sizes = page.locator("#record-sizes-chart")
@@ -207,9 +212,12 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
     # Y axes fit their data: the production line's top (130/s) is inside the axis.
     top = page.evaluate("document.getElementById('topic-production-chart')._fullLayout.yaxis.range[1]")
     assert top >= 130
-    expect(page.locator("#growth-per-day")).to_have_text("-285 MiB")
-    expect(page.locator("#written-per-day")).to_have_text("1.2 GiB")
-    expect(page.locator("#growth-note")).to_contain_text("The topic shrinks")
+    expect(page.locator("#growth-per-day")).to_have_text("needs 1 h of snapshots")
+    expect(page.locator("#written-per-day")).to_have_text("needs 1 h of snapshots")
+    expect(page.locator("#growth-span")).to_have_text(
+        "Over 10 min, 21 snapshots: a projection to a day needs 1 h of snapshots.")
+    expect(page.locator("#growth-note")).to_have_count(0)
+    expect(page.locator("#retention-ms")).to_have_text("7 d")
     expect(page.locator('#analytics-run [data-run-kind="lake"]')).to_contain_text("took 12 s")
     expect(page.locator('#topic-compaction [data-saved-bytes="1600"]')).to_have_text("1.6 KiB")
     shoot(page, "analytics-topic-charts")

@@ -14,6 +14,11 @@ from console.analytics.jobs.timeline import REACHED_AT, offset_reached_at
 GROWTH_PER_DAY = "growth_bytes_per_day"     # net: negative when retention or deletions free more than is written
 WRITTEN_PER_DAY = "written_bytes_per_day"   # what the partitions' sizes grew by, their drops left out
 DAYS_UNTIL_FULL = "days_until_full"
+# What a growth per day is projected from: the seconds between its first and last snapshot, and
+# how many snapshots. A page shows the projection only from PROJECTION_MIN_SECONDS of them on:
+# a day extrapolated from a few minutes is mostly the noise of those minutes.
+SPAN_SECONDS, SNAPSHOTS = "span_seconds", "snapshots"
+PROJECTION_MIN_SECONDS = 3600
 OLDEST_AGE_MS = "oldest_age_ms"
 RETENTION_USED = "retention_used"           # oldest age / retention.ms
 KEPT_BYTES, FREED_BYTES, METHOD = "kept_bytes", "freed_bytes", "method"
@@ -60,26 +65,37 @@ def current_topics(partitions: DataFrame) -> DataFrame:
 def topic_growth(partitions: DataFrame, *, resolution_seconds: int = 60) -> DataFrame:
     """Per topic of the newest snapshot: the net growth per day (the slope of its size, below
     zero when retention or deletions free more than is written) and the bytes written per day
-    (each partition's size increases between snapshots, its drops left out, over the span).
-    Rows: topic, growth_bytes_per_day, written_bytes_per_day."""
+    (each partition's size increases between snapshots, its drops left out, over the span),
+    with what they are projected from: the span in seconds and the count of snapshots.
+    Rows: topic, growth_bytes_per_day, written_bytes_per_day, span_seconds, snapshots."""
     net = growth_per_day(topic_bytes(partitions, resolution_seconds=resolution_seconds), key=[L.TOPIC])
     in_time = Window.partitionBy(L.TOPIC, L.PARTITION).orderBy(L.TS)
     steps = (partitions.withColumn("_grew", F.greatest(F.col(L.SIZE_BYTES) - F.lag(L.SIZE_BYTES).over(in_time),
                                                        F.lit(0)))
-             .groupBy(L.TOPIC).agg(F.sum("_grew").alias("_grew"),
-                                   ((F.unix_millis(F.max(L.TS)) - F.unix_millis(F.min(L.TS))) / 1000.0).alias("_span")))
-    written = steps.select(L.TOPIC, F.when(F.col("_span") > 0, F.col("_grew") * 86400.0 / F.col("_span"))
-                           .alias(WRITTEN_PER_DAY))
+             .groupBy(L.TOPIC).agg(F.sum("_grew").alias("_grew"), _span_seconds(), _snapshots()))
+    written = steps.select(L.TOPIC, F.when(F.col(SPAN_SECONDS) > 0, F.col("_grew") * 86400.0 / F.col(SPAN_SECONDS))
+                           .alias(WRITTEN_PER_DAY), SPAN_SECONDS, SNAPSHOTS)
     return current_topics(partitions).join(net, L.TOPIC, "left").join(written, L.TOPIC, "left")
+
+
+def _span_seconds():
+    return ((F.unix_millis(F.max(L.TS)) - F.unix_millis(F.min(L.TS))) / 1000.0).alias(SPAN_SECONDS)
+
+
+def _snapshots():
+    return F.countDistinct(L.TS).alias(SNAPSHOTS)
 
 
 def days_until_full(log_dirs: DataFrame) -> DataFrame:
     """Per broker log dir: its usable bytes now, its data's growth per day, and the days until
-    that growth uses the usable bytes up (null when not growing or when usable is unknown).
-    Rows: broker_id, log_dir, total_bytes, usable_bytes, size_bytes, growth_bytes_per_day, days_until_full."""
+    that growth uses the usable bytes up (null when not growing or when usable is unknown),
+    with what the growth is projected from (the span in seconds, the count of snapshots).
+    Rows: broker_id, log_dir, total_bytes, usable_bytes, size_bytes, span_seconds, snapshots,
+    growth_bytes_per_day, days_until_full."""
     key = [L.BROKER, L.LOG_DIR]
     latest = log_dirs.groupBy(*key).agg(*[F.max_by(c, L.TS).alias(c) for c in (L.TOTAL_BYTES, L.USABLE_BYTES,
-                                                                             L.SIZE_BYTES)])
+                                                                             L.SIZE_BYTES)],
+                                        _span_seconds(), _snapshots())
     growth = growth_per_day(log_dirs, key=key, time_col=L.TS)
     days = F.when((F.col(GROWTH_PER_DAY) > 0) & (F.col(L.USABLE_BYTES) >= 0),
                   F.col(L.USABLE_BYTES) / F.col(GROWTH_PER_DAY))
@@ -95,9 +111,11 @@ def _latest(frame: DataFrame, key: list[str]) -> DataFrame:
 
 
 def effective_retention(partitions: DataFrame, topic_configs: DataFrame) -> DataFrame:
-    """Per topic: how old its oldest retained record is (when the log end offset passed the
-    log start offset), against retention.ms. Rows: topic, oldest_age_ms, retention_ms,
-    retention_used (null when the topic keeps data forever or the age is unknown)."""
+    """Per topic of the newest snapshot: how old its oldest retained record is (when the log end
+    offset passed the log start offset), against retention.ms. Rows: topic, oldest_age_ms (null
+    for a topic without records, or whose oldest is older than the lake), retention_ms (null
+    before the topic's configs are in the lake), retention_used (null when the topic keeps data
+    forever or the age is unknown)."""
     latest = _latest(partitions, [L.TOPIC, L.PARTITION]).where(F.col(L.LOG_END_OFFSET) > F.col(L.LOG_START_OFFSET))
     # The record at offset o exists once the log end offset reaches o + 1.
     probes = latest.withColumn("_first_record_end", F.col(L.LOG_START_OFFSET) + 1)
@@ -105,7 +123,7 @@ def effective_retention(partitions: DataFrame, topic_configs: DataFrame) -> Data
     per_topic = aged.groupBy(L.TOPIC).agg(F.max(F.unix_millis(L.TS) - F.unix_millis(REACHED_AT)).alias(OLDEST_AGE_MS))
     configs = _latest(topic_configs, [L.TOPIC]).select(L.TOPIC, L.RETENTION_MS)
     used = F.when(F.col(L.RETENTION_MS) > 0, F.col(OLDEST_AGE_MS) / F.col(L.RETENTION_MS))
-    return (per_topic.join(current_topics(partitions), L.TOPIC).join(configs, L.TOPIC, "left")
+    return (current_topics(partitions).join(per_topic, L.TOPIC, "left").join(configs, L.TOPIC, "left")
             .withColumn(RETENTION_USED, used))
 
 

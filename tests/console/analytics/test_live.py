@@ -57,7 +57,7 @@ def test_a_finished_what_if_is_pushed_to_the_topic_page(spark, users, settings, 
     async def scenario():
         assert (await communicator.connect(timeout=WAIT))[0]
         first = await communicator.receive_from(timeout=WAIT)
-        assert "No what-if yet" in first
+        assert "No what-if has been estimated for this topic yet." in first
         run_id = await asyncio.get_running_loop().run_in_executor(None, request_and_run)
         done = await receive_until(communicator, lambda html: "data-what-if-kept" in html, "the what-if's answer")
         await communicator.disconnect()

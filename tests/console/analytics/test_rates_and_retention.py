@@ -83,6 +83,8 @@ def test_growth_below_zero_when_retention_frees_more_than_is_written_and_deleted
     assert set(result) == {"shrinking"}
     assert result["shrinking"][retention.GROWTH_PER_DAY] < -800
     assert result["shrinking"][retention.WRITTEN_PER_DAY] == pytest.approx(400 / 4)
+    # What the figures are projected from: four days, nine snapshots.
+    assert (result["shrinking"][retention.SPAN_SECONDS], result["shrinking"][retention.SNAPSHOTS]) == (4 * DAY, 9)
     aged = {r[L.TOPIC] for r in retention.effective_retention(
         partitions(spark, [(d * DAY, t, 0, 0, 5, 10) for d in range(3) for t in ("kept", "gone") if (t, d) != ("gone", 2)]),
         configs(spark, [("kept", 86_400_000, -1, 1000), ("gone", 86_400_000, -1, 1000)])).collect()}
@@ -101,6 +103,7 @@ def test_topic_bytes_growth_and_days_until_full(spark):
                  + [(at(d * DAY), 3, "/d3", -1, -1, 5000 * d) for d in range(3)])
     result = {r[L.BROKER]: r for r in retention.days_until_full(dirs).collect()}
     assert result[1][retention.DAYS_UNTIL_FULL] == pytest.approx(90_000 / 5000)
+    assert (result[1][retention.SPAN_SECONDS], result[1][retention.SNAPSHOTS]) == (2 * DAY, 3)
     assert result[2][retention.DAYS_UNTIL_FULL] is None            # not growing
     assert result[3][retention.DAYS_UNTIL_FULL] is None            # usable bytes unknown (DescribeLogDirs < v4)
     per_broker = retention.broker_bytes(dirs, resolution_seconds=DAY).where(f"{L.BROKER} = 1").orderBy(L.BUCKET)
@@ -141,3 +144,25 @@ def test_retention_what_if_frees_only_whole_segments(spark):
     assert what_if(retention_ms=500 * 60_000) == (100_000, 0)
     [row] = retention_what_if(snapshots, topic, now=now, retention_bytes=1)
     assert "whole segments" in row[retention.METHOD]
+
+
+def test_a_few_minutes_of_snapshots_say_how_little_the_growth_is_projected_from(spark):
+    """Five snapshots a minute apart: the span and count go with the figures, so that a page can
+    decline to project a day from four minutes."""
+    rows = [(60 * m, "young", 0, 0, 10 * m, 2_000_000 - 200_000 * m) for m in range(5)]
+    [row] = retention.topic_growth(partitions(spark, rows), resolution_seconds=60).collect()
+    assert (row[retention.SPAN_SECONDS], row[retention.SNAPSHOTS]) == (240.0, 5)
+    assert row[retention.SPAN_SECONDS] < retention.PROJECTION_MIN_SECONDS
+    [one] = retention.topic_growth(partitions(spark, rows[:1]), resolution_seconds=60).collect()
+    assert (one[retention.SPAN_SECONDS], one[retention.SNAPSHOTS], one[retention.WRITTEN_PER_DAY]) == (0.0, 1, None)
+
+
+def test_a_topic_without_records_still_has_its_retention_from_its_configs(spark):
+    rows = [(60 * m, "empty", 0, 0, 0, 0) for m in range(3)] + [(60 * m, "kept", 0, 0, 10 * m, 100 * m) for m in range(3)]
+    result = {r[L.TOPIC]: r for r in retention.effective_retention(
+        partitions(spark, rows), configs(spark, [("empty", 259_200_000, -1, 1000), ("kept", 3_600_000, -1, 1000)])
+    ).collect()}
+    assert set(result) == {"empty", "kept"}
+    assert result["empty"][L.RETENTION_MS] == 259_200_000
+    assert result["empty"][retention.OLDEST_AGE_MS] is None and result["empty"][retention.RETENTION_USED] is None
+    assert result["kept"][retention.OLDEST_AGE_MS] is not None
