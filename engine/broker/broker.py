@@ -24,7 +24,7 @@ from engine.broker.throttle import ReplicationThrottle, is_throttled
 from engine.cluster.controller import Controller
 from engine.cluster.metadata import MetadataImage
 from engine.cluster.replication_control import ReplicaLog
-from engine.config import BrokerConfig, log_config_for
+from engine.config import BrokerConfig, InvalidConfigError, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
@@ -54,6 +54,7 @@ class Broker(ReplicaSync):
         self.log_dir = log_dir
         self.controller = controller
         self.config: BrokerConfig = controller.broker_config_for(node_id)
+        controller.broker_config_checks[node_id] = self._check_listener_tls
         self.log_manager = LogManager(log_dir)
         self._logs_loaded = False
         self.log_dir_error: str | None = None   # set once an I/O error takes the log dir offline
@@ -142,6 +143,27 @@ class Broker(ReplicaSync):
 
     def _listeners(self) -> list:
         return self.listeners or ([self.listener] if self.listener is not None else [])
+
+    # --- TLS key stores and trust stores set at run time ---------------------------------------
+
+    def on_metadata_change(self, changed, deleted, controller_epoch: int = 0) -> None:
+        super().on_metadata_change(changed, deleted, controller_epoch)
+        for listener in self._listeners():
+            update = listener.tls_update(self.config.dynamic)
+            if update is None:
+                continue
+            try:
+                listener.reload_tls(update)
+            except InvalidConfigError as exc:   # checked before it was taken; a file may have changed since
+                log.error("Broker %d: listener %s keeps its TLS: %s", self.node_id, listener.name, exc)
+
+    def _check_listener_tls(self, dynamic: dict) -> None:
+        """A change of this broker's dynamic configs: its listeners' stores must load (and keep
+        the certificate's subject) before it is taken; raises InvalidConfigError."""
+        for listener in self._listeners():
+            update = listener.tls_update(dynamic)
+            if update is not None:
+                listener.check_tls(update)
 
     async def stop(self) -> None:
         """Clean shutdown: close the listener, stop fetching, then flush, checkpoint and close every log."""

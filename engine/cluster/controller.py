@@ -50,6 +50,9 @@ class Controller(TopicChanges):
         self.broker_config = broker_config
         self._journal = MetadataJournal(metadata_dir)
         self._listeners: list[MetadataListener] = []
+        # Per broker id, a check of its dynamic configs as they would be after a change (the
+        # brokers' listeners try a TLS key store set at run time before it is taken).
+        self.broker_config_checks: dict[int, Callable[[dict[str, Any]], None]] = {}
         self.fenced: set[int] = set()      # registered brokers that are stopped
         # True from an engine start until the first periodic leader rebalance (see runtime.py).
         self.restoring_preferred_leaders = False
@@ -362,6 +365,10 @@ class Controller(TopicChanges):
             raise ApiError(Errors.InvalidRequestError, f"Unknown broker {broker}")
         try:
             parsed = validate_dynamic_broker_configs(changes, per_broker=bool(broker))
+            check = self.broker_config_checks.get(int(broker)) if broker else None
+            if check is not None:
+                after = {**self.image.broker_configs.get(broker, {}), **parsed}
+                check({name: value for name, value in after.items() if value is not None})
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidRequestError, str(exc)) from None
         if validate_only:

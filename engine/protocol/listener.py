@@ -65,7 +65,7 @@ from engine.resources import DESCRIPTORS
 from engine.security.principal import ConnectionIdentity
 from engine.security.tls_principal import NoMatchingRule, subject_of
 from engine.security.session import FAILED, SaslSession
-from engine.security.settings import INTER_BROKER_USER, SecuritySettings
+from engine.security.settings import INTER_BROKER_USER, SecuritySettings, reloaded_tls
 
 log = logging.getLogger(__name__)
 _SIZE = struct.Struct(">i")
@@ -111,6 +111,10 @@ class Listener:
         self.host = host
         self.port = port
         self.quotas = ConnectionQuotas(self._config)
+        # Its TLS, which key store and trust store updates at run time replace (reload_tls).
+        self.server_ssl = self.security.server_ssl
+        self.server_certificate = self.security.server_certificate
+        self.tls_dynamic: dict[str, str] = {}
         self._sockets: list[socket.socket] = []
         self._tasks: list[asyncio.Task] = []           # the acceptors and the idle sweeper
         self._connections: dict[asyncio.Task, _Connection] = {}
@@ -118,6 +122,28 @@ class Listener:
 
     def _config(self, name: str):
         return self.broker.config.get(name)
+
+    # --- TLS updated at run time -------------------------------------------------------------
+    def tls_update(self, broker_dynamic: dict) -> dict[str, str] | None:
+        """This listener's `ssl.*` configs among a broker's dynamic configs, de-prefixed
+        (`listener.name.<name>.ssl.keystore.location` -> `ssl.keystore.location`); None when it
+        speaks no TLS or they are what it already runs with."""
+        if self.server_ssl is None:
+            return None
+        prefix = f"listener.name.{self.name.lower()}."
+        wanted = {name[len(prefix):]: str(value) for name, value in broker_dynamic.items()
+                  if name.lower().startswith(prefix) and name[len(prefix):].startswith("ssl.")}
+        return None if wanted == self.tls_dynamic else wanted
+
+    def check_tls(self, dynamic: dict[str, str]):
+        """The context and certificate those configs give; raises InvalidConfigError."""
+        return reloaded_tls(self.security, dynamic, self.server_certificate)
+
+    def reload_tls(self, dynamic: dict[str, str]) -> None:
+        """New connections use the key store and trust store set at run time; open ones keep theirs."""
+        self.server_ssl, self.server_certificate = self.check_tls(dynamic)
+        self.tls_dynamic = dynamic
+        log.info("Listener %s on port %d reloaded its TLS key store and trust store", self.name, self.port)
 
     @property
     def serving(self) -> bool:
@@ -178,7 +204,7 @@ class Listener:
     async def _serve_client(self, sock: socket.socket, peer_host: str) -> None:
         connection = self._connections[asyncio.current_task()]
         try:
-            reader, connection.writer = await _open_streams(sock, self.security.server_ssl)
+            reader, connection.writer = await _open_streams(sock, self.server_ssl)
             connection.identity = self._identity(connection.writer, connection.session)
             await self._serve_requests(reader, connection.writer, connection)
         except NoMatchingRule as exc:

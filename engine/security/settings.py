@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from cryptography import x509
+
 from engine.config import InvalidConfigError
 from engine.security import keystores, oauthbearer, scram
 from engine.security.tls_principal import PrincipalMapper
@@ -59,6 +61,8 @@ class SecuritySettings:
     principal_mapper: PrincipalMapper | None = None  # the certificate subject -> user (ssl.principal.mapping.rules)
     plain_users: dict[str, str] = field(default_factory=dict, repr=False)
     server_ssl: ssl.SSLContext | None = None
+    server_certificate: x509.Certificate | None = field(default=None, repr=False)   # its key store's leaf
+    tls_configs: dict[str, str] = field(default_factory=dict, repr=False)          # as given (with secrets)
     decoy_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     scram_lookup: Callable[[str, str], scram.ScramCredential | None] = field(default=lambda user, mech: None,
                                                                             repr=False)
@@ -113,7 +117,8 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
         raise InvalidConfigError("PLAIN is enabled but no --sasl-users-file names its users "
                                  "(or leave PLAIN out of sasl.enabled.mechanisms)")
     if protocol in ("SASL_SSL", "SSL"):
-        settings.server_ssl = _tls_context(configs, settings.ssl_client_auth)
+        settings.tls_configs = {k: v for k, v in configs.items() if k.startswith("ssl.")}
+        settings.server_ssl, settings.server_certificate = server_tls(settings.tls_configs, settings.ssl_client_auth)
     elif any(name.startswith("ssl.") for name in configs):
         raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL (or a listener of one), "
                                  f"not {protocol}{f' (listener {listener})' if listener else ''}")
@@ -155,9 +160,10 @@ def read_users_file(path: str) -> dict[str, str]:
     return users
 
 
-def _tls_context(configs: dict[str, str], client_auth: str) -> ssl.SSLContext:
-    """The listener's TLS context from its key store, and its trust store when it asks for
-    client certificates (PEM or PKCS12 files, or inline PEM: engine/security/keystores.py)."""
+def server_tls(configs: dict[str, str], client_auth: str) -> tuple[ssl.SSLContext, x509.Certificate]:
+    """A listener's TLS context from its key store, and its trust store when it asks for
+    client certificates (PEM or PKCS12 files, or inline PEM: engine/security/keystores.py),
+    with the key store's leaf certificate."""
     try:
         store = keystores.read_key_store(configs)
     except keystores.KeyStoreError as exc:
@@ -175,7 +181,36 @@ def _tls_context(configs: dict[str, str], client_auth: str) -> ssl.SSLContext:
             from None
     if client_auth != "none":
         _verify_clients(server, configs, client_auth)
-    return server
+    return server, x509.load_pem_x509_certificate(store.chain_pem)
+
+
+def reloaded_tls(security: SecuritySettings, dynamic: dict[str, str],
+                 current: x509.Certificate) -> tuple[ssl.SSLContext, x509.Certificate]:
+    """A listener's TLS context with the key store and trust store configs set at run time
+    (`listener.name.<name>.ssl.*` on one broker, AlterConfigs) over its own, as Kafka reloads
+    its SslFactory; raises InvalidConfigError when a store cannot be read, or when the new
+    certificate's subject or subject alternative names differ from `current`'s (Kafka refuses
+    those unless ssl.allow.dn.changes / ssl.allow.san.changes, which the engine does not take)."""
+    configs = {**security.tls_configs, **dynamic}
+    if any(name in dynamic for name in ("ssl.keystore.key", "ssl.keystore.certificate.chain")):
+        configs.pop("ssl.keystore.location", None)      # an inline store given at run time replaces the file
+    context, certificate = server_tls(configs, security.ssl_client_auth)
+    if certificate.subject != current.subject:
+        raise InvalidConfigError(f"Validation of dynamic config update of SSLFactory failed: keystore "
+                                 f"DistinguishedName does not match: existing={current.subject.rfc4514_string()}, "
+                                 f"new={certificate.subject.rfc4514_string()}")
+    if _subject_alt_names(certificate) != _subject_alt_names(current):
+        raise InvalidConfigError("Validation of dynamic config update of SSLFactory failed: keystore "
+                                 "SubjectAltName does not match the existing certificate's")
+    return context, certificate
+
+
+def _subject_alt_names(certificate: x509.Certificate) -> set[str]:
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return set()
+    return {str(name.value) for name in names}
 
 
 def _verify_clients(server: ssl.SSLContext, configs: dict[str, str], client_auth: str) -> None:

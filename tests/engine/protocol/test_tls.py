@@ -2,6 +2,8 @@
 produce and consume; Fetch answers go out without sendfile (TLS is encrypted in user space).
 Topics have replication factor 2 and min.insync.replicas=2, so acks=all succeeds only if the
 followers' fetchers connect with TLS and log in too."""
+import socket
+import ssl
 import uuid
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 from kafka import KafkaConsumer, KafkaProducer
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import AlterConfigOp, ConfigResource, KafkaAdminClient, NewTopic
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from engine.client_settings import kafka_python_settings, librdkafka_settings
@@ -166,3 +168,49 @@ def pkcs12_of(pem: Path, password: str) -> bytes:
     certificate = x509.load_pem_x509_certificate(pem.read_bytes())
     return pkcs12.serialize_key_and_certificates(b"client", key, certificate, None,
                                                  serialization.BestAvailableEncryption(password.encode()))
+
+
+def test_a_listeners_key_store_is_replaced_at_run_time(tmp_path):
+    """Certificate rotation as with Kafka's kafka-configs --alter on `listener.name.<l>.ssl.*`:
+    new connections get the new certificate, open ones keep theirs; a key store that does not
+    load, or whose certificate names another subject, is refused and changes nothing."""
+    password = "rotate-me"
+    old = key_store(tmp_path / "old.p12", password)
+    new = key_store(tmp_path / "new.p12", password)
+    other = key_store(tmp_path / "other.p12", password, common_name="somebody-else")
+    old_ca, new_ca = (exported_certificate(store, password, tmp_path / f"{store.stem}.pem") for store in (old, new))
+    both = tmp_path / "both.pem"
+    both.write_bytes(old_ca.read_bytes() + new_ca.read_bytes())
+    engine = EngineProcess(tmp_path / "data", brokers=1, admin=False, tls=client_context(old_ca), extra_args=[
+        "--security-protocol", "SSL", "--config", "ssl.keystore.type=PKCS12",
+        "--config", f"ssl.keystore.location={old}", "--config", f"ssl.keystore.password={password}"])
+    engine.start(timeout=60)
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, security_protocol="SSL", ssl_cafile=str(both))
+    try:
+        assert presented_certificate(engine, old_ca) == old_ca.read_text()
+
+        def rotate(store: Path) -> str:
+            change = {"listener.name.ssl.ssl.keystore.location": (AlterConfigOp.SET, str(store)),
+                      "listener.name.ssl.ssl.keystore.password": (AlterConfigOp.SET, password)}
+            return admin.alter_configs([ConfigResource("BROKER", "0", change)], incremental=True,
+                                       raise_on_unknown=False)
+        refused = rotate(other)
+        assert "DistinguishedName does not match" in str(refused)
+        assert "cannot read the file" in str(rotate(tmp_path / "missing.p12"))
+        assert presented_certificate(engine, old_ca) == old_ca.read_text()    # nothing changed
+
+        assert rotate(new) == {"broker": {"0": "OK"}}
+        assert presented_certificate(engine, new_ca) == new_ca.read_text()
+        assert kafka_python_round_trip(engine, dict(security_protocol="SSL", ssl_cafile=str(new_ca))) == VALUES
+        assert password not in engine.log_text()
+    finally:
+        admin.close()
+        assert engine.terminate() == 0, engine.log_text()
+
+
+def presented_certificate(engine, ca: Path) -> str:
+    """The certificate a new TLS connection to broker 0 is shown, as PEM."""
+    context = ssl.create_default_context(cafile=str(ca))
+    with socket.create_connection(("127.0.0.1", engine.ports[0]), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            return ssl.DER_cert_to_PEM_cert(tls.getpeercert(binary_form=True)).replace("\r\n", "\n")
