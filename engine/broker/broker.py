@@ -130,6 +130,8 @@ class Broker(ReplicaSync):
         self.controller.add_listener(self.on_metadata_change)
         self._sync_partitions(set(self.image.topics), [])
         self._set_aside_stray_logs()
+        self.config = self.controller.broker_config_for(self.node_id)
+        self._reload_listener_tls()            # stores set at run time before a restart
         for listener in self._listeners():
             await listener.start()
         self._tasks = [asyncio.create_task(self._periodic(self._retention_interval_s, self._run_retention)),
@@ -148,6 +150,9 @@ class Broker(ReplicaSync):
 
     def on_metadata_change(self, changed, deleted, controller_epoch: int = 0) -> None:
         super().on_metadata_change(changed, deleted, controller_epoch)
+        self._reload_listener_tls()
+
+    def _reload_listener_tls(self) -> None:
         for listener in self._listeners():
             update = listener.tls_update(self.config.dynamic)
             if update is None:

@@ -203,6 +203,11 @@ def test_a_listeners_key_store_is_replaced_at_run_time(tmp_path):
         assert presented_certificate(engine, new_ca) == new_ca.read_text()
         assert kafka_python_round_trip(engine, dict(security_protocol="SSL", ssl_cafile=str(new_ca))) == VALUES
         assert password not in engine.log_text()
+        admin.close()
+        assert engine.terminate() == 0
+        engine.tls = client_context(new_ca)      # the readiness check must trust the new certificate
+        engine.start(timeout=60)                 # the stores set at run time outlive a restart
+        assert presented_certificate(engine, new_ca) == new_ca.read_text()
     finally:
         admin.close()
         assert engine.terminate() == 0, engine.log_text()
