@@ -182,12 +182,7 @@ def test_a_static_member_restarts_and_gets_its_partitions_back_without_a_rebalan
         time.sleep(1)   # five heartbeat intervals: time for a rebalance, had there been one
         assert (other.partitions(), ownership.assignments["other"]) == (theirs, assigned)
         # Two joins made two group epochs: the restart (leave with -2, rejoin) made none.
-        client = GroupClient(group_cluster, group_id)
-        try:
-            [group] = client.client.request(ConsumerGroupDescribeRequest(
-                group_ids=[group_id], include_authorized_operations=False), 0, ConsumerGroupDescribeResponse).groups
-        finally:
-            client.close()
+        group = described(group_cluster, group_id)
         assert group.group_epoch == 2
         assert sorted((m.instance_id or "", m.member_epoch) for m in group.members) == [("", 2), ("static", 2)]
     finally:
@@ -195,6 +190,17 @@ def test_a_static_member_restarts_and_gets_its_partitions_back_without_a_rebalan
             if member is not None:
                 member.close()
     assert ownership.conflicts == []
+
+
+def described(engine, group_id: str):
+    """The group as ConsumerGroupDescribe v1 tells it."""
+    client = GroupClient(engine, group_id)
+    try:
+        [group] = client.client.request(ConsumerGroupDescribeRequest(
+            group_ids=[group_id], include_authorized_operations=False), 1, ConsumerGroupDescribeResponse).groups
+    finally:
+        client.close()
+    return group
 
 
 def _group_type(admin: AdminClient, group_id: str):
@@ -225,12 +231,7 @@ def test_a_classic_group_upgrades_and_downgrades_as_members_change_protocol(grou
                    and set().union(modern.partitions(), *(m.partitions() for m in classic)) == every,
                    timeout=60, message="the partitions shared by all three members")
         assert _group_type(admin, group_id) == ConsumerGroupType.CONSUMER
-        client = GroupClient(group_cluster, group_id)
-        try:
-            [group] = client.client.request(ConsumerGroupDescribeRequest(
-                group_ids=[group_id], include_authorized_operations=False), 1, ConsumerGroupDescribeResponse).groups
-        finally:
-            client.close()
+        group = described(group_cluster, group_id)
         assert sorted(m.member_type for m in group.members) == [0, 0, 1]   # two classic, one consumer
 
         modern.close()
