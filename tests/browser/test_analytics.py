@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
+from tests.browser.chart_fit import assert_fits
 from tests.support.lake_results import write_result
 
 NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.timezone.utc)
@@ -65,3 +66,33 @@ def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(log
     result, form = page.locator("#what-if-result").bounding_box(), page.locator("#what-if-form").bounding_box()
     ages = page.locator("#record-ages-chart").bounding_box()
     assert ages["y"] + ages["height"] <= result["y"] < form["y"] <= result["y"] + result["height"] + 60
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_charts_fit_a_phone_legends_under_the_plot_and_notes_wrapped(login, console_server):
+    """At 390 px a legend that would share the title's line goes under the plot, and a chart's
+    note (no data, one snapshot) wraps within the chart instead of running past both sides;
+    at desktop width the legend stays on the title's line."""
+    page = login("viewer", viewport=PHONE)
+    cluster_id = int(re.search(r"/clusters/(\d+)/", page.url).group(1))
+    minutes = [NOW + dt.timedelta(minutes=5 * i) for i in range(6)]
+    write_result(console_server.lake, "partition_lag_5m", cluster_id,
+                 [{L.GROUP: "phone", L.TOPIC: "shop-orders", L.PARTITION: p, L.BUCKET: t, L.LAG: 5 * i + p,
+                   L.COMMITTED_OFFSET: 100 * i} for i, t in enumerate(minutes) for p in (0, 1, 2)])
+    page.goto(f"/clusters/{cluster_id}/analytics/groups/phone/")
+    expect(page.locator("#partition-lag-chart")).to_have_attribute("data-drawn", "true")
+    parts = assert_fits(page, "partition-lag-chart")
+    assert parts["legendAt"] == "below" and parts["legend"]["top"] > parts["xtitle"]["bottom"] - 1
+    empty = page.locator("#consumption-chart")                 # no consumption rows: a sentence, wrapped
+    expect(empty).to_have_attribute("data-wrapped", "true")
+    assert_fits(page, "consumption-chart")
+
+    page.set_viewport_size({"width": 1280, "height": 900})    # wider: drawn again, the legend back on top
+    expect(page.locator("#partition-lag-chart")).to_have_attribute("data-legend", "top")
+    expect(empty).to_have_attribute("data-wrapped", "false")
+    assert_fits(page, "partition-lag-chart")
+    page.set_viewport_size(PHONE)
+    expect(page.locator("#partition-lag-chart")).to_have_attribute("data-legend", "below")
+    assert_fits(page, "partition-lag-chart")
