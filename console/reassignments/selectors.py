@@ -1,10 +1,12 @@
-"""Reads for reassignments: the cluster's placement snapshot, jobs, and a job's progress."""
+"""Reads for reassignments: the cluster's placement snapshot, jobs, and a job's progress and timing."""
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
@@ -127,6 +129,25 @@ def job_progress(*, job: Reassignment) -> Progress:
                     moves_done=counts[ReassignmentMove.DONE], moves_in_flight=counts[ReassignmentMove.IN_FLIGHT],
                     bytes_total=job.bytes_total, bytes_done=job.bytes_done, percent=round(percent, 1),
                     eta_seconds=None if eta is None else round(eta, 1), eta_basis=basis, is_active=job.is_active)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When a job started and ended, and how long it ran (paused time included): the end and
+    the whole duration once it is done, failed or cancelled, the time so far while it runs."""
+
+    started_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    elapsed_seconds: float | None
+    finished: bool
+
+
+def job_timing(*, job: Reassignment, now: dt.datetime | None = None) -> Timing:
+    finished = job.state in Reassignment.FINISHED
+    end = job.finished_at if finished else (None if job.started_at is None else now or timezone.now())
+    elapsed = None if job.started_at is None or end is None else max(0.0, (end - job.started_at).total_seconds())
+    return Timing(started_at=job.started_at, finished_at=job.finished_at if finished else None,
+                  elapsed_seconds=elapsed, finished=finished)
 
 
 def schedule_list(*, cluster: Cluster) -> QuerySet[ReassignmentSchedule]:

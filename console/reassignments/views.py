@@ -143,7 +143,7 @@ def _render_detail(request, cluster, job, run_form, status=200):
         "cluster": cluster, "job": job, "summary": job.summary, "brokers": brokers, "moves": moves,
         "moves_hidden": max(0, job.summary.get("moves", 0) - len(moves)), "busiest_bytes": selectors.busiest_bytes(job),
         "throttled_duration": selectors.throttled_duration(job),
-        "progress": selectors.job_progress(job=job), "run_form": run_form,
+        "progress": selectors.job_progress(job=job), "timing": selectors.job_timing(job=job), "run_form": run_form,
         "load_chart": plan_load_chart(brokers=brokers) if brokers else None}, status=status)
 
 

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from console.kafka_gateway import ConnectionSettings, open_gateway
+from tests.browser.chart_fit import assert_fits
 from tests.support.celery_worker import CeleryWorker
 from tests.support.partition_io import send_values
 
@@ -56,7 +57,16 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     expect(page.locator("#eta-estimate")).to_have_text(re.compile(r"^\d+(\.\d)? s$|^\d+ min( \d+ s)?$"))
     total = page.locator("#total-bytes").inner_text()
     assert re.fullmatch(r"\d+(\.\d)? (KiB|MiB)", total), total
+    # The per-broker bytes say what they count; the chart's legend keeps off its title.
+    expect(page.locator("#brokers th", has_text="Copied in")).to_have_attribute("title", re.compile("copies in"))
+    assert_fits(page, "plan-load-chart")
     shoot(page, "reassignment-plan")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#plan-load-chart")).to_have_attribute("data-wrapped", "true")     # drawn again: its title wraps
+    expect(page.locator("#plan-load-chart")).to_have_attribute("data-legend", "below")
+    assert_fits(page, "plan-load-chart")
+    shoot(page, "reassignment-plan")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     page.click('[data-admin-action="run"]')
     expect(page.locator("#job-live")).to_have_attribute("data-live", "connected")
@@ -80,6 +90,11 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     # Done: the actions and the moves table follow without a reload.
     expect(page.locator('[data-admin-action="pause"], [data-admin-action="cancel"]')).to_have_count(0)
     expect(page.locator("[data-move-state=pending], [data-move-state=in_flight]")).to_have_count(0)
+    # ... and the ETA gives way to how long the job took and when it ended.
+    expect(page.locator("#job-eta")).to_have_count(0)
+    expect(page.locator("#job-elapsed")).to_have_text(re.compile(r"^\d+(\.\d)? s$|^\d+ min( \d+ s)?$"))
+    expect(page.locator("#job-ended")).to_contain_text(re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"))
+    expect(page.locator("#job-started")).to_contain_text(re.compile(r"\d{4}-\d\d-\d\d"))
     assert page.locator("[data-move-state=done]").count() == page.locator("#moves tbody tr").count() > 0
     assert page.evaluate("window.notReloaded") is True, worker.log_text()
     seen = page.evaluate("window.bytesSeen")
