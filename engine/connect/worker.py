@@ -94,7 +94,7 @@ class Worker:
             return True
         if not entry.started:
             try:
-                entry.connector.start(dict(entry.config))
+                entry.connector.start(self.config.providers.transform(entry.config))
                 entry.started = True
                 log.info("Finished creating connector %s", name)
             except Exception:
@@ -150,7 +150,7 @@ class Worker:
                     if entry.config.get(key):
                         merged[key] = entry.config[key]
             result.append(merged)
-        return result
+        return self.config.providers.reverse(entry.config, result)   # no secret stored resolved
 
     # --- tasks ----------------------------------------------------------------------------------
 
@@ -162,7 +162,9 @@ class Worker:
             plugin = self.plugins.connector(connector_config.get("connector.class", ""))
             task = plugin.cls().task_class()()
             runner_class = WorkerSinkTask if issubclass(plugin.cls, SinkConnector) else WorkerSourceTask
-            runner = runner_class(self, task_id, task, connector_config, task_config,
+            providers = self.config.providers
+            runner = runner_class(self, task_id, task, providers.transform(connector_config),
+                                  providers.transform(task_config),
                                   PAUSED if target_state == TARGET_PAUSED else RUNNING, self.generation)
         except Exception:
             log.error("Failed to start task %s-%d", *task_id, exc_info=True)

@@ -14,6 +14,7 @@ import socket
 
 from engine.connect.config_def import (BOOLEAN, HIGH, INT, LIST, LOW, LONG, MEDIUM, NO_DEFAULT_VALUE, PASSWORD,
                                        SHORT, STRING, ConfigDef, ConfigError, at_least, one_of)
+from engine.connect.config_providers import ConfigProviderError, ConfigProviders
 from engine.connect.converters import JSON
 
 PROTOCOL_EAGER, PROTOCOL_COMPATIBLE, PROTOCOL_SESSIONED = "eager", "compatible", "sessioned"
@@ -112,6 +113,11 @@ class WorkerConfig:
     """Parsed worker properties; `raw` keeps every original (prefixed client overrides too)."""
 
     def __init__(self, props: dict[str, str], *, distributed: bool) -> None:
+        try:
+            self.providers = ConfigProviders(props)       # config.providers (config_providers.py)
+            props = self.providers.transform(props)       # the worker's own ${provider:...} values
+        except ConfigProviderError as exc:
+            raise ConfigError("config.providers", message=str(exc)) from None
         self.raw = dict(props)
         self.distributed = distributed
         self.values = (distributed_def() if distributed else standalone_def()).parse(props)
