@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput, NotFound
+from console.groups.members import client_host_shown
 from console.kafka_gateway import Gateway, GatewayError, PartitionInfo
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, CommittedOffset, GroupMember
 
@@ -155,7 +156,7 @@ def reset_plan(gw: Gateway, *, cluster_name: str, group_id: str, spec: ResetSpec
 
 
 def member_label(m: GroupMember) -> str:
-    return f"{m.member_id} ({m.client_id} @ {m.client_host})"
+    return f"{m.member_id} ({m.client_id} @ {client_host_shown(m.client_host)})"
 
 
 def group_coordinator(gw: Gateway, group_id: str) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.template.defaultfilters import pluralize
 
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
@@ -255,9 +256,9 @@ def _snapshot_of(snapshot: LagSnapshot, warnings: list[str]) -> _Snapshot:
     errors.update({g: d.error for g, d in snapshot.described.items() if d.error})
     if snapshot.log_end_offsets.errors:
         unknown = snapshot.log_end_offsets.errors
-        warnings.append(f"Log end offsets of {len(unknown)} partition(s) are unknown: {next(iter(unknown.values()))}")
+        warnings.append(f"Log end offsets of {len(unknown)} partition{pluralize(len(unknown))} are unknown: {next(iter(unknown.values()))}")
     if errors:
-        warnings.append(f"{len(errors)} group(s) could not be read fully: {next(iter(errors.values()))}")
+        warnings.append(f"{len(errors)} group{pluralize(len(errors))} could not be read fully: {next(iter(errors.values()))}")
     stable, start = snapshot.last_stable_offsets, snapshot.log_start_offsets
     return _Snapshot(snapshot.coordinators.found, snapshot.described, snapshot.committed.offsets,
                      snapshot.log_end_offsets.offsets, errors, stable.offsets if stable is not None else None,

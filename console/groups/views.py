@@ -3,6 +3,7 @@ renders; a ConsoleError from a service becomes a message on the form."""
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from console.accounts.roles import OPERATOR, VIEWER
@@ -55,7 +56,7 @@ def group_reset(request, cluster_id: int, group_id: str):
             if request.method == "POST":
                 plan = services.group_reset_offsets(cluster=cluster, actor=request.user, group_id=group_id,
                                                     spec=form.spec())
-                messages.success(request, f"Offsets of {len(plan.rows)} partition(s) reset "
+                messages.success(request, f"Offsets of {len(plan.rows)} partition{pluralize(len(plan.rows))} reset "
                                           f"({plan.spec.summary()}).")
                 return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
             plan = selectors.group_reset_preview(cluster=cluster, group_id=group_id, spec=form.spec())
@@ -77,7 +78,7 @@ def group_delete_offsets(request, cluster_id: int, group_id: str):
         except ConsoleError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Committed offsets of {deleted} partition(s) of {topic} deleted.")
+            messages.success(request, f"Committed offsets of {deleted} partition{pluralize(deleted)} of {topic} deleted.")
             return redirect("groups:detail", cluster_id=cluster.pk, group_id=group_id)
     return render(request, "groups/delete_offsets.html", {"cluster": cluster, "group_id": group_id, "form": form},
                   status=400 if form.errors else 200)

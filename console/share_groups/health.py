@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.template.defaultfilters import pluralize
+
 OK, POISON, LOCKS, STALLED, UNKNOWN = "OK", "POISON", "LOCKS", "STALLED", "UNKNOWN"
 SEVERITIES = {UNKNOWN: 0, OK: 1, LOCKS: 2, STALLED: 3, POISON: 4}
 WINDOW = 10                    # snapshots, as Burrow's default `intervals`
@@ -64,14 +66,14 @@ def evaluate(samples: list[Sample], *, lock_duration_ms: int | None = None) -> t
     """The partition's status and flags over its last WINDOW samples (oldest first)."""
     window = sorted(samples, key=lambda s: s.ts)[-WINDOW:]
     if len(window) < 2:
-        return UNKNOWN, (Flag(UNKNOWN, f"{len(window)} snapshot(s) so far: at least 2 are needed to judge."),)
+        return UNKNOWN, (Flag(UNKNOWN, f"{len(window)} snapshot{pluralize(len(window))} so far: at least 2 are needed to judge."),)
     span = _span(window[-1].ts - window[0].ts)
     flags = []
     poison = [s.archived_poison for s in window]
     if all(v is not None for v in poison):
         archived, _ = rise(poison)
         if archived:
-            flags.append(Flag(POISON, f"{archived:,} record(s) archived in the last {span} after reaching the "
+            flags.append(Flag(POISON, f"{archived:,} record{pluralize(archived)} archived in the last {span} after reaching the "
                                       "delivery limit or being rejected: records that fail whoever gets them "
                                       "(poison records)."))
     expiries = [s.lock_expiries for s in window]
@@ -79,14 +81,14 @@ def evaluate(samples: list[Sample], *, lock_duration_ms: int | None = None) -> t
         expired, rising = rise(expiries)
         if expired and rising * 2 >= len(window) - 1:
             lock = f" ({lock_duration_ms / 1000:g} s)" if lock_duration_ms else ""
-            flags.append(Flag(LOCKS, f"Acquisition locks expired {expired:,} time(s), in {rising} of the last "
+            flags.append(Flag(LOCKS, f"Acquisition locks expired {expired:,} time{pluralize(expired)}, in {rising} of the last "
                                      f"{len(window) - 1} intervals ({span}): consumers hold records longer than "
                                      f"share.record.lock.duration.ms{lock}, or stop while holding them."))
     starts = {s.start_offset for s in window}
     waiting = [s.lag for s in window]
     if len(starts) == 1 and all(lag is not None and lag > 0 for lag in waiting):
         flags.append(Flag(STALLED, f"The start offset stayed at {window[0].start_offset:,} for {span} while "
-                                   f"{waiting[-1]:,} record(s) waited: the oldest record in flight holds the "
+                                   f"{waiting[-1]:,} record{pluralize(waiting[-1])} waited: the oldest record in flight holds the "
                                    "queue back."))
     if not flags:
         moved = window[-1].start_offset - window[0].start_offset

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput, NotFound
+from console.groups.members import client_host_shown
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 
@@ -123,5 +124,5 @@ def share_reset_plan(gw: Gateway, *, cluster_name: str, group_id: str, spec: Sha
         new = min(max(target, low), high)
         note = "" if new == target else f"clamped to the log's range [{low}, {high}]"
         rows.append(ShareResetRow(tp[0], tp[1], current.get(tp), new, low, high, note))
-    members = [f"{m.client_id} ({m.member_id}) on {m.client_host}" for m in info.members]
+    members = [f"{m.client_id} ({m.member_id}) on {client_host_shown(m.client_host)}" for m in info.members]
     return SharePlan(group_id, spec, info.state, coordinator, members, rows)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.template.defaultfilters import pluralize
+
 from console.accounts.services import audited
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.errors import InvalidInput, NotFound
 from console.events import notify_on_commit
+from console.groups.members import client_host_shown
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.share_groups import SHARE_GROUP_CONFIGS
 from console.kafka_gateway.share_records import ShareGroupInfo
@@ -102,8 +105,9 @@ def _known_group(gw: Gateway, cluster: Cluster, group_id: str) -> tuple[int, Sha
 
 def _refuse_members(info: ShareGroupInfo, what: str) -> None:
     if info.members:
-        names = "; ".join(f"{m.client_id} ({m.member_id}) on {m.client_host}" for m in info.members)
-        raise InvalidInput(f"Kafka {what}, and {info.group_id} has {len(info.members)} member(s): {names}.")
+        names = "; ".join(f"{m.client_id} ({m.member_id}) on {client_host_shown(m.client_host)}" for m in info.members)
+        raise InvalidInput(f"Kafka {what}, and {info.group_id} has {len(info.members)} "
+                           f"member{pluralize(len(info.members))}: {names}.")
 
 
 def _failures(what: str, failed: dict) -> str:

@@ -2,6 +2,7 @@
 renders; a ConsoleError from a service becomes a message on the form."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 
 from console.accounts.roles import OPERATOR, VIEWER
 from console.clusters.selectors import cluster_get
@@ -37,7 +38,7 @@ def share_group_reset(request, cluster_id: int, group_id: str):
             if request.method == "POST":
                 plan = services.share_group_reset(cluster=cluster, actor=request.user, group_id=group_id,
                                                   spec=form.spec())
-                messages.success(request, f"Start offsets of {len(plan.rows)} share partition(s) reset "
+                messages.success(request, f"Start offsets of {len(plan.rows)} share partition{pluralize(len(plan.rows))} reset "
                                           f"({plan.spec.summary()}).")
                 return redirect("share_groups:detail", cluster_id=cluster.pk, group_id=group_id)
             plan = selectors.share_reset_preview(cluster=cluster, group_id=group_id, spec=form.spec())

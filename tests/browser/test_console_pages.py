@@ -285,7 +285,7 @@ def test_deleting_offsets_and_a_group_asks_once_with_the_typed_id(login, shop):
     expect(button).to_be_disabled()
     operator.fill("input[name=confirmation]", "audit")
     button.click()
-    expect(operator.locator(".messages")).to_contain_text("Committed offsets of 1 partition(s) of shop-customers deleted.")
+    expect(operator.locator(".messages")).to_contain_text("Committed offsets of 1 partition of shop-customers deleted.")
     operator.goto(shop.path + "groups/audit/delete")
     operator.fill("input[name=confirmation]", "audit")
     operator.click("#delete-group button[type=submit]")

@@ -188,6 +188,7 @@ def test_reset_page_without_a_target_shows_the_form(cluster, operator_client, un
     preview = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
                                   {"target": "latest", "scope": "all"})
     assert preview.status_code == 200 and 'id="apply-reset"' in preview.content.decode()
+    assert "<p>latest on all topics: 1 partition.</p>" in preview.content.decode() and "(s)" not in preview.content.decode()
 
 
 def test_first_group_lookup_on_a_fresh_cluster_is_a_404_not_an_outage(viewer_client, engine_factory, db):
@@ -210,6 +211,15 @@ def test_consumer_protocol_group_pages_say_so(cluster, engine_cluster, viewer_cl
     body = page.content.decode()
     assert 'data-group-type="consumer"' in body and 'data-member="' in body
     assert "member-protocol" not in body   # one protocol: no column for it
+    # Its host without Kafka's leading slash (the raw form on hover).
+    assert '<td title="/127.0.0.1">127.0.0.1</td>' in body and ">/127.0.0.1<" not in body
+    # No commit yet, on two empty partitions: said plainly, no "0 partitions" or "0 records".
+    note = html.unescape(body[body.index('id="lag-counting"'):])
+    note = re.sub(r"<[^>]+>", "", note[:note.index("</p>")])
+    assert note == ('id="lag-counting">No partition has a committed offset yet, so there is no lag to count: the '
+                    "group's 2 partitions are marked \"no commit\" below.\nThey hold no records yet: a consumer "
+                    "that starts on one has nothing to read.")
+    assert "2 partitions, no records" in body                        # its lag per topic
 
 
 def test_a_group_being_migrated_says_which_member_speaks_which_protocol(

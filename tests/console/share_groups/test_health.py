@@ -16,7 +16,7 @@ def test_a_queue_that_moves_is_ok_and_says_how_far():
 
 def test_archived_poison_records_are_flagged_with_their_count():
     status, flags = evaluate(samples([0, 5, 9], [10, 8, 6], poison=[1, 3, 7]))
-    assert status == POISON and flags[0].reason.startswith("6 record(s) archived in the last 1 min")
+    assert status == POISON and flags[0].reason.startswith("6 records archived in the last 1 min")
 
 
 def test_lock_expiries_in_most_intervals_are_flagged_with_the_lock_duration():
@@ -26,7 +26,7 @@ def test_lock_expiries_in_most_intervals_are_flagged_with_the_lock_duration():
 
 def test_a_start_offset_that_does_not_move_while_records_wait_is_stalled():
     status, flags = evaluate(samples([7, 7, 7, 7], [4, 5, 9, 12]))
-    assert status == STALLED and "stayed at 7" in flags[0].reason and "12 record(s) waited" in flags[0].reason
+    assert status == STALLED and "stayed at 7" in flags[0].reason and "12 records waited" in flags[0].reason
     # Nothing waiting: an idle queue is not stalled.
     assert evaluate(samples([7, 7, 7], [0, 0, 0]))[0] == OK
 

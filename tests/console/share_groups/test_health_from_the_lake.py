@@ -34,7 +34,7 @@ def test_poison_records_are_flagged_from_the_lakes_snapshots(cluster, engine_clu
         member.close()
     [partition] = view.partitions
     assert (partition.status, partition.start_offset, partition.archived_poison_total) == ("POISON", 1, 1)
-    assert "1 record(s) archived in the last 1 min" in partition.flags[0].reason
+    assert "1 record archived in the last 1 min" in partition.flags[0].reason
     assert view.health_status == "POISON" and view.health_as_of == NOW
 
     rows = recent_snapshot_rows(lake_url=settings.ANALYTICS_LAKE, cluster_id=cluster.pk,

@@ -48,6 +48,7 @@ def test_the_share_group_page_shows_members_partitions_and_in_flight_records(clu
     assert 'data-live-fragment="/ws/clusters/' in body and "/share-groups/" in body
     assert ADMIN_MARKER not in body                # a viewer sees no action
     assert "{#" not in body and "GROUP resource" not in body        # the configs' template comment stays unprinted
+    assert '<td title="/127.0.0.1">127.0.0.1</td>' in body              # the member's host, without Kafka's slash
     api = viewer_client.get(reverse("api:share_group", args=[cluster.pk, group])).json()
     assert api["partitions"][0]["acquired"] == 4 and api["is_empty"] is False
 
@@ -62,6 +63,7 @@ def test_reset_is_previewed_refused_while_members_remain_then_applied_and_audite
     leave(member)
     preview = operator_client.get(reset, {"target": "offset", "offset": "2", "scope": "all"})
     [row] = preview.context["plan"].rows
+    assert ": 1 share partition.</p>" in preview.content.decode()           # no "partition(s)"
     assert (row.topic, row.current_start_offset, row.new_start_offset, row.lag_after) == (topic, 6, 2, 8)
     assert describe_share_offsets(engine_cluster.ports[0], group).topics[0].partitions[0].start_offset == 6
     with django_capture_on_commit_callbacks(execute=True):
@@ -103,7 +105,9 @@ def test_delete_offsets_then_the_group_needs_an_empty_group_and_the_typed_id(clu
     delete = reverse("share_groups:delete", args=[cluster.pk, group])
     assert viewer_client.post(delete, {"confirmation": group}).status_code == 403
     refused = operator_client.post(delete_offsets, {"topic": topic, "confirmation": group})
-    assert refused.status_code == 400 and "member(s)" in html.unescape(refused.content.decode())
+    refusal = html.unescape(refused.content.decode())
+    assert refused.status_code == 400 and f"{group} has 1 member: raw-test (" in refusal
+    assert ") on 127.0.0.1." in refusal                      # Kafka's "/127.0.0.1", without its slash
     leave(member)
     wrong = operator_client.post(delete, {"confirmation": group + "x"})
     assert wrong.status_code == 400
