@@ -52,7 +52,8 @@ KEYS = {k.key: k for k in (
              "the connection is muted for that long.", True),
     QuotaKey("request_percentage", "%", False, False,
              "Share of one request handler or network thread's time, per broker (200 = two threads).",
-             "Not enforced: refused with INVALID_REQUEST (42), nothing stored.", False),
+             "Enforced per broker on the time its event loop spends on the client's requests: over it, answers "
+             "carry throttle_time_ms and the connection is muted for that long.", True),
     QuotaKey("controller_mutation_rate", "mutations/s", False, False,
              "Partitions created or deleted per second (KIP-599).",
              "Enforced: CreateTopics, CreatePartitions and DeleteTopics past the rate are refused with "

@@ -66,6 +66,8 @@ class Broker(ReplicaSync):
         # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
+        # Request quotas (KIP-124): the event loop's time on a client's requests, engine/protocol/request_quota.py.
+        self.request_quota = ByteRateQuota("request_percentage", lambda: self.image, lambda: self.config)
         # Incremental fetch sessions of this broker's clients (KIP-227).
         self.fetch_sessions = FetchSessionCache(lambda: self.config.get("max.incremental.fetch.session.cache.slots"))
         self.listener = None   # the first of `listeners` (tests and tools ask it for the client port)

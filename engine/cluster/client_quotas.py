@@ -4,10 +4,10 @@ how a connection's quota is found, and how DescribeClientQuotas filters match en
 An entity is a set of (type, name) pairs, type "user" or "client-id", name None meaning that
 type's default (`<default>` in kafka-configs). The image keeps, per entity (a sorted tuple of
 those pairs), its quota values by key. The keys this engine enforces are the only ones
-accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py) and
-`producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py);
-`request_percentage` (handler-thread time, which a single event loop does not have per
-request) is refused with INVALID_REQUEST rather than stored and ignored, as are `ip` entities.
+accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py),
+`producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py) and
+`request_percentage` (KIP-124, the event loop's time: engine/protocol/request_quota.py); `ip`
+entities are refused with INVALID_REQUEST rather than stored and ignored.
 
 A connection's quota is the first entity set in Kafka's order (ClientQuotaManager), for its
 user and client id (kafka_rules/client_quotas.py, which the console shares):
@@ -31,7 +31,7 @@ from kafka_rules import client_quotas as quota_rules
 
 USER, CLIENT_ID = quota_rules.USER, quota_rules.CLIENT_ID
 ENTITY_TYPES = (USER, CLIENT_ID)
-SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate")
+SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate", "request_percentage")
 ANONYMOUS = quota_rules.ANONYMOUS
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 

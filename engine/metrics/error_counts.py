@@ -40,6 +40,8 @@ from typing import Any, NamedTuple
 
 from kafka.protocol.api_message import ApiMessage
 
+from engine.protocol.response_frames import body_offset
+
 NONE = 0
 
 
@@ -229,26 +231,9 @@ def _framed(api_key, response_class, api_version, response) -> list[int]:
     if getattr(response, "error_codes", None) is not None:
         return response.error_codes
     frame = memoryview(response.frame)
-    pos = 8
-    if response_class.flexible_version_q(api_version):
-        tags, pos = _uvarint(frame, pos)
-        for _ in range(tags):
-            _, pos = _uvarint(frame, pos)
-            size, pos = _uvarint(frame, pos)
-            pos += size
+    pos = body_offset(frame, flexible=response_class.flexible_version_q(api_version))
     message = response_class.decode(frame[pos:], version=api_version)
     return _codes_of(message, _paths(api_key, response_class, api_version))
-
-
-def _uvarint(buf: memoryview, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
 
 
 _READERS: dict[type, Any] = {}

@@ -21,11 +21,12 @@ import logging
 import struct
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import kafka.errors as Errors
 from kafka.protocol.api_header import RequestHeader, ResponseHeader
+from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.metadata import ApiVersionsResponse
 
 from engine.heap import FullCollectionsPaused
@@ -33,11 +34,15 @@ from engine.metrics.error_counts import error_codes
 from engine.protocol import registry
 from engine.protocol.big_requests import is_big, off_loop, release_in_slices
 from engine.protocol.broker_view import BrokerView
+from engine.protocol.request_quota import Timed, quota_of
+from engine.protocol.response_frames import body_offset
+from engine.protocol.request_quota import record as record_request_time
 from engine.protocol.stats import refused
 from engine.protocol.validation import InvalidRequest, null_violation
 from engine.security.settings import INTER_BROKER_USER
 
 log = logging.getLogger(__name__)
+_THROTTLE = struct.Struct(">i")
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
 
 
@@ -178,8 +183,14 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
                          session=session, identity=identity, inter_broker_peer=inter_broker_peer,
                          on_close=on_close, api_name=spec.name)
     handler_started = time.perf_counter()
+    request_quota = quota_of(ctx, api_key)
     try:
-        response = await registry.handler_for(spec)(ctx, request)
+        if request_quota is None:
+            response = await registry.handler_for(spec)(ctx, request)
+        else:                 # request_percentage: the loop's time on this handler (request_quota.py)
+            handler = Timed(registry.handler_for(spec)(ctx, request))
+            response = _with_throttle(await handler, record_request_time(ctx, request_quota, handler.spent),
+                                      spec.response_class, api_version)
     except InvalidRequest as exc:
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
@@ -227,6 +238,35 @@ def _decode(spec, frame, api_version: int):
 
 
 _INVALID_REQUEST = Errors.InvalidRequestError.errno
+
+
+def _with_throttle(response, throttle_ms: int, response_class, api_version: int):
+    """The answer telling a throttled client its throttle_time_ms (at least `throttle_ms`).
+    An answer already encoded - a body cached per metadata image, a zero-copy Fetch - gets a
+    copy with the field rewritten in place: it is the first field of the body in every version
+    that has it. Without the field, the mute alone throttles."""
+    if not throttle_ms or response is None:
+        return response
+    if isinstance(response, ApiMessage):
+        if hasattr(response, "throttle_time_ms"):
+            response.throttle_time_ms = max(response.throttle_time_ms or 0, throttle_ms)
+        return response
+    first, field = next(iter(response_class.fields.items()))
+    if first != "throttle_time_ms" or not field.for_version_q(api_version):
+        return response
+    if isinstance(response, EncodedBody):
+        return EncodedBody(_throttled(response.body, 0, throttle_ms), response.flexible)
+    if isinstance(response, ZeroCopyResponse):
+        start = body_offset(response.frame, flexible=response_class.flexible_version_q(api_version))
+        return replace(response, frame=_throttled(response.frame, start, throttle_ms))
+    return response
+
+
+def _throttled(encoded: bytes, position: int, throttle_ms: int) -> bytes:
+    current = _THROTTLE.unpack_from(encoded, position)[0]
+    patched = bytearray(encoded)
+    _THROTTLE.pack_into(patched, position, max(current, throttle_ms))
+    return bytes(patched)
 
 
 def _count(broker, api_key: int, api_version: int, read_at: float, errors: int | list[int],

@@ -38,25 +38,29 @@ def test_a_key_the_engine_does_not_enforce_is_refused_with_kafkas_code_and_audit
                                                                                     django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         with pytest.raises(GatewayError) as refused:
-            services.quota_set(cluster=cluster, actor=users["operator"], entity=ALICE, key="request_percentage",
-                               value=50)
+            services.quota_set(cluster=cluster, actor=users["operator"], entity=(("ip", "10.0.0.1"),),
+                               key="connection_creation_rate", value=5)
     assert refused.value.kafka_code == "INVALID_REQUEST (42)"
-    assert "request_percentage" in str(refused.value) and str(refused.value).endswith(".")
+    assert "ip" in str(refused.value) and str(refused.value).endswith(".")
     assert quotas_on(cluster) == {} and events == []
     entry = AuditLogEntry.objects.get(action="quota.set")
     assert entry.result == "failed" and entry.details["kafka_code"] == "INVALID_REQUEST (42)"
-    assert entry.details["key"] == "request_percentage" and entry.details["value"] == 50
+    assert entry.details["key"] == "connection_creation_rate" and entry.details["value"] == 5
 
 
-def test_byte_rate_quotas_are_set_on_our_engine(cluster, users, django_capture_on_commit_callbacks):
-    """The engine enforces producer_byte_rate and consumer_byte_rate (KIP-13), so it stores them."""
+def test_byte_rate_and_request_quotas_are_set_on_our_engine(cluster, users, django_capture_on_commit_callbacks):
+    """The engine enforces producer_byte_rate and consumer_byte_rate (KIP-13) and request_percentage
+    (KIP-124), so it stores them."""
     with django_capture_on_commit_callbacks(execute=True):
         services.quota_set(cluster=cluster, actor=users["operator"], entity=ALICE, key="producer_byte_rate",
                            value=1048576)
         services.quota_set(cluster=cluster, actor=users["operator"], entity=ALICE, key="consumer_byte_rate",
                            value=2097152)
-    assert quotas_on(cluster) == {ALICE: {"producer_byte_rate": 1048576.0, "consumer_byte_rate": 2097152.0}}
-    assert AuditLogEntry.objects.filter(action="quota.set", result="ok").count() == 2
+        services.quota_set(cluster=cluster, actor=users["operator"], entity=ALICE, key="request_percentage",
+                           value=50)
+    assert quotas_on(cluster) == {ALICE: {"producer_byte_rate": 1048576.0, "consumer_byte_rate": 2097152.0,
+                                          "request_percentage": 50.0}}
+    assert AuditLogEntry.objects.filter(action="quota.set", result="ok").count() == 3
 
 
 @pytest.mark.parametrize("entity, key, value, reason", [

@@ -106,16 +106,16 @@ def test_operator_previews_then_sets_quotas_for_a_user_a_client_id_and_the_defau
 
 def test_a_key_the_engine_refuses_reads_as_a_sentence_with_kafkas_code_and_nothing_is_stored(cluster,
                                                                                            operator_client):
-    data = {"user": "alice", "key": "request_percentage", "value": "50"}
+    data = {"ip": "10.0.0.1", "key": "connection_creation_rate", "value": "5"}
     preview = operator_client.get(set_url(cluster), data)
     for answer in (preview, operator_client.post(set_url(cluster), data)):
         html = answer.content.decode()
         assert answer.status_code == 400 and 'id="apply-quota"' not in html
         assert html.count('<p class="error">') == 1
         error = html.split('<p class="error">')[1].split("</p>")[0]
-        assert "request_percentage" in error and error.endswith(".") and "[Error" not in error
+        assert "ip" in error and error.endswith(".") and "[Error" not in error
         assert error.startswith("The cluster refused it with INVALID_REQUEST (42): ") and "malformed" not in error
-        assert 'value="alice"' in html                                       # the form stays filled in
+        assert 'value="10.0.0.1"' in html                                    # the form stays filled in
     assert quotas_on(cluster) == {}
     entry = AuditLogEntry.objects.get()
     assert (entry.action, entry.result, entry.details["kafka_code"]) == ("quota.set", "failed", "INVALID_REQUEST (42)")
@@ -222,8 +222,8 @@ def test_json_api_previews_sets_and_removes(cluster, operator_client):
     assert done.status_code == 200 and done.json() == {"entity": "default user", "key": RATE, "value": 500000.0,
                                                         "old": None}
     assert quotas_on(cluster) == {(("user", None),): {RATE: 500000.0}}
-    refused = operator_client.post(api["set"], {"user": "alice", "key": "request_percentage", "value": "50"})
-    assert refused.status_code == 503 and "request_percentage" in refused.json()["error"]
+    refused = operator_client.post(api["set"], {"ip": "10.0.0.1", "key": "connection_creation_rate", "value": "5"})
+    assert refused.status_code == 503 and "ip" in refused.json()["error"]
     bad = operator_client.post(api["set"], {"user": "alice", "ip": "10.0.0.1", "key": RATE, "value": "1"})
     assert bad.status_code == 400 and "cannot be combined" in bad.json()["error"]
     removed = operator_client.post(api["remove"], default_user)

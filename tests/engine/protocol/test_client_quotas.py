@@ -83,13 +83,13 @@ def test_bad_changes_and_filters_are_invalid_request_and_change_nothing(engine):
     client = RawClient(engine.ports[0])
     invalid = Errors.InvalidRequestError.errno
     try:
-        answers = alter(client, [({"client-id": "a"}, {"request_percentage": 50.0}),   # not enforced here
+        answers = alter(client, [({"client-id": "a"}, {"request_percentage": 0.0}),
                                  ({"client-id": "b"}, {KEY: -1.0}),
                                  ({"ip": "10.0.0.1"}, {KEY: 1.0}),
                                  ({"client-id": ""}, {KEY: 1.0}),
                                  ({"client-id": "ok"}, {KEY: 3.0})])
         assert [code for code, _ in answers] == [invalid, invalid, invalid, invalid, 0]
-        assert "request_percentage" in answers[0][1] and "positive" in answers[1][1]
+        assert "request_percentage must be a positive number" in answers[0][1] and "positive" in answers[1][1]
         assert describe(client) == {(("client-id", "ok"),): {KEY: 3.0}}
         assert describe(client, [("ip", 2, None)]) == invalid
         assert describe(client, [("client-id", 1, "named")]) == invalid
