@@ -24,8 +24,11 @@ Kafka configs (a value and its config name; the unit comes from Kafka's naming: 
     is_unlimited(name, raw)   True for Kafka's "no limit" sentinels where the config means unlimited:
                               9223372036854775807 (Long.MAX_VALUE), 2147483647 (Integer.MAX_VALUE),
                               1.7976931348623157e308 (Double.MAX_VALUE), and -1 for the retention configs
-    config_human(name, raw)   "7 d", "1 GiB", "unlimited"; None when the value has no human form
-    config_with_unit(name, raw)  "168 h (7 d)", "604800000 ms (7 d)", "-1 (unlimited)", or raw as is
+    sentinel_meaning(name, raw)  "same as log.retention.ms" for -2 of log.local.retention.ms,
+                              "the OS default" for -1 of socket.send.buffer.bytes; None for an amount
+    config_human(name, raw)   "7 d", "1 GiB", "unlimited", "0 h"; None when the value has no human form
+    config_with_unit(name, raw)  "168 h (7 d)", "604800000 ms (7 d)", "-1 (unlimited)",
+                              "-2 (same as log.retention.ms)", or raw as is
 
 Parsing what people type into Kafka's raw units (server-side parsing is authoritative; the JS
 only previews). Each raises UnitError, whose message is a sentence for the form:
@@ -196,11 +199,35 @@ _MINUS_ONE_UNLIMITED = frozenset({
     "log.retention.bytes", "local.retention.ms", "local.retention.bytes", "log.local.retention.ms",
     "log.local.retention.bytes", "queued.max.request.bytes",
 })
-# Names that break the suffix rules below.
+# Integer (not long) configs whose "no limit" is Integer.MAX_VALUE, as Kafka's defaults have it:
+# "unlimited" typed for them sends 2147483647 (Long.MAX_VALUE would not parse as an INT).
+_INT_MAX_UNLIMITED = frozenset({
+    "max.connections", "max.connections.per.ip", "max.connection.creation.rate", "group.max.size",
+    "group.consumer.max.size",
+})
+# Values that stand for something else than an amount, per config (Kafka's docs).
+_SENTINELS = {
+    "log.local.retention.ms": {-2: "same as log.retention.ms"},
+    "log.local.retention.bytes": {-2: "same as log.retention.bytes"},
+    "local.retention.ms": {-2: "same as retention.ms"},
+    "local.retention.bytes": {-2: "same as retention.bytes"},
+    "socket.send.buffer.bytes": {-1: "the OS default"},
+    "socket.receive.buffer.bytes": {-1: "the OS default"},
+    "send.buffer.bytes": {-1: "the OS default"},
+    "receive.buffer.bytes": {-1: "the OS default"},
+}
+# Names that break the suffix rules below: sizes and durations whose name has no unit
+# (*.buffer.size, *.receive.size, min.time.before.relogin), counts that would read as sizes.
 _UNIT_EXCEPTIONS = {
     "flush.messages": "count", "log.flush.interval.messages": "count", "max.connections": "count",
-    "max.connections.per.ip": "count", "segment.index.bytes": "bytes",
-    "log.retention.check.interval.ms": "ms", "connections_max_reauth.ms": "ms",
+    "max.connections.per.ip": "count", "max.connection.creation.rate": "count", "group.max.size": "count",
+    "group.consumer.max.size": "count", "segment.index.bytes": "bytes",
+    "log.retention.check.interval.ms": "ms", "connections.max.reauth.ms": "ms",
+    "sasl.kerberos.min.time.before.relogin": "ms", "kafka.metrics.polling.interval.secs": "s",
+    "log.cleaner.dedupe.buffer.size": "bytes", "log.cleaner.io.buffer.size": "bytes",
+    "offsets.load.buffer.size": "bytes", "transaction.state.log.load.buffer.size": "bytes",
+    "share.coordinator.load.buffer.size": "bytes", "sasl.server.max.receive.size": "bytes",
+    "batch.size": "bytes", "buffer.memory": "bytes", "max.request.size": "bytes",
     "producer_byte_rate": "bytes/s", "consumer_byte_rate": "bytes/s", "controller_mutation_rate": None,
     "request_percentage": None, "follower.replication.throttled.rate": "bytes/s",
     "leader.replication.throttled.rate": "bytes/s", "replica.alter.log.dirs.io.max.bytes.per.second": "bytes/s",
@@ -241,6 +268,13 @@ def is_unlimited(name: str, raw) -> bool:
     return value == -1 and name in _MINUS_ONE_UNLIMITED
 
 
+def sentinel_meaning(name: str, raw) -> str | None:
+    """What a sentinel value of `name` stands for ("same as log.retention.ms" for -2 of
+    log.local.retention.ms), or None when the value is an amount."""
+    value = _number(raw) if raw is not None else None
+    return None if value is None else _SENTINELS.get(name, {}).get(value)
+
+
 def config_human(name: str, raw) -> str | None:
     """The value in a person's units, or None when the config has none (strings, booleans, ...)."""
     if raw is None:
@@ -249,9 +283,14 @@ def config_human(name: str, raw) -> str | None:
     value = _number(raw)
     if value is None:
         return None
+    meaning = sentinel_meaning(name, raw)
+    if meaning is not None:
+        return meaning
     if is_unlimited(name, raw):
         return UNLIMITED
     if unit in _UNIT_MS:
+        if value == 0:            # "0 h", not "0 ms", for log.roll.jitter.hours
+            return f"0 {_UNIT_LABELS[unit]}"
         return duration(value * _UNIT_MS[unit])
     if unit == "bytes":
         return size(value)
@@ -270,7 +309,8 @@ def config_with_unit(name: str, raw) -> str:
     if human is None:
         return str(raw)
     label = _UNIT_LABELS.get(config_unit(name) or "", "")
-    written = f"{raw} {label}".strip() if human != UNLIMITED else str(raw)
+    sentinel = human == UNLIMITED or sentinel_meaning(name, raw) is not None
+    written = str(raw) if sentinel else f"{raw} {label}".strip()
     return written if human == written else f"{written} ({human})"
 
 
@@ -356,7 +396,7 @@ def parse_config_value(name: str, text: str) -> str:
     if raw.lower() in _UNLIMITED_WORDS:
         if name in _MINUS_ONE_UNLIMITED:
             return "-1"
-        return str(LONG_MAX)
+        return str(INT_MAX if name in _INT_MAX_UNLIMITED else LONG_MAX)
     if unit == "count":
         return raw
     if unit in _UNIT_MS:

@@ -167,7 +167,9 @@
         output.textContent = "Sends " + bytes + " bytes (" + size(bytes) + ")";
       } else {
         var value = parseDuration(text, unit);
-        output.textContent = "Sends " + value + " " + unit + " (" + duration(value * UNIT_MS[unit]) + ")";
+        // Zero in the config's own unit ("0 h"), as formatting.config_human writes it.
+        output.textContent = "Sends " + value + " " + unit +
+          (value === 0 ? "" : " (" + duration(value * UNIT_MS[unit]) + ")");
       }
       output.classList.remove("error");
     } catch (error) {

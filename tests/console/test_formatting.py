@@ -83,10 +83,68 @@ def test_a_size_that_is_not_one_is_a_sentence():
     ("cleanup.policy", "delete", None, "delete"),
     ("min.insync.replicas", "2", None, "2"),
     ("segment.ms", "-1", "-1 ms", "-1 ms"),           # -1 is no sentinel for segment.ms
+    # -2: "use the total retention", not an amount of bytes or milliseconds.
+    ("log.local.retention.ms", "-2", "same as log.retention.ms", "-2 (same as log.retention.ms)"),
+    ("log.local.retention.bytes", "-2", "same as log.retention.bytes", "-2 (same as log.retention.bytes)"),
+    ("local.retention.ms", "-2", "same as retention.ms", "-2 (same as retention.ms)"),
+    ("local.retention.bytes", "-2", "same as retention.bytes", "-2 (same as retention.bytes)"),
+    ("local.retention.ms", "-1", "unlimited", "-1 (unlimited)"),
+    ("log.local.retention.bytes", "1073741824", "1 GiB", "1073741824 B (1 GiB)"),
+    ("socket.send.buffer.bytes", "-1", "the OS default", "-1 (the OS default)"),
+    # Sizes and durations whose names carry no unit.
+    ("log.cleaner.dedupe.buffer.size", "134217728", "128 MiB", "134217728 B (128 MiB)"),
+    ("log.cleaner.io.buffer.size", "524288", "512 KiB", "524288 B (512 KiB)"),
+    ("sasl.server.max.receive.size", "524288", "512 KiB", "524288 B (512 KiB)"),
+    ("sasl.kerberos.min.time.before.relogin", "60000", "1 min", "60000 ms (1 min)"),
+    # Integer.MAX_VALUE is Kafka's "no limit" for these counts, as for max.connections.
+    ("max.connection.creation.rate", "2147483647", "unlimited", "2147483647 (unlimited)"),
+    ("max.connection.creation.rate", "100", "100", "100"),
+    ("group.max.size", "2147483647", "unlimited", "2147483647 (unlimited)"),
+    ("group.consumer.max.size", "2147483647", "unlimited", "2147483647 (unlimited)"),
+    # Zero in the config's own unit.
+    ("log.roll.jitter.hours", "0", "0 h", "0 h"),
+    ("offsets.retention.minutes", "0", "0 min", "0 min"),
+    ("log.roll.jitter.ms", "0", "0 ms", "0 ms"),
 ])
 def test_kafka_config_values(name, raw, human, with_unit):
     assert f.config_human(name, raw) == human
     assert f.config_with_unit(name, raw) == with_unit
+
+
+# How a config's doc line (kafka_rules/config_docs.py) names its unit, and the unit it means.
+DOC_UNITS = {" in bytes": "bytes", "bytes per second": "bytes/s", " in ms": "ms", " in seconds": "s",
+             " in minutes": "min", " in hours": "h"}
+
+
+def test_every_numeric_config_the_engine_describes_is_shown_in_its_unit():
+    """Each broker and topic config the engine answers DescribeConfigs with: a size, duration
+    or rate its doc line gives a unit for is shown in that unit (not as a bare number, nor a
+    duration of hours read as milliseconds)."""
+    from engine.config import BROKER_CONFIGS, TOPIC_CONFIGS, TYPE_DOUBLE, TYPE_INT, TYPE_LONG, TYPE_SHORT
+    from engine.dynamic_config import KAFKA_ONLY_DYNAMIC
+    from kafka_rules.config_docs import broker_config_doc, topic_config_doc
+
+    numeric = (TYPE_INT, TYPE_LONG, TYPE_SHORT, TYPE_DOUBLE)
+    configs = [(n, d.type, d.default, broker_config_doc(n)) for n, d in BROKER_CONFIGS.items()]
+    configs += [(n, t, default, broker_config_doc(n)) for n, (t, default) in KAFKA_ONLY_DYNAMIC.items()]
+    configs += [(n, d.type, d.default, topic_config_doc(n)) for n, d in TOPIC_CONFIGS.items()]
+    wrong = []
+    for name, config_type, default, doc in configs:
+        if config_type not in numeric:
+            continue
+        said = {unit for words, unit in DOC_UNITS.items() if words in (doc or "").lower()}
+        if said and f.config_unit(name) not in said:
+            wrong.append((name, f.config_unit(name), sorted(said)))
+    assert wrong == []
+    # The names the doc lines leave out, checked by hand against Kafka's configuration reference.
+    assert {n: f.config_unit(n) for n in ("sasl.kerberos.min.time.before.relogin", "sasl.server.max.receive.size",
+                                          "log.cleaner.dedupe.buffer.size", "log.cleaner.io.buffer.size",
+                                          "log.local.retention.ms", "log.local.retention.bytes",
+                                          "max.connection.creation.rate", "log.roll.jitter.hours")} == {
+        "sasl.kerberos.min.time.before.relogin": "ms", "sasl.server.max.receive.size": "bytes",
+        "log.cleaner.dedupe.buffer.size": "bytes", "log.cleaner.io.buffer.size": "bytes",
+        "log.local.retention.ms": "ms", "log.local.retention.bytes": "bytes",
+        "max.connection.creation.rate": "count", "log.roll.jitter.hours": "h"}
 
 
 @pytest.mark.parametrize("name, typed, sent", [
@@ -94,6 +152,9 @@ def test_kafka_config_values(name, raw, human, with_unit):
     ("log.retention.hours", "3d", "72"), ("segment.bytes", "1GiB", "1073741824"),
     ("max.compaction.lag.ms", "forever", "9223372036854775807"), ("cleanup.policy", " compact ", "compact"),
     ("producer_byte_rate", "10MiB", "10485760"), ("flush.messages", "1000", "1000"),
+    # An INT config's "no limit" is Integer.MAX_VALUE: Long.MAX_VALUE would not parse as an INT.
+    ("max.connections", "unlimited", "2147483647"), ("max.connection.creation.rate", "unlimited", "2147483647"),
+    ("log.roll.jitter.hours", "0", "0"), ("log.local.retention.ms", "-2", "-2"),
 ])
 def test_config_values_typed_by_people_become_kafkas_raw_units(name, typed, sent):
     assert f.parse_config_value(name, typed) == sent
