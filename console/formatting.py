@@ -13,6 +13,7 @@ Display (each returns a string; None gives "—"):
     count(n)                  51234 -> "51,234"
     rate(per_second)          0.8 -> "0.8/s"; 1234.5 -> "1,235/s"
     percent(x)                12.345 -> "12.3 %"
+    percent_change(x)         24.3 -> "+24 %"; -43.6 -> "-44 %"; 0.4 -> "0 %" (a signed deviation, whole %)
     timestamp(when)           local time with its UTC offset: "2026-11-23 15:03:05 +01:00"
     timestamp_utc(when)       "2026-11-23 14:03:05 UTC" (the hover text)
     ago(when, now=None)       "2 min ago", "just now", "in 5 s"
@@ -149,6 +150,19 @@ def rate(per_second: float | int | None) -> str:
 
 def percent(value: float | int | None) -> str:
     return NONE if value is None else f"{_trim(float(value), 1)} %"
+
+
+def percent_change(value: float | int | None) -> str:
+    """A signed deviation in whole percent: "+24 %", "-44 %"; "0 %" when it rounds to nothing."""
+    if value is None:
+        return NONE
+    value = float(value)
+    if math.isnan(value):
+        return NONE
+    magnitude = _trim(abs(value), 0)
+    if magnitude == "0":
+        return "0 %"
+    return f"{'+' if value > 0 else '-'}{magnitude} %"
 
 
 def _as_datetime(when: datetime | int | float) -> datetime:

@@ -25,12 +25,23 @@ All percentages are integers truncated toward zero, as CMAK's Int arithmetic doe
 computes the averages in doubles; we use exact integer ceilings (the same for any sizes a
 cluster can have).
 
-`broker_loads` applies CMAK's per-topic skew rule to the whole cluster for the brokers page;
-there a broker's partitions are the replicas **assigned** to it, so a stopped broker still
-shows what it should host.
+The topics list warns about the spread only when the topic could spread further: when fewer
+brokers hold it than its replicas (partitions x replication factor) could reach, at most the
+live brokers (`TopicStats.could_spread_further`); a 1-partition topic on one broker of three
+is as spread as it can be.
+
+`broker_loads` is for the brokers page, over the whole cluster: there a broker's partitions are
+the replicas **assigned** to it, so a stopped broker still shows what it should host. CMAK's
+"more than ceil(average)" rule flags a broker one replica over an uneven division (113 of 336
+on three brokers) and never one far under (25 leaderships where the others have 55), so the
+brokers page uses a tolerance instead, as Kafka's `leader.imbalance.per.broker.percentage`
+(10 %) does: a broker is skewed when its count is more than 10 % above or below the mean of
+the brokers, beyond what dividing whole partitions allows (the mean rounded up or down). The
+deviation from the mean is given in %, signed.
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -74,6 +85,14 @@ class TopicStats:
     offline_partitions: int = 0
     under_replicated_partitions: int = 0
     offsets_unknown: int = 0         # partitions left out of summed_offsets (no leader to ask)
+    cluster_brokers: int = 0         # live brokers the spread counts against
+
+    @property
+    def could_spread_further(self) -> bool:
+        """Fewer brokers hold the topic than its replicas could reach: as many brokers as it has
+        replicas (partitions x replication factor), at most the live ones. A topic with fewer
+        replicas than brokers cannot reach 100 %, and is not flagged for it."""
+        return self.brokers < min(self.partitions * self.replication_factor, self.cluster_brokers)
 
 
 def topic_stats(partitions: Sequence[PartitionInfo], *, cluster_brokers: int,
@@ -122,7 +141,28 @@ def topic_stats(partitions: Sequence[PartitionInfo], *, cluster_brokers: int,
         brokers_leader_skewed_percent=percent(sum(b.is_leader_skewed for b in by_broker), topic_brokers),
         brokers_spread_percent=min(100, percent(topic_brokers, cluster_brokers, empty=100)),
         partitions_by_broker=by_broker,
+        cluster_brokers=cluster_brokers,
     )
+
+
+# Kafka's leader.imbalance.per.broker.percentage default: how far from the mean a broker's
+# replicas or leaderships may be before the brokers page calls it skewed.
+SKEW_TOLERANCE_PERCENT = 10
+
+
+def deviation_percent(value: int, mean: float) -> float:
+    """How far `value` is from `mean`, in % of the mean (0 when the mean is 0)."""
+    return 100.0 * (value - mean) / mean if mean else 0.0
+
+
+def is_off_balance(value: int, mean: float, tolerance_percent: float = SKEW_TOLERANCE_PERCENT) -> bool:
+    """More than `tolerance_percent` above or below `mean`, and outside the mean rounded down
+    and up, which whole partitions cannot avoid: 2 of 4 partitions on three brokers (mean 1.33,
+    +50 %) is as even as 4 divides."""
+    # Rounded first: 10 * 1.1 is 11.000000000000002 in floating point, and 11 is within 10 % of 10.
+    high = max(math.ceil(mean), round(mean * (1 + tolerance_percent / 100), 9))
+    low = min(math.floor(mean), round(mean * (1 - tolerance_percent / 100), 9))
+    return value > high or value < low
 
 
 @dataclass(frozen=True)
@@ -130,16 +170,18 @@ class BrokerLoad:
     broker_id: int
     replicas: tuple[tuple[str, int], ...]   # (topic, partition) assigned to this broker
     leaders: int
-    is_skewed: bool
-    is_leader_skewed: bool
+    is_skewed: bool                          # replicas off the mean by more than the tolerance
+    is_leader_skewed: bool                   # leaderships off the mean by more than the tolerance
     offline: int = 0                         # assigned partitions that have no leader
+    replicas_deviation_percent: float = 0.0  # signed: + above the mean of the brokers, - below
+    leaders_deviation_percent: float = 0.0
 
 
-def broker_loads(partitions: Iterable[PartitionInfo], broker_ids: Iterable[int]) -> dict[int, BrokerLoad]:
-    """Per broker: assigned replicas and leaderships, and CMAK's skew rule over the cluster:
-    skewed when holding more than ceil(replicas / brokers), leader-skewed when leading more
-    than ceil(partitions with a leader / brokers). Brokers are `broker_ids` plus any that
-    appear in an assignment."""
+def broker_loads(partitions: Iterable[PartitionInfo], broker_ids: Iterable[int], *,
+                 tolerance_percent: float = SKEW_TOLERANCE_PERCENT) -> dict[int, BrokerLoad]:
+    """Per broker: assigned replicas and leaderships, their deviation from the mean of the
+    brokers, and whether that passes `tolerance_percent` either way (module docstring).
+    Brokers are `broker_ids` plus any that appear in an assignment."""
     assigned: dict[int, list[tuple[str, int]]] = {b: [] for b in broker_ids}
     leaders: dict[int, int] = defaultdict(int)
     offline: dict[int, int] = defaultdict(int)
@@ -156,9 +198,12 @@ def broker_loads(partitions: Iterable[PartitionInfo], broker_ids: Iterable[int])
             total_led += 1
     if not assigned:
         return {}
-    max_replicas = _ceil_div(total_replicas, len(assigned))
-    max_led = _ceil_div(total_led, len(assigned))
+    mean_replicas = total_replicas / len(assigned)
+    mean_led = total_led / len(assigned)
     return {b: BrokerLoad(broker_id=b, replicas=tuple(sorted(replicas)), leaders=leaders[b],
-                          is_skewed=len(replicas) > max_replicas, is_leader_skewed=leaders[b] > max_led,
-                          offline=offline[b])
+                          is_skewed=is_off_balance(len(replicas), mean_replicas, tolerance_percent),
+                          is_leader_skewed=is_off_balance(leaders[b], mean_led, tolerance_percent),
+                          offline=offline[b],
+                          replicas_deviation_percent=deviation_percent(len(replicas), mean_replicas),
+                          leaders_deviation_percent=deviation_percent(leaders[b], mean_led))
             for b, replicas in sorted(assigned.items())}

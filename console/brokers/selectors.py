@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from console import formatting
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.clusters.records import INLINE, INTERNAL, ClusterRef
@@ -15,7 +16,7 @@ from console.kafka_gateway import cache
 from console.kafka_gateway.cache import LogDirSnapshot, SnapshotAge
 from console.kafka_gateway.errors import NotAuthorized, not_authorized_note
 from console.kafka_gateway.log_dirs import log_dir_totals
-from console.stats import broker_loads
+from console.stats import SKEW_TOLERANCE_PERCENT, broker_loads
 
 PREVIEW_PARTITIONS = 12
 # This engine's read-only broker config naming the partitions its log cleaner gave up on
@@ -31,10 +32,20 @@ class BrokerRow:
     leaders: int = 0
     partition_ids: dict[str, list[int]] = field(default_factory=dict)   # {topic: [partition ids]} assigned to it
     partition_ids_preview: str = ""
-    is_skewed: bool = False
-    is_leader_skewed: bool = False
+    is_skewed: bool = False                  # replicas more than SKEW_TOLERANCE_PERCENT off the mean, either way
+    is_leader_skewed: bool = False           # leaderships more than SKEW_TOLERANCE_PERCENT off the mean
     log_dir_size: int | None = None          # bytes; None when the broker is down or not collected yet
     offline_partitions: int = 0              # assigned partitions without a leader
+    replicas_deviation_percent: float = 0.0  # from the mean of the brokers: + above, - below
+    leaders_deviation_percent: float = 0.0
+
+    @property
+    def replicas_vs_mean(self) -> str:
+        return formatting.percent_change(self.replicas_deviation_percent)
+
+    @property
+    def leaders_vs_mean(self) -> str:
+        return formatting.percent_change(self.leaders_deviation_percent)
 
     def __getattr__(self, name: str):
         # Only for names the row itself lacks: broker_id, host, port, rack, is_up, ... of its status.
@@ -60,6 +71,7 @@ class BrokersPage:
     warnings: list[str]
     offline_partitions: int = 0              # in the whole cluster (Kafka's OfflinePartitionsCount)
     log_dirs: SnapshotAge = NOT_COLLECTED
+    skew_tolerance_percent: int = SKEW_TOLERANCE_PERCENT   # replicas or leaders this far off the mean: skewed
     seen_brokers: tuple[BrokerNode | EngineBroker, ...] = field(default=(), metadata=INTERNAL)  # -> cluster_brokers_seen
 
 
@@ -99,6 +111,7 @@ class BrokerDetail:
     # (down, or not this engine).
     uncleanable_partitions: tuple[str, ...] | None = None
     configs_refused: str = ""                # the cluster refused the console's principal its configs
+    skew_tolerance_percent: int = SKEW_TOLERANCE_PERCENT
 
 
 def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
@@ -160,7 +173,9 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], snapsh
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),
             log_dir_size=snapshot.size_of(s.broker_id) if s.is_up and snapshot else None,
-            offline_partitions=load.offline if load else 0))
+            offline_partitions=load.offline if load else 0,
+            replicas_deviation_percent=round(load.replicas_deviation_percent, 1) if load else 0.0,
+            leaders_deviation_percent=round(load.leaders_deviation_percent, 1) if load else 0.0))
     return rows
 
 

@@ -2,7 +2,7 @@
 // server renders pages with that; this file formats numbers that scripts update live, and
 // keeps times in the reader's own time zone). window.consoleUnits:
 //   duration(ms) "7 d", "1 h 55 min"   durationSeconds(s)   size(bytes) "1.9 MiB"   sizeRate(bytes)
-//   count(n) "51,234"   rate(perSecond) "0.8/s"   percent(x) "12.3 %"
+//   count(n) "51,234"   rate(perSecond) "0.8/s"   percent(x) "12.3 %"   percentChange(x) "+24 %", "-44 %"
 //   timestamp(date) "2026-11-23 15:03:05 +01:00" (local)   ago(date, now) "2 min ago"
 //   parseDuration(text, unit) -> number in unit ("ms", "s", "min", "h")   parseSize(text) -> bytes
 //   (both throw an Error whose message is the sentence the server would answer)
@@ -69,6 +69,12 @@
   function count(n) { return missing(n) ? NONE : trim(Number(n), 0); }
   function rate(x) { return missing(x) ? NONE : trim(Number(x), Math.abs(Number(x)) < 100 ? 1 : 0) + "/s"; }
   function percent(x) { return missing(x) ? NONE : trim(Number(x), 1) + " %"; }
+  function percentChange(x) {
+    if (missing(x)) return NONE;
+    var value = Number(x), magnitude = trim(Math.abs(value), 0);
+    if (magnitude === "0") return "0 %";
+    return (value > 0 ? "+" : "-") + magnitude + " %";
+  }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }
   function timestamp(date) {
@@ -197,8 +203,8 @@
   }
 
   window.consoleUnits = {duration: duration, durationSeconds: durationSeconds, size: size, sizeRate: sizeRate,
-    count: count, rate: rate, percent: percent, timestamp: timestamp, ago: ago, parseDuration: parseDuration,
-    parseSize: parseSize, sortKey: sortKey, refresh: refresh};
+    count: count, rate: rate, percent: percent, percentChange: percentChange, timestamp: timestamp, ago: ago,
+    parseDuration: parseDuration, parseSize: parseSize, sortKey: sortKey, refresh: refresh};
   document.addEventListener("DOMContentLoaded", function () { refresh(document); });
   document.addEventListener("live:updated", function (event) { refresh(event.target); });
   setInterval(function () {

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 from console import formatting
 from tests.console.test_formatting import CASES, PARSE_CASES, SIZE_CASES
 
-JS_NAMES = {"duration": "duration", "size": "size", "count": "count", "rate": "rate", "percent": "percent"}
+JS_NAMES = {"duration": "duration", "size": "size", "count": "count", "rate": "rate", "percent": "percent",
+            "percent_change": "percentChange"}
 
 
 def test_the_browser_formats_and_parses_as_the_server_does(login):

@@ -24,6 +24,9 @@ CASES = [
     ("count", 51_234, "51,234"), ("count", 0, "0"), ("count", 1234.5, "1,235"),
     ("rate", 0.8, "0.8/s"), ("rate", 0.25, "0.3/s"), ("rate", 1234.5, "1,235/s"), ("rate", 0, "0/s"),
     ("percent", 12.345, "12.3 %"),
+    ("percent_change", 24.3, "+24 %"), ("percent_change", -43.6, "-44 %"), ("percent_change", 0.9, "+1 %"),
+    ("percent_change", 0.4, "0 %"), ("percent_change", -0.4, "0 %"), ("percent_change", 1234.5, "+1,235 %"),
+    ("percent_change", None, "—"),
 ]
 PARSE_CASES = [
     ("3d", "ms", 259_200_000), ("1h30min", "ms", 5_400_000), ("1h 30min", "ms", 5_400_000), ("500", "ms", 500),

@@ -103,13 +103,72 @@ def test_broker_loads_count_assigned_replicas_even_of_a_stopped_broker():
     loads = broker_loads(after_broker_2_stops(), broker_ids=[0, 1, 2])
     assert {b: len(load.replicas) for b, load in loads.items()} == {0: 4, 1: 4, 2: 4}
     assert {b: load.leaders for b, load in loads.items()} == {0: 4, 1: 2, 2: 0}
-    # 12 replicas / 3 brokers: bound 4, nobody holds more. 6 leaders / 3: bound 2, broker 0 leads 4.
+    # 12 replicas / 3 brokers: 4 each, no deviation. 6 leaders / 3: mean 2, and 10 % either way
+    # is no whole partition more or less: broker 0 leads 4, the stopped broker 2 none.
     assert [b for b, load in loads.items() if load.is_skewed] == []
-    assert [b for b, load in loads.items() if load.is_leader_skewed] == [0]
+    assert [b for b, load in loads.items() if load.is_leader_skewed] == [0, 2]
+    assert [load.leaders_deviation_percent for load in loads.values()] == [100.0, 0.0, -100.0]
     assert loads[2].replicas == (("t", 1), ("t", 2), ("t", 4), ("t", 5))
 
 
 def test_broker_loads_include_brokers_without_partitions():
     loads = broker_loads([PartitionInfo("t", 0, leader=0, replicas=(0,), isr=(0,))], broker_ids=[0, 1])
     assert loads[1].replicas == () and loads[1].leaders == 0
-    assert loads[0].is_skewed is False         # 1 replica, bound ceil(1 / 2) = 1
+    # 1 replica on 2 brokers: 1 and 0 is as even as one partition divides.
+    assert not any(load.is_skewed or load.is_leader_skewed for load in loads.values())
+
+
+def cluster_of(led: dict[int, int], followers: dict[tuple[int, int], int]) -> list[PartitionInfo]:
+    """`led[b]` partitions led by broker b; `followers[(b, f)]` of them have a replica on f too."""
+    parts = []
+    for leader, count in led.items():
+        for i in range(count):
+            replicas = (leader,) + tuple(f for (b, f), n in sorted(followers.items()) if b == leader and i < n)
+            parts.append(PartitionInfo(f"led-by-{leader}", i, leader=leader, replicas=replicas, isr=replicas))
+    return parts
+
+
+def test_skew_is_a_tolerance_around_the_mean_both_ways():
+    """The brokers page's figures: replicas 113 / 113 / 110 are even (CMAK's ceil(336 / 3) = 112
+    flagged the two brokers one over it); leaderships 55 / 53 / 25 are not, and broker 2, far
+    under, is the one to look at (CMAK's rule never flags a broker under the mean)."""
+    parts = cluster_of({0: 55, 1: 53, 2: 25}, {(0, 1): 35, (0, 2): 45, (1, 0): 33, (1, 2): 40, (2, 0): 25, (2, 1): 25})
+    loads = broker_loads(parts, broker_ids=[0, 1, 2])
+    assert [(len(load.replicas), load.leaders) for load in loads.values()] == [(113, 55), (113, 53), (110, 25)]
+    assert [load.is_skewed for load in loads.values()] == [False, False, False]
+    assert [round(load.replicas_deviation_percent, 1) for load in loads.values()] == [0.9, 0.9, -1.8]
+    # Mean 44.3 leaderships: 10 % either way is 39.9 to 48.8.
+    assert [load.is_leader_skewed for load in loads.values()] == [True, True, True]
+    assert [round(load.leaders_deviation_percent) for load in loads.values()] == [24, 20, -44]
+
+
+def test_skew_allows_what_whole_partitions_cannot_divide_evenly():
+    # 4 partitions on 3 brokers: 2 / 1 / 1 is the best there is (mean 1.33; 2 is +50 %).
+    parts = [PartitionInfo("t", p, leader=b, replicas=(b,), isr=(b,)) for p, b in enumerate((0, 0, 1, 2))]
+    loads = broker_loads(parts, broker_ids=[0, 1, 2])
+    assert not any(load.is_skewed or load.is_leader_skewed for load in loads.values())
+    # 6 on 3 brokers: 3 / 2 / 1 is not, though each is only one partition off the mean of 2.
+    parts = [PartitionInfo("t", p, leader=b, replicas=(b,), isr=(b,)) for p, b in enumerate((0, 0, 0, 1, 1, 2))]
+    assert [b for b, load in broker_loads(parts, broker_ids=[0, 1, 2]).items() if load.is_skewed] == [0, 2]
+    # Mean 10 on 10 brokers: 9 to 11 is within 10 %, 8 and 12 are not (10 * 1.1 is 11.000000000000002
+    # in floating point: its ceiling must still be 11).
+    def spread(counts):
+        return [PartitionInfo(f"t{b}", p, leader=b, replicas=(b,), isr=(b,)) for b, n in enumerate(counts)
+                for p in range(n)]
+    loads = broker_loads(spread([12, 8] + [10] * 8), broker_ids=range(10))
+    assert [b for b, load in loads.items() if load.is_skewed] == [0, 1]
+    loads = broker_loads(spread([11, 9] + [10] * 8), broker_ids=range(10))
+    assert [b for b, load in loads.items() if load.is_skewed] == []
+
+
+def test_the_spread_is_flagged_only_when_the_topic_could_spread_further():
+    one = [PartitionInfo("t", 0, leader=0, replicas=(0,), isr=(0,))]
+    stats = topic_stats(one, cluster_brokers=3)
+    assert (stats.brokers_spread_percent, stats.could_spread_further) == (33, False)     # 1 replica, 1 broker
+    two = [PartitionInfo("t", p, leader=0, replicas=(0, 1), isr=(0, 1)) for p in range(3)]
+    stats = topic_stats(two, cluster_brokers=3)
+    assert (stats.brokers_spread_percent, stats.could_spread_further) == (66, True)      # 6 replicas on 2 of 3
+    crowded = [PartitionInfo("t", p, leader=1, replicas=(1,), isr=(1,)) for p in range(3)]
+    stats = topic_stats(crowded, cluster_brokers=4)
+    assert (stats.brokers_spread_percent, stats.could_spread_further) == (25, True)      # 3 replicas, 1 broker
+    assert topic_stats(balanced(), cluster_brokers=3).could_spread_further is False

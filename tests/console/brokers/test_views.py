@@ -20,7 +20,8 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
     assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state",
                                        "partitions",
                                        "leaders", "partition_ids", "partition_ids_preview", "is_skewed",
-                                       "is_leader_skewed", "log_dir_size", "offline_partitions"}
+                                       "is_leader_skewed", "log_dir_size", "offline_partitions",
+                                       "replicas_deviation_percent", "leaders_deviation_percent"}
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
     assert detail["broker"]["broker_id"] == 1
     # num.partitions is fixed at start in Kafka (not a dynamic broker config): read-only.
