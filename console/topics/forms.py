@@ -116,15 +116,20 @@ class TopicConfigValueForm(forms.Form):
     reset = forms.BooleanField(required=False, label="Remove the topic's override (back to the default)")
     previewed = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, config: str, **kwargs):
+    def __init__(self, *args, config: str, can_reset: bool = True, **kwargs):
+        """`can_reset`: the value is an override, which the form may remove (else there is none
+        to remove, and no box to tick)."""
         super().__init__(*args, **kwargs)
         self.config = config
         self.fields["value"].widget.attrs.update(config_value_attrs(config))
+        if not can_reset:
+            del self.fields["reset"]
 
     def clean(self):
         data = super().clean()
         if not data.get("reset") and not (data.get("value") or "").strip():
-            raise forms.ValidationError("Give a value, or tick the box to go back to the default.")
+            raise forms.ValidationError("Give a value, or tick the box to go back to the default."
+                                        if "reset" in self.fields else "Give a value.")
         if not data.get("reset") and "value" in data:
             try:
                 data["value"] = clean_config_value(self.config, data["value"])

@@ -33,6 +33,8 @@ STATUS_FILTERS = {
 
 
 LIST_CONFIGS = ("retention.ms", "retention.bytes", "cleanup.policy")
+# What the Overview tab's first cards show of the topic's configs (the Configs tab has them all).
+OVERVIEW_CONFIGS = LIST_CONFIGS + ("min.insync.replicas",)
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,13 @@ class TopicRow:
     retention_ms: str | None = None
     retention_bytes: str | None = None
     cleanup_policy: str | None = None
+
+    @property
+    def offsets_differ(self) -> bool:
+        """CMAK's sum of partition offsets says something Messages does not: records were
+        deleted before some partition's latest offset (retention, delete-records)."""
+        summed = self.stats.summed_offsets
+        return summed is not None and self.messages is not None and summed != self.messages
 
 
 @dataclass(frozen=True)
@@ -160,7 +169,11 @@ class GroupPartitionRow:
     partition: int
     committed_offset: int | None
     high_watermark: int | None
-    lag: int | None
+    lag: int | None                 # negative: the committed offset is past the log end
+
+    @property
+    def is_past_log_end(self) -> bool:
+        return self.lag is not None and self.lag < 0
 
 
 @dataclass(frozen=True)
@@ -172,6 +185,16 @@ class GroupRow:
     total_lag: int | None           # over the partitions with a commit and a known high watermark
     no_commit: int = 0              # partitions assigned to the group without a committed offset
     lag_unknown: int = 0            # committed partitions whose high watermark is unknown (offline)
+
+    @property
+    def is_active(self) -> bool:
+        """Consumers are in the group now (a group without members only keeps its offsets)."""
+        return self.members > 0
+
+    @property
+    def past_log_end(self) -> int:
+        """Partitions whose committed offset is past the high watermark (counted as 0 lag in the total)."""
+        return sum(p.is_past_log_end for p in self.partitions)
 
 
 @dataclass(frozen=True)
@@ -187,6 +210,28 @@ class TopicDetail:
     warnings: list[str]
     # When the background lag snapshot that named the groups committed here was taken; None: all read now.
     consumers_age: SnapshotAge | None = None
+    # As the topics list has them: every replica's bytes on the live brokers, high watermark
+    # minus log start offset summed (None: not known), and a few configs (None: not read).
+    size: int | None = None
+    messages: int | None = None
+    retention_ms: str | None = None
+    retention_bytes: str | None = None
+    cleanup_policy: str | None = None
+    min_insync_replicas: str | None = None
+
+    @property
+    def replica_brokers(self) -> list[int]:
+        """The brokers the topic's replicas are assigned to, up or not."""
+        return sorted({b for p in self.partitions for b in p.replicas})
+
+    @property
+    def min_insync_out_of_reach(self) -> bool:
+        """min.insync.replicas above the replication factor: every acks=all write is refused
+        (NOT_ENOUGH_REPLICAS)."""
+        try:
+            return int(self.min_insync_replicas or 0) > self.stats.replication_factor > 0
+        except ValueError:
+            return False
 
 
 @dataclass(frozen=True)
@@ -231,17 +276,25 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
             offsets = gw.partition_offsets(topic.partitions)
         except GatewayError as exc:
             warnings.append(f"Offsets: {exc}")
+        size = None
         try:
             sizes = {(r.broker_id, r.partition): r.size for r in gw.replica_log_dirs(
                 {name: [p.partition for p in topic.partitions]}, [b.node_id for b in metadata.brokers])}
+            size = sum(sizes.values())
         except GatewayError as exc:
             warnings.append(f"Log dir sizes: {exc}")
-        configs = []
+        configs, overview_configs = [], {}
         if with_configs:
             try:
                 configs = [_config_row(e) for e in gw.topic_config_details(name)]
             except NotAuthorized as exc:
                 warnings.append(not_authorized_note("Configs", exc))
+            overview_configs = {c.name: c.value for c in configs}
+        else:
+            try:
+                overview_configs = gw.topics_config_values([name], OVERVIEW_CONFIGS).get(name, {})
+            except GatewayError as exc:
+                warnings.append(f"Configs: {exc}")
         groups = []
         if with_groups:
             try:
@@ -262,7 +315,13 @@ def topic_detail(*, cluster: Cluster, name: str, with_configs: bool = True, with
                        stats=topic_stats(topic.partitions, cluster_brokers=len(metadata.brokers),
                                          latest_offsets=latest, live_brokers={b.node_id for b in metadata.brokers}),
                        partitions=rows, configs=configs, consumer_groups=groups, warnings=warnings,
-                       consumers_age=consumers_age)
+                       consumers_age=consumers_age, size=size,
+                       messages=sum(o.high_watermark - o.log_start_offset for o in offsets.values()) if offsets
+                       else None,
+                       retention_ms=overview_configs.get("retention.ms"),
+                       retention_bytes=overview_configs.get("retention.bytes"),
+                       cleanup_policy=overview_configs.get("cleanup.policy"),
+                       min_insync_replicas=overview_configs.get("min.insync.replicas"))
 
 
 @dataclass(frozen=True)
@@ -274,6 +333,10 @@ class TopicConsumers:
     warnings: list[str]
     # When the background lag snapshot that named the groups committed here was taken; None: all read now.
     consumers_age: SnapshotAge | None = None
+
+    @property
+    def active_groups(self) -> int:
+        return sum(g.is_active for g in self.consumer_groups or ())
 
 
 def topic_consumers(*, cluster: Cluster, name: str) -> TopicConsumers:

@@ -99,8 +99,10 @@ def topic_delete(request, cluster_id: int, name: str):
         else:
             messages.success(request, f"Topic {name} deleted.")
             return redirect("topics:list", cluster_id=cluster.pk)
-    return render(request, "topics/delete.html", {"cluster": cluster, "name": name, "form": form},
-                  status=400 if form.errors else 200)
+    # The groups that read the topic, as its Consumers tab lists them: who loses their input.
+    readers = selectors.topic_consumers(cluster=cluster, name=name)
+    return render(request, "topics/delete.html", {"cluster": cluster, "name": name, "form": form,
+                                                  "readers": readers}, status=400 if form.errors else 200)
 
 
 @page(OPERATOR)
@@ -138,7 +140,8 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
     in through every step and after a Kafka error."""
     cluster = cluster_get(cluster_id=cluster_id)
     row = selectors.topic_config(cluster=cluster, name=name, key=key)
-    form = TopicConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key)
+    form = TopicConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key,
+                                can_reset=row.is_override)
     diff = None
     if request.method == "POST" and form.is_valid():
         if form.cleaned_data["previewed"] == form.change_marker and request.POST.get("confirmed") == "yes":
@@ -158,7 +161,8 @@ def topic_config_edit(request, cluster_id: int, name: str, key: str):
                 form_error(form, exc)
         if not form.errors:
             diff = config_diff(row, form.new_value)
-            form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key)
+            form = TopicConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key,
+                                        can_reset=row.is_override)
     return render(request, "topics/config_edit.html", {"cluster": cluster, "name": name, "row": row, "form": form,
                                                        "diff": diff}, status=400 if form.errors else 200)
 

@@ -206,6 +206,13 @@ def form_error(page) -> str:
     return page.locator(".form-errors p.error").inner_text()
 
 
+def side_by_side(page, *selectors: str) -> None:
+    """The buttons (and links) stand in one row, left to right, none touching the next."""
+    boxes = [page.locator(selector).bounding_box() for selector in selectors]
+    assert len({round(box["y"] + box["height"] / 2) for box in boxes}) == 1, boxes
+    assert all(left["x"] + left["width"] < right["x"] for left, right in zip(boxes, boxes[1:])), boxes
+
+
 
 # --- forms and errors --------------------------------------------------------------------------
 
@@ -226,6 +233,9 @@ def test_the_preview_refuses_what_the_cluster_refuses_in_kafkas_words(login, sho
     operator.fill("input[name=value]", "3d")
     operator.click('[data-admin-action="preview-config"]')
     expect(operator.locator("#config-diff p:first-of-type ins")).to_have_text("259200000")
+    side_by_side(operator, '[data-admin-action="save-config"]', '[data-admin-action="preview-config"]',
+                 "#config-actions a")
+    expect(operator.locator("input[name=reset]")).to_have_count(0)      # retention.ms is no override yet
     operator.click('[data-admin-action="save-config"]')
     expect(operator.locator(".messages")).to_contain_text("retention.ms of shop-orders set to 259200000.")
 
@@ -240,6 +250,7 @@ def test_the_preview_refuses_what_the_cluster_refuses_in_kafkas_words(login, sho
     operator.fill("textarea[name=configs]", "cleanup.policy=compact,delete\nretention.ms=14d")
     operator.click('[data-admin-action="preview-topic"]')
     expect(operator.locator("#create-preview")).to_contain_text("shop-returns with 6 partitions")
+    side_by_side(operator, '[data-admin-action="create-topic"]', '[data-admin-action="preview-topic"]')
     shoot(operator, "form-topic-create-preview")
     operator.click('[data-admin-action="create-topic"]')
     expect(operator.locator("#topic-tabs a[aria-current=page]")).to_have_text("Overview")
@@ -316,6 +327,8 @@ def test_pickers_and_the_key_ordering_warning(login, shop, shoot):
     operator.click('[data-admin-action="preview-add-partitions"]')
     expect(operator.locator("#key-ordering-warning")).to_contain_text("shop-orders holds keyed records")
     expect(operator.locator('[data-admin-action="confirm-add-partitions"]')).to_have_text("Add 4 partitions")
+    side_by_side(operator, '[data-admin-action="confirm-add-partitions"]',
+                 '[data-admin-action="preview-add-partitions"]')
     shoot(operator, "form-add-partitions-keyed")
 
     operator.goto(shop.path + "reassignments/")

@@ -146,6 +146,11 @@ def test_tables_sort_and_scroll_in_their_box_at_phone_width(login, topics, shoot
     admin.locator("#topics th", has_text="Messages").click()
     messages = [int(t) for t in admin.locator('#topics td[data-col="messages"]').all_inner_texts() if t.isdigit()]
     assert messages == sorted(messages) and {0, 5, 40} <= set(messages)     # as numbers: 5 before 40
+    # The health columns come right after Replication: seen at 1280 px without scrolling the table.
+    table = admin.locator("#topics").bounding_box()
+    for health in ("Under-replicated %", "Offline"):
+        cell = admin.locator("#topics th", has_text=re.compile(f"^{re.escape(health)}")).bounding_box()
+        assert cell["x"] + cell["width"] <= table["x"] + table["width"], health
     shoot(admin, "topics")
 
     admin.set_viewport_size(PHONE)
