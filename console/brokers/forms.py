@@ -18,9 +18,10 @@ class BrokerConfigValueForm(TopicConfigValueForm):
                               initial=THIS_BROKER, widget=forms.RadioSelect, label="Set for")
     field_order = ["value", "reset", "scope", "previewed"]
 
-    def __init__(self, *args, config: str, sensitive: bool = False, **kwargs):
-        super().__init__(*args, config=config, **kwargs)
-        self.fields["reset"].label = "Remove the override (back to the cluster default, the static file or Kafka's)"
+    def __init__(self, *args, config: str, sensitive: bool = False, can_reset: bool = True, **kwargs):
+        super().__init__(*args, config=config, can_reset=can_reset, **kwargs)
+        if can_reset:
+            self.fields["reset"].label = "Remove the override (back to the cluster default, the static file or Kafka's)"
         if sensitive:      # a password: typed unseen, and never written back into a page
             self.fields["value"].widget = forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"})
             self.fields["value"].help_text = "Kafka keeps it as a password: it is not shown, before or after."

@@ -54,7 +54,7 @@ def broker_config_edit(request, cluster_id: int, broker_id: int, key: str):
     row = broker_config_row(cluster=cluster, broker_id=broker_id, key=key)
     sensitive = row.is_sensitive
     form = BrokerConfigValueForm(request.POST or None, initial={"value": row.value or ""}, config=key,
-                                 sensitive=sensitive)
+                                 sensitive=sensitive, can_reset=row.is_dynamic)
     diff = None
     if request.method == "POST" and form.is_valid():
         change = {"cluster": cluster, "broker_id": broker_id, "key": key, "value": form.new_value,
@@ -79,7 +79,7 @@ def broker_config_edit(request, cluster_id: int, broker_id: int, key: str):
             diff = {"old": row.value, "new": form.new_value, "default": row.default_value,
                     "cluster_wide": change["cluster_wide"]}
             form = BrokerConfigValueForm(initial={**form.cleaned_data, "previewed": form.change_marker}, config=key,
-                                         sensitive=sensitive)
+                                         sensitive=sensitive, can_reset=row.is_dynamic)
     return render(request, "brokers/config_edit.html", {"cluster": cluster, "broker_id": broker_id, "row": row,
                                                         "form": form, "diff": diff},
                   status=400 if form.errors else 200)

@@ -374,6 +374,8 @@ def test_broker_configs_are_filtered_and_edited_after_the_clusters_check(login, 
     operator.fill("input[name=value]", "2min")
     operator.click('[data-admin-action="preview-broker-config"]')
     expect(operator.locator("#config-diff ins")).to_contain_text("120000")
+    side_by_side(operator, '[data-admin-action="save-broker-config"]', '[data-admin-action="preview-broker-config"]')
+    expect(operator.locator("input[name=reset]")).to_have_count(0)      # Kafka's default: no override to remove
     shoot(operator, "form-broker-config-diff")
     operator.click('[data-admin-action="save-broker-config"]')
     expect(operator.locator(".messages")).to_contain_text("log.segment.delete.delay.ms of broker 1 set to 120000.")

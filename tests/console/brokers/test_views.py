@@ -76,19 +76,30 @@ def test_the_console_keeps_working_with_the_first_bootstrap_broker_stopped(priva
     assert private_cluster.bootstrap_servers.count(",") == 2
     name = make_topic(private_cluster, unique_topic(), partitions=3, replication_factor=1,
                       assignments={0: [0], 1: [1], 2: [2]})
+    only_on_0 = make_topic(private_cluster, unique_topic("only-on-0"), assignments={0: [0]})
     stopped = operator_client.post(reverse("brokers:stop", args=[private_cluster.pk, 0]), {"confirmed": "yes"},
                                    follow=True)
     assert "Broker 0 is stopped." in stopped.content.decode()
     pages = [reverse("clusters:overview", args=[private_cluster.pk]), reverse("brokers:list", args=[private_cluster.pk]),
              reverse("brokers:detail", args=[private_cluster.pk, 0]), reverse("topics:list", args=[private_cluster.pk]),
-             reverse("topics:detail", args=[private_cluster.pk, name])]
+             reverse("topics:detail", args=[private_cluster.pk, name]),
+             reverse("topics:detail", args=[private_cluster.pk, only_on_0])]
     answers = {url: operator_client.get(url) for url in pages}
     assert {url: r.status_code for url, r in answers.items()} == {url: 200 for url in pages}
     brokers_html = answers[pages[1]].content.decode()
     assert '<td class="bad" data-state="stopped">stopped</td>' in brokers_html
     row_0 = brokers_html.split('<tr data-broker="0">')[1].split("</tr>")[0]
     assert 'data-admin-action="start-broker"' in row_0
+    # The stopped broker keeps its 2 replicas (mean 4 / 3: +50 %) and leads none of the 2 partitions
+    # that have a leader (-100 %); neither is skewed: 2 and 0 are as even as 4 and 2 divide by 3.
+    assert '<td class="num" data-skewed="no" data-sort="50.0">+50 %</td>' in row_0
+    assert '<td class="num" data-leader-skewed="no" data-sort="-100.0">-100 %</td>' in row_0
     assert 'data-state="stopped"' in answers[pages[0]].content.decode()
+    # The partitions-by-broker table of a topic no live broker holds says why it is empty.
+    alone = answers[pages[5]].content.decode().split('id="partitions-by-broker"')[1].split("</table>")[0]
+    assert '<tr id="no-broker-holds"><td colspan="6">' in alone
+    assert (f"No live broker holds a partition of {only_on_0}: every partition is offline. Its replicas are on "
+            "broker 0, which is not up; the partitions come back when it starts again.") in alone
 
     started = operator_client.post(reverse("brokers:start", args=[private_cluster.pk, 0]), follow=True)
     assert "Broker 0 is running." in started.content.decode()
@@ -112,11 +123,18 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     assert 'data-admin-action="edit-broker-config"' in row
     fixed = page.split('data-config="num.partitions"')[1].split("</tr>")[0]
     assert "edit-broker-config" not in fixed and "read-only" in fixed     # Kafka cannot change it at run time
+    assert '<td class="default-value">—</td>' in fixed                    # at Kafka's default: nothing to add
+    # Set in server.properties (the private engines' auto.leader.rebalance.enable=false): Kafka's default beside it.
+    static = page.split('data-config="auto.leader.rebalance.enable"')[1].split("</tr>")[0]
+    assert 'data-source="STATIC_BROKER_CONFIG"' in static
+    assert ('<td class="default-value"><span title="Kafka\'s default, which the value set in server.properties '
+            'replaces">true</span></td>') in static
     assert "edit-broker-config" not in viewer_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])
                                                          ).content.decode()
 
     url = reverse("brokers:config_edit", args=[private_cluster.pk, 1, "log.retention.ms"])
     assert viewer_client.post(url, {"value": "2d", "scope": "broker"}).status_code == 403
+    assert 'name="reset"' not in operator_client.get(url).content.decode()     # no override to remove yet
     refused = operator_client.post(url, {"value": "-5", "scope": "broker"})
     html = refused.content.decode()
     assert refused.status_code == 400 and 'id="config-diff"' not in html
@@ -126,6 +144,10 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
 
     preview = operator_client.post(url, {"value": "2d", "scope": "broker"}).content.decode()
     assert 'id="config-diff"' in preview and 'name="previewed" value="broker:set:172800000"' in preview
+    # Save, preview again and cancel side by side, in one row.
+    actions = preview.split('<div class="actions" id="config-actions">')[1].split("</div>")[0]
+    assert ['save-broker-config', 'preview-broker-config'] == [
+        a.split('"')[0] for a in actions.split('data-admin-action="')[1:]] and "Cancel</a>" in actions
     assert broker_config(private_cluster, 1, "log.retention.ms").source != "DYNAMIC_BROKER_CONFIG"   # not yet
     other_scope = operator_client.post(url, {"value": "2d", "scope": "cluster", "previewed": "broker:set:172800000",
                                              "confirmed": "yes"})
@@ -136,6 +158,10 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     entry = broker_config(private_cluster, 1, "log.retention.ms")
     assert (entry.value, entry.source) == ("172800000", "DYNAMIC_BROKER_CONFIG")
     assert broker_config(private_cluster, 2, "log.retention.ms").source != "DYNAMIC_BROKER_CONFIG"
+    assert 'name="reset"' in operator_client.get(url).content.decode()         # now an override to remove
+    overridden = operator_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
+    overridden = overridden.split('data-config="log.retention.ms"')[1].split("</tr>")[0]
+    assert 'What applies without this broker' in overridden and ">null</span>" not in overridden
 
     everywhere = operator_client.post(url, {"value": "1d", "scope": "cluster", "previewed": "cluster:set:86400000",
                                             "confirmed": "yes"}, follow=True)
@@ -144,6 +170,10 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     assert (entry.value, entry.source) == ("86400000", "DYNAMIC_DEFAULT_BROKER_CONFIG")
     operator_client.post(url, {"reset": "on", "scope": "broker", "previewed": "broker:reset", "confirmed": "yes"})
     assert broker_config(private_cluster, 1, "log.retention.ms").source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    # The cluster-wide default replaces Kafka's, which is null for log.retention.ms (log.retention.hours applies).
+    cluster_wide = operator_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
+    cluster_wide = cluster_wide.split('data-config="log.retention.ms"')[1].split("</tr>")[0]
+    assert "replaces\">null</span></td>" in cluster_wide
     assert list(AuditLogEntry.objects.order_by("id").values_list("action", "target", "result")) == [
         ("broker.config_set", "broker 1 log.retention.ms", "ok"),
         ("broker.config_set", "cluster-wide broker default log.retention.ms", "ok"),
