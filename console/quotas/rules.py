@@ -59,7 +59,8 @@ KEYS = {k.key: k for k in (
              "Enforced: CreateTopics, CreatePartitions and DeleteTopics past the rate are refused with "
              "THROTTLING_QUOTA_EXCEEDED (89) and told when to retry.", True),
     QuotaKey("connection_creation_rate", "connections/s", True, True, "New connections per second, per broker.",
-             "Not enforced: IP quotas are refused with INVALID_REQUEST (42), nothing stored.", False),
+             "Enforced per broker as Kafka does: a connection past the rate is held unserved for the throttle "
+             "time, then closed.", True),
 )}
 
 

@@ -5,9 +5,10 @@ An entity is a set of (type, name) pairs, type "user" or "client-id", name None 
 type's default (`<default>` in kafka-configs). The image keeps, per entity (a sorted tuple of
 those pairs), its quota values by key. The keys this engine enforces are the only ones
 accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py),
-`producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py) and
-`request_percentage` (KIP-124, the event loop's time: engine/protocol/request_quota.py); `ip`
-entities are refused with INVALID_REQUEST rather than stored and ignored.
+`producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py),
+`request_percentage` (KIP-124, the event loop's time: engine/protocol/request_quota.py), and
+`connection_creation_rate` of `ip` entities (KIP-612, an address or the default IP, never
+combined with a user or client id; engine/protocol/connection_quotas.py).
 
 A connection's quota is the first entity set in Kafka's order (ClientQuotaManager), for its
 user and client id (kafka_rules/client_quotas.py, which the console shares):
@@ -21,6 +22,7 @@ Pure functions over the image's dict; the controller (the event loop) owns the d
 """
 from __future__ import annotations
 
+import ipaddress
 import math
 from typing import Iterable
 
@@ -29,9 +31,12 @@ import kafka.errors as Errors
 from engine.errors import ApiError
 from kafka_rules import client_quotas as quota_rules
 
-USER, CLIENT_ID = quota_rules.USER, quota_rules.CLIENT_ID
-ENTITY_TYPES = (USER, CLIENT_ID)
-SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate", "request_percentage")
+USER, CLIENT_ID, IP = quota_rules.USER, quota_rules.CLIENT_ID, "ip"
+ENTITY_TYPES = (USER, CLIENT_ID, IP)
+CONNECTION_RATE = "connection_creation_rate"          # the one key of IP entities (KIP-612)
+INT_MAX = 2**31 - 1
+SUPPORTED_KEYS = ("controller_mutation_rate", "producer_byte_rate", "consumer_byte_rate", "request_percentage",
+                  CONNECTION_RATE)
 ANONYMOUS = quota_rules.ANONYMOUS
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 
@@ -55,16 +60,42 @@ def entity_of(pairs: Iterable[tuple[str, str | None]]) -> Entity:
     for entity_type, name in pairs:
         if name == "":
             raise ApiError(Errors.InvalidRequestError, f"Empty {entity_type} name: use null for the default.")
+    if IP in types and len(types) > 1:
+        raise ApiError(Errors.InvalidRequestError, "Invalid quota entity combination, IP entity should not be used "
+                                                   "with user/client ID entity.")
+    ip = dict(pairs).get(IP)
+    if ip is not None:
+        try:
+            ipaddress.ip_address(ip)
+        except ValueError:
+            raise ApiError(Errors.InvalidRequestError, f"{ip} is not a valid IP address.") from None
     return tuple(sorted(pairs))
 
 
-def check_op(key: str, value: float | None, remove: bool) -> None:
+def check_op(key: str, value: float | None, remove: bool, entity: Entity = ()) -> None:
     if key not in SUPPORTED_KEYS:
         raise ApiError(Errors.InvalidRequestError,
                        f"Quota {key!r} is not supported by this engine (it enforces only "
                        f"{', '.join(SUPPORTED_KEYS)}).")
+    for_ip = bool(entity) and entity[0][0] == IP
+    if for_ip != (key == CONNECTION_RATE):
+        raise ApiError(Errors.InvalidRequestError, f"{CONNECTION_RATE} is the only quota of IP entities, and only of "
+                                                   f"them: {key} cannot be set for this entity.")
     if not remove and (value is None or not math.isfinite(value) or value <= 0):
         raise ApiError(Errors.InvalidRequestError, f"{key} must be a positive number, not {value!r}.")
+    if not remove and key == CONNECTION_RATE and (value != int(value) or value > INT_MAX):
+        shown = int(value) if value == int(value) else value
+        raise ApiError(Errors.InvalidRequestError, f"{CONNECTION_RATE} is an integer (Kafka's INT): a whole number "
+                                                   f"up to {INT_MAX}, not {shown}.")
+
+
+def ip_rate(quotas: Quotas, ip: str) -> float | None:
+    """The connection_creation_rate of an address: its own entity's, else the default IP's."""
+    for entity in (((IP, ip),), ((IP, None),)):
+        value = quotas.get(entity, {}).get(CONNECTION_RATE)
+        if value is not None:
+            return value
+    return None
 
 
 def user_of(ctx) -> str:

@@ -409,7 +409,7 @@ class Controller(TopicChanges):
                 if len(set(keys)) != len(keys):
                     raise ApiError(Errors.InvalidRequestError, "Duplicate quota key in one entity's changes.")
                 for key, value, remove in ops:
-                    CQ.check_op(key, value, remove)
+                    CQ.check_op(key, value, remove, entity)
             except ApiError as exc:
                 errors.append(exc)
                 continue

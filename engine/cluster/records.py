@@ -142,7 +142,7 @@ def _check_config(image: MetadataImage, record: dict) -> None:
 def _check_client_quota(image: MetadataImage, record: dict) -> None:
     pairs = record["entity"]
     if not isinstance(pairs, list) or not pairs or not all(
-            isinstance(p, list) and len(p) == 2 and p[0] in ("user", "client-id") and
+            isinstance(p, list) and len(p) == 2 and p[0] in ("user", "client-id", "ip") and
             (p[1] is None or isinstance(p[1], str)) for p in pairs) or len({p[0] for p in pairs}) != len(pairs):
         raise MetadataRecordError(f"bad client quota entity {pairs!r}")
     if not isinstance(record["key"], str):

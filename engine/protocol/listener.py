@@ -118,6 +118,7 @@ class Listener:
         self._sockets: list[socket.socket] = []
         self._tasks: list[asyncio.Task] = []           # the acceptors and the idle sweeper
         self._connections: dict[asyncio.Task, _Connection] = {}
+        self._throttled: dict[socket.socket, asyncio.TimerHandle] = {}   # held until their throttle ends
         self._closing = False
 
     def _config(self, name: str):
@@ -162,6 +163,9 @@ class Listener:
         for task in [*self._tasks, *self._connections]:
             task.cancel()
         await asyncio.gather(*self._tasks, *self._connections, return_exceptions=True)
+        for sock, handle in list(self._throttled.items()):
+            handle.cancel()
+            self._close_throttled(sock)
         for sock in self._sockets:
             sock.close()
         self._sockets, self._tasks = [], []
@@ -187,9 +191,24 @@ class Listener:
                     self.port, peer_host, reason)
             sock.close()
             return
+        throttle_ms = self.broker.ip_connection_rates.throttle_ms(peer_host) \
+            if getattr(self.broker, "ip_connection_rates", None) is not None else 0
+        if throttle_ms:
+            refused(log, "connections_refused", "Broker on port %d throttles a connection from %s for %d ms "
+                    "(connection_creation_rate)", self.port, peer_host, throttle_ms)
+            self.quotas.remove(peer_host)
+            handle = asyncio.get_running_loop().call_later(throttle_ms / 1000, self._close_throttled, sock)
+            self._throttled[sock] = handle
+            return
         session = SaslSession(self.security) if self.security.sasl else None
         task = asyncio.create_task(self._serve_client(sock, peer_host))
         self._connections[task] = _Connection(peer_host, session, task)
+
+    def _close_throttled(self, sock: socket.socket) -> None:
+        """The end of a throttled connection's hold: closed unserved."""
+        if self._throttled.pop(sock, None) is not None:
+            sock.close()
+            DESCRIPTORS.release_socket()
 
     def _refusal(self, peer_host: str) -> str | None:
         if self._closing:

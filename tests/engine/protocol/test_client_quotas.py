@@ -2,12 +2,14 @@
 DescribeClientQuotas set and show `controller_mutation_rate` per client id, per user and as
 defaults; the value is kept in the metadata journal across a restart, and each client is
 throttled by its own quota (kafka-python's admin client, identified by its client_id)."""
+import socket
 import time
 
 import kafka.errors as Errors
 import pytest
 from kafka import KafkaAdminClient
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
+from kafka.protocol.metadata import ApiVersionsRequest
 from kafka.protocol.admin.client_quotas import (AlterClientQuotasRequest, AlterClientQuotasResponse,
                                                 DescribeClientQuotasRequest, DescribeClientQuotasResponse)
 
@@ -91,7 +93,7 @@ def test_bad_changes_and_filters_are_invalid_request_and_change_nothing(engine):
         assert [code for code, _ in answers] == [invalid, invalid, invalid, invalid, 0]
         assert "request_percentage must be a positive number" in answers[0][1] and "positive" in answers[1][1]
         assert describe(client) == {(("client-id", "ok"),): {KEY: 3.0}}
-        assert describe(client, [("ip", 2, None)]) == invalid
+        assert describe(client, [("ip", 2, None)]) == {}                 # IP entities exist (KIP-612)
         assert describe(client, [("client-id", 1, "named")]) == invalid
         assert describe(client, [("client-id", 2, None), ("client-id", 1, None)]) == invalid
     finally:
@@ -151,3 +153,39 @@ def test_throttle_time_is_answered_as_kafka_answers_it(engine):
     finally:
         strict.close()
         permissive.close()
+
+
+def answered(port: int, source: str) -> bool:
+    """A new connection from `source` gets an ApiVersions answer (False: it is closed unserved)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=15, source_address=(source, 0))
+    try:
+        request = ApiVersionsRequest(client_software_name="t", client_software_version="1")
+        request.with_header(correlation_id=1, client_id="ip-test")
+        sock.sendall(request.encode(version=3, header=True, framed=True))
+        return len(sock.recv(4)) == 4
+    except (ConnectionResetError, TimeoutError):
+        return False
+    finally:
+        sock.close()
+
+
+def test_an_ips_connection_creation_rate_holds_and_closes_its_connections_past_the_rate(engine):
+    """KIP-612: connections from 127.0.0.1 past its rate are accepted, held unserved for the
+    throttle time and closed; another address (127.0.0.2) is not affected; the IP entity is
+    described and refused with other keys or combined with a user."""
+    client = RawClient(engine.ports[0])
+    try:
+        assert alter(client, [({"ip": "127.0.0.1"}, {"connection_creation_rate": 2.0})]) == [(0, None)]
+        refused = alter(client, [({"ip": "127.0.0.1"}, {KEY: 1.0}), ({"ip": "127.0.0.1", "user": "a"},
+                                                                     {"connection_creation_rate": 1.0}),
+                                 ({"ip": "not-an-address"}, {"connection_creation_rate": 1.0})])
+        assert [code for code, _ in refused] == [Errors.InvalidRequestError.errno] * 3
+        assert describe(client, [("ip", 0, "127.0.0.1")]) == {(("ip", "127.0.0.1"),): {"connection_creation_rate": 2.0}}
+    finally:
+        client.close()
+    outcomes = []
+    while len(outcomes) < 40 and all(outcomes):        # 2/s over the 10 s window: about 20 are served
+        outcomes.append(answered(engine.ports[0], "127.0.0.1"))
+    assert outcomes[0] and not outcomes[-1] and len(outcomes) > 15
+    assert "throttles a connection from 127.0.0.1" in engine.log_text()
+    assert all(answered(engine.ports[0], "127.0.0.2") for _ in range(5))
