@@ -49,6 +49,11 @@ class TopicRow:
     cleanup_policy: str | None = None
 
     @property
+    def cleanup_policies(self) -> list[str]:
+        """"compact,delete" as ["compact", "delete"]: the list's cell may wrap between them."""
+        return [p.strip() for p in (self.cleanup_policy or "").split(",") if p.strip()]
+
+    @property
     def offsets_differ(self) -> bool:
         """CMAK's sum of partition offsets says something Messages does not: records were
         deleted before some partition's latest offset (retention, delete-records)."""

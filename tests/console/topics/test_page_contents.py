@@ -35,8 +35,7 @@ def test_the_list_shows_health_after_replication_and_flags_a_spread_only_when_it
 
     assert headers(html, "topics") == [
         "Topic", "# Partitions", "Replication", "Under-replicated %", "Offline", "Size", "Messages", "Retention",
-        "Cleanup policy", "# Brokers", "Brokers spread %", "Skewed / leader-skewed %",
-        "Preferred replicas %"]
+        "Cleanup policy", "Preferred replicas %", "# Brokers", "Brokers spread %", "Skewed / leader-skewed %"]
     # A 1-partition topic is as spread as it can be; 3 partitions all on broker 0 could use all 3 brokers.
     assert '<td class="num" data-col="spread">33</td>' in row(html, f'data-topic="{one}"')
     assert '<td class="num warn" data-col="spread">33</td>' in row(html, f'data-topic="{crowded}"')
