@@ -111,7 +111,7 @@ def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
     return {r[L.GROUP]: r for r in rows}
 
 
-def with_projection(rows: list[dict]) -> list[dict]:
+def with_projection(*, rows: list[dict]) -> list[dict]:
     """Growth rows (topic_growth, days_until_full), each with PROJECTED: whether its snapshots
     span PROJECTION_MIN_SECONDS, below which a per-day figure is not shown. A row of a run
     before the span was recorded has none, and is not projected until the next run."""
@@ -120,7 +120,7 @@ def with_projection(rows: list[dict]) -> list[dict]:
 
 def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
-    growth = with_projection(rows("topic_growth", sort=L.TOPIC))
+    growth = with_projection(rows=rows("topic_growth", sort=L.TOPIC))
     catch_up = {r[L.GROUP]: r for r in rows("catch_up")}
     return {
         "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
@@ -129,7 +129,7 @@ def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
         "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP], {}).get(CATCH_UP_SECONDS),
                     L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS))}
                    for g in rows("group_status", sort=L.GROUP)],
-        "log_dirs": with_projection(rows("days_until_full", sort=L.BROKER)),
+        "log_dirs": with_projection(rows=rows("days_until_full", sort=L.BROKER)),
         "projection_min_seconds": PROJECTION_MIN_SECONDS,
         "topic_growth": growth,
         "growth_by_topic": {r[L.TOPIC]: r for r in growth},
@@ -161,7 +161,7 @@ def group_analytics(*, lake_url: str, cluster: Cluster, group_id: str, resolutio
 def topic_analytics(*, lake_url: str, cluster: Cluster, topic: str) -> dict:
     where = {L.TOPIC: topic}
     rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
-    growth = with_projection(rows("topic_growth", where=where))
+    growth = with_projection(rows=rows("topic_growth", where=where))
     retention = rows("effective_retention", where=where)
     compaction = rows("compaction", where=where)
     return {
