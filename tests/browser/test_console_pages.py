@@ -221,8 +221,9 @@ def test_the_preview_refuses_what_the_cluster_refuses_in_kafkas_words(login, sho
     dialogs = no_dialogs(operator)
     operator.goto(shop.path + "topics/shop-orders/configs")
     operator.fill("#configs-filter", "retention")
-    expect(operator.locator("#configs tbody tr:visible")).to_have_count(3)      # retention.ms, .bytes, delete.retention.ms
-    expect(operator.locator('[data-filter-count="configs"]')).to_have_text(re.compile(r"^3 of \d+ shown$"))
+    # retention.ms and .bytes, delete.retention.ms, tiered storage's local.retention.ms and .bytes
+    expect(operator.locator("#configs tbody tr:visible")).to_have_count(5)
+    expect(operator.locator('[data-filter-count="configs"]')).to_have_text(re.compile(r"^5 of \d+ shown$"))
     operator.locator('#configs tr[data-config="retention.ms"] [data-admin-action="edit-config"]').click()
     operator.fill("input[name=value]", "-5")
     operator.click('[data-admin-action="preview-config"]')
