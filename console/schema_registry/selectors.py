@@ -20,6 +20,7 @@ from console.clusters.models import Cluster
 from console.errors import ConsoleError, InvalidInput
 from console.schema_registry import resolver
 from console.schema_registry.client import RegistryClient, RegistryError
+from console.schema_registry.compatibility import Verdict, parse_verdict
 from console.schema_registry.connection import registry_client
 from console.schema_registry.models import SubjectUsage
 
@@ -181,23 +182,25 @@ def schema_diff(old: str, new: str) -> list[tuple[str, str]]:
     return lines
 
 
-def compatibility_preview(*, cluster: Cluster, subject: str, body: dict) -> dict:
-    """The registry's verdict (verbose) on registering `body` under `subject`; a new subject
-    is compatible by definition."""
+def compatibility_preview(*, cluster: Cluster, subject: str, body: dict) -> Verdict:
+    """The registry's verdict (verbose) on registering `body` under `subject`, read out as
+    problems in words, the version checked against and the level (compatibility.py); a new
+    subject is compatible by definition."""
     client = require_client(cluster)
     try:
-        return client.test_compatibility(subject, body)
+        return parse_verdict(client.test_compatibility(subject, body))
     except RegistryError as exc:
         if exc.error_code in (40401, 40402):
-            return {"is_compatible": True, "messages": ["The subject has no live version yet: nothing to check "
-                                                        "against."]}
+            return Verdict(is_compatible=True, notes=["The subject has no live version yet: nothing to check against."])
         raise
 
 
 def registry_decoder(*, cluster: Cluster, topic: str):
     """For the message pages: schema id -> (resolved schema, the subject to show for this topic),
     or None when the cluster has no registry. Failing to reach the registry fails one record's
-    decoding (shown as hex with the reason), never the page."""
+    decoding (shown as hex with the reason), never the page; a registry that does not answer is
+    asked again only after resolver.UNREACHABLE_SECONDS (RegistryUnreachable until then), so a
+    page of records asks it once."""
     try:
         client = registry_client(cluster)
     except ConsoleError:

@@ -61,7 +61,15 @@ def test_schemas_section_diff_and_a_message_decoded_by_schema_id(login, console_
     operator.fill("#id_schema", json.dumps(incompatible, indent=2))
     operator.locator('[data-admin-action="preview-schema"]').click()
     expect(operator.locator("#incompatible")).to_be_visible()
-    expect(operator.locator("#compat-messages")).to_contain_text("READER_FIELD_MISSING_DEFAULT_VALUE")
+    problem = operator.locator("#compat-messages li.compat-problem")
+    expect(problem).to_have_count(1)
+    expect(problem).to_contain_text("A field without a default value: field total at /fields/2.")
+    expect(problem).to_contain_text("has no default value and is missing in the old schema.")
+    expect(problem).not_to_contain_text("{errorType")
+    expect(operator.locator("#compat-checked")).to_have_text(
+        f"Checked against version 1 of {TOPIC}-value under BACKWARD.")
+    expect(operator.locator("#compat-raw pre")).to_be_hidden()               # the raw answer, folded
+    expect(operator.locator("#compat-raw pre")).to_contain_text("{oldSchemaVersion: 1}")
     shoot(operator, "schema-preview-incompatible")
     compatible = {**V1, "fields": V1["fields"] + [{"name": "total", "type": "long", "default": 0}]}
     operator.fill("#id_schema", json.dumps(compatible, indent=2))

@@ -64,6 +64,16 @@ def test_register_through_the_compatibility_preview(registry_cluster, console_re
     bad = {"subject": subject, "schema_type": "AVRO", "schema": record("Previewed", "a", "b"), "action": "preview"}
     page = text(operator_client.post(url, bad))
     assert 'id="incompatible"' in page and "READER_FIELD_MISSING_DEFAULT_VALUE" in page
+    # In words, with the field, and the version it was checked against linked; the registry's own
+    # notation only in the folded raw answer.
+    problem = re.search(r'<li class="compat-problem".*?</li>', page, re.S).group(0)
+    assert "A field without a default value</strong>: field <code>b</code>" in problem
+    assert "in the new schema has no default value and is missing in the old schema." in problem
+    assert "{errorType" not in problem
+    checked = re.search(r'<p id="compat-checked">(.*?)</p>', page, re.S).group(1)
+    assert re.sub(r"<[^>]+>", "", checked) == f"Checked against version 1 of {subject} under BACKWARD."
+    assert f'href="/clusters/{registry_cluster.pk}/schemas/subjects/{subject}/?version=1"' in checked
+    assert page.count("{errorType") == 1 and page.index("{errorType") > page.index('<details class="compat-raw"')
     assert 'id="register-schema"' not in page                # no button to register what the registry refuses
     good = {**bad, "schema": json.dumps({"type": "record", "name": "Previewed", "fields": [
         {"name": "a", "type": "string"}, {"name": "b", "type": "string", "default": ""}]})}
