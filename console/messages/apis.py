@@ -20,6 +20,7 @@ def message_browse(request, cluster_id: int, name: str):
                                     query=browse_query_from(request.GET), mask=masked_for(request.user),
                                     formats=formats_from(request.GET))
     return {"topic": page.topic, "partitions": page.partitions, "notes": page.notes, "isolation": page.isolation,
+            "registry_note": page.registry_note or None,
             "messages": [m.as_dict(preview=True) for m in page.messages],
             "next_cursor": format_cursor(page.next_cursor) or None,
             "prev_cursor": format_cursor(page.prev_cursor) or None,

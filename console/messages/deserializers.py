@@ -12,10 +12,17 @@ auto reads Confluent's wire format first: a magic byte 0 and a 4-byte schema id 
 payload. With the id registered in the console it decodes the payload as Avro and says so in
 the note ("Confluent wire format, schema id 7 (orders-value)"); else, when the cluster has a
 schema registry (`registry`: an id -> schema resolver, console/schema_registry/resolver.py),
-the registry's schema decodes it, Avro, Protobuf (with its message indexes) or JSON Schema;
-with an id nobody knows it says that it is the wire format and shows the bytes as hex. Otherwise JSON if it parses, UTF-8 text
-if it is valid and printable, else hex: a key of a few binary bytes shows as hex, never as a
-blank or a lone control character.
+the registry's schema decodes it, Avro, Protobuf (with its message indexes) or JSON Schema.
+Any binary value may start with a zero byte, so auto takes the framing only when it holds up:
+an id no schema can have (0, or past a Java int), an id nobody knows, or a registry that does
+not answer, and the value is read as not framed (the next decoder: JSON, text, hex), with a
+muted note saying what it may be. A registry's failure is kept (`registry_failure`) for the
+page to say once. Chosen explicitly (avro, protobuf), the framing is taken at its word and a
+failure is the record's error.
+
+Otherwise JSON if it parses, UTF-8 text if it is valid and printable, else hex: a key of a few
+binary bytes shows as hex, never as a blank or a lone control character. Hex is shown in byte
+pairs, 16 to a line (`Decoded.display`); its text stays one run, as exports and copies take it.
 
 Decoders live in one registry (`DECODERS`, filled by `@decoder("name")`): a new format (a schema
 registry's, say) is one decorated method, and `models.FORMATS` lists what the pages offer.
@@ -37,8 +44,17 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from kafka.record.util import decode_varint
 
 from console.schema_registry import resolver as schema_resolver
+from console.schema_registry.client import RegistryError, RegistryNotFound, RegistryUnreachable
 
 CONFLUENT_MAGIC = 0
+MAX_SCHEMA_ID = 2 ** 31 - 1        # the registry's ids are Java ints, from 1
+HEX_BYTES_PER_LINE = 16
+
+
+def group_hex(text: str) -> str:
+    """`000102…` as `00 01 02 …`, HEX_BYTES_PER_LINE bytes to a line."""
+    pairs = [text[i:i + 2] for i in range(0, len(text), 2)]
+    return "\n".join(" ".join(pairs[i:i + HEX_BYTES_PER_LINE]) for i in range(0, len(pairs), HEX_BYTES_PER_LINE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +65,13 @@ class Decoded:
     note: str = ""                   # what a person should know about how it was read (framing, masking)
     schema_id: int | None = None     # Confluent's framing: the schema id in front of the payload
     subject: str = ""                # ... and the subject the registry keeps that schema under
+
+    @property
+    def display(self) -> str | None:
+        """The text as a page shows it: hex in byte pairs, 16 to a line."""
+        if self.format == "hex" and self.text:
+            return group_hex(self.text)
+        return self.text
 
 
 class DecodeError(ValueError):
@@ -126,6 +149,14 @@ def confluent_schema_id(data: bytes) -> int | None:
     return None
 
 
+def plausible_schema_id(schema_id: int) -> bool:
+    return 0 < schema_id <= MAX_SCHEMA_ID
+
+
+class NotFramed(Exception):
+    """What looked like Confluent's framing does not hold up; the reason is a note for a person."""
+
+
 def _printable(text: str) -> bool:
     """Text a person can read: no control characters other than tab and line breaks."""
     return text.isprintable() or all(c.isprintable() or c in "\t\n\r" for c in text)
@@ -145,6 +176,7 @@ class Deserializers:
         self._parsed_registered: dict[int, object] = {}
         self._descriptor_set = protobuf_descriptor_set
         self._message_type = protobuf_message_type
+        self.registry_failure = ""                  # the registry's first failure, for the page to say once
 
     @property
     def resolves_through_registry(self) -> bool:
@@ -170,34 +202,42 @@ class Deserializers:
     @decoder("auto")
     def _auto(self, data: bytes) -> Decoded:
         schema_id = confluent_schema_id(data)
-        if schema_id is not None:
-            return self._confluent(data, schema_id)
+        if schema_id is not None and plausible_schema_id(schema_id):
+            try:
+                return self._confluent(data, schema_id)
+            except NotFramed as exc:
+                return self._plain(data, note=str(exc))
+        return self._plain(data)
+
+    def _plain(self, data: bytes, note: str = "") -> Decoded:
+        """JSON, printable text, else hex; `note`: why a value that looked framed is read so."""
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            return Decoded(data.hex(), "hex")
+            return Decoded(data.hex(), "hex", note=note)
         if not _printable(text):
-            return Decoded(data.hex(), "hex", note="binary: control characters, shown as hex")
+            return Decoded(data.hex(), "hex", note=note or "binary: control characters, shown as hex")
         try:
             orjson.loads(data)
         except orjson.JSONDecodeError:
-            return Decoded(text, "string")
-        return Decoded(text, "json")
+            return Decoded(text, "string", note=note)
+        return Decoded(text, "json", note=note)
 
     def _confluent(self, data: bytes, schema_id: int) -> Decoded:
+        """auto's reading of a value that starts as the framing does; NotFramed when it is not one."""
         if schema_id not in self._registered and self._registry is not None:
-            return self._from_registry(data, schema_id)
+            return self._from_registry(data, schema_id, explicit=False)
         subject = f" ({self._subjects[schema_id]})" if schema_id in self._subjects else ""
         framing = f"Confluent wire format, schema id {schema_id}{subject}"
         if schema_id not in self._registered:
-            return Decoded(data.hex(), "hex", note=f"{framing}: the schema is not registered in the console "
-                                                  "(Schemas page), so the bytes are shown as hex")
+            raise NotFramed(f"binary, shown as hex: it starts as Confluent's wire format does (schema id "
+                            f"{schema_id}), but no schema registered in the console has that id")
         try:
             decoded = self._avro(data)
         except Exception as exc:  # noqa: BLE001 - shown beside the bytes, as any decoder's error
             return Decoded(data.hex(), "hex", f"avro: {exc}", note=framing)
         return Decoded(decoded.text, decoded.format, note=f"{framing}, read as Avro", schema_id=schema_id,
-                       subject=self._subjects.get(schema_id, ""))
+                       subject=decoded.subject)
 
     def _lookup(self, schema_id: int) -> tuple:
         """The registry's schema for an id, asked once per reader (an unknown id too: its error
@@ -219,18 +259,37 @@ class Deserializers:
         resolved, _ = self._lookup(struct.unpack_from(">I", data, 1)[0])
         return schema_resolver.decode(resolved, data)
 
-    def _from_registry(self, data: bytes, schema_id: int) -> Decoded:
-        """Decode with the schema the cluster's registry keeps under the framed id."""
+    def _from_registry(self, data: bytes, schema_id: int, *, explicit: bool = True) -> Decoded:
+        """Decode with the schema the cluster's registry keeps under the framed id. Not
+        `explicit` (auto): an id the registry does not know, or a registry that does not
+        answer, raise NotFramed."""
+        framing = f"Confluent wire format, schema id {schema_id}"
         try:
             resolved, subject = self._lookup(schema_id)
+        except RegistryNotFound as exc:
+            if not explicit:
+                raise NotFramed(f"binary, shown as hex: it starts as Confluent's wire format does (schema id "
+                                f"{schema_id}), but the schema registry has no schema with that id") from None
+            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}", note=framing, schema_id=schema_id)
+        except RegistryError as exc:
+            if not (isinstance(exc, RegistryUnreachable) or exc.status is not None):
+                # the registry answered, with a schema that does not load here: the record's error
+                return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}", note=framing, schema_id=schema_id)
+            self.registry_failure = self.registry_failure or str(exc)
+            if not explicit:
+                raise NotFramed(f"binary, shown as hex: it may be in Confluent's wire format (schema id "
+                                f"{schema_id}), which the schema registry could not be asked about") from None
+            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}", note=framing, schema_id=schema_id)
+        except Exception as exc:  # noqa: BLE001 - the registry's schema does not load: shown beside the bytes
+            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}", note=framing, schema_id=schema_id)
+        try:
             value = schema_resolver.decode(resolved, data)
-        except Exception as exc:  # noqa: BLE001 - the registry's answer or the decoder's, shown beside the bytes
-            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}",
-                           note=f"Confluent wire format, schema id {schema_id}", schema_id=schema_id)
+        except Exception as exc:  # noqa: BLE001 - the decoder's complaint, shown beside the bytes
+            return Decoded(data.hex(), "hex", f"schema id {schema_id}: {exc}", note=framing, schema_id=schema_id,
+                           subject=subject)
         kind = resolved.schema_type.lower()
         return Decoded(to_json_text(value, pretty=True), "json" if kind == "json" else kind,
-                       note=f"Confluent wire format, schema id {schema_id} ({subject}), read as "
-                            f"{resolved.schema_type} with the schema registry's schema",
+                       note=f"{framing} ({subject}), read as {resolved.schema_type} with the schema registry's schema",
                        schema_id=schema_id, subject=subject)
 
     @decoder("string")
@@ -249,7 +308,11 @@ class Deserializers:
                 return self._from_registry(data, schema_id)
             if schema_id in self._registered:
                 value = fastavro.schemaless_reader(io.BytesIO(data[5:]), self._registered_schema(schema_id))
-                return Decoded(to_json_text(value, pretty=True), "avro")
+                subject = self._subjects.get(schema_id, "")
+                return Decoded(to_json_text(value, pretty=True), "avro",
+                               note=f"Confluent wire format, schema id {schema_id}{f' ({subject})' if subject else ''}"
+                                    ", read as Avro with the console's local schema",
+                               schema_id=schema_id, subject=subject)
             if not self._avro_schema_text:
                 raise DecodeError(f"Confluent schema id {schema_id} is not registered in the console.")
         if not self._avro_schema_text:

@@ -21,6 +21,7 @@ from console.messages.masking import FIELD_FORMATS, WITHHELD, Masker, mask_decod
 LARGE_VALUE_BYTES = 1 << 20
 PREVIEW_BYTES = 64 << 10
 TABLE_PREVIEW_CHARS = 200
+TABLE_PREVIEW_HEX_BYTES = 32      # two lines of 16 byte pairs
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,13 @@ class MessageView:
 
     @property
     def value_preview(self) -> str:
+        """The value as a table row shows it: its start, hex in byte pairs (Decoded.display)."""
         text = self.value.text
         if text is None:
             return ""
+        if self.value.format == "hex":
+            shown = Decoded(text[:TABLE_PREVIEW_HEX_BYTES * 2], "hex").display
+            return shown if len(text) <= TABLE_PREVIEW_HEX_BYTES * 2 else shown + " …"
         return text if len(text) <= TABLE_PREVIEW_CHARS else text[:TABLE_PREVIEW_CHARS] + "…"
 
     def as_dict(self, *, preview: bool = False) -> dict:
@@ -101,6 +106,12 @@ class Presenter:
     @property
     def masks(self) -> bool:
         return self._masker is not None
+
+    @property
+    def registry_failure(self) -> str:
+        """The schema registry's failure while these records were decoded ("" when none), for
+        the page to say once: each record only notes that it could not be asked."""
+        return self._d.registry_failure or self._keys.registry_failure
 
     @property
     def decodes_framed_values(self) -> bool:
@@ -171,7 +182,9 @@ class Presenter:
             except Exception:  # noqa: BLE001 - not decodable: compared as the page shows it
                 pass
         decoded = self._d.decode(data, self._formats[1])
-        return data if decoded.error or decoded.text is None else decoded.text.encode("utf-8")
+        if decoded.error or decoded.text is None or decoded.format == "hex":   # not decoded: not framed after all
+            return data
+        return decoded.text.encode("utf-8")
 
     def compared_header(self, data: bytes | None) -> bytes | None:
         return self._masked_text(data, self._formats[2], self._read_formats[2])

@@ -32,6 +32,7 @@ from console.messages.presenting import MessageView, Presenter, iso_time
 from console.messages.scan import ReadProgress, SearchLimits, initial_progress, read_forward, search
 from console.messages.transaction_marks import PENDING, PendingTransactions, in_transaction, marker_record, outcome_of
 from console.messages.transactions import transaction_outcomes
+from console.schema_registry import resolver as schema_resolver
 from console.schema_registry.selectors import registry_decoder
 
 MAX_PAGE = 500
@@ -114,6 +115,7 @@ class BrowsePage:
     notes: list[str] = field(default_factory=list)
     offsets: dict[int, tuple[int, int]] = field(default_factory=dict)   # {p: (log start, end)}
     isolation: str = DEFAULT_ISOLATION     # the end is the high watermark, or the LSO for read_committed
+    registry_note: str = ""                # the schema registry's failure, said once for the page
 
 
 def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bool,
@@ -162,7 +164,17 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
     return BrowsePage(topic=topic, partitions=partitions, messages=[presenter.present(r) for r in records],
                       next_cursor=after if has_more else None, prev_cursor=start if has_before else None,
                       notes=notes, offsets={p: (o.log_start_offset, o.high_watermark) for p, o in offsets.items()},
-                      isolation=query.isolation)
+                      isolation=query.isolation, registry_note=_registry_note(presenter))
+
+
+def _registry_note(presenter: Presenter) -> str:
+    """The registry's failure while decoding, as the page says it once (each record only notes it)."""
+    failure = presenter.registry_failure
+    if not failure:
+        return ""
+    return (f"{failure.rstrip('.')}: values that may be in Confluent's wire format are shown as they are, "
+            f"not decoded with a schema. The console asks the registry again in "
+            f"{schema_resolver.UNREACHABLE_SECONDS:.0f} s at the most.")
 
 
 def _reader(cluster: Cluster, topic: str) -> AbstractContextManager[TopicReader]:

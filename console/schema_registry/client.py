@@ -32,6 +32,11 @@ class RegistryNotFound(RegistryError, NotFound):
     pass
 
 
+class RegistryUnreachable(RegistryError):
+    """No answer at all (refused, timed out, no route): the registry, not the request, is the
+    problem, so a page asks again only after a pause (console/schema_registry/resolver.py)."""
+
+
 @dataclass(frozen=True)
 class RegistryClient:
     url: str
@@ -55,7 +60,7 @@ class RegistryClient:
             response = requests.request(method, self.url.rstrip("/") + path, json=body, params=params,
                                         headers=headers, timeout=self.timeout, allow_redirects=False)
         except requests.RequestException as exc:
-            raise RegistryError(f"The schema registry at {self.url} does not answer ({type(exc).__name__}).") \
+            raise RegistryUnreachable(f"The schema registry at {self.url} does not answer ({type(exc).__name__}).") \
                 from None
         try:
             answer = response.json()

@@ -2,7 +2,9 @@
 
 A schema id names one schema forever, so what the registry answers for an id is cached for
 the life of the process (per registry URL, at most CACHE_SIZE ids): a page of 500 records
-framed with one id costs one registry call, once. Schemas are parsed with the registry's own
+framed with one id costs one registry call, once. A registry that does not answer is not asked
+again for UNREACHABLE_SECONDS: a page of binary values whose first byte happens to be 0 (each
+"framed" with another id) costs one failed call, not one per record. Schemas are parsed with the registry's own
 parsers (engine/schema_registry/schemas: fastavro, protoc, jsonschema), references included.
 
 Framing: magic byte 0, the 4-byte big-endian schema id, then for Protobuf the message indexes
@@ -15,6 +17,7 @@ import io
 import json
 import struct
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,11 +27,12 @@ import orjson
 from google.protobuf import json_format, message_factory
 from kafka.record.util import decode_varint, encode_varint
 
-from console.schema_registry.client import RegistryClient, RegistryError
+from console.schema_registry.client import RegistryClient, RegistryError, RegistryUnreachable
 from engine.schema_registry.schemas import InvalidSchema, ParsedSchema, Reference, SchemaType, parse
 
 MAGIC = 0
 CACHE_SIZE = 2000
+UNREACHABLE_SECONDS = 15.0
 
 
 @dataclass(eq=False)
@@ -85,6 +89,45 @@ _ASKED_FOR_TOPIC = _Cache()   # (url, id, topic) whose subjects were asked again
 _BY_VERSION = _Cache()
 
 
+class _Unreachable:
+    """Registries that did not answer lately: URL -> (when, the error), kept UNREACHABLE_SECONDS."""
+
+    def __init__(self) -> None:
+        self._failures: dict[str, tuple[float, RegistryUnreachable]] = {}
+        self._lock = threading.Lock()
+
+    def check(self, url: str) -> None:
+        """Raise the registry's last failure while it is recent."""
+        with self._lock:
+            found = self._failures.get(url)
+            if found is not None and time.monotonic() - found[0] >= UNREACHABLE_SECONDS:
+                del self._failures[url]
+                found = None
+        if found is not None:
+            raise found[1]
+
+    def remember(self, url: str, error: RegistryUnreachable) -> None:
+        with self._lock:
+            self._failures[url] = (time.monotonic(), error)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._failures.clear()
+
+
+UNREACHABLE = _Unreachable()
+
+
+def _ask(client: RegistryClient, call):
+    """`call()` against the registry, unless it did not answer a moment ago."""
+    UNREACHABLE.check(client.url)
+    try:
+        return call()
+    except RegistryUnreachable as exc:
+        UNREACHABLE.remember(client.url, exc)
+        raise
+
+
 def framed_schema_id(data: bytes | None) -> int | None:
     if data is not None and len(data) >= 5 and data[0] == MAGIC:
         return struct.unpack_from(">I", data, 1)[0]
@@ -95,8 +138,8 @@ def resolve_id(client: RegistryClient, schema_id: int) -> ResolvedSchema:
     key = (client.url, schema_id)
     found = _BY_ID.get(key)
     if found is None:
-        answer = client.schema(schema_id)
-        subjects = tuple(dict.fromkeys(u["subject"] for u in client.schema_versions(schema_id)))
+        answer = _ask(client, lambda: client.schema(schema_id))
+        subjects = tuple(dict.fromkeys(u["subject"] for u in _ask(client, lambda: client.schema_versions(schema_id))))
         found = ResolvedSchema(schema_id, subjects[0] if subjects else "", _parse(client, answer), subjects)
         _BY_ID.put(key, found)
     return found
@@ -107,7 +150,8 @@ def subject_for(client: RegistryClient, resolved: ResolvedSchema, topic: str) ->
     found = resolved.topic_subject(topic)
     if found is None and _ASKED_FOR_TOPIC.get((client.url, resolved.schema_id, topic)) is None:
         _ASKED_FOR_TOPIC.put((client.url, resolved.schema_id, topic), True)
-        subjects = tuple(dict.fromkeys(u["subject"] for u in client.schema_versions(resolved.schema_id)))
+        subjects = tuple(dict.fromkeys(u["subject"] for u in _ask(client, lambda: client.schema_versions(
+            resolved.schema_id))))
         resolved.subjects = subjects
         _BY_ID.put((client.url, resolved.schema_id), resolved)
         found = resolved.topic_subject(topic)

@@ -102,9 +102,11 @@ def test_auto_recognises_confluent_framing_and_says_so():
     known = Deserializers(registered_schemas={42: AVRO}, subjects={42: "orders-value"}).decode(framed, "auto")
     assert json.loads(known.text) == ORDER and known.format == "avro"
     assert known.note == "Confluent wire format, schema id 42 (orders-value), read as Avro"
+    # An id nobody knows: not taken for the framing (any binary value may start with a zero byte),
+    # read as the next decoder reads it, with a muted note and no error.
     unknown = Deserializers().decode(framed, "auto")
-    assert unknown.format == "hex" and unknown.text == framed.hex()
-    assert unknown.note.startswith("Confluent wire format, schema id 42: the schema is not registered")
+    assert unknown.format == "hex" and unknown.text == framed.hex() and unknown.error is None
+    assert unknown.schema_id is None and "schema id 42" in unknown.note and "no schema registered" in unknown.note
 
 
 @pytest.mark.parametrize("key", [b"\x01", b"\x00\x02", b"\x7f", b"ab\x03"])
@@ -118,3 +120,43 @@ def test_a_decoder_is_one_registered_method():
     from console.messages.models import FORMATS
     assert set(FORMATS) == set(DECODERS)
     assert Deserializers().decode(b"x", "nope").error == "Unknown format 'nope'."
+
+
+# --- values that only look framed -----------------------------------------------------------------
+
+def _refusing_registry(calls: list):
+    """A registry lookup that records its ids and answers as a registry that is not there."""
+    from console.schema_registry.client import RegistryUnreachable
+
+    def lookup(schema_id: int):
+        calls.append(schema_id)
+        raise RegistryUnreachable("The schema registry at http://registry.invalid does not answer (ConnectionError).")
+    return lookup
+
+
+@pytest.mark.parametrize("head", [b"\x00\x00\x00\x00\x00", b"\x00\x80\x00\x00\x00", b"\x00\xff\xff\xff\xff"])
+def test_an_id_no_schema_can_have_is_not_taken_for_the_framing(head):
+    """0, or past a Java int: no registry hands out such an id, so it is not even asked."""
+    calls: list = []
+    decoded = Deserializers(registry=_refusing_registry(calls)).decode(head + b"\x01\x02", "auto")
+    assert calls == [] and decoded.format == "hex" and decoded.error is None and decoded.schema_id is None
+
+
+def test_a_registry_that_does_not_answer_leaves_binary_values_unframed_and_says_so_once():
+    calls: list = []
+    d = Deserializers(registry=_refusing_registry(calls))
+    values = [bytes([0, i, 2, 3, 4]) + bytes(range(40)) for i in range(1, 4)]
+    decoded = [d.decode(v, "auto") for v in values]
+    assert [(x.format, x.error, x.schema_id) for x in decoded] == [("hex", None, None)] * 3
+    assert "may be in Confluent's wire format (schema id 16909060)" in decoded[0].note
+    assert d.registry_failure == "The schema registry at http://registry.invalid does not answer (ConnectionError)."
+    # Chosen explicitly, the framing is taken at its word: the failure is the record's error.
+    explicit = d.decode(values[0], "avro")
+    assert explicit.error and "does not answer" in explicit.error and explicit.schema_id == 16909060
+
+
+def test_hex_is_shown_in_byte_pairs_sixteen_to_a_line():
+    decoded = Deserializers().decode(bytes(range(20)), "hex")
+    assert decoded.text == bytes(range(20)).hex()                    # exports and copies: one run
+    assert decoded.display == ("00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f\n10 11 12 13")
+    assert Deserializers().decode(b"ab", "auto").display == "ab"      # text as it is

@@ -97,12 +97,17 @@ def test_protobuf_nested_message_and_json_schema_are_decoded(registry_cluster, e
         f"{json_topic}-value"
 
 
-def test_an_unknown_schema_id_shows_hex_and_the_registrys_reason(registry_cluster, engine_cluster, viewer_client,
-                                                                 unique_topic):
+def test_an_unknown_schema_id_is_not_taken_for_the_framing_unless_asked(registry_cluster, engine_cluster,
+                                                                         viewer_client, unique_topic):
+    """auto: an id the registry does not know means the value only looks framed (hex, a muted
+    note, no error, no schema chip); chosen explicitly (avro), the registry's reason is its error."""
     topic = make_topic(registry_cluster, unique_topic("unknown"))
     produce(engine_cluster, topic, [b"\x00\x00\x0f\x42\x40payload"])     # schema id 1000000
-    answer = viewer_client.get(f"/api/clusters/{registry_cluster.pk}/topics/{topic}/messages?start=oldest").json()
-    [value] = [m["value"] for m in answer["messages"]]
+    url = f"/api/clusters/{registry_cluster.pk}/topics/{topic}/messages?start=oldest"
+    [value] = [m["value"] for m in viewer_client.get(url).json()["messages"]]
+    assert value["format"] == "hex" and value["error"] is None and "schema_id" not in value
+    assert "schema id 1000000" in value["note"] and "has no schema with that id" in value["note"]
+    [value] = [m["value"] for m in viewer_client.get(url + "&value_format=avro").json()["messages"]]
     assert value["format"] == "hex" and "schema id 1000000" in value["error"] and "not found" in value["error"]
 
 
