@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from django import forms
+from django.utils.html import escape
 
 from console.errors import InvalidInput
 from console.messages.filters import FIELDS, JSON_OPS, FilterSpec
@@ -156,17 +157,22 @@ def search_query_from(data: Mapping) -> tuple[SearchQuery, dict]:
 
 class ProduceForm(forms.Form):
     partition = forms.IntegerField(required=False, min_value=0, help_text="Empty: the client chooses.")
-    key = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False)
+    key = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}))
     key_null = forms.BooleanField(required=False, label="Null key")
     key_serializer = forms.ChoiceField(choices=[(s, s) for s in SERIALIZERS], initial="string")
-    value = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 8}), strip=False)
+    value = forms.CharField(required=False, strip=False,
+                            widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}))
     value_null = forms.BooleanField(required=False, label="Null value (tombstone)")
     value_serializer = forms.ChoiceField(choices=[(s, s) for s in SERIALIZERS] + [("registry", "schema registry")],
                                          initial="json")
-    schema_id = forms.IntegerField(required=False, min_value=1,
-                                   help_text="Avro only: write in Confluent's framing with this registered schema.")
+    schema_id = forms.IntegerField(required=False, min_value=1, label="Local schema id",
+                                   help_text="Avro, without a schema registry: write in Confluent's framing with "
+                                             "this schema of the console's Local schemas.")
+    # Help text is HTML to Django's form renderers: escape() keeps "<topic>" as text (it returns a safe string,
+    # so the console's own _field.html, which escapes, does not escape it twice).
     subject = forms.CharField(required=False, max_length=1024,
-                              help_text="Schema registry: the subject (empty: <topic>-value, TopicNameStrategy).")
+                              help_text=escape("Schema registry: the subject (empty: <topic>-value, "
+                                               "TopicNameStrategy)."))
     schema_version = forms.IntegerField(required=False, min_value=1, label="Subject version",
                                         help_text="Schema registry: empty for the latest version.")
     message_type = forms.CharField(required=False, max_length=300,

@@ -36,6 +36,7 @@ class MessageView:
     headers: tuple[tuple[str, Decoded], ...]
     size: int
     value_size: int | None
+    key_size: int | None             # None: a null key
     value_truncated: bool            # the value is 1 MB or more: `value` decodes its first PREVIEW_BYTES only
     compression: str
     masked: bool
@@ -60,7 +61,8 @@ class MessageView:
                 "timestamp_iso": self.timestamp_iso, "timestamp_type": self.timestamp_type,
                 "key": _decoded(self.key), "value": _decoded(self.value, preview=preview),
                 "headers": [{"name": n, **_decoded(d)} for n, d in self.headers],
-                "size": self.size, "value_size": self.value_size, "value_truncated": self.value_truncated,
+                "size": self.size, "key_size": self.key_size, "value_size": self.value_size,
+                "value_truncated": self.value_truncated,
                 "compression": self.compression, "masked": self.masked, "transaction": self.transaction,
                 "control": self.control, "producer_id": self.producer_id, "undecodable": self.undecodable}
 
@@ -141,7 +143,8 @@ class Presenter:
                            timestamp_type=TIMESTAMP_TYPES.get(record.timestamp_type, "CreateTime"),
                            key=self._keys.decode(record.key, key_format), value=decoded, headers=headers,
                            size=record.size, value_size=None if value is None else len(value),
-                           value_truncated=truncated, compression=CODEC_NAMES.get(record.codec, "?"),
+                           key_size=None if record.key is None else len(record.key), value_truncated=truncated,
+                           compression=CODEC_NAMES.get(record.codec, "?"),
                            masked=self.masks, transaction=record.transaction, control=record.control,
                            producer_id=record.producer_id)
 
@@ -208,7 +211,7 @@ def _undecodable(record: ConsumedRecord, *, masked: bool) -> MessageView:
     nothing = Decoded(None, "undecodable", record.undecodable)
     return MessageView(partition=record.partition, offset=record.offset, timestamp=record.timestamp,
                        timestamp_iso=iso_time(record.timestamp), timestamp_type="", key=nothing, value=nothing,
-                       headers=(), size=0, value_size=None, value_truncated=False,
+                       headers=(), size=0, value_size=None, key_size=None, value_truncated=False,
                        compression=CODEC_NAMES.get(record.codec, "?"), masked=masked, undecodable=record.undecodable)
 
 

@@ -250,17 +250,44 @@ def _page_backward(reader, cursor, offsets, count, isolation) -> tuple[list[Cons
 
 # --- one record -----------------------------------------------------------------------------
 
+NEIGHBOUR_WINDOWS = (8, 512)      # offsets looked back for the record before one (compaction leaves gaps)
+
+
+@dataclass(frozen=True)
+class RecordPage:
+    """One record as its page shows it, with the offsets of the records around it in its
+    partition (None: there is none, or none within NEIGHBOUR_WINDOWS)."""
+    record: ConsumedRecord
+    view: MessageView
+    presenter: Presenter
+    previous_offset: int | None
+    next_offset: int | None
+    log_start_offset: int
+    high_watermark: int
+    registry_note: str = ""
+
+
 def message_get_raw(*, cluster: Cluster, topic: str, partition: int, offset: int) -> ConsumedRecord:
     with _reader(cluster, topic) as reader:
-        _partitions(reader, partition)
-        bounds = reader.offsets([partition])[partition]
-        if not bounds.log_start_offset <= offset < bounds.high_watermark:
-            raise NotFound(f"Partition {partition} holds offsets {bounds.log_start_offset} to "
-                           f"{bounds.high_watermark - 1}; there is no offset {offset}.")
+        _bounds(reader, partition, offset)
         found = _read(reader, {partition: offset}, {partition: offset + 1}, 1)
-    if not found or found[0].offset != offset:
+    return _the_record(found, partition, offset)
+
+
+def _bounds(reader: TopicReader, partition: int, offset: int):
+    _partitions(reader, partition)
+    bounds = reader.offsets([partition])[partition]
+    if not bounds.log_start_offset <= offset < bounds.high_watermark:
+        raise NotFound(f"Partition {partition} holds offsets {bounds.log_start_offset} to "
+                       f"{bounds.high_watermark - 1}; there is no offset {offset}.")
+    return bounds
+
+
+def _the_record(found: list[ConsumedRecord], partition: int, offset: int) -> ConsumedRecord:
+    record = next((r for r in found if r.offset == offset), None)
+    if record is None:
         raise NotFound(f"No record at offset {offset} of partition {partition} (compacted away or a transaction marker).")
-    return found[0]
+    return record
 
 
 def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, mask: bool,
@@ -268,6 +295,31 @@ def message_get(*, cluster: Cluster, topic: str, partition: int, offset: int, ma
     record = message_get_raw(cluster=cluster, topic=topic, partition=partition, offset=offset)
     presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
     return record, presenter.present(record), presenter
+
+
+def message_detail(*, cluster: Cluster, topic: str, partition: int, offset: int, mask: bool,
+                   formats: dict | None = None) -> RecordPage:
+    """The record at `offset` and the offsets of its partition's records before and after it
+    (the record page's previous and next links), read in one pass: from a few offsets before it
+    to the record after it."""
+    with _reader(cluster, topic) as reader:
+        bounds = _bounds(reader, partition, offset)
+        start, end = bounds.log_start_offset, bounds.high_watermark
+        before = max(start, offset - NEIGHBOUR_WINDOWS[0])
+        # Enough records to pass the record itself and reach the one after it, gaps or not.
+        found = _read(reader, {partition: before}, {partition: end}, offset - before + 2)
+        record = _the_record(found, partition, offset)
+        previous = max((r.offset for r in found if r.offset < offset), default=None)
+        if previous is None and before > start:      # a gap left by compaction: look further back
+            further = max(start, offset - NEIGHBOUR_WINDOWS[1])
+            previous = max((r.offset for r in _read(reader, {partition: further}, {partition: before},
+                                                     before - further)), default=None)
+    following = min((r.offset for r in found if r.offset > offset), default=None)
+    presenter = presenter_for(cluster=cluster, topic=topic, mask=mask, formats=formats)
+    view = presenter.present(record)
+    return RecordPage(record=record, view=view, presenter=presenter, previous_offset=previous,
+                      next_offset=following, log_start_offset=start, high_watermark=end,
+                      registry_note=_registry_note(presenter))
 
 
 def record_filter(*, spec: FilterSpec, presenter: Presenter) -> RecordFilter:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from console.accounts.roles import ADMIN, OPERATOR, VIEWER, has_role
@@ -77,18 +78,25 @@ def message_browse(request, cluster_id: int, name: str):
 def _whole_topic(result, query) -> str:
     """What "Export" exports, said plainly: every record, not the page on screen."""
     records = sum(end - start for start, end in result.offsets.values())
-    where = f"partition {query.partition}" if query.partition is not None else \
-        f"all {len(result.partitions)} partitions"
-    return f"every record of {where} (about {records:,} records), not only this page"
+    if query.partition is not None:
+        where = f"partition {query.partition}"
+    elif len(result.partitions) == 1:
+        where = "its one partition"
+    else:
+        where = f"all {len(result.partitions):,} partitions"
+    return f"every record of {where} (about {records:,} record{pluralize(records)}), not only this page"
 
 
 @page(VIEWER)
 def message_detail(request, cluster_id: int, name: str, partition: int, offset: int):
+    """One record, with links to its partition's records before and after it (the page's decoders kept)."""
     cluster = cluster_get(cluster_id=cluster_id)
-    _record, view, _ = selectors.message_get(cluster=cluster, topic=name, partition=partition, offset=offset,
-                                             mask=masked_for(request.user), formats=formats_from(request.GET))
-    return render(request, "messages/detail.html", {**_common(request, cluster, name), "message": view,
-                                                    "record": {**view.as_dict(), "topic": name}, "detail_query": format_query(request.GET)})
+    found = selectors.message_detail(cluster=cluster, topic=name, partition=partition, offset=offset,
+                                     mask=masked_for(request.user), formats=formats_from(request.GET))
+    view = found.view
+    return render(request, "messages/detail.html", {
+        **_common(request, cluster, name), "message": view, "found": found,
+        "record": {**view.as_dict(), "topic": name}, "detail_query": format_query(request.GET)})
 
 
 @page(VIEWER)

@@ -134,7 +134,8 @@ def test_a_record_opens_with_its_decoder_as_a_tree_with_raw_switch_and_copy_butt
     viewer.select_option("#browse-form select[name=value_format]", "avro")
     viewer.click("#browse-form button[type=submit]")
     first = viewer.locator("#messages tbody tr").first
-    expect(first.locator(".msg-value .fmt")).to_have_text("avro")
+    expect(first.locator(".msg-value .fmt:not(.schema-tag)")).to_have_text("avro")
+    expect(first.locator(".msg-value .schema-tag")).to_have_text(f"schema {SCHEMA_ID} · orders-value")
     first.locator("td.num a").click()
     assert "value_format=avro" in viewer.url
     expect(viewer.locator("#value-format")).to_have_text("avro")
@@ -178,8 +179,8 @@ def test_auto_says_confluent_framing_and_binary_keys_show_as_hex(login, viewer_d
     viewer.goto(messages_url(viewer, viewer_data["binary"], "?start=oldest"))
     keys = viewer.locator("#messages tbody .msg-key")
     expect(keys).to_have_count(4)
-    expect(keys.first).to_have_text("0100 hex")
-    expect(keys.nth(3)).to_have_text("0103 hex")
+    expect(keys.first).to_have_text("01 00 hex")
+    expect(keys.nth(3)).to_have_text("01 03 hex")
     expect(viewer.locator("#messages tbody .msg-value .fmt").first).to_have_text("hex")
 
 
@@ -271,6 +272,60 @@ def test_the_produce_form_keeps_its_values_and_links_to_the_record(login, viewer
     operator.click("#produced-link")
     expect(operator.locator("h2")).to_contain_text("Partition 0, offset 9")
     expect(operator.locator("#value-tree .j-string")).to_have_text('"from the form"')
+
+
+def test_the_produce_form_has_key_and_value_side_by_side_and_stacks_on_a_phone(login, viewer_data):
+    operator = login("operator", viewport=DESKTOP)
+    operator.goto(messages_url(operator, viewer_data["json"], "produce"))
+    key, value = operator.locator("#produce-key").bounding_box(), operator.locator("#produce-value").bounding_box()
+    assert key["x"] + key["width"] <= value["x"] and abs(key["y"] - value["y"]) < 2      # side by side
+    editor = operator.locator("#produce-form textarea[name=value]").bounding_box()
+    assert editor["width"] >= 500 and operator.locator("#produce-form textarea[name=key]").bounding_box()["width"] >= 300
+    label = operator.locator("#produce-value label[for=id_value_serializer]").bounding_box()
+    select = operator.locator("#produce-value select[name=value_serializer]").bounding_box()
+    assert label["y"] + label["height"] <= select["y"] + 1 and abs(label["x"] - select["x"]) < 2   # label above
+    expect(operator.get_by_label("Value:", exact=True)).to_have_count(1)    # the editor keeps its (hidden) label
+    expect(operator.locator("#produce-value")).to_contain_text("(empty: <topic>-value, TopicNameStrategy)")
+    operator.set_viewport_size(PHONE)
+    key, value = operator.locator("#produce-key").bounding_box(), operator.locator("#produce-value").bounding_box()
+    assert value["y"] >= key["y"] + key["height"] - 1                                    # stacked
+    assert operator.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_binary_values_that_start_with_a_zero_byte_read_as_hex_in_byte_pairs(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["binary"], "?start=oldest"))
+    first = viewer.locator("#messages tbody tr").first
+    # 00 01 02 03 04: no schema 16909060 chip and no registry error on the row, whatever the registry says.
+    expect(first.locator(".msg-value .text")).to_have_text(re.compile(r"^00 01 02 03 04 05 06 07 08 09 0a 0b"))
+    expect(viewer.locator("#messages .schema-tag")).to_have_count(0)
+    expect(viewer.locator("#messages .msg-value .bad")).to_have_count(0)
+    assert viewer.locator("#registry-note").count() <= 1
+    lines = first.locator(".msg-value .text").evaluate(
+        "el => { const r = document.createRange(); r.selectNodeContents(el);"
+        " return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }")
+    assert lines == 2                       # 40 bytes: their first 32, 16 a line, then "…"
+
+
+def test_paging_links_follow_the_table_and_a_record_links_its_neighbours(login, viewer_data):
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, viewer_data["json"], "?count=12&partition=1"))
+    table = viewer.locator("#messages").bounding_box()
+    bottom = viewer.locator("#paging-bottom").bounding_box()
+    assert bottom["y"] >= table["y"] + table["height"]
+    newest = viewer.locator("#messages tbody tr").first.get_attribute("data-offset")
+    viewer.click("#page-prev-bottom")
+    expect(viewer.locator("#messages tbody tr").first).not_to_have_attribute("data-offset", newest)
+
+    viewer.goto(messages_url(viewer, viewer_data["avro"], "0/2/?value_format=avro"))
+    expect(viewer.locator("#key-size")).to_have_text("7 B")
+    expect(viewer.locator("#value-schema")).to_have_text(f"schema {SCHEMA_ID} · orders-value")
+    viewer.click("#record-next")
+    expect(viewer.locator("h2")).to_contain_text("Partition 0, offset 3")
+    assert "value_format=avro" in viewer.url
+    viewer.click("#record-prev")
+    viewer.click("#record-prev")
+    expect(viewer.locator("h2")).to_contain_text("Partition 0, offset 1")
 
 
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
