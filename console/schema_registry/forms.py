@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.utils.html import escape
 
 from console.clusters.models import validate_secret_env_name
 from console.schema_registry.models import RegistrySettings
@@ -26,7 +27,9 @@ class RegistrySettingsForm(forms.Form):
     username = forms.CharField(required=False, max_length=200, help_text="HTTP basic only.")
     secret_env = forms.CharField(required=False, max_length=200, validators=[validate_secret_env_name],
                                  label="Secret's environment variable",
-                                 help_text="CONSOLE_SECRET_<NAME>: the variable holding the password or the token.")
+                                 # escaped (and so safe): form.as_p renders help text as HTML
+                                 help_text=escape("CONSOLE_SECRET_<NAME>: the variable holding the password or the "
+                                                  "token."))
 
     def clean(self):
         data = super().clean()

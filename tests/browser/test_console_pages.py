@@ -436,8 +436,13 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
 def test_schemas_in_the_navigation_a_favicon_and_a_navigation_that_folds_on_phones(login, shop):
     viewer = login("viewer", viewport=DESKTOP)
     viewer.goto(shop.path)
-    viewer.locator("nav.user-nav a", has_text="Avro schemas").click()
+    viewer.locator("nav.user-nav a", has_text="Local schemas").click()
     expect(viewer.locator("#schemas")).to_contain_text("shop-payments-value")
+    # A long schema stays on one line, cut with an ellipsis; the whole of it is its title.
+    schema = viewer.locator("#schemas td.schema-text code").first
+    assert schema.evaluate("c => c.scrollWidth > c.clientWidth && getComputedStyle(c).textOverflow === 'ellipsis'")
+    assert json.loads(schema.get_attribute("title")) == json.loads(PAYMENT_SCHEMA)
+    assert schema.bounding_box()["height"] < 30
     icon = viewer.locator("link[rel=icon]").get_attribute("href")
     assert viewer.request.get(icon).status == 200
     assert viewer.request.get("/favicon.ico").headers["content-type"].startswith("image/svg")
