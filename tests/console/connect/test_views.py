@@ -65,6 +65,7 @@ def test_create_from_the_plugins_form_with_connects_errors_then_act(connect_row,
                                  .content.decode()) and f'href="/clusters/{cluster.pk}/topics/{topic}/"' in html
                         and "position=6" in html and html, 30, message="topics and offsets on the page")
     assert "data-action=" not in detail                                   # nor act
+    assert "<td>—</td>" in detail and "<td>-</td>" not in detail          # no trace: the console's dash
 
     asked = operator_client.post(_base(connect_row) + "connectors/v-src/action", {"action": "pause"})
     assert asked.status_code == 200 and b"Its tasks stop processing records" in asked.content
