@@ -420,6 +420,11 @@ def test_the_brokers_table_counts_instead_of_listing_partitions(login, shop):
 def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
     admin = login("admin", viewport=DESKTOP)
     admin.goto("/audit/")
+    # Targets (topic names, broker configs, schema subjects) keep to one or two lines.
+    lines = admin.locator("#audit td.target").evaluate_all(
+        """cells => cells.map(td => { const r = document.createRange(); r.selectNodeContents(td);
+                                      return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; })""")
+    assert lines and max(lines) <= 2, lines
     admin.select_option("#audit-filters select[name=actor]", "operator")
     admin.select_option("#audit-filters select[name=action]", "topic.config_set")
     admin.click("#audit-filters button[type=submit]")
