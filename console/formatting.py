@@ -140,6 +140,11 @@ def count(n: float | int | None) -> str:
     return f"{n:,}" if isinstance(n, int) else _trim(float(n), 0)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 partition`, `1,024 partitions`: a count with its noun, never `partition(s)`."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def rate(per_second: float | int | None) -> str:
     """Events per second: one decimal below 100, whole numbers above."""
     if per_second is None:

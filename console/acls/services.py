@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from console import formatting
 from console.accounts.services import audited
 from console.acls import rules
 from console.clusters.gateway import cluster_gateway
@@ -43,7 +44,8 @@ def acl_create(*, cluster: Cluster, actor, bindings: list[AclBinding], source: s
         refused = [(text, f"{error} ({error.kafka_code})") for text, error in zip(described, results) if error]
         details["refused"] = refused[:AUDITED_BINDINGS]
         if refused and len(refused) == len(bindings):
-            raise InvalidInput(f"The cluster created none of the {len(bindings)} ACL(s): {refused[0][1]}")
+            raise InvalidInput(f"The cluster created none of the {formatting.counted(len(bindings), 'ACL')}: "
+                               f"{refused[0][1]}")
     notify_on_commit("acl.created", {"cluster": cluster.pk, "count": len(bindings) - len(refused)})
     return CreateResult(len(bindings) - len(refused), refused)
 

@@ -73,7 +73,7 @@ def check_replicas(replicas, *, where: str, brokers: Iterable[int] | None = None
     if brokers is not None:
         unknown = sorted(set(replicas) - set(brokers))
         if unknown:
-            raise InvalidInput(f"{where}: unknown broker(s) {unknown}.")
+            raise InvalidInput(f"{where}: unknown {'brokers' if len(unknown) > 1 else 'broker'} {unknown}.")
     return tuple(replicas)
 
 

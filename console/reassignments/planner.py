@@ -26,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from console import formatting
 from console.errors import InvalidInput
 
 Key = tuple[str, int]
@@ -164,7 +165,7 @@ class _State:
             rf = self.goals.replication_factor.get(self.topics[i], len(self.replicas[i]))
             if rf < 1 or rf > len(allowed):
                 raise InvalidInput(f"{self.topics[i]} cannot have replication factor {rf} on "
-                                   f"{len(allowed)} allowed broker(s).")
+                                   f"{formatting.counted(len(allowed), 'allowed broker')}.")
             for b in [b for b in self.replicas[i] if b not in allowed]:
                 self._replace(i, b, self._choose_broker(i, b))
             while len(self.replicas[i]) > rf:

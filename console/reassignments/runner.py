@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from console import formatting
 from console.clusters.gateway import cluster_gateway
 from console.errors import ConsoleError
 from console.events import notify_on_commit
@@ -103,7 +104,7 @@ class _Step:
             return self._cancel()
         down = self._brokers_down()
         if down and self._waited_too_long(down):
-            return self._fail(f"Broker(s) {', '.join(map(str, down))} stayed down for more than "
+            return self._fail(f"{'Brokers' if len(down) > 1 else 'Broker'} {', '.join(map(str, down))} stayed down for more than "
                               f"{settings.REASSIGNMENT_BROKER_WAIT_SECONDS} s; moves in flight were cancelled.")
         if job.state == Reassignment.RUNNING:
             self._issue()
@@ -113,7 +114,8 @@ class _Step:
                                                                                 Reassignment.PAUSED):
             failed = job.moves.filter(state=ReassignmentMove.FAILED).count()
             return self._finish(Reassignment.FAILED if failed else Reassignment.DONE,
-                                f"{failed} move(s) were refused by the cluster." if failed else "")
+                                f"{formatting.counted(failed, 'move')} {'were' if failed > 1 else 'was'} refused by "
+                                f"the cluster." if failed else "")
         job.save(update_fields=STEP_FIELDS)
         return poll_seconds()
 
@@ -152,7 +154,7 @@ class _Step:
     def _waited_too_long(self, down: list[int]) -> bool:
         job = self.job
         job.waiting_since = job.waiting_since or self.now
-        job.message = f"Waiting for broker(s) {', '.join(map(str, down))} to come back."
+        job.message = f"Waiting for {'brokers' if len(down) > 1 else 'broker'} {', '.join(map(str, down))} to come back."
         return (self.now - job.waiting_since).total_seconds() > settings.REASSIGNMENT_BROKER_WAIT_SECONDS
 
     # --- actions ------------------------------------------------------------------------------

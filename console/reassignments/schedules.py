@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, PeriodicTask
 
+from console import formatting
 from console.accounts.services import audited
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
@@ -152,7 +153,8 @@ def _elect(schedule: ReassignmentSchedule) -> str:
             meta = gw.metadata(schedule.topics or None)
             wanted = {t.name: [p.partition for p in t.partitions] for t in meta.topics if not t.is_internal}
             outcome = gw.elect_preferred_leaders(wanted)
-    return f"Elected {len(outcome.elected)} leader(s); {outcome.not_needed} already preferred; {len(outcome.failed)} failed."
+    return (f"Elected {formatting.counted(len(outcome.elected), 'leader')}; {outcome.not_needed} already preferred; "
+            f"{len(outcome.failed)} failed.")
 
 
 def _rebalance(schedule: ReassignmentSchedule):
@@ -167,4 +169,4 @@ def _rebalance(schedule: ReassignmentSchedule):
     if not job.moves.exists():
         return f"Leader skew {skew:.1f}%; the plan changes nothing.", job
     services.job_start(job=job, actor=None, throttle_bytes_per_sec=schedule.throttle_bytes_per_sec)
-    return f"Leader skew {skew:.1f}%: started {job.summary['moves']} move(s).", job
+    return f"Leader skew {skew:.1f}%: started {formatting.counted(job.summary['moves'], 'move')}.", job

@@ -34,7 +34,7 @@ def cluster_snapshot(*, cluster: Cluster, topics: Iterable[str] | None = None) -
         if topics is not None:
             missing = sorted(set(topics) - {t.name for t in wanted})
             if missing:
-                raise NotFound(f"Unknown topic(s): {', '.join(missing)}.")
+                raise NotFound(f"Unknown {'topics' if len(missing) > 1 else 'topic'}: {', '.join(missing)}.")
         partitions = [p for t in wanted for p in t.partitions]
         live = frozenset(b.node_id for b in meta.brokers)
         sizes = {}

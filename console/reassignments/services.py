@@ -60,7 +60,8 @@ def _goals(*, scenario: str, snapshot: Snapshot, topics, brokers: list[int], rep
     known = snapshot.brokers
     unknown = sorted(set(brokers) - set(known))
     if unknown:
-        raise InvalidInput(f"Unknown broker(s) {unknown}: the cluster has {sorted(known)}.")
+        raise InvalidInput(f"Unknown {'brokers' if len(unknown) > 1 else 'broker'} {unknown}: the cluster has "
+                           f"{sorted(known)}.")
     if scenario in ("add", "decommission", "restrict") and not brokers:
         raise InvalidInput("Choose the brokers for this scenario.")
     if scenario == "decommission":
@@ -87,7 +88,8 @@ def plan_from_assignment(*, cluster: Cluster, actor, name: str, assignment: Mapp
         current = {p.key for p in snapshot.placements}
         unknown = sorted(set(assignment) - current)
         if unknown:
-            raise InvalidInput("Unknown partition(s): " + ", ".join(f"{t}-{p}" for t, p in unknown[:10]))
+            raise InvalidInput(f"Unknown {'partitions' if len(unknown) > 1 else 'partition'}: "
+                               + ", ".join(f"{t}-{p}" for t, p in unknown[:10]))
         for (topic, partition), replicas in assignment.items():
             check_replicas(list(replicas), where=f"{topic}-{partition}", brokers=snapshot.brokers)
         placements = [p for p in snapshot.placements if p.key in assignment]

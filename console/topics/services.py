@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from console import formatting
 from console.accounts.services import audited
 from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
@@ -158,7 +159,7 @@ class ElectionOutcome:
     result: ElectionResult
 
     def summary(self) -> str:
-        parts = [f"{len(self.result.elected)} partition(s) moved to their preferred leader",
+        parts = [f"{formatting.counted(len(self.result.elected), 'partition')} moved to their preferred leader",
                  f"{self.already_preferred + self.result.not_needed} already led by it"]
         if self.result.failed:
             reasons = "; ".join(f"{t}-{p}: {why}" for t, p, why in self.result.failed[:5])

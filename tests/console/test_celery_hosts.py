@@ -73,7 +73,7 @@ def test_a_job_whose_worker_is_killed_finishes_on_the_other_host_each_move_sent_
 
         def waiting():
             job.refresh_from_db()
-            return "Waiting for broker(s) 3" in job.message
+            return "Waiting for broker 3" in job.message
         wait_until(waiting, timeout=90, interval=0.2, message="the job waiting for broker 3")
         # Kill a worker that has run steps of the job (at least one has).
         victim = next(name for name, w in workers.items() if STEP_RECEIVED.search(full_log(w)))

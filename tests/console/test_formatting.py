@@ -185,3 +185,9 @@ def test_template_filters_are_built_in():
     assert ('<time datetime="2026-11-23T14:03:05+00:00" data-when title="2026-11-23 14:03:05 UTC">'
             '2026-11-23 14:03:05 +00:00</time>') in html
     assert '<small class="ago"><time datetime="2026-11-23T14:03:05+00:00" data-ago></time></small>' in html
+
+
+def test_a_count_names_its_noun_in_the_right_number():
+    assert [f.counted(n, "partition") for n in (0, 1, 2, 1024)] == [
+        "0 partitions", "1 partition", "2 partitions", "1,024 partitions"]
+    assert f.counted(2, "entry", "entries") == "2 entries"

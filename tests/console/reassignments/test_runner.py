@@ -108,12 +108,12 @@ def test_a_broker_that_stops_mid_job_makes_it_wait_then_fail_cleanly(four_broker
 
     runner.job_step(job_id=job.pk, token=job.tick_token)
     job.refresh_from_db()
-    assert (job.state, job.message) == (Reassignment.RUNNING, "Waiting for broker(s) 3 to come back.")
+    assert (job.state, job.message) == (Reassignment.RUNNING, "Waiting for broker 3 to come back.")
 
     settings.REASSIGNMENT_BROKER_WAIT_SECONDS = 0
     job = run_to_the_end(job)
     assert job.state == Reassignment.FAILED
-    assert "Broker(s) 3 stayed down" in job.message
+    assert "Broker 3 stayed down" in job.message
     assert job.moves.get().state == ReassignmentMove.CANCELLED
     assert replicas_of(four_brokers, topic) == {0: (0, 1)}
     broker_start(cluster=four_brokers, actor=users["admin"], broker_id=3)

@@ -89,6 +89,6 @@ def test_an_election_schedule_puts_leaders_back_on_their_preferred_replicas(four
         assert all(p.leader != 3 for p in gw.metadata([topic]).topic(topic).partitions)   # no auto rebalance
     schedule = schedules.schedule_create(cluster=four_brokers, actor=users["operator"], name="elect",
                                          kind=ReassignmentSchedule.ELECT, cron="*/5 * * * *", topics=[topic])
-    assert schedules.schedule_fire(schedule_id=schedule.pk).startswith("Elected 2 leader(s)")
+    assert schedules.schedule_fire(schedule_id=schedule.pk).startswith("Elected 2 leaders")
     with cluster_gateway(four_brokers) as gw:
         assert all(p.leader == 3 for p in gw.metadata([topic]).topic(topic).partitions)

@@ -101,7 +101,7 @@ def test_election_on_a_balanced_topic_has_nothing_to_do(cluster, users, unique_t
     name = make_topic(cluster, unique_topic(), assignments={0: [0, 1], 1: [1, 0]})
     outcome = services.topic_elect_preferred_leaders(cluster=cluster, actor=users["operator"], name=name)
     assert (outcome.requested, outcome.already_preferred, outcome.result.elected) == (0, 2, ())
-    assert outcome.summary() == "0 partition(s) moved to their preferred leader, 2 already led by it."
+    assert outcome.summary() == "0 partitions moved to their preferred leader, 2 already led by it."
 
 
 def _ranges(cluster, name) -> dict[int, tuple[int, int]]:

@@ -244,7 +244,7 @@ def test_operator_edits_configs_adds_partitions_and_runs_elections(cluster, oper
     added = operator_client.post(grow, {"total_partitions": 4, "previewed": "4", "confirmed": "yes"}, follow=True)
     assert f"{name} now has 4 partitions." in added.content.decode()
     elected = operator_client.post(reverse("topics:elect", args=[cluster.pk, name]), follow=True)
-    assert "Preferred replica election: 0 partition(s) moved to their preferred leader, 4 already led by it." in \
+    assert "Preferred replica election: 0 partitions moved to their preferred leader, 4 already led by it." in \
         elected.content.decode()
     asked = operator_client.post(reverse("topics:elect_all", args=[cluster.pk]))
     assert asked.status_code == 200 and "Run a preferred replica election for every topic of" in asked.content.decode()
