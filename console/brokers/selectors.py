@@ -128,8 +128,7 @@ def broker_detail(*, cluster: Cluster, broker_id: int) -> BrokerDetail:
             try:
                 configs = gw.broker_config_details(broker_id)
             except NotAuthorized as exc:      # a managed Kafka may refuse broker configs: the rest still shows
-                refused = not_authorized_note("Configs", exc)
-                warnings.append(refused)
+                refused = not_authorized_note("Configs", exc)   # said once, in the Configs section
             snapshot = _log_dirs(gw, [b.node_id for b in metadata.brokers], warnings)
     usage = [LogDirUsage(d.log_dir, d.size, d.replicas) for d in (snapshot.dirs.get(broker_id, ()) if snapshot else ())]
     row = _broker_rows(metadata, [status], snapshot, known=[s.broker_id for s in statuses.brokers])[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.utils.html import escape
 
 from console.groups.forms import (DATETIME_HELP, MAX_OFFSET, ConfirmGroupForm, DeleteOffsetsForm, DurationField,
                                   GroupConfigsForm, parse_timestamp_ms)
@@ -47,7 +48,7 @@ class ShareConfigsForm(GroupConfigsForm):
 
     share_auto_offset_reset = forms.CharField(
         required=False, max_length=64, label="share.auto.offset.reset",
-        help_text="latest, earliest or by_duration:<ISO-8601 duration> (such as by_duration:PT1H).")
+        help_text=escape("latest, earliest or by_duration:<ISO-8601 duration> (such as by_duration:PT1H)."))
     share_isolation_level = forms.ChoiceField(
         required=False, label="share.isolation.level",
         choices=[("", "(the broker's)"), ("read_uncommitted", "read_uncommitted"), ("read_committed", "read_committed")])
