@@ -21,6 +21,7 @@ from console.clusters.models import Cluster
 from console.enqueue import QueueUnavailable, enqueue, enqueue_on_commit
 from console.errors import ConsoleError, InvalidInput
 from console.events import notify_on_commit
+from console.kafka_gateway.oauth_tokens import librdkafka_oauth_options
 from console.kafka_gateway.tls_stores import librdkafka_ssl_options
 
 log = logging.getLogger(__name__)
@@ -148,11 +149,14 @@ def _execute(run: AnalyticsRun, *, spark, progress) -> tuple[dict[str, float], d
 
 def source_options(cluster: Cluster) -> dict[str, str]:
     """The Kafka data source's options for the cluster: librdkafka's settings as `kafka.*` (the
-    SASL and TLS passwords only in memory, never logged). TlsStoreError when a TLS store cannot
-    be read."""
+    SASL and TLS passwords and the OAuth client secret only in memory, never logged). With
+    OAUTHBEARER librdkafka gets its own tokens from the token endpoint (its `oidc` method, the
+    client credentials grant). TlsStoreError when a TLS store cannot be read."""
     conn = cluster.connection_settings()
     options = {"kafka.bootstrap.servers": conn.bootstrap_servers, "kafka.security.protocol": conn.security_protocol}
-    if conn.sasl_mechanism:
+    if conn.uses_oauth:
+        options.update({f"kafka.{key}": value for key, value in librdkafka_oauth_options(conn).items()})
+    elif conn.sasl_mechanism:
         options.update({"kafka.sasl.mechanism": conn.sasl_mechanism, "kafka.sasl.username": conn.sasl_username,
                         "kafka.sasl.password": conn.sasl_password})
     if conn.uses_tls:

@@ -1,5 +1,6 @@
 import os
 import re
+import urllib.parse
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -7,7 +8,7 @@ from django.db import models
 
 from console.errors import ConsoleError
 from console.kafka_gateway import tls_stores
-from console.kafka_gateway.records import ConnectionSettings
+from console.kafka_gateway.records import OAUTHBEARER, ConnectionSettings
 
 _HOST_PORT = re.compile(r"^[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
 # Secrets are named by environment variable, and only variables with this prefix may be named:
@@ -68,6 +69,26 @@ def validate_secret_env_name(value: str) -> None:
                               f"{SECRET_ENV_PREFIX}<NAME> (capitals, digits and _).")
 
 
+def validate_token_endpoint_url(value: str) -> None:
+    """An http:// or https:// URL with a host and no user or password in it (the URL is shown
+    on pages and kept in the audit log: the client's secret has its own variable)."""
+    if not value:
+        return
+    try:
+        url = urllib.parse.urlsplit(value)
+        url.port             # ValueError for a port that is not a number up to 65535
+    except ValueError:
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.hostname or any(c.isspace() for c in value):
+        raise ValidationError(f"{value!r} is not an http:// or https:// URL, e.g. "
+                              "https://idp.example.com/oauth2/token.")
+    if url.username is not None or url.password is not None:
+        raise ValidationError("Give the token endpoint's URL without a user or password in it: the client id "
+                              "and the variable holding its secret have their own fields.")
+    if url.fragment:
+        raise ValidationError(f"{value!r} has a #fragment, which a token endpoint's URL cannot have.")
+
+
 def secret_from_env(name: str, *, what: str, cluster_name: str) -> str:
     """The value of a CONSOLE_SECRET_* variable; rows saved before the prefix rule are refused too."""
     if not _SECRET_ENV.match(name):
@@ -84,10 +105,13 @@ class Cluster(models.Model):
     """A Kafka cluster: where to bootstrap and how to authenticate.
 
     The SASL password itself never enters the database: `sasl_password_env` names the
-    environment variable that holds it."""
+    environment variable that holds it. With SASL OAUTHBEARER the console is an OAuth 2 client
+    that gets its tokens with the client credentials grant (kafka_gateway/oauth_tokens.py), its
+    secret named by `oauth_client_secret_env` likewise."""
 
     PROTOCOLS = [(p, p) for p in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")]
-    MECHANISMS = [("", "none")] + [(m, m) for m in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")]
+    MECHANISMS = [("", "none")] + [(m, m) for m in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", OAUTHBEARER)]
+    OAUTH_FIELDS = ("oauth_token_endpoint_url", "oauth_client_id", "oauth_client_secret_env", "oauth_scope")
 
     name = models.CharField(max_length=200, unique=True)
     bootstrap_servers = models.CharField(max_length=1000, validators=[validate_bootstrap_servers])
@@ -97,6 +121,17 @@ class Cluster(models.Model):
     sasl_password_env = models.CharField(max_length=200, blank=True, default="",
                                          validators=[validate_secret_env_name],
                                          help_text="Name of the environment variable holding the SASL password.")
+    # SASL OAUTHBEARER (KIP-768's names: sasl.oauthbearer.token.endpoint.url, clientId, clientSecret, scope).
+    oauth_token_endpoint_url = models.CharField(
+        max_length=500, blank=True, default="", validators=[validate_token_endpoint_url],
+        help_text="OAUTHBEARER: the identity provider's OAuth 2 token endpoint.")
+    oauth_client_id = models.CharField(max_length=200, blank=True, default="",
+                                       help_text="OAUTHBEARER: the console's OAuth client id.")
+    oauth_client_secret_env = models.CharField(
+        max_length=200, blank=True, default="", validators=[validate_secret_env_name],
+        help_text="OAUTHBEARER: name of the environment variable holding the OAuth client secret.")
+    oauth_scope = models.CharField(max_length=500, blank=True, default="",
+                                   help_text="OAUTHBEARER: the scope to ask tokens for (optional).")
     admin_token_env = models.CharField(
         max_length=200, blank=True, default="", validators=[validate_secret_env_name],
         help_text="Name of the environment variable holding the engine admin token (our engine only).")
@@ -128,25 +163,57 @@ class Cluster(models.Model):
         return self.name
 
     def clean(self) -> None:
+        self._clean_oauth()
         if self.ssl_keyfile and self.ssl_certfile and tls_stores.key_store_holds_key(self.ssl_certfile):
             raise ValidationError({"ssl_keyfile": f"The {tls_stores.CERTIFICATE_FILE} {self.ssl_certfile} is a "
                                                   "PKCS12 key store, which holds its own key: leave the key file "
                                                   "empty."})
 
+    def _clean_oauth(self) -> None:
+        """OAUTHBEARER needs its token endpoint, client id and secret variable, over SASL, and
+        no SASL user or password; other mechanisms take none of the OAuth fields."""
+        if self.sasl_mechanism != OAUTHBEARER:
+            given = [name for name in self.OAUTH_FIELDS if getattr(self, name)]
+            if given:
+                raise ValidationError({given[0]: f"Only the SASL mechanism {OAUTHBEARER} uses the OAuth client's "
+                                                 "settings: choose it, or leave them empty."})
+            return
+        errors = {name: f"{OAUTHBEARER} needs the {what}." for name, what in (
+            ("oauth_token_endpoint_url", "identity provider's token endpoint URL"),
+            ("oauth_client_id", "OAuth client id"),
+            ("oauth_client_secret_env", "environment variable holding the OAuth client secret"))
+            if not getattr(self, name)}
+        if self.sasl_username or self.sasl_password_env:
+            errors["sasl_username" if self.sasl_username else "sasl_password_env"] = (
+                f"{OAUTHBEARER} logs in with the OAuth client's token: leave the SASL username and password "
+                "variable empty.")
+        if self.security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
+            errors["security_protocol"] = f"{OAUTHBEARER} is a SASL mechanism: use SASL_SSL (or SASL_PLAINTEXT)."
+        if errors:
+            raise ValidationError(errors)
+
     def connection_settings(self) -> ConnectionSettings:
-        password = ""
-        if self.sasl_mechanism:
+        password = client_secret = ""
+        if self.sasl_mechanism == OAUTHBEARER:
+            if not (self.oauth_token_endpoint_url and self.oauth_client_id and self.oauth_client_secret_env):
+                raise ConsoleError(f"Cluster {self.name!r} uses {OAUTHBEARER}, but lacks its token endpoint, "
+                                   "client id or client secret variable. Edit the cluster.")
+            client_secret = secret_from_env(self.oauth_client_secret_env, what="OAuth client secret",
+                                            cluster_name=self.name)
+        elif self.sasl_mechanism:
             if not self.sasl_password_env:
                 raise ConsoleError(f"Cluster {self.name!r} uses SASL, but names no environment variable "
                                    "holding its password.")
             password = secret_from_env(self.sasl_password_env, what="SASL password", cluster_name=self.name)
         key_password = secret_from_env(self.ssl_key_password_env, what="TLS key password", cluster_name=self.name) \
             if self.ssl_key_password_env else ""
+        oauth = {"oauth_token_endpoint_url": self.oauth_token_endpoint_url, "oauth_client_id": self.oauth_client_id,
+                 "oauth_client_secret": client_secret, "oauth_scope": self.oauth_scope} if client_secret else {}
         return ConnectionSettings(bootstrap_servers=self.bootstrap_servers, security_protocol=self.security_protocol,
                                   sasl_mechanism=self.sasl_mechanism, sasl_username=self.sasl_username,
                                   sasl_password=password, engine_admin_token=self.engine_admin_token(),
                                   ssl_cafile=self.ssl_cafile, ssl_certfile=self.ssl_certfile,
-                                  ssl_keyfile=self.ssl_keyfile, ssl_key_password=key_password)
+                                  ssl_keyfile=self.ssl_keyfile, ssl_key_password=key_password, **oauth)
 
     def engine_admin_token(self) -> str:
         """The token for the engine's admin port: the bundled engine's from ENGINE_ADMIN_TOKEN or

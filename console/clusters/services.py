@@ -19,11 +19,15 @@ LAST_SEEN_PRECISION = timedelta(minutes=1)
 
 def cluster_create(*, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
                    sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
-                   admin_token_env: str = "", **tls: str) -> Cluster:
-    """`tls`: ssl_cafile, ssl_certfile, ssl_keyfile, ssl_key_password_env (Cluster's fields)."""
+                   oauth_token_endpoint_url: str = "", oauth_client_id: str = "", oauth_client_secret_env: str = "",
+                   oauth_scope: str = "", admin_token_env: str = "", **tls: str) -> Cluster:
+    """`tls`: ssl_cafile, ssl_certfile, ssl_keyfile, ssl_key_password_env (Cluster's fields).
+    The oauth_* fields are SASL OAUTHBEARER's (the client credentials grant)."""
     cluster = Cluster(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                       sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                      sasl_password_env=sasl_password_env, admin_token_env=admin_token_env, **_tls_fields(tls))
+                      sasl_password_env=sasl_password_env, oauth_token_endpoint_url=oauth_token_endpoint_url,
+                      oauth_client_id=oauth_client_id, oauth_client_secret_env=oauth_client_secret_env,
+                      oauth_scope=oauth_scope, admin_token_env=admin_token_env, **_tls_fields(tls))
     cluster.full_clean()
     cluster.save()
     return cluster
@@ -66,22 +70,27 @@ def cluster_register_bundled(*, bootstrap_servers: str, follow: bool = True, usi
 
 def cluster_add(*, actor, name: str, bootstrap_servers: str, security_protocol: str = "PLAINTEXT",
                 sasl_mechanism: str = "", sasl_username: str = "", sasl_password_env: str = "",
-                admin_token_env: str = "", **tls: str) -> Cluster:
-    """Register a cluster from the console (admins), audited. Nothing is asked of the cluster
-    here: one that does not answer yet is still worth registering, and its overview says so."""
+                oauth_token_endpoint_url: str = "", oauth_client_id: str = "", oauth_client_secret_env: str = "",
+                oauth_scope: str = "", admin_token_env: str = "", **tls: str) -> Cluster:
+    """Register a cluster from the console (admins), audited (the names of secrets' variables,
+    never a secret). Nothing is asked of the cluster here: one that does not answer yet is
+    still worth registering, and its overview says so."""
+    oauth = {"oauth_token_endpoint_url": oauth_token_endpoint_url, "oauth_client_id": oauth_client_id,
+             "oauth_client_secret_env": oauth_client_secret_env, "oauth_scope": oauth_scope}
     with audited(actor=actor, cluster=None, action="cluster.add", target=name,
                  details={"bootstrap_servers": bootstrap_servers, "security_protocol": security_protocol,
-                          "sasl_mechanism": sasl_mechanism, **{k: v for k, v in tls.items() if v}}):
+                          "sasl_mechanism": sasl_mechanism, **{k: v for k, v in {**oauth, **tls}.items() if v}}):
         try:
             return cluster_create(name=name, bootstrap_servers=bootstrap_servers, security_protocol=security_protocol,
                                   sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
-                                  sasl_password_env=sasl_password_env, admin_token_env=admin_token_env, **tls)
+                                  sasl_password_env=sasl_password_env, admin_token_env=admin_token_env, **oauth,
+                                  **tls)
         except ValidationError as exc:
             raise InvalidInput(_messages(exc)) from None
 
 
 EDITABLE = ("name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "sasl_username",
-            "sasl_password_env", "admin_token_env", *TLS_FIELDS)
+            "sasl_password_env", *Cluster.OAUTH_FIELDS, "admin_token_env", *TLS_FIELDS)
 
 
 def cluster_update(*, actor, cluster: Cluster, **changes: str) -> Cluster:

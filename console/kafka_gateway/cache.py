@@ -30,8 +30,8 @@ while both change slowly. So:
 A max age of 0 turns a cache off: every call asks the cluster (the test settings do this,
 so that tests of other features see every change at once; the cache tests turn it on).
 
-Entries are keyed by the connection settings (bootstrap servers, protocol, user), and hold
-frozen records only, so threads share them without copies. Thread-safe.
+Entries are keyed by the connection settings (bootstrap servers, protocol, user or OAuth
+client), and hold frozen records only, so threads share them without copies. Thread-safe.
 """
 from __future__ import annotations
 
@@ -50,9 +50,11 @@ CacheKey = tuple[str, ...]
 
 
 def cache_key(settings: ConnectionSettings) -> CacheKey:
-    """Who the console is to the cluster (what it may see): never a secret."""
+    """Who the console is to the cluster (what it may see): never a secret. With OAUTHBEARER the
+    OAuth client is who it is."""
     return (settings.bootstrap_servers, settings.security_protocol, settings.sasl_mechanism, settings.sasl_username,
-            settings.ssl_cafile, settings.ssl_certfile)
+            settings.ssl_cafile, settings.ssl_certfile, settings.oauth_token_endpoint_url, settings.oauth_client_id,
+            settings.oauth_scope)
 
 
 @dataclass(frozen=True)

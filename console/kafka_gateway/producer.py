@@ -26,7 +26,7 @@ class ProducedRecord:
 def produce(settings: ConnectionSettings, *, topic: str, key: bytes | None, value: bytes | None,
             headers: Sequence[tuple[str, bytes]] = (), partition: int | None = None, copies: int = 1,
             request_timeout_ms: int = 10000) -> list[ProducedRecord]:
-    config = {**client_config(settings), "acks": "all", "request_timeout_ms": request_timeout_ms,
+    config = {**client_config(settings, token_timeout_s=request_timeout_ms / 1000), "acks": "all", "request_timeout_ms": request_timeout_ms,
               "max_block_ms": request_timeout_ms, "max_request_size": 16 << 20}
     try:
         producer = KafkaProducer(**config)

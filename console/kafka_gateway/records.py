@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 NO_LEADER = -1
+OAUTHBEARER = "OAUTHBEARER"
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,20 @@ class ConnectionSettings:
     ssl_certfile: str = ""
     ssl_keyfile: str = ""
     ssl_key_password: str = field(default="", repr=False)
+    # SASL OAUTHBEARER: the console's OAuth 2 client, which gets its token from the identity
+    # provider's token endpoint with the client credentials grant (oauth_tokens.py).
+    oauth_token_endpoint_url: str = ""
+    oauth_client_id: str = ""
+    oauth_client_secret: str = field(default="", repr=False)
+    oauth_scope: str = ""
 
     @property
     def uses_tls(self) -> bool:
         return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def uses_oauth(self) -> bool:
+        return self.sasl_mechanism == OAUTHBEARER
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ from kafka.protocol.metadata import MetadataRequest
 from console.kafka_gateway.bootstrap import answering_servers, server_list
 from console.kafka_gateway.errors import GatewayError, readable
 from console.kafka_gateway.login_failures import LoginFailures, refusal_text
+from console.kafka_gateway.oauth_tokens import token_provider
 from console.kafka_gateway.records import BrokerNode, ClusterMetadata, ConnectionSettings, PartitionInfo, TopicInfo
+from console.kafka_gateway.sasl_logs import hide_sasl_credentials
 from console.kafka_gateway.tls_check import tls_refusal
 from console.kafka_gateway.tls_stores import TlsStoreError, ssl_context
 
@@ -30,13 +32,19 @@ _BY_PARTITION = operator.attrgetter("partition")
 _BY_NAME = operator.attrgetter("name")
 
 
-def client_config(settings: ConnectionSettings) -> dict:
+def client_config(settings: ConnectionSettings, *, token_timeout_s: float = 10.0) -> dict:
     """What every kafka-python client of the console is given: the answering bootstrap servers
     (bootstrap.py), its client id, and the security settings (TLS: a context from the cluster's
-    stores, tls_stores.py; GatewayError when they cannot be read)."""
+    stores, tls_stores.py; GatewayError when they cannot be read; OAUTHBEARER: a token provider
+    whose token is already got, oauth_tokens.py, waiting at most `token_timeout_s` for the
+    token endpoint). kafka-python's debug log is kept free of the SASL credentials (sasl_logs.py)."""
+    hide_sasl_credentials()
     config = {"bootstrap_servers": answering_servers(server_list(settings.bootstrap_servers)),
               "client_id": "kafka-console", "security_protocol": settings.security_protocol}
-    if settings.sasl_mechanism:
+    if settings.uses_oauth:
+        config.update(sasl_mechanism=settings.sasl_mechanism,
+                      sasl_oauth_token_provider=token_provider(settings, timeout_s=token_timeout_s))
+    elif settings.sasl_mechanism:
         config.update(sasl_mechanism=settings.sasl_mechanism, sasl_plain_username=settings.sasl_username,
                       sasl_plain_password=settings.sasl_password)
     if settings.uses_tls:
@@ -48,8 +56,8 @@ def client_config(settings: ConnectionSettings) -> dict:
 
 
 def connect(settings: ConnectionSettings, request_timeout_ms: int, bootstrap_timeout_ms: int) -> KafkaAdminClient:
-    config = {**client_config(settings), "request_timeout_ms": request_timeout_ms,
-              "bootstrap_timeout_ms": bootstrap_timeout_ms}
+    config = {**client_config(settings, token_timeout_s=bootstrap_timeout_ms / 1000),
+              "request_timeout_ms": request_timeout_ms, "bootstrap_timeout_ms": bootstrap_timeout_ms}
     try:
         return _AdminClient(**config)
     except (Errors.KafkaError, OSError, ValueError) as exc:

@@ -1,4 +1,5 @@
-"""`manage.py cluster_add NAME HOST:PORT[,HOST:PORT...] [--security-protocol ...] [--sasl-...] [--ssl-...]`"""
+"""`manage.py cluster_add NAME HOST:PORT[,HOST:PORT...] [--security-protocol ...] [--sasl-...] [--oauth-...]
+    [--ssl-...]`"""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +8,8 @@ from console.clusters.services import TLS_FIELDS, cluster_create
 
 
 class Command(BaseCommand):
-    help = "Register a Kafka cluster (ours or Apache Kafka). SASL passwords stay in the environment."
+    help = ("Register a Kafka cluster (ours or Apache Kafka). SASL passwords and OAuth client secrets stay in the "
+            "environment.")
 
     def add_arguments(self, parser):
         parser.add_argument("name")
@@ -17,6 +19,13 @@ class Command(BaseCommand):
         parser.add_argument("--sasl-username", default="")
         parser.add_argument("--sasl-password-env", default="",
                             help="name of the environment variable (CONSOLE_SECRET_*) that holds the SASL password")
+        parser.add_argument("--oauth-token-endpoint-url", default="",
+                            help="OAUTHBEARER: the identity provider's OAuth 2 token endpoint (https:// or http://)")
+        parser.add_argument("--oauth-client-id", default="", help="OAUTHBEARER: the console's OAuth client id")
+        parser.add_argument("--oauth-client-secret-env", default="",
+                            help="OAUTHBEARER: the environment variable (CONSOLE_SECRET_*) holding the client secret")
+        parser.add_argument("--oauth-scope", default="",
+                            help="OAUTHBEARER: the scope to ask tokens for (optional)")
         parser.add_argument("--admin-token-env", default="",
                             help="our engine: the environment variable (CONSOLE_SECRET_*) holding its admin token")
         parser.add_argument("--ssl-cafile", default="",
@@ -38,6 +47,7 @@ class Command(BaseCommand):
                                      sasl_username=options["sasl_username"],
                                      sasl_password_env=options["sasl_password_env"],
                                      admin_token_env=options["admin_token_env"],
+                                     **{field: options[field] for field in Cluster.OAUTH_FIELDS},
                                      **{field: options[field] for field in TLS_FIELDS})
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
