@@ -44,9 +44,9 @@ def test_validate_only_changes_nothing_and_remove_takes_the_key_away(cluster):
 
 
 @pytest.mark.parametrize("call", [
-    lambda q: q.alter(ALICE, set_values={"request_percentage": 50}),
-    lambda q: q.alter(ALICE, set_values={"request_percentage": 50}, validate_only=True),
-    lambda q: q.describe([QuotaFilter("ip")]),
+    lambda q: q.alter(ALICE, set_values={"connection_creation_rate": 5}),            # an IP entity's key only
+    lambda q: q.alter((("ip", "10.0.0.1"),), set_values={"connection_creation_rate": 3e9}, validate_only=True),
+    lambda q: q.alter((("ip", "10.0.0.1"), ("user", "alice")), set_values={"connection_creation_rate": 5}),
 ])
 def test_refusals_read_as_sentences_with_kafkas_code(cluster, call):
     with cluster_gateway(cluster) as gw:
