@@ -80,9 +80,15 @@ def analyze_records(records, config: LogConfig, *, from_client: bool, control: b
         if from_client:
             _check_client_batch(header)
             if not (records_checked and header.compression_type):
-                check_records(records, position, header, decompressed_limit(config.max_message_bytes),
-                              timestamps=bounds)
+                check_batch_records(records, position, header, config, bounds)
     return batches
+
+
+def check_batch_records(records, position: int, header: BatchHeader, config: LogConfig,
+                        timestamps: tuple[int, int] | None = None) -> None:
+    """Every record of one client batch (batch_records.py), inflated at most to what the
+    topic's max.message.bytes allows."""
+    check_records(records, position, header, decompressed_limit(config.max_message_bytes), timestamps=timestamps)
 
 
 def _check_client_batch(header: BatchHeader) -> None:

@@ -53,21 +53,21 @@ class Checks:
         self.started = threading.Event()
         self.served: list[float] = []
         self.answered = threading.Event()
-        real = log_validator._check_records
+        real = log_validator.check_batch_records
 
-        def timed(records, position, header, config):
+        def timed(records, position, header, config, timestamps=None):
             if not header.compression_type:
-                return real(records, position, header, config)
+                return real(records, position, header, config, timestamps)
             began = time.monotonic()
             self.started.set()
             try:
                 if wait_for_an_answer:
                     self.answered.clear()
                     self.answered.wait(WAIT_BOUND_S)
-                return real(records, position, header, config)
+                return real(records, position, header, config, timestamps)
             finally:
                 self.windows.append((began, time.monotonic()))
-        monkeypatch.setattr(log_validator, "_check_records", timed)
+        monkeypatch.setattr(log_validator, "check_batch_records", timed)
 
     def answer(self) -> None:
         self.served.append(time.monotonic())
