@@ -214,7 +214,8 @@ def test_a_classic_group_upgrades_and_downgrades_as_members_change_protocol(grou
     (the group is a classic group again); no partition has two owners at any time."""
     bootstrap = group_cluster.bootstrap
     create_topic(bootstrap, topic_name, PARTITIONS)
-    produce(bootstrap, topic_name, [f"m{i}".encode() for i in range(40)])
+    for partition in range(PARTITIONS):     # records in every partition, whatever the partitioner does
+        produce(bootstrap, topic_name, [f"m{partition}-{i}".encode() for i in range(10)], partition=partition)
     every = set(range(PARTITIONS))
     ownership = Ownership()
     classic_config = {"group.protocol": "classic", "partition.assignment.strategy": "cooperative-sticky",
