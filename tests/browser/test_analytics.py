@@ -12,6 +12,7 @@ from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
 from tests.browser.chart_fit import assert_fits
 from tests.support.lake_results import write_result
+from tests.support.waiting import wait_until
 
 NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.timezone.utc)
 
@@ -63,8 +64,11 @@ def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(log
     expect(page.locator("body")).to_contain_text("queued: the estimate appears below when it is done")
     expect(page.locator("#what-if-result [data-run-state]")).to_contain_text("queued")
     # The form sits right under its heading and result, after the contents' charts.
-    result, form = page.locator("#what-if-result").bounding_box(), page.locator("#what-if-form").bounding_box()
-    ages = page.locator("#record-ages-chart").bounding_box()
+    def layout():
+        """The three boxes, once each is drawn (a live push may be redrawing the result)."""
+        boxes = [page.locator(s).bounding_box() for s in ("#what-if-result", "#what-if-form", "#record-ages-chart")]
+        return boxes if None not in boxes else None
+    result, form, ages = wait_until(layout, timeout=30, message="the what-if's result, form and chart drawn")
     assert ages["y"] + ages["height"] <= result["y"] < form["y"] <= result["y"] + result["height"] + 60
 
 

@@ -215,7 +215,9 @@ def test_a_failed_acks_0_produce_closes_the_connection_and_counts_its_errors(met
     admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
     admin.create_topics([NewTopic("acks-zero", num_partitions=1, replication_factor=3)])
     admin.close()
-    leader = wait_until(lambda: leader_of(metered_engine, "acks-zero"), timeout=30)
+    # A broker id may be 0, so the condition is a list holding it.
+    [leader] = wait_until(lambda: [found] if (found := leader_of(metered_engine, "acks-zero")) is not None else None,
+                          timeout=30)
     client = RawClient(metered_engine.ports[leader])
     try:
         send_unanswered(client, acks_0("acks-zero", 1))
