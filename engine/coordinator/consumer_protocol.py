@@ -214,14 +214,19 @@ class ConsumerGroupProtocol:
 
     def _convert(self, group_id: str, classic: GroupMetadata | None) -> ConsumerGroup:
         group = ConsumerGroup(group_id, now_ms())
-        group.written = {group_key(group_id): b""}   # so the first write has the classic record's tombstone
-        if classic is not None:  # offsets stay with the group id
-            classic.cancel_timers()
-            group.offsets = classic.offsets
-            group.pending_txn_offsets = classic.pending_txn_offsets
+        if classic is not None:
+            migration.carry_offsets(classic, group)
             group.state_timestamp = classic.state_timestamp
-        self.store.replace(group)
+        self._take_place(classic, group)
         return group
+
+    def _take_place(self, classic: GroupMetadata | None, group: ConsumerGroup) -> None:
+        """`group` replaces the classic group of its id: that group's timers stop, and the first
+        write of `group` carries the tombstone of the classic group's record."""
+        if classic is not None:
+            classic.cancel_timers()
+        group.written = {group_key(group.group_id): b""}
+        self.store.replace(group)
 
     def _upgrade(self, classic: GroupMetadata) -> ConsumerGroup:
         """A classic group with members becomes a consumer group that keeps them (migration.py)."""
@@ -243,11 +248,9 @@ class ConsumerGroupProtocol:
         for member in classic.members.values():   # their rebalance is over: they rejoin this group
             member.complete_join(JoinResult(Errors.RebalanceInProgressError.errno, member.member_id))
             member.complete_sync(SyncResult(Errors.RebalanceInProgressError.errno))
-        classic.cancel_timers()
         classic.state = GroupState.DEAD
-        group.written = {group_key(group.group_id): b""}   # the first write has the classic record's tombstone
         self.refresh_subscription_metadata(group)
-        self.store.replace(group)
+        self._take_place(classic, group)
         for member in group.members.values():
             self.schedule_session_timeout(group, member)
         log.info("Consumer group %s: upgraded from a classic group of %d members at generation %d",

@@ -96,7 +96,7 @@ def consumer_group_from_classic(classic: GroupMetadata, now_ms: int,
             classic=ClassicMemberMetadata(member.session_timeout_ms,
                                           tuple((n, bytes(m)) for n, m in member.protocols))), now_ms)
         group.target[member.member_id] = assigned
-    _carry_offsets(classic, group)
+    carry_offsets(classic, group)
     return group
 
 
@@ -111,10 +111,11 @@ def classic_group_from_consumer(group: ConsumerGroup, now_ms: int) -> GroupMetad
             member.classic.session_timeout_ms, CONSUMER_PROTOCOL_TYPE, list(member.classic.protocols),
             assignment=encode_assignment(group.target.get(member.member_id, frozenset()), member.classic)))
     classic.protocol_name = classic.select_protocol()
-    _carry_offsets(group, classic)
+    carry_offsets(group, classic)
     return classic
 
 
-def _carry_offsets(source: GroupMetadata, into: GroupMetadata) -> None:
+def carry_offsets(source: GroupMetadata, into: GroupMetadata) -> None:
+    """Committed offsets, and pending transactional ones, stay with the group id."""
     into.offsets = source.offsets
     into.pending_txn_offsets = source.pending_txn_offsets
