@@ -91,8 +91,15 @@ class Controller(TopicChanges):
     def _commit(self, records: list[dict], *, changed: set[str] | None = None,
                 deleted: list[TopicState] | None = None, live_before: set[int] | None = None,
                 check_states: bool = True) -> None:
-        """Journal `records`, apply them, check the state moves (skipped where every move is
-        legal by construction: a whole topic removed) and tell the brokers."""
+        """Check `records`, journal them, apply them, check the state moves (skipped where
+        every move is legal by construction: a whole topic removed) and tell the brokers.
+        A record the image would refuse is never journaled (the journal would not load at the
+        next start): the change fails with UNKNOWN_SERVER_ERROR and nothing is written."""
+        try:
+            R.check_batch(self.image, records)
+        except R.MetadataRecordError as exc:
+            log.error("A metadata change was refused before it was journaled: %s", exc)
+            raise ApiError(Errors.UnknownError, "the metadata change could not be applied") from None
         before, replicas = self._states_before(records, self.live_brokers() if live_before is None else live_before) \
             if check_states else ({}, {})
         self._journal.append(records)

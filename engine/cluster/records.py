@@ -72,17 +72,105 @@ def printable(record: dict) -> dict:
 
 
 def apply(image: MetadataImage, record: dict) -> None:
-    applier = _APPLY.get(record.get("type"))
-    if applier is None:
-        raise MetadataRecordError(f"unknown record type {record.get('type')!r}")
+    check(image, record)
+    try:
+        _APPLY[record["type"]](image, record)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise MetadataRecordError(f"{type(exc).__name__}: {exc}") from None
+    image.version += 1
+
+
+def check(image: MetadataImage | BatchView, record: dict) -> None:
+    """Raise MetadataRecordError if `record` would not apply to `image` whole."""
+    if not isinstance(record, dict) or record.get("type") not in _APPLY:
+        raise MetadataRecordError(f"unknown record type {record.get('type') if isinstance(record, dict) else record!r}")
+    missing = [key for key in _REQUIRED.get(record["type"], ()) if key not in record]
+    if missing:
+        raise MetadataRecordError(f"a {record['type']} record needs {', '.join(missing)}")
     try:
         _CHECKS.get(record["type"], _no_check)(image, record)
-        applier(image, record)
     except MetadataRecordError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise MetadataRecordError(f"{type(exc).__name__}: {exc}") from None
-    image.version += 1
+
+
+def check_batch(image: MetadataImage, records: list[dict]) -> None:
+    """Raise MetadataRecordError, naming the record, if any of `records` would not apply to
+    `image` after the ones before it. The controller checks a commit this way before it is
+    journaled: a record the image refuses must never reach the journal, where it would stop
+    the next start. Nothing is applied or copied (see BatchView)."""
+    view = BatchView(image)
+    for record in records:
+        try:
+            check(view, record)
+        except MetadataRecordError as exc:
+            raise MetadataRecordError(f"the record {printable(record)!r} would not apply ({exc})") from None
+        view.take(record)
+
+
+class _Overlay:
+    """Membership in a collection of the image, with a batch's earlier additions and removals."""
+
+    def __init__(self, base) -> None:
+        self.base, self.added, self.removed = base, {}, set()
+
+    def __contains__(self, key) -> bool:
+        return key in self.added or (key not in self.removed and key in self.base)
+
+    def get(self, key):
+        if key in self.added:
+            return self.added[key]
+        return None if key in self.removed else self.base.get(key)
+
+    def add(self, key, value=None) -> None:
+        self.added[key] = value
+        self.removed.discard(key)
+
+    def remove(self, key) -> None:
+        self.added.pop(key, None)
+        self.removed.add(key)
+
+
+class _AclView:
+    """The part of an AclIndex the checks read (`by_id`, `id_of`), as BatchView sees it."""
+
+    def __init__(self, acls) -> None:
+        self.by_id = _Overlay(acls.by_id)
+        self._acls = acls
+
+    def id_of(self, binding):
+        for acl_id, added in self.by_id.added.items():
+            if added == binding:
+                return acl_id
+        acl_id = self._acls.id_of(binding)
+        return None if acl_id in self.by_id.removed else acl_id
+
+
+class BatchView:
+    """What the checks read of an image (topic ids and names, ACL ids and bindings) as it would
+    be after some records of a batch: only those records' own changes are kept, so checking a
+    commit costs nothing per topic of the cluster."""
+
+    def __init__(self, image: MetadataImage) -> None:
+        self.topics_by_id = _Overlay(image.topics_by_id)
+        self.topics = _Overlay(image.topics)
+        self.acls = _AclView(image.acls)
+
+    def take(self, record: dict) -> None:
+        kind = record["type"]
+        if kind == "topic":
+            self.topics_by_id.add(uuid.UUID(record["topic_id"]), record["name"])
+            self.topics.add(record["name"])
+        elif kind == "remove_topic":
+            topic_id = uuid.UUID(record["topic_id"])
+            topic = self.topics_by_id.get(topic_id)
+            self.topics.remove(topic if isinstance(topic, str) else topic.name)
+            self.topics_by_id.remove(topic_id)
+        elif kind == acl_records.ENTRY:
+            self.acls.by_id.add(record["id"], acl_records.binding_of(record))
+        elif kind == acl_records.REMOVE:
+            self.acls.by_id.remove(record["id"])
 
 
 # --- checks: a record is applied whole or refused, never half-way ----------------------------
@@ -95,6 +183,13 @@ def _int(record: dict, key: str, minimum: int) -> int:
     value = record[key]
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise MetadataRecordError(f"{key} must be an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def _string(record: dict, key: str) -> str:
+    value = record[key]
+    if not isinstance(value, str) or not value:
+        raise MetadataRecordError(f"{key} must be a non-empty string, not {value!r}")
     return value
 
 
@@ -137,6 +232,8 @@ def _check_config(image: MetadataImage, record: dict) -> None:
         raise MetadataRecordError(f"unknown config resource {record['resource']!r}")
     if record["resource"] == "topic" and record["name"] not in image.topics:
         raise MetadataRecordError(f"config for unknown topic {record['name']!r}")
+    if not isinstance(record["name"], str) or not isinstance(record["key"], str):
+        raise MetadataRecordError("a config's resource name and key must be strings")
 
 
 def _check_client_quota(image: MetadataImage, record: dict) -> None:
@@ -162,6 +259,22 @@ def _check_broker(image: MetadataImage, record: dict) -> None:
         raise MetadataRecordError(f"bad broker endpoints {endpoints!r}")
 
 
+_REQUIRED = {
+    "controller": ("controller_id", "controller_epoch"),
+    "cluster": ("cluster_id",),
+    "broker": ("node_id", "host", "port", "rack"),
+    "topic": ("name", "topic_id", "configs"),
+    "partition": ("topic_id", "partition", "replicas", "leader", "leader_epoch", "isr"),
+    "remove_topic": ("topic_id",),
+    "config": ("resource", "name", "key", "value"),
+    "producer_ids": ("next_producer_id",),
+    "client_quota": ("entity", "key", "value"),
+    "scram_credential": ("user", "mechanism", "credential"),
+    acl_records.ENTRY: ("id", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation",
+                        "permission_type"),
+    acl_records.REMOVE: ("id",),
+}
+
 _CHECKS = {
     "topic": _check_topic,
     "partition": _check_partition,
@@ -170,6 +283,8 @@ _CHECKS = {
     "broker": _check_broker,
     "client_quota": _check_client_quota,
     "producer_ids": lambda image, record: _int(record, "next_producer_id", 0),
+    "controller": lambda image, record: (_int(record, "controller_id", -1), _int(record, "controller_epoch", 0)),
+    "cluster": lambda image, record: _string(record, "cluster_id"),
     "scram_credential": lambda image, record: scram_credentials.check_record(record),
     acl_records.ENTRY: lambda image, record: acl_records.check_entry(image.acls, record),
     acl_records.REMOVE: lambda image, record: acl_records.check_remove(image.acls, record),
