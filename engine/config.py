@@ -245,6 +245,8 @@ _BROKER_DEFS = [
     ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip.overrides", TYPE_STRING, "", _ip_overrides),
+    # KIP-612 (engine/protocol/connection_rates.py); also per listener, LISTENER_PREFIXED_CONFIGS.
+    ConfigDef("max.connection.creation.rate", TYPE_INT, INT_MAX, at_least(0)),
     # Frames of a connection not yet logged in on a SASL listener (Kafka's BrokerSecurityConfigs).
     ConfigDef("sasl.server.max.receive.size", TYPE_INT, 524288, at_least(1)),
     ConfigDef("connections.max.idle.ms", TYPE_LONG, 600000, at_least(1)),
@@ -382,6 +384,22 @@ _BROKER_DEFS = [
     ConfigDef("allow.everyone.if.no.acl.found", TYPE_BOOLEAN, False),
 ]
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
+# Broker configs that may also be set for one listener, `listener.name.<listener>.<config>`, at
+# start as at run time; a listener without its own takes the broker's (Kafka's listener configs
+# read `valuesWithPrefixOverride`).
+LISTENER_PREFIXED_CONFIGS = frozenset({"max.connection.creation.rate"})
+_LISTENER_FORM = re.compile(r"listener\.name\.([^.]+)\.(.+)")
+
+
+def listener_config_name(listener: str, name: str) -> str:
+    """Kafka's per-listener name of a config (its listener prefix is lower case)."""
+    return f"listener.name.{listener.lower()}.{name}"
+
+
+def _listener_prefixed(name: str) -> ConfigDef | None:
+    """The definition a `listener.name.<listener>.<config>` name takes, for LISTENER_PREFIXED_CONFIGS."""
+    match = _LISTENER_FORM.fullmatch(name)
+    return BROKER_CONFIGS[match.group(2)] if match and match.group(2) in LISTENER_PREFIXED_CONFIGS else None
 
 # Which broker configs may change at run time: engine/dynamic_config.py (Kafka's DynamicBrokerConfig).
 
@@ -412,6 +430,15 @@ class BrokerConfig:
             if name in values:
                 return values[name]
         return BROKER_CONFIGS[name].default
+
+    def listener_value(self, listener: str, name: str) -> Any:
+        """A config as one listener sees it: its `listener.name.<listener>.` form from any layer,
+        else the broker's value, as Kafka overlays a listener's prefixed configs on the rest."""
+        prefixed = listener_config_name(listener, name)
+        for values, _ in self._layers():
+            if prefixed in values:
+                return values[prefixed]
+        return self.get(name)
 
     def source(self, name: str) -> int:
         for values, source in self._layers():
@@ -455,10 +482,11 @@ def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
 def validate_broker_configs(raw: dict[str, Any]) -> dict[str, Any]:
     """Parse static broker configs (the command line), raising InvalidConfigError on unknown
     names or bad values."""
-    unknown = [name for name in raw if name not in BROKER_CONFIGS]
+    definitions = {name: BROKER_CONFIGS.get(name) or _listener_prefixed(name) for name in raw}
+    unknown = [name for name, definition in definitions.items() if definition is None]
     if unknown:
         raise InvalidConfigError(f"Unknown broker config name: {unknown[0]}")
-    parsed = {name: None if value is None else BROKER_CONFIGS[name].parse(value) for name, value in raw.items()}
+    parsed = {name: None if value is None else definitions[name].parse(value) for name, value in raw.items()}
     if parsed.get("max.connections.per.ip") == 0 and not parsed.get("max.connections.per.ip.overrides"):
         raise InvalidConfigError("max.connections.per.ip can be set to zero only if "
                                  "max.connections.per.ip.overrides property is set.")

@@ -83,7 +83,7 @@ _ENGINE_DYNAMIC = frozenset({
     "log.local.retention.ms", "log.local.retention.bytes", "log.message.timestamp.type", "log.message.timestamp.before.max.ms",
     "log.message.timestamp.after.max.ms", "log.cleaner.dedupe.buffer.size", "log.cleaner.backoff.ms",
     "producer.id.expiration.ms", "leader.replication.throttled.rate", "follower.replication.throttled.rate",
-    "max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides",
+    "max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides", "max.connection.creation.rate",
     "transaction.partition.verification.enable",
 })
 # Kafka's dynamic names the engine stores and describes but does not act on (those it acts on
@@ -105,6 +105,7 @@ KAFKA_STATIC_CONFIGS = frozenset(name for name in BROKER_CONFIGS if name not in 
     "replica.socket.receive.buffer.bytes", "replica.fetch.min.bytes", "num.replica.alter.log.dirs.threads",
 }
 _LISTENER_PREFIXED = re.compile(r"listener\.name\.[^.]*\.(.*)")
+_LISTENER_LIMITS = frozenset({"max.connections", "max.connection.creation.rate"})   # SocketServer's per-listener ones
 MESSAGES = {
     "static": "Cannot update these configs dynamically",
     "prefix": "These security configs can be dynamically updated only per-listener using the listener prefix",
@@ -133,6 +134,7 @@ def validate_dynamic_broker_configs(raw: dict[str, Any], *, per_broker: bool) ->
     _check(KAFKA_STATIC_CONFIGS.intersection(setting), "static")
     _check(frozenset(SSL_RECONFIGURABLE).intersection(setting), "prefix")
     parsed = {name: None if value is None else parse_broker_value(name, value) for name, value in raw.items()}
+    _check_listener_limits(parsed)
     if not per_broker:
         _check({name for name in setting if name in PER_BROKER_CONFIGS or (
             _LISTENER_PREFIXED.fullmatch(name) and base_name(name) not in CLUSTER_LEVEL_LISTENER_CONFIGS)}, "per_broker")
@@ -142,6 +144,14 @@ def validate_dynamic_broker_configs(raw: dict[str, Any], *, per_broker: bool) ->
 def _check(names, rule: str) -> None:
     if names:
         raise InvalidConfigError(f"{MESSAGES[rule]}: {scala_set(names)}")
+
+
+def _check_listener_limits(parsed: dict[str, Any]) -> None:
+    """A listener's own connection limit must be positive (Kafka's ListenerConnectionQuota
+    validateReconfiguration: "Invalid max.connection.creation.rate 0")."""
+    for name, value in parsed.items():
+        if name != base_name(name) and base_name(name) in _LISTENER_LIMITS and value is not None and value <= 0:
+            raise InvalidConfigError(f"Invalid {base_name(name)} {value}")
 
 
 def parse_broker_value(name: str, value: Any) -> Any:
@@ -167,7 +177,8 @@ def config_type_of(name: str) -> int | None:
     definition = BROKER_CONFIGS.get(name)
     if definition is not None:
         return definition.type
-    found = KAFKA_ONLY_DYNAMIC.get(base_name(name))
+    base = base_name(name)
+    found = KAFKA_ONLY_DYNAMIC.get(base) or (LISTENER_RECONFIGURABLE.get(base) if base != name else None)
     return None if found is None else found[0]
 
 

@@ -83,7 +83,8 @@ class Engine:
         # served by the inter-broker listener, whose name their requests carry.
         self.inter_broker = InterBrokerNetwork()
         for broker in self.brokers:
-            broker.listeners = [Listener(broker, c.host, c.port_of(broker.node_id), c.security) for c in listeners]
+            broker.listeners = [Listener(broker, c.host, c.port_of(broker.node_id), c.security,
+                                         inter_broker=c.name == self.inter_broker_listener) for c in listeners]
             broker.listener = broker.listeners[0]
             broker.inter_broker = self.inter_broker
             self.inter_broker.attach(broker.node_id, next(

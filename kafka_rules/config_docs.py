@@ -182,6 +182,8 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
     "log.segment.bytes": "Default of segment.bytes: size in bytes at which the active segment is rolled.",
     "log.segment.delete.delay.ms": "Default of file.delete.delay.ms: how long in ms a deleted segment's files stay "
                                    "on disk.",
+    "max.connection.creation.rate": "Most new connections per second the broker's listeners accept; past it the "
+                                    "listener delays accepting. listener.name.<l>. sets one listener's.",
     "max.connections": "Most connections the broker accepts at once; further clients wait until a connection closes.",
     "max.connections.per.ip": "Most connections accepted from one client address; further ones are closed at once.",
     "max.connections.per.ip.overrides": "Limits that replace max.connections.per.ip for some clients, as "

@@ -28,7 +28,7 @@ from engine.config import BrokerConfig, InvalidConfigError, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
-from engine.protocol.connection_quotas import IpConnectionRates
+from engine.protocol.connection_rates import ConnectionRates
 from engine.protocol.fetch_sessions import FetchSessionCache
 from engine.protocol.request_memory import RequestMemoryPool
 from engine.protocol.response_cache import ImageResponseCache
@@ -67,8 +67,8 @@ class Broker(ReplicaSync):
         # Client byte-rate quotas (KIP-13) by key: producer_byte_rate, consumer_byte_rate.
         self.byte_rate_quotas = {key: ByteRateQuota(key, lambda: self.image, lambda: self.config)
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
-        # Connection creation rates per address (KIP-612), for every listener of this broker.
-        self.ip_connection_rates = IpConnectionRates(lambda: self.image, lambda name: self.config.get(name))
+        # Connection creation rates (KIP-612): broker-wide, per listener and per address, for its listeners.
+        self.connection_rates = ConnectionRates(lambda: self.image, lambda: self.config)
         # Request quotas (KIP-124): the event loop's time on a client's requests, engine/protocol/request_quota.py.
         self.request_quota = ByteRateQuota("request_percentage", lambda: self.image, lambda: self.config)
         # Incremental fetch sessions of this broker's clients (KIP-227).

@@ -150,6 +150,40 @@ def _socket_server_families(broker) -> Iterator[Metric]:
     yield GaugeMetricFamily("kafka_network_socketserver_memorypoolwaiting",
                             "the engine's own: connections waiting for memory before reading their next request",
                             value=pool.waiting)
+    yield from _connection_rate_families(broker)
+
+
+SOCKET_SERVER_METRICS = "kafka_server_socket_server_metrics"
+
+
+def _connection_rate_families(broker) -> Iterator[Metric]:
+    """Kafka's KIP-612 metrics (socket-server-metrics; engine/protocol/connection_rates.py). Its
+    throttle times are averages of the throttled accepts; here summaries whose `_sum` / `_count`
+    is that average, over the broker's life."""
+    rates = broker.connection_rates
+    yield GaugeMetricFamily(f"{SOCKET_SERVER_METRICS}_broker_connection_accept_rate",
+                            "kafka.server:type=socket-server-metrics broker-connection-accept-rate: connections "
+                            "per second the listeners accepted over the quota window (a protected inter-broker "
+                            "listener's apart)", value=rates.accept_rate())
+    accept_rate = GaugeMetricFamily(f"{SOCKET_SERVER_METRICS}_connection_accept_rate",
+                                    "kafka.server:type=socket-server-metrics,listener=L connection-accept-rate: "
+                                    "connections per second the listener accepted over the quota window",
+                                    labels=["listener"])
+    throttle = Metric(f"{SOCKET_SERVER_METRICS}_connection_accept_throttle_time",
+                      "kafka.server:type=socket-server-metrics,listener=L connection-accept-throttle-time: ms "
+                      "accepted connections waited for the listener's or the broker's max.connection.creation.rate",
+                      "summary")
+    ip_throttle = Metric(f"{SOCKET_SERVER_METRICS}_ip_connection_accept_throttle_time",
+                         "kafka.server:type=socket-server-metrics,listener=L ip-connection-accept-throttle-time: "
+                         "ms connections over their address's connection_creation_rate were held before closing",
+                         "summary")
+    for listener in broker.listeners:
+        own = rates.listener(listener.name)
+        accept_rate.add_metric([listener.name], rates.accept_rate(listener.name))
+        for family, throttles in ((throttle, own.throttles), (ip_throttle, own.ip_throttles)):
+            family.add_sample(f"{family.name}_count", {"listener": listener.name}, throttles.count)
+            family.add_sample(f"{family.name}_sum", {"listener": listener.name}, throttles.total_ms)
+    yield from (accept_rate, throttle, ip_throttle)
 
 
 def _controller_families(broker) -> Iterator[Metric]:

@@ -55,11 +55,13 @@ def describe(broker, resource_type: int, name: str) -> list[Described]:
         entries = [Described(key, config_value_string(config.get(key)), config.source(key), is_read_only(key), d.type,
                              _strings(config.synonyms((key,))), is_sensitive(key))
                    for key, d in BROKER_CONFIGS.items()]
-        # Dynamic configs the engine does not act on (SASL, thread pools ...) and custom ones.
+        # Dynamic configs the engine does not act on (SASL, thread pools ...), custom ones, and
+        # per-listener forms (`listener.name.<l>.max.connection.creation.rate`, static ones too).
         others = {key: [(layer[key], source) for layer, source in ((config.dynamic, SOURCE_DYNAMIC_BROKER),
-                                                                   (config.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER))
+                                                                   (config.dynamic_default, SOURCE_DYNAMIC_DEFAULT_BROKER),
+                                                                   (config.static, SOURCE_STATIC_BROKER))
                         if key in layer]
-                  for key in [*config.dynamic, *config.dynamic_default] if key not in BROKER_CONFIGS}
+                  for key in [*config.dynamic, *config.dynamic_default, *config.static] if key not in BROKER_CONFIGS}
         entries += [_stored(key, values) for key, values in others.items()]
         entries += [_kafka_default(key, config_type, default)
                     for key, config_type, default in kafka_only_dynamic_configs() if key not in others]
@@ -105,7 +107,7 @@ def _topic_synonyms(key: str, overrides: dict[str, Any], config) -> list[tuple[s
 
 
 def _stored(key: str, values: list[tuple[Any, int]]) -> Described:
-    """A dynamic config with no definition of ours; `values` by precedence, as (value, source)."""
+    """A config with no definition of ours; `values` by precedence, as (value, source)."""
     sensitive = is_sensitive(key)
     synonyms = [(key, None if sensitive else config_value_string(value), source) for value, source in values]
     return Described(key, synonyms[0][1], synonyms[0][2], is_read_only(key), config_type_of(key) or TYPE_UNKNOWN,

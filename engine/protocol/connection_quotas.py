@@ -13,12 +13,8 @@
   a place.
 - The brokers' own connections (engine/protocol/inter_broker.py) are not counted, as Kafka
   exempts its inter-broker listener: a client that takes every place cannot stop replication.
-- `connection_creation_rate` of an IP entity (KIP-612; the address's own, else the default
-  IP's, set with AlterClientQuotas): each broker measures the connections it accepts from an
-  address over Kafka's quota windows (`IpConnectionRates`); one past the rate is accepted, held
-  unserved for the throttle time - (rate - quota) / quota x window, at most the whole quota
-  window - and then closed, as Kafka's Acceptor delays the close of a throttled connection, so
-  the client's reconnects slow down instead of storming.
+- Connection creation rates (KIP-612: `max.connection.creation.rate`, per listener and per
+  address) are engine/protocol/connection_rates.py's.
 
 The limits are read from the broker config on each use, so dynamic changes apply at once; a
 listener waiting for a place rechecks `max.connections` every second. Event-loop only.
@@ -30,10 +26,6 @@ import collections
 import logging
 import socket
 from typing import Any, Callable
-
-from engine import clock
-from engine.broker.byte_rate_quota import SampledRate
-from engine.cluster import client_quotas as CQ
 
 log = logging.getLogger(__name__)
 _RECHECK_S = 1.0
@@ -50,35 +42,6 @@ def parse_overrides(value: str) -> dict[str, int]:
             raise ValueError(f"entry {entry!r} is not host:count")
         overrides[host.strip()] = int(count)
     return overrides
-
-
-class IpConnectionRates:
-    """One broker's connection creation rates per address (KIP-612), for all its listeners."""
-
-    def __init__(self, image: Callable[[], Any], config: Callable[[str], Any]) -> None:
-        self._image = image          # () -> the broker's metadata image (its client quotas)
-        self._config = config
-        self._rates: dict[str, SampledRate] = {}
-
-    def throttle_ms(self, address: str) -> int:
-        """Count a connection accepted from `address`; how long to hold it before closing it,
-        0 if it is within its rate (or there is none)."""
-        quota = CQ.ip_rate(self._image().client_quotas, address)
-        if quota is None:
-            return 0
-        samples, window_ms = self._config("quota.window.num"), self._config("quota.window.size.seconds") * 1000
-        now = clock.now_ms()
-        rate = self._rates.get(address)
-        if rate is None:
-            for idle in [a for a, r in self._rates.items() if r.expired(now, samples=samples, window_ms=window_ms)]:
-                del self._rates[idle]
-            rate = self._rates[address] = SampledRate()
-        rate.record(1, now, samples=samples, window_ms=window_ms)
-        observed = rate.measure(now, samples=samples, window_ms=window_ms)
-        if observed <= quota:
-            return 0
-        window = rate.window_size_ms(now, samples=samples, window_ms=window_ms)
-        return min(max(1, round((observed - quota) / quota * window)), samples * window_ms)
 
 
 class ConnectionQuotas:

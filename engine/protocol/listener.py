@@ -29,6 +29,9 @@ Limits, with Kafka's names and meanings (read from the broker config on each use
 changes apply at once):
 - `max.connections`, `max.connections.per.ip`, `max.connections.per.ip.overrides`: see
   connection_quotas.py;
+- `max.connection.creation.rate` (broker-wide and per listener) and the addresses'
+  `connection_creation_rate` (KIP-612): see connection_rates.py. Over the first, the acceptor
+  waits before serving the connection it accepted, and accepts nothing meanwhile;
 - `connections.max.idle.ms` (10 min): a connection that neither sent a request nor drained a
   reply for that long is closed (one still in its TLS handshake too); one whose request is
   being handled (a long poll) is not idle;
@@ -104,8 +107,10 @@ class _Connection:
 
 
 class Listener:
-    def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None) -> None:
+    def __init__(self, broker, host: str, port: int, security: SecuritySettings | None = None, *,
+                 inter_broker: bool = False) -> None:
         self.broker = broker
+        self.inter_broker = inter_broker     # inter.broker.listener.name names it (engine/runtime.py)
         self.security = security or SecuritySettings()
         self.name = self.security.listener or self.security.protocol    # the listener's name, e.g. EXTERNAL
         self.host = host
@@ -182,7 +187,25 @@ class Listener:
                 log.warning("Broker on port %d cannot accept a connection: %s", self.port, exc)
                 await asyncio.sleep(_ACCEPT_RETRY_S)
                 continue
+            try:
+                await self._throttle_accept(address[0])
+            except asyncio.CancelledError:     # the listener stops
+                sock.close()
+                raise
             self._admit(sock, address[0])
+
+    def _protected(self) -> bool:
+        """Kafka's protected listener: the inter-broker one, when the broker has others."""
+        return self.inter_broker and len(self.broker.listeners) > 1
+
+    async def _throttle_accept(self, peer_host: str) -> None:
+        """KIP-612: over the listener's or the broker's max.connection.creation.rate, the
+        connection just accepted waits, and so does the acceptor, as Kafka's blocks."""
+        throttle_ms = self.broker.connection_rates.accept(self.name, protected=self._protected())
+        if throttle_ms:
+            log.debug("Listener %s on port %d delays a connection from %s by %d ms (max.connection.creation.rate)",
+                      self.name, self.port, peer_host, throttle_ms)
+            await asyncio.sleep(throttle_ms / 1000)
 
     def _admit(self, sock: socket.socket, peer_host: str) -> None:
         reason = self._refusal(peer_host)
@@ -191,8 +214,7 @@ class Listener:
                     self.port, peer_host, reason)
             sock.close()
             return
-        throttle_ms = self.broker.ip_connection_rates.throttle_ms(peer_host) \
-            if getattr(self.broker, "ip_connection_rates", None) is not None else 0
+        throttle_ms = self.broker.connection_rates.ip_throttle_ms(self.name, peer_host, protected=self._protected())
         if throttle_ms:
             refused(log, "connections_refused", "Broker on port %d throttles a connection from %s for %d ms "
                     "(connection_creation_rate)", self.port, peer_host, throttle_ms)

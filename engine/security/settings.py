@@ -36,7 +36,7 @@ from typing import Callable
 
 from cryptography import x509
 
-from engine.config import InvalidConfigError
+from engine.config import LISTENER_PREFIXED_CONFIGS, InvalidConfigError
 from engine.security import keystores, oauthbearer, scram
 from engine.security.tls_principal import PrincipalMapper
 
@@ -89,9 +89,14 @@ class SecuritySettings:
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
     """Remove the listener-security configs (and their `listener.name.<name>.` forms) from
-    the broker configs, and return them."""
+    the broker configs, and return them. The per-listener forms of broker configs
+    (`listener.name.<name>.max.connection.creation.rate`) stay broker configs."""
     return {name: configs.pop(name) for name in list(configs)
-            if name in _SECURITY_CONFIGS or name.startswith("listener.name.")}
+            if name in _SECURITY_CONFIGS or (name.startswith("listener.name.") and not _broker_config(name))}
+
+
+def _broker_config(name: str) -> bool:
+    return any(name.endswith("." + config) for config in LISTENER_PREFIXED_CONFIGS)
 
 
 def build(protocol: str, configs: dict[str, str], users_file: str | None, *, listener: str = "") -> SecuritySettings:
