@@ -12,6 +12,7 @@ Display (each returns a string; None gives "—"):
     size_change(n)            1300000000 -> "+1.2 GiB"; -299056761 -> "-285 MiB"
     count(n)                  51234 -> "51,234"
     rate(per_second)          0.8 -> "0.8/s"; 1234.5 -> "1,235/s"
+    rate(per_second, noun)    12 -> "12 records/s"; 1 -> "1 record/s" (noun="record")
     percent(x)                12.345 -> "12.3 %"
     percent_change(x)         24.3 -> "+24 %"; -43.6 -> "-44 %"; 0.4 -> "0 %" (a signed deviation, whole %)
     timestamp(when)           local time with its UTC offset: "2026-11-23 15:03:05 +01:00"
@@ -145,12 +146,16 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
-def rate(per_second: float | int | None) -> str:
-    """Events per second: one decimal below 100, whole numbers above."""
+def rate(per_second: float | int | None, noun: str = "") -> str:
+    """Events per second: one decimal below 100, whole numbers above; with a noun, what they are
+    ("12 records/s", "1 record/s")."""
     if per_second is None:
         return NONE
     value = float(per_second)
-    return f"{_trim(value, 1 if abs(value) < 100 else 0)}/s"
+    number = _trim(value, 1 if abs(value) < 100 else 0)
+    if not noun:
+        return f"{number}/s"
+    return f"{number} {noun if number == '1' else noun + 's'}/s"
 
 
 def percent(value: float | int | None) -> str:

@@ -168,6 +168,8 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
+# A form refused for its CSRF token gets the console's 403 page, not Django's plain one.
+CSRF_FAILURE_VIEW = "console.web.csrf_failure"
 SESSION_COOKIE_AGE = envint("SESSION_COOKIE_AGE", 12 * 3600, minimum=60)
 
 # The bundled engine, registered as a cluster after every `migrate` (console.clusters.apps), with

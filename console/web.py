@@ -1,9 +1,10 @@
 """Helpers shared by the views: role checks, readable errors, and the JSON API's envelope.
 
-Pages: `@page(VIEWER)` checks the role and renders `error.html` (503) when the cluster cannot
-be asked, or (403) "not authorized" when it refused the console's principal (an ACL), so a
-page never fails with a 500 for it; NotFound becomes a 404. Pages that can show part of what
-they read catch NotAuthorized themselves and show `not_authorized_note` in its place. JSON: `@json_api(VIEWER)` does the same with JSON bodies,
+Pages: `@page(VIEWER)` checks the role (`refused`: the 403 page, naming the role needed) and
+renders `error.html` (503) when the cluster cannot be asked, or the 403 page "not authorized"
+when it refused the console's principal (an ACL), so a page never fails with a 500 for it;
+NotFound becomes a 404. Pages that can show part of what they read catch NotAuthorized
+themselves and show `not_authorized_note` in its place. JSON: `@json_api(VIEWER)` does the same with JSON bodies,
 answers 401 (not a redirect to the login form) to anonymous callers, and accepts HTTP Basic
 credentials so scripts can `curl -u user:password`.
 """
@@ -14,14 +15,17 @@ import binascii
 import dataclasses
 import functools
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import DisallowedHost
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from console.accounts.roles import has_role
 from console.errors import ConsoleError, InvalidInput, NotFound
@@ -33,17 +37,17 @@ def page(minimum_role: str):
         @functools.wraps(view)
         def wrapper(request, *args, **kwargs):
             if not has_role(request.user, minimum_role):
-                return render(request, "error.html", {"message": f"This page needs the {minimum_role} role."},
-                              status=403)
+                what = "This page" if request.method in ("GET", "HEAD") else "This change"
+                return refused(request, f"{what} needs the {minimum_role} role.", needs_role=minimum_role)
             try:
                 return view(request, *args, **kwargs)
             except NotFound as exc:
                 raise Http404(str(exc)) from exc
             except NotAuthorized as exc:
-                return render(request, "error.html", {"message": str(exc), "not_authorized": True,
-                                                      "kafka_code": exc.kafka_code}, status=403)
+                return not_authorized(request, exc)
             except ConsoleError as exc:
-                return render(request, "error.html", {"message": str(exc)}, status=503)
+                return render(request, "error.html", {"message": str(exc), "status": 503,
+                                                      "back": _way_back(request)}, status=503)
         return wrapper
     return decorator
 
@@ -140,18 +144,57 @@ def favicon(request):
 
 
 # --- Error pages: the same layout and navigation as every other page ------------------------
+# Each says it once: the status code small above one heading (which names the trouble, not the
+# code), one sentence on what went wrong, and a way back (templates/_error_back.html).
+
+def refused(request, sentence: str, *, needs_role: str | None = None):
+    """The 403 page for what the console's roles do not allow: `sentence` says what was refused;
+    with `needs_role`, the page also names the reader's own role and who can give the one needed."""
+    return render(request, "403.html", {"refusal": sentence, "needs_role": needs_role,
+                                        "back": _way_back(request)}, status=403)
+
+
+def not_authorized(request, exc: NotAuthorized):
+    """The 403 page for what the cluster would not let the console's principal read (an ACL).
+    The exception's sentence already names Kafka's error and its code."""
+    return render(request, "403.html", {"refusal": str(exc), "not_authorized": True,
+                                        "back": _way_back(request)}, status=403)
+
 
 def not_found(request, exception=None):
-    return render(request, "404.html", {"exception": _detail(exception)}, status=404)
+    return render(request, "404.html", {"exception": _detail(exception), "back": _way_back(request)},
+                  status=404)
 
 
 def forbidden(request, exception=None):
-    return render(request, "403.html", {"exception": _detail(exception)}, status=403)
+    """PermissionDenied raised anywhere: its sentence when it carries one."""
+    return refused(request, _detail(exception) or "The console does not let your role do this.")
+
+
+@login_not_required
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: the console's 403 page in place of Django's plain one. `reason` is
+    Django's wording for developers ("CSRF token missing."), so the page says what to do instead."""
+    return refused(request, "The console did not accept this form: it came without the security token "
+                            "the page gave it, or with an expired one (after logging out, or in again in "
+                            "another tab). Reload the form's page and send it again.")
 
 
 def server_error(request):
     """500: the layout with its navigation; if even that fails, Django's plain page does."""
     return render(request, "500.html", status=500)
+
+
+def _way_back(request) -> str:
+    """The page the reader came from, when it is one of the console's own other than this one;
+    "" otherwise (templates/_error_back.html then offers the cluster or the clusters)."""
+    referer = request.META.get("HTTP_REFERER", "")
+    try:
+        ours = url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure())
+    except DisallowedHost:
+        return ""
+    return referer if ours and urlsplit(referer).path != request.path else ""
 
 
 def _detail(exception) -> str:

@@ -31,7 +31,7 @@ from console.messages.masking import masked_for
 from console.messages.models import FORMATS
 from console.schema_registry.services import subject_usage_record
 from console.messages.presenting import Withheld
-from console.web import page
+from console.web import page, refused
 
 
 def _common(request, cluster, name: str) -> dict:
@@ -110,7 +110,7 @@ def message_raw(request, cluster_id: int, name: str, partition: int, offset: int
     try:
         data, suffix = presenter.raw_value(record)
     except Withheld as exc:
-        return render(request, "error.html", {"message": str(exc)}, status=403)
+        return refused(request, str(exc), needs_role=OPERATOR)
     response = HttpResponse(data, content_type="application/octet-stream")
     response["Content-Disposition"] = f'attachment; filename="{name}-{partition}-{offset}.{suffix}"'
     response["X-Content-Type-Options"] = "nosniff"
@@ -137,7 +137,8 @@ def message_export(request, cluster_id: int, name: str):
     cluster = cluster_get(cluster_id=cluster_id)
     fmt = request.GET.get("format", "jsonl")
     if fmt not in EXPORT_FORMATS:
-        return render(request, "error.html", {"message": f"Export as one of {', '.join(EXPORT_FORMATS)}."},
+        return render(request, "error.html", {"heading": "Cannot export that", "status": 400,
+                                              "message": f"Export as one of {', '.join(EXPORT_FORMATS)}."},
                       status=400)
     data = request.GET.copy()
     data.setdefault("max_matches", "100000000")
@@ -148,7 +149,8 @@ def message_export(request, cluster_id: int, name: str):
                                           mask=masked_for(request.user), formats=formats)
         next(events)   # the notes; it compiles the filter and opens the reader, so bad input fails here
     except InvalidInput as exc:
-        return render(request, "error.html", {"message": str(exc)}, status=400)
+        return render(request, "error.html", {"heading": "Cannot export that", "status": 400,
+                                              "message": str(exc)}, status=400)
     response = StreamingHttpResponse(export_lines(events, fmt=fmt),
                                      content_type="text/csv" if fmt == "csv" else "application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
@@ -187,8 +189,7 @@ def message_settings(request, cluster_id: int, name: str):
         "protobuf_message_type": row.protobuf_message_type})
     if request.method == "POST":
         if not has_role(request.user, OPERATOR):
-            return render(request, "error.html", {"message": "Changing deserializers needs the operator role."},
-                          status=403)
+            return refused(request, "Changing deserializers needs the operator role.", needs_role=OPERATOR)
         if form.is_valid():
             data = form.cleaned_data
             upload = data.get("protobuf_descriptor_set")
@@ -242,8 +243,7 @@ def schema_list(request):
     form = SchemaForm(request.POST or None)
     if request.method == "POST":
         if not has_role(request.user, OPERATOR):
-            return render(request, "error.html", {"message": "Registering schemas needs the operator role."},
-                          status=403)
+            return refused(request, "Registering schemas needs the operator role.", needs_role=OPERATOR)
         if form.is_valid():
             try:
                 services.schema_register(actor=request.user, **form.cleaned_data)

@@ -3,6 +3,29 @@
 // messages_search.js and messages_tail.js (window.MessagesRows).
 (function () {
   var units = window.consoleUnits;
+  // The table's text for a key or value, cut as the browse page's rows cut it
+  // (templates/messages/_table.html): hex in byte pairs, 16 to a line, as Decoded.display writes
+  // it; a value's first TABLE_PREVIEW_HEX_BYTES then " …"; a key at KEY_CHARS ("…" included).
+  var HEX_BYTES_PER_LINE = 16, TABLE_PREVIEW_HEX_BYTES = 32, KEY_CHARS = 80, ELLIPSIS = "\u2026";
+  function groupHex(hex) {
+    var lines = [];
+    for (var i = 0; i < hex.length; i += HEX_BYTES_PER_LINE * 2) {
+      lines.push(hex.slice(i, i + HEX_BYTES_PER_LINE * 2).match(/.{1,2}/g).join(" "));
+    }
+    return lines.join("\n");
+  }
+  function valuePreview(decoded) {
+    var text = decoded.text;
+    if (decoded.format !== "hex") return text;
+    // The socket's preview may already have cut a long value's hex: it ends with "…".
+    var cut = text.slice(-1) === ELLIPSIS, hex = cut ? text.slice(0, -1) : text;
+    var shown = groupHex(hex.slice(0, TABLE_PREVIEW_HEX_BYTES * 2));
+    return cut || hex.length > TABLE_PREVIEW_HEX_BYTES * 2 ? shown + " " + ELLIPSIS : shown;
+  }
+  function keyPreview(decoded) {
+    var text = decoded.format === "hex" ? groupHex(decoded.text) : decoded.text;
+    return text.length > KEY_CHARS ? text.slice(0, KEY_CHARS - 1) + ELLIPSIS : text;
+  }
   function cell(row, text, className) {
     var td = document.createElement("td");
     if (className) td.className = className;
@@ -18,8 +41,8 @@
     parent.appendChild(document.createTextNode(" "));
     parent.appendChild(span);
   }
-  // A decoded key, value or header value: null, empty and withheld said in words; hex tagged.
-  function decodedCell(row, decoded, className) {
+  // A decoded key or value: null, empty and withheld said in words; hex grouped and tagged.
+  function decodedCell(row, decoded, className, preview) {
     var td = cell(row, "", className);
     var text = decoded.text;
     if (decoded.format === "withheld" || text === null || text === "") {
@@ -30,8 +53,8 @@
       return td;
     }
     var span = document.createElement("span");
-    span.className = "text";
-    span.textContent = text;
+    span.className = decoded.format === "hex" ? "text hex" : "text";
+    span.textContent = preview(decoded);
     td.appendChild(span);
     td.title = text;
     if (decoded.format !== "string") tag(td, decoded.format, decoded.note || decoded.format);
@@ -140,8 +163,8 @@
       offsetCell.appendChild(span);
     }
     timeCell(row, message);
-    decodedCell(row, message.key, "msg-key");
-    decodedCell(row, message.value, "msg-value");
+    decodedCell(row, message.key, "msg-key", keyPreview);
+    decodedCell(row, message.value, "msg-value", valuePreview);
     cell(row, message.headers.map(headerText).join(", "), "msg-headers");
     var size = cell(row, units.size(Number(message.size)), "num");
     size.title = units.count(Number(message.size)) + " bytes";

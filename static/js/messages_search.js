@@ -24,7 +24,7 @@
     set("stat-bytes", units.size(stats.bytes_scanned));
     set("stat-matches", units.count(stats.matches));
     set("stat-elapsed", units.durationSeconds(stats.elapsed_seconds));
-    set("stat-rate", units.rate(stats.records_per_second).replace("/s", " records/s"));   // "Scanned 15,876 records/s"
+    set("stat-rate", units.rate(stats.records_per_second, "record"));   // "15,876 records/s"
     set("stat-positions", "Position per partition: " + Object.keys(stats.positions).map(function (p) {
       return p + ": " + units.count(stats.positions[p]) + " / " + units.count(stats.ends[p]);
     }).join(", "));

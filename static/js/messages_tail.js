@@ -1,5 +1,7 @@
 // Live tail: new records over the websocket, newest on top. The server caps what it sends per
 // second and reports the rate and what it did not send; the page keeps at most MAX_ROWS rows.
+// The rate is a measurement or says why there is none: "waiting…" until the running tail's first
+// report (every half second), "—" while paused or disconnected.
 // In read_uncommitted a transaction's rows come "pending" and an outcome event updates their badge.
 // "Start tail" while a tail runs restarts it with the form's filter where the old one stopped
 // (the server continues from there): the rows stay, a line marks the restart, and no record
@@ -17,6 +19,13 @@
     var node = document.getElementById(id);
     node.textContent = text;
     if (value !== undefined) node.dataset.value = String(value);
+  }
+  // No measurement of the running tail: the rate says so instead of a number.
+  function rateUnknown(text) {
+    var node = document.getElementById("tail-rate");
+    node.textContent = text;
+    node.classList.add("muted");
+    delete node.dataset.value;
   }
   function shownAlready(message) {
     return tbody.querySelector('tr[data-partition="' + Number(message.partition) + '"][data-offset="' +
@@ -49,10 +58,14 @@
         });
       } else if (data.type === "tailing") {
         set("tail-state", "tailing");
+        rateUnknown("waiting\u2026");
         restartLine(data.continued);
         form.dataset.tailing = "true";
       } else if (data.type === "tail_stats") {
-        set("tail-rate", units.rate(data.stats.records_per_second), data.stats.records_per_second);
+        if (!paused) {   // a report already on its way when Pause was pressed measures nothing now
+          set("tail-rate", units.rate(data.stats.records_per_second, "record"), data.stats.records_per_second);
+          document.getElementById("tail-rate").classList.remove("muted");
+        }
         set("tail-matches", units.count(data.stats.matches), data.stats.matches);
         set("tail-shown", units.count(data.stats.shown), data.stats.shown);
         set("tail-not-shown", units.count(data.stats.not_shown), data.stats.not_shown);
@@ -61,7 +74,11 @@
         errorBox.textContent = data.message;
       }
     });
-    socket.addEventListener("close", function () { set("tail-state", "disconnected"); form.dataset.tailing = "false"; });
+    socket.addEventListener("close", function () {
+      set("tail-state", "disconnected");
+      rateUnknown("\u2014");
+      form.dataset.tailing = "false";
+    });
   }
   function startTail() {
     errorBox.hidden = true;
@@ -81,6 +98,7 @@
     socket.send(JSON.stringify({action: paused ? "pause" : "resume"}));
     pause.textContent = paused ? "Resume" : "Pause";
     set("tail-state", paused ? "paused" : "tailing");
+    rateUnknown(paused ? "\u2014" : "waiting\u2026");
   });
   connect(startTail);   // tail at once, with the empty filter
 })();

@@ -2,7 +2,8 @@
 // server renders pages with that; this file formats numbers that scripts update live, and
 // keeps times in the reader's own time zone). window.consoleUnits:
 //   duration(ms) "7 d", "1 h 55 min"   durationSeconds(s)   size(bytes) "1.9 MiB"   sizeRate(bytes)
-//   count(n) "51,234"   rate(perSecond) "0.8/s"   percent(x) "12.3 %"   percentChange(x) "+24 %", "-44 %"
+//   count(n) "51,234"   rate(perSecond) "0.8/s"   rate(perSecond, "record") "12 records/s", "1 record/s"
+//   percent(x) "12.3 %"   percentChange(x) "+24 %", "-44 %"
 //   timestamp(date) "2026-11-23 15:03:05 +01:00" (local)   ago(date, now) "2 min ago"
 //   parseDuration(text, unit) -> number in unit ("ms", "s", "min", "h")   parseSize(text) -> bytes
 //   (both throw an Error whose message is the sentence the server would answer)
@@ -67,7 +68,11 @@
   }
   function sizeRate(n) { return missing(n) ? NONE : size(n) + "/s"; }
   function count(n) { return missing(n) ? NONE : trim(Number(n), 0); }
-  function rate(x) { return missing(x) ? NONE : trim(Number(x), Math.abs(Number(x)) < 100 ? 1 : 0) + "/s"; }
+  function rate(x, noun) {
+    if (missing(x)) return NONE;
+    var number = trim(Number(x), Math.abs(Number(x)) < 100 ? 1 : 0);
+    return noun ? number + " " + (number === "1" ? noun : noun + "s") + "/s" : number + "/s";
+  }
   function percent(x) { return missing(x) ? NONE : trim(Number(x), 1) + " %"; }
   function percentChange(x) {
     if (missing(x)) return NONE;

@@ -111,6 +111,54 @@ def test_a_viewer_sees_no_admin_buttons_and_is_refused_admin_posts(login):
     assert "needs the operator role" in response.text()
 
 
+def error_page(page) -> dict:
+    """What an error page says: its title, its headings, the text of <main>, and the way back."""
+    return {"title": page.title(), "headings": page.locator("main h1").all_inner_texts(),
+            "main": page.locator("main").inner_text(), "back": page.locator("#error-back").get_attribute("href")}
+
+
+def test_a_refusal_says_once_what_was_refused_which_role_it_needs_and_links_back(login, browser, console_server,
+                                                                                   shoot):
+    viewer = login("viewer")
+    cluster_path = re.search(r"/clusters/\d+/", viewer.url).group(0)
+    viewer.goto(cluster_path + "topics/")
+    assert viewer.goto(cluster_path + "topics/create", referer=viewer.url).status == 403
+    page = error_page(viewer)
+    assert page["title"] == "Not allowed · Kafka console" and page["headings"] == ["Not allowed"]
+    assert page["main"].count("403") == 1 and "Forbidden" not in page["main"]
+    assert "This page needs the operator role." in page["main"]
+    assert "You are signed in as viewer, with the viewer role; a console admin can give you the operator role." \
+        in page["main"]
+    assert page["back"].endswith(cluster_path + "topics/")
+    shoot(viewer, "error-403")
+    viewer.click("#error-back")
+    expect(viewer.locator("h1")).to_contain_text("Topics")
+
+    # A form whose CSRF token is gone gets the same page (not Django's "Forbidden (403)"), saying what to do.
+    anonymous = browser.new_context(base_url=console_server.url)
+    try:
+        login_page = anonymous.new_page()
+        login_page.goto("/login/")
+        login_page.evaluate("document.querySelector('input[name=csrfmiddlewaretoken]').value = 'stale'")
+        anonymous.clear_cookies()
+        login_page.fill("input[name=username]", "viewer")
+        login_page.fill("input[name=password]", "whatever")
+        login_page.click("button[type=submit]")
+        page = error_page(login_page)
+        assert page["title"] == "Not allowed · Kafka console" and page["headings"] == ["Not allowed"]
+        assert page["main"].count("403") == 1 and "Reload the form's page and send it again." in page["main"]
+        assert "CSRF verification failed" not in login_page.content()
+        shoot(login_page, "error-csrf")
+    finally:
+        anonymous.close()
+
+    assert viewer.goto(cluster_path + "topics/no-such-topic/").status == 404
+    page = error_page(viewer)
+    assert page["title"] == "Not found · Kafka console" and page["headings"] == ["Not found"]
+    assert page["main"].count("404") == 1 and page["back"] == cluster_path
+    shoot(viewer, "error-404")
+
+
 def test_charts_draw_with_plotly_served_by_the_console_itself(login, console_server):
     viewer = login("viewer")
     hosts, refused = set(), []

@@ -17,7 +17,7 @@ import fastavro
 import pytest
 from playwright.sync_api import expect
 
-from console.messages.deserializers import parse_avro_schema
+from console.messages.deserializers import group_hex, parse_avro_schema
 from tests.console.messages.conftest import create_topic, produce_confluent
 from tests.support.txn_clients import committed_transaction
 
@@ -305,6 +305,102 @@ def test_binary_values_that_start_with_a_zero_byte_read_as_hex_in_byte_pairs(log
         "el => { const r = document.createRange(); r.selectNodeContents(el);"
         " return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }")
     assert lines == 2                       # 40 bytes: their first 32, 16 a line, then "…"
+
+
+def binary_records() -> list[dict]:
+    """A short value (one line of hex), one of 40 bytes (two lines, cut), one of 150 bytes (cut
+    by the websocket's preview before the page cuts it), and a key longer than a row shows."""
+    return [{"key": b"\x00", "value": bytes([0, 1, 2, 3, 4])},
+            {"key": bytes([0xCA, 0xFE]), "value": bytes(range(200, 240))},
+            {"key": bytes(range(60)), "value": bytes(range(150))}]
+
+
+def drawn_rows(page, table: str) -> dict[int, list]:
+    """Per offset: the key's and the value's text as the row draws them, whether the value is
+    marked as hex, how its lines break (CSS white-space), and whether it is on one line only or
+    sticks out of its cell: a long value neither runs on unbroken nor overflows."""
+    return {int(row[0]): row[1:] for row in page.locator(f"{table} tbody tr[data-offset]").evaluate_all("""
+        rows => rows.map(r => {
+            const key = r.querySelector(".msg-key .text"), value = r.querySelector(".msg-value .text");
+            const range = document.createRange(); range.selectNodeContents(value);
+            const lines = new Set([...range.getClientRects()].map(x => Math.round(x.top))).size;
+            const cell = value.closest("td");
+            return [r.dataset.offset, key.textContent, value.textContent, value.classList.contains("hex"),
+                    getComputedStyle(value).whiteSpace, lines === 1 ? "one line" : "lines",
+                    cell.scrollWidth > cell.clientWidth ? "overflows" : "fits"];
+        })""")}
+
+
+def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, console_server, shoot):
+    """Rows drawn by the scripts (search, tail) group, wrap and cut hex exactly as the rows the
+    server draws (browse), and a short value reads as on the record's own page."""
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "viewer-binary-rows")
+    produce_confluent(bootstrap, topic, binary_records())
+    viewer = login("viewer", viewport=DESKTOP)
+    viewer.goto(messages_url(viewer, topic, "?start=oldest"))
+    browse = drawn_rows(viewer, "#messages")
+    drawn = ["pre-line", "lines", "fits"]
+    assert browse[0] == ["00", "00 01 02 03 04", True, "pre-line", "one line", "fits"]
+    assert browse[1] == ["ca fe", group_hex(bytes(range(200, 232)).hex()) + " …", True, *drawn]
+    assert browse[2][1:] == [group_hex(bytes(range(32)).hex()) + " …", True, *drawn]
+    assert browse[2][0] == group_hex(bytes(range(60)).hex())[:79] + "…"
+
+    viewer.goto(messages_url(viewer, topic, "search"))
+    viewer.click("#search-start")
+    expect(viewer.locator("#stat-state")).to_have_text("finished", timeout=SLOW)
+    expect(viewer.locator("#search-results tbody tr[data-offset]")).to_have_count(3)
+    assert drawn_rows(viewer, "#search-results") == browse
+    shoot(viewer, "messages-search-binary")
+
+    viewer.goto(messages_url(viewer, topic, "0/0/"))
+    assert viewer.locator("#record-value").text_content() == browse[0][1]
+
+    viewer.goto(messages_url(viewer, topic, "tail"))
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    produce_confluent(bootstrap, topic, binary_records())                      # offsets 3, 4, 5
+    expect(viewer.locator("#tail-results tbody tr[data-offset]")).to_have_count(3, timeout=SLOW)
+    tail = drawn_rows(viewer, "#tail-results")
+    assert {offset - 3: row for offset, row in tail.items()} == browse
+    expect(viewer.locator("#tail-rate")).to_have_text(re.compile(r"^[\d,.]+ records?/s$"), timeout=SLOW)
+    shoot(viewer, "messages-tail-binary")
+
+
+def test_the_tail_says_its_rate_in_records_per_second_once_it_has_measured_one(login, console_server, shoot):
+    """Until the running tail's first report the rate says it is waiting (no "0/s" that was never
+    measured); then "N records/s"; paused, a dash. The tail's reports are held back on their way
+    to the page, so the placeholder is seen for certain."""
+    bootstrap = console_server.engine.bootstrap
+    topic = create_topic(bootstrap, "viewer-tail-rate")
+    viewer = login("viewer", viewport=DESKTOP)
+    holding = {"stats": True}
+
+    def hold_reports(ws):
+        server = ws.connect_to_server()
+        server.on_message(lambda message: None if holding["stats"] and '"tail_stats"' in str(message)
+                          else ws.send(message))
+    viewer.route_web_socket(re.compile(r"/ws/clusters/\d+/topics/[^/]+/messages/$"), hold_reports)
+    viewer.goto(messages_url(viewer, topic, "tail"))
+    rate = viewer.locator("#tail-rate")
+    expect(viewer.locator("#tail-stats dt").nth(1)).to_have_text("Rate")
+    expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
+    produce_confluent(bootstrap, topic, [{"value": b"counted %d" % i} for i in range(20)])
+    expect(viewer.locator("#tail-results tbody tr[data-offset]")).to_have_count(20, timeout=SLOW)
+    expect(rate).to_have_text("waiting…")                     # records shown, but no rate reported yet
+    assert rate.get_attribute("data-value") is None
+    shoot(viewer, "messages-tail-waiting")
+
+    holding["stats"] = False
+    expect(rate).to_have_text(re.compile(r"^[\d,.]+ records?/s$"), timeout=SLOW)
+    assert rate.get_attribute("data-value") is not None
+    produce_confluent(bootstrap, topic, [{"value": b"counted %d" % i} for i in range(20, 2000)])
+    expect(viewer.locator("#tail-matches")).to_have_text("2,000", timeout=SLOW)
+    expect(rate).to_have_text(re.compile(r"^[\d,.]+ records/s$"))
+    shoot(viewer, "messages-tail-rate")
+    viewer.click("#tail-pause")
+    expect(rate).to_have_text("—")
+    viewer.click("#tail-pause")
+    expect(rate).to_have_text(re.compile(r"^[\d,.]+ records?/s$"), timeout=SLOW)
 
 
 def test_paging_links_follow_the_table_and_a_record_links_its_neighbours(login, viewer_data):

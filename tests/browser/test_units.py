@@ -8,7 +8,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from playwright.sync_api import expect
 
 from console import formatting
-from tests.console.test_formatting import CASES, PARSE_CASES, SIZE_CASES
+from tests.console.test_formatting import CASES, PARSE_CASES, RATE_NOUN_CASES, SIZE_CASES
 
 JS_NAMES = {"duration": "duration", "size": "size", "count": "count", "rate": "rate", "percent": "percent",
             "percent_change": "percentChange"}
@@ -19,6 +19,9 @@ def test_the_browser_formats_and_parses_as_the_server_does(login):
     shown = page.evaluate("cases => cases.map(c => window.consoleUnits[c[0]](c[1]))",
                           [[JS_NAMES[name], argument] for name, argument, _ in CASES])
     assert shown == [expected for _, _, expected in CASES]
+    rates = page.evaluate("cases => cases.map(x => window.consoleUnits.rate(x, 'record'))",
+                          [x for x, _ in RATE_NOUN_CASES])
+    assert rates == [expected for _, expected in RATE_NOUN_CASES]
     parsed = page.evaluate("cases => cases.map(c => window.consoleUnits.parseDuration(c[0], c[1]))",
                            [[text, unit] for text, unit, _ in PARSE_CASES])
     assert parsed == [expected for _, _, expected in PARSE_CASES]

@@ -33,6 +33,9 @@ PARSE_CASES = [
     ("1.5s", "ms", 1500), ("10 min", "ms", 600_000), ("2w", "ms", 1_209_600_000), ("-1", "ms", -1),
     ("3d", "h", 72), ("90min", "min", 90), ("1h", "s", 3600),
 ]
+# A rate that names what it counts: the noun's plural, its singular for exactly one.
+RATE_NOUN_CASES = [(12, "12 records/s"), (1, "1 record/s"), (0, "0 records/s"), (0.5, "0.5 records/s"),
+                   (1234.5, "1,235 records/s"), (None, "—")]
 SIZE_CASES = [("10MB", 10_000_000), ("10MiB", 10_485_760), ("10M", 10_485_760), ("512", 512), ("1.5KB", 1500),
               ("1.5k", 1536), ("1 GiB", 1_073_741_824), ("2gb", 2_000_000_000)]
 
@@ -40,6 +43,11 @@ SIZE_CASES = [("10MB", 10_000_000), ("10MiB", 10_485_760), ("10M", 10_485_760), 
 @pytest.mark.parametrize("name, argument, expected", CASES)
 def test_display(name, argument, expected):
     assert getattr(f, name)(argument) == expected
+
+
+@pytest.mark.parametrize("per_second, expected", RATE_NOUN_CASES)
+def test_a_rate_names_what_it_counts(per_second, expected):
+    assert f.rate(per_second, "record") == expected
 
 
 @pytest.mark.parametrize("text, unit, expected", PARSE_CASES)

@@ -150,5 +150,13 @@ def test_binary_record_page_shows_hex_in_byte_pairs(cluster, engine_cluster, top
 
 
 def test_the_search_page_says_its_rate_as_records_scanned_a_second(cluster, topic, viewer_client):
+    # A dash until a search has measured one (static/js/messages_search.js: "Scanned 15,876 records/s").
     html = page(viewer_client, "messages:search", cluster.pk, topic)
-    assert '<dt>Scanned</dt><dd id="stat-rate">0 records/s</dd>' in html
+    assert re.search(r'<dt>Scanned</dt><dd id="stat-rate" title="[^"]*">—</dd>', html)
+
+
+def test_the_tail_page_waits_for_a_measured_rate(cluster, topic, viewer_client):
+    # Not "0/s" before the tail has reported one (static/js/messages_tail.js: "12 records/s").
+    html = page(viewer_client, "messages:tail", cluster.pk, topic)
+    assert re.search(r'<dt>Rate</dt><dd id="tail-rate" class="muted" title="[^"]*">waiting…</dd>', html)
+    assert "0/s" not in html
