@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import kafka.errors as Errors
 
@@ -42,7 +43,13 @@ def describe_error_code(code: int, message: str | None = None) -> str:
     return kafka_phrase(code, message)
 
 
+# kafka-python's bootstrap failure ends in a Python list of the servers; callers name them.
+_BOOTSTRAP = re.compile(r"Unable to bootstrap from .*", re.S)
+
+
 def readable(exc: BaseException) -> str:
+    if isinstance(exc, Errors.KafkaError) and exc.args and _BOOTSTRAP.fullmatch(str(exc.args[0])):
+        return "No bootstrap server answered in time."
     if isinstance(exc, Errors.KafkaTimeoutError):
         return f"The cluster did not answer in time ({exc})."
     if isinstance(exc, _UNREACHABLE):

@@ -87,6 +87,7 @@ def test_an_unreachable_cluster_gives_a_readable_page(db, viewer_client, setting
         response = viewer_client.get(reverse("clusters:overview", args=[down.pk]))
         html = response.content.decode()
         assert response.status_code == 503 and f"Cannot connect to 127.0.0.1:{port}" in html
+        assert "No bootstrap server answered in time." in html and "Unable to bootstrap" not in html
         assert "Cluster unreachable since" in html and 'aria-label="Cluster"' in html      # menu kept
         assert f'data-live-fragment="/ws/clusters/{down.pk}/overview/"' in html            # recovers live
         api = viewer_client.get(f"/api/clusters/{down.pk}/topics")
