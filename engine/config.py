@@ -242,6 +242,7 @@ _BROKER_DEFS = [
     ConfigDef("socket.request.max.bytes", TYPE_INT, 100 * 1024 * 1024, at_least(1)),
     ConfigDef("queued.max.request.bytes", TYPE_LONG, -1),
     # Connections (engine/protocol/listener.py): Kafka's names, meanings and defaults.
+    # KIP-402 (engine/protocol/connection_quotas.py): broker-wide; also per listener, LISTENER_PREFIXED_CONFIGS.
     ConfigDef("max.connections", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip", TYPE_INT, INT_MAX, at_least(0)),
     ConfigDef("max.connections.per.ip.overrides", TYPE_STRING, "", _ip_overrides),
@@ -387,7 +388,7 @@ BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _BROKER_DEFS}
 # Broker configs that may also be set for one listener, `listener.name.<listener>.<config>`, at
 # start as at run time; a listener without its own takes the broker's (Kafka's listener configs
 # read `valuesWithPrefixOverride`).
-LISTENER_PREFIXED_CONFIGS = frozenset({"max.connection.creation.rate"})
+LISTENER_PREFIXED_CONFIGS = frozenset({"max.connections", "max.connection.creation.rate"})
 _LISTENER_FORM = re.compile(r"listener\.name\.([^.]+)\.(.+)")
 
 

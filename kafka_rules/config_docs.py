@@ -184,8 +184,10 @@ BROKER_CONFIG_DOCS: dict[str, str] = {
                                    "on disk.",
     "max.connection.creation.rate": "Most new connections per second the broker's listeners accept; past it the "
                                     "listener delays accepting. listener.name.<l>. sets one listener's.",
-    "max.connections": "Most connections the broker accepts at once; further clients wait until a connection closes.",
-    "max.connections.per.ip": "Most connections accepted from one client address; further ones are closed at once.",
+    "max.connections": "Most connections the broker's listeners hold at once; further clients wait until one "
+                       "closes. listener.name.<l>. sets one listener's.",
+    "max.connections.per.ip": "Most connections from one client address on all the broker's listeners; further "
+                              "ones are closed at once.",
     "max.connections.per.ip.overrides": "Limits that replace max.connections.per.ip for some clients, as "
                                         "comma-separated host:count pairs (host name or address).",
     "max.incremental.fetch.session.cache.slots": "Most incremental fetch sessions (KIP-227) a broker keeps for its "

@@ -28,6 +28,7 @@ from engine.config import BrokerConfig, InvalidConfigError, log_config_for
 from engine.coordinator.coordinator import GroupCoordinator
 from engine.coordinator.transactions.coordinator import TransactionCoordinator
 from engine.errors import ApiError
+from engine.protocol.connection_quotas import ConnectionQuotas
 from engine.protocol.connection_rates import ConnectionRates
 from engine.protocol.fetch_sessions import FetchSessionCache
 from engine.protocol.request_memory import RequestMemoryPool
@@ -69,6 +70,8 @@ class Broker(ReplicaSync):
                                  for key in (PRODUCE_BYTE_RATE, FETCH_BYTE_RATE)}
         # Connection creation rates (KIP-612): broker-wide, per listener and per address, for its listeners.
         self.connection_rates = ConnectionRates(lambda: self.image, lambda: self.config)
+        # Connection limits (KIP-402): max.connections broker-wide and per listener, and per address.
+        self.connection_quotas = ConnectionQuotas(lambda: self.config, self._listeners)
         # Request quotas (KIP-124): the event loop's time on a client's requests, engine/protocol/request_quota.py.
         self.request_quota = ByteRateQuota("request_percentage", lambda: self.image, lambda: self.config)
         # Incremental fetch sessions of this broker's clients (KIP-227).
@@ -151,11 +154,12 @@ class Broker(ReplicaSync):
     def _listeners(self) -> list:
         return self.listeners or ([self.listener] if self.listener is not None else [])
 
-    # --- TLS key stores and trust stores set at run time ---------------------------------------
+    # --- TLS key stores and trust stores and connection limits set at run time ----------------
 
     def on_metadata_change(self, changed, deleted, controller_epoch: int = 0) -> None:
         super().on_metadata_change(changed, deleted, controller_epoch)
         self._reload_listener_tls()
+        self.connection_quotas.reconfigured()      # a limit raised frees waiting acceptors, one lowered closes the excess
 
     def _reload_listener_tls(self) -> None:
         for listener in self._listeners():

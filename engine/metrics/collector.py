@@ -151,9 +151,31 @@ def _socket_server_families(broker) -> Iterator[Metric]:
                             "the engine's own: connections waiting for memory before reading their next request",
                             value=pool.waiting)
     yield from _connection_rate_families(broker)
+    yield from _connection_limit_families(broker)
 
 
 SOCKET_SERVER_METRICS = "kafka_server_socket_server_metrics"
+ACCEPTOR_BLOCKED = "kafka_network_acceptor_acceptorblockedpercent"
+
+
+def _connection_limit_families(broker) -> Iterator[Metric]:
+    """Each listener's connections (Kafka's connection-count, one series per listener where Kafka
+    has one per network thread) and how long its acceptor held accepted connections for the
+    connection limits and creation rates (engine/protocol/connection_quotas.py): the Count of
+    Kafka's AcceptorBlockedPercent meter, in nanoseconds; its rate over 1e9 is the fraction of
+    time blocked. Both untyped, as the JMX exporter leaves them without a rule type (and promtool
+    allows a `_count` suffix only on untyped families besides summaries and histograms)."""
+    count = UntypedMetricFamily(f"{SOCKET_SERVER_METRICS}_connection_count",
+                                "kafka.server:type=socket-server-metrics,listener=L connection-count: connections "
+                                "the listener serves", labels=["listener"])
+    blocked = UntypedMetricFamily(ACCEPTOR_BLOCKED,
+                                  "kafka.network:type=Acceptor,name=AcceptorBlockedPercent,listener=L: ns the "
+                                  "listener's acceptor held accepted connections for max.connections or "
+                                  "max.connection.creation.rate", labels=["listener"])
+    for listener in broker.listeners:
+        count.add_metric([listener.name], listener.connection_count)
+        blocked.add_metric([listener.name], broker.connection_quotas.listener(listener.name).blocked_ns)
+    yield from (count, blocked)
 
 
 def _connection_rate_families(broker) -> Iterator[Metric]:

@@ -6,8 +6,9 @@ broker connects to another with a socket pair instead of a TCP port: each end is
 socket carrying the Kafka protocol (framing, kafka.protocol codecs, zero-copy Fetch), but no
 client socket can reach one. The serving listener knows which broker opened it, so a Fetch
 with that broker's replica id is known to come from that replica (k01_fetch.py), and the
-connection is not counted against `max.connections` (Kafka exempts its inter-broker
-listener), so clients that take every place cannot stop replication.
+connection is not counted against `max.connections`, so clients that take every place cannot
+stop replication (Kafka counts its inter-broker connections but never holds them: its
+protected listener; engine/protocol/connection_quotas.py).
 
 The connecting side gets the streams a TCP connection would give; a broker whose listener is
 not serving refuses, as a stopped broker's port would.

@@ -1,9 +1,10 @@
 """A broker's listener: its own acceptor, connection limits, request framing, response writing.
 
 The listener accepts connections itself (`loop.sock_accept`), as Kafka's Acceptor does, so
-that it can stop accepting while `max.connections` are open and count a connection from the
-moment it is accepted - through its TLS handshake (done on the accepted socket) and its SASL
-login - until it closes (engine/protocol/connection_quotas.py).
+that it can stop accepting while its own or the broker's `max.connections` are open and count a
+connection from the moment it is admitted - through its TLS handshake (done on the accepted
+socket) and its SASL login - until it closes (engine/protocol/connection_quotas.py, one per
+broker: the limits count across its listeners).
 
 One request per connection at a time, as Kafka's SocketServer does by muting a channel while
 its request is in flight: a connection's task reads a frame, answers it, drains the reply, and
@@ -27,8 +28,11 @@ is read only once the throttle time has passed (engine/protocol/channel_mute.py)
 
 Limits, with Kafka's names and meanings (read from the broker config on each use, so dynamic
 changes apply at once):
-- `max.connections`, `max.connections.per.ip`, `max.connections.per.ip.overrides`: see
-  connection_quotas.py;
+- `max.connections` (broker-wide and per listener), `max.connections.per.ip`,
+  `max.connections.per.ip.overrides`: see connection_quotas.py. At its listener's or the
+  broker's limit, the acceptor holds the connection it accepted and accepts nothing more; the
+  inter-broker listener (of a broker with several) is held by its own limit only, and a
+  connection it admits past the broker's closes the least recently used one of another listener;
 - `max.connection.creation.rate` (broker-wide and per listener) and the addresses'
   `connection_creation_rate` (KIP-612): see connection_rates.py. Over the first, the acceptor
   waits before serving the connection it accepted, and accepts nothing meanwhile;
@@ -60,7 +64,6 @@ import struct
 import time
 
 from engine.protocol.channel_mute import open_channel, unmuted
-from engine.protocol.connection_quotas import ConnectionQuotas
 from engine.protocol.dispatch import CloseConnection, FinalResponse, ZeroCopyResponse, dispatch
 from engine.protocol.stats import STATS, refused
 from engine.protocol.zero_copy import write_zero_copy
@@ -82,7 +85,7 @@ _ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own acce
 
 class _Connection:
     __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer", "identity",
-                 "on_close")
+                 "on_close", "counted")
 
     def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
                  inter_broker_peer: int | None = None, identity: ConnectionIdentity | None = None) -> None:
@@ -96,6 +99,8 @@ class _Connection:
         self.last_active = time.monotonic()
         self.handling = False          # a handler is working on this connection's request
         self.on_close: dict = {}       # what handlers asked to run when the connection closes
+        # Counted against the broker's connection limits: a client's, until it is closed to make room.
+        self.counted = inter_broker_peer is None
 
     def closed(self) -> None:
         for callback in self.on_close.values():
@@ -115,7 +120,6 @@ class Listener:
         self.name = self.security.listener or self.security.protocol    # the listener's name, e.g. EXTERNAL
         self.host = host
         self.port = port
-        self.quotas = ConnectionQuotas(self._config)
         # Its TLS, which key store and trust store updates at run time replace (reload_tls).
         self.server_ssl = self.security.server_ssl
         self.server_certificate = self.security.server_certificate
@@ -180,7 +184,6 @@ class Listener:
     async def _accept(self, listening: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            await self.quotas.wait_for_slot()      # max.connections: stop accepting, as Kafka's Acceptor
             try:
                 sock, address = await loop.sock_accept(listening)
             except OSError as exc:     # EMFILE, ENOBUFS ...: the process is short of something; wait
@@ -188,24 +191,41 @@ class Listener:
                 await asyncio.sleep(_ACCEPT_RETRY_S)
                 continue
             try:
-                await self._throttle_accept(address[0])
+                await self._wait_to_admit(address[0])
             except asyncio.CancelledError:     # the listener stops
                 sock.close()
                 raise
-            self._admit(sock, address[0])
+            self._admit(sock, address[0])      # at once: nothing else may take the place first
 
-    def _protected(self) -> bool:
+    @property
+    def protected(self) -> bool:
         """Kafka's protected listener: the inter-broker one, when the broker has others."""
         return self.inter_broker and len(self.broker.listeners) > 1
 
-    async def _throttle_accept(self, peer_host: str) -> None:
+    async def _wait_to_admit(self, peer_host: str) -> None:
+        """Kafka's waitForConnectionSlot: the connection just accepted waits past the creation
+        rates (KIP-612), then for a place under its listener's and the broker's max.connections
+        (KIP-402); the acceptor accepts nothing meanwhile, and that time is its blocked time."""
+        quotas = self.broker.connection_quotas
+        started = time.perf_counter_ns()
+        throttled = await self._throttle_accept(peer_host)
+        full = not quotas.slot_available(self.name, protected=self.protected)
+        if full:
+            log.debug("Listener %s on port %d holds a connection from %s: max.connections reached",
+                      self.name, self.port, peer_host)
+            await quotas.wait_for_slot(self.name, protected=self.protected)
+        if throttled or full:
+            quotas.blocked(self.name, time.perf_counter_ns() - started)
+
+    async def _throttle_accept(self, peer_host: str) -> bool:
         """KIP-612: over the listener's or the broker's max.connection.creation.rate, the
         connection just accepted waits, and so does the acceptor, as Kafka's blocks."""
-        throttle_ms = self.broker.connection_rates.accept(self.name, protected=self._protected())
+        throttle_ms = self.broker.connection_rates.accept(self.name, protected=self.protected)
         if throttle_ms:
             log.debug("Listener %s on port %d delays a connection from %s by %d ms (max.connection.creation.rate)",
                       self.name, self.port, peer_host, throttle_ms)
             await asyncio.sleep(throttle_ms / 1000)
+        return bool(throttle_ms)
 
     def _admit(self, sock: socket.socket, peer_host: str) -> None:
         reason = self._refusal(peer_host)
@@ -214,17 +234,43 @@ class Listener:
                     self.port, peer_host, reason)
             sock.close()
             return
-        throttle_ms = self.broker.connection_rates.ip_throttle_ms(self.name, peer_host, protected=self._protected())
+        throttle_ms = self.broker.connection_rates.ip_throttle_ms(self.name, peer_host, protected=self.protected)
         if throttle_ms:
             refused(log, "connections_refused", "Broker on port %d throttles a connection from %s for %d ms "
                     "(connection_creation_rate)", self.port, peer_host, throttle_ms)
-            self.quotas.remove(peer_host)
+            self.broker.connection_quotas.remove(self.name, peer_host)
             handle = asyncio.get_running_loop().call_later(throttle_ms / 1000, self._close_throttled, sock)
             self._throttled[sock] = handle
             return
         session = SaslSession(self.security) if self.security.sasl else None
         task = asyncio.create_task(self._serve_client(sock, peer_host))
         self._connections[task] = _Connection(peer_host, session, task)
+        self.broker.connection_quotas.close_excess()   # the protected listener's, past the broker's limit
+
+    # --- making room (engine/protocol/connection_quotas.py) ----------------------------------
+
+    def least_recently_used(self) -> tuple[float, _Connection] | None:
+        """Kafka's Selector.lowestPriorityChannel: the counted connection whose last request or
+        reply is the oldest (one whose request is being handled is in use now), with that time."""
+        now = time.monotonic()
+        return min(((now if c.handling else c.last_active, c) for c in self._connections.values() if c.counted),
+                   key=lambda found: found[0], default=None)
+
+    def close_for_room(self, connection: _Connection) -> None:
+        """Close a connection to bring the broker back within max.connections. It leaves the
+        counts at once, as Kafka's close does; its task is cancelled on the loop's next turn,
+        once it has begun (a task cancelled before its first step would never clean up)."""
+        refused(log, "connections_closed_for_room", "Closing the least recently used connection, from %s on "
+                "listener %s: the broker has more than max.connections (%d) open", connection.peer_host, self.name,
+                self._config("max.connections"))
+        connection.counted = False
+        self.broker.connection_quotas.remove(self.name, connection.peer_host)
+        connection.task.get_loop().call_soon(connection.task.cancel)
+
+    @property
+    def connection_count(self) -> int:
+        """Kafka's connection-count: the connections this listener serves (the brokers' own included)."""
+        return len(self._connections)
 
     def _close_throttled(self, sock: socket.socket) -> None:
         """The end of a throttled connection's hold: closed unserved."""
@@ -237,7 +283,7 @@ class Listener:
             return "the broker is stopping"
         if not DESCRIPTORS.take_socket():
             return f"the process's socket share of descriptors ({DESCRIPTORS.sockets}) is in use"
-        reason = self.quotas.add(peer_host)
+        reason = self.broker.connection_quotas.add(self.name, peer_host)
         if reason is not None:
             DESCRIPTORS.release_socket()
         return reason
@@ -262,7 +308,8 @@ class Listener:
         finally:
             del self._connections[connection.task]
             connection.closed()
-            self.quotas.remove(peer_host)
+            if connection.counted:       # not when closed to make room: out of the counts already
+                self.broker.connection_quotas.remove(self.name, peer_host)
             DESCRIPTORS.release_socket()
             if connection.writer is not None:
                 connection.writer.transport.abort()
@@ -273,7 +320,8 @@ class Listener:
 
     async def accept_inter_broker(self, peer_node: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection from broker `peer_node` of this process: a socket pair, one end served
-        here (no TLS, no login, not counted against the connection limits), the other returned."""
+        here (no TLS, no login, not counted against the connection limits: see
+        connection_quotas.py), the other returned."""
         ours, theirs = socket.socketpair()
         task = asyncio.create_task(self._serve_inter_broker(ours, peer_node))
         self._connections[task] = _Connection(f"broker {peer_node}", None, task, inter_broker_peer=peer_node,

@@ -6,7 +6,7 @@ import collections
 import logging
 import time
 
-# connections_refused, connections_idle_closed, invalid_requests, malformed_requests
+# connections_refused, connections_idle_closed, connections_closed_for_room, invalid_requests, malformed_requests
 STATS: collections.Counter = collections.Counter()
 
 _WINDOW_S = 10.0
