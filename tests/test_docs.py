@@ -91,7 +91,8 @@ def test_the_configuration_page_names_every_config_with_its_default_and_dynamic_
 def test_the_configuration_page_names_the_listener_security_configs():
     from engine.security.settings import take_security_configs
     names = set(take_security_configs({name: "x" for name in ("sasl.enabled.mechanisms", "ssl.keystore.type",
-                                                               "ssl.keystore.location", "ssl.key.password")}))
+                                                               "ssl.keystore.location", "ssl.key.password",
+                                                               "connections.max.reauth.ms")}))
     page = (DOCS / "engine" / "configuration.md").read_text()
     assert names and names <= set(table_rows(page, "Listener security"))
 

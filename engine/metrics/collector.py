@@ -30,7 +30,7 @@ def broker_collectors(broker) -> list[Collector]:
     return [_Families(broker, f) for f in (_topic_families, _request_families, _replica_manager_families,
                                            _fetch_session_families, _socket_server_families,
                                            _controller_families, _log_families,
-                                           _share_families)]
+                                           _share_families, _reauthentication_families)]
 
 
 class _Families(Collector):
@@ -263,6 +263,43 @@ def _share_families(broker) -> Iterator[Metric]:
         for cause, value in sorted(row["archived_total"].items()):
             archived.add_metric([*labels, cause], value)
     yield from (in_flight, acquired, expiries, archived)
+
+
+REAUTHENTICATION_COUNTERS = (
+    ("successful_reauthentication", "successful-reauthentication-total: logins renewed on their connection"),
+    ("failed_reauthentication", "failed-reauthentication-total: re-authentications refused (their connection "
+     "closed)"),
+    ("successful_authentication_no_reauth", "successful-authentication-no-reauth-total: logins by clients that "
+     "cannot re-authenticate (no SaslAuthenticate v1), which a session lifetime disconnects"),
+)
+
+
+def _reauthentication_families(broker) -> Iterator[Metric]:
+    """KIP-368's metrics of each SASL listener (Kafka's socket-server-metrics, one series per
+    listener where Kafka has one per network thread too), and SocketServer's
+    ExpiredConnectionsKilledCount: connections closed at a request after their session ended.
+    Kafka's reauthentication-latency-avg and -max are a summary here: `_sum` / `_count` is
+    the average."""
+    listeners = sorted({*(listener.name for listener in getattr(broker, "listeners", ()) if listener.security.sasl),
+                        *broker.metrics.sasl})
+    counters = {attribute: CounterMetricFamily(f"kafka_server_socket_server_metrics_{attribute}",
+                                               f"kafka.server:type=socket-server-metrics,listener=L {help_text}",
+                                               labels=["listener"])
+                for attribute, help_text in REAUTHENTICATION_COUNTERS}
+    for name in listeners:
+        stats = broker.metrics.sasl_listener(name)
+        for attribute, family in counters.items():
+            family.add_metric([name], getattr(stats, attribute))
+    yield from counters.values()
+    yield _summary("kafka_server_socket_server_metrics_reauthentication_latency",
+                   "kafka.server:type=socket-server-metrics,listener=L reauthentication-latency-avg/-max: ms from "
+                   "a re-authentication's SaslHandshake to its success",
+                   {(name,): broker.metrics.sasl_listener(name).reauthentication_latency_ms for name in listeners},
+                   ("listener",))
+    yield GaugeMetricFamily("kafka_network_socketserver_expiredconnectionskilledcount",
+                            "kafka.network:type=SocketServer,name=ExpiredConnectionsKilledCount: connections closed "
+                            "at a request after their SASL session ended (KIP-368)",
+                            value=sum(stats.expired_connections_killed for stats in broker.metrics.sasl.values()))
 
 
 def _summary(name: str, help_text: str, reservoirs: dict[tuple, Reservoir | None], labels: tuple[str, ...]) -> Metric:

@@ -29,6 +29,22 @@ class TopicCounters:
         self.bytes_out = 0        # to consumers only: followers' fetches are replication, as in Kafka
 
 
+class SaslListenerStats:
+    """One listener's SASL sessions (KIP-368; Kafka's socket-server-metrics of the listener,
+    counted by engine/security/session.py and the listener)."""
+    __slots__ = ("successful_reauthentication", "failed_reauthentication", "successful_authentication_no_reauth",
+                 "reauthentication_latency_ms", "expired_connections_killed")
+
+    def __init__(self) -> None:
+        self.successful_reauthentication = 0
+        self.failed_reauthentication = 0
+        # Logins by clients that cannot re-authenticate (no SaslAuthenticate v1+): the ones a
+        # session lifetime would disconnect.
+        self.successful_authentication_no_reauth = 0
+        self.reauthentication_latency_ms = Reservoir()     # re-authentication's SaslHandshake to its success
+        self.expired_connections_killed = 0                # closed at a request after the session ran out
+
+
 class BrokerStats:
     def __init__(self) -> None:
         self.topics: dict[str, TopicCounters] = {}
@@ -38,6 +54,7 @@ class BrokerStats:
         self.queue_time_ms: dict[int, Reservoir] = {}
         self.isr_shrinks = 0
         self.isr_expands = 0
+        self.sasl: dict[str, SaslListenerStats] = {}                           # listener name -> its sessions
 
     # --- hot paths: one call each ------------------------------------------------------------
     def produced(self, topic: str, messages: int, size: int) -> None:
@@ -71,6 +88,10 @@ class BrokerStats:
     def completed(self, api_key: int, total_ms: float) -> None:
         """A request's response was written (or none was due): its total time."""
         (self.total_time_ms.get(api_key) or self._reservoir(self.total_time_ms, api_key)).record(total_ms)
+
+    def sasl_listener(self, listener: str) -> SaslListenerStats:
+        """The SASL session counters of one listener, made at its first connection."""
+        return self.sasl.get(listener) or self.sasl.setdefault(listener, SaslListenerStats())
 
     # --- first sight of a topic or an API ------------------------------------------------------
     def _topic(self, topic: str) -> TopicCounters:

@@ -48,6 +48,9 @@ Security (engine/security/settings.py): on SSL / SASL_SSL listeners the server s
 on SASL ones each connection has a SaslSession, and until it is authenticated only
 ApiVersions, SaslHandshake and SaslAuthenticate pass - anything else closes the connection
 unanswered, and a failed login is answered, then closed (engine/security/session.py).
+Once its session has ended (KIP-368: connections.max.reauth.ms, an OAUTHBEARER token's
+expiry), a connection's next request closes it unanswered unless it is a SaslHandshake that
+begins a re-authentication.
 A broker has one Listener per named listener (engine/security/listeners.py); each connection
 gets a ConnectionIdentity (engine/security/principal.py) naming its listener and principal:
 the SASL user, or on an SSL listener with ssl.client.auth the client certificate's subject
@@ -370,6 +373,8 @@ class Listener:
 
     async def _serve_requests(self, reader, writer, connection: _Connection) -> None:
         channel = open_channel()     # quota handlers mute it (KIP-219): engine/protocol/channel_mute.py
+        if connection.session is not None:      # its logins are counted with the listener's (KIP-368)
+            connection.session.stats = self.broker.metrics.sasl_listener(self.name)
         # The brokers' own requests never wait for memory: replication must go on (request_memory.py).
         memory = self.broker.request_memory if connection.inter_broker_peer is None else None
         while not self._closing:
@@ -394,6 +399,11 @@ class Listener:
         frame = await reader.readexactly(size)
         if session is not None and session.raw_tokens:      # after SaslHandshake v0
             return await _answer_raw_token(session, frame, writer, connection.peer_host)
+        if session is not None and session.expires_at is not None and session.expired(frame):
+            log.info("Closing the connection from %s on listener %s: its SASL session (%s, %s) expired and it sent "
+                     "API key %d, not a re-authentication (KIP-368)", connection.peer_host, self.name,
+                     session.mechanism, session.principal, int.from_bytes(frame[:2], "big", signed=True))
+            return False
         if session is not None and not session.authenticated:
             reason = session.refusal(frame)
             if reason is not None:
@@ -424,8 +434,8 @@ class Listener:
         self.broker.metrics.completed((frame[0] << 8) | frame[1], (time.perf_counter() - read_at) * 1000)
         connection.last_active = time.monotonic()
         if session is not None and session.state == FAILED:   # answered; now closed, as Kafka does
-            refused(log, "authentication_failures", "SASL %s authentication from %s failed; closing the "
-                    "connection", session.mechanism, connection.peer_host)
+            refused(log, "authentication_failures", "SASL %s %s from %s failed; closing the connection",
+                    session.mechanism, session.authentication_text, connection.peer_host)
             await _close_after_failure(reader, writer)
             return False
         return True

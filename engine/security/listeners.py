@@ -7,6 +7,7 @@ fills the first two):
   advertised.listeners=EXTERNAL://kafka.example.com:9192       what Metadata tells clients
   inter.broker.listener.name=INTERNAL                          serves the brokers' own requests
   listener.name.external.sasl.enabled.mechanisms=SCRAM-SHA-512 one listener's own security config
+  listener.name.external.oauthbearer.connections.max.reauth.ms=3600000   one listener's and mechanism's
 The engine runs N brokers in one process, so a listener's port is broker 0's and broker i
 listens on port + i (the advertised port likewise). An empty host is `--host`. Names are
 case-insensitive (Kafka upper-cases them); the protocol map's default maps PLAINTEXT, SSL,
@@ -172,9 +173,10 @@ def _security_configs_by_listener(configs: dict[str, str], endpoints) -> _PerLis
         listener = listener.upper()
         if listener not in endpoints:
             raise InvalidConfigError(f"{key}: there is no listener {listener}")
-        if config not in security_settings.LISTENER_SECURITY_CONFIGS:
+        if not security_settings.listener_security_config(config):
             raise InvalidConfigError(f"{key}: {config} cannot be set per listener here (supported: "
-                                     f"{', '.join(security_settings.LISTENER_SECURITY_CONFIGS)})")
+                                     f"{', '.join(security_settings.LISTENER_SECURITY_CONFIGS)}, and "
+                                     f"<mechanism>.{security_settings.MAX_REAUTH_CONFIG})")
         result[listener][config] = value
         result.prefixed(listener).add(config)
     return result

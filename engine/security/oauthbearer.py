@@ -21,9 +21,12 @@ Two validators, chosen as Kafka chooses its callback handlers:
 - without it, Kafka's default (OAuthBearerUnsecuredValidatorCallbackHandler): unsigned tokens
   (`"alg":"none"`) are accepted with their `exp` and principal claim checked. That is for
   development only, as in Kafka, and the broker logs a warning when a listener uses it.
-The principal is the claim `sasl.oauthbearer.sub.claim.name` names (`sub`).
+The principal is the claim `sasl.oauthbearer.sub.claim.name` names (`sub`); the token's `exp`
+bounds the login's session (KIP-368: engine/security/session.py answers the time left as the
+session lifetime, and closes a connection whose session ran out at its next request that is
+not a re-authentication).
 Gaps: SASL extensions are read and ignored (Kafka passes them to a custom validator); no
-custom validator classes; no re-authentication at the token's expiry (KIP-368).
+custom validator classes.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ import logging
 import threading
 import time
 import urllib.request
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import jwt
 
@@ -51,9 +54,15 @@ class TokenRejected(Exception):
     """Why a token was refused, in words safe to tell the client (never the token)."""
 
 
+class ValidToken(NamedTuple):
+    """What a good token says (Kafka's OAuthBearerToken): whom it names, and until when."""
+    principal: str
+    expires_ms: int              # its `exp`, in ms since the epoch (Kafka's lifetimeMs)
+
+
 class Validator(Protocol):
-    def validate(self, token: str) -> str:
-        """The token's principal name; raises TokenRejected."""
+    def validate(self, token: str) -> ValidToken:
+        """The token's principal and expiry; raises TokenRejected."""
 
     def close(self) -> None:
         """Stop any background work."""
@@ -91,11 +100,11 @@ def validator(configs: dict[str, str]) -> Validator:
                          backoff_ms=int(configs.get("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms") or 100))
 
 
-def _principal(claims: dict, claim: str) -> str:
+def _valid(claims: dict, claim: str) -> ValidToken:
     value = claims.get(claim)
     if not isinstance(value, str) or not value.strip():
         raise TokenRejected(f"the token has no {claim!r} claim to name its principal")
-    return value.strip()
+    return ValidToken(value.strip(), int(float(claims["exp"]) * 1000))    # `exp`: required and checked
 
 
 class UnsecuredValidator:
@@ -104,7 +113,7 @@ class UnsecuredValidator:
     def __init__(self, claim: str, skew_s: int) -> None:
         self.claim, self.skew_s = claim, skew_s
 
-    def validate(self, token: str) -> str:
+    def validate(self, token: str) -> ValidToken:
         try:
             if jwt.get_unverified_header(token).get("alg") != "none":
                 raise TokenRejected("this listener takes unsecured tokens (\"alg\":\"none\") only")
@@ -114,7 +123,7 @@ class UnsecuredValidator:
             raise TokenRejected("the token has expired") from None
         except jwt.PyJWTError as exc:
             raise TokenRejected(f"the token is not valid: {exc}") from None
-        return _principal(claims, self.claim)
+        return _valid(claims, self.claim)
 
     def close(self) -> None:
         pass
@@ -135,7 +144,7 @@ class JwksValidator:
         self._thread = threading.Thread(target=self._refresh_loop, name="oauthbearer-jwks", daemon=True)
         self._thread.start()
 
-    def validate(self, token: str) -> str:
+    def validate(self, token: str) -> ValidToken:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError as exc:
@@ -159,7 +168,7 @@ class JwksValidator:
                 raise TokenRejected("the token has expired") from None
             except jwt.PyJWTError as exc:
                 raise TokenRejected(f"the token is not valid: {exc}") from None
-            return _principal(claims, self.claim)
+            return _valid(claims, self.claim)
         raise TokenRejected("the token's signature does not verify with the JWKS's keys")
 
     def close(self) -> None:

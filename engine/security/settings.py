@@ -13,7 +13,12 @@
     ssl.truststore.password, or inline ssl.truststore.certificates)
   Key stores and trust stores are read by engine/security/keystores.py.
   --config ssl.principal.mapping.rules=...  (a client certificate's subject -> its user)
-Each may be given for one listener as `listener.name.<name>.<config>` (engine/security/listeners.py).
+  --config connections.max.reauth.ms=MS  (KIP-368: SASL sessions last at most this long, then a
+    connection must re-authenticate; 0, the default, leaves them unbounded but for an
+    OAUTHBEARER token's expiry: engine/security/session.py)
+Each may be given for one listener as `listener.name.<name>.<config>` (engine/security/listeners.py),
+and connections.max.reauth.ms for one listener and mechanism as
+`listener.name.<name>.<mechanism>.connections.max.reauth.ms` (the mechanism in lower case), as in Kafka.
 These configs are taken out before the broker configs are built, so they are not shown by
 DescribeConfigs (a gap: Kafka shows them, passwords as null).
 
@@ -28,6 +33,7 @@ no password logs in as it.
 """
 from __future__ import annotations
 
+import re
 import secrets
 import ssl
 from dataclasses import dataclass, field
@@ -44,10 +50,12 @@ PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL", "SSL")
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN")           # enabled when none are named
 SUPPORTED_MECHANISMS = (*MECHANISMS, "OAUTHBEARER")
 INTER_BROKER_USER = "__engine-inter-broker"
+MAX_REAUTH_CONFIG = "connections.max.reauth.ms"       # KIP-368, Kafka's BrokerSecurityConfigs
 _SECURITY_CONFIGS = ("sasl.enabled.mechanisms", "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password",
                      "ssl.key.password", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.client.auth",
                      "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password",
-                     "ssl.truststore.certificates", "ssl.principal.mapping.rules", *oauthbearer.OAUTH_CONFIGS)
+                     "ssl.truststore.certificates", "ssl.principal.mapping.rules", *oauthbearer.OAUTH_CONFIGS,
+                     MAX_REAUTH_CONFIG)
 LISTENER_SECURITY_CONFIGS = _SECURITY_CONFIGS      # each may also be given as listener.name.<name>.<config>
 CLIENT_AUTH = ("none", "requested", "required")
 
@@ -67,6 +75,9 @@ class SecuritySettings:
     scram_lookup: Callable[[str, str], scram.ScramCredential | None] = field(default=lambda user, mech: None,
                                                                             repr=False)
     oauth: oauthbearer.Validator | None = field(default=None, repr=False)   # with OAUTHBEARER enabled
+    # KIP-368: the longest session of each enabled mechanism before re-authentication, in ms;
+    # 0 or less: none (connections.max.reauth.ms, or its per mechanism form).
+    connections_max_reauth_ms: dict[str, int] = field(default_factory=dict)
 
     @property
     def sasl(self) -> bool:
@@ -78,13 +89,13 @@ class SecuritySettings:
     def scram_credential(self, user: str, mechanism: str) -> scram.ScramCredential | None:
         return None if user == INTER_BROKER_USER else self.scram_lookup(user, mechanism)
 
-    def oauth_principal(self, token: str) -> str:
-        """The principal an OAUTHBEARER token names; raises oauthbearer.TokenRejected (also for
-        the brokers' reserved name, which no token may claim)."""
-        principal = self.oauth.validate(token)
-        if principal == INTER_BROKER_USER:
+    def oauth_token(self, token: str) -> oauthbearer.ValidToken:
+        """The principal an OAUTHBEARER token names, and its expiry; raises
+        oauthbearer.TokenRejected (also for the brokers' reserved name, which no token may claim)."""
+        valid = self.oauth.validate(token)
+        if valid.principal == INTER_BROKER_USER:
             raise oauthbearer.TokenRejected("the token's principal is reserved")
-        return principal
+        return valid
 
 
 def take_security_configs(configs: dict[str, str]) -> dict[str, str]:
@@ -116,6 +127,7 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
                                 plain_users=read_users_file(users_file) if users_file else {},
                                 ssl_client_auth=client_auth if protocol == "SSL" else "none",
                                 principal_mapper=PrincipalMapper(configs.get("ssl.principal.mapping.rules", "DEFAULT")))
+    settings.connections_max_reauth_ms = _max_reauth_ms(configs, mechanisms)
     if "OAUTHBEARER" in mechanisms and settings.sasl:
         settings.oauth = _oauth_validator(configs)
     if "PLAIN" in mechanisms and settings.sasl and not users_file:
@@ -128,6 +140,29 @@ def build(protocol: str, configs: dict[str, str], users_file: str | None, *, lis
         raise InvalidConfigError(f"ssl.* configs need --security-protocol SSL or SASL_SSL (or a listener of one), "
                                  f"not {protocol}{f' (listener {listener})' if listener else ''}")
     return settings
+
+
+def listener_security_config(config: str) -> bool:
+    """Whether `listener.name.<name>.<config>` may be given: a listener security config, or
+    `<mechanism>.connections.max.reauth.ms` with a mechanism's name in lower case, as Kafka's
+    SASL mechanism prefix spells it."""
+    mechanism, _, rest = config.partition(".")
+    return config in LISTENER_SECURITY_CONFIGS or (
+        rest == MAX_REAUTH_CONFIG and mechanism in (m.lower() for m in SUPPORTED_MECHANISMS))
+
+
+def _max_reauth_ms(configs: dict[str, str], mechanisms: tuple[str, ...]) -> dict[str, int]:
+    """connections.max.reauth.ms for each mechanism: its `<mechanism>.` form, else the plain
+    one (Kafka's SaslChannelBuilder); a LONG, where anything not above 0 means none."""
+    result = {}
+    for mechanism in mechanisms:
+        name = f"{mechanism.lower()}.{MAX_REAUTH_CONFIG}"
+        name = name if name in configs else MAX_REAUTH_CONFIG
+        raw = str(configs.get(name, "0")).strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", raw) or not -2**63 <= int(raw) < 2**63:
+            raise InvalidConfigError(f"Invalid value {raw} for configuration {name}: Not a number of type LONG")
+        result[mechanism] = int(raw)
+    return result
 
 
 def _oauth_validator(configs: dict[str, str]) -> oauthbearer.Validator:

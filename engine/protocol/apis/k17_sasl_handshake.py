@@ -6,8 +6,12 @@ enabled list; after v1 the tokens come in SaslAuthenticate requests, after v0 as
 size-prefixed frames without a Kafka header (pre-KIP-152 clients; engine/security/session.py).
 An unknown or disabled mechanism gets UNSUPPORTED_SASL_MECHANISM with the enabled list,
 then the connection is closed, as Kafka does.
-Anywhere else - a PLAINTEXT or SSL listener, or a connection already authenticated (no
-re-authentication, KIP-368) - the answer is ILLEGAL_SASL_STATE.
+On a logged-in connection whose session has an end (KIP-368), a v1 handshake begins a
+re-authentication (engine/security/session.py): it is answered as the first one was, and a
+mechanism other than the login's fails at the first SaslAuthenticate, as Kafka's does.
+Anywhere else - a PLAINTEXT or SSL listener, or a connection already authenticated whose
+session does not end (or that began a re-authentication less than a second ago) - the answer
+is ILLEGAL_SASL_STATE.
 v0 stays advertised: librdkafka gives up on SASL when it is missing.
 """
 import kafka.errors as Errors

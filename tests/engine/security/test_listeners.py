@@ -65,6 +65,11 @@ def test_unprefixed_ssl_configs_go_to_the_tls_listeners_only(tmp_path):
     ({"listeners": "PLAINTEXT://:9092"}, {"listener.name.plaintext.sasl.jaas.config": "x"}, "cannot be set per"),
     ({"listeners": "PLAINTEXT://:9092"}, {"listener.name.plaintext.ssl.client.auth": "required"}, "need"),
     ({"listeners": "PLAINTEXT://:65534"}, {}, "past 65535"),
+    ({"listeners": "PLAINTEXT://:9092"}, {"listener.name.plaintext.gssapi.connections.max.reauth.ms": "1"},
+     "cannot be set per"),
+    ({"listeners": "PLAINTEXT://:9092"}, {"listener.name.plaintext.PLAIN.connections.max.reauth.ms": "1"},
+     "cannot be set per"),                 # Kafka's mechanism prefix is in lower case
+    ({"listeners": "PLAINTEXT://:9092"}, {"connections.max.reauth.ms": "1h"}, "Not a number of type LONG"),
 ])
 def test_mistakes_are_refused_with_a_reason(configs, security, message):
     with pytest.raises(InvalidConfigError, match=message):
@@ -75,3 +80,21 @@ def test_the_listener_option_is_kafkas_two_configs():
     assert L.parse_listener_option("EXTERNAL=SASL_SSL://host:9192") == ("EXTERNAL://host:9192", "EXTERNAL:SASL_SSL")
     with pytest.raises(InvalidConfigError, match="NAME=PROTOCOL://HOST:PORT"):
         L.parse_listener_option("EXTERNAL://host:9192")
+
+
+def test_the_session_lifetime_is_set_per_listener_and_mechanism_as_kafkas_is(tmp_path):
+    users = tmp_path / "users"
+    users.write_text("user_admin=x\n")
+    listeners, _ = build({"listeners": "INTERNAL://:9092,EXTERNAL://:9192",
+                          "listener.security.protocol.map": "INTERNAL:SASL_PLAINTEXT,EXTERNAL:SASL_PLAINTEXT"},
+                         {"connections.max.reauth.ms": "3600000",
+                          "listener.name.external.connections.max.reauth.ms": "600000",
+                          "listener.name.external.scram-sha-512.connections.max.reauth.ms": "60000"},
+                         users_file=str(users))
+    internal, external = listeners
+    assert internal.security.connections_max_reauth_ms == dict.fromkeys(internal.security.sasl_enabled_mechanisms,
+                                                                        3600000)
+    assert external.security.connections_max_reauth_ms == {"SCRAM-SHA-256": 600000, "SCRAM-SHA-512": 60000,
+                                                           "PLAIN": 600000}
+    (default,), _ = build({}, protocol="SASL_PLAINTEXT", users_file=str(users))
+    assert set(default.security.connections_max_reauth_ms.values()) == {0}     # Kafka's default: none
