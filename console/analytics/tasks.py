@@ -2,8 +2,9 @@
 
 `analytics_run` runs on the `analytics` queue (settings.CELERY_TASK_ROUTES), served by a
 worker that keeps one warm SparkSession per process: with ANALYTICS_WARM_SPARK=1 the session
-starts when the worker does (`--pool solo`: ready; prefork: each child), not on the first job,
-and runs every lake job once on a tiny lake (console/analytics/warmup.py). Snapshots and lake
+starts when the worker's pool does (`worker_process_init`, which the solo pool sends once in the
+worker and prefork in each child; the threads pool starts it on the first job), not on the first
+job, and runs every lake job once on a tiny lake (console/analytics/warmup.py). Snapshots and lake
 upkeep are cheap and run on the default queue, from beat.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import os
 
 from celery import shared_task
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init
 from django.conf import settings
 
 from console.analytics import services
@@ -22,7 +23,6 @@ log = logging.getLogger(__name__)
 
 
 @worker_process_init.connect
-@worker_ready.connect
 def _warm_spark(**_) -> None:
     if os.environ.get("ANALYTICS_WARM_SPARK") == "1":
         from console.analytics.spark import spark_session
