@@ -1,5 +1,5 @@
-"""The "run now" action on a synthetic lake (test_tasks.py runs the jobs in a real worker and
-checks the pages and the JSON API against what they wrote)."""
+"""The "run now" action on a synthetic lake (test_spark_cluster.py runs the jobs in a real worker
+and checks the pages and the JSON API against what they wrote)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -4,9 +4,10 @@ pointed there by SPARK_MASTER=spark://127.0.0.1:<port> and `spark.*` variables.
 
 Every kind of run (the lake jobs, the records jobs through the Kafka data source, whose readers
 run in the executors' Python workers, and a what-if) gives the results of the same run on a
-local session. A worker killed with -9 mid-run costs Spark its tasks there, not the run; a
-restarted master (which kills the executors of the applications it does not know) is followed
-by a new session; an unreachable master or unreachable brokers fail a run with a sentence.
+local session, and the pages and the JSON API show what the lake run wrote. A worker killed
+with -9 mid-run costs Spark its tasks there, not the run; a restarted master (which kills the
+executors of the applications it does not know) is followed by a new session; an unreachable
+master or unreachable brokers fail a run with a sentence.
 
 One cluster and one analytics worker serve the whole module (Spark's JVMs take most of its time).
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 import pytest
+from django.urls import reverse
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -26,7 +28,9 @@ from console.analytics import lake as L
 from console.analytics import launch, launch_topics
 from console.analytics.collector import snapshot_collect
 from console.analytics.models import AnalyticsRun
-from console.analytics.services import analytics_run_request, source_options, what_if_request
+from console.analytics.selectors import group_statuses
+from console.analytics.services import (analytics_run_execute, analytics_run_request, source_options,
+                                         what_if_request)
 from console.analytics.storage import lake_filesystem
 from console.analytics.warmup import WARMUP_DIR
 from console.clusters.models import Cluster
@@ -162,7 +166,8 @@ def local_lake_results(spark, lake: Path, tmp_path: Path, cluster_id: int) -> di
 
 
 def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_cluster, lake, lake_cluster,
-                                                       kafka_engine, spark, users, tmp_path, settings):
+                                                       kafka_engine, spark, users, tmp_path, settings,
+                                                       viewer_client, operator_client):
     operator = users["operator"]
     # spark.* from the worker's environment reached the cluster: the application's name and memory.
     [app] = spark_cluster.active_apps()
@@ -171,10 +176,16 @@ def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_c
     assert analytics_worker.log_text().count("Spark warmed up: every lake job once on a tiny lake") == 1
     assert not (lake / WARMUP_DIR).exists()
 
+    # The worker serves only the analytics queue: a run routed anywhere else would never end.
     run = request_and_wait(lake_cluster, operator, worker=analytics_worker)
-    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    assert (run.state, run.progress, run.error) == (AnalyticsRun.DONE, 100, ""), analytics_worker.log_text()
+    assert run.duration_seconds > 0 and set(run.job_seconds) >= {"group_status", "time_lag", "group_lag_5m"}
     assert results(str(lake), lake_cluster.pk, lake_job_names()) == local_lake_results(spark, lake, tmp_path,
                                                                                         lake_cluster.pk)
+    assert analytics_run_execute(run_id=run.pk, spark=None) is None          # a redelivered task does nothing
+    settings.ANALYTICS_LAKE = str(lake)
+    assert group_statuses(lake_url=str(lake), cluster=lake_cluster)["stuck"]["status"] == "STALL"
+    pages_and_api_show_the_results(lake_cluster, viewer_client, operator_client)
 
     what_if = dict(topic="orders", retention_ms=86_400_000, retention_bytes=5_000)
     run = request_and_wait(lake_cluster, operator, kind=AnalyticsRun.WHAT_IF, worker=analytics_worker, **what_if)
@@ -263,3 +274,24 @@ def test_a_master_that_does_not_answer_fails_the_run_with_the_reason(lake, users
         redis.stop()
     assert run.state == AnalyticsRun.FAILED
     assert run.error.startswith(f"The Spark master {master} does not answer: ") and "waited 2 s" in run.error
+
+
+def pages_and_api_show_the_results(lake_cluster, viewer_client, operator_client):
+    statuses = viewer_client.get(f"/api/clusters/{lake_cluster.pk}/analytics/group-status").json()
+    assert {g: s["status"] for g, s in statuses.items()} == {"stuck": "STALL", "fine": "OK"}
+    assert statuses["stuck"]["lag"] == 80
+
+    group = viewer_client.get(f"/api/clusters/{lake_cluster.pk}/analytics/groups/stuck").json()
+    assert group["status"]["reason"].startswith("orders-0: commits stuck at offset 100")
+    [time_lag] = group["time_lag"]
+    assert time_lag["time_lag_seconds"] == 480.0            # the log end reached 100 eight minutes ago
+    assert len(group["lag_history"]) >= 2 and group["catch_up"]["catch_up_seconds"] is None
+
+    page = viewer_client.get(reverse("analytics:group", args=[lake_cluster.pk, "stuck"])).content.decode()
+    assert 'data-status="STALL"' in page and 'data-chart="group-lag-data"' in page and "Lag, rates and retention:\n    last run <time datetime=\"2" in page
+    assert "Run now" not in page                             # viewers do not get the button
+    overview = operator_client.get(reverse("analytics:cluster", args=[lake_cluster.pk])).content.decode()
+    assert 'data-group="stuck"' in overview and "Run now" in overview and "/data/broker-0" in overview
+    topic = viewer_client.get(f"/api/clusters/{lake_cluster.pk}/analytics/topics/orders").json()
+    assert topic["growth"]["growth_bytes_per_day"] == pytest.approx(2 * 10 * 100 * 60 * 24)
+    assert viewer_client.get(reverse("analytics:topic", args=[lake_cluster.pk, "orders"])).status_code == 200
