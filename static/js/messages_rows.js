@@ -70,9 +70,30 @@
     }
     return td;
   }
-  function headerText(h) {
-    if (h.format === "withheld") return h.name + "=withheld";
-    return h.name + "=" + (h.text === null ? "null" : h.text);
+  // Headers as the browse page's rows draw them: a tag each, "name=value", a value cut at
+  // HEADER_CHARS ("…" included), hex grouped in byte pairs as values are.
+  var HEADER_CHARS = 60;
+  function cut(text, chars) { return text.length > chars ? text.slice(0, chars - 1) + ELLIPSIS : text; }
+  function headersCell(row, headers) {
+    var td = cell(row, "", "msg-headers");
+    headers.forEach(function (h, i) {
+      var span = document.createElement("span");
+      span.className = "tag header";
+      span.textContent = h.name + "=";
+      if (h.format === "withheld") {
+        span.appendChild(document.createTextNode("withheld"));
+      } else if (h.format === "hex" && h.text) {
+        var hex = document.createElement("span");
+        hex.className = "hex";
+        hex.textContent = cut(groupHex(h.text), HEADER_CHARS);
+        span.appendChild(hex);
+      } else {
+        span.appendChild(document.createTextNode(h.text === null ? "null" : cut(h.text, HEADER_CHARS)));
+      }
+      if (i) td.appendChild(document.createTextNode(" "));
+      td.appendChild(span);
+    });
+    return td;
   }
   // Transaction badges, as the browse page's table draws them (templates/messages/_table.html).
   var BADGES = {
@@ -103,6 +124,16 @@
     time.title = message.timestamp_iso.replace("T", " ").replace("Z", " UTC");
     time.textContent = units.timestamp(when);
     td.appendChild(time);
+    // The age beside it, as the browse page's `when` filter writes it: units.js keeps every
+    // time[data-ago] current, these rows' too.
+    var age = document.createElement("small"), ago = document.createElement("time");
+    age.className = "ago";
+    ago.dateTime = message.timestamp_iso;
+    ago.setAttribute("data-ago", "");
+    ago.textContent = units.ago(when);
+    age.appendChild(ago);
+    td.appendChild(document.createTextNode(" "));
+    td.appendChild(age);
     var small = document.createElement("small");
     small.textContent = " " + message.timestamp_type;
     td.appendChild(small);
@@ -165,7 +196,7 @@
     timeCell(row, message);
     decodedCell(row, message.key, "msg-key", keyPreview);
     decodedCell(row, message.value, "msg-value", valuePreview);
-    cell(row, message.headers.map(headerText).join(", "), "msg-headers");
+    headersCell(row, message.headers);
     var size = cell(row, units.size(Number(message.size)), "num");
     size.title = units.count(Number(message.size)) + " bytes";
     return row;
@@ -177,7 +208,7 @@
       var walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
       var nodes = [];
       while (walker.nextNode()) {
-        if (!walker.currentNode.parentNode.closest(".tag, .bad, i")) nodes.push(walker.currentNode);
+        if (!walker.currentNode.parentNode.closest(".tag.fmt, .bad, i")) nodes.push(walker.currentNode);
       }
       nodes.forEach(function (node) {
         var text = node.nodeValue, last = 0, found = false, fragment = document.createDocumentFragment();

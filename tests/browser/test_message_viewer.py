@@ -309,25 +309,32 @@ def test_binary_values_that_start_with_a_zero_byte_read_as_hex_in_byte_pairs(log
 
 def binary_records() -> list[dict]:
     """A short value (one line of hex), one of 40 bytes (two lines, cut), one of 150 bytes (cut
-    by the websocket's preview before the page cuts it), and a key longer than a row shows."""
-    return [{"key": b"\x00", "value": bytes([0, 1, 2, 3, 4])},
-            {"key": bytes([0xCA, 0xFE]), "value": bytes(range(200, 240))},
-            {"key": bytes(range(60)), "value": bytes(range(150))}]
+    by the websocket's preview before the page cuts it), and a key longer than a row shows.
+    Headers: text, binary (hex in byte pairs), and binary longer than a row shows."""
+    return [{"key": b"\x00", "value": bytes([0, 1, 2, 3, 4]), "headers": [("source", b"console")]},
+            {"key": bytes([0xCA, 0xFE]), "value": bytes(range(200, 240)), "headers": [("trace", bytes([0xCA, 0xFE, 1]))]},
+            {"key": bytes(range(60)), "value": bytes(range(150)),
+             "headers": [("source", b"console"), ("blob", bytes(range(40)))]}]
 
 
 def drawn_rows(page, table: str) -> dict[int, list]:
     """Per offset: the key's and the value's text as the row draws them, whether the value is
     marked as hex, how its lines break (CSS white-space), and whether it is on one line only or
-    sticks out of its cell: a long value neither runs on unbroken nor overflows."""
+    sticks out of its cell: a long value neither runs on unbroken nor overflows. Then each
+    header's tag (hex values marked "hex:"), and the age beside the timestamp ("N s ago")."""
     return {int(row[0]): row[1:] for row in page.locator(f"{table} tbody tr[data-offset]").evaluate_all("""
         rows => rows.map(r => {
             const key = r.querySelector(".msg-key .text"), value = r.querySelector(".msg-value .text");
             const range = document.createRange(); range.selectNodeContents(value);
             const lines = new Set([...range.getClientRects()].map(x => Math.round(x.top))).size;
             const cell = value.closest("td");
+            const headers = [...r.querySelectorAll(".msg-headers .tag.header")].map(
+                t => (t.querySelector(".hex") ? "hex:" : "") + t.textContent);
+            const ago = r.querySelector(".msg-time small.ago time[data-ago]");
             return [r.dataset.offset, key.textContent, value.textContent, value.classList.contains("hex"),
                     getComputedStyle(value).whiteSpace, lines === 1 ? "one line" : "lines",
-                    cell.scrollWidth > cell.clientWidth ? "overflows" : "fits"];
+                    cell.scrollWidth > cell.clientWidth ? "overflows" : "fits", headers,
+                    ago && /^(just now|\\d+ (s|min) ago)$/.test(ago.textContent) ? "aged" : "no age"];
         })""")}
 
 
@@ -341,9 +348,12 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
     viewer.goto(messages_url(viewer, topic, "?start=oldest"))
     browse = drawn_rows(viewer, "#messages")
     drawn = ["pre-line", "lines", "fits"]
-    assert browse[0] == ["00", "00 01 02 03 04", True, "pre-line", "one line", "fits"]
-    assert browse[1] == ["ca fe", group_hex(bytes(range(200, 232)).hex()) + " …", True, *drawn]
-    assert browse[2][1:] == [group_hex(bytes(range(32)).hex()) + " …", True, *drawn]
+    blob = group_hex(bytes(range(40)).hex())[:59] + "…"
+    assert browse[0] == ["00", "00 01 02 03 04", True, "pre-line", "one line", "fits", ["source=console"], "aged"]
+    assert browse[1] == ["ca fe", group_hex(bytes(range(200, 232)).hex()) + " …", True, *drawn,
+                         ["hex:trace=ca fe 01"], "aged"]
+    assert browse[2][1:] == [group_hex(bytes(range(32)).hex()) + " …", True, *drawn,
+                             ["source=console", "hex:blob=" + blob], "aged"]
     assert browse[2][0] == group_hex(bytes(range(60)).hex())[:79] + "…"
 
     viewer.goto(messages_url(viewer, topic, "search"))
@@ -355,6 +365,9 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
 
     viewer.goto(messages_url(viewer, topic, "0/0/"))
     assert viewer.locator("#record-value").text_content() == browse[0][1]
+    viewer.goto(messages_url(viewer, topic, "0/2/"))
+    assert viewer.locator("#record-headers pre").all_text_contents() == [
+        "console", group_hex(bytes(range(40)).hex())]                    # hex in byte pairs, 16 a line
 
     viewer.goto(messages_url(viewer, topic, "tail"))
     expect(viewer.locator("#tail-form")).to_have_attribute("data-tailing", "true", timeout=SLOW)
