@@ -133,16 +133,29 @@ class _Overlay:
 
 
 class _AclView:
-    """The part of an AclIndex the checks read (`by_id`, `id_of`), as BatchView sees it."""
+    """The part of an AclIndex the checks read (`by_id`, `id_of`), as BatchView sees it. The
+    batch's own bindings are indexed too: a CreateAcls may carry tens of thousands, and
+    looking each one up among the others would hold the event loop for minutes."""
 
     def __init__(self, acls) -> None:
         self.by_id = _Overlay(acls.by_id)
         self._acls = acls
+        self._added_ids: dict = {}       # binding -> id, of the batch's own entries still present
+
+    def add(self, acl_id, binding) -> None:
+        self.by_id.add(acl_id, binding)
+        self._added_ids[binding] = acl_id
+
+    def remove(self, acl_id) -> None:
+        binding = self.by_id.added.get(acl_id)
+        if binding is not None and self._added_ids.get(binding) == acl_id:
+            del self._added_ids[binding]
+        self.by_id.remove(acl_id)
 
     def id_of(self, binding):
-        for acl_id, added in self.by_id.added.items():
-            if added == binding:
-                return acl_id
+        acl_id = self._added_ids.get(binding)
+        if acl_id is not None:
+            return acl_id
         acl_id = self._acls.id_of(binding)
         return None if acl_id in self.by_id.removed else acl_id
 
@@ -168,9 +181,9 @@ class BatchView:
             self.topics.remove(topic if isinstance(topic, str) else topic.name)
             self.topics_by_id.remove(topic_id)
         elif kind == acl_records.ENTRY:
-            self.acls.by_id.add(record["id"], acl_records.binding_of(record))
+            self.acls.add(record["id"], acl_records.binding_of(record))
         elif kind == acl_records.REMOVE:
-            self.acls.by_id.remove(record["id"])
+            self.acls.remove(record["id"])
 
 
 # --- checks: a record is applied whole or refused, never half-way ----------------------------
