@@ -88,7 +88,7 @@ _ACCEPT_RETRY_S = 1.0         # after EMFILE and the like, as asyncio's own acce
 
 class _Connection:
     __slots__ = ("peer_host", "last_active", "handling", "writer", "session", "task", "inter_broker_peer", "identity",
-                 "on_close", "counted")
+                 "on_close", "counted", "closed_for_room")
 
     def __init__(self, peer_host: str, session: SaslSession | None, task: asyncio.Task,
                  inter_broker_peer: int | None = None, identity: ConnectionIdentity | None = None) -> None:
@@ -104,6 +104,7 @@ class _Connection:
         self.on_close: dict = {}       # what handlers asked to run when the connection closes
         # Counted against the broker's connection limits: a client's, until it is closed to make room.
         self.counted = inter_broker_peer is None
+        self.closed_for_room = False   # closed while its request was handled: that request ends unanswered
 
     def closed(self) -> None:
         for callback in self.on_close.values():
@@ -262,12 +263,21 @@ class Listener:
     def close_for_room(self, connection: _Connection) -> None:
         """Close a connection to bring the broker back within max.connections. It leaves the
         counts at once, as Kafka's close does; its task is cancelled on the loop's next turn,
-        once it has begun (a task cancelled before its first step would never clean up)."""
+        once it has begun (a task cancelled before its first step would never clean up).
+        A connection whose request is being handled is closed to its client at once, but its
+        handler runs to its end and the answer is dropped, as Kafka's KafkaApis finishes a
+        request whose channel has gone: cancelled at an await, a handler would leave what it
+        had written unapplied (an OffsetCommit's record in the log, not in the group)."""
         refused(log, "connections_closed_for_room", "Closing the least recently used connection, from %s on "
                 "listener %s: the broker has more than max.connections (%d) open", connection.peer_host, self.name,
                 self._config("max.connections"))
         connection.counted = False
         self.broker.connection_quotas.remove(self.name, connection.peer_host)
+        if connection.handling:
+            connection.closed_for_room = True
+            if connection.writer is not None:
+                connection.writer.transport.abort()
+            return
         connection.task.get_loop().call_soon(connection.task.cancel)
 
     @property
@@ -419,6 +429,11 @@ class Listener:
         finally:
             connection.handling = False
             connection.last_active = time.monotonic()
+        if connection.closed_for_room:     # closed to make room meanwhile: the answer is dropped
+            if isinstance(response, ZeroCopyResponse):
+                for file_slice in response.slices:     # each holds a dup of a segment's descriptor
+                    file_slice.close()
+            return False
         if isinstance(response, FinalResponse):    # INVALID_REQUEST: answer (unless acks=0), then close
             if response.frame:
                 writer.write(response.frame)
