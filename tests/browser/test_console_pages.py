@@ -417,6 +417,29 @@ def test_the_brokers_table_counts_instead_of_listing_partitions(login, shop):
     expect(viewer.locator("#broker-partitions")).to_contain_text("shop-orders")
 
 
+def on_screen(page, selector: str) -> bool:
+    """The element is drawn and ends within the phone's width (no sideways scrolling to see it)."""
+    expect(page.locator(selector)).to_be_visible()
+    box = page.locator(selector).bounding_box()
+    return box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+
+
+def test_on_a_phone_lag_members_and_broker_state_need_no_sideways_scrolling(login, shop):
+    """A phone shows what an operator opens these pages for: each group's lag on the groups
+    list, a member's client id and host, and a broker's state on the overview."""
+    viewer = login("viewer", viewport=PHONE)
+    viewer.goto(shop.path + "groups/")
+    billing = '#groups tr[data-group="billing"]'
+    assert on_screen(viewer, f"{billing} td[data-lag]") and on_screen(viewer, f"{billing} td:nth-child(3)")
+    viewer.goto(shop.path + "groups/billing/")
+    member = "#members tbody tr:first-child"
+    expect(viewer.locator(member)).to_contain_text("billing-service")
+    assert all(on_screen(viewer, f"{member} td:nth-child({n})") for n in (1, 3, 4))   # member id, client id, host
+    viewer.goto(shop.path)
+    assert on_screen(viewer, '#ov-brokers tr[data-broker="2"] td[data-broker-state]')
+    expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
+
+
 def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
     admin = login("admin", viewport=DESKTOP)
     admin.goto("/audit/")

@@ -294,3 +294,16 @@ def test_a_consumer_protocol_groups_configs_are_shown_changed_and_reset(
     commit(cluster, classic, {(topic, 0): 0})
     assert 'id="group-configs"' not in viewer_client.get(reverse("groups:detail", args=[cluster.pk, classic])).content.decode()
     assert viewer_client.get(reverse("api:group", args=[cluster.pk, classic])).json()["configs"] is None
+
+
+def test_a_negative_lag_is_flagged_in_both_lag_columns(cluster, engine_cluster, viewer_client, unique_topic,
+                                                       unique_group):
+    """A commit past the log end reads negative from the high watermark and from the last
+    stable offset alike: both cells carry the warning colour, not only the first."""
+    topic = make_topic(cluster, unique_topic(), partitions=1)
+    produce(engine_cluster.bootstrap, topic, [b"x"] * 3, partition=0)
+    group = unique_group("ahead")
+    commit(cluster, group, {(topic, 0): 10})
+    body = viewer_client.get(reverse("groups:detail", args=[cluster.pk, group])).content.decode()
+    assert re.search(r'<td class="num warn" data-lag="-7"', body)
+    assert re.search(r'<td class="num secondary warn" data-lag-read-committed>-7</td>', body)
