@@ -101,6 +101,10 @@ def test_a_failed_task_shows_its_trace_and_secrets_stay_hidden(connect_row, clus
     listing = viewer_client.get(f"/clusters/{cluster.pk}/connect/").content.decode()
     assert re.search(r'data-connector="v-failing" data-worst="FAILED"', listing)
     assert "counting task 0 gave up at 5 on purpose" in listing
+    # The statuses' moment as every page writes one: local date, time and UTC offset, and an age.
+    assert re.search(r'as of <span class="fetched-at"><time datetime="[^"]+" data-when title="[^"]+ UTC">'
+                     r'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d</time> <small class="ago"><time [^>]*data-ago>',
+                     listing)
     detail = viewer_client.get(_base(connect_row) + "connectors/v-failing/").content.decode()
     assert "s3cret-value" not in detail and "[hidden]" in detail
     assert "counting task 0 gave up at 5 on purpose" in detail
