@@ -239,6 +239,33 @@ def test_a_re_authentication_must_keep_the_principal_and_the_mechanism(engine, a
     assert counters(engine)["failed"] == before["failed"] + 1
 
 
+def test_a_hostile_re_authentication_gains_nothing_and_holds_nothing(engine):
+    """A client that begins a re-authentication may send nothing but its login until it ends:
+    another request closes it unanswered, and so does a token past sasl.server.max.receive.size
+    (read no further than its size). A second start within a second is refused and leaves the
+    session as it was. Other connections are served throughout."""
+    before = counters(engine)
+    storm, stalled, huge, bystander = (RawClient(engine.ports[0]) for _ in range(4))
+    try:
+        for client in (storm, stalled, huge, bystander):
+            assert login(client, "PLAIN", plain_token()).error_code == 0
+        assert login(storm, "PLAIN", plain_token()).error_code == 0          # a re-authentication
+        assert [handshake(storm, "PLAIN").error_code for _ in range(20)] == [Errors.IllegalSaslStateError.errno] * 20
+        assert metadata(storm).brokers                                        # still the same session
+        assert handshake(stalled, "PLAIN").error_code == 0                    # begun, never finished
+        assert metadata(stalled) is None                                      # no request meanwhile
+        assert handshake(huge, "PLAIN").error_code == 0
+        huge.send_bytes((1 << 20).to_bytes(4, "big") + bytes(64))             # 1 MiB announced > 512 KiB
+        assert huge.read_frame() is None
+        assert metadata(bystander).brokers
+    finally:
+        for client in (storm, stalled, huge, bystander):
+            client.close()
+    after = counters(engine)
+    assert after["reauthenticated"] == before["reauthenticated"] + 1
+    assert after["failed"] == before["failed"] + 1                           # the stalled one's
+
+
 def test_an_oauthbearer_session_ends_no_later_than_its_token(engine, provider):
     long_lived = RawClient(engine.ports[0])
     short_lived = RawClient(engine.ports[0])
