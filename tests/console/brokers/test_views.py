@@ -1,3 +1,5 @@
+import re
+
 from django.urls import reverse
 
 from tests.console.conftest import make_topic, wait_for_partitions
@@ -230,3 +232,11 @@ def test_the_broker_page_names_its_uncleanable_partitions(poisoned_cluster, pois
 def test_a_broker_with_nothing_uncleanable_says_so(cluster, viewer_client):
     html = viewer_client.get(reverse("brokers:detail", args=[cluster.pk, 1])).content.decode()
     assert 'id="uncleanable-partitions" data-count="0"' in html
+
+
+def test_the_broker_page_lists_its_partitions_before_its_hundreds_of_configs(cluster, viewer_client):
+    """Which partitions a broker holds is what its page is opened for; the long config table
+    (every broker config, some 200 rows) comes after it, not before."""
+    html = viewer_client.get(reverse("brokers:detail", args=[cluster.pk, 1])).content.decode()
+    assert len(re.findall(r'<tr class="[^"]*" data-config=', html)) > 100
+    assert html.index('id="broker-partitions"') < html.index('id="broker-configs"')
