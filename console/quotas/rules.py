@@ -126,8 +126,9 @@ def entity_label(entity: Entity) -> str:
 
 
 def value_display(key: str, value: float) -> str:
-    """`1,048,576 bytes/s (1 MiB/s)`, `250%`, `12.5 mutations/s`; Kafka's "no limit" sentinel
-    (Double.MAX_VALUE, Long.MAX_VALUE) as "unlimited"."""
+    """`1 MiB/s (1,048,576 bytes/s)`, `250%`, `12.5 mutations/s`; Kafka's "no limit" sentinel
+    (Double.MAX_VALUE, Long.MAX_VALUE) as "unlimited". A byte rate reads in human units first,
+    the exact number Kafka keeps after it."""
     quota = KEYS.get(key)
     if formatting.is_unlimited(key, value) or value >= formatting.LONG_MAX:
         return formatting.UNLIMITED
@@ -136,7 +137,7 @@ def value_display(key: str, value: float) -> str:
         return number
     shown = f"{number}%" if quota.unit == "%" else f"{number} {quota.unit}"
     if quota.unit == "bytes/s" and value >= 1024:
-        shown += f" ({formatting.size_rate(value)})"
+        return f"{formatting.size_rate(value)} ({shown})"
     return shown
 
 

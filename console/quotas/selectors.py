@@ -34,7 +34,7 @@ class EntityPart:
 class QuotaValue:
     key: str
     value: float
-    display: str                     # with its unit: "1,048,576 bytes/s (1 MiB/s)"
+    display: str                     # with its unit: "1 MiB/s (1,048,576 bytes/s)"
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from console.quotas.rules import entity_check, entity_label, key_check, parse_va
 
 
 @pytest.mark.parametrize("key, value, shown", [
-    ("producer_byte_rate", 1048576, "1,048,576 bytes/s (1 MiB/s)"),
-    ("consumer_byte_rate", 1536, "1,536 bytes/s (1.5 KiB/s)"),
+    ("producer_byte_rate", 1048576, "1 MiB/s (1,048,576 bytes/s)"),
+    ("consumer_byte_rate", 1536, "1.5 KiB/s (1,536 bytes/s)"),
     ("consumer_byte_rate", 512, "512 bytes/s"),
     ("producer_byte_rate", 2**63 - 1, "unlimited"),                  # Kafka's Long.MAX_VALUE: no quota
     ("request_percentage", 1.7976931348623157e308, "unlimited"),      # Double.MAX_VALUE

@@ -50,7 +50,7 @@ def test_a_clients_quotas_come_from_the_first_entity_in_kafkas_order(cluster):
     set_quota(cluster, (("client-id", None),), RATE, 5)
     alice = {q.key: q for q in selectors.quota_resolution(cluster=cluster, user="alice", client_id="app").quotas}
     assert (alice["producer_byte_rate"].source, alice["producer_byte_rate"].display) == (
-        "user 'alice'", "1,048,576 bytes/s (1 MiB/s)")
+        "user 'alice'", "1 MiB/s (1,048,576 bytes/s)")
     assert (alice[RATE].source, alice[RATE].display) == ("default client-id", "5 mutations/s")
     assert (alice["consumer_byte_rate"].source, alice["consumer_byte_rate"].display) == (None, None)
     assert "connection_creation_rate" not in alice         # an IP quota: not a user's or client id's
