@@ -95,11 +95,7 @@ class Controller(TopicChanges):
         every move is legal by construction: a whole topic removed) and tell the brokers.
         A record the image would refuse is never journaled (the journal would not load at the
         next start): the change fails with UNKNOWN_SERVER_ERROR and nothing is written."""
-        try:
-            R.check_batch(self.image, records)
-        except R.MetadataRecordError as exc:
-            log.error("A metadata change was refused before it was journaled: %s", exc)
-            raise ApiError(Errors.UnknownError, "the metadata change could not be applied") from None
+        self._check_before_journaling(records)
         before, replicas = self._states_before(records, self.live_brokers() if live_before is None else live_before) \
             if check_states else ({}, {})
         self._journal.append(records)
@@ -108,6 +104,13 @@ class Controller(TopicChanges):
         for move in SM.check_changes(before, SM.snapshot(self.image, set(before), self.live_brokers(), replicas)):
             log.debug("State change %s", move)
         self._notify(changed, deleted)
+
+    def _check_before_journaling(self, records: list[dict]) -> None:
+        try:
+            R.check_batch(self.image, records)
+        except R.MetadataRecordError as exc:
+            log.error("A metadata change was refused before it was journaled: %s", exc)
+            raise ApiError(Errors.UnknownError, "the metadata change could not be applied") from None
 
     def _notify(self, changed: set[str] | None, deleted: list[TopicState] | None = None) -> None:
         for listener in self._listeners:
@@ -132,6 +135,7 @@ class Controller(TopicChanges):
             frames.append(F.frame(record))
         await slices.for_each(sorted(assignment.items()), add)
         recheck()
+        self._check_before_journaling([topic_record] if topic_record else [])
         self._journal.append_frames(frames)
         if topic_record:
             R.apply(self.image, topic_record)
