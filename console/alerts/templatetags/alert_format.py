@@ -6,36 +6,35 @@ import math
 from django import template
 from django.utils.html import format_html
 
+from console import formatting
+
 register = template.Library()
 WIDTH, HEIGHT = 120, 24
 NOT_GAINING = 1e12
 
 
+# What a rule's count counts: "30 records", "2 partitions" (console.formatting.counted).
+NOUNS = {"group_lag": "record", "under_replicated": "partition", "offline": "partition", "uncleanable": "partition",
+         "broker_down": "broker"}
+
+
 @register.filter
 def rule_value(value, kind: str) -> str:
-    """A rule's value as its kind reads: records, seconds, a share, a Burrow status, a count."""
+    """A rule's value as its kind reads: records, a duration, a share, a Burrow status, a count
+    of partitions; units from console.formatting, as everywhere else on the console."""
     if value is None:
         return "–"
     if kind in ("group_time_lag", "catch_up", "hanging_transaction"):
         if value >= NOT_GAINING or math.isinf(value):
             return "not gaining"
-        return _duration(value)
+        return formatting.duration_seconds(max(0.0, value))
     if kind == "log_dir_usage":
-        return f"{value * 100:.1f} %"
+        return formatting.percent(value * 100)
     if kind == "group_status":
         return {0: "NOTFOUND", 1: "OK", 2: "WARN", 3: "ERR", 4: "STOP", 5: "STALL", 6: "REWIND"}.get(int(value), "–")
-    return f"{value:,.0f}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    if kind in NOUNS and value == int(value):
+        return formatting.counted(int(value), NOUNS[kind])
+    return formatting.count(value)
 
 
 @register.filter
