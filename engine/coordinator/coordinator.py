@@ -28,7 +28,7 @@ from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
 from engine.coordinator.consumer_protocol import ConsumerGroupProtocol, HeartbeatRequest, HeartbeatResult
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
 from engine.coordinator.group_configs import group_config
-from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore
+from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore, complete_txn_offsets
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
 from engine.coordinator.share_group import GROUP_TYPE_SHARE, ShareGroup
@@ -350,7 +350,7 @@ class GroupCoordinator:
         for group in self.store.groups_in([partition]):
             pending = group.pending_txn_offsets.pop(producer_id, None)
             if commit and pending:
-                group.offsets.update(pending)
+                complete_txn_offsets(group.offsets, pending)
 
     def unstable_partitions(self, group_id: str, partitions: list[TopicPartition] | None) -> set[TopicPartition]:
         """OffsetFetch require_stable: partitions with a transactional commit still pending."""

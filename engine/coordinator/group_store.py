@@ -21,6 +21,7 @@ event loop owns the store.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Iterable
 
@@ -127,7 +128,7 @@ class GroupStore:
                 try:
                     if not CGR.replay(key_bytes, value, consumer_groups) \
                             and not SGR.replay(key_bytes, value, share_groups):
-                        self._replay(R.decode_key(key_bytes), value, into, records, removed)
+                        self._replay(R.decode_key(key_bytes), value, offset, into, records, removed)
                 except R.DECODE_ERRORS as exc:
                     skip(offset, f"{type(exc).__name__}: {exc}")
 
@@ -138,7 +139,10 @@ class GroupStore:
             if header.is_control:
                 committed = open_txns.pop(header.producer_id, [])
                 if batch and R.control_type(batch[0][1]) == 1:
-                    replay(committed, offsets)
+                    completed: dict = {}
+                    replay(committed, completed)
+                    for group_id, group_offsets in completed.items():
+                        complete_txn_offsets(offsets.setdefault(group_id, {}), group_offsets)
             elif header.is_transactional:
                 open_txns.setdefault(header.producer_id, []).extend(batch)
             else:
@@ -195,13 +199,15 @@ class GroupStore:
             return None
 
     @staticmethod
-    def _replay(key, value: bytes | None, offsets: dict, records: dict, removed: set) -> None:
+    def _replay(key, value: bytes | None, offset: int, offsets: dict, records: dict, removed: set) -> None:
         if isinstance(key, R.OffsetKey):
             group_offsets = offsets.setdefault(key.group, {})
             if value is None:
                 group_offsets.pop((key.topic, key.partition), None)
             else:
-                group_offsets[(key.topic, key.partition)] = R.decode_offset_value(value)
+                committed = R.decode_offset_value(value)
+                committed.record_offset = offset
+                group_offsets[(key.topic, key.partition)] = committed
         elif isinstance(key, R.GroupKey):
             if value is None:
                 records.pop(key.group, None)
@@ -299,9 +305,9 @@ class GroupStore:
                             now_ms: int) -> None:
         if not offsets:
             return
-        await self._write(group.group_id, await self._offset_records(group.group_id, offsets), now_ms,
-                          too_large=Errors.InvalidCommitOffsetSizeError)
-        group.offsets.update(offsets)
+        written_at = await self._write(group.group_id, await self._offset_records(group.group_id, offsets), now_ms,
+                                       too_large=Errors.InvalidCommitOffsetSizeError)
+        group.offsets.update(_written_at(offsets, written_at))
 
     @staticmethod
     async def _offset_records(group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata]
@@ -324,9 +330,9 @@ class GroupStore:
         entry = partition.log.producer_state.producers.get(producer_id) if partition is not None else None
         sequence = entry.last_seq + 1 if entry is not None and entry.epoch == producer_epoch else 0
         records = await self._offset_records(group.group_id, offsets)
-        await self._write(group.group_id, records, now_ms, too_large=Errors.InvalidCommitOffsetSizeError,
-                          producer=(producer_id, producer_epoch, sequence))
-        group.pending_txn_offsets.setdefault(producer_id, {}).update(offsets)
+        written_at = await self._write(group.group_id, records, now_ms, too_large=Errors.InvalidCommitOffsetSizeError,
+                                       producer=(producer_id, producer_epoch, sequence))
+        group.pending_txn_offsets.setdefault(producer_id, {}).update(_written_at(offsets, written_at))
 
     async def delete_offsets(self, group: GroupMetadata, partitions: Iterable[TopicPartition], now_ms: int) -> None:
         doomed = [tp for tp in partitions if tp in group.offsets]
@@ -348,7 +354,8 @@ class GroupStore:
 
     async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
                      too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1)
-                     ) -> None:
+                     ) -> int:
+        """Append `records` as one batch and wait until it is replicated; its base offset."""
         partition = self._shards.get(self.partition_for(group_id))
         if partition is None or not partition.is_leader:
             raise ApiError(Errors.NotCoordinatorError)
@@ -374,6 +381,7 @@ class GroupStore:
             raise ApiError(Errors.CoordinatorNotAvailableError, "the write was not replicated in time") from None
         if not replicated:  # leadership moved while waiting
             raise ApiError(Errors.NotCoordinatorError)
+        return info.first_offset
 
     # --- expiry -----------------------------------------------------------------------------
     async def expire_offsets(self, now_ms: int, retention_ms: int) -> int:
@@ -400,6 +408,23 @@ class GroupStore:
             except ApiError as exc:
                 log.warning("Offset expiry for group %s failed: %s", group.group_id, exc)
         return expired_total
+
+
+def complete_txn_offsets(committed: dict[TopicPartition, OffsetAndMetadata],
+                         pending: dict[TopicPartition, OffsetAndMetadata]) -> None:
+    """A committed transaction's offsets join `committed`, each only where no offset written
+    after it in the log was committed meanwhile (Kafka's replayEndTransactionMarker): a
+    transaction never takes back a later commit of the group's own consumer, and the answer
+    is the one compaction, which keeps the last record of each key, leaves after a reload."""
+    for tp, offset in pending.items():
+        current = committed.get(tp)
+        if current is None or offset.record_offset > current.record_offset:
+            committed[tp] = offset
+
+
+def _written_at(offsets: dict[TopicPartition, OffsetAndMetadata], record_offset: int
+                ) -> dict[TopicPartition, OffsetAndMetadata]:
+    return {tp: dataclasses.replace(o, record_offset=record_offset) for tp, o in offsets.items()}
 
 
 def _expired(group: GroupMetadata, tp: TopicPartition, offset: OffsetAndMetadata, now_ms: int,

@@ -62,6 +62,9 @@ class OffsetAndMetadata:
     metadata: str = ""
     commit_timestamp: int = -1
     expire_timestamp: int = -1      # only from OffsetCommit v2-4's retention_time_ms
+    # Where the record lies in `__consumer_offsets` (-1: not known), not part of it: a
+    # transaction's offsets replace a committed one only if written after it (Kafka's recordOffset).
+    record_offset: int = field(default=-1, compare=False)
 
 
 @dataclass

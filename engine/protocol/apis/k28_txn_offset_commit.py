@@ -5,7 +5,9 @@ group coordinator after AddOffsetsToTxn. They are written to `__consumer_offsets
 transactional batch of the producer and stay pending: OffsetFetch does not show them until
 the transaction's COMMIT marker reaches that partition (an ABORT drops them), and
 require_stable fetches answer UNSTABLE_OFFSET_COMMIT meanwhile. A restart keeps them pending
-or applies them as the log's markers say.
+or applies them as the log's markers say. At the COMMIT, an offset replaces the group's
+committed one only if written after it (as Kafka's replayEndTransactionMarker), so a
+transaction never takes back a commit the group made after its TxnOffsetCommit.
 - v3+ (KIP-447): a member id, instance id or generation, when given, must match the group
   (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION), so a zombie is fenced by the group.
 - KIP-890 part 1: the group's `__consumer_offsets` partition must be in the producer's open

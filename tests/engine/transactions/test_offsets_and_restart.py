@@ -7,7 +7,7 @@ from __future__ import annotations
 import kafka.errors as Errors
 import pytest
 
-from tests.support.groups import create_topic
+from tests.support.groups import GroupClient, create_topic
 from tests.support.transactions import (TXN_TEST_CONFIGS, add_offsets, add_partitions, coordinator_client, describe,
                                         end_txn, group_client, init_producer_id, offset_fetch, txn_offset_commit)
 from tests.support.waiting import wait_until
@@ -107,3 +107,35 @@ def test_idle_transactional_ids_expire(engine_factory):
     wait_until(lambda: describe(client, "short-lived").error_code == Errors.TransactionalIdNotFoundError.errno,
                message="the id to expire")
     client.close()
+
+
+def test_a_plain_commit_written_after_the_transactional_one_survives_its_commit_marker(engine_factory, tmp_path):
+    """Kafka applies a transaction's offsets at its COMMIT marker only where they are newer in
+    the log than the group's committed offset (OffsetMetadataManager.replayEndTransactionMarker),
+    which is also what compaction keeps: a producer's transaction must not take back a commit
+    another client made, and was answered, after the producer's TxnOffsetCommit."""
+    configs = {**TXN_TEST_CONFIGS, "transaction.state.log.num.partitions": "1"}
+    engine = engine_factory(brokers=1, configs=configs, data_dir=tmp_path / "data")
+    create_topic(engine.bootstrap, "in", 2)
+    txn, pid = _open_transaction_with_offsets(engine, "older-offsets", "kept", 3)
+    groups = group_client(engine, "kept")
+    assert txn_offset_commit(groups, "older-offsets", pid.producer_id, pid.producer_epoch, "kept",
+                             {("in", 1): 4}) == {("in", 1): 0}
+    consumer = GroupClient(engine, "kept")
+    assert consumer.commit({("in", 0): 50}) == {("in", 0): 0}        # acknowledged, after the pending 3
+    consumer.close()
+    assert end_txn(txn, "older-offsets", pid.producer_id, pid.producer_epoch, True) == 0
+    wait_until(lambda: describe(txn, "older-offsets").transaction_state == "CompleteCommit", message="the commit")
+    txn.close()
+
+    def committed():
+        client = group_client(engine, "kept")
+        try:
+            return offset_fetch(client, "kept", [("in", 0), ("in", 1)], require_stable=True)
+        finally:
+            client.close()
+    assert committed() == {("in", 0): (50, 0), ("in", 1): (4, 0)}   # the partition only it committed is its
+    engine.kill()
+    engine.start()
+    assert wait_until(lambda: (lambda c: c if c[("in", 0)][1] == 0 else None)(committed()),
+                      message="the group loaded") == {("in", 0): (50, 0), ("in", 1): (4, 0)}
