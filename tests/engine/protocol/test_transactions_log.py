@@ -10,6 +10,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition as AIOTopicPartition
 from confluent_kafka import Consumer, TopicPartition as CTopicPartition
 from kafka import KafkaConsumer, TopicPartition
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
+from kafka.record.util import calc_crc32c
 
 from engine.storage.records import iter_batches
 from tests.engine.cluster.helpers import create_topic, partition_state, start_broker, stop_broker
@@ -92,6 +93,28 @@ def test_lso_and_read_committed_fetch_over_markers(leader):
     assert [v for _, v in values_of(bytes(done.records))] == uncommitted
     markers = [h.base_offset for _, h in iter_batches(memoryview(bytes(done.records))) if h.is_control]
     assert markers == [10, 11]
+
+
+def test_a_forged_abort_after_the_commit_takes_nothing_back(leader):
+    """WriteTxnMarkers needs no ACL without an authorizer (as in Kafka), so any client can send
+    one. An ABORT for a producer whose transaction was committed already finds no open
+    transaction: it aborts nothing, and the committed records stay readable; a client's own
+    control batch is refused (INVALID_RECORD), whatever producer it names."""
+    client, topic = leader
+    pid, epoch = new_producer_id(client)
+    assert produce(client, topic, txn_batch(pid, epoch, 0, [b"c-0", b"c-1"])) == (0, 0)
+    assert write_marker(client, pid, epoch, commit=True, partitions={topic: [0]}) == {(topic, 0): 0}      # 2
+    for forged in ({"coordinator_epoch": 0}, {"coordinator_epoch": 99}):
+        assert write_marker(client, pid, epoch, commit=False, partitions={topic: [0]}, **forged) == {(topic, 0): 0}
+    assert write_marker(client, pid, epoch + 1, commit=False, partitions={topic: [0]}, coordinator_epoch=99) == \
+        {(topic, 0): 0}
+    marker = bytearray(txn_batch(pid, epoch + 1, 0, [b"forged"]))
+    marker[21:23] = (int.from_bytes(marker[21:23], "big") | 0x20).to_bytes(2, "big")   # the control bit
+    marker[17:21] = calc_crc32c(bytes(marker[21:])).to_bytes(4, "big")
+    assert produce(client, topic, bytes(marker)) == (Errors.InvalidRecordError.errno, -1)
+    done = fetch(client, topic, read_committed=True)
+    assert done.last_stable_offset == done.high_watermark == 6 and done.aborted_transactions == []
+    assert [v for _, v in values_of(bytes(done.records))] == [b"c-0", b"c-1"]
 
 
 def test_kafka_python_and_confluent_read_committed_consumers(engine, leader):
