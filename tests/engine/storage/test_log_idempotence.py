@@ -132,3 +132,41 @@ def test_producer_state_rebuilt_after_truncation(open_log):
     log.truncate_to(6)
     assert log.log_end_offset == 6
     assert send(log, 6).first_offset == 6  # seq 6 and 8 were truncated away
+
+
+def test_sequences_wrap_at_int_max_and_retries_across_the_wrap_are_still_duplicates(open_log):
+    """A producer's sequence goes from 2**31 - 1 back to 0 (Kafka's DefaultRecordBatch
+    incrementSequence); each of its last five batches, retried in any order, is acknowledged
+    with its original offsets and written once; a retry older than five is refused, not re-appended."""
+    log = open_log()
+    top = 2**31 - 1
+    firsts = [top - 5, top - 3, top - 1, 1, 3, 5]      # the third batch holds top-1, top and 0
+    infos = [send(log, seq, 3 if seq == top - 1 else 2) for seq in firsts]
+    assert [i.first_offset for i in infos] == [0, 2, 4, 7, 9, 11]
+    end = log.log_end_offset
+    for i in (5, 2, 4, 1, 3):                          # the last five, out of order
+        retry = send(log, firsts[i], 3 if firsts[i] == top - 1 else 2)
+        assert retry.duplicate and (retry.first_offset, retry.last_offset) == \
+            (infos[i].first_offset, infos[i].last_offset)
+    with pytest.raises(OutOfOrderSequenceError):
+        send(log, firsts[0])                           # out of the window: never appended twice
+    with pytest.raises(OutOfOrderSequenceError):
+        send(log, top - 1, 2)                          # a retry that does not match the batch exactly
+    assert log.log_end_offset == end and len(read_all(log)) == end
+    assert send(log, 7).first_offset == end
+
+
+def test_deleted_records_keep_the_producer_state_through_a_crash(open_log, config):
+    """DeleteRecords removes a producer's batches but not its state (as Kafka): a retry of its
+    last batch, after a crash too, is still a duplicate and is not written again."""
+    small = dataclasses.replace(config, segment_bytes=600)
+    log = open_log(small)
+    for seq in range(0, 40, 2):
+        send(log, seq)
+    log.delete_records_before(log.log_end_offset)
+    assert log.log_start_offset == 40 and len(log.segments) >= 1
+    recovery_point, start = log.recovery_point, log.log_start_offset
+    crash(log)
+    log = open_log(small, recovery_point=recovery_point, log_start_offset=start)
+    assert send(log, 38).duplicate
+    assert log.log_end_offset == 40
