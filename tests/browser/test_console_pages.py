@@ -420,8 +420,9 @@ def test_the_brokers_table_counts_instead_of_listing_partitions(login, shop):
 def on_screen(page, selector: str) -> bool:
     """The element is drawn and ends within the phone's width (no sideways scrolling to see it)."""
     expect(page.locator(selector)).to_be_visible()
-    box = page.locator(selector).bounding_box()
-    return box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    # One read of the box: a live page may redraw its fragment between two.
+    return page.locator(selector).evaluate(
+        "el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; }")
 
 
 def test_on_a_phone_lag_members_and_broker_state_need_no_sideways_scrolling(login, shop):
