@@ -21,12 +21,21 @@ max.compaction.lag.ms. A cleaning:
    Offsets never change, so gaps are normal. A batch that keeps all its records is copied
    byte for byte; one that loses some is re-encoded (`encode_batch`), keeping its base
    offset, last offset delta (so producer sequence numbers stay intact), producer fields,
-   timestamp type and compression codec; a batch that loses all records is dropped.
-   Records without a key are dropped, as Kafka does (a compacted topic cannot hold them);
-   batches of aborted transactions are dropped (their records never enter the offset
-   map either), and COMMIT/ABORT markers go only once no data of their transaction is
-   left and delete.retention.ms has passed (cleaner_txns.py, Kafka's rule);
+   timestamp type and compression codec; a batch that loses all records is dropped, unless
+   it is the last of an active producer (below). Records without a key are dropped, as
+   Kafka does (a compacted topic cannot hold them); batches of aborted transactions are
+   dropped (their records never enter the offset map either), and COMMIT/ABORT markers go
+   only once no data of their transaction is left and delete.retention.ms has passed
+   (cleaner_txns.py, Kafka's rule);
 3. swaps each group for its cleaned segment crash-safely (Log.replace_segments).
+
+An active producer's last sequence and epoch stay in the log (Kafka's RETAIN_EMPTY): the batch
+holding its last data offset, or the marker that is its last entry, is kept as an empty batch
+(header only, `empty_batch`) when it loses all its records (`retains_empty`, against the producer
+state read on the owner once per group, as Kafka's lastRecordsOfActiveProducers). A producer state
+rebuilt from the log (a restart without snapshot, a new replica) thus still answers a retry of the
+last acknowledged batch as a duplicate. Once the producer expired (producer.id.expiration.ms) or
+wrote again, a cleaning drops it; an empty marker ends no transaction (log_transactions.py).
 
 Tombstones (null values) live delete.retention.ms after the cleaner first keeps them
 (KIP-534): the first cleaning that keeps a batch with tombstones rewrites it with a delete
@@ -51,8 +60,7 @@ every swap, that its segments are still there. Memory stays bounded: the offset 
 16-byte key digests, at most log.cleaner.dedupe.buffer.size / 24 entries, as Kafka's; files
 are read in log.cleaner.io.buffer.size chunks; a compressed batch is inflated as a bounded
 stream (decompression.py), and one that inflates past the bound is kept as it is. No asyncio
-here. Gaps: empty batches are not kept for idempotent producers' sequence state (Kafka keeps
-the last one per producer).
+here.
 """
 from __future__ import annotations
 
@@ -62,7 +70,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .checkpoint import OffsetCheckpointFile
-from .cleaner_batches import digest, filter_batch, filter_marker, records_of
+from .cleaner_batches import digest, empty_batch, filter_batch, filter_marker, records_of, retains_empty
 from .cleaner_steps import OnOwner, StepRunner
 from .cleaner_txns import CleanedTransactions
 from .control_records import read_marker
@@ -70,6 +78,7 @@ from .decompression import decompressed_limit
 from .log import Log
 from .log_files import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, offset_file, unlink_quietly
 from .log_transactions import collect_aborted
+from .producer_state import LastRecord
 from .errors import CorruptRecordError, is_io_failure
 from .records import INT32_MAX, read_header
 from .segment import LogSegment
@@ -298,7 +307,10 @@ class LogCleaner:
         limit = decompressed_limit(log_.config.max_message_bytes)
         txns = CleanedTransactions(cleaned.txn_index)
         retention = log_.config.delete_retention_ms
+        last_records: dict[int, LastRecord] = {}
         try:
+            # The producer state is the owner's: read there, once per group (as Kafka, per cleanSegments).
+            yield OnOwner(lambda: last_records.update(log_.producer_state.last_records_of_active_producers()))
             steps = 0
             with cleaned.pinned():
                 for segment in group:
@@ -315,6 +327,8 @@ class LogCleaner:
                             else:
                                 kept = filter_batch(data, header, offset_map, now_ms, retention, stats, limit,
                                                     log_.dir.name)
+                            if kept is None and retains_empty(header, last_records):
+                                kept = empty_batch(header)   # an active producer's last sequence / epoch
                             if kept is not None:
                                 new_header = read_header(kept)
                                 cleaned.append(kept, new_header.base_offset, new_header.last_offset,

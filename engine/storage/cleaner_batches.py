@@ -1,6 +1,8 @@
 """What the log cleaner does to one batch (see cleaner.py): read its records (a compressed
 batch inflated as a bounded stream), keep the latest record of each key, and re-encode what
-is left with the original's offsets, producer fields and codec. Pure functions over bytes."""
+is left with the original's offsets, producer fields and codec; a batch left with no record
+that holds an active producer's last sequence or epoch stays as an empty batch
+(`retains_empty`, `empty_batch`). Pure functions over bytes."""
 from __future__ import annotations
 
 import hashlib
@@ -15,6 +17,7 @@ from .cleaner_txns import CleanedTransactions
 from .control_records import read_marker
 from .decompression import inflate
 from .errors import CorruptRecordError, StorageError
+from .producer_state import LastRecord
 from .records import (ATTRIBUTES_OFFSET, CODEC_MASK, CONTROL_MASK, CRC_OFFSET, HEADER, HEADER_SIZE, LOG_OVERHEAD,
                       TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader)
 
@@ -107,6 +110,31 @@ def filter_marker(data, header: BatchHeader, txns: CleanedTransactions, now_ms: 
                         delete_horizon=now_ms + delete_retention_ms)
 
 
+def retains_empty(header: BatchHeader, last_records: dict[int, LastRecord]) -> bool:
+    """Whether the batch must stay, emptied, when it keeps no record (Kafka's
+    isBatchLastRecordOfProducer, BatchRetention.RETAIN_EMPTY): it holds the last data offset
+    of an active producer (so its last sequence), or, for a producer whose last entry is a
+    marker, it is that marker (so its epoch). Producers that expired lose theirs."""
+    if not header.has_producer_id:
+        return False
+    last = last_records.get(header.producer_id)
+    if last is None:
+        return False
+    if last.last_data_offset is not None:
+        return header.last_offset == last.last_data_offset
+    return header.is_control and header.producer_epoch == last.producer_epoch
+
+
+def empty_batch(original: BatchHeader) -> bytearray:
+    """`original`'s header alone, zero records (Kafka's DefaultRecordBatch.writeEmptyHeader):
+    its base offset, last offset delta, leader epoch, producer id, epoch and base sequence,
+    timestamp type and transactional and control bits; uncompressed, both timestamps its
+    max timestamp. kafka.record's builder sets neither the offsets nor the control and
+    timestamp-type bits of a batch without records, so the header is packed here."""
+    attributes = original.attributes & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_MASK | CONTROL_MASK)
+    return _seal(bytearray(HEADER_SIZE), original, attributes, original.max_timestamp, original.max_timestamp, 0)
+
+
 def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | None) -> bytearray:
     """A v2 batch of `records` (kafka.record records) with `original`'s base offset, last
     offset delta, leader epoch, producer fields, timestamp type and codec.
@@ -147,10 +175,16 @@ def encode_batch(records: list, original: BatchHeader, *, delete_horizon: int | 
     if delete_horizon is not None:
         attributes |= DELETE_HORIZON_MASK
     max_ts = original.max_timestamp if log_append_time else max(r.timestamp for r in records)
-    buf = bytearray(HEADER_SIZE) + body
+    return _seal(bytearray(HEADER_SIZE) + body, original, attributes, base_ts, max_ts, len(records))
+
+
+def _seal(buf: bytearray, original: BatchHeader, attributes: int, base_ts: int, max_ts: int,
+          count: int) -> bytearray:
+    """Pack the header of `buf` (header space, then the records) with `original`'s offsets
+    and producer fields, and sign it."""
     HEADER.pack_into(buf, 0, original.base_offset, len(buf) - LOG_OVERHEAD, original.partition_leader_epoch, 2, 0,
                      attributes, original.last_offset_delta, base_ts, max_ts, original.producer_id,
-                     original.producer_epoch, original.base_sequence, len(records))
+                     original.producer_epoch, original.base_sequence, count)
     with memoryview(buf) as view:
         _UINT32.pack_into(buf, CRC_OFFSET, calc_crc32c(view[ATTRIBUTES_OFFSET:]))
     return buf

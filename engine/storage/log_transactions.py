@@ -6,7 +6,9 @@
 - `index_completed`: after the bytes are written, each transaction an ABORT marker
   ended goes to the `.txnindex` of the segment holding the marker, with the LSO it left.
 - `replay_segments`: rebuild the producer state (and, for recovered segments, their
-  `.txnindex`) from the batches after the newest snapshot.
+  `.txnindex`) from the batches after the newest snapshot. The headers carry all it needs,
+  so a batch the cleaner emptied (zero records, cleaner.py) still gives its producer's last
+  sequence and epoch; an emptied marker (Kafka's empty control batch) applies nothing.
 - `collect_aborted`: the aborted transactions a read_committed fetch must be told about.
 
 Plain functions over the Log's own objects: no asyncio, no sockets, not thread-safe
@@ -39,6 +41,8 @@ def stage_producers(producer_state: ProducerStateManager, records, headers: list
         if header.producer_id < 0:
             continue
         if header.attributes & CONTROL_MASK:
+            if not header.records_count:
+                continue   # a marker the cleaner emptied: its transaction is gone, nothing to apply (as Kafka)
             # Markers are rare (one batch per coordinator request): only they need a position.
             marker = read_marker(records, sum(h.size for h in headers[:i]), header)
             if validate:
@@ -90,6 +94,8 @@ def replay_segments(segments: list[LogSegment], producer_state: ProducerStateMan
                 continue
             marker = None
             if header.is_control:
+                if not header.records_count:
+                    continue   # a marker the cleaner emptied (see stage_producers)
                 marker = read_marker(segment.log.read(position, header.size), 0, header)
             completed = producer_state.update(header, header.base_offset, marker)
             if id(segment) in reindex:

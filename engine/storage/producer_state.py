@@ -62,6 +62,14 @@ class ProducerEntry:
         return None
 
 
+class LastRecord(NamedTuple):
+    """What the cleaner must not lose of an active producer (Kafka's LastRecord): the last
+    offset of its last data batch (None once a marker bumped its epoch and no data followed),
+    and its epoch."""
+    last_data_offset: int | None
+    producer_epoch: int
+
+
 class TxnVerification(NamedTuple):
     """What a client's append brings for its transactional batches (KIP-890 part 1): the guard
     `start_verification` handed out, once the transaction coordinator confirmed the partition
@@ -321,6 +329,13 @@ class ProducerStateManager:
         for pid in [pid for pid, (_, created) in self._verifying.items() if now_ms - created >= expiration_ms]:
             del self._verifying[pid]   # a verification the producer never followed with a batch
         return len(expired)
+
+    def last_records_of_active_producers(self) -> dict[int, LastRecord]:
+        """Producer id -> its LastRecord, for every producer not expired (Kafka's
+        lastRecordsOfActiveProducers): the cleaner keeps the batch holding it, emptied if need
+        be, so that a rebuild from the log still knows the producer's sequence and epoch."""
+        return {pid: LastRecord(entry.batches[-1].last_offset if entry.batches else None, entry.epoch)
+                for pid, entry in self._entries.items()}
 
     # --- snapshots ---------------------------------------------------------------------
     def snapshot_offsets(self, names: Iterable[str] | None = None) -> list[int]:

@@ -1,13 +1,17 @@
 """Log compaction seen by clients: a consumer reading a compacted topic from offset 0 gets the
-latest value of every key; tombstones go after delete.retention.ms; `__consumer_offsets`
-is compacted too and still loads after a restart."""
+latest value of every key; tombstones go after delete.retention.ms; an active producer's
+emptied last batch is read across; `__consumer_offsets` is compacted too and still loads
+after a restart."""
 from __future__ import annotations
 
 import time
 
+import confluent_kafka
 from kafka import KafkaConsumer, TopicPartition
 
 from engine.coordinator.group_store import OFFSETS_TOPIC, partition_for
+from engine.storage.errors import CorruptRecordError
+from engine.storage.records import iter_batches, whole_batches_size
 from tests.support.groups import GROUP_TEST_CONFIGS, GroupClient, create_topic, produce, wait_until
 
 COMPACTED = {"cleanup.policy": "compact", "segment.bytes": "1024", "min.cleanable.dirty.ratio": "0.01"}
@@ -61,6 +65,72 @@ def test_a_compacted_topic_keeps_the_latest_value_of_every_key(group_cluster, to
     records = read_from_zero(bootstrap, topic_name)
     offsets = [offset for offset, _, _ in records]
     assert offsets == sorted(set(offsets)) and offsets[0] > 0  # offsets kept: gaps, never renumbered
+
+
+def empty_batches_on_disk(data_dir, topic: str) -> list[tuple[int, int, int]]:
+    """(base offset, last offset, producer id) of the zero-record batches in the partition's
+    segment files, on whichever broker holds them."""
+    found = []
+    for segment in sorted(data_dir.rglob(f"{topic}-0/*.log")):
+        data = segment.read_bytes()
+        try:
+            found += [(h.base_offset, h.last_offset, h.producer_id)
+                      for _, h in iter_batches(data[:whole_batches_size(data)]) if not h.records_count]
+        except CorruptRecordError:
+            return []      # a batch being written: look again
+    return found
+
+
+def read_with_confluent(bootstrap: str, topic: str) -> list[tuple[int, bytes, bytes | None]]:
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": f"{topic}-reader",
+                                         "enable.auto.commit": False})
+    try:
+        end = consumer.get_watermark_offsets(confluent_kafka.TopicPartition(topic, 0), timeout=15)[1]
+        consumer.assign([confluent_kafka.TopicPartition(topic, 0, 0)])
+        records, position = [], 0
+        deadline = time.monotonic() + 20
+        while position < end and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None:
+                continue
+            assert message.error() is None, message.error()
+            records.append((message.offset(), message.key(), message.value()))
+            position = message.offset() + 1
+        return records
+    finally:
+        consumer.close()
+
+
+def test_clients_read_across_an_active_producers_emptied_batch(group_cluster, topic_name):
+    """The idempotent producer's only batch is superseded by another client's: the cleaner
+    keeps it as an empty batch (its last sequence), which both clients read across."""
+    bootstrap = group_cluster.bootstrap
+    create_topic(bootstrap, topic_name, 1, configs=COMPACTED)
+    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
+                                         "linger.ms": 50})
+    for i in range(5):
+        producer.produce(topic_name, key=f"k{i}".encode(), value=b"idempotent", partition=0)
+    assert producer.flush(15) == 0
+    produce(bootstrap, topic_name, [(f"k{i}".encode(), b"newer") for i in range(5)], partition=0)
+    filler(bootstrap, topic_name)
+
+    [(base, last, _)] = wait_until(lambda: empty_batches_on_disk(group_cluster.data_dir, topic_name),
+                                   message="the producer's last batch kept empty")
+    assert (base, last) == (0, 4)
+    expected = {f"k{i}".encode(): [(5 + i, b"newer")] for i in range(5)}
+    for read in (read_from_zero, read_with_confluent):
+        records = read(bootstrap, topic_name)
+        assert keyed(records) == expected, read.__name__
+        assert records[-1][0] == end_offset(bootstrap, topic_name) - 1, read.__name__
+
+
+def end_offset(bootstrap: str, topic: str) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        tp = TopicPartition(topic, 0)
+        return consumer.end_offsets([tp])[tp]
+    finally:
+        consumer.close()
 
 
 def tombstoned_topic(bootstrap: str, topic: str, delete_retention_ms: int) -> None:

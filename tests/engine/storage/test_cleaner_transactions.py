@@ -77,6 +77,9 @@ def test_aborted_data_goes_and_markers_go_after_delete_retention(tmp_path, log):
     marker(log, B, commit=True)                                    # 5
     log.roll(BASE_TS)
     assert [(t.producer_id, t.first_offset) for t in log.aborted_transactions(0, 6)] == [(A, 1)]
+    # Both producers expired (producer.id.expiration.ms): no batch is kept for their sequence
+    # state (an active producer's is: test_cleaner_producers.py).
+    log.producer_state.remove_expired(BASE_TS, 0)
 
     cleaner.run({TP: log}, BASE_TS)
     # Aborted records are gone, and a3 did not supersede the committed c; both markers stay
