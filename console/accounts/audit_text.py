@@ -174,7 +174,7 @@ _SENTENCES: dict[str, Callable[[str, Details], str]] = {
     "scram.remove": lambda t, d: f"Remove the SCRAM credentials of user {t} ({_text(d.get('mechanisms'))}).",
     "reassignment.plan": _plan,
     "reassignment.run": _run,
-    "schema.register": lambda t, d: f"Register schema {t}.",
+    "schema.register": lambda t, d: f"Register schema {t}" + (f" in {d['registry']}." if d.get("registry") else "."),
     "cluster.add": lambda t, d: (f"Register cluster {t} at {d.get('bootstrap_servers', '')} "
                                  f"({d.get('security_protocol', 'PLAINTEXT')}).").replace(" at  (", " ("),
     "topic.create": _topic_create,

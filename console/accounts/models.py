@@ -25,5 +25,10 @@ class AuditLogEntry(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
 
+    @property
+    def registry(self) -> str:
+        """The schema registry an action of no cluster went to (its details' "registry"), if any."""
+        return (self.details or {}).get("registry", "") if isinstance(self.details, dict) else ""
+
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.action} {self.target}: {self.result}"

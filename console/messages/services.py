@@ -99,8 +99,13 @@ def message_settings_update(*, cluster: Cluster, actor, topic: str, key_format: 
     return row
 
 
+LOCAL_SCHEMAS = "Local schemas"        # the console's own store (the Local schemas page), of no cluster
+
+
 def schema_register(*, actor, schema_id: int, subject: str, schema: str) -> RegisteredSchema:
-    with audited(actor=actor, cluster=None, action="schema.register", target=f"{subject} ({schema_id})", details={}):
+    # The store belongs to no cluster: its entry names it instead, for the audit log's Cluster column.
+    with audited(actor=actor, cluster=None, action="schema.register", target=f"{subject} ({schema_id})",
+                 details={"registry": LOCAL_SCHEMAS}):
         if schema_id < 1:
             raise InvalidInput("A schema id is a positive number.")
         try:

@@ -96,3 +96,21 @@ def test_the_page_filters_by_user_action_target_and_result_and_pages(users, cons
 ])
 def test_more_actions_have_sentences_of_their_own(action, target, details, sentence):
     assert describe(action=action, target=target, details=details) == sentence
+
+
+def test_a_local_schema_entry_names_its_registry_in_the_cluster_column(db, users, console_admin_client):
+    """The console's own schema store belongs to no cluster: the Cluster column says "—" and
+    names the store; a cluster's registry's action shows its cluster."""
+    from console.clusters.models import Cluster
+    from console.messages import services as message_services
+    message_services.schema_register(actor=users["operator"], schema_id=9, subject="orders-value",
+                                     schema='{"type": "string"}')
+    cluster = Cluster.objects.create(name="prod", bootstrap_servers="127.0.0.1:1")
+    audit_log_record(actor=users["operator"], cluster=cluster, action="schema.delete_subject",
+                     target="payments-value", result="ok", details={})
+    page = console_admin_client.get(reverse("audit_log")).content.decode()
+    rows = {row.split('class="target">')[1].split("<")[0]: row for row in page.split('data-entry="')[1:]}
+    local = rows["orders-value (9)"].split("data-cluster>")[1].split("</td>")[0]
+    assert local == "— <small>Local schemas</small>"
+    assert "Register schema orders-value (9) in Local schemas." in rows["orders-value (9)"]
+    assert rows["payments-value"].split("data-cluster>")[1].split("</td>")[0] == "prod"
