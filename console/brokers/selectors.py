@@ -31,6 +31,7 @@ class BrokerRow:
     partitions: int = 0                      # replicas assigned to the broker
     leaders: int = 0
     partition_ids: dict[str, list[int]] = field(default_factory=dict)   # {topic: [partition ids]} assigned to it
+    leader_ids: dict[str, list[int]] = field(default_factory=dict)      # {topic: [partition ids]} it leads
     partition_ids_preview: str = ""
     is_skewed: bool = False                  # replicas more than SKEW_TOLERANCE_PERCENT off the mean, either way
     is_leader_skewed: bool = False           # leaderships more than SKEW_TOLERANCE_PERCENT off the mean
@@ -46,6 +47,11 @@ class BrokerRow:
     @property
     def leaders_vs_mean(self) -> str:
         return formatting.percent_change(self.leaders_deviation_percent)
+
+    @property
+    def topic_partitions(self) -> list[tuple[str, list[int], list[int]]]:
+        """(topic, partition ids assigned, the ones of them it leads): the broker page's rows."""
+        return [(topic, ids, self.leader_ids.get(topic, [])) for topic, ids in self.partition_ids.items()]
 
     def __getattr__(self, name: str):
         # Only for names the row itself lacks: broker_id, host, port, rack, is_up, ... of its status.
@@ -160,6 +166,9 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], snapsh
     of them (the skew bounds count them all)."""
     partitions = [p for t in metadata.topics for p in t.partitions]
     loads = broker_loads(partitions, known if known is not None else [s.broker_id for s in statuses])
+    led: dict[int, dict[str, list[int]]] = {}
+    for p in sorted(partitions, key=lambda p: (p.topic, p.partition)):
+        led.setdefault(p.leader, {}).setdefault(p.topic, []).append(p.partition)
     rows = []
     for s in statuses:
         load = loads.get(s.broker_id)
@@ -168,7 +177,7 @@ def _broker_rows(metadata: ClusterMetadata, statuses: list[BrokerStatus], snapsh
             by_topic.setdefault(topic, []).append(partition)
         rows.append(BrokerRow(
             status=s, partitions=len(load.replicas) if load else 0,
-            leaders=load.leaders if load else 0, partition_ids=by_topic,
+            leaders=load.leaders if load else 0, partition_ids=by_topic, leader_ids=led.get(s.broker_id, {}),
             partition_ids_preview=_preview(load.replicas if load else ()),
             is_skewed=bool(load and load.is_skewed), is_leader_skewed=bool(load and load.is_leader_skewed),
             log_dir_size=snapshot.size_of(s.broker_id) if s.is_up and snapshot else None,

@@ -40,7 +40,7 @@ def broker_detail(request, cluster_id: int, broker_id: int):
     view = selectors.broker_detail(cluster=cluster, broker_id=broker_id)
     cluster_brokers_seen(cluster=cluster, brokers=view.seen_brokers)
     # Thousands of topics: the page shows them a page at a time (the JSON API has them all).
-    topics = Paginator(list(view.broker.partition_ids.items()), settings.TOPICS_PER_PAGE).get_page(
+    topics = Paginator(view.broker.topic_partitions, settings.TOPICS_PER_PAGE).get_page(
         request.GET.get("page", 1))
     return render(request, "brokers/detail.html", {"cluster": cluster, "view": view, "topics": topics,
                                                    "configs": [config_row(c) for c in view.configs]})

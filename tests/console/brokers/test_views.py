@@ -21,7 +21,7 @@ def test_brokers_page_and_json(cluster, engine_cluster, viewer_client, operator_
     assert data["can_stop_start"] is True and [b["broker_id"] for b in data["brokers"]] == [0, 1, 2]
     assert set(data["brokers"][0]) == {"broker_id", "host", "port", "rack", "is_up", "is_controller", "state",
                                        "partitions",
-                                       "leaders", "partition_ids", "partition_ids_preview", "is_skewed",
+                                       "leaders", "partition_ids", "leader_ids", "partition_ids_preview", "is_skewed",
                                        "is_leader_skewed", "log_dir_size", "offline_partitions",
                                        "replicas_deviation_percent", "leaders_deviation_percent"}
     detail = viewer_client.get(f"/api/clusters/{cluster.pk}/brokers/1").json()
@@ -65,7 +65,7 @@ def test_broker_page_lists_its_topics_a_page_at_a_time(private_cluster, viewer_c
     assert "3 topics, page 1 of 2." in first
     shown = [[n for n in names if f'<tr data-topic="{n}">' in page] for page in (first, second)]
     assert shown == [names[:2], names[2:]]
-    assert '<td class="ids">0, 1</td>' in first
+    assert '<td class="ids">0 <span class="badge leader"' in first and 'data-leads="1">L</span></td>' in first
     assert f'href="/clusters/{private_cluster.pk}/topics/{names[0]}/"' in first
 
 
@@ -240,3 +240,16 @@ def test_the_broker_page_lists_its_partitions_before_its_hundreds_of_configs(clu
     html = viewer_client.get(reverse("brokers:detail", args=[cluster.pk, 1])).content.decode()
     assert len(re.findall(r'<tr class="[^"]*" data-config=', html)) > 100
     assert html.index('id="broker-partitions"') < html.index('id="broker-configs"')
+
+
+def test_the_broker_page_marks_the_partitions_it_leads(private_cluster, viewer_client, unique_topic):
+    """As kafbat's broker view: of the partitions a broker holds, which ones it leads."""
+    name = make_topic(private_cluster, unique_topic(), assignments={0: [1, 2], 1: [2, 1], 2: [1, 0]})
+    html = viewer_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
+    row = html[html.index(f'<tr data-topic="{name}">'):]
+    row = row[:row.index("</tr>")]
+    assert re.findall(r'data-leads="(\d+)"', row) == ["0", "2"]        # the first replica leads; not partition 1
+    assert 'data-led="2">2 of 3</td>' in row
+    view_of_2 = viewer_client.get(reverse("brokers:detail", args=[private_cluster.pk, 2])).content.decode()
+    row2 = view_of_2[view_of_2.index(f'<tr data-topic="{name}">'):]
+    assert re.findall(r'data-leads="(\d+)"', row2[:row2.index("</tr>")]) == ["1"]
