@@ -191,7 +191,9 @@ def _info(batch, start: int, size: int) -> BatchInfo:
 
 
 def _control_type(batch) -> str:
-    """COMMIT or ABORT for a control batch (its one record's key says which), else ""."""
+    """COMMIT or ABORT for a control batch (its one record's key says which), else "". A
+    control batch without its record is a marker compaction emptied (the log keeps its header
+    for the producer's state, as Kafka's cleaner does): no marker to show, so ""."""
     if not batch.is_control_batch:
         return ""
     try:
@@ -199,7 +201,7 @@ def _control_type(batch) -> str:
     except (CorruptRecordError, ValueError, struct.error):
         return "UNKNOWN"
     if marker is None:
-        return "UNKNOWN"
+        return ""
     return "ABORT" if marker.abort else "COMMIT" if marker.commit else "UNKNOWN"
 
 
