@@ -74,8 +74,10 @@ class TransactionRow:
 
 
 @dataclass(frozen=True)
-class HangingTransaction:
-    """An open transaction on one partition that nothing will finish: the admin may abort it."""
+class PartitionTransaction:
+    """An open transaction on one partition, as its leader describes it (DescribeProducers, as
+    `kafka-transactions.sh describe-producers` prints it); with a reason when it hangs: nothing
+    will finish it, and the admin may abort it."""
 
     topic: str
     partition: int
@@ -87,7 +89,14 @@ class HangingTransaction:
     last_timestamp: int
     duration_ms: int                 # now minus the producer's last batch timestamp
     transactional_id: str | None
-    reason: str
+    reason: str = ""                 # why it hangs; empty: its coordinator will finish it
+
+    @property
+    def hanging(self) -> bool:
+        return bool(self.reason)
+
+
+HangingTransaction = PartitionTransaction       # one whose reason is set
 
 
 @dataclass(frozen=True)
@@ -95,12 +104,18 @@ class TransactionsView:
     supported: bool
     transactions: list[TransactionRow] = field(default_factory=list)
     hanging: list[HangingTransaction] = field(default_factory=list)
-    open_on_partitions: int = 0      # open transactions the partition leaders reported
+    # Every open transaction the partition leaders reported, the hanging ones flagged (and as
+    # read again now); the page's partitions table lists these, and its sentence counts them.
+    on_partitions: list[PartitionTransaction] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # When the partitions' open transactions were collected in the background
     # (console.kafka_gateway.cache.TRANSACTION_PRODUCERS); None: read by this page.
     producers_age: SnapshotAge | None = None
+
+    @property
+    def open_on_partitions(self) -> int:
+        return len(self.on_partitions)
 
     @property
     def ongoing(self) -> list[TransactionRow]:
@@ -156,12 +171,20 @@ def _read(gw: Gateway, first_answer: dict[TopicPartitionKey, PartitionProducers]
     suspects = {key: pair for key, pair in first_read.items() if _reason(*pair, by_producer) is not None}
     second_read = _read_again(gw, {(topic, number) for topic, number, _ in suspects}) if suspects else {}
     now = _now(now_ms)
-    hanging = [_hanging(*second_read[key], by_producer, now) for key in suspects if key in second_read]
+    hanging = {key: _hanging(*second_read[key], by_producer, now) for key in suspects if key in second_read}
+    # A suspect gone from the second read was finished in between: it is no longer open.
+    on_partitions = [hanging.get(key) or _on_partition(*pair, by_producer, now) for key, pair in first_read.items()
+                     if key not in suspects or key in hanging]
     errors += [f"{p.topic}-{p.partition}: {p.error}" for p in sorted(first_answer.values(), key=_by_partition)
                if p.error]
-    return TransactionsView(supported=True, transactions=rows, open_on_partitions=len(first_read),
-                            hanging=sorted(hanging, key=lambda h: (-h.duration_ms, h.topic, h.partition)),
-                            errors=errors)
+    return TransactionsView(supported=True, transactions=rows,
+                            hanging=sorted(hanging.values(), key=_partition_order),
+                            on_partitions=sorted(on_partitions, key=_partition_order), errors=errors)
+
+
+def _partition_order(t: PartitionTransaction):
+    """Hanging ones first, then the longest idle."""
+    return (not t.hanging, -t.duration_ms, t.topic, t.partition)
 
 
 def _read_again(gw: Gateway, keys: set[TopicPartitionKey]) -> dict:
@@ -237,12 +260,17 @@ def _reason(partition: PartitionProducers, producer: ActiveProducer, by_producer
 
 def _hanging(partition: PartitionProducers, producer: ActiveProducer, by_producer: dict[int, TransactionRow],
              now_ms: int) -> HangingTransaction:
+    return replace(_on_partition(partition, producer, by_producer, now_ms),
+                   reason=_reason(partition, producer, by_producer) or "")
+
+
+def _on_partition(partition: PartitionProducers, producer: ActiveProducer, by_producer: dict[int, TransactionRow],
+                  now_ms: int) -> PartitionTransaction:
     row = by_producer.get(producer.producer_id)
-    return HangingTransaction(partition.topic, partition.partition, partition.leader, producer.producer_id,
-                              producer.producer_epoch, producer.coordinator_epoch, producer.current_txn_start_offset,
-                              producer.last_timestamp, max(0, now_ms - producer.last_timestamp),
-                              row.transactional_id if row else None,
-                              _reason(partition, producer, by_producer) or "")
+    return PartitionTransaction(partition.topic, partition.partition, partition.leader, producer.producer_id,
+                                producer.producer_epoch, producer.coordinator_epoch,
+                                producer.current_txn_start_offset, producer.last_timestamp,
+                                max(0, now_ms - producer.last_timestamp), row.transactional_id if row else None)
 
 
 def _now(now_ms: int | None) -> int:

@@ -63,7 +63,16 @@ def test_page_lists_transactional_ids_oldest_open_first_and_flags_those_past_the
         hanging = {(h.transactional_id, h.topic, h.partition): h for h in view.hanging}
         assert hanging[("late", "txn-list", 1)].reason == PAST_TIMEOUT
         assert not any(h.transactional_id == "fresh" for h in view.hanging)
+        # The partitions table lists every open transaction the sentence counts, hanging or not.
+        listed = {(t.transactional_id, t.topic, t.partition): t.hanging for t in view.on_partitions
+                  if t.topic == "txn-list"}
+        assert listed == {("late", "txn-list", 1): True, ("fresh", "txn-list", 0): False,
+                          ("fresh", "txn-list", 1): False}
         body = page.content.decode()
+        table = body[body.index('id="partition-transactions"'):body.index("</table>", body.index('id="partition-transactions"'))]
+        assert table.count("<tr data-partition=") == view.open_on_partitions
+        assert f"{view.open_on_partitions} open transaction" in body
+        assert 'data-partition="txn-list-0"' in table and "its coordinator will finish it" in table
         assert 'data-transactional-id="late" data-state="Ongoing" data-hanging' in body
         assert "data-admin-action" not in body           # a viewer gets no abort link
 
