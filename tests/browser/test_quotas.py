@@ -50,6 +50,10 @@ def test_operator_sets_a_quota_through_the_preview_and_removes_it(login, console
     expect(row).to_have_count(1)
     expect(row).to_contain_text(CLIENT_ID)
     assert operator.locator("#quotas img").count() == 0
+    # Change… and Remove… as one group: two buttons of one height on one line, left to right.
+    change, remove = (row.locator(f'[data-admin-action="{a}"]').bounding_box() for a in ("change-quota", "remove-quota"))
+    assert abs(change["height"] - remove["height"]) < 1 and abs(change["y"] - remove["y"]) < 1, (change, remove)
+    assert change["x"] + change["width"] < remove["x"] < change["x"] + change["width"] + 16
     shoot(operator, "quotas")
     assert _quotas(bootstrap) == {(("client-id", CLIENT_ID),): {RATE: 25.0}}
 

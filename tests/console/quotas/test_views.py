@@ -246,3 +246,15 @@ def test_the_page_tells_which_entity_a_clients_quota_comes_from(cluster, viewer_
     refused = unescaped(viewer_client.get(url, {"who": "1", "who_user": "a\nb", "who_client_id": "x" * 600}))
     assert "cannot hold control characters" in refused and "A client id is at most 512 characters" in refused
     assert 'id="quota-resolution"' not in refused
+
+
+def test_a_rows_change_and_remove_are_one_group_of_buttons(cluster, operator_client):
+    """Change… and Remove… of a quota sit in one action group, both buttons (Remove in the danger
+    colour), not a button beside a bare link."""
+    set_quota(cluster, (("user", "alice"),), RATE, 2)
+    page = operator_client.get(reverse("quotas:list", args=[cluster.pk])).content.decode()
+    group = page[page.index('<div class="action-group">'):]
+    group = group[:group.index("</div>")]
+    assert 'class="button" data-admin-action="change-quota"' in group
+    assert 'class="danger" data-admin-action="remove-quota">Remove…</button>' in group
+    assert "link" not in group.split('data-admin-action="remove-quota"')[0].rsplit("<button", 1)[1]
