@@ -13,7 +13,7 @@ import pyarrow.dataset as ds
 
 from console.analytics import lake as L
 from console.analytics.jobs.lag import DEFAULT_WINDOW
-from console.analytics.jobs.rates import CATCH_UP_SECONDS
+from console.analytics.jobs.rates import CATCH_UP_SECONDS, CONSUME_RATE, PRODUCE_RATE, RATE
 from console.analytics.jobs.retention import PROJECTION_MIN_SECONDS, SPAN_SECONDS
 from console.analytics.models import AnalyticsRun
 from console.analytics.storage import lake_filesystem
@@ -111,6 +111,34 @@ def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
     return {r[L.GROUP]: r for r in rows}
 
 
+def _dated_rows(*, lake_url: str, cluster: Cluster, run: RunInfo | None):
+    """A reader of the job results a finished run left (`rows(job, where=, sort=)`). With no
+    finished run of that kind the results cannot be dated, so none are shown: a status or a lag
+    of unknown age would read as current."""
+    def rows(job: str, **kw) -> list[dict]:
+        return result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw) if run else []
+    return rows
+
+
+def group_figures(*, lag_history: list[dict], consumption: list[dict], catch_up: dict | None,
+                  status: dict | None) -> dict:
+    """The group page's summary boxes, read from the rows its charts are drawn from: the total lag
+    and the consumption rate at the newest point of each chart (with that point's time), and the
+    members and produce rate of the catch-up estimate. A figure a chart lacks falls back to the
+    catch-up estimate, then to the status row."""
+    newest_lag = lag_history[-1] if lag_history else None
+    newest_rate = consumption[-1] if consumption else None
+    catch_up, status = catch_up or {}, status or {}
+    lag = newest_lag[L.LAG] if newest_lag else catch_up.get(L.LAG, status.get(L.LAG))
+    return {
+        L.LAG: lag, "lag_at": newest_lag[L.BUCKET] if newest_lag else None,
+        CONSUME_RATE: newest_rate[RATE] if newest_rate else catch_up.get(CONSUME_RATE),
+        "consume_at": newest_rate[L.BUCKET] if newest_rate else None,
+        L.MEMBERS: catch_up.get(L.MEMBERS, status.get(L.MEMBERS)),
+        PRODUCE_RATE: catch_up.get(PRODUCE_RATE),
+    }
+
+
 def with_projection(*, rows: list[dict]) -> list[dict]:
     """Growth rows (topic_growth, days_until_full), each with PROJECTED: whether its snapshots
     span PROJECTION_MIN_SECONDS, below which a per-day figure is not shown. A row of a run
@@ -119,13 +147,16 @@ def with_projection(*, rows: list[dict]) -> list[dict]:
 
 
 def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
-    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    last_finished = run_last_finished(cluster=cluster)
+    contents_run = run_last_finished(cluster=cluster, kind=AnalyticsRun.RECORDS)
+    rows = _dated_rows(lake_url=lake_url, cluster=cluster, run=last_finished)
+    contents = _dated_rows(lake_url=lake_url, cluster=cluster, run=contents_run)
     growth = with_projection(rows=rows("topic_growth", sort=L.TOPIC))
     catch_up = {r[L.GROUP]: r for r in rows("catch_up")}
     return {
-        "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
+        "run": run_latest(cluster=cluster), "last_finished": last_finished, "contents_run": contents_run,
         "runs": runs_state(cluster=cluster),
-        "compaction": rows("compaction", sort=L.TOPIC),
+        "compaction": contents("compaction", sort=L.TOPIC),
         "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP], {}).get(CATCH_UP_SECONDS),
                     L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS))}
                    for g in rows("group_status", sort=L.GROUP)],
@@ -143,35 +174,43 @@ def group_analytics(*, lake_url: str, cluster: Cluster, group_id: str, resolutio
     if resolution not in RESOLUTIONS:
         resolution = "5m"
     group = {L.GROUP: group_id}
-    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    last_finished = run_last_finished(cluster=cluster)
+    rows = _dated_rows(lake_url=lake_url, cluster=cluster, run=last_finished)
     status = rows("group_status", where=group)
     catch_up = rows("catch_up", where=group)
+    lag_history = rows(f"group_lag_{resolution}", where=group, sort=L.BUCKET)
+    consumption = rows("consumption_5m", where=group, sort=L.BUCKET)
+    status, catch_up = (status[0] if status else None), (catch_up[0] if catch_up else None)
     return {
         "group_id": group_id, "resolution": resolution, "run": run_latest(cluster=cluster),
-        "last_finished": run_last_finished(cluster=cluster), "runs": runs_state(cluster=cluster),
-        "status": status[0] if status else None, "catch_up": catch_up[0] if catch_up else None,
+        "last_finished": last_finished, "runs": runs_state(cluster=cluster),
+        "status": status, "catch_up": catch_up,
+        "figures": group_figures(lag_history=lag_history, consumption=consumption, catch_up=catch_up, status=status),
         "partitions": rows("partition_status", where=group, sort=L.PARTITION),
         "time_lag": rows("time_lag", where=group, sort=L.PARTITION),
-        "lag_history": rows(f"group_lag_{resolution}", where=group, sort=L.BUCKET),
+        "lag_history": lag_history,
         "partition_lag_history": rows(f"partition_lag_{resolution}", where=group, sort=L.BUCKET),
-        "consumption": rows("consumption_5m", where=group, sort=L.BUCKET),
+        "consumption": consumption,
     }
 
 
 def topic_analytics(*, lake_url: str, cluster: Cluster, topic: str) -> dict:
     where = {L.TOPIC: topic}
-    rows = lambda job, **kw: result_rows(lake_url=lake_url, job=job, cluster_id=cluster.pk, **kw)  # noqa: E731
+    last_finished = run_last_finished(cluster=cluster)
+    contents_run = run_last_finished(cluster=cluster, kind=AnalyticsRun.RECORDS)
+    rows = _dated_rows(lake_url=lake_url, cluster=cluster, run=last_finished)
+    contents = _dated_rows(lake_url=lake_url, cluster=cluster, run=contents_run)
     growth = with_projection(rows=rows("topic_growth", where=where))
     retention = rows("effective_retention", where=where)
-    compaction = rows("compaction", where=where)
+    compaction = contents("compaction", where=where)
     return {
-        "topic": topic, "run": run_latest(cluster=cluster), "last_finished": run_last_finished(cluster=cluster),
-        "runs": runs_state(cluster=cluster),
+        "topic": topic, "run": run_latest(cluster=cluster), "last_finished": last_finished,
+        "contents_run": contents_run, "runs": runs_state(cluster=cluster),
         "growth": growth[0] if growth else None, "retention": retention[0] if retention else None,
         "projection_min_seconds": PROJECTION_MIN_SECONDS,
         "compaction": compaction[0] if compaction else None,
-        "record_sizes": rows("record_sizes", where=where, sort="size_bin_bytes"),
-        "record_ages": rows("record_ages", where=where, sort="age_bin_seconds"),
+        "record_sizes": contents("record_sizes", where=where, sort="size_bin_bytes"),
+        "record_ages": contents("record_ages", where=where, sort="age_bin_seconds"),
         "what_if": what_if_latest(cluster=cluster, topic=topic),
         "bytes": rows("topic_bytes_1h", where=where, sort=L.BUCKET),
         "production": rows("production_5m", where=where, sort=L.BUCKET),

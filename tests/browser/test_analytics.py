@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
 from tests.browser.chart_fit import assert_fits
-from tests.support.lake_results import write_result
+from tests.support.lake_results import record_finished_run, write_result
 from tests.support.waiting import wait_until
 
 NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.timezone.utc)
@@ -32,6 +32,7 @@ def test_group_analytics_page_draws_its_charts_without_other_hosts(login, consol
     write_result(console_server.lake, "group_status", cluster_id,
                  [{L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: 230,
                    lag.REASON: "orders-1: lag grew at every snapshot, from 1 to 116"}])
+    record_finished_run(console_server.env, cluster_id)      # the run that left them: the page dates them by it
 
     requested_hosts = set()
     page.on("request", lambda request: requested_hosts.add(urlparse(request.url).netloc))
@@ -44,6 +45,10 @@ def test_group_analytics_page_draws_its_charts_without_other_hosts(login, consol
     assert traces == [[24], [24, 24]]              # one total, one line per partition, every point
     expect(page.locator("#group-lag-chart .rangeslider-container")).to_have_count(1)      # zoomable range
     expect(page.locator('h1 [data-status="WARN"]')).to_be_visible()
+    # The boxes beside the charts read their newest points, dated, and say which run drew them.
+    expect(page.locator("#total-lag")).to_contain_text("230 as of")
+    expect(page.locator("#consume-rate")).to_contain_text("2.5/s")
+    expect(page.locator("[data-results-from]")).to_contain_text("from the run finished")
     assert requested_hosts == {urlparse(console_server.url).netloc}
 
 
@@ -85,6 +90,7 @@ def test_charts_fit_a_phone_legends_under_the_plot_and_notes_wrapped(login, cons
     write_result(console_server.lake, "partition_lag_5m", cluster_id,
                  [{L.GROUP: "phone", L.TOPIC: "shop-orders", L.PARTITION: p, L.BUCKET: t, L.LAG: 5 * i + p,
                    L.COMMITTED_OFFSET: 100 * i} for i, t in enumerate(minutes) for p in (0, 1, 2)])
+    record_finished_run(console_server.env, cluster_id)
     page.goto(f"/clusters/{cluster_id}/analytics/groups/phone/")
     expect(page.locator("#partition-lag-chart")).to_have_attribute("data-drawn", "true")
     parts = assert_fits(page, "partition-lag-chart")

@@ -33,11 +33,11 @@ from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
 from console.kafka_gateway import ConnectionSettings, open_gateway
 from tests.browser.conftest import PASSWORDS, ROOT, SCREENSHOTS
-from tests.browser.test_analytics import write_result
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
 from tests.console.messages.conftest import produce_confluent
 from tests.support.engine_process import EngineProcess
 from tests.support.groups import GroupClient
+from tests.support.lake_results import record_finished_run, write_result
 from tests.support.txn_clients import committed_transaction, open_transaction
 from tests.support.waiting import wait_until
 
@@ -148,7 +148,7 @@ def shop(console_server, browser, tmp_path_factory):
             gw.quotas.alter((("user", None),), set_values={"controller_mutation_rate": 50})
         out = _manage(console_server.env, "cluster_add", "shop", engine.bootstrap)
         cluster_id = int(re.search(r"\(id (\d+)\)", out).group(1))
-        _analytics_results(console_server.lake, cluster_id)
+        _analytics_results(console_server, cluster_id)
         _register_schema(console_server, browser)
         yield Shop(path=f"/clusters/{cluster_id}/", cluster_id=cluster_id, engine=engine, topics=topics, groups=groups)
     finally:
@@ -161,19 +161,29 @@ def shop(console_server, browser, tmp_path_factory):
         engine.kill()
 
 
-def _analytics_results(lake_dir, cluster_id: int) -> None:
-    """billing's analytics as a finished run leaves them (the jobs are tested in tests/console/analytics)."""
-    buckets = [NOW - dt.timedelta(minutes=5 * (23 - i)) for i in range(24)]
+def _analytics_results(console_server, cluster_id: int) -> None:
+    """billing's analytics as a finished run leaves them, and that run's row, finished 3 min ago
+    (the jobs are tested in tests/console/analytics). The figures agree with each other: the
+    group's lag is the sum of its partitions' at each bucket, and its status and catch-up rows
+    carry the newest one."""
+    lake_dir = console_server.lake
+    buckets = [NOW - dt.timedelta(minutes=4 + 5 * (23 - i)) for i in range(24)]     # read by the run
+    partition_lag = {(i, p): 150 + 4 * i + p for i in range(24) for p in range(3)}
+    total = [sum(partition_lag[i, p] for p in range(3)) for i in range(24)]
     write_result(lake_dir, "group_lag_5m", cluster_id,
-                 [{L.GROUP: "billing", L.BUCKET: t, L.LAG: 2000 + 40 * i} for i, t in enumerate(buckets)])
+                 [{L.GROUP: "billing", L.BUCKET: t, L.LAG: total[i]} for i, t in enumerate(buckets)])
     write_result(lake_dir, "partition_lag_5m", cluster_id,
-                 [{L.GROUP: "billing", L.TOPIC: "shop-orders", L.PARTITION: p, L.BUCKET: t, L.LAG: 150 + 4 * i + p,
+                 [{L.GROUP: "billing", L.TOPIC: "shop-orders", L.PARTITION: p, L.BUCKET: t, L.LAG: partition_lag[i, p],
                    L.COMMITTED_OFFSET: 400 + 10 * i} for i, t in enumerate(buckets) for p in range(3)])
     write_result(lake_dir, "consumption_5m", cluster_id,
                  [{L.GROUP: "billing", L.BUCKET: t, rates.RATE: 18.5} for t in buckets])
     write_result(lake_dir, "group_status", cluster_id,
-                 [{L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: 2000,
-                   lag.REASON: "shop-orders-3: lag grew at every snapshot, from 120 to 166"}])
+                 [{L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: total[-1],
+                   lag.REASON: "shop-orders-2: lag grew at every snapshot, from 152 to 244"}])
+    write_result(lake_dir, "catch_up", cluster_id,
+                 [{L.GROUP: "billing", L.LAG: total[-1], L.MEMBERS: 1, rates.CONSUME_RATE: 18.5,
+                   rates.PRODUCE_RATE: 20.9, rates.CATCH_UP_SECONDS: None}])
+    record_finished_run(console_server.env, cluster_id, minutes_ago=3)
 
 
 def _register_schema(console_server, browser) -> None:

@@ -21,3 +21,14 @@ def write_result(lake_dir: Path, job: str, cluster_id: int, rows: list[dict]) ->
         pq.write_table(pa.Table.from_pylist(rows), directory / "part-0.parquet")
     else:
         directory.rmdir()
+
+
+def record_finished_run(env: dict, cluster_id: int, *, kind: str = "lake", minutes_ago: int = 0) -> None:
+    """A finished run of the cluster, as the analytics worker records it: the results written
+    above are then that run's, and the pages date them by it (without one they show none)."""
+    from tests.support.console_process import manage
+    manage(env, "shell", "-c",
+           "import datetime as dt; from console.analytics.models import AnalyticsRun as R; "
+           f"end = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes={minutes_ago}); "
+           f"R.objects.create(cluster_id={cluster_id}, kind={kind!r}, state=R.DONE, "
+           "started_at=end - dt.timedelta(seconds=40), finished_at=end)")

@@ -141,3 +141,48 @@ def test_the_what_if_form_sits_under_its_result_outside_the_live_fragment(lake, 
     # Nothing but the end of the fragment between the result and the form: the form is under it.
     between_them = page[page.index('id="what-if-result"'):form]
     assert "<h2>" not in between_them and "data-chart" not in between_them
+
+
+def test_results_without_a_finished_run_are_not_shown_as_current_and_shown_ones_say_their_run(
+        lake, lake_cluster, viewer_client):
+    """Results in the lake that no finished run dates (a run row gone, a test writing files)
+    are not shown: a WARN badge and a lag beside "no run has finished yet" would read as live.
+    Once a run finished, every table says which run and how old, and each group row its age."""
+    from console.analytics.jobs import lag
+    write_result(lake, "group_status", lake_cluster.pk, [
+        {L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: 2000, lag.REASON: "orders-1: lag grew"}])
+    url = reverse("analytics:cluster", args=[lake_cluster.pk])
+    page = viewer_client.get(url).content.decode()
+    groups = between(page, 'id="group-status"', "</table>")
+    assert "no run has finished yet" in page
+    assert "WARN" not in groups and "2,000" not in groups and "No results yet" in groups
+    assert "data-results-from" not in page
+
+    now = timezone.now()
+    AnalyticsRun.objects.create(cluster=lake_cluster, state=AnalyticsRun.DONE, started_at=now - dt.timedelta(minutes=4),
+                                finished_at=now - dt.timedelta(minutes=3))
+    page = viewer_client.get(url).content.decode()
+    before = between(page, "<h2>Consumer groups</h2>", 'id="group-status"')
+    assert "Statuses, lag and catch-up times from the run finished" in before and "3 min ago" in before
+    row = between(page, 'data-group="billing"', "</tr>")
+    assert 'data-status="WARN"' in row and "2,000" in row
+    assert "3 min ago" in between(row, "data-as-of", "</td>")
+
+
+def test_the_group_pages_boxes_show_the_newest_points_of_its_charts(lake, lake_cluster, viewer_client):
+    """The summary boxes read the rows the charts are drawn from: with a lag and a consumption
+    history but no catch-up estimate, they show the newest points, not "—"."""
+    from console.analytics.jobs import rates
+    now = timezone.now().replace(microsecond=0)
+    buckets = [now - dt.timedelta(minutes=5 * (5 - i)) for i in range(6)]
+    write_result(lake, "group_lag_5m", lake_cluster.pk,
+                 [{L.GROUP: "billing", L.BUCKET: t, L.LAG: 1000 + 250 * i} for i, t in enumerate(buckets)])
+    write_result(lake, "consumption_5m", lake_cluster.pk,
+                 [{L.GROUP: "billing", L.BUCKET: t, rates.RATE: 18.5 + i} for i, t in enumerate(buckets)])
+    finished_run(lake_cluster)
+    view = viewer_client.get(reverse("analytics:group", args=[lake_cluster.pk, "billing"]))
+    page = view.content.decode()
+    assert between(page, 'id="total-lag"', "</small>").startswith('id="total-lag">2,250 <small>as of')
+    assert "23.5/s" in between(page, 'id="consume-rate"', "</dd>")
+    lag_chart = view.context["lag_chart"]["data"][0]["y"]
+    assert lag_chart[-1] == 2250                        # the box is the chart's newest point
