@@ -65,7 +65,7 @@ def test_broker_page_lists_its_topics_a_page_at_a_time(private_cluster, viewer_c
     assert "3 topics, page 1 of 2." in first
     shown = [[n for n in names if f'<tr data-topic="{n}">' in page] for page in (first, second)]
     assert shown == [names[:2], names[2:]]
-    assert '<td class="ids">0 <span class="badge leader"' in first and 'data-leads="1">L</span></td>' in first
+    assert '<td class="ids"><span class="pid"><span class="badge leader"' in first and 'data-leads="1">1</span></span></td>' in first
     assert f'href="/clusters/{private_cluster.pk}/topics/{names[0]}/"' in first
 
 
