@@ -72,7 +72,7 @@ def test_page_lists_transactional_ids_oldest_open_first_and_flags_those_past_the
         table = body[body.index('id="partition-transactions"'):body.index("</table>", body.index('id="partition-transactions"'))]
         assert table.count("<tr data-partition=") == view.open_on_partitions
         assert f"{view.open_on_partitions} open transaction" in body
-        assert 'data-partition="txn-list-0"' in table and "its coordinator will finish it" in table
+        assert 'data-partition="txn-list-0"' in table and "Its coordinator will finish it" in table
         assert 'data-transactional-id="late" data-state="Ongoing" data-hanging' in body
         assert "data-admin-action" not in body           # a viewer gets no abort link
 
