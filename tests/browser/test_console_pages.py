@@ -27,7 +27,7 @@ import fastavro
 import pytest
 from confluent_kafka import Consumer
 from confluent_kafka.admin import AdminClient, NewTopic
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates
@@ -430,9 +430,17 @@ def test_the_brokers_table_counts_instead_of_listing_partitions(login, shop):
 def on_screen(page, selector: str) -> bool:
     """The element is drawn and ends within the phone's width (no sideways scrolling to see it)."""
     expect(page.locator(selector)).to_be_visible()
-    # One read of the box: a live page may redraw its fragment between two.
-    return page.locator(selector).evaluate(
-        "el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; }")
+    # A live page may be redrawing its fragment: the box is read again until it is on screen,
+    # and one that never is fails after the wait.
+    try:
+        page.wait_for_function(
+            """selector => { const el = document.querySelector(selector); if (!el) return false;
+                             const r = el.getBoundingClientRect();
+                             return r.width > 0 && r.left >= 0 && r.right <= innerWidth; }""",
+            arg=selector, timeout=10_000)
+    except PlaywrightTimeoutError:
+        return False
+    return True
 
 
 def test_on_a_phone_lag_members_and_broker_state_need_no_sideways_scrolling(login, shop):
