@@ -25,9 +25,9 @@ from engine.dynamic_config import validate_dynamic_broker_configs
 from engine.protocol.connection_rates import ConnectionRates
 from engine.security.settings import take_security_configs
 from tests.engine.protocol.test_broker_configs import DELETE, SET, raw_describe, raw_incremental
-from tests.support.engine_process import EngineProcess, PortTakenError, free_port_range
 from tests.support.promtool import check_metrics
 from tests.support.raw_client import RawClient
+from tests.support.two_listeners import two_listener_engine
 
 RATE = "max.connection.creation.rate"
 INTERNAL_RATE, EXTERNAL_RATE = f"listener.name.internal.{RATE}", f"listener.name.external.{RATE}"
@@ -125,25 +125,8 @@ def test_the_broker_wide_and_per_listener_names_are_broker_configs_at_start_and_
 
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("connection-rates")
-    for attempt in range(5):
-        base = free_port_range(3)      # INTERNAL, EXTERNAL, the metrics
-        engine = EngineProcess(directory / f"data{attempt}", brokers=1, admin=False, configs={
-            "quota.window.num": "2", INTERNAL_RATE: UNLIMITED, EXTERNAL_RATE: UNLIMITED}, extra_args=[
-            "--listener", f"INTERNAL=PLAINTEXT://127.0.0.1:{base}",
-            "--listener", f"EXTERNAL=PLAINTEXT://127.0.0.1:{base + 1}",
-            "--inter-broker-listener", "INTERNAL", "--metrics-port", str(base + 2)])
-        engine.port = base              # the INTERNAL listener: where the readiness check asks
-        try:
-            engine.start(timeout=60)
-        except PortTakenError:
-            continue
-        engine.listener_ports = {"INTERNAL": base, "EXTERNAL": base + 1}
-        engine.metrics_url = f"http://127.0.0.1:{base + 2}/metrics"
+    with two_listener_engine(tmp_path_factory.mktemp("connection-rates"), configs={"quota.window.num": "2", INTERNAL_RATE: UNLIMITED, EXTERNAL_RATE: UNLIMITED}) as engine:
         yield engine
-        engine.kill()
-        return
-    raise RuntimeError("no free ports")
 
 
 def client_from(source: str, port: int) -> RawClient:

@@ -26,9 +26,9 @@ from engine.security.settings import take_security_configs
 from tests.engine.protocol.admin_support import BROKER
 from tests.engine.protocol.test_broker_configs import DELETE, SET, raw_describe
 from tests.engine.protocol.test_connection_rates import client_from
-from tests.support.engine_process import EngineProcess, PortTakenError, free_port_range
 from tests.support.promtool import check_metrics
 from tests.support.raw_client import RawClient
+from tests.support.two_listeners import two_listener_engine
 from tests.support.waiting import wait_until
 
 MAX = "max.connections"
@@ -133,25 +133,8 @@ def test_the_per_listener_name_is_a_broker_config_at_start_and_at_run_time():
 
 @pytest.fixture(scope="module")
 def limits_engine(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("max-connections")
-    for attempt in range(5):
-        base = free_port_range(3)      # INTERNAL, EXTERNAL, the metrics
-        engine = EngineProcess(directory / f"data{attempt}", brokers=1, admin=False, configs={
-            INTERNAL_MAX: "100"}, extra_args=[
-            "--listener", f"INTERNAL=PLAINTEXT://127.0.0.1:{base}",
-            "--listener", f"EXTERNAL=PLAINTEXT://127.0.0.1:{base + 1}",
-            "--inter-broker-listener", "INTERNAL", "--metrics-port", str(base + 2)])
-        engine.port = base              # the INTERNAL listener: where the readiness check asks
-        try:
-            engine.start(timeout=60)
-        except PortTakenError:
-            continue
-        engine.listener_ports = {"INTERNAL": base, "EXTERNAL": base + 1}
-        engine.metrics_url = f"http://127.0.0.1:{base + 2}/metrics"
+    with two_listener_engine(tmp_path_factory.mktemp("max-connections"), configs={INTERNAL_MAX: "100"}) as engine:
         yield engine
-        engine.kill()
-        return
-    raise RuntimeError("no free ports")
 
 
 @pytest.fixture
