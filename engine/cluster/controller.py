@@ -100,7 +100,7 @@ class Controller(TopicChanges):
             if check_states else ({}, {})
         self._journal.append(records)
         for record in records:
-            R.apply(self.image, record)
+            R.apply_checked(self.image, record)
         for move in SM.check_changes(before, SM.snapshot(self.image, set(before), self.live_brokers(), replicas)):
             log.debug("State change %s", move)
         self._notify(changed, deleted)
@@ -138,7 +138,7 @@ class Controller(TopicChanges):
         self._check_before_journaling([topic_record] if topic_record else [])
         self._journal.append_frames(frames)
         if topic_record:
-            R.apply(self.image, topic_record)
+            R.apply_checked(self.image, topic_record)
         R.install_partitions(self.image, topic_id, scratch.topics_by_id[topic_id].partitions)
         self._notify({name})
 

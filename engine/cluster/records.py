@@ -72,7 +72,13 @@ def printable(record: dict) -> dict:
 
 
 def apply(image: MetadataImage, record: dict) -> None:
+    """Check `record` against `image`, then apply it (a journal replayed at start)."""
     check(image, record)
+    apply_checked(image, record)
+
+
+def apply_checked(image: MetadataImage, record: dict) -> None:
+    """Apply a record `check_batch` already took (a controller's commit): not checked again."""
     try:
         _APPLY[record["type"]](image, record)
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
