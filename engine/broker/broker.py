@@ -72,7 +72,7 @@ class Broker(ReplicaSync):
         self.connection_rates = ConnectionRates(lambda: self.image, lambda: self.config)
         # Connection limits (KIP-402): max.connections broker-wide and per listener, and per address.
         self.connection_quotas = ConnectionQuotas(lambda: self.config, self._listeners)
-        # Request quotas (KIP-124): the event loop's time on a client's requests, engine/protocol/request_quota.py.
+        # Request quotas (KIP-124): the loop's and worker threads' time on a client's requests (request_quota.py).
         self.request_quota = ByteRateQuota("request_percentage", lambda: self.image, lambda: self.config)
         # Incremental fetch sessions of this broker's clients (KIP-227).
         self.fetch_sessions = FetchSessionCache(lambda: self.config.get("max.incremental.fetch.session.cache.slots"))

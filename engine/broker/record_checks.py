@@ -8,7 +8,8 @@ each). One with a compressed batch is checked on a worker thread first - every c
 append, in the append's order, so the error answered is the same - and then appended on the
 loop without inflating it again.
 The worker holds the GIL only between the codecs' C calls, so the loop thread gets it back
-every switch interval (5 ms) and keeps serving other connections meanwhile.
+every switch interval (5 ms) and keeps serving other connections meanwhile. The check's
+time on the worker counts against the client's request quota (engine/worker_time.py).
 
 Per partition, appends still happen in the order their requests arrived: while a check is in
 flight, later appends to the same partition (compressed or not) queue behind it (FIFO).
@@ -24,6 +25,7 @@ from typing import Callable
 
 import kafka.errors as Errors
 
+from engine import worker_time
 from engine.broker.partition import Partition
 from engine.clock import now_ms
 from engine.errors import ApiError
@@ -87,8 +89,7 @@ async def append(partition: Partition, records: bytearray, *, current: Callable[
         async with queue.lock:
             if has_compressed_batch(records):
                 log_ = partition.log
-                await asyncio.get_running_loop().run_in_executor(
-                    _executor(), check_for_append, records, log_.config, log_.dir.name)
+                await worker_time.run(_executor(), check_for_append, records, log_.config, log_.dir.name)
                 if not (partition.is_leader and partition.log is log_ and current()):   # moved or deleted meanwhile
                     raise ApiError(Errors.NotLeaderForPartitionError)
                 return partition.append(records, now_ms(), records_checked=True, verification=verification)

@@ -11,14 +11,15 @@ One worker thread for the whole process: big requests queue behind each other in
 taking the GIL from the loop together. The worker holds the GIL for at most the interpreter's
 switch interval (5 ms) while the loop thread wants it, so the loop keeps serving every other
 connection - at a fraction of its speed while a big request is worked on. Afterwards the
-request and its answer are taken apart in slices too (`release_in_slices`).
+request and its answer are taken apart in slices too (`release_in_slices`). The worker's time
+on a request counts against the client's request quota (engine/worker_time.py).
 """
 from __future__ import annotations
 
-import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
+from engine import worker_time
 from engine.cluster import slices
 
 T = TypeVar("T")
@@ -35,7 +36,7 @@ async def off_loop(work: Callable[..., T], *args) -> T:
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="big-request")
-    return await asyncio.get_running_loop().run_in_executor(_pool, work, *args)
+    return await worker_time.run(_pool, work, *args)
 
 
 # Dropping the last reference to a request of a million entries frees them all in one go, in

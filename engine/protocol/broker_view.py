@@ -25,7 +25,7 @@ class BrokerView(Protocol):
     admin_endpoint: str | None
     metrics: Any                    # engine.metrics.stats.BrokerStats: what Produce, Fetch and dispatch count
     byte_rate_quotas: dict          # "producer_byte_rate" / "consumer_byte_rate" -> engine.broker.byte_rate_quota
-    request_quota: Any              # "request_percentage", a ByteRateQuota over the loop's time (request_quota.py)
+    request_quota: Any              # "request_percentage", a ByteRateQuota over the request's time (request_quota.py)
     authorizer: Any                 # kafka_rules.authorizer.StandardAuthorizer, None: no authorizer
     log_cleaner: Any                # engine.storage.cleaner.LogCleaner, once the broker runs: uncleanable partitions
 

@@ -34,12 +34,13 @@ from engine.metrics.error_counts import error_codes
 from engine.protocol import registry
 from engine.protocol.big_requests import is_big, off_loop, release_in_slices
 from engine.protocol.broker_view import BrokerView
-from engine.protocol.request_quota import Timed, quota_of
-from engine.protocol.response_frames import body_offset
+from engine.protocol.request_quota import Timed, quota_of, record_after_answer
 from engine.protocol.request_quota import record as record_request_time
+from engine.protocol.response_frames import body_offset
 from engine.protocol.stats import refused
 from engine.protocol.validation import InvalidRequest, null_violation
 from engine.security.settings import INTER_BROKER_USER
+from engine.worker_time import WorkerTime, counting
 
 log = logging.getLogger(__name__)
 _THROTTLE = struct.Struct(">i")
@@ -173,24 +174,40 @@ async def dispatch(broker: Any, frame: bytes | memoryview, client_host: str, ses
 async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, client_host: str, session,
                     inter_broker_peer: int | None, read_at: float, *, big: bool, identity=None,
                     on_close: dict | None = None):
-    api_key = spec.key
-    header, request, problem = await off_loop(_decode, spec, frame, api_version) if big else \
-        _decode(spec, frame, api_version)
-    if problem:
-        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
-        return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
+    header, body_at = _decode_header(spec, frame, api_version)
     ctx = RequestContext(broker=broker, header=header, api_version=api_version, client_host=client_host,
                          session=session, identity=identity, inter_broker_peer=inter_broker_peer,
                          on_close=on_close, api_name=spec.name)
+    request_quota = quota_of(ctx, spec.key)
+    if request_quota is None:
+        return await _handle(ctx, spec, frame, body_at, correlation_id, read_at, big=big)
+    # request_percentage: the loop's time on the handler and the worker threads' time on the
+    # whole request (request_quota.py)
+    with counting(WorkerTime()) as threads:
+        answer = await _handle(ctx, spec, frame, body_at, correlation_id, read_at, big=big,
+                               request_quota=request_quota, threads=threads)
+    record_after_answer(ctx, request_quota, threads.take())
+    return answer
+
+
+async def _handle(ctx, spec, frame, body_at: int, correlation_id: int, read_at: float, *, big: bool,
+                  request_quota=None, threads: WorkerTime | None = None):
+    """Decode the body, run the handler, encode its answer."""
+    broker, api_key, api_version, client_host = ctx.broker, spec.key, ctx.api_version, ctx.client_host
+    request, problem = await off_loop(_decode_body, spec, frame, body_at, api_version) if big else \
+        _decode_body(spec, frame, body_at, api_version)
+    if problem:
+        _count(broker, api_key, api_version, read_at, _INVALID_REQUEST)
+        return _invalid_request(spec, api_version, correlation_id, client_host, problem, request)
     handler_started = time.perf_counter()
-    request_quota = quota_of(ctx, api_key)
     try:
         if request_quota is None:
             response = await registry.handler_for(spec)(ctx, request)
-        else:                 # request_percentage: the loop's time on this handler (request_quota.py)
+        else:
             handler = Timed(registry.handler_for(spec)(ctx, request))
-            response = _with_throttle(await handler, record_request_time(ctx, request_quota, handler.spent),
-                                      spec.response_class, api_version)
+            response = await handler
+            throttle_ms = record_request_time(ctx, request_quota, handler.spent + threads.take())
+            response = _with_throttle(response, throttle_ms, spec.response_class, api_version)
     except InvalidRequest as exc:
         _count(broker, api_key, api_version, read_at, _INVALID_REQUEST, handler_started)
         return _invalid_request(spec, api_version, correlation_id, client_host, str(exc), request)
@@ -225,16 +242,24 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
     return encode_response(response, api_version, correlation_id)
 
 
-def _decode(spec, frame, api_version: int):
-    """(header, request, the first null where the schema allows none); on a worker thread
-    for big frames (big_requests.py)."""
+def _decode_header(spec, frame, api_version: int):
+    """(the request header, where the body starts): on the loop, a header is small."""
     try:
         stream = io.BytesIO(frame)
         header = RequestHeader.decode(stream, flexible=spec.request_class.flexible_version_q(api_version))
-        request = spec.request_class.decode(memoryview(frame)[stream.tell():], version=api_version)
     except Exception as exc:  # noqa: BLE001 - any decode failure means a malformed request
         raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
-    return header, request, null_violation(request, spec.request_class.fields, api_version)
+    return header, stream.tell()
+
+
+def _decode_body(spec, frame, body_at: int, api_version: int):
+    """(request, the first null where the schema allows none); on a worker thread for big
+    frames (big_requests.py)."""
+    try:
+        request = spec.request_class.decode(memoryview(frame)[body_at:], version=api_version)
+    except Exception as exc:  # noqa: BLE001 - any decode failure means a malformed request
+        raise CloseConnection(f"malformed {spec.name} v{api_version} request: {exc!r}") from None
+    return request, null_violation(request, spec.request_class.fields, api_version)
 
 
 _INVALID_REQUEST = Errors.InvalidRequestError.errno

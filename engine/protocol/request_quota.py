@@ -2,14 +2,21 @@
 client may use, as a percentage of one thread (100: a whole thread's time).
 
 Kafka measures the time its request handler and network threads spend on a client's
-requests. The engine handles every request on one event loop, so it measures the same thing
-there: the time the loop spends running the request's handler, step by step between its
-awaits (`timed`): waiting for replication, for a long poll or for the disk does not count, and
-neither does work sent to worker threads. That time goes into the client's rate, measured over
-Kafka's quota windows (engine/broker/byte_rate_quota.py, in hundredths of a second per
-second: a percentage of one thread). Over its quota, the answer carries `throttle_time_ms` -
-Kafka's ClientRequestQuotaManager's, (rate - quota) / quota x window, capped at one quota window
-- and the connection is muted for that long (KIP-219, channel_mute.py).
+requests. The engine handles every request on one event loop and sends its heaviest pieces
+to worker threads, so it measures both:
+- the loop's time running the request's handler, step by step between its awaits (`Timed`):
+  waiting for replication, for a long poll or for the disk does not count;
+- the worker threads' CPU time on the request (engine/worker_time.py): decoding a big request
+  and encoding its answer (big_requests.py), checking compressed batches
+  (engine/broker/record_checks.py).
+That time goes into the client's rate, measured over Kafka's quota windows
+(engine/broker/byte_rate_quota.py, in hundredths of a second per second: a percentage of one
+thread). Over its quota, the answer carries `throttle_time_ms` - Kafka's
+ClientRequestQuotaManager's, (rate - quota) / quota x window, capped at one quota window - and
+the connection is muted for that long (KIP-219, channel_mute.py). The throttle is decided once
+the handler is done (`record`); the time spent encoding the answer afterwards is counted
+without throttling it (`record_after_answer`), for the client's next requests, as Kafka counts
+its network threads' time on sending a response.
 
 Which client's quota: the first entity in Kafka's order that sets `request_percentage`, for the
 connection's user and client id (engine/cluster/client_quotas.py). Not counted, as in Kafka:
@@ -69,10 +76,17 @@ def quota_of(ctx, api_key: int):
 
 
 def record(ctx, quota, spent_s: float) -> int:
-    """Count `spent_s` of the loop's time against the client; the throttle time in ms (the
+    """Count `spent_s` of the request's time against the client; the throttle time in ms (the
     connection is muted for it), capped at one quota window as Kafka caps request throttles."""
     throttle_ms = quota.record(spent_s * 100, client_id=ctx.client_id, user=CQ.user_of(ctx))
     if throttle_ms:
         throttle_ms = min(throttle_ms, ctx.broker.config.get("quota.window.size.seconds") * 1000)
         mute_for(throttle_ms)
     return throttle_ms
+
+
+def record_after_answer(ctx, quota, spent_s: float) -> None:
+    """Count `spent_s`, spent after the throttle was decided, against the client without
+    throttling this answer: it weighs on the client's next requests."""
+    if spent_s:
+        quota.record(spent_s * 100, client_id=ctx.client_id, user=CQ.user_of(ctx))

@@ -7,8 +7,8 @@ unknown or repeated entity type, an empty name, a key twice, a value that is not
 number, or a quota this engine does not enforce. Enforced, so accepted: `controller_mutation_rate`
 (KIP-599), `producer_byte_rate` and `consumer_byte_rate` (KIP-13/219: Produce and Fetch answer
 with throttle_time_ms and mute the connection), `request_percentage` (KIP-124: the event loop's
-time on a client's requests, engine/protocol/request_quota.py), and `connection_creation_rate` of
-`ip` entities (KIP-612: an address or the default IP, alone; a whole number up to Kafka's INT). validate_only checks and changes nothing.
+and worker threads' time on a client's requests, engine/protocol/request_quota.py), and
+`connection_creation_rate` of `ip` entities (KIP-612: an address or the default IP, alone; a whole number up to Kafka's INT). validate_only checks and changes nothing.
 Authorization: ALTER_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
