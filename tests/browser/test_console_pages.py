@@ -443,9 +443,10 @@ def on_screen(page, selector: str) -> bool:
     return True
 
 
-def test_on_a_phone_lag_members_and_broker_state_need_no_sideways_scrolling(login, shop):
+def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_scrolling(login, shop):
     """A phone shows what an operator opens these pages for: each group's lag on the groups
-    list, a member's client id and host, and a broker's state on the overview."""
+    list, a member's client id and host, a broker's state on the overview, and whether an open
+    transaction hangs."""
     viewer = login("viewer", viewport=PHONE)
     viewer.goto(shop.path + "groups/")
     billing = '#groups tr[data-group="billing"]'
@@ -457,6 +458,18 @@ def test_on_a_phone_lag_members_and_broker_state_need_no_sideways_scrolling(logi
     viewer.goto(shop.path)
     assert on_screen(viewer, '#ov-brokers tr[data-broker="2"] td[data-broker-state]')
     expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
+    # Transactions: each open transaction on a partition a card whose every line, whether it
+    # hangs too, is within the screen; each transactional id one line, its start's age beside it.
+    viewer.goto(shop.path + "transactions/")
+    open_txn = f'#partition-transactions tr[data-partition="{shop.topics["ledger"]}-1"]'
+    for label in ("Partition", "Start offset", "Transactional id", "Hanging?"):
+        assert on_screen(viewer, f'{open_txn} td[data-label="{label}"]'), label
+    expect(viewer.locator(f'{open_txn} td[data-label="Hanging?"]')).to_have_text("no")
+    started = viewer.locator('#transactions tr[data-transactional-id="ledger-writer-open"] td.started')
+    expect(started.locator("[data-ago]")).not_to_be_empty()
+    row_heights = viewer.locator("#transactions tbody tr").evaluate_all(
+        "rows => rows.map(r => r.getBoundingClientRect().height)")
+    assert len(row_heights) == 5 and max(row_heights) < 40, row_heights
 
 
 def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
