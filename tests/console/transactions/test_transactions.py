@@ -73,6 +73,12 @@ def test_page_lists_transactional_ids_oldest_open_first_and_flags_those_past_the
         assert table.count("<tr data-partition=") == view.open_on_partitions
         assert f"{view.open_on_partitions} open transaction" in body
         assert 'data-partition="txn-list-0"' in table and "Its coordinator will finish it" in table
+        # No marker written for "fresh" yet: its coordinator epoch (Kafka's -1) reads as a dash.
+        fresh_on_0 = table[table.index('data-partition="txn-list-0"'):]
+        fresh_on_0 = fresh_on_0[:fresh_on_0.index("</tr>")]
+        assert [h.coordinator_epoch for h in view.on_partitions if h.partition == 0 and h.topic == "txn-list"] == [-1]
+        assert '<td class="num" data-label="Coordinator epoch"><span title="No transaction marker of this producer' \
+               ' on the partition yet">—</span></td>' in fresh_on_0
         assert 'data-transactional-id="late" data-state="Ongoing" data-hanging' in body
         assert "data-admin-action" not in body           # a viewer gets no abort link
 
