@@ -17,6 +17,7 @@ from .cleaner_txns import CleanedTransactions
 from .control_records import read_marker
 from .decompression import inflate
 from .errors import CorruptRecordError, StorageError
+from .log_config import LONG_MAX
 from .producer_state import LastRecord
 from .records import (ATTRIBUTES_OFFSET, CODEC_MASK, CONTROL_MASK, CRC_OFFSET, HEADER, HEADER_SIZE, LOG_OVERHEAD,
                       TIMESTAMP_TYPE_MASK, TRANSACTIONAL_MASK, BatchHeader)
@@ -52,6 +53,12 @@ def records_of(data, header: BatchHeader, limit: int, where: str) -> list | None
     return list(DefaultRecordBatch(bytes(plain)))
 
 
+def delete_horizon(now_ms: int, delete_retention_ms: int) -> int:
+    """When a tombstone or marker first kept now may go: now + delete.retention.ms, at most
+    Long.MAX (a batch's base timestamp is an int64; a retention near Long.MAX keeps it forever)."""
+    return min(now_ms + delete_retention_ms, LONG_MAX)
+
+
 def filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms: int,
                   delete_retention_ms: int, stats, limit: int, where: str) -> bytes | bytearray | None:
     """The data batch with only the records worth keeping, or None if none is."""
@@ -79,7 +86,7 @@ def filter_batch(data, header: BatchHeader, offset_map: dict[bytes, int], now_ms
         return None
     if tombstones:
         if horizon is None:
-            horizon = now_ms + delete_retention_ms  # first time kept: start the clock
+            horizon = delete_horizon(now_ms, delete_retention_ms)  # first time kept: start the clock
         stats.kept_tombstones_until(horizon)
         if len(kept) == len(records) and header.attributes & DELETE_HORIZON_MASK:
             return bytes(data)
@@ -103,11 +110,12 @@ def filter_marker(data, header: BatchHeader, txns: CleanedTransactions, now_ms: 
     horizon = header.first_timestamp if header.attributes & DELETE_HORIZON_MASK else None
     if horizon is not None and horizon <= now_ms:
         return None
-    stats.kept_tombstones_until(horizon if horizon is not None else now_ms + delete_retention_ms)
     if horizon is not None:
+        stats.kept_tombstones_until(horizon)
         return bytes(data)
-    return encode_batch(list(DefaultRecordBatch(bytes(data))), header,
-                        delete_horizon=now_ms + delete_retention_ms)
+    horizon = delete_horizon(now_ms, delete_retention_ms)
+    stats.kept_tombstones_until(horizon)
+    return encode_batch(list(DefaultRecordBatch(bytes(data))), header, delete_horizon=horizon)
 
 
 def retains_empty(header: BatchHeader, last_records: dict[int, LastRecord]) -> bool:

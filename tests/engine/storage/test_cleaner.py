@@ -13,7 +13,7 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 import engine.storage.log as log_module
 from engine.storage.cleaner import CLEANER_CHECKPOINT, LogCleaner
 from engine.storage.log import Log
-from engine.storage.log_config import LogConfig
+from engine.storage.log_config import LONG_MAX, LogConfig
 from engine.storage.records import read_header
 
 from tests.support.record_batches import record, seal
@@ -161,6 +161,25 @@ def test_tombstones_are_dropped_delete_retention_ms_after_they_were_first_kept(t
     assert stats.tombstones_dropped == 1
     assert records(log) == [(1, b"b", b"1"), (2, b"c", b"1")]
     assert cleaner.run({TP: log}, BASE_TS + 5000) == []
+
+
+def test_a_delete_retention_near_long_max_keeps_tombstones_for_ever(tmp_path, open_log, config):
+    """now + delete.retention.ms past Long.MAX is stored as Long.MAX: the partition is
+    cleaned (not given up on for a horizon no batch header can hold) and the tombstone stays."""
+    log = open_log(dataclasses.replace(config, delete_retention_ms=LONG_MAX))
+    produce(log, [(b"a", b"1"), (b"b", b"1"), (b"a", None)])
+    log.roll(BASE_TS)
+    cleaner = LogCleaner(tmp_path)
+    [stats] = cleaner.run({TP: log}, BASE_TS)
+    assert stats.earliest_delete_horizon == LONG_MAX
+    assert cleaner.uncleanable_partitions == []
+    assert records(log) == [(1, b"b", b"1"), (2, b"a", None)]
+    assert read_header(log.read(2, 1 << 20).read()).first_timestamp == LONG_MAX
+    assert [r.timestamp for r in DefaultRecordBatch(log.read(2, 1 << 20).read())] == [BASE_TS + 0]
+    produce(log, [(b"b", b"2")])
+    log.roll(BASE_TS)
+    cleaner.run({TP: log}, BASE_TS + 10**12)
+    assert records(log) == [(2, b"a", None), (3, b"b", b"2")]
 
 
 def test_a_tombstone_keeps_its_horizon_through_later_cleanings(tmp_path, open_log, config):

@@ -12,7 +12,7 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 from engine.storage.cleaner import LogCleaner
 from engine.storage.control_records import build_marker_batch
 from engine.storage.log import Log
-from engine.storage.log_config import LogConfig
+from engine.storage.log_config import LONG_MAX, LogConfig
 from engine.storage.records import iter_batches
 
 from .conftest import BASE_TS, crash
@@ -106,6 +106,20 @@ def test_aborted_data_goes_and_markers_go_after_delete_retention(tmp_path, log):
     assert (5, "COMMIT", BASE_TS + 3000) in contents(log)
     cleaner.run({TP: log}, BASE_TS + 3000)
     assert contents(log) == [(0, b"k3", b"c"), (6, b"k9", b"x"), (7, b"k1", b"new"), (8, b"k8", b"y")]
+
+
+def test_a_marker_under_a_delete_retention_near_long_max_stays_for_ever(tmp_path, log):
+    log.update_config(dataclasses.replace(log.config, delete_retention_ms=LONG_MAX))
+    cleaner = LogCleaner(tmp_path)
+    txn(log, A, 0, [(b"k", b"aborted")])                            # 0
+    marker(log, A, commit=False)                                    # 1
+    plain(log, b"k", b"v")                                          # 2
+    log.producer_state.remove_expired(BASE_TS, 0)
+    cleaner.run({TP: log}, BASE_TS)
+    plain(log, b"k9", b"x")                                         # 3: something dirty
+    cleaner.run({TP: log}, BASE_TS)
+    assert cleaner.uncleanable_partitions == []
+    assert contents(log) == [(1, "ABORT", LONG_MAX), (2, b"k", b"v"), (3, b"k9", b"x")]
 
 
 def test_a_transaction_aborted_later_in_the_log_is_still_dropped(tmp_path, log):
