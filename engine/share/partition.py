@@ -15,6 +15,8 @@ acknowledged or archived, with its delivery count.
   (KIP-1206) takes exactly up to the member's count.
 - Acknowledging (ACCEPT, RELEASE, REJECT, GAP, RENEW - KIP-1222) applies to records the
   member holds; all of one partition's acknowledgements apply or none (INVALID_RECORD_STATE).
+  Its batches come in offset order without overlapping, else none applies (INVALID_REQUEST,
+  as Kafka), so no record is acknowledged twice in one go.
   RELEASE, and a lock that expires, make a record available again unless it was delivered
   `share.delivery.count.limit` times: then it is archived. RENEW extends the lock.
 - Every change but acquisition is written to the share coordinator (persister.py) before it
@@ -253,13 +255,13 @@ class SharePartition:
     async def acknowledge(self, member_id: str, batches: list[tuple[int, int, list[int]]]) -> None:
         """Apply one partition's acknowledgements, all or none; raises ApiError."""
         settings = self.settings()
+        _check_batches(batches)
         changes: list[tuple[int, InFlight, int]] = []
         for first, last, types in batches:
-            if first > last or len(types) not in (1, last - first + 1) or any(t not in range(5) for t in types):
-                raise ApiError(Errors.InvalidRequestError, f"Invalid acknowledgement batch {first}-{last}")
             for i, offset in enumerate(range(first, last + 1)):
                 record = self.records.get(offset)
-                if record is None or record.state != ACQUIRED or record.member != member_id or record.pending:
+                if record is None or record.state != ACQUIRED or record.member != member_id or record.pending \
+                        or (changes and offset == changes[-1][0]):   # named twice: no longer acquired then
                     raise ApiError(Errors.InvalidRecordStateError,
                                    f"The record at offset {offset} is not acquired by member {member_id}.")
                 changes.append((offset, record, types[0] if len(types) == 1 else types[i]))
@@ -451,6 +453,19 @@ class SharePartition:
             timer.cancel()
         for task in list(self._writes):
             task.cancel()
+
+
+def _check_batches(batches: list[tuple[int, int, list[int]]]) -> None:
+    """Kafka's validateAcknowledgementBatches: each batch's range and types are well formed,
+    and the batches come in offset order, none reaching back before the previous one's last
+    offset (which Kafka lets a batch start at: that offset is then named twice, and refused as
+    not acquired); else INVALID_REQUEST."""
+    previous_last = -1
+    for first, last, types in batches:
+        if first > last or first < previous_last or len(types) not in (1, last - first + 1) \
+                or any(t not in range(5) for t in types):
+            raise ApiError(Errors.InvalidRequestError, f"Invalid acknowledgement batch {first}-{last}")
+        previous_last = last
 
 
 def _target(kind: int, record: InFlight, settings: Settings) -> int:

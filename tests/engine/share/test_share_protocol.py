@@ -116,6 +116,26 @@ def test_acknowledging_a_record_the_member_does_not_hold_changes_nothing(share_e
         m2.close()
 
 
+@pytest.mark.parametrize("acks, error", [
+    ([(0, 5, [ACCEPT]), (3, 7, [RELEASE])], INVALID_REQUEST),      # overlapping
+    ([(5, 9, [ACCEPT]), (0, 4, [ACCEPT])], INVALID_REQUEST),       # out of order
+    ([(0, 4, [ACCEPT]), (0, 4, [ACCEPT])], INVALID_REQUEST),       # twice
+    ([(0, 4, [ACCEPT]), (4, 9, [RELEASE])], INVALID_RECORD_STATE),  # offset 4 named twice
+])
+def test_acknowledgement_batches_out_of_order_or_overlapping_change_nothing(share_engine, queue, acks, error):
+    m = member(share_engine, queue)
+    try:
+        assert offsets_of(m.fetch()) == list(range(10))
+        assert partition_of(m.acknowledge(acks)).error_code == error
+        assert partition_of(m.fetch(acks=acks, max_wait_ms=0)).acknowledge_error_code == error
+        # Nothing changed: the member still holds every record, each delivered once.
+        assert partition_of(m.acknowledge([(0, 9, [ACCEPT])])).error_code == 0
+    finally:
+        m.close()
+    [row] = describe_share_offsets(share_engine.ports[0], queue[1]).topics[0].partitions
+    assert (row.start_offset, row.lag) == (10, 0)
+
+
 def test_an_expired_lock_makes_the_records_available_to_another_member(share_engine, queue):
     topic, group = queue
     set_group_configs(share_engine.bootstrap, group, {"share.record.lock.duration.ms": "1000"})
