@@ -467,17 +467,32 @@ class BrokerConfig:
         return TOPIC_CONFIGS[topic_config].default, SOURCE_DEFAULT
 
 
-def validate_topic_configs(raw: dict[str, Any]) -> dict[str, Any]:
+def validate_topic_configs(raw: dict[str, Any], existing: dict[str, Any] | None = None) -> dict[str, Any]:
     """Parse topic config overrides, raising InvalidConfigError on unknown names or bad values.
 
-    A None value (a deletion) is checked by name only and kept as None."""
+    A None value (a deletion) is checked by name only and kept as None. The overrides the topic
+    would then have (`existing`, the parsed ones it has, changed by `raw`) must agree with one
+    another, as Kafka's LogConfig.validateValues checks: `min.compaction.lag.ms` at most
+    `max.compaction.lag.ms` (a config not overridden counts at its topic default)."""
     parsed = {}
     for name, value in raw.items():
         definition = TOPIC_CONFIGS.get(name)
         if definition is None:
             raise InvalidConfigError(f"Unknown topic config name: {name}")
         parsed[name] = None if value is None else definition.parse(value)
+    _check_compaction_lags({**(existing or {}), **parsed})
     return parsed
+
+
+def _check_compaction_lags(overrides: dict[str, Any]) -> None:
+    def lag(name: str) -> int:
+        value = overrides.get(name)
+        return TOPIC_CONFIGS[name].default if value is None else value
+
+    low, high = lag("min.compaction.lag.ms"), lag("max.compaction.lag.ms")
+    if low > high:
+        raise InvalidConfigError(f"conflict topic config setting min.compaction.lag.ms ({low}) > "
+                                 f"max.compaction.lag.ms ({high})")
 
 
 def validate_broker_configs(raw: dict[str, Any]) -> dict[str, Any]:

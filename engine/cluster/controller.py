@@ -357,7 +357,7 @@ class Controller(TopicChanges):
         if name not in self.image.topics:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         try:
-            parsed = validate_topic_configs(changes)
+            parsed = validate_topic_configs(changes, self.image.topics[name].configs)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         internal_topics.check_topic_configs(name, self.image.topics[name].configs, parsed, self.broker_config)

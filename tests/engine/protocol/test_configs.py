@@ -220,6 +220,26 @@ def test_validate_only_refuses_bad_values_with_kafkas_message_and_changes_nothin
     assert overrides(admin, topic_name) == {}
 
 
+def test_min_compaction_lag_above_max_is_refused_on_every_path(admin, topic_name):
+    """Kafka's LogConfig.validateValues, on the overrides the topic would have: CreateTopics,
+    an incremental change meeting the topic's existing override, and AlterConfigs."""
+    conflict = ("[Error 40] InvalidConfigurationError: conflict topic config setting "
+                "min.compaction.lag.ms (5000) > max.compaction.lag.ms (1000)")
+    created = create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
+                           configs={"min.compaction.lag.ms": "5000", "max.compaction.lag.ms": "1000"})
+    assert (created["error_code"], created["error_message"]) == (40, conflict.split(": ", 1)[1])
+    assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
+                        configs={"max.compaction.lag.ms": "1000"})["error_code"] == 0
+    assert alter(admin, topic_name, {"min.compaction.lag.ms": (SET, "5000")}, raise_on_unknown=False) == conflict
+    assert legacy_alter(admin, topic_name, {"min.compaction.lag.ms": "5000", "max.compaction.lag.ms": "1000"},
+                        raise_on_unknown=False) == conflict
+    # Moving both in one request is judged on the result; equal lags are allowed.
+    assert alter(admin, topic_name, {"min.compaction.lag.ms": (SET, "5000"),
+                                     "max.compaction.lag.ms": (SET, "5000")}) == "OK"
+    assert alter(admin, topic_name, {"max.compaction.lag.ms": (DELETE, None)}) == "OK"   # back to Long.MAX
+    assert overrides(admin, topic_name) == {"min.compaction.lag.ms": "5000"}
+
+
 def test_confluent_incremental_alter_configs(confluent_admin, admin, topic_name):
     assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
                         configs={"retention.ms": "3600000"})["error_code"] == 0
