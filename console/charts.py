@@ -7,7 +7,7 @@ The figures use no template, so the JSON carries only the data and a small layou
 
 What every chart here does, whatever its data:
 - no data: no axes at all (plotly would draw an empty date axis as "Jan–Nov 2000"), and a
-  sentence saying why (`empty_figure`);
+  sentence saying why, in a box of a few lines rather than a chart's height (`empty_figure`);
 - y axes always fit the data (autorange from zero), never a fixed range that cuts lines off;
 - sizes and durations on an axis are in a person's units (`unit_axis`: "1 MiB", "2 h" at
   round values, from console.formatting), with the exact value on hover.
@@ -24,6 +24,7 @@ from console import formatting
 
 COLORS = {"replicas": "#4c78a8", "leaders": "#f58518", "messages": "#54a24b"}
 MAX_TICKS = 5
+EMPTY_HEIGHT = 96               # px: the title and a sentence, for a chart with no data
 
 # Round steps per unit, in the unit's base (bytes, seconds): 1, 2, 5 x the unit's powers.
 _BYTE_UNITS = (1, 1024, 1024 ** 2, 1024 ** 3, 1024 ** 4, 1024 ** 5)
@@ -41,8 +42,11 @@ def base_layout(*, title: str, x_title: str, y_title: str) -> go.Layout:
 
 
 def empty_figure(*, title: str, message: str) -> dict:
-    """A chart with nothing to draw: the title and `message`, no axes."""
+    """A chart with nothing to draw: the title and `message`, no axes, EMPTY_HEIGHT high (a page
+    of charts not yet collected is not a column of blank boxes)."""
     layout = base_layout(title=title, x_title="", y_title="")
+    layout.height = EMPTY_HEIGHT
+    layout.margin = {"l": 16, "r": 16, "t": 40, "b": 8}
     layout.xaxis = {"visible": False}
     layout.yaxis = {"visible": False}
     layout.annotations = [{"text": message, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5,

@@ -93,6 +93,9 @@
     element.dataset.fit = JSON.stringify(fit);
     element.dataset.legend = fit.legendBelow ? "below" : "top";      // for tests and people reading the DOM
     element.dataset.wrapped = String(wrapped(fit));
+    // A chart with no data (console/charts.py empty_figure) is only its title and a sentence:
+    // its box gives up the height kept for a chart before drawing.
+    element.toggleAttribute("data-empty", !(figure.data || []).length);
     return draw(element, figure.data, themed(fitted(figure, fit)), {displaylogo: false, responsive: true});
   }
   function draw(element) {

@@ -162,6 +162,9 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
         expect(page.locator(chart)).to_have_attribute("data-drawn", "true")
         expect(page.locator(f"{chart} .xtick")).to_have_count(0)
     expect(page.locator("#topic-bytes-chart")).to_contain_text("No snapshot in the lake yet")
+    # ... in a box of a few lines, not a blank one of a chart's height.
+    for chart in ("#topic-bytes-chart", "#record-ages-chart"):
+        assert page.locator(chart).bounding_box()["height"] <= 120, chart
     expect(page.locator("#record-sizes-chart")).to_contain_text("No contents analysis yet")
     expect(page.locator("#analytics-run")).to_contain_text("no run has finished yet")
     assert "2000" not in page.locator("#topic-bytes-chart").inner_text()
@@ -193,6 +196,7 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
     expect(bytes_chart).to_have_attribute("data-drawn", "true")
     expect(bytes_chart).to_contain_text("One snapshot so far")
     expect(bytes_chart.locator(".point")).to_have_count(1)
+    assert bytes_chart.bounding_box()["height"] >= 250          # with data, a chart's full height again
     x_range = page.evaluate("(ax => ax.range.map(v => ax.r2l(v)))("
                             "document.getElementById('topic-bytes-chart')._fullLayout.xaxis)")
     assert x_range[1] - x_range[0] >= 30 * 60_000           # a window before the point, not a millisecond
