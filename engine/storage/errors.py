@@ -46,6 +46,12 @@ class RecordTooLargeError(StorageError):
     error_code = 10  # MESSAGE_TOO_LARGE
 
 
+class RecordBatchTooLargeError(StorageError):
+    """An append is larger than the topic's segment.bytes: no segment could hold it."""
+
+    error_code = 18  # RECORD_BATCH_TOO_LARGE
+
+
 class OffsetOutOfRangeError(StorageError):
     """The requested offset lies outside [log_start_offset, log_end_offset]."""
 

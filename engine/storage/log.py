@@ -10,7 +10,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
 
-from .errors import OffsetOutOfRangeError
+from .errors import OffsetOutOfRangeError, RecordBatchTooLargeError
 from .file_records import FileSlice
 from .leader_epoch_cache import LeaderEpochFileCache
 from .log_config import LogConfig
@@ -131,6 +131,10 @@ class Log:
                                   records_checked=records_checked, now_ms=now_ms)
         if not batches:
             return LogAppendInfo(-1, -1, -1, -1, -1, self.log_start_offset, 0)
+        if len(records) > self.config.segment_bytes:     # Kafka's UnifiedLog.append refuses it too
+            raise RecordBatchTooLargeError(
+                f"Message batch size is {len(records)} bytes in append to partition {self.dir.name}, "
+                f"which exceeds the maximum configured segment size of {self.config.segment_bytes}.")
         if self.config.compact and not control and not records_checked:
             check_keys(records, batches, self.dir.name)
         log_append_time = now_ms if self.config.message_timestamp_type == "LogAppendTime" else None

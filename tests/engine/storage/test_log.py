@@ -3,8 +3,8 @@ import dataclasses
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from engine.storage.errors import (CorruptRecordError, InvalidRecordError,
-                                   OffsetOutOfRangeError, RecordTooLargeError)
+from engine.storage.errors import (CorruptRecordError, InvalidRecordError, OffsetOutOfRangeError,
+                                   RecordBatchTooLargeError, RecordTooLargeError)
 from engine.storage.record_keys import RecordValidationError
 from engine.storage.records import read_header
 
@@ -311,6 +311,18 @@ def test_oversized_batch_is_rejected_and_nothing_written(open_log, config):
     assert RecordTooLargeError.error_code == 10
 
 
+def test_append_larger_than_a_segment_is_refused_and_nothing_written(open_log, config):
+    log = open_log(dataclasses.replace(config, segment_bytes=600))
+    fits, too_big = make_batch(values(2)), make_batch(values(10, size=100))
+    assert len(fits) < 600 < len(too_big)
+    with pytest.raises(RecordBatchTooLargeError, match="maximum configured segment size of 600"):
+        log.append(fits + too_big, leader_epoch=0, now_ms=BASE_TS)
+    assert log.log_end_offset == 0 and log.size_in_bytes == 0
+    assert RecordBatchTooLargeError.error_code == 18          # RECORD_BATCH_TOO_LARGE
+    log.append(fits, leader_epoch=0, now_ms=BASE_TS)
+    assert log.log_end_offset == 2
+
+
 def test_flush_messages_and_flush_ms(open_log, config):
     log = open_log(dataclasses.replace(config, flush_messages=10, flush_ms=1000))
     produce(log, batches=1, per_batch=5)
@@ -334,7 +346,7 @@ def test_delete_removes_the_directory(open_log, tmp_path):
 def test_update_config_changes_rolling(open_log, config):
     log = open_log()
     produce(log, batches=5)
-    log.update_config(dataclasses.replace(config, segment_bytes=100))
+    log.update_config(dataclasses.replace(config, segment_bytes=200))
     produce(log, batches=2)
     assert len(log.segments) == 3
 
