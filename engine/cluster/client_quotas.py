@@ -6,7 +6,8 @@ type's default (`<default>` in kafka-configs). The image keeps, per entity (a so
 those pairs), its quota values by key. The keys this engine enforces are the only ones
 accepted: `controller_mutation_rate` (KIP-599, engine/broker/mutation_quota.py),
 `producer_byte_rate` / `consumer_byte_rate` (KIP-13, engine/broker/byte_rate_quota.py),
-`request_percentage` (KIP-124, the event loop's time: engine/protocol/request_quota.py), and
+`request_percentage` (KIP-124, the event loop's and the worker threads' time on a request:
+engine/protocol/request_quota.py), and
 `connection_creation_rate` of `ip` entities (KIP-612, an address or the default IP, never
 combined with a user or client id; engine/protocol/connection_quotas.py).
 
