@@ -82,6 +82,17 @@ class HeartbeatRequest:
     client_id: str
     client_host: str
 
+    def record_fields(self, current: ConsumerMember | None) -> list:
+        """The variable fields of the member's metadata record once this heartbeat applies to
+        `current` (a null subscription keeps the current one), for a size bound."""
+        names = self.subscribed_topic_names
+        regex = self.subscribed_topic_regex
+        if current is not None:
+            names = current.subscribed_topics if names is None else names
+            regex = current.subscribed_regex if regex is None else regex
+        return [self.group_id, self.member_id, self.instance_id, self.rack_id, self.client_id, self.client_host,
+                self.server_assignor, regex, *(names or ())]
+
     @property
     def is_full(self) -> bool:
         return self.member_epoch == 0 or (self.rebalance_timeout_ms != -1 and self.owned is not None and (

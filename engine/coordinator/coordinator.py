@@ -31,6 +31,7 @@ from engine.coordinator.group_configs import group_config
 from engine.coordinator.group_store import OFFSETS_TOPIC, GroupStore, complete_txn_offsets
 from engine.coordinator.membership import GroupMembership
 from engine.coordinator.offsets_records import OffsetAndMetadata
+from engine.coordinator.record_types import fields_bytes_at_most
 from engine.coordinator.share_group import GROUP_TYPE_SHARE, ShareGroup
 from engine.coordinator.share_groups import ShareGroups
 from engine.coordinator.transactions.verification import check_offsets_partition
@@ -165,6 +166,9 @@ class GroupCoordinator:
         return await self.membership.join(**request)
 
     async def _join_consumer_group(self, group: ConsumerGroup, request: dict):
+        self.store.check_member_fits(group.group_id, fields_bytes_at_most(
+            [group.group_id, request["member_id"] or "-" * 36, request["group_instance_id"], request["client_id"],
+             request["client_host"], *(field for protocol in request["protocols"] for field in protocol)]))
         replaced = self._last_consumer_member_replaced(group, request)
         result = self.classic_members.join(group, **{k: v for k, v in request.items() if k != "group_id"})
         if result.error == 0 and replaced and self._downgrade_allowed(group):
@@ -261,6 +265,9 @@ class GroupCoordinator:
         in __consumer_offsets; raises ApiError."""
         self._check_group(request.group_id)
         self._not_share(request.group_id, "consumer")
+        group = self.store.get(request.group_id)
+        current = group.members.get(request.member_id) if isinstance(group, ConsumerGroup) else None
+        self.store.check_member_fits(request.group_id, fields_bytes_at_most(request.record_fields(current)))
         result = self.consumer_protocol.heartbeat(request)
         group = self.store.get(request.group_id)
         if isinstance(group, ConsumerGroup) and (result.changed or not group.written_ok):

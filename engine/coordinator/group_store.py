@@ -14,7 +14,9 @@ Writes go straight to the partition's leader log (Partition.append), as Kafka's 
 appends to its own partitions rather than producing to them, and then wait, as acks=all
 does, until the high watermark covers them (`offsets.commit.timeout.ms`): only then does
 the in-memory state change and the caller answer, so an acknowledged commit survives the
-loss of the leader. Loading replays the log synchronously on the event loop;
+loss of the leader. A commit is one batch (INVALID_COMMIT_OFFSET_SIZE beyond
+max.message.bytes); a group's state records go in as many batches as they need, and a member
+whose record alone could never fit is refused before it changes its group. Loading replays the log synchronously on the event loop;
 `__consumer_offsets` is compacted, so its logs stay small. Not thread-safe: the engine's
 event loop owns the store.
 """
@@ -268,7 +270,7 @@ class GroupStore:
             return
         before, group.written = group.written, records
         try:
-            await self._write(group.group_id, changes, now_ms, too_large=Errors.UnknownError)
+            await self._write_in_batches(group.group_id, changes, now_ms)
         except ApiError:
             group.written = {key: b"" for key in set(before) | set(records)}   # matches nothing: all rewritten
             group.written_ok = False
@@ -289,7 +291,7 @@ class GroupStore:
             return
         before, group.written = group.written, records
         try:
-            await self._write(group.group_id, changes, now_ms, too_large=Errors.UnknownError)
+            await self._write_in_batches(group.group_id, changes, now_ms)
         except ApiError:
             group.written = {key: b"" for key in set(before) | set(records)}
             group.written_ok = False
@@ -298,8 +300,7 @@ class GroupStore:
 
     async def forget_consumer_group(self, group: ConsumerGroup, now_ms: int) -> None:
         """Tombstones for a consumer-protocol group's records (it became a classic group)."""
-        await self._write(group.group_id, [(key, None) for key in group.written], now_ms,
-                          too_large=Errors.UnknownError)
+        await self._write_in_batches(group.group_id, [(key, None) for key in group.written], now_ms)
 
     async def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
                             now_ms: int) -> None:
@@ -351,6 +352,28 @@ class GroupStore:
             records += [(key, None) for key in group.written]
         group.offsets.clear()
         await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
+
+    def check_member_fits(self, group_id: str, member_bytes: int) -> None:
+        """Refuse, before it changes the group, a member whose record (at most `member_bytes`)
+        could never be written: a batch of it alone would exceed the partition's
+        max.message.bytes. Kafka refuses such a heartbeat before replaying it, with
+        UNKNOWN_SERVER_ERROR; a member admitted anyway would fail every later write of its group."""
+        partition = self.shard_of(group_id)
+        if partition is None:
+            return   # the write would answer NOT_COORDINATOR
+        limit = partition.log.config.max_message_bytes
+        if R.BATCH_OVERHEAD + member_bytes > limit:
+            raise ApiError(Errors.UnknownError, f"The member's record of up to {member_bytes} bytes exceeds "
+                           f"max.message.bytes={limit} of {OFFSETS_TOPIC}.")
+
+    async def _write_in_batches(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
+        """A group's state records in as many batches as they need, each replicated before the
+        next: every record holds the whole state of its key, so a big group (a full rewrite
+        after a failed write) is never too large to write. Offset commits stay one batch."""
+        partition = self.shard_of(group_id)
+        limit = partition.log.config.max_message_bytes if partition is not None else 2**31 - 1
+        for batch in R.batches_within(records, limit):
+            await self._write(group_id, batch, now_ms, too_large=Errors.UnknownError)
 
     async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
                      too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1)

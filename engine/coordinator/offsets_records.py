@@ -148,10 +148,34 @@ async def build_batch_in_slices(records: Iterable[tuple[bytes, bytes | None]], t
         for i, (key, value) in enumerate(records):
             builder.append(i, timestamp_ms, key, value, headers=[])
             if builder.size() > max_bytes:
-                raise RecordTooLargeError(f"the first {i + 1} offsets of the commit already exceed "
+                raise RecordTooLargeError(f"the first {i + 1} records of the batch already exceed "
                                           f"max.message.bytes={max_bytes}")
             await pacer.tick()
     return builder.build()
+
+
+BATCH_OVERHEAD = 61     # a v2 batch's header
+RECORD_OVERHEAD = 32    # the most a record's varint lengths, deltas and attributes take
+
+
+def record_bytes(key: bytes, value: bytes | None) -> int:
+    """The most bytes a record of `key` and `value` takes in a batch."""
+    return RECORD_OVERHEAD + len(key) + (len(value) if value is not None else 0)
+
+
+def batches_within(records: list[tuple[bytes, bytes | None]], max_bytes: int) -> list[list]:
+    """`records` in order, cut into runs that each fit in one batch of `max_bytes`; a record
+    too large for any batch is a run of its own (its write fails)."""
+    runs: list[list] = [[]]
+    size = BATCH_OVERHEAD
+    for key, value in records:
+        need = record_bytes(key, value)
+        if runs[-1] and size + need > max_bytes:
+            runs.append([])
+            size = BATCH_OVERHEAD
+        runs[-1].append((key, value))
+        size += need
+    return runs
 
 
 # --- decoding -----------------------------------------------------------------------------

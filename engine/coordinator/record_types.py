@@ -18,6 +18,12 @@ def encode_string(value: str | None) -> bytes:
     return _I16.pack(len(data)) + data
 
 
+def fields_bytes_at_most(fields) -> int:
+    """The most `fields` (strings, bytes, None) take in a record, each with its length and a
+    tagged-field allowance, plus 64 bytes for a record's fixed-size fields."""
+    return 64 + sum(6 + len(f.encode() if isinstance(f, str) else f) for f in fields if f is not None)
+
+
 class Reader:
     """Reads the classic protocol types from a record's key or value, in order; `flexible`:
     compact lengths and tagged fields."""

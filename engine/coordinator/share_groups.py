@@ -28,6 +28,7 @@ from engine.clock import now_ms
 from engine.coordinator.group import GroupState
 from engine.coordinator.group_configs import group_config
 from engine.coordinator.share_group import ShareGroup
+from engine.coordinator.record_types import fields_bytes_at_most
 from engine.coordinator.share_protocol import ShareGroupProtocol, ShareHeartbeatRequest, ShareHeartbeatResult
 from engine.coordinator.transactions.channel import PeerChannel
 from engine.errors import ApiError
@@ -66,6 +67,10 @@ class ShareGroups:
     # --- membership ---------------------------------------------------------------------------
     async def heartbeat(self, request: ShareHeartbeatRequest) -> ShareHeartbeatResult:
         self._check_group(request.group_id)
+        group = self.store.get(request.group_id)
+        current = group.members.get(request.member_id) if isinstance(group, ShareGroup) else None
+        self.store.check_member_fits(request.group_id, fields_bytes_at_most(
+            request.record_fields(current.subscribed_topics if current is not None else None)))
         result = self.protocol.heartbeat(request)
         group = self.store.get(request.group_id)
         if isinstance(group, ShareGroup):

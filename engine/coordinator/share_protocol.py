@@ -52,6 +52,12 @@ class ShareHeartbeatRequest:
     client_id: str
     client_host: str
 
+    def record_fields(self, current_topics) -> list:
+        """The variable fields of the member's record once this heartbeat applies (a null
+        subscription keeps `current_topics`), for a size bound."""
+        names = self.subscribed_topic_names if self.subscribed_topic_names is not None else current_topics
+        return [self.group_id, self.member_id, self.rack_id, self.client_id, self.client_host, *(names or ())]
+
 
 @dataclass
 class ShareHeartbeatResult:

@@ -22,7 +22,9 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID,
   GROUP_MAX_SIZE_REACHED (`group.consumer.max.size`), GROUP_ID_NOT_FOUND for a classic group
   with members that cannot be upgraded (`group.consumer.migration.policy`, a protocol type other
-  than `consumer`, a malformed subscription), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
+  than `consumer`, a malformed subscription), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE,
+  UNKNOWN_SERVER_ERROR for a member whose record could not fit in a batch of `__consumer_offsets`
+  (megabytes of topic names), refused before it changes the group, as Kafka does.
 - The group's changes are written to `__consumer_offsets` as Kafka's ConsumerGroup* records
   and the answer waits until they are replicated, so the group survives a restart or a
   coordinator move (consumer_group_records.py).

@@ -8,6 +8,7 @@ import kafka.errors as Errors
 import pytest
 from kafka.record.util import calc_crc32c
 
+from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.coordinator.group import GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC
 from engine.coordinator.membership import now_ms
@@ -167,4 +168,42 @@ def test_undecodable_records_are_skipped_logged_and_counted(make_coordinator, ca
         assert fetched(reloaded) == {("t", 0): 5, ("t", 2): 7}
         assert reloaded.store.undecodable_records == 3
         assert f"{OFFSETS_TOPIC}-0 offset {garbage_at}:" in caplog.text
+    asyncio.run(scenario())
+
+
+def test_a_member_too_large_to_write_is_refused_and_a_big_group_is_written_in_batches(make_coordinator):
+    def beat(coordinator, member_id, epoch, topics=None):
+        return coordinator.consumer_group_heartbeat(HeartbeatRequest(
+            group_id="big", member_id=member_id, member_epoch=epoch, instance_id=None, rack_id=None,
+            rebalance_timeout_ms=30000 if epoch == 0 else -1, subscribed_topic_names=topics,
+            subscribed_topic_regex=None, server_assignor=None, owned=frozenset() if epoch == 0 else None,
+            client_id="c", client_host="/h"))
+
+    def names(prefix, count):   # topic names of 240 bytes: `count` of them take count * 240 bytes
+        return [f"{prefix}{i:05d}".ljust(240, "x") for i in range(count)]
+
+    async def scenario():
+        coordinator = make_coordinator()
+        first = await beat(coordinator, "m1", 0, ["t"])
+        with pytest.raises(ApiError) as refused:   # 1.2 MB: no batch of __consumer_offsets holds its record
+            await beat(coordinator, "hostile", 0, names("h", 5000))
+        assert refused.value.code == Errors.UnknownError.errno
+        assert sorted(coordinator.store.get("big").members) == ["m1"]   # it changed nothing
+        assert (await beat(coordinator, "m1", first.member_epoch)).member_epoch == first.member_epoch
+
+        # Two members of 600 KB each fit alone, but not together in one batch.
+        await beat(coordinator, "m2", 0, names("a", 2500))
+        await beat(coordinator, "m3", 0, names("b", 2500))
+        partition = coordinator._broker.partitions[(OFFSETS_TOPIC, 0)]
+        partition.is_leader = False     # a write fails: the next one rewrites the whole group
+        with pytest.raises(ApiError):
+            await beat(coordinator, "m4", 0, ["t"])
+        partition.is_leader = True
+        answer = await beat(coordinator, "m1", coordinator.store.get("big").members["m1"].member_epoch)
+        assert coordinator.store.get("big").written_ok
+
+        group = make_coordinator().store.get("big")
+        assert sorted(group.members) == ["m1", "m2", "m3", "m4"]
+        assert group.members["m2"].subscribed_topics == frozenset(names("a", 2500))
+        assert group.members["m1"].member_epoch == answer.member_epoch
     asyncio.run(scenario())
