@@ -34,7 +34,7 @@ from engine.metrics.error_counts import error_codes
 from engine.protocol import registry
 from engine.protocol.big_requests import is_big, off_loop, release_in_slices
 from engine.protocol.broker_view import BrokerView
-from engine.protocol.request_quota import Timed, quota_of, record_after_answer
+from engine.protocol.request_quota import Charged, Timed, quota_of, record_after_answer
 from engine.protocol.request_quota import record as record_request_time
 from engine.protocol.response_frames import body_offset
 from engine.protocol.stats import refused
@@ -181,17 +181,20 @@ async def _dispatch(broker, spec, frame, api_version: int, correlation_id: int, 
     request_quota = quota_of(ctx, spec.key)
     if request_quota is None:
         return await _handle(ctx, spec, frame, body_at, correlation_id, read_at, big=big)
-    # request_percentage: the loop's time on the handler and the worker threads' time on the
-    # whole request (request_quota.py)
+    # request_percentage: the loop's and the worker threads' time on the whole request; the
+    # handler's part decides the throttle, the rest (decoding, encoding) counts for the next
+    # requests (request_quota.py)
+    charged = Charged()
     with counting(WorkerTime()) as threads:
-        answer = await _handle(ctx, spec, frame, body_at, correlation_id, read_at, big=big,
-                               request_quota=request_quota, threads=threads)
-    record_after_answer(ctx, request_quota, threads.take())
+        whole = Timed(_handle(ctx, spec, frame, body_at, correlation_id, read_at, big=big,
+                              request_quota=request_quota, threads=threads, charged=charged))
+        answer = await whole
+    record_after_answer(ctx, request_quota, threads.take() + max(0.0, whole.spent - charged.loop_s))
     return answer
 
 
 async def _handle(ctx, spec, frame, body_at: int, correlation_id: int, read_at: float, *, big: bool,
-                  request_quota=None, threads: WorkerTime | None = None):
+                  request_quota=None, threads: WorkerTime | None = None, charged: Charged | None = None):
     """Decode the body, run the handler, encode its answer."""
     broker, api_key, api_version, client_host = ctx.broker, spec.key, ctx.api_version, ctx.client_host
     request, problem = await off_loop(_decode_body, spec, frame, body_at, api_version) if big else \
@@ -206,6 +209,7 @@ async def _handle(ctx, spec, frame, body_at: int, correlation_id: int, read_at: 
         else:
             handler = Timed(registry.handler_for(spec)(ctx, request))
             response = await handler
+            charged.loop_s = handler.spent
             throttle_ms = record_request_time(ctx, request_quota, handler.spent + threads.take())
             response = _with_throttle(response, throttle_ms, spec.response_class, api_version)
     except InvalidRequest as exc:

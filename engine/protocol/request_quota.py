@@ -4,8 +4,9 @@ client may use, as a percentage of one thread (100: a whole thread's time).
 Kafka measures the time its request handler and network threads spend on a client's
 requests. The engine handles every request on one event loop and sends its heaviest pieces
 to worker threads, so it measures both:
-- the loop's time running the request's handler, step by step between its awaits (`Timed`):
-  waiting for replication, for a long poll or for the disk does not count;
+- the loop's time on the request - decoding it, its handler, encoding the answer - step by
+  step between its awaits (`Timed`): waiting for replication, for a long poll or for the disk
+  does not count;
 - the worker threads' CPU time on the request (engine/worker_time.py): decoding a big request
   and encoding its answer (big_requests.py), checking compressed batches
   (engine/broker/record_checks.py).
@@ -14,9 +15,10 @@ That time goes into the client's rate, measured over Kafka's quota windows
 thread). Over its quota, the answer carries `throttle_time_ms` - Kafka's
 ClientRequestQuotaManager's, (rate - quota) / quota x window, capped at one quota window - and
 the connection is muted for that long (KIP-219, channel_mute.py). The throttle is decided once
-the handler is done (`record`); the time spent encoding the answer afterwards is counted
+the handler is done (`record`); the rest of the request's time on the loop and on worker
+threads - decoding the request, encoding the answer - is counted once the answer is ready,
 without throttling it (`record_after_answer`), for the client's next requests, as Kafka counts
-its network threads' time on sending a response.
+its network threads' time on reading a request and sending its response.
 
 Which client's quota: the first entity in Kafka's order that sets `request_percentage`, for the
 connection's user and client id (engine/cluster/client_quotas.py). Not counted, as in Kafka:
@@ -63,6 +65,15 @@ class Timed:
                 value = yield yielded
             except BaseException as exc:   # a cancellation, say: the handler gets to handle it
                 error = exc
+
+
+class Charged:
+    """The loop's time already counted against the client when its throttle was decided."""
+
+    __slots__ = ("loop_s",)
+
+    def __init__(self) -> None:
+        self.loop_s = 0.0
 
 
 def quota_of(ctx, api_key: int):

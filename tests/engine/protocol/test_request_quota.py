@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from kafka.protocol.admin import DescribeClusterRequest, DescribeClusterResponse
 from kafka.protocol.consumer import FetchRequest, FetchResponse
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
 from kafka.protocol.producer import ProduceRequest, ProduceResponse
@@ -188,3 +189,33 @@ def test_the_time_encoding_a_big_answer_on_a_worker_thread_weighs_on_the_clients
     assert len(big.topics) == 6000
     assert any(name.startswith("big-request") for name in encoded_on)      # the frame is over 64 KiB
     assert after.throttle_time_ms > 0
+
+
+def describe_cluster(client: RawClient) -> DescribeClusterResponse:
+    return client.request(DescribeClusterRequest(include_cluster_authorized_operations=False), 0,
+                          DescribeClusterResponse)
+
+
+def test_the_loops_time_encoding_a_small_answer_weighs_on_the_clients_next_request(in_process, monkeypatch):
+    """A small answer is encoded on the loop, after its throttle was decided: that time counts
+    for the requests that follow too."""
+    real, costly = dispatch.encode_response, []
+
+    def costly_encoding(response, api_version, correlation_id):
+        if isinstance(response, DescribeClusterResponse) and not costly:
+            costly.append(threading.current_thread().name)
+            burn(CHECK_CPU_S)
+        return real(response, api_version, correlation_id)
+    admin = RawClient(in_process.ports[0], timeout=60)
+    try:
+        assert alter(admin, [({"client-id": "asker"}, {"request_percentage": HALF_OF_IT})]) == [(0, None)]
+    finally:
+        admin.close()
+    monkeypatch.setattr(dispatch, "encode_response", costly_encoding)
+    asker = RawClient(in_process.ports[0], timeout=60, client_id="asker")
+    try:
+        first, after = describe_cluster(asker), describe_cluster(asker)
+    finally:
+        asker.close()
+    assert costly and not costly[0].startswith("big-request")
+    assert first.throttle_time_ms == 0 and after.throttle_time_ms > 0
