@@ -458,6 +458,8 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     viewer.goto(shop.path)
     assert on_screen(viewer, '#ov-brokers tr[data-broker="2"] td[data-broker-state]')
     expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
+    viewer.goto(shop.path + "brokers/")
+    assert on_screen(viewer, '#brokers-data tr[data-broker="2"] td[data-state]')
     # Transactions: each open transaction on a partition a card whose every line, whether it
     # hangs too, is within the screen; each transactional id one line, its start's age beside it.
     viewer.goto(shop.path + "transactions/")

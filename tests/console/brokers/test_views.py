@@ -234,6 +234,19 @@ def test_a_broker_with_nothing_uncleanable_says_so(cluster, viewer_client):
     assert 'id="uncleanable-partitions" data-count="0"' in html
 
 
+def test_the_brokers_list_and_a_brokers_page_name_their_counts_alike(cluster, viewer_client):
+    """The broker's own figures carry the brokers list's column names (# Replicas, # Leaders),
+    and the list shows each broker's state beside its id, where a narrow screen still shows it."""
+    listed = viewer_client.get(reverse("brokers:list", args=[cluster.pk])).content.decode()
+    assert re.search(r"<th>Id</th><th>State</th>", listed)
+    row = listed.split('<tr data-broker="1">')[1].split("</tr>")[0]
+    cells = re.findall(r"<td[^>]*>", row)
+    assert 'data-state="up"' in cells[1]
+    html = viewer_client.get(reverse("brokers:detail", args=[cluster.pk, 1])).content.decode()
+    assert '># Replicas</dt><dd id="broker-replicas">' in html and '># Leaders</dt><dd id="broker-leaders">' in html
+    assert "# Led" not in html and "<dt># Partitions</dt>" not in html
+
+
 def test_the_broker_page_lists_its_partitions_before_its_hundreds_of_configs(cluster, viewer_client):
     """Which partitions a broker holds is what its page is opened for; the long config table
     (every broker config, some 200 rows) comes after it, not before."""
