@@ -12,8 +12,9 @@ are replicated (the high watermark covers them).
   epoch; a member must send its current one (else STALE_MEMBER_EPOCH) and use v9+ (else
   UNSUPPORTED_VERSION); an unknown member gets UNKNOWN_MEMBER_ID; epoch -1 commits (admin
   tools) only while the group has no members.
-- v2-4 retention_time_ms sets an expiry for these offsets; otherwise offsets.retention.minutes
-  applies once the group is empty. v6+ carries the leader epoch; v7+ group_instance_id.
+- v2-4 retention_time_ms sets an expiry for these offsets (capped at Long.MAX, so a huge
+  retention never expires them); otherwise offsets.retention.minutes applies once the group is
+  empty. v6+ carries the leader epoch; v7+ group_instance_id.
 - Per partition: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
   OFFSET_METADATA_TOO_LARGE beyond offset.metadata.max.bytes; group-level errors
   (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, ...) are repeated on every partition.
@@ -28,6 +29,7 @@ from engine.errors import ApiError
 from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
 from engine.protocol.registry import api
 from engine.security import authorize
+from engine.storage.log_config import LONG_MAX
 from kafka_rules.acls import READ
 
 TopicResponse = OffsetCommitResponse.OffsetCommitResponseTopic
@@ -39,8 +41,10 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     broker, version = ctx.broker, ctx.api_version
     now = now_ms()
     retention = request.retention_time_ms if version <= 4 else -1
+    # A retention near Long.MAX keeps the offsets for good (Kafka's sum would wrap negative and expire them).
+    expire_at = min(now + retention, LONG_MAX) if retention >= 0 else -1
     errors, offsets = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
-                                      expire_at=now + retention if retention >= 0 else -1)
+                                            expire_at=expire_at)
     if not authorize.authorize_group(ctx, READ, request.group_id):
         errors = {tp: Errors.GroupAuthorizationFailedError.errno for tp in errors}
         offsets = {}
