@@ -455,6 +455,7 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     member = "#members tbody tr:first-child"
     expect(viewer.locator(member)).to_contain_text("billing-service")
     assert all(on_screen(viewer, f"{member} td:nth-child({n})") for n in (1, 3, 4))   # member id, client id, host
+    assert on_screen(viewer, f'#topic-lag tr[data-topic="{shop.topics["orders"]}"] td[data-lag]')     # its lag per topic
     viewer.goto(shop.path)
     assert on_screen(viewer, '#ov-brokers tr[data-broker="2"] td[data-broker-state]')
     expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
