@@ -304,8 +304,8 @@ class GroupCoordinator:
         self._not_share(group_id, "consumer")
         group = self.store.get(group_id)
         if group is None:
-            if generation_id >= 0:  # a member of a generation this coordinator never saw
-                raise ApiError(Errors.IllegalGenerationError)
+            if generation_id >= 0:  # a member of a group this coordinator never saw: v9 says so (Kafka)
+                raise ApiError(Errors.GroupIdNotFoundError if api_version >= 9 else Errors.IllegalGenerationError)
             group = self.store.add(GroupMetadata(group_id, now_ms()))  # offsets only, no membership
         if isinstance(group, ConsumerGroup):
             _validate_consumer_group_commit(group, member_id, generation_id, api_version)

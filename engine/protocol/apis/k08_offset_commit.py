@@ -7,7 +7,8 @@ are replicated (the high watermark covers them).
   (ILLEGAL_GENERATION); only a valid member of the current generation hears
   REBALANCE_IN_PROGRESS during CompletingRebalance. Generation -1 with no member commits for
   a group that does not use group membership (standalone consumers, admin tools) - allowed
-  only while the group is Empty, else UNKNOWN_MEMBER_ID.
+  only while the group is Empty, else UNKNOWN_MEMBER_ID. A generation >= 0 for a group the
+  coordinator does not have: ILLEGAL_GENERATION, v9 GROUP_ID_NOT_FOUND (as Kafka).
 - Consumer-protocol groups (KIP-848): v9's generation_id_or_member_epoch is the member
   epoch; a member must send its current one (else STALE_MEMBER_EPOCH) and use v9+ (else
   UNSUPPORTED_VERSION); an unknown member gets UNKNOWN_MEMBER_ID; epoch -1 commits (admin

@@ -21,11 +21,11 @@ from .test_membership import eventually, join, sync
 DAY_MS = 24 * 3600 * 1000
 
 
-def commit(coordinator, offsets, *, group="g", member_id="", generation=-1, timestamp=None, expire=-1):
+def commit(coordinator, offsets, *, group="g", member_id="", generation=-1, timestamp=None, expire=-1, version=9):
     stamped = {tp: OffsetAndMetadata(offset, -1, "meta", now_ms() if timestamp is None else timestamp, expire)
                for tp, offset in offsets.items()}
     return coordinator.commit_offsets(group_id=group, member_id=member_id, group_instance_id=None,
-                                      generation_id=generation, offsets=stamped)
+                                      generation_id=generation, offsets=stamped, api_version=version)
 
 
 def fetched(coordinator, group="g"):
@@ -57,9 +57,10 @@ def test_commits_and_group_metadata_reload_from_the_log(make_coordinator):
 def test_commit_fencing(make_coordinator):
     async def scenario():
         coordinator = make_coordinator()
-        with pytest.raises(ApiError) as unknown_generation:  # a generation this group never had
-            await commit(coordinator, {("t", 0): 1}, group="fresh", member_id="m", generation=3)
-        assert unknown_generation.value.code == Errors.IllegalGenerationError.errno
+        for version, error in [(8, Errors.IllegalGenerationError), (9, Errors.GroupIdNotFoundError)]:
+            with pytest.raises(ApiError) as unknown_group:  # a member of a group this coordinator never had
+                await commit(coordinator, {("t", 0): 1}, group="fresh", member_id="m", generation=3, version=version)
+            assert unknown_group.value.code == error.errno   # as Kafka: v9 names the group missing
         joined = await join(coordinator)
         await sync(coordinator, joined.member_id, 1, {joined.member_id: b""})
         for member_id, generation, error in [(joined.member_id, 0, Errors.IllegalGenerationError),
