@@ -372,6 +372,10 @@ def test_the_topic_page_has_tabs(login, shop):
 def test_broker_configs_are_filtered_and_edited_after_the_clusters_check(login, shop, shoot):
     operator = login("operator", viewport=DESKTOP)
     operator.goto(shop.path + "brokers/1/")
+    # A config set in server.properties: its source and the read-only tag on one line, the tag unbroken.
+    static = operator.locator('#broker-configs tr[data-config="broker.id"]')
+    expect(static.locator("td.source .tag")).to_have_text("read-only")
+    assert static.locator("td.source .tag").evaluate("t => t.getClientRects().length") == 1
     rows = operator.locator("#broker-configs tbody tr:visible")
     everything = rows.count()
     operator.select_option("#broker-configs-kind", "dynamic")
