@@ -1,7 +1,12 @@
 """What OffsetCommit (k08) and TxnOffsetCommit (k28) share: the per-partition checks of a
 commit request, in Kafka's order, and the shape of their answers, both in slices of the
-event loop (engine/cluster/slices.py): a request may name a million partitions."""
+event loop (engine/cluster/slices.py): a request may name a million partitions.
+
+Each entry of the request is answered on its own, as Kafka's OffsetMetadataManager does: a
+partition named twice gets two answers, and the last valid entry is the one stored."""
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import kafka.errors as Errors
 
@@ -11,40 +16,54 @@ from engine.coordinator.offsets_records import OffsetAndMetadata
 TopicPartitionKey = tuple[str, int]
 
 
-async def checked_offsets(broker, topics, *, with_leader_epoch: bool, now: int, expire_at: int = -1
-                    ) -> tuple[dict[TopicPartitionKey, int], dict[TopicPartitionKey, OffsetAndMetadata]]:
-    """Each partition's error code (UNKNOWN_TOPIC_OR_PARTITION, then OFFSET_METADATA_TOO_LARGE
-    beyond offset.metadata.max.bytes, else 0), and the offsets to store for those without one."""
+@dataclass
+class Commit:
+    entries: list[list] = field(default_factory=list)    # [(topic, partition), error code], in request order
+    offsets: dict[TopicPartitionKey, OffsetAndMetadata] = field(default_factory=dict)   # to store
+
+    def refuse_all(self, code: int) -> None:
+        """A group-level refusal before anything is stored: every entry gets `code`."""
+        for entry in self.entries:
+            entry[1] = code
+        self.offsets = {}
+
+    def deny_topics(self, allowed: set[str]) -> None:
+        """Entries of topics outside `allowed` get TOPIC_AUTHORIZATION_FAILED and are not stored."""
+        for entry in self.entries:
+            if entry[0][0] not in allowed:
+                entry[1] = Errors.TopicAuthorizationFailedError.errno
+                self.offsets.pop(entry[0], None)
+
+    def fail_stored(self, code: int) -> None:
+        """The coordinator refused the offsets: the entries that were to be stored get `code`."""
+        for entry in self.entries:
+            if entry[1] == 0:
+                entry[1] = code
+
+
+async def checked_offsets(broker, topics, *, with_leader_epoch: bool, now: int, expire_at: int = -1) -> Commit:
+    """Each entry's error code (UNKNOWN_TOPIC_OR_PARTITION, then OFFSET_METADATA_TOO_LARGE
+    beyond offset.metadata.max.bytes, else 0), and the offsets to store of those without one."""
     max_metadata = broker.config.get("offset.metadata.max.bytes")
-    errors: dict[TopicPartitionKey, int] = {}
-    offsets: dict[TopicPartitionKey, OffsetAndMetadata] = {}
+    commit = Commit()
     with slices.Pacer() as pacer:
         for topic in topics:
             for p in topic.partitions:
                 tp, metadata = (topic.name, p.partition_index), p.committed_metadata or ""
                 if broker.image.partition(*tp) is None:
-                    errors[tp] = Errors.UnknownTopicOrPartitionError.errno
+                    commit.entries.append([tp, Errors.UnknownTopicOrPartitionError.errno])
                 elif len(metadata.encode()) > max_metadata:
-                    errors[tp] = Errors.OffsetMetadataTooLargeError.errno
+                    commit.entries.append([tp, Errors.OffsetMetadataTooLargeError.errno])
                 else:
-                    errors[tp] = 0
+                    commit.entries.append([tp, 0])
                     leader_epoch = p.committed_leader_epoch if with_leader_epoch else -1
-                    offsets[tp] = OffsetAndMetadata(p.committed_offset, leader_epoch, metadata, now, expire_at)
+                    commit.offsets[tp] = OffsetAndMetadata(p.committed_offset, leader_epoch, metadata, now, expire_at)
                 await pacer.tick()
-    return errors, offsets
+    return commit
 
 
-def deny_topics(errors: dict[TopicPartitionKey, int], offsets: dict[TopicPartitionKey, OffsetAndMetadata],
-                allowed: set[str]) -> None:
-    """Partitions of topics outside `allowed` get TOPIC_AUTHORIZATION_FAILED and are not stored."""
-    for tp in list(errors):
-        if tp[0] not in allowed:
-            errors[tp] = Errors.TopicAuthorizationFailedError.errno
-            offsets.pop(tp, None)
-
-
-async def topic_answers(topics, errors: dict[TopicPartitionKey, int], topic_response, partition_response) -> list:
-    """The answer's topics, in the request's order, each partition with its error code."""
+async def topic_answers(topics, commit: Commit, topic_response, partition_response) -> list:
+    """The answer's topics, in the request's order, each entry with its error code."""
+    codes = iter(code for _, code in commit.entries)
     return await slices.map_sliced(topics, lambda topic: topic_response(name=topic.name, partitions=[
-        partition_response(partition_index=p.partition_index, error_code=errors[(topic.name, p.partition_index)])
-        for p in topic.partitions]))
+        partition_response(partition_index=p.partition_index, error_code=next(codes)) for p in topic.partitions]))

@@ -27,7 +27,7 @@ from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
 
 from engine.clock import now_ms
 from engine.errors import ApiError
-from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
+from engine.protocol.offset_commits import checked_offsets, topic_answers
 from engine.protocol.registry import api
 from engine.security import authorize
 from engine.storage.log_config import LONG_MAX
@@ -44,19 +44,18 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     retention = request.retention_time_ms if version <= 4 else -1
     # A retention near Long.MAX keeps the offsets for good (Kafka's sum would wrap negative and expire them).
     expire_at = min(now + retention, LONG_MAX) if retention >= 0 else -1
-    errors, offsets = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
-                                            expire_at=expire_at)
+    commit = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
+                                   expire_at=expire_at)
     if not authorize.authorize_group(ctx, READ, request.group_id):
-        errors = {tp: Errors.GroupAuthorizationFailedError.errno for tp in errors}
-        offsets = {}
-    deny_topics(errors, offsets, authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
-    if offsets:
+        commit.refuse_all(Errors.GroupAuthorizationFailedError.errno)
+    commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
+    if commit.offsets:
         try:
             await broker.group_coordinator.commit_offsets(
                 group_id=request.group_id, member_id=request.member_id,
                 group_instance_id=request.group_instance_id if version >= 7 else None,
-                generation_id=request.generation_id_or_member_epoch, offsets=offsets, api_version=version)
+                generation_id=request.generation_id_or_member_epoch, offsets=commit.offsets, api_version=version)
         except ApiError as exc:
-            errors.update({tp: exc.code for tp in offsets})
+            commit.fail_stored(exc.code)
     return OffsetCommitResponse(throttle_time_ms=0,
-                                topics=await topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
+                                topics=await topic_answers(request.topics, commit, TopicResponse, PartitionResponse))

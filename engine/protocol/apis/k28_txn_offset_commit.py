@@ -25,7 +25,7 @@ from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffse
 
 from engine.clock import now_ms
 from engine.errors import ApiError
-from engine.protocol.offset_commits import checked_offsets, deny_topics, topic_answers
+from engine.protocol.offset_commits import checked_offsets, topic_answers
 from engine.protocol.registry import api
 from engine.security import authorize
 from kafka_rules.acls import READ, WRITE
@@ -38,23 +38,23 @@ PartitionResponse = TopicResponse.TxnOffsetCommitResponsePartition
 @api(TxnOffsetCommitRequest, TxnOffsetCommitResponse, versions=(0, 4))
 async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     broker, version, now = ctx.broker, ctx.api_version, now_ms()
-    errors, offsets = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
+    commit = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
     refused = _refusal(ctx, request)
     if refused:
-        errors, offsets = dict.fromkeys(errors, refused), {}
-    deny_topics(errors, offsets, authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
-    if offsets:
+        commit.refuse_all(refused)
+    commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
+    if commit.offsets:
         try:
             await broker.group_coordinator.commit_txn_offsets(
                 transactional_id=request.transactional_id, group_id=request.group_id,
                 producer_id=request.producer_id, producer_epoch=request.producer_epoch,
                 member_id=request.member_id if version >= 3 else "",
                 group_instance_id=request.group_instance_id if version >= 3 else None,
-                generation_id=request.generation_id if version >= 3 else -1, offsets=offsets)
+                generation_id=request.generation_id if version >= 3 else -1, offsets=commit.offsets)
         except ApiError as exc:
-            errors.update(dict.fromkeys(offsets, for_version(exc.code, version, 3)))
+            commit.fail_stored(for_version(exc.code, version, 3))
     return TxnOffsetCommitResponse(throttle_time_ms=0,
-                                   topics=await topic_answers(request.topics, errors, TopicResponse, PartitionResponse))
+                                   topics=await topic_answers(request.topics, commit, TopicResponse, PartitionResponse))
 
 
 def _refusal(ctx, request) -> int:

@@ -3,7 +3,7 @@ error codes for bad input, after which the group must still be healthy."""
 from __future__ import annotations
 
 import kafka.errors as Errors
-from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse
+from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse, OffsetCommitRequest, OffsetCommitResponse
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
@@ -66,6 +66,29 @@ def test_commit_with_an_old_generation_is_fenced(group_cluster, group_id, topic_
         assert client.commit({(topic_name, 0): 5}, member_id=member, generation_id=generation) == \
             {(topic_name, 0): NONE}
         assert client.describe().group_state == "Stable"
+    finally:
+        client.close()
+
+
+def test_a_partition_named_twice_in_a_commit_gets_an_answer_per_entry(group_cluster, group_id, topic_name):
+    create_topic(group_cluster.bootstrap, topic_name, 1)
+    client = GroupClient(group_cluster, group_id)
+    too_large = "m" * 5000    # beyond offset.metadata.max.bytes (4096)
+    P = OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition
+
+    def commit(*entries):
+        request = OffsetCommitRequest(
+            group_id=group_id, generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
+            retention_time_ms=-1, topics=[OffsetCommitRequest.OffsetCommitRequestTopic(name=topic_name, partitions=[
+                P(partition_index=0, committed_offset=o, committed_leader_epoch=-1, committed_metadata=m)
+                for o, m in entries])])
+        [topic] = client.client.request(request, 9, OffsetCommitResponse).topics
+        return [p.error_code for p in topic.partitions]
+    try:   # as Kafka: each entry is checked alone, and the last valid one is stored
+        assert commit((5, ""), (6, too_large)) == [NONE, Errors.OffsetMetadataTooLargeError.errno]
+        assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 5})
+        assert commit((7, too_large), (8, "")) == [Errors.OffsetMetadataTooLargeError.errno, NONE]
+        assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 8})
     finally:
         client.close()
 
