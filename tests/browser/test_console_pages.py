@@ -465,6 +465,10 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
     viewer.goto(shop.path + "brokers/")
     assert on_screen(viewer, '#brokers-data tr[data-broker="2"] td[data-state]')
+    # A table with no rows says why within the screen, not under headings wider than it.
+    viewer.goto(shop.path + "analytics/")
+    expect(viewer.locator("#log-dirs td[colspan]")).to_contain_text("found no log dir")
+    assert on_screen(viewer, "#log-dirs td[colspan]") and on_screen(viewer, "#topic-retention td[colspan]")
     # Transactions: each open transaction on a partition a card whose every line, whether it
     # hangs too, is within the screen; each transactional id one line, its start's age beside it.
     viewer.goto(shop.path + "transactions/")
