@@ -420,7 +420,6 @@ class GroupCoordinator:
                 if isinstance(group, ShareGroup):   # its share partitions' state goes first
                     await self.share.delete_state(group)
                 group.cancel_timers()
-                group.transition_to(S.DEAD, now_ms())
                 await self.store.delete_group(group, now_ms())
                 results[group_id] = 0
             except ApiError as exc:

@@ -15,8 +15,8 @@ appends to its own partitions rather than producing to them, and then wait, as a
 does, until the high watermark covers them (`offsets.commit.timeout.ms`): only then does
 the in-memory state change and the caller answer, so an acknowledged commit survives the
 loss of the leader. A commit is one batch (INVALID_COMMIT_OFFSET_SIZE beyond
-max.message.bytes); a group's state records go in as many batches as they need, and a member
-whose record alone could never fit is refused before it changes its group. Loading replays the log synchronously on the event loop;
+max.message.bytes); a group's state records and tombstones go in as many batches as they
+need, and a member whose record alone could never fit is refused before it changes its group. Loading replays the log synchronously on the event loop;
 `__consumer_offsets` is compacted, so its logs stay small. Not thread-safe: the engine's
 event loop owns the store.
 """
@@ -336,22 +336,33 @@ class GroupStore:
         group.pending_txn_offsets.setdefault(producer_id, {}).update(_written_at(offsets, written_at))
 
     async def delete_offsets(self, group: GroupMetadata, partitions: Iterable[TopicPartition], now_ms: int) -> None:
+        """Tombstones for these offsets (in as many batches as they need), then they are gone."""
         doomed = [tp for tp in partitions if tp in group.offsets]
         if doomed:
             await self._write(group.group_id, [(R.offset_key(group.group_id, t, p), None) for t, p in doomed],
-                              now_ms, too_large=Errors.UnknownError)
+                              now_ms, too_large=Errors.UnknownError, split=True)
             for tp in doomed:
                 group.offsets.pop(tp, None)
 
     async def delete_group(self, group: GroupMetadata, now_ms: int) -> None:
-        """Tombstones for the group and all its offsets; the caller made it Dead already."""
+        """The group goes Dead and away, with tombstones for it and all its offsets (in as many
+        batches as they need). If they cannot be written, the group is back as it was, so
+        memory never says a group is gone that a restart would bring back."""
+        before = group.state, group.state_timestamp
+        group.transition_to(GroupState.DEAD, now_ms)
         self.remove(group.group_id)
         records = [(R.offset_key(group.group_id, t, p), None) for t, p in group.offsets]
         records.append((R.group_key(group.group_id), None))
         if isinstance(group, (ConsumerGroup, ShareGroup)):
             records += [(key, None) for key in group.written]
+        try:
+            await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError, split=True)
+        except ApiError:
+            if group.group_id not in self.groups:   # no new group of that id meanwhile
+                group.state, group.state_timestamp = before
+                self.groups[group.group_id] = group
+            raise
         group.offsets.clear()
-        await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError)
 
     def check_member_fits(self, group_id: str, member_bytes: int) -> None:
         """Refuse, before it changes the group, a member whose record (at most `member_bytes`)
@@ -367,28 +378,27 @@ class GroupStore:
                            f"max.message.bytes={limit} of {OFFSETS_TOPIC}.")
 
     async def _write_in_batches(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
-        """A group's state records in as many batches as they need, each replicated before the
-        next: every record holds the whole state of its key, so a big group (a full rewrite
-        after a failed write) is never too large to write. Offset commits stay one batch."""
-        partition = self.shard_of(group_id)
-        limit = partition.log.config.max_message_bytes if partition is not None else 2**31 - 1
-        for batch in R.batches_within(records, limit):
-            await self._write(group_id, batch, now_ms, too_large=Errors.UnknownError)
+        """A group's state records in as many batches as they need, appended together: every
+        record holds the whole state of its key, so a big group (a full rewrite after a failed
+        write) is never too large to write. Offset commits stay one batch."""
+        await self._write(group_id, records, now_ms, too_large=Errors.UnknownError, split=True)
 
     async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
-                     too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1)
-                     ) -> int:
-        """Append `records` as one batch and wait until it is replicated; its base offset."""
+                     too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1),
+                     split: bool = False) -> int:
+        """Append `records` as one batch (`split`: as many as max.message.bytes needs, one after
+        the other with nothing between) and wait until replicated; the first one's base offset."""
         partition = self._shards.get(self.partition_for(group_id))
         if partition is None or not partition.is_leader:
             raise ApiError(Errors.NotCoordinatorError)
+        limit = partition.log.config.max_message_bytes
         try:
-            batch = await R.build_batch_in_slices(records, now_ms, max_bytes=partition.log.config.max_message_bytes,
-                                                  producer_id=producer[0], producer_epoch=producer[1],
-                                                  base_sequence=producer[2])
+            batches = [await R.build_batch_in_slices(run, now_ms, max_bytes=limit, producer_id=producer[0],
+                                                     producer_epoch=producer[1], base_sequence=producer[2])
+                       for run in (R.batches_within(records, limit) if split else [records])]
             if self._shards.get(self.partition_for(group_id)) is not partition or not partition.is_leader:
-                raise ApiError(Errors.NotCoordinatorError)     # moved while the batch was built
-            info = partition.append(batch, now_ms)
+                raise ApiError(Errors.NotCoordinatorError)     # moved while the batches were built
+            infos = [partition.append(batch, now_ms) for batch in batches]
         except RecordTooLargeError as exc:
             raise ApiError(too_large, str(exc)) from None
         except (InvalidProducerEpochError, OutOfOrderSequenceError) as exc:
@@ -399,12 +409,12 @@ class GroupStore:
             raise ApiError(Errors.NotCoordinatorError, str(exc)) from None
         timeout = self._broker.config.get("offsets.commit.timeout.ms") / 1000
         try:
-            replicated = await asyncio.wait_for(partition.wait_for_high_watermark(info.last_offset + 1), timeout)
+            replicated = await asyncio.wait_for(partition.wait_for_high_watermark(infos[-1].last_offset + 1), timeout)
         except asyncio.TimeoutError:
             raise ApiError(Errors.CoordinatorNotAvailableError, "the write was not replicated in time") from None
         if not replicated:  # leadership moved while waiting
             raise ApiError(Errors.NotCoordinatorError)
-        return info.first_offset
+        return infos[0].first_offset
 
     # --- expiry -----------------------------------------------------------------------------
     async def expire_offsets(self, now_ms: int, retention_ms: int) -> int:
@@ -426,7 +436,6 @@ class GroupStore:
                     expired_total += len(expired)
                 if group.is_(GroupState.EMPTY) and not group.offsets and not group.members \
                         and self.groups.get(group.group_id) is group:
-                    group.transition_to(GroupState.DEAD, now_ms)
                     await self.delete_group(group, now_ms)
             except ApiError as exc:
                 log.warning("Offset expiry for group %s failed: %s", group.group_id, exc)

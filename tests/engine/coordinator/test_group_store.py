@@ -94,6 +94,29 @@ def test_offset_delete_and_group_delete_write_tombstones(make_coordinator):
     asyncio.run(scenario())
 
 
+def test_deleting_a_group_whose_tombstones_exceed_a_batch_and_a_failed_delete(make_coordinator):
+    topic = "t" * 249   # 4000 offsets of this topic: their tombstones take about 1.2 MB
+    offsets = {(topic, p): p for p in range(4000)}
+
+    async def scenario():
+        coordinator = make_coordinator()
+        for lo in range(0, 4000, 1000):
+            await commit(coordinator, {tp: o for tp, o in offsets.items() if lo <= tp[1] < lo + 1000}, group="wide")
+            await commit(coordinator, {tp: o for tp, o in offsets.items() if lo <= tp[1] < lo + 1000}, group="kept")
+        partition = coordinator._broker.partitions[(OFFSETS_TOPIC, 0)]
+        partition.is_leader = False    # the tombstones cannot be written: the group stays as it was
+        assert await coordinator.delete_groups(["kept"]) == {"kept": Errors.NotCoordinatorError.errno}
+        partition.is_leader = True
+        assert coordinator.describe_group("kept").is_(GroupState.EMPTY) and fetched(coordinator, "kept") == offsets
+        assert await coordinator.delete_groups(["wide"]) == {"wide": 0}
+        assert await coordinator.delete_offsets("kept", list(offsets)) == dict.fromkeys(offsets, 0)
+
+        reloaded = make_coordinator()
+        assert reloaded.describe_group("wide") is None and fetched(reloaded, "wide") == {}
+        assert fetched(reloaded, "kept") == {}
+    asyncio.run(scenario())
+
+
 def test_offsets_expire_after_the_retention(make_coordinator):
     async def scenario():
         coordinator = make_coordinator()
