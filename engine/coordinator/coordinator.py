@@ -166,9 +166,11 @@ class GroupCoordinator:
         return await self.membership.join(**request)
 
     async def _join_consumer_group(self, group: ConsumerGroup, request: dict):
+        # The record holds the protocols and the topic names read from them: at most twice their bytes.
         self.store.check_member_fits(group.group_id, fields_bytes_at_most(
             [group.group_id, request["member_id"] or "-" * 36, request["group_instance_id"], request["client_id"],
-             request["client_host"], *(field for protocol in request["protocols"] for field in protocol)]))
+             request["client_host"], *(field for name, metadata in request["protocols"]
+                                       for field in (name, metadata, metadata))]))
         replaced = self._last_consumer_member_replaced(group, request)
         result = self.classic_members.join(group, **{k: v for k, v in request.items() if k != "group_id"})
         if result.error == 0 and replaced and self._downgrade_allowed(group):

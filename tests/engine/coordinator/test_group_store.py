@@ -212,7 +212,10 @@ def test_a_member_too_large_to_write_is_refused_and_a_big_group_is_written_in_ba
         with pytest.raises(ApiError) as refused:   # 1.2 MB: no batch of __consumer_offsets holds its record
             await beat(coordinator, "hostile", 0, names("h", 5000))
         assert refused.value.code == Errors.UnknownError.errno
-        assert sorted(coordinator.store.get("big").members) == ["m1"]   # it changed nothing
+        with pytest.raises(ApiError) as refused:   # a classic member: its protocols and their topics, 1.2 MB
+            await join(coordinator, group="big", protocols=[("range", subscription(names("c", 2500)))])
+        assert refused.value.code == Errors.UnknownError.errno
+        assert sorted(coordinator.store.get("big").members) == ["m1"]   # neither changed anything
         assert (await beat(coordinator, "m1", first.member_epoch)).member_epoch == first.member_epoch
 
         # Two members of 600 KB each fit alone, but not together in one batch.
