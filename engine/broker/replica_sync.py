@@ -68,10 +68,8 @@ class ReplicaSync:
         NOT_LEADER_OR_FOLLOWER, as on a broker that has
         not caught up with the metadata yet. Queued partitions are applied from the image as it
         is when their turn comes, so later changes are never overtaken by older ones."""
-        for topic in deleted:
-            keys = {(topic.name, index) for index in topic.partitions}
-            keys |= {k for k in self.partitions if k[0] == topic.name}
-            self._doom(keys)
+        if deleted:
+            self._doom(self._replicas_of(deleted))
         work = [(name, index) for name in changed if name in self.image.topics
                 for index in self.image.topics[name].partitions]
         internal = (OFFSETS_TOPIC, TXN_TOPIC, SHARE_STATE_TOPIC)
@@ -95,6 +93,15 @@ class ReplicaSync:
         if any(k[0] == SHARE_STATE_TOPIC for k in offsets) or any(t.name == SHARE_STATE_TOPIC for t in deleted):
             self.share_coordinator.on_partitions_changed()
         self.share_manager.on_partitions_changed()
+
+    @staticmethod
+    def _replicas_of(deleted: list[TopicState]) -> set[tuple[str, int]]:
+        """The replicas of deleted topics this broker may hold, without a walk over the
+        broker's replicas (a DeleteTopics of thousands of topics would repeat it for each): a
+        replica is opened only for a partition of the image's topic of its name, a topic never
+        loses partitions, and a topic's replicas are doomed when it is deleted, before a topic
+        of the same name can be created, so the deleted topics' partitions name them all."""
+        return {(topic.name, index) for topic in deleted for index in topic.partitions}
 
     def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
                        ) -> None:

@@ -1,5 +1,6 @@
 """Topic changes: CreateTopics (validated one by one, created in one metadata commit),
-CreatePartitions and DeleteTopics, as the controller carries them out.
+CreatePartitions and DeleteTopics (validated one by one, removed up to REMOVALS_PER_COMMIT
+topics to a metadata commit), as the controller carries them out.
 
 `TopicChanges` is a part of `controller.Controller` (its base class), kept in its own module:
 it validates and builds the records, and leaves journaling and announcing them to the
@@ -8,6 +9,7 @@ which the controller owns.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import uuid
 from typing import Any
@@ -26,6 +28,8 @@ log = logging.getLogger(__name__)
 
 # A change of more new partitions than this is prepared in slices (`create_topic_sliced`).
 INLINE_PARTITIONS = 256
+# Topics a DeleteTopics removes in one metadata commit (one turn of the event loop: ~15 ms).
+REMOVALS_PER_COMMIT = 1000
 
 
 class TopicChanges:
@@ -164,14 +168,22 @@ class TopicChanges:
         return self.image.topics[name]
 
     def delete_topic(self, name: str) -> None:
-        topic = self.image.topics.get(name)
-        if topic is None:
-            raise ApiError(Errors.UnknownTopicOrPartitionError)
-        if not self.broker_config.get("delete.topic.enable"):
-            raise ApiError(Errors.TopicDeletionDisabledError)
-        # Removing a whole topic is legal from every state; the moves of a big one are not walked.
-        self._commit([R.remove_topic_record(topic.topic_id)], deleted=[topic],
-                     check_states=len(topic.partitions) <= INLINE_PARTITIONS)
+        batch = self.topic_deletions()
+        batch.add(name)
+        failed = batch.commit_next()
+        if failed:
+            raise next(iter(failed.values()))
+
+    def topic_deletions(self) -> TopicDeletions:
+        """Topics validated one by one and removed together, a thousand to a journal write (DeleteTopics)."""
+        return TopicDeletions(self)
+
+    def commit_topic_removals(self, topics: list[TopicState]) -> None:
+        """TopicDeletions.commit_next: a remove-topic record per topic, in one metadata commit, so
+        the brokers drop the replicas of all of them in one pass. Removing a whole topic is
+        legal from every state; the moves of a big removal are not walked."""
+        self._commit([R.remove_topic_record(topic.topic_id) for topic in topics], deleted=topics,
+                     check_states=sum(len(topic.partitions) for topic in topics) <= INLINE_PARTITIONS)
 
     def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None,
                           *, validate_only: bool = False) -> None:
@@ -293,3 +305,59 @@ class NewTopics:
         log.info("Created %d topic(s) with %d partitions in all", len(self._records),
                  sum(r["type"] == "partition" for r in records))
         self._records = {}
+
+
+class TopicDeletions:
+    """Topics of one DeleteTopics request: each is validated against the image less the
+    topics accepted before it (`add`; a name or id given twice is unknown the second time, as
+    if the first were deleted already), then they are removed REMOVALS_PER_COMMIT at a time
+    (`commit_next`), each lot in one metadata commit: one journal fsync and one announcement,
+    so each broker drops a lot's replicas in one pass, not topic by topic."""
+
+    def __init__(self, controller: TopicChanges) -> None:
+        self._controller = controller
+        self._topics: dict[uuid.UUID, TopicState] = {}     # accepted and not committed yet, in the order added
+        self._taken: set[uuid.UUID] = set()                # every topic accepted, committed or not
+
+    def topic(self, name: str) -> TopicState | None:
+        """The topic of this name, unless this batch removes it already."""
+        topic = self._controller.image.topics.get(name)
+        return None if topic is None or topic.topic_id in self._taken else topic
+
+    def topic_by_id(self, topic_id: uuid.UUID) -> TopicState | None:
+        return None if topic_id in self._taken else self._controller.image.topics_by_id.get(topic_id)
+
+    def add(self, name: str) -> TopicState:
+        """Validate one topic and keep it for `commit_next`; raises ApiError."""
+        topic = self.topic(name)
+        if topic is None:
+            raise ApiError(Errors.UnknownTopicOrPartitionError)
+        if not self._controller.broker_config.get("delete.topic.enable"):
+            raise ApiError(Errors.TopicDeletionDisabledError)
+        self._topics[topic.topic_id] = topic
+        self._taken.add(topic.topic_id)
+        return topic
+
+    def pending(self) -> bool:
+        return bool(self._topics)
+
+    def commit_next(self) -> dict[uuid.UUID, ApiError]:
+        """Remove the next REMOVALS_PER_COMMIT accepted topics in one metadata commit; returns
+        the error of each that was not removed, by topic id: UNKNOWN_TOPIC_OR_PARTITION for a
+        topic another request deleted (or deleted and created again) since it was accepted
+        (the validation may span many turns of the event loop), the commit's error for all of
+        them if it failed."""
+        lot = [self._topics.pop(topic_id) for topic_id in list(itertools.islice(self._topics, REMOVALS_PER_COMMIT))]
+        by_id = self._controller.image.topics_by_id
+        failed = {t.topic_id: ApiError(Errors.UnknownTopicOrPartitionError) for t in lot
+                  if by_id.get(t.topic_id) is not t}
+        topics = [t for t in lot if t.topic_id not in failed]
+        if not topics:
+            return failed
+        try:
+            self._controller.commit_topic_removals(topics)
+        except ApiError as exc:
+            failed.update(dict.fromkeys((t.topic_id for t in topics), exc))
+            return failed
+        log.info("Deleted %d topic(s) with %d partitions in all", len(topics), sum(len(t.partitions) for t in topics))
+        return failed

@@ -7,7 +7,11 @@ TOPIC_DELETION_DISABLED when `delete.topic.enable` is false; THROTTLING_QUOTA_EX
 under the controller mutation quota (KIP-599, mutation_throttle.py). The internal topics
 (`__consumer_offsets`, `__transaction_state`) hold the coordinators' state and cannot be
 deleted: INVALID_REQUEST, as Kafka refuses changes to their partitions. Topics are deleted
-in slices of the event loop (engine/cluster/slices.py), each in its own metadata commit.
+in request order, each validated against the image less the topics accepted before it (a
+topic named twice is unknown the second time), in slices of the event loop
+(engine/cluster/slices.py); the accepted ones are then removed up to a thousand to a metadata
+commit (topics another request deleted meanwhile are UNKNOWN_TOPIC_OR_PARTITION), so each
+broker drops their replicas in one pass per commit, not per topic.
 Authorization (as KafkaApis): DELETE on each topic, else TOPIC_AUTHORIZATION_FAILED; a topic
 named by id that the principal may not DESCRIBE is answered without its name.
 """
@@ -35,14 +39,22 @@ async def handle_delete_topics(ctx, request: DeleteTopicsRequest) -> DeleteTopic
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     throttle = MutationThrottle(ctx, 20)
-    responses = await slices.map_sliced(wanted, lambda w: _delete(ctx, w[0], w[1], throttle))
+    batch = ctx.controller.topic_deletions()
+    with slices.Pacer() as pacer:
+        responses = await slices.map_sliced(wanted, lambda w: _delete(ctx, w[0], w[1], throttle, batch), pacer)
+        position = {r.topic_id: i for i, r in enumerate(responses) if r.error_code == 0}
+        while batch.pending():
+            for topic_id, exc in batch.commit_next().items():     # not removed after all
+                answer = responses[position[topic_id]]
+                responses[position[topic_id]] = Result(name=answer.name, topic_id=topic_id, error_code=exc.code,
+                                                       error_message=exc.message)
+            await pacer.tick()
     return DeleteTopicsResponse(throttle_time_ms=throttle.answer_throttle_ms(), responses=responses)
 
 
-def _delete(ctx, name, topic_id, throttle: MutationThrottle):
-    image = ctx.broker.image
+def _delete(ctx, name, topic_id, throttle: MutationThrottle, batch):
     if name is None:
-        state = image.topics_by_id.get(topic_id)
+        state = batch.topic_by_id(topic_id)
         if state is None:
             return Result(name=None, topic_id=topic_id, error_code=Errors.UnknownTopicIdError.errno,
                           error_message=None)
@@ -53,7 +65,7 @@ def _delete(ctx, name, topic_id, throttle: MutationThrottle):
     if not authorize.authorize_topic(ctx, DELETE, name):
         return Result(name=name, topic_id=topic_id, error_code=Errors.TopicAuthorizationFailedError.errno,
                       error_message=None)
-    state = image.topics.get(name)
+    state = batch.topic(name)
     if name in INTERNAL_TOPICS:
         return Result(name=name, topic_id=state.topic_id if state else topic_id,
                       error_code=Errors.InvalidRequestError.errno,
@@ -63,7 +75,7 @@ def _delete(ctx, name, topic_id, throttle: MutationThrottle):
     if refused:
         return Result(name=name, topic_id=resolved_id, error_code=refused[0], error_message=refused[1])
     try:
-        ctx.controller.delete_topic(name)
+        batch.add(name)
     except ApiError as exc:
         return Result(name=name, topic_id=resolved_id, error_code=exc.code, error_message=exc.message)
     throttle.record(len(state.partitions))

@@ -1,9 +1,13 @@
 """A CreateTopics batch validated over several turns of the event loop: what another request
-did meanwhile is checked once more before the one commit."""
+did meanwhile is checked once more before the one commit. A DeleteTopics batch likewise: its
+topics are removed in one commit the brokers hear of at once, and a topic another request
+deleted meanwhile is withdrawn."""
 import kafka.errors as Errors
+import pytest
 
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
+from engine.errors import ApiError
 
 
 def controller(tmp_path, **configs) -> Controller:
@@ -37,3 +41,44 @@ def test_a_batch_that_would_now_pass_the_partition_limit_is_withdrawn_whole(tmp_
     assert "over its limit of 10 (max.partitions)" in withdrawn["a"].message
     batch.commit()
     assert set(cluster.image.topics) == {"c"}
+
+
+def test_a_deletion_batch_is_one_commit_the_brokers_hear_of_at_once_and_the_journal_keeps(tmp_path):
+    cluster = controller(tmp_path)
+    for i in range(300):
+        cluster.create_topic(f"t{i}", 2 if i % 10 == 0 else 1, 1)
+    heard = []
+    cluster.add_listener(lambda changed, deleted, epoch: heard.append(sorted(t.name for t in deleted)))
+    batch = cluster.topic_deletions()
+    for i in range(300):
+        batch.add(f"t{i}")
+    assert batch.commit_next() == {} and not batch.pending()
+    assert heard == [sorted(f"t{i}" for i in range(300))]
+    assert cluster.image.topics == {} and cluster.image.topics_by_id == {}
+    assert Controller(tmp_path, BrokerConfig()).image.topics == {}     # as the journal replays it
+
+
+def test_a_topic_named_twice_is_unknown_the_second_time(tmp_path):
+    cluster = controller(tmp_path)
+    topic_id = cluster.create_topic("orders", 1, 1).topic_id
+    batch = cluster.topic_deletions()
+    batch.add("orders")
+    assert batch.topic("orders") is None and batch.topic_by_id(topic_id) is None
+    with pytest.raises(ApiError) as refused:
+        batch.add("orders")
+    assert refused.value.code == Errors.UnknownTopicOrPartitionError.errno
+
+
+def test_a_topic_deleted_or_re_created_meanwhile_is_withdrawn_from_the_deletion(tmp_path):
+    cluster = controller(tmp_path)
+    for name in ("a", "b", "c"):
+        cluster.create_topic(name, 1, 1)
+    batch = cluster.topic_deletions()
+    old = {name: batch.add(name).topic_id for name in ("a", "b", "c")}
+    cluster.delete_topic("a")                          # another request, between two slices
+    cluster.delete_topic("b")
+    cluster.create_topic("b", 3, 1)
+    failed = batch.commit_next()
+    assert {topic_id: exc.code for topic_id, exc in failed.items()} == {
+        old["a"]: Errors.UnknownTopicOrPartitionError.errno, old["b"]: Errors.UnknownTopicOrPartitionError.errno}
+    assert set(cluster.image.topics) == {"b"} and len(cluster.image.topics["b"].partitions) == 3
