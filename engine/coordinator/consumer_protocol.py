@@ -53,7 +53,10 @@ from engine.errors import ApiError
 log = logging.getLogger(__name__)
 
 
-@functools.lru_cache(maxsize=1024)
+REGEX_CACHE_SIZE = 1024
+
+
+@functools.lru_cache(maxsize=REGEX_CACHE_SIZE)
 def topic_pattern(regex: str):
     """A member's SubscribedTopicRegex, compiled with RE2 as Kafka compiles it (RE2/J): linear
     time, so a hostile pattern cannot hold the event loop; re2.error when it is not valid."""
@@ -122,6 +125,7 @@ class ConsumerGroupProtocol:
         self._image = image
         self._on_change = on_change
         self._on_downgrade = on_downgrade
+        self._regex_matches: dict[str, tuple] = {}   # regex -> (image, its version, the topics it matches)
 
     def migration_policy(self) -> str:
         return self._config("group.consumer.migration.policy")
@@ -364,11 +368,24 @@ class ConsumerGroupProtocol:
         for member in group.members.values():
             topics = {t for t in member.subscribed_topics if t in image.topics}
             if member.subscribed_regex:
-                pattern = topic_pattern(member.subscribed_regex)
-                topics |= {name for name, state in image.topics.items()
-                           if not state.is_internal and pattern.fullmatch(name)}
+                topics |= self._regex_topics(member.subscribed_regex, image)
             result[member.member_id] = frozenset(topics)
         return result
+
+    def _regex_topics(self, regex: str, image) -> frozenset[str]:
+        """The topics `regex` matches, matched once per regex and metadata image version: every
+        heartbeat reads every member's subscription, and matching all topics each time would
+        hold the event loop for members x topics matches."""
+        cached = self._regex_matches.get(regex)
+        if cached is not None and cached[0] is image and cached[1] == image.version:
+            return cached[2]
+        pattern = topic_pattern(regex)
+        matched = frozenset(name for name, state in image.topics.items()
+                            if not state.is_internal and pattern.fullmatch(name))
+        if len(self._regex_matches) >= REGEX_CACHE_SIZE:
+            del self._regex_matches[next(iter(self._regex_matches))]   # the oldest
+        self._regex_matches[regex] = (image, image.version, matched)
+        return matched
 
     def refresh_subscription_metadata(self, group: ConsumerGroup) -> bool:
         """True if a subscribed topic appeared, went, or changed its id or partition count."""

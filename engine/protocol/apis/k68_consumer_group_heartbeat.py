@@ -14,7 +14,7 @@ instance. Fields left null mean "unchanged since the last heartbeat".
   and `consumer.session.timeout.ms` win, engine/coordinator/group_configs.py); a member that keeps revoked partitions past
   its rebalance timeout (max.poll.interval.ms) is removed too.
 - Subscription by topic names, or by a regex (v1; matched in full against the topic names
-  with RE2, as Kafka's RE2/J).
+  with RE2, as Kafka's RE2/J; once per regex and metadata change, not at every heartbeat).
 - New topics, deleted topics and added partitions in a subscription bump the group epoch at
   the next heartbeat of any member.
 - Errors as Kafka returns them: INVALID_REQUEST (with Kafka's messages), UNSUPPORTED_ASSIGNOR,

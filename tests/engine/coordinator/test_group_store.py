@@ -3,11 +3,13 @@ log, deletion, expiry after offsets.retention.minutes, and losing the partition.
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import kafka.errors as Errors
 import pytest
 from kafka.record.util import calc_crc32c
 
+from engine.cluster.metadata import PartitionState, TopicState
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.coordinator.group import GroupState
 from engine.coordinator.group_store import OFFSETS_TOPIC
@@ -195,14 +197,48 @@ def test_undecodable_records_are_skipped_logged_and_counted(make_coordinator, ca
     asyncio.run(scenario())
 
 
-def test_a_member_too_large_to_write_is_refused_and_a_big_group_is_written_in_batches(make_coordinator):
-    def beat(coordinator, member_id, epoch, topics=None):
-        return coordinator.consumer_group_heartbeat(HeartbeatRequest(
-            group_id="big", member_id=member_id, member_epoch=epoch, instance_id=None, rack_id=None,
-            rebalance_timeout_ms=30000 if epoch == 0 else -1, subscribed_topic_names=topics,
-            subscribed_topic_regex=None, server_assignor=None, owned=frozenset() if epoch == 0 else None,
-            client_id="c", client_host="/h"))
+def beat(coordinator, member_id, epoch, topics=None, *, group="big", regex=None):
+    """A ConsumerGroupHeartbeat (KIP-848): joining at epoch 0, else carrying on unchanged."""
+    return coordinator.consumer_group_heartbeat(HeartbeatRequest(
+        group_id=group, member_id=member_id, member_epoch=epoch, instance_id=None, rack_id=None,
+        rebalance_timeout_ms=30000 if epoch == 0 else -1, subscribed_topic_names=topics,
+        subscribed_topic_regex=regex, server_assignor=None, owned=frozenset() if epoch == 0 else None,
+        client_id="c", client_host="/h"))
 
+
+class CountingTopics(dict):
+    """An image's topics that count how often all of them are gone through."""
+    scans = 0
+
+    def items(self):
+        self.scans += 1
+        return super().items()
+
+
+def test_regex_subscriptions_are_matched_once_per_metadata_change(make_coordinator):
+    async def scenario():
+        coordinator = make_coordinator()
+        image = coordinator._broker.image
+        image.topics = CountingTopics({f"orders-{i}": TopicState(f"orders-{i}", uuid.uuid4(), partitions={
+            0: PartitionState(0, [0], 0)}) for i in range(50)})
+        epochs = {}
+        for i in range(20):   # 20 members of one regex, heartbeating 10 times each
+            epochs[f"m{i}"] = (await beat(coordinator, f"m{i}", 0, group="rx", regex="orders-[0-9]+")).member_epoch
+        for _ in range(10):
+            for member_id in epochs:
+                epochs[member_id] = (await beat(coordinator, member_id, epochs[member_id], group="rx")).member_epoch
+        assert image.topics.scans == 1   # not once per member per heartbeat
+        image.topics["orders-x1"] = TopicState("orders-x1", uuid.uuid4(), partitions={0: PartitionState(0, [0], 0)})
+        image.topics["orders-77"] = TopicState("orders-77", uuid.uuid4(), partitions={0: PartitionState(0, [0], 0)})
+        image.version += 1    # as the metadata records raise it
+        group_epoch = coordinator.store.get("rx").group_epoch
+        await beat(coordinator, "m0", epochs["m0"], group="rx")
+        assert image.topics.scans == 2 and coordinator.store.get("rx").group_epoch == group_epoch + 1
+        assert set(coordinator.store.get("rx").subscription_metadata) == {f"orders-{i}" for i in (*range(50), 77)}
+    asyncio.run(scenario())
+
+
+def test_a_member_too_large_to_write_is_refused_and_a_big_group_is_written_in_batches(make_coordinator):
     def names(prefix, count):   # topic names of 240 bytes: `count` of them take count * 240 bytes
         return [f"{prefix}{i:05d}".ljust(240, "x") for i in range(count)]
 
