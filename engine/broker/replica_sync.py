@@ -94,14 +94,13 @@ class ReplicaSync:
             self.share_coordinator.on_partitions_changed()
         self.share_manager.on_partitions_changed()
 
-    @staticmethod
-    def _replicas_of(deleted: list[TopicState]) -> set[tuple[str, int]]:
-        """The replicas of deleted topics this broker may hold, without a walk over the
-        broker's replicas (a DeleteTopics of thousands of topics would repeat it for each): a
-        replica is opened only for a partition of the image's topic of its name, a topic never
-        loses partitions, and a topic's replicas are doomed when it is deleted, before a topic
-        of the same name can be created, so the deleted topics' partitions name them all."""
-        return {(topic.name, index) for topic in deleted for index in topic.partitions}
+    def _replicas_of(self, deleted: list[TopicState]) -> set[tuple[str, int]]:
+        """The replicas of deleted topics this broker may hold: their partitions, and any
+        replica open under one of their names (one walk over the broker's replicas for the
+        whole commit, not one per topic)."""
+        names = {topic.name for topic in deleted}
+        keys = {(topic.name, index) for topic in deleted for index in topic.partitions}
+        return keys | {key for key in self.partitions if key[0] in names}
 
     def _apply_replica(self, key: tuple[str, int], configs: dict[str, object], *, skip_unchanged: bool = False
                        ) -> None:
