@@ -376,6 +376,7 @@ def test_broker_configs_are_filtered_and_edited_after_the_clusters_check(login, 
     static = operator.locator('#broker-configs tr[data-config="broker.id"]')
     expect(static.locator("td.source .tag")).to_have_text("read-only")
     assert static.locator("td.source .tag").evaluate("t => t.getClientRects().length") == 1
+    assert static.locator("td.source").bounding_box()["height"] < 35          # one line, as its neighbours
     rows = operator.locator("#broker-configs tbody tr:visible")
     everything = rows.count()
     operator.select_option("#broker-configs-kind", "dynamic")
