@@ -6,6 +6,7 @@ import re
 from django.urls import reverse
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 
+from console import formatting
 from console.clusters.gateway import cluster_gateway
 from tests.console.conftest import make_topic, wait_for_partitions
 from tests.console.topics.test_selectors import commit_offsets
@@ -151,3 +152,22 @@ def test_a_config_form_offers_to_remove_only_an_override_and_keeps_its_buttons_i
                                    {"name": name + "-new", "partitions": 1, "replication_factor": 1}).content.decode()
     actions = created.split('<div class="actions" id="create-actions">')[1].split("</div>")[0]
     assert re.findall(r'data-admin-action="([a-z-]+)"', actions) == ["create-topic", "preview-topic"]
+
+
+def test_the_configs_default_column_reads_in_the_same_units_as_the_value_column(cluster, viewer_client,
+                                                                                 unique_topic):
+    name = make_topic(cluster, unique_topic(), configs={"retention.ms": "3600000"})
+    html = viewer_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
+
+    def default(config: str) -> str:
+        return row(html, f'data-config="{config}"').split('class="default-value">')[1].split("</td>")[0]
+
+    # The human form shows; Kafka's raw value and its unit stay in the hover text and data-raw.
+    retention = default("retention.ms")
+    assert "data-raw=" in retention, retention
+    raw = re.search(r'data-raw="(\d+)"', retention).group(1)
+    source = re.search(r"<small>\(([a-z.]+)\)</small>", retention).group(1)     # the broker's log.retention.*
+    human = formatting.config_human(source, raw)
+    assert retention.startswith(f'<span class="human" title="{formatting.config_with_unit(source, raw)}" '
+                                f'data-raw="{raw}">{human}</span>')
+    assert 'data-raw="9223372036854775807">unlimited</span>' in default("max.compaction.lag.ms")
