@@ -23,9 +23,11 @@ event loop owns the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import inspect
 import logging
-from typing import Iterable
+from typing import Awaitable, Iterable
 
 import kafka.errors as Errors
 
@@ -41,6 +43,7 @@ from engine.errors import ApiError
 from engine.storage.errors import (InvalidProducerEpochError, OutOfOrderSequenceError, RecordTooLargeError,
                                    StorageError)
 
+Records = list[tuple[bytes, bytes | None]]     # (key, value) records; a None value is a tombstone
 log = logging.getLogger(__name__)
 
 OFFSETS_TOPIC = internal_topics.OFFSETS_TOPIC
@@ -68,6 +71,7 @@ class GroupStore:
         self._shards: dict[int, object] = {}        # offsets partition -> the Partition loaded
         self.groups: dict[str, GroupMetadata] = {}
         self.undecodable_records = 0                # skipped while loading, since start
+        self._append_turns: dict[str, list] = {}    # group id -> [lock, writers holding or waiting]
 
     # --- ownership --------------------------------------------------------------------------
     def num_partitions(self) -> int:
@@ -306,7 +310,7 @@ class GroupStore:
                             now_ms: int) -> None:
         if not offsets:
             return
-        written_at = await self._write(group.group_id, await self._offset_records(group.group_id, offsets), now_ms,
+        written_at = await self._write(group.group_id, self._offset_records(group.group_id, offsets), now_ms,
                                        too_large=Errors.InvalidCommitOffsetSizeError)
         group.offsets.update(_written_at(offsets, written_at))
 
@@ -330,7 +334,7 @@ class GroupStore:
         partition = self.shard_of(group.group_id)
         entry = partition.log.producer_state.producers.get(producer_id) if partition is not None else None
         sequence = entry.last_seq + 1 if entry is not None and entry.epoch == producer_epoch else 0
-        records = await self._offset_records(group.group_id, offsets)
+        records = self._offset_records(group.group_id, offsets)
         written_at = await self._write(group.group_id, records, now_ms, too_large=Errors.InvalidCommitOffsetSizeError,
                                        producer=(producer_id, producer_epoch, sequence))
         group.pending_txn_offsets.setdefault(producer_id, {}).update(_written_at(offsets, written_at))
@@ -383,22 +387,28 @@ class GroupStore:
         write) is never too large to write. Offset commits stay one batch."""
         await self._write(group_id, records, now_ms, too_large=Errors.UnknownError, split=True)
 
-    async def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
+    async def _write(self, group_id: str, records: Records | Awaitable[Records], now_ms: int, *,
                      too_large: type[Errors.BrokerResponseError], producer: tuple[int, int, int] = (-1, -1, -1),
                      split: bool = False) -> int:
         """Append `records` as one batch (`split`: as many as max.message.bytes needs, one after
-        the other with nothing between) and wait until replicated; the first one's base offset."""
+        the other with nothing between) and wait until replicated; the first one's base offset.
+        `records` may be a coroutine that builds them in slices: it runs in the group's turn."""
         partition = self._shards.get(self.partition_for(group_id))
         if partition is None or not partition.is_leader:
+            if inspect.iscoroutine(records):
+                records.close()
             raise ApiError(Errors.NotCoordinatorError)
         limit = partition.log.config.max_message_bytes
         try:
-            batches = [await R.build_batch_in_slices(run, now_ms, max_bytes=limit, producer_id=producer[0],
-                                                     producer_epoch=producer[1], base_sequence=producer[2])
-                       for run in (R.batches_within(records, limit) if split else [records])]
-            if self._shards.get(self.partition_for(group_id)) is not partition or not partition.is_leader:
-                raise ApiError(Errors.NotCoordinatorError)     # moved while the batches were built
-            infos = [partition.append(batch, now_ms) for batch in batches]
+            async with self._in_turn(group_id):
+                if inspect.isawaitable(records):
+                    records = await records
+                batches = [await R.build_batch_in_slices(run, now_ms, max_bytes=limit, producer_id=producer[0],
+                                                         producer_epoch=producer[1], base_sequence=producer[2])
+                           for run in (R.batches_within(records, limit) if split else [records])]
+                if self._shards.get(self.partition_for(group_id)) is not partition or not partition.is_leader:
+                    raise ApiError(Errors.NotCoordinatorError)     # moved while the batches were built
+                infos = [partition.append(batch, now_ms) for batch in batches]
         except RecordTooLargeError as exc:
             raise ApiError(too_large, str(exc)) from None
         except (InvalidProducerEpochError, OutOfOrderSequenceError) as exc:
@@ -415,6 +425,22 @@ class GroupStore:
         if not replicated:  # leadership moved while waiting
             raise ApiError(Errors.NotCoordinatorError)
         return infos[0].first_offset
+
+    @contextlib.asynccontextmanager
+    async def _in_turn(self, group_id: str):
+        """A group's writes reach the log in the order they were asked for: a big batch is
+        built in slices of the loop, and a later, smaller write of the same group must not be
+        appended in the meantime, or the log (what a restart loads) would end with the older
+        state. The lock is FIFO and costs no wait when the group has no other write."""
+        turn = self._append_turns.setdefault(group_id, [asyncio.Lock(), 0])
+        turn[1] += 1
+        try:
+            async with turn[0]:
+                yield
+        finally:
+            turn[1] -= 1
+            if not turn[1]:
+                del self._append_turns[group_id]
 
     # --- expiry -----------------------------------------------------------------------------
     async def expire_offsets(self, now_ms: int, retention_ms: int) -> int:

@@ -9,6 +9,7 @@ import kafka.errors as Errors
 import pytest
 from kafka.record.util import calc_crc32c
 
+from engine.cluster import slices
 from engine.cluster.metadata import PartitionState, TopicState
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.coordinator.group import GroupState
@@ -269,4 +270,22 @@ def test_a_member_too_large_to_write_is_refused_and_a_big_group_is_written_in_ba
         assert sorted(group.members) == ["m1", "m2", "m3", "m4"]
         assert group.members["m2"].subscribed_topics == frozenset(names("a", 2500))
         assert group.members["m1"].member_epoch == answer.member_epoch
+    asyncio.run(scenario())
+
+
+def test_a_groups_writes_reach_the_log_in_the_order_they_were_asked_for(make_coordinator, monkeypatch):
+    """A commit of thousands of partitions is built in slices of the loop (here the slices are
+    as short as they can be, so that it yields on any machine); a smaller commit of the same
+    group asked for after it is appended after it, so the later offset wins in memory and after
+    a restart."""
+    monkeypatch.setattr(slices, "SLICE_S", 0.0)
+
+    async def scenario():
+        coordinator = make_coordinator()
+        big = {("t", i): 1 for i in range(2000)}
+        first = asyncio.create_task(commit(coordinator, big))
+        second = asyncio.create_task(commit(coordinator, {("t", 0): 2}))
+        await asyncio.gather(first, second)
+        assert fetched(coordinator)[("t", 0)] == 2
+        assert fetched(make_coordinator())[("t", 0)] == 2
     asyncio.run(scenario())
