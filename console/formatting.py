@@ -27,7 +27,8 @@ Kafka configs (a value and its config name; the unit comes from Kafka's naming: 
                               9223372036854775807 (Long.MAX_VALUE), 2147483647 (Integer.MAX_VALUE),
                               1.7976931348623157e308 (Double.MAX_VALUE), and -1 for the retention configs
     sentinel_meaning(name, raw)  "same as log.retention.ms" for -2 of log.local.retention.ms,
-                              "the OS default" for -1 of socket.send.buffer.bytes; None for an amount
+                              "the OS default" for -1 of socket.send.buffer.bytes, "gzip's default, level 6"
+                              for -1 of compression.gzip.level; None for an amount
     config_human(name, raw)   "7 d", "1 GiB", "unlimited", "0 h"; None when the value has no human form
     config_with_unit(name, raw)  "168 h (7 d)", "604800000 ms (7 d)", "-1 (unlimited)",
                               "-2 (same as log.retention.ms)", or raw as is
@@ -239,6 +240,9 @@ _SENTINELS = {
     "socket.receive.buffer.bytes": {-1: "the OS default"},
     "send.buffer.bytes": {-1: "the OS default"},
     "receive.buffer.bytes": {-1: "the OS default"},
+    # gzip's levels are 1-9; -1 asks the codec for its own default (zlib's level 6). lz4's and zstd's
+    # defaults are real levels (9 and 3), and -1 is a valid zstd level, so neither has a sentinel.
+    "compression.gzip.level": {-1: "gzip's default, level 6"},
 }
 # Names that break the suffix rules below: sizes and durations whose name has no unit
 # (*.buffer.size, *.receive.size, min.time.before.relogin), counts that would read as sizes.

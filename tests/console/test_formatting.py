@@ -102,6 +102,9 @@ def test_a_size_that_is_not_one_is_a_sentence():
     ("local.retention.ms", "-1", "unlimited", "-1 (unlimited)"),
     ("log.local.retention.bytes", "1073741824", "1 GiB", "1073741824 B (1 GiB)"),
     ("socket.send.buffer.bytes", "-1", "the OS default", "-1 (the OS default)"),
+    ("compression.gzip.level", "-1", "gzip's default, level 6", "-1 (gzip's default, level 6)"),
+    ("compression.gzip.level", "9", None, "9"),
+    ("compression.zstd.level", "-1", None, "-1"),                  # a real zstd level
     # Sizes and durations whose names carry no unit.
     ("log.cleaner.dedupe.buffer.size", "134217728", "128 MiB", "134217728 B (128 MiB)"),
     ("log.cleaner.io.buffer.size", "524288", "512 KiB", "524288 B (512 KiB)"),

@@ -2,6 +2,7 @@
 cards, the consumers tab's per-partition offsets, the groups on the delete page, and the
 config and admin forms' buttons."""
 import re
+from html import unescape
 
 from django.urls import reverse
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
@@ -171,3 +172,13 @@ def test_the_configs_default_column_reads_in_the_same_units_as_the_value_column(
     assert retention.startswith(f'<span class="human" title="{formatting.config_with_unit(source, raw)}" '
                                 f'data-raw="{raw}">{human}</span>')
     assert 'data-raw="9223372036854775807">unlimited</span>' in default("max.compaction.lag.ms")
+
+
+def test_the_configs_page_says_what_gzip_level_minus_one_means(cluster, viewer_client, unique_topic):
+    name = make_topic(cluster, unique_topic())
+    html = viewer_client.get(reverse("topics:configs", args=[cluster.pk, name])).content.decode()
+    gzip = unescape(row(html, 'data-config="compression.gzip.level"'))
+    value = gzip.split('class="value">')[1].split("</td>")[0]
+    assert value == ('<span class="human" title="-1 (gzip\'s default, level 6)" data-raw="-1">'
+                     "gzip's default, level 6</span>")
+    assert "gzip's default, level 6</span>" in gzip.split('class="default-value">')[1]
