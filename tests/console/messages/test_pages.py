@@ -160,3 +160,13 @@ def test_the_tail_page_waits_for_a_measured_rate(cluster, topic, viewer_client):
     html = page(viewer_client, "messages:tail", cluster.pk, topic)
     assert re.search(r'<dt>Rate</dt><dd id="tail-rate" class="muted" title="[^"]*">waiting…</dd>', html)
     assert "0/s" not in html
+
+
+def test_a_record_without_headers_has_no_copy_headers_button(cluster, engine_cluster, topic, viewer_client):
+    produce_confluent(engine_cluster.bootstrap, topic, [{"value": b"bare"},
+                                                        {"value": b"tagged", "headers": [("trace", b"t-1")]}])
+    bare = page(viewer_client, "messages:detail", cluster.pk, topic, 0, 0)
+    tagged = page(viewer_client, "messages:detail", cluster.pk, topic, 0, 1)
+    assert 'data-copy="headers"' not in bare and "<td colspan=\"3\">No headers.</td>" in bare
+    assert 'data-copy="record"' in bare                          # the whole record still copies
+    assert '<button type="button" class="copy" data-copy="headers">Copy headers</button>' in tagged
