@@ -39,6 +39,14 @@ def test_generate_review_run_and_watch_progress_reach_100_percent(login, console
     page = login("operator")
     cluster_path = re.search(r"/clusters/\d+/", page.url).group(0)
     page.goto(cluster_path + "reassignments/")
+    # Every field's label is above its input, the schedule's one-time field as the others.
+    beside = page.evaluate("""() => [...document.querySelectorAll(
+            "#generate-form label[for], #import-form label[for], #schedule-form label[for]")]
+        .map((label) => [label, label.parentElement.querySelector("#" + CSS.escape(label.htmlFor))])
+        .filter(([, input]) => input && input.type !== "checkbox" && input.type !== "radio")
+        .filter(([label, input]) => label.getBoundingClientRect().bottom > input.getBoundingClientRect().top + 1)
+        .map(([label]) => label.textContent)""")
+    assert beside == [], beside
     page.fill("#generate-form input[name=name]", "fill broker 2")
     page.select_option("#generate-form select[name=scenario]", "add")
     page.fill("#generate-form input[name=topics]", TOPIC)
