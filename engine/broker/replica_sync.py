@@ -70,6 +70,7 @@ class ReplicaSync:
         is when their turn comes, so later changes are never overtaken by older ones."""
         if deleted:
             self._doom(self._replicas_of(deleted))
+            self.group_coordinator.on_topics_deleted({topic.name for topic in deleted})
         work = [(name, index) for name in changed if name in self.image.topics
                 for index in self.image.topics[name].partitions]
         internal = (OFFSETS_TOPIC, TXN_TOPIC, SHARE_STATE_TOPIC)

@@ -4,7 +4,7 @@ It coordinates the groups whose `__consumer_offsets` partition this broker leads
 (group_store.py), runs the membership protocol for them (membership.py) and answers
 OffsetCommit/OffsetFetch/OffsetDelete, ListGroups/DescribeGroups/DeleteGroups. The Broker
 creates it, starts and stops it, and tells it whenever its partitions change
-(`on_partitions_changed`); it reaches nothing else of the broker than its config, image,
+(`on_partitions_changed`) and which topics were deleted (`on_topics_deleted`); it reaches nothing else of the broker than its config, image,
 controller (to create `__consumer_offsets`) and partitions.
 
 Requests for a group this broker does not coordinate get NOT_COORDINATOR, so the client
@@ -21,7 +21,7 @@ import logging
 import kafka.errors as Errors
 
 from engine.clock import now_ms
-from engine.cluster import internal_topics
+from engine.cluster import internal_topics, slices
 from engine.coordinator import migration
 from engine.coordinator.classic_members import ClassicMembers
 from engine.coordinator.consumer_group import GROUP_TYPE_CONSUMER, ConsumerGroup
@@ -291,8 +291,8 @@ class GroupCoordinator:
         async def logged():
             try:
                 await write
-            except ApiError as exc:  # the next heartbeat's write carries these changes again
-                log.warning("Broker %d: a consumer group write failed: %s", self._broker.node_id, exc)
+            except ApiError as exc:  # a heartbeat's: the next one's write carries these changes again
+                log.warning("Broker %d: a group write failed: %s", self._broker.node_id, exc)
         task = asyncio.get_running_loop().create_task(logged())
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
@@ -407,6 +407,25 @@ class GroupCoordinator:
                 eligible.append(tp)
         await self.store.delete_offsets(group, eligible, now_ms())
         return results
+
+    def on_topics_deleted(self, names: set[str]) -> None:
+        """Deleted topics' offsets go from every group coordinated here, with tombstones, as
+        Kafka's onPartitionsDeleted: a topic created again under the name starts without them
+        (a group would otherwise resume the new topic at the old topic's positions). Their
+        pending transactional offsets are dropped too. The groups are walked in slices of the
+        loop, each group's tombstones written by a task of its own."""
+        async def walk():
+            with slices.Pacer() as pacer:
+                for group in list(self.store.groups.values()):
+                    for pending in group.pending_txn_offsets.values():
+                        for tp in [tp for tp in pending if tp[0] in names]:
+                            del pending[tp]
+                    doomed = [tp for tp in group.offsets if tp[0] in names]
+                    if doomed:
+                        self._spawn(self.store.delete_offsets(group, doomed, now_ms()))
+                    await pacer.tick()
+        if self.store.groups:
+            self._spawn(walk())
 
     # --- groups -------------------------------------------------------------------------------
     async def delete_groups(self, group_ids: list[str]) -> dict[str, int]:

@@ -1,9 +1,10 @@
 """One DeleteTopics request naming hundreds of topics, on a real engine: exactly those go
-(their metadata and their log dirs), an unknown name among them is refused alone, the
-topics left keep their records and their groups' committed offsets, and a restart finds
-the same state."""
+(their metadata, their log dirs and the offsets groups committed on them), an unknown name
+among them is refused alone, the topics left keep their records and their groups' committed
+offsets, and a restart finds the same state."""
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
+from kafka import KafkaAdminClient
 import kafka.errors as Errors
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse
 
@@ -92,12 +93,22 @@ def doomed_dirs(engine) -> list[str]:
     return [d.name for d in (engine.data_dir / "broker-0").iterdir() if d.name.split(".")[0] in names]
 
 
+def topics_with_offsets(bootstrap: str) -> set[str]:
+    """The topics the group has committed offsets on (OffsetFetch for all of them)."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    try:
+        return {tp.topic for tp in admin.list_group_offsets(GROUP)[GROUP]}
+    finally:
+        admin.close()
+
+
 def check_kept(engine, sent: dict[tuple[str, int], list[bytes]], offsets: dict[tuple[str, int], int]) -> None:
     assert topic_names(engine.bootstrap) == set(KEPT)
     assert not doomed_dirs(engine)
     for (topic, partition), values in sent.items():
         assert read_all(engine.bootstrap, topic, partition, len(values)) == values
     assert committed_offsets(engine.bootstrap) == offsets
+    assert topics_with_offsets(engine.bootstrap) == set(KEPT)
 
 
 def test_deleting_hundreds_of_topics_in_one_request_removes_exactly_those(engine_factory):
@@ -105,7 +116,8 @@ def test_deleting_hundreds_of_topics_in_one_request_removes_exactly_those(engine
     create_topics(engine.ports[0], {**KEPT, **PARTITIONS})
     sent = produce_kept(engine.bootstrap)
     offsets = {key: 2 + key[1] for key in sent}
-    commit_offsets(engine.bootstrap, offsets)
+    commit_offsets(engine.bootstrap, {**offsets, ("doomed-000", 3): 1, ("doomed-005", 0): 1})
+    assert topics_with_offsets(engine.bootstrap) == {*KEPT, "doomed-000", "doomed-005"}
     wait_until(lambda: len(doomed_dirs(engine)) == sum(PARTITIONS.values()), timeout=60,
                message="every doomed partition's log to be opened")
 
@@ -113,6 +125,8 @@ def test_deleting_hundreds_of_topics_in_one_request_removes_exactly_those(engine
     named = DOOMED[:150] + [UNKNOWN] + DOOMED[150:] + [DOOMED[7]]     # the last one twice: gone by then
     assert delete_topics(engine.ports[0], named) == [0] * 150 + [unknown] + [0] * 150 + [unknown]
     wait_until(lambda: not doomed_dirs(engine), timeout=60, message="the deleted partitions' log dirs to go")
+    wait_until(lambda: topics_with_offsets(engine.bootstrap) == set(KEPT), timeout=30,
+               message="the offsets committed on deleted topics to go")
     check_kept(engine, sent, offsets)
 
     assert engine.terminate(timeout=60) == 0
