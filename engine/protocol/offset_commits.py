@@ -41,9 +41,17 @@ class Commit:
                 entry[1] = code
 
 
+def java_length(text: str) -> int:
+    """The length Kafka compares with offset.metadata.max.bytes: Java's String.length(), in
+    UTF-16 code units (a character outside the Basic Multilingual Plane counts 2)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 async def checked_offsets(broker, topics, *, with_leader_epoch: bool, now: int, expire_at: int = -1) -> Commit:
     """Each entry's error code (UNKNOWN_TOPIC_OR_PARTITION, then OFFSET_METADATA_TOO_LARGE
-    beyond offset.metadata.max.bytes, else 0), and the offsets to store of those without one."""
+    beyond offset.metadata.max.bytes, counted as Kafka counts it, else 0), and the offsets to store of those without one."""
     max_metadata = broker.config.get("offset.metadata.max.bytes")
     commit = Commit()
     with slices.Pacer() as pacer:
@@ -52,7 +60,7 @@ async def checked_offsets(broker, topics, *, with_leader_epoch: bool, now: int, 
                 tp, metadata = (topic.name, p.partition_index), p.committed_metadata or ""
                 if broker.image.partition(*tp) is None:
                     commit.entries.append([tp, Errors.UnknownTopicOrPartitionError.errno])
-                elif len(metadata.encode()) > max_metadata:
+                elif java_length(metadata) > max_metadata:
                     commit.entries.append([tp, Errors.OffsetMetadataTooLargeError.errno])
                 else:
                     commit.entries.append([tp, 0])

@@ -89,6 +89,11 @@ def test_a_partition_named_twice_in_a_commit_gets_an_answer_per_entry(group_clus
         assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 5})
         assert commit((7, too_large), (8, "")) == [Errors.OffsetMetadataTooLargeError.errno, NONE]
         assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 8})
+        # the limit counts Java's String.length(), UTF-16 units, as Kafka: 4096 of them, 12,288
+        # bytes in UTF-8, are taken; one emoji (2 units) past it is not
+        assert commit((9, "€" * 4096), (10, "€" * 4095 + "😀")) == \
+            [NONE, Errors.OffsetMetadataTooLargeError.errno]
+        assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 9})
     finally:
         client.close()
 
