@@ -164,9 +164,9 @@ def test_a_record_opens_with_its_decoder_as_a_tree_with_raw_switch_and_copy_butt
     record = json.loads(viewer.evaluate("navigator.clipboard.readText()"))
     assert (record["topic"], record["offset"], record["key"], record["value"]["items"]) == \
         (viewer_data["avro"], 4, "order-4", ["pen"] * 5)
-    viewer.click("button.copy[data-copy=headers]")
-    expect(viewer.locator("#copied")).to_contain_text("Copied the headers")
-    assert json.loads(viewer.evaluate("navigator.clipboard.readText()")) == []
+    # This record has no headers: nothing to copy, so no Copy headers button.
+    expect(viewer.locator("button.copy[data-copy=headers]")).to_have_count(0)
+    assert record["headers"] == []
     shoot(viewer, "message-record")
 
 
