@@ -26,9 +26,11 @@
     var text = decoded.format === "hex" ? groupHex(decoded.text) : decoded.text;
     return text.length > KEY_CHARS ? text.slice(0, KEY_CHARS - 1) + ELLIPSIS : text;
   }
-  function cell(row, text, className) {
+  // `label`: the column's name, which a phone shows beside the cell (table.cards in console.css).
+  function cell(row, text, className, label) {
     var td = document.createElement("td");
     if (className) td.className = className;
+    if (label) td.dataset.label = label;
     td.textContent = text;
     row.appendChild(td);
     return td;
@@ -42,8 +44,8 @@
     parent.appendChild(span);
   }
   // A decoded key or value: null, empty and withheld said in words; hex grouped and tagged.
-  function decodedCell(row, decoded, className, preview) {
-    var td = cell(row, "", className);
+  function decodedCell(row, decoded, className, label, preview) {
+    var td = cell(row, "", className, label);
     var text = decoded.text;
     if (decoded.format === "withheld" || text === null || text === "") {
       var i = document.createElement("i");
@@ -75,7 +77,7 @@
   var HEADER_CHARS = 60;
   function cut(text, chars) { return text.length > chars ? text.slice(0, chars - 1) + ELLIPSIS : text; }
   function headersCell(row, headers) {
-    var td = cell(row, "", "msg-headers");
+    var td = cell(row, "", "msg-headers", "Headers");
     headers.forEach(function (h, i) {
       var span = document.createElement("span");
       span.className = "tag header";
@@ -117,7 +119,7 @@
     badge(span, transaction);
   }
   function timeCell(row, message) {
-    var td = cell(row, "", "msg-time");
+    var td = cell(row, "", "msg-time", "Timestamp");
     var time = document.createElement("time");
     var when = new Date(Number(message.timestamp));
     time.dateTime = message.timestamp_iso;
@@ -139,7 +141,7 @@
     td.appendChild(small);
   }
   function markerRow(row, message) {
-    cell(row, String(Number(message.offset)), "num");
+    cell(row, String(Number(message.offset)), "num", "Offset");
     timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
@@ -148,12 +150,12 @@
     span.textContent = message.control + " marker";
     td.appendChild(span);
     td.appendChild(document.createTextNode(" transaction marker of producer " + Number(message.producer_id)));
-    cell(row, units.size(Number(message.size)), "num");
+    cell(row, units.size(Number(message.size)), "num", "Size");
     return row;
   }
   // Records the console could not decode (a corrupt batch): their offsets and why, no bytes.
   function undecodableRow(row, message) {
-    cell(row, String(Number(message.offset)), "num");
+    cell(row, String(Number(message.offset)), "num", "Offset");
     timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
@@ -172,7 +174,7 @@
     row.dataset.partition = String(partition);
     row.dataset.offset = String(offset);
     row.dataset.timestamp = String(Number(message.timestamp));
-    cell(row, String(partition), "num");
+    cell(row, String(partition), "num", "Partition");
     if (message.control) {
       row.dataset.control = message.control;
       return markerRow(row, message);
@@ -184,7 +186,7 @@
     var link = document.createElement("a");
     link.href = detailBase + partition + "/" + offset + "/" + (detailQuery ? "?" + detailQuery : "");
     link.textContent = String(offset);
-    var offsetCell = cell(row, "", "num");
+    var offsetCell = cell(row, "", "num", "Offset");
     offsetCell.appendChild(link);
     if (BADGES[message.transaction]) {
       row.dataset.transaction = message.transaction;
@@ -194,10 +196,10 @@
       offsetCell.appendChild(span);
     }
     timeCell(row, message);
-    decodedCell(row, message.key, "msg-key", keyPreview);
-    decodedCell(row, message.value, "msg-value", valuePreview);
+    decodedCell(row, message.key, "msg-key", "Key", keyPreview);
+    decodedCell(row, message.value, "msg-value", "Value", valuePreview);
     headersCell(row, message.headers);
-    var size = cell(row, units.size(Number(message.size)), "num");
+    var size = cell(row, units.size(Number(message.size)), "num", "Size");
     size.title = units.count(Number(message.size)) + " bytes";
     return row;
   }

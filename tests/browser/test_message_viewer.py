@@ -338,6 +338,26 @@ def drawn_rows(page, table: str) -> dict[int, list]:
         })""")}
 
 
+def phone_rows(page, table: str) -> list[list]:
+    """On a phone, per record row: the labels of its key's and value's cells, and whether each
+    cell and the text in it end within the screen; then whether the table's box or the page scrolls sideways."""
+    page.set_viewport_size(PHONE)
+    try:
+        return page.evaluate("""table => {
+            const inside = el => { const r = el.getBoundingClientRect();
+                                   return r.width > 0 && r.left >= 0 && r.right <= innerWidth; };
+            const rows = [...document.querySelectorAll(table + " tbody tr[data-offset]")].map(r => {
+                const key = r.querySelector("td.msg-key"), value = r.querySelector("td.msg-value");
+                return [key.dataset.label, inside(key), value.dataset.label, inside(value),
+                        inside(value.querySelector(".text"))]; });
+            const box = document.querySelector(table).closest(".table-scroll");
+            const wide = box.scrollWidth > box.clientWidth || document.documentElement.scrollWidth > innerWidth;
+            return [rows, wide ? "scrolls" : "fits"];
+        }""", table)
+    finally:
+        page.set_viewport_size(DESKTOP)
+
+
 def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, console_server, shoot):
     """Rows drawn by the scripts (search, tail) group, wrap and cut hex exactly as the rows the
     server draws (browse), and a short value reads as on the record's own page."""
@@ -355,6 +375,9 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
     assert browse[2][1:] == [group_hex(bytes(range(32)).hex()) + " …", True, *drawn,
                              ["source=console", "hex:blob=" + blob], "aged"]
     assert browse[2][0] == group_hex(bytes(range(60)).hex())[:79] + "…"
+    # A phone shows each record as a card: its key and value within the screen, no sideways scrolling.
+    on_phone = [["Key", True, "Value", True, True]] * 3
+    assert phone_rows(viewer, "#messages") == [on_phone, "fits"]
 
     viewer.goto(messages_url(viewer, topic, "search"))
     viewer.click("#search-start")
@@ -375,6 +398,7 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
     expect(viewer.locator("#tail-results tbody tr[data-offset]")).to_have_count(3, timeout=SLOW)
     tail = drawn_rows(viewer, "#tail-results")
     assert {offset - 3: row for offset, row in tail.items()} == browse
+    assert phone_rows(viewer, "#tail-results") == [on_phone, "fits"]
     expect(viewer.locator("#tail-rate")).to_have_text(re.compile(r"^[\d,.]+ records?/s$"), timeout=SLOW)
     shoot(viewer, "messages-tail-binary")
 

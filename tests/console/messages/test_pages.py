@@ -99,7 +99,7 @@ def test_binary_values_are_not_taken_for_framing_when_the_registry_does_not_answ
     assert html.count('id="registry-note"') == 1
     note = re.search(r'<p class="note" id="registry-note">(.*?)</p>', html, re.S).group(1)
     assert f"The schema registry at {dead_registry} does not answer (ConnectionError)" in note
-    rows = html[html.index('<table class="data messages"'):html.index("</table>")]
+    rows = html[html.index('<table class="data messages'):html.index("</table>")]
     assert 'class="bad"' not in rows and "schema-tag" not in rows and "does not answer" not in rows
     assert "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f\n10 11" in rows        # byte pairs, 16 a line
     # The next page load within UNREACHABLE_SECONDS does not ask again.
