@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from dataclasses import dataclass, field
+from typing import Callable
 
 from engine.coordinator.group import CONSUMER_PROTOCOL_TYPE, GroupMetadata, GroupState
 
@@ -66,6 +67,9 @@ class ConsumerMember:
     assigned: frozenset[TopicPartition] = frozenset()
     pending_revocation: frozenset[TopicPartition] = frozenset()
     classic: ClassicMemberMetadata | None = None      # set for a member of the classic protocol
+    # With an authorizer, the topics among those its regex matches that the member's principal may
+    # describe (a TopicFilter of consumer_protocol.py); not stored in records: None after a load.
+    regex_filter: Callable[[frozenset[str]], frozenset[str]] | None = field(default=None, repr=False, compare=False)
     # Timers are not state: a member whose heartbeat only restarted them has not changed.
     session_timer: asyncio.TimerHandle | None = field(default=None, repr=False, compare=False)
     # The rebalance timeout: a revocation's deadline, or a classic member's to join or sync.

@@ -70,6 +70,21 @@ class InvalidRegularExpressionError(Errors.BrokerResponseError):
     description = "The regular expression is not valid."
 
 
+class TopicFilter:
+    """A member's `describable` filter with its last answer kept: a regex's matches stay the
+    same frozenset until the metadata changes (_regex_topics), so every heartbeat of the group
+    asks the authorizer about each matched topic once per change, not once per heartbeat."""
+
+    def __init__(self, describable: Callable[[frozenset[str]], frozenset[str]]) -> None:
+        self._describable = describable
+        self._last: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def __call__(self, topics: frozenset[str]) -> frozenset[str]:
+        if self._last is None or self._last[0] is not topics:
+            self._last = (topics, self._describable(topics))
+        return self._last[1]
+
+
 @dataclass
 class HeartbeatRequest:
     group_id: str
@@ -84,6 +99,9 @@ class HeartbeatRequest:
     owned: frozenset[TopicPartition] | None     # topic ids already resolved to names
     client_id: str
     client_host: str
+    # With an authorizer, the topics (among those given) the member's principal may describe:
+    # its regex only ever matches those, as Kafka resolves a regex with the member's authorization.
+    describable: Callable[[frozenset[str]], frozenset[str]] | None = None
 
     def record_fields(self, current: ConsumerMember | None) -> list:
         """The variable fields of the member's metadata record once this heartbeat applies to
@@ -156,7 +174,8 @@ class ConsumerGroupProtocol:
             subscribed_topics=(frozenset(request.subscribed_topic_names)
                                if request.subscribed_topic_names is not None else member.subscribed_topics),
             subscribed_regex=(request.subscribed_topic_regex or None
-                              if request.subscribed_topic_regex is not None else member.subscribed_regex))
+                              if request.subscribed_topic_regex is not None else member.subscribed_regex),
+            regex_filter=member.regex_filter or (request.describable and TopicFilter(request.describable)))
         bump = (is_new or updated.subscribed_topics != member.subscribed_topics
                 or updated.subscribed_regex != member.subscribed_regex
                 or updated.server_assignor != member.server_assignor)
@@ -368,7 +387,8 @@ class ConsumerGroupProtocol:
         for member in group.members.values():
             topics = {t for t in member.subscribed_topics if t in image.topics}
             if member.subscribed_regex:
-                topics |= self._regex_topics(member.subscribed_regex, image)
+                matched = self._regex_topics(member.subscribed_regex, image)
+                topics |= matched if member.regex_filter is None else member.regex_filter(matched)
             result[member.member_id] = frozenset(topics)
         return result
 

@@ -28,7 +28,7 @@ from typing import Iterable
 import kafka.errors as Errors
 
 from engine.errors import ApiError
-from kafka_rules.acls import CLUSTER, CLUSTER_NAME, GROUP, OPERATIONS, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
+from kafka_rules.acls import CLUSTER, CLUSTER_NAME, DESCRIBE, GROUP, OPERATIONS, SUPPORTED_OPERATIONS, TOPIC, TRANSACTIONAL_ID
 from kafka_rules.authorizer import rule_text
 
 _MAX_DECISIONS = 4096
@@ -95,6 +95,27 @@ def authorize_topics(ctx, operation: int, names: Iterable[str], *, audited: bool
     return {name for name in set(names) if authorize(ctx, operation, TOPIC, name, audited=audited)}
 
 
+def may_describe_all(ctx, topics: Iterable[str]) -> bool:
+    """DESCRIBE on every one of `topics` (ConsumerGroupDescribe's and ShareGroupDescribe's check
+    on the topics a group uses, as KafkaApis)."""
+    topics = set(topics)
+    return len(authorize_topics(ctx, DESCRIBE, topics)) == len(topics)
+
+
+def describable_topics(ctx):
+    """A filter for the topics a consumer group member's regex matches: those among them the
+    connection's principal may DESCRIBE (not audited: a filter, as in Kafka); None with no
+    authorizer. It asks the authorizer itself, so the group may keep it past the request."""
+    authorizer = _authorizer(ctx)
+    if authorizer is None:
+        return None
+    principal, host = ctx.kafka_principal, ctx.client_host
+
+    def describable(topics: frozenset[str]) -> frozenset[str]:
+        return frozenset(t for t in topics if authorizer.authorize(principal, host, DESCRIBE, TOPIC, t))
+    return describable
+
+
 def authorize_group(ctx, operation: int, group_id: str) -> bool:
     return authorize(ctx, operation, GROUP, group_id)
 
@@ -129,6 +150,16 @@ def require_cluster(ctx, operation: int) -> None:
 def require_group(ctx, operation: int, group_id: str) -> None:
     if not authorize_group(ctx, operation, group_id):
         raise ApiError(Errors.GroupAuthorizationFailedError)
+
+
+def require_subscribed_topics(ctx, names) -> None:
+    """ConsumerGroupHeartbeat's and ShareGroupHeartbeat's check, as KafkaApis: DESCRIBE on every
+    topic a member subscribes to by name, else TOPIC_AUTHORIZATION_FAILED naming those refused."""
+    subscribed = set(names or ())
+    refused = subscribed - authorize_topics(ctx, DESCRIBE, subscribed)
+    if refused:
+        raise ApiError(Errors.TopicAuthorizationFailedError,
+                       f"Not authorized to describe the subscribed topics: {', '.join(sorted(refused))}")
 
 
 def require_transactional_id(ctx, operation: int, transactional_id: str) -> None:

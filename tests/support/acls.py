@@ -11,7 +11,9 @@ from pathlib import Path
 from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, KafkaAdminClient,
                          ResourcePattern, ResourcePatternFilter, ResourceType)
 
-from tests.support.sasl import ADMIN, ADMIN_PASSWORD, add_scram_user, kafka_python_sasl, start_sasl_engine
+from tests.support.raw_client import RawClient
+from tests.support.sasl import (ADMIN, ADMIN_PASSWORD, add_scram_user, authenticate, handshake, kafka_python_sasl,
+                               raw_scram_login, start_sasl_engine)
 
 STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 USERS = {"alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
@@ -36,6 +38,19 @@ def confluent_login(bootstrap: str, user: str) -> dict:
     mechanism, password = ("PLAIN", ADMIN_PASSWORD) if user == ADMIN else ("SCRAM-SHA-512", USERS[user])
     return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
             "sasl.username": user, "sasl.password": password}
+
+
+def connect_as(user: str):
+    """A function opening a RawClient to a port, logged in as `user`."""
+    def connect(port: int) -> RawClient:
+        client = RawClient(port)
+        if user == ADMIN:
+            assert handshake(client, "PLAIN").error_code == 0
+            assert authenticate(client, f"\0{ADMIN}\0{ADMIN_PASSWORD}".encode()).error_code == 0
+        else:
+            assert raw_scram_login(client, user, USERS[user]).error_code == 0
+        return client
+    return connect
 
 
 def admin_client(bootstrap: str, user: str = ADMIN) -> KafkaAdminClient:

@@ -34,7 +34,12 @@ Gaps: no ConsumerGroupPartitionMetadata record (key v4): a loaded group takes it
 metadata from the image. No mixed groups: classic members cannot join a consumer-protocol
 group (KIP-848's online upgrade and downgrade). Racks are not used by the assignors. No
 group-level configs (KIP-848's IncrementalAlterConfigs on GROUP resources).
-Authorization: READ on the group, else GROUP_AUTHORIZATION_FAILED (as KafkaApis).
+Authorization (as KafkaApis): READ on the group, else GROUP_AUTHORIZATION_FAILED; DESCRIBE on
+every topic subscribed to by name, else TOPIC_AUTHORIZATION_FAILED naming the topics refused
+(nothing changes in the group); a regex matches only the topics the member's principal may
+describe. So a member never learns the id or partitions of a topic it may not describe. A
+regex member's filter is not in the group's records: after the coordinator moves or restarts,
+its regex matches every topic again until its next heartbeat.
 """
 from engine.coordinator.consumer_protocol import HeartbeatRequest
 from engine.errors import ApiError
@@ -51,13 +56,15 @@ async def handle_consumer_group_heartbeat(ctx, request: ConsumerGroupHeartbeatRe
     image = ctx.broker.image
     try:
         authorize.require_group(ctx, READ, request.group_id)
+        authorize.require_subscribed_topics(ctx, request.subscribed_topic_names)
         result = await ctx.coordinator.consumer_group_heartbeat(HeartbeatRequest(
             group_id=request.group_id, member_id=request.member_id, member_epoch=request.member_epoch,
             instance_id=request.instance_id, rack_id=request.rack_id,
             rebalance_timeout_ms=request.rebalance_timeout_ms, subscribed_topic_names=request.subscribed_topic_names,
             subscribed_topic_regex=request.subscribed_topic_regex if ctx.api_version >= 1 else None,
             server_assignor=request.server_assignor, owned=_owned(image, request.topic_partitions),
-            client_id=ctx.client_id or "", client_host=f"/{ctx.client_host}"))
+            client_id=ctx.client_id or "", client_host=f"/{ctx.client_host}",
+            describable=authorize.describable_topics(ctx)))
     except ApiError as exc:
         return R(throttle_time_ms=0, error_code=exc.code, error_message=exc.message, member_id=None,
                  member_epoch=0, heartbeat_interval_ms=0, assignment=None)

@@ -11,8 +11,10 @@ target assignment, each partition list with topic id and name; v1 adds each memb
   NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS per group.
 - Authorized operations when asked for: with no authorizer, every group operation.
 Gaps: no rack-aware data beyond the member's rack id.
-Authorization (as KafkaApis): DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED);
-include_authorized_operations answers the group operations the principal may perform.
+Authorization (as KafkaApis): DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED), and DESCRIBE
+on every topic of its members' assignments and target assignments, else the group answers
+TOPIC_AUTHORIZATION_FAILED with no members; include_authorized_operations answers the group
+operations the principal may perform.
 """
 import kafka.errors as Errors
 
@@ -27,6 +29,7 @@ Described = ConsumerGroupDescribeResponse.DescribedGroup
 Member = Described.Member
 Assignment = Member.Assignment
 MEMBER_TYPE_CLASSIC, MEMBER_TYPE_CONSUMER = 0, 1
+TOPICS_REFUSED = "The described group uses topics that the client is not authorized to describe."
 
 
 @api(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, versions=(0, 1))
@@ -52,6 +55,10 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
         return Described(error_code=exc.code, error_message=exc.message, group_id=group_id, group_state="",
                          group_epoch=-1, assignment_epoch=-1, assignor_name="", members=[],
                          authorized_operations=operations)
+    if not authorize.may_describe_all(ctx, _assigned_topics(group)):
+        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=TOPICS_REFUSED,
+                         group_id=group_id, group_state="", group_epoch=-1, assignment_epoch=-1, assignor_name="",
+                         members=[], authorized_operations=None)
     image = ctx.broker.image
     members = [Member(member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
                       member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
@@ -63,6 +70,12 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
     return Described(error_code=0, error_message=None, group_id=group_id, group_state=group.consumer_state.value,
                      group_epoch=group.group_epoch, assignment_epoch=group.assignment_epoch,
                      assignor_name=group.assignor_name, members=members, authorized_operations=operations)
+
+
+def _assigned_topics(group: ConsumerGroup) -> set[str]:
+    """The topics of the members' assignments and target assignments, as the answer would show them."""
+    return {topic for member_id, member in group.members.items()
+            for topic, _ in member.assigned | group.target.get(member_id, frozenset())}
 
 
 def _assignment(image, partitions) -> Assignment:

@@ -19,14 +19,13 @@ when it joins or when they change (engine/coordinator/share_protocol.py).
   it was.
 Gaps: racks are not used by the assignor.
 """
-import kafka.errors as Errors
 
 from engine.coordinator.share_protocol import ShareHeartbeatRequest
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.specs import ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse
 from engine.security import authorize
-from kafka_rules.acls import DESCRIBE, READ
+from kafka_rules.acls import READ
 
 R = ShareGroupHeartbeatResponse
 
@@ -49,11 +48,7 @@ async def handle_share_group_heartbeat(ctx, request: ShareGroupHeartbeatRequest)
 
 def _authorize(ctx, request: ShareGroupHeartbeatRequest) -> None:
     authorize.require_group(ctx, READ, request.group_id)
-    subscribed = set(request.subscribed_topic_names or ())
-    refused = subscribed - authorize.authorize_topics(ctx, DESCRIBE, subscribed)
-    if refused:
-        raise ApiError(Errors.TopicAuthorizationFailedError,
-                       f"Not authorized to describe the subscribed topics: {', '.join(sorted(refused))}")
+    authorize.require_subscribed_topics(ctx, request.subscribed_topic_names)
 
 
 def _assignment(image, partitions) -> R.Assignment:

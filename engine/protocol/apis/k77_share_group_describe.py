@@ -7,9 +7,13 @@ subscribed topic names and assigned partitions (topic id and name).
 - GROUP_ID_NOT_FOUND for an unknown group and for a group of another type ("not a share
   group"); INVALID_GROUP_ID for an empty id; NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS
   per group.
-- DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED); authorized operations when asked for, as
-  the principal may perform them (with no authorizer, every group operation).
+- DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED), and DESCRIBE on every topic of its
+  members' assignments, else the group answers TOPIC_AUTHORIZATION_FAILED with no members (as
+  KafkaApis); authorized operations when asked for, as the principal may perform them (with no
+  authorizer, every group operation).
 """
+import kafka.errors as Errors
+
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.protocol.specs import ShareGroupDescribeRequest, ShareGroupDescribeResponse
@@ -18,6 +22,7 @@ from kafka_rules.acls import DESCRIBE, GROUP
 
 Described = ShareGroupDescribeResponse.DescribedGroup
 Member = Described.Member
+TOPICS_REFUSED = "The described group uses topics that the client is not authorized to describe."
 
 
 @api(ShareGroupDescribeRequest, ShareGroupDescribeResponse, versions=(1, 1))
@@ -37,6 +42,10 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
         return Described(error_code=exc.code, error_message=exc.message, group_id=group_id, group_state="",
                          group_epoch=-1, assignment_epoch=-1, assignor_name="", members=[],
                          authorized_operations=operations)
+    if not authorize.may_describe_all(ctx, {topic for m in group.members.values() for topic, _ in m.assigned}):
+        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=TOPICS_REFUSED,
+                         group_id=group_id, group_state="", group_epoch=-1, assignment_epoch=-1, assignor_name="",
+                         members=[], authorized_operations=None)
     image = ctx.broker.image
     members = [Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch, client_id=m.client_id,
                       client_host=m.client_host, subscribed_topic_names=sorted(m.subscribed_topics),

@@ -10,8 +10,11 @@ from confluent_kafka import Consumer, KafkaError, Producer
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 
+from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
+                                   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
 from tests.engine.protocol.test_acls import run_kafkajs
-from tests.support.acls import confluent_login, grant, kafka_python_login, revoke_all
+from tests.support.acls import confluent_login, connect_as, grant, kafka_python_login, revoke_all
+from tests.support.share import coordinator_port, topic_id_of
 
 
 @pytest.fixture
@@ -164,3 +167,60 @@ def test_a_transactional_producer_needs_its_transactional_id(acl_engine, acl_adm
     producer.produce(topic, b"committed")
     producer.commit_transaction(30)
     assert run_kafkajs(acl_engine.bootstrap, user, "transaction", topic, transactional_id) == {"ok": True}
+
+
+def consumer_heartbeat(client, group: str, *, names=None, regex=None):
+    return client.request(ConsumerGroupHeartbeatRequest(
+        group_id=group, member_id=uuid.uuid4().hex[:22], member_epoch=0, instance_id=None, rack_id=None,
+        rebalance_timeout_ms=30000, subscribed_topic_names=names, subscribed_topic_regex=regex, server_assignor=None,
+        topic_partitions=[]), 1, ConsumerGroupHeartbeatResponse)
+
+
+def assigned_ids(response) -> set:
+    return {t.topic_id for t in response.assignment.topic_partitions}
+
+
+def test_a_consumer_group_member_sees_only_the_topics_it_may_describe(acl_engine, acl_admin, topic, user):
+    """ConsumerGroupHeartbeat refuses a subscription naming a topic the member may not describe,
+    and its regex matches only those it may; ConsumerGroupDescribe needs DESCRIBE on the
+    topics of the group's assignments (KafkaApis, GroupMetadataManager)."""
+    hidden = f"{topic}-hidden"
+    acl_admin.create_topics([NewTopic(hidden, 1, 2)])
+    by_name, by_regex = f"g-{topic}", f"r-{topic}"
+    grant(acl_admin, f"User:{user}", "READ", "GROUP", by_name)
+    grant(acl_admin, f"User:{user}", "READ", "GROUP", by_regex)
+    grant(acl_admin, f"User:{user}", "DESCRIBE", "TOPIC", topic)
+    connect = connect_as(user)
+    client = connect(coordinator_port(acl_engine.ports[0], by_name, connect=connect))
+    try:
+        refused = consumer_heartbeat(client, by_name, names=[topic, hidden])
+        assert (refused.error_code, refused.error_message) == (
+            Errors.TopicAuthorizationFailedError.errno, f"Not authorized to describe the subscribed topics: {hidden}")
+        assert assigned_ids(consumer_heartbeat(client, by_name, names=[topic])) == {topic_id_of(
+            acl_engine.ports[0], topic, connect)}
+    finally:
+        client.close()
+    client = connect(coordinator_port(acl_engine.ports[0], by_regex, connect=connect))
+    try:
+        assert assigned_ids(consumer_heartbeat(client, by_regex, regex=f"{topic}.*")) == {topic_id_of(
+            acl_engine.ports[0], topic, connect)}
+    finally:
+        client.close()
+    grant(acl_admin, "User:bob", "DESCRIBE", "GROUP", by_name)
+    bob = connect_as("bob")(coordinator_port(acl_engine.ports[0], by_name, connect=connect))
+    try:
+        refused = consumer_describe(bob, by_name)
+        assert (refused.error_code, refused.members) == (Errors.TopicAuthorizationFailedError.errno, [])
+        assert refused.error_message == "The described group uses topics that the client is not authorized to " \
+                                        "describe."
+        grant(acl_admin, "User:bob", "DESCRIBE", "TOPIC", topic)
+        described = consumer_describe(bob, by_name)
+        assert described.error_code == 0 and described.members[0].subscribed_topic_names == [topic]
+    finally:
+        bob.close()
+        revoke_all(acl_admin, "User:bob")
+
+
+def consumer_describe(client, group: str):
+    return client.request(ConsumerGroupDescribeRequest(group_ids=[group], include_authorized_operations=False), 1,
+                          ConsumerGroupDescribeResponse).groups[0]

@@ -20,26 +20,13 @@ from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorRespo
 from engine.__main__ import main
 from engine.protocol import specs as S
 from kafka_rules.acls import DESCRIBE
-from tests.support.acls import USERS, confluent_login, grant, revoke_all
-from tests.support.raw_client import RawClient
-from tests.support.sasl import ADMIN, ADMIN_PASSWORD, authenticate, handshake, raw_scram_login
+from tests.support.acls import confluent_login, connect_as, grant, revoke_all
+from tests.support.sasl import ADMIN, ADMIN_PASSWORD
 from tests.support.share import ACCEPT, RawShareMember, coordinator_port, offsets_of, partition_of, topic_id_of
 from tests.support.waiting import wait_until
 
 GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED = 30, 29, 31
 CONFIG_GROUP = 32
-
-
-def connect_as(user: str):
-    def connect(port: int) -> RawClient:
-        client = RawClient(port)
-        if user == ADMIN:
-            assert handshake(client, "PLAIN").error_code == 0
-            assert authenticate(client, f"\0{ADMIN}\0{ADMIN_PASSWORD}".encode()).error_code == 0
-        else:
-            assert raw_scram_login(client, user, USERS[user]).error_code == 0
-        return client
-    return connect
 
 
 @pytest.fixture
@@ -164,8 +151,21 @@ def test_a_share_heartbeat_needs_describe_on_every_subscribed_topic(acl_engine, 
         assert refused.error_code == TOPIC_AUTHORIZATION_FAILED and hidden in refused.error_message
         assert topic not in refused.error_message
         assert member.heartbeat(epoch=0, topics=[topic]).error_code == 0
+        # Describing the group shows its assignment: bob needs DESCRIBE on its topic too.
+        grant(acl_admin, "User:bob", "DESCRIBE", "GROUP", group)
+        bob = connect_as("bob")(coordinator_port(acl_engine.port, group, connect=connect_as(ADMIN)))
+        try:
+            described = describe_group(bob, group)
+            assert (described.error_code, described.members) == (TOPIC_AUTHORIZATION_FAILED, [])
+            assert described.error_message == "The described group uses topics that the client is not " \
+                                              "authorized to describe."
+            grant(acl_admin, "User:bob", "DESCRIBE", "TOPIC", topic)
+            assert [m.member_id for m in describe_group(bob, group).members] == [member.member_id]
+        finally:
+            bob.close()
     finally:
         member.close()
+        revoke_all(acl_admin, "User:bob")
 
 
 def state_requests(group: str, topic_id) -> list:
