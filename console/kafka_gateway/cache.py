@@ -175,7 +175,8 @@ class BackgroundSnapshots:
         background collection runs `collect` over a gateway of its own (`gateway.reopen()`).
         max_age 0, or a gateway that cannot be reopened: `collect(gateway)` now, in this thread."""
         if max_age <= 0 or gateway.reopen is None or gateway.cache_key is None:
-            return collect(gateway)
+            started = self._clock()     # stamped as a background one is: its age is the page's
+            return self._stamped(collect(gateway), started=started, ended=self._clock())
 
         def in_background() -> Any:
             with gateway.reopen() as own:

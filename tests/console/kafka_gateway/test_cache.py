@@ -10,7 +10,8 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from console.brokers.selectors import broker_detail, broker_list
 from console.clusters.gateway import cluster_gateway
 from console.groups.selectors import group_detail, group_list
-from console.kafka_gateway import cache, group_lag
+from console.clusters import selectors as cluster_selectors
+from console.kafka_gateway import cache, cluster_health, group_lag
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit
 from tests.support.groups import produce
@@ -80,6 +81,19 @@ def test_max_age_zero_always_asks(cluster, clock, settings):
         gw.metadata(cached=True)
         gw.metadata(cached=True)
     assert cache.METADATA.fetches == 2
+
+
+def test_figures_a_page_collects_itself_are_as_old_as_the_page(cluster, clock, settings, viewer_client, monkeypatch):
+    """Max age 0: each page collects the log dir sizes and health figures itself; their age is
+    0 s, not the time since the clock's origin."""
+    settings.LOG_DIR_SIZES_MAX_AGE_SECONDS = settings.CLUSTER_HEALTH_MAX_AGE_SECONDS = 0.0
+    health = cluster_health.ClusterHealthSnapshots(clock=clock)
+    monkeypatch.setattr(cluster_health, "CLUSTER_HEALTH", health)
+    monkeypatch.setattr(cluster_selectors, "CLUSTER_HEALTH", health)
+    clock.now += 500
+    assert broker_list(cluster=cluster).log_dirs.age_seconds == 0
+    assert viewer_client.get(f"/api/clusters/{cluster.pk}/brokers").json()["log_dirs"]["age_seconds"] == 0
+    assert viewer_client.get(f"/api/clusters/{cluster.pk}/overview").json()["health_age"]["age_seconds"] == 0
 
 
 def test_threads_asking_at_once_share_one_fetch(clock):
