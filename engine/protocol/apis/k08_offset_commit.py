@@ -47,8 +47,9 @@ async def handle_offset_commit(ctx, request: OffsetCommitRequest) -> OffsetCommi
     commit = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 6, now=now,
                                    expire_at=expire_at)
     if not authorize.authorize_group(ctx, READ, request.group_id):
-        commit.refuse_all(Errors.GroupAuthorizationFailedError.errno)
-    commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
+        commit.refuse_all(Errors.GroupAuthorizationFailedError.errno)     # the topics are not asked about
+    else:
+        commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
     if commit.offsets:
         try:
             await broker.group_coordinator.commit_offsets(

@@ -41,8 +41,9 @@ async def handle_txn_offset_commit(ctx, request: TxnOffsetCommitRequest) -> TxnO
     commit = await checked_offsets(broker, request.topics, with_leader_epoch=version >= 2, now=now)
     refused = _refusal(ctx, request)
     if refused:
-        commit.refuse_all(refused)
-    commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
+        commit.refuse_all(refused)                  # the topics are not asked about
+    else:
+        commit.deny_topics(authorize.authorize_topics(ctx, READ, (t.name for t in request.topics)))
     if commit.offsets:
         try:
             await broker.group_coordinator.commit_txn_offsets(

@@ -9,6 +9,8 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Producer
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
+from kafka.protocol.consumer import OffsetCommitRequest, OffsetCommitResponse
+from kafka.protocol.producer.transaction import TxnOffsetCommitRequest, TxnOffsetCommitResponse
 
 from engine.protocol.specs import (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
                                    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse)
@@ -224,3 +226,36 @@ def test_a_consumer_group_member_sees_only_the_topics_it_may_describe(acl_engine
 def consumer_describe(client, group: str):
     return client.request(ConsumerGroupDescribeRequest(group_ids=[group], include_authorized_operations=False), 1,
                           ConsumerGroupDescribeResponse).groups[0]
+
+
+def offset_commit(topic: str, group: str):
+    R = OffsetCommitRequest
+    return R(group_id=group, generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
+             retention_time_ms=-1, topics=[R.OffsetCommitRequestTopic(name=topic, partitions=[
+                 R.OffsetCommitRequestTopic.OffsetCommitRequestPartition(
+                     partition_index=0, committed_offset=1, committed_leader_epoch=-1, committed_metadata="")])]), \
+        8, OffsetCommitResponse
+
+
+def txn_offset_commit(topic: str, group: str):
+    R = TxnOffsetCommitRequest
+    return R(transactional_id=f"tx-{group}", group_id=group, producer_id=1, producer_epoch=0, generation_id=-1,
+             member_id="", group_instance_id=None, topics=[R.TxnOffsetCommitRequestTopic(name=topic, partitions=[
+                 R.TxnOffsetCommitRequestTopic.TxnOffsetCommitRequestPartition(
+                     partition_index=0, committed_offset=1, committed_leader_epoch=-1, committed_metadata="")])]), \
+        3, TxnOffsetCommitResponse
+
+
+@pytest.mark.parametrize("commit, refusal", [(offset_commit, Errors.GroupAuthorizationFailedError),
+                                             (txn_offset_commit, Errors.TransactionalIdAuthorizationFailedError)])
+def test_a_refused_offset_commit_answers_its_refusal_on_every_partition(acl_engine, topic, user, commit, refusal):
+    """As KafkaApis: the group's (or transactional id's) refusal comes first and the topics are not
+    asked about, so a partition of a topic the principal may not read says the same."""
+    connect = connect_as(user)
+    client = connect(acl_engine.ports[0])
+    try:
+        request, version, response_class = commit(topic, f"g-{topic}")
+        response = client.request(request, version, response_class)
+        assert [p.error_code for t in response.topics for p in t.partitions] == [refusal.errno]
+    finally:
+        client.close()
