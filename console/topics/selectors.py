@@ -43,7 +43,9 @@ class TopicRow:
     is_internal: bool
     stats: TopicStats
     size: int | None = None              # bytes on disk, all replicas on live brokers
-    messages: int | None = None          # high watermark - log start offset, summed (an upper bound when compacted)
+    # High watermark - log start offset, summed: offsets, so an upper bound on the records
+    # (compaction, transaction markers and aborted records take offsets no consumer reads).
+    messages: int | None = None
     retention_ms: str | None = None
     retention_bytes: str | None = None
     cleanup_policy: str | None = None
@@ -52,6 +54,11 @@ class TopicRow:
     def cleanup_policies(self) -> list[str]:
         """"compact,delete" as ["compact", "delete"]: the list's cell may wrap between them."""
         return [p.strip() for p in (self.cleanup_policy or "").split(",") if p.strip()]
+
+    @property
+    def is_compacted(self) -> bool:
+        """Compaction leaves offsets without records: Messages is an upper bound, and says so."""
+        return "compact" in self.cleanup_policies
 
     @property
     def offsets_differ(self) -> bool:
@@ -223,6 +230,11 @@ class TopicDetail:
     retention_bytes: str | None = None
     cleanup_policy: str | None = None
     min_insync_replicas: str | None = None
+
+    @property
+    def is_compacted(self) -> bool:
+        """Compaction leaves offsets without records: Messages is an upper bound, and says so."""
+        return "compact" in [p.strip() for p in (self.cleanup_policy or "").split(",")]
 
     @property
     def replica_brokers(self) -> list[int]:

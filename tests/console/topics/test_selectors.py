@@ -1,5 +1,6 @@
 """Topic selectors against a real engine: CMAK stats for crafted assignments, filters, detail."""
 import pytest
+from django.urls import reverse
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 
 from console.clusters.gateway import cluster_gateway
@@ -131,7 +132,7 @@ def test_partitions_without_a_commit_are_counted_apart_from_the_total_lag(cluste
     assert (row.total_lag, row.no_commit, row.lag_unknown) == (2, 1, 0)
 
 
-def test_stats_stay_honest_with_a_broker_stopped(private_cluster, unique_topic):
+def test_stats_stay_honest_with_a_broker_stopped(private_cluster, unique_topic, viewer_client):
     """Partition 2 lives only on broker 2: stopping it takes the partition offline."""
     from console.brokers.selectors import broker_list
     from console.clusters.selectors import cluster_overview
@@ -146,6 +147,10 @@ def test_stats_stay_honest_with_a_broker_stopped(private_cluster, unique_topic):
     view = topic_detail(cluster=private_cluster, name=name)
     stats = view.stats
     assert (stats.offline_partitions, stats.under_replicated_partitions) == (1, 1)
+    # Messages counts the partitions with a leader only, and the page says how many it leaves out.
+    assert view.messages == 1 + 2
+    page = viewer_client.get(reverse("topics:detail", args=[private_cluster.pk, name])).content.decode()
+    assert 'data-offsets-unknown="1">+ 1 offline partition unknown' in page.split('<dd id="topic-messages">')[1]
     assert stats.under_replicated_percent == 33 and stats.brokers_spread_percent <= 100
     assert (stats.summed_offsets, stats.offsets_unknown) == (1 + 2, 1)
     assert [r.is_under_replicated for r in view.partitions] == [False, False, True]
@@ -174,7 +179,8 @@ def test_topic_detail_of_a_missing_topic_is_not_found(cluster):
         topic_detail(cluster=cluster, name="no-such-topic")
 
 
-def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster, engine_cluster, unique_topic):
+def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster, engine_cluster, unique_topic,
+                                                                         viewer_client):
     name = make_topic(cluster, unique_topic(), partitions=2, replication_factor=2,
                       configs={"retention.ms": "86400000", "cleanup.policy": "compact,delete"})
     # Keyed records: a compacted topic refuses keyless ones (INVALID_RECORD), as Kafka does.
@@ -184,6 +190,14 @@ def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster
     row = topic_list(cluster=cluster, search=name).topics[0]
     assert (row.messages, row.retention_ms, row.cleanup_policy, row.retention_bytes) == (
         7, "86400000", "compact,delete", "-1")
+    # Offsets, not records: on a compacted topic the count says it is an upper bound.
+    assert row.is_compacted and topic_detail(cluster=cluster, name=name, with_groups=False).is_compacted
+    listed = viewer_client.get(reverse("topics:list", args=[cluster.pk]), {"q": name}).content.decode()
+    assert "transaction markers" in listed.split(">Messages</th>")[0].rsplit("<th", 1)[1]
+    cell = listed.split(f'data-topic="{name}"')[1].split('data-col="messages"')[1].split("</td>")[0]
+    assert "data-upper-bound" in cell and ">at most</small> 7" in cell
+    page = viewer_client.get(reverse("topics:detail", args=[cluster.pk, name])).content.decode()
+    assert ">at most</small> 7</dd>" in page.split('<dd id="topic-messages">')[1]
     # Two replicas of 7 records of 50 bytes, with batch headers: more than 700 bytes on disk.
     wait_until(lambda: topic_list(cluster=cluster, search=name).topics[0].size > 700, message="replicas' sizes")
 
@@ -191,8 +205,6 @@ def test_the_topic_list_shows_size_messages_retention_and_cleanup_policy(cluster
 def test_status_filters_pick_the_topics_in_each_state(private_cluster, viewer_client, unique_topic):
     """Broker 2 stops (controlled shutdown). By hand: `under` loses a replica; `offline` lived
     only on broker 2; `moved` loses its preferred leader to broker 0; `healthy` never touched 2."""
-    from django.urls import reverse
-
     prefix = unique_topic("status")
     layouts = {"healthy": {0: [0, 1]}, "under": {0: [0, 2]}, "offline": {0: [2]}, "moved": {0: [2, 0]}}
     names = {kind: make_topic(private_cluster, f"{prefix}-{kind}", assignments=layout)
