@@ -39,12 +39,13 @@ async def handle_describe_share_group_offsets(ctx, request: DescribeShareGroupOf
 async def _describe(ctx, wanted) -> Group:
     topics = None if wanted.topics is None else [(t.topic_name, list(t.partitions)) for t in wanted.topics]
     refused: list = []
-    if topics is not None:
-        allowed = authorize.authorize_topics(ctx, DESCRIBE, (name for name, _ in topics))
-        refused = [((name, p), _REFUSED) for name, partitions in topics if name not in allowed for p in partitions]
-        topics = [(name, partitions) for name, partitions in topics if name in allowed]
     try:
-        authorize.require_group(ctx, DESCRIBE, wanted.group_id)
+        authorize.require_group(ctx, DESCRIBE, wanted.group_id)      # before the topics, as KafkaApis
+        if topics is not None:
+            allowed = authorize.authorize_topics(ctx, DESCRIBE, (name for name, _ in topics))
+            refused = [((name, p), _REFUSED) for name, partitions in topics if name not in allowed
+                       for p in partitions]
+            topics = [(name, partitions) for name, partitions in topics if name in allowed]
         found = await ctx.coordinator.share.describe_offsets(wanted.group_id, topics)
     except ApiError as exc:
         return Group(group_id=wanted.group_id, topics=[], error_code=exc.code, error_message=exc.message)

@@ -30,9 +30,9 @@ Partition = Topic.AlterShareGroupOffsetsResponsePartition
 @api(AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse, versions=(0, 0))
 async def handle_alter_share_group_offsets(ctx, request: AlterShareGroupOffsetsRequest) -> R:
     offsets = {(t.topic_name, p.partition_index): p.start_offset for t in request.topics for p in t.partitions}
-    readable = authorize.authorize_topics(ctx, READ, {topic for topic, _ in offsets})
     try:
-        authorize.require_group(ctx, READ, request.group_id)
+        authorize.require_group(ctx, READ, request.group_id)          # before the topics, as KafkaApis
+        readable = authorize.authorize_topics(ctx, READ, {topic for topic, _ in offsets})
         results = await ctx.coordinator.share.alter_offsets(
             request.group_id, {tp: offset for tp, offset in offsets.items() if tp[0] in readable})
     except ApiError as exc:

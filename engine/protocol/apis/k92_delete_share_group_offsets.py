@@ -29,9 +29,9 @@ Partition = Topic.DeleteShareGroupOffsetsResponsePartition
 @api(DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse, versions=(0, 0))
 async def handle_delete_share_group_offsets(ctx, request: DeleteShareGroupOffsetsRequest) -> R:
     names = [t.topic_name for t in request.topics]
-    readable = authorize.authorize_topics(ctx, READ, names)
     try:
-        authorize.require_group(ctx, DELETE, request.group_id)
+        authorize.require_group(ctx, DELETE, request.group_id)        # before the topics, as KafkaApis
+        readable = authorize.authorize_topics(ctx, READ, names)
         results = await ctx.coordinator.share.delete_offsets(request.group_id, [n for n in names if n in readable])
     except ApiError as exc:
         return R(throttle_time_ms=0, error_code=exc.code, error_message=exc.message, responses=[])

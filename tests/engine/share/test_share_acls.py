@@ -368,3 +368,19 @@ def test_the_acls_tools_consumer_set_is_what_a_share_consumer_needs(acl_engine, 
     finally:
         consumer.close()
     assert error is None and sorted(values) == [b"r0", b"r1", b"r2"]
+
+
+@pytest.mark.parametrize("ask, api_name", [
+    (lambda client, group, topic: describe_offsets(client, group, [topic]), "DescribeShareGroupOffsets"),
+    (alter_offsets, "AlterShareGroupOffsets"), (delete_offsets, "DeleteShareGroupOffsets")])
+def test_a_share_offsets_request_refused_at_the_group_asks_nothing_about_its_topics(acl_engine, user, ask, api_name):
+    """As KafkaApis: the group is checked first, so the audit log has no topic decision for it."""
+    topic = f"unasked-{uuid.uuid4().hex[:8]}"
+    client = connect_as(user)(acl_engine.port)
+    try:
+        assert ask(client, f"g-{topic}", topic).error_code == GROUP_AUTHORIZATION_FAILED
+    finally:
+        client.close()
+    log = acl_engine.log_path.read_text()
+    assert f"Group:LITERAL:g-{topic} for request = {api_name}" in log
+    assert f"Topic:LITERAL:{topic}" not in log
