@@ -22,6 +22,7 @@ from console.clusters.models import Cluster
 RESOLUTIONS = ("1m", "5m", "1h")
 STATUS_SNAPSHOTS = DEFAULT_WINDOW        # the snapshots a group's lag trend is judged over
 PROJECTED = "projected"                  # a growth row's per-day figures are shown (jobs.retention)
+NEWEST_AT = "newest_at"                  # a group row's newest lag point (its page's lag box dates it so)
 RUN_LABELS = {AnalyticsRun.LAKE: "Lag, rates and retention", AnalyticsRun.RECORDS: "Topic contents"}
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,20 @@ def what_if_latest(*, cluster: Cluster, topic: str) -> dict | None:
     return {"run": RunInfo.of(run), "params": run.params, "result": run.result or None}
 
 
+def newest_points(*, lake_url: str, job: str, cluster_id: int, key: str) -> dict:
+    """{key value: its newest bucket} of a job's history: the time of the newest point a chart
+    of it draws. Reads only the two columns."""
+    fs, root = lake_filesystem(lake_url)
+    path = L.result_url(root, job, cluster_id)
+    if fs.get_file_info(path).type.name != "Directory":
+        return {}
+    dataset = ds.dataset(path, format="parquet", filesystem=fs)
+    if key not in dataset.schema.names or L.BUCKET not in dataset.schema.names:
+        return {}
+    newest = dataset.to_table(columns=[key, L.BUCKET]).group_by(key).aggregate([(L.BUCKET, "max")])
+    return dict(zip(newest.column(key).to_pylist(), newest.column(L.BUCKET + "_max").to_pylist()))
+
+
 def group_statuses(*, lake_url: str, cluster: Cluster) -> dict[str, dict]:
     """{group_id: {status, reason, lag}}: the badges of the groups list. A lake that cannot be
     read (an unreachable s3a:// store) costs the badges, never the groups page."""
@@ -153,12 +168,16 @@ def cluster_analytics(*, lake_url: str, cluster: Cluster) -> dict:
     contents = _dated_rows(lake_url=lake_url, cluster=cluster, run=contents_run)
     growth = with_projection(rows=rows("topic_growth", sort=L.TOPIC))
     catch_up = {r[L.GROUP]: r for r in rows("catch_up")}
+    # Each group's newest lag point, as its own page's lag box and chart (5m, their default) date it.
+    newest_lag = newest_points(lake_url=lake_url, job="group_lag_5m", cluster_id=cluster.pk,
+                               key=L.GROUP) if last_finished else {}
     return {
         "run": run_latest(cluster=cluster), "last_finished": last_finished, "contents_run": contents_run,
         "runs": runs_state(cluster=cluster),
         "compaction": contents("compaction", sort=L.TOPIC),
         "groups": [{**g, CATCH_UP_SECONDS: catch_up.get(g[L.GROUP], {}).get(CATCH_UP_SECONDS),
-                    L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS))}
+                    L.MEMBERS: catch_up.get(g[L.GROUP], {}).get(L.MEMBERS, g.get(L.MEMBERS)),
+                    NEWEST_AT: newest_lag.get(g[L.GROUP])}
                    for g in rows("group_status", sort=L.GROUP)],
         "log_dirs": with_projection(rows=rows("days_until_full", sort=L.BROKER)),
         "projection_min_seconds": PROJECTION_MIN_SECONDS,

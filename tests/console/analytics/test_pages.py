@@ -5,6 +5,7 @@ charts' time axis ending at the newest point."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -182,7 +183,28 @@ def test_the_group_pages_boxes_show_the_newest_points_of_its_charts(lake, lake_c
     finished_run(lake_cluster)
     view = viewer_client.get(reverse("analytics:group", args=[lake_cluster.pk, "billing"]))
     page = view.content.decode()
-    assert between(page, 'id="total-lag"', "</small>").startswith('id="total-lag">2,250 <small>as of')
+    assert between(page, 'id="total-lag"', "</small>").startswith('id="total-lag">2,250 <small>run finished')
     assert "23.5/s" in between(page, 'id="consume-rate"', "</dd>")
     lag_chart = view.context["lag_chart"]["data"][0]["y"]
     assert lag_chart[-1] == 2250                        # the box is the chart's newest point
+
+
+def test_the_list_and_the_group_page_date_a_groups_lag_alike(lake, lake_cluster, viewer_client):
+    """The list's As of and the group page's lag box say the same two ages: when the run
+    finished, and the newest point of the group's lag, never one age for the other."""
+    from console.analytics.jobs import lag
+    now = timezone.now().replace(microsecond=0)
+    write_result(lake, "group_status", lake_cluster.pk, [
+        {L.GROUP: "billing", lag.STATUS: "OK", lag.SEVERITY: 0, L.LAG: 2000, lag.REASON: "orders-1: consuming"}])
+    write_result(lake, "group_lag_5m", lake_cluster.pk,
+                 [{L.GROUP: "billing", L.BUCKET: now - dt.timedelta(minutes=m), L.LAG: 2000} for m in (15, 10, 5)])
+    AnalyticsRun.objects.create(cluster=lake_cluster, state=AnalyticsRun.DONE, started_at=now - dt.timedelta(minutes=4),
+                                finished_at=now - dt.timedelta(minutes=3))
+    listed = viewer_client.get(reverse("analytics:cluster", args=[lake_cluster.pk])).content.decode()
+    group = viewer_client.get(reverse("analytics:group", args=[lake_cluster.pk, "billing"])).content.decode()
+
+    def text(html: str) -> str:
+        return re.sub(r"<[^>]+>", "", html)
+    said = "run finished 3 min ago · newest point 5 min ago"
+    assert text(between(listed, 'data-group="billing"', "</tr>").split("data-as-of>")[1]) == said
+    assert text(between(group, 'id="total-lag"', "</dd>")) == f'id="total-lag">2,000 {said}'
