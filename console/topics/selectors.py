@@ -195,7 +195,7 @@ class GroupRow:
     members: int
     partitions: list[GroupPartitionRow]
     total_lag: int | None           # over the partitions with a commit and a known high watermark
-    no_commit: int = 0              # partitions assigned to the group without a committed offset
+    no_commit: int = 0              # partitions of the topic without a committed offset of the group
     lag_unknown: int = 0            # committed partitions whose high watermark is unknown (offline)
 
     @property
@@ -416,7 +416,9 @@ def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, in
         if not offsets and not assigned:
             continue
         partitions = []
-        for p in sorted(set(offsets) | assigned):
+        # Every partition of the topic, as the group's page lists them: the ones without a
+        # commit are counted apart, so a group that committed on some only never reads as whole.
+        for p in sorted({tp.partition for tp in topic.partitions} | set(offsets) | assigned):
             hw, offset = high_watermarks.get(p), offsets.get(p)
             partitions.append(GroupPartitionRow(partition=p, committed_offset=offset, high_watermark=hw,
                                                 lag=hw - offset if hw is not None and offset is not None else None))

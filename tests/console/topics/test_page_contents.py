@@ -97,8 +97,12 @@ def test_the_consumers_tab_has_a_table_per_group_and_marks_a_commit_past_the_log
 
     second = html.split(f'<tr data-group="{behind}">')[1].split("</details>")[0]
     assert '<details class="group-partitions">' in second and "past the log end" not in second
-    assert "<summary>1 partition</summary>" in second
+    # Both partitions of the topic, as on the group's page: partition 1 reads "no commit", counted apart.
+    assert "<summary>2 partitions</summary>" in second
     assert '<td class="num" data-lag="2">2</td>' in second
+    assert '<span class="no-commit">no commit</span>' in second.split('<tr data-partition="1">')[1]
+    totals = html.split(f'<tr data-group="{behind}">')[1].split("</details>")[1].split("</tr>")[0]
+    assert 'data-no-commit="1">1 no commit' in totals
 
 
 def test_the_delete_page_names_the_groups_that_read_the_topic(cluster, engine_cluster, operator_client,
