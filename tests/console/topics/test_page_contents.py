@@ -71,6 +71,8 @@ def test_the_overview_starts_with_size_messages_retention_cleanup_and_min_insync
     assert '>1 d</span>' in retention and '>1 GiB</span> per partition</small>' in retention
     assert 'id="topic-cleanup-policy">delete</dd>' in figures
     assert '<dd id="topic-min-insync" class="">2 <small>of 2</small></dd>' in figures
+    # The partitions' sizes are their leader's replica: two replicas each make the card twice their sum.
+    assert headers(html, "partitions")[-1] == "Leader's size"
 
 
 def test_the_consumers_tab_has_a_table_per_group_and_marks_a_commit_past_the_log_end(
