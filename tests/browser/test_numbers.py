@@ -148,6 +148,15 @@ def test_charts_draw_with_no_data_one_snapshot_and_bins_in_units(login, console_
         _charts_draw(login("viewer"), path, console_server, shoot)
 
 
+def box_height_between(low: int, high: int) -> str:
+    """A wait_for_function test: the element's box is between `low` and `high` px high."""
+    return f"""selector => {{
+        const element = document.querySelector(selector);
+        const box = element && element.getBoundingClientRect();
+        return Boolean(box) && box.height >= {low} && box.height <= {high};
+    }}"""
+
+
 def _charts_draw(page, path: str, console_server, shoot) -> None:
     cluster_id = int(re.search(r"/clusters/(\d+)/", path).group(1))
     lake = console_server.lake
@@ -162,9 +171,10 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
         expect(page.locator(chart)).to_have_attribute("data-drawn", "true")
         expect(page.locator(f"{chart} .xtick")).to_have_count(0)
     expect(page.locator("#topic-bytes-chart")).to_contain_text("No snapshot in the lake yet")
-    # ... in a box of a few lines, not a blank one of a chart's height.
+    # ... in a box of a few lines, not a blank one of a chart's height (read again while the
+    # page's live refresh may be redrawing it; it fails only if the box is never that short).
     for chart in ("#topic-bytes-chart", "#record-ages-chart"):
-        assert page.locator(chart).bounding_box()["height"] <= 120, chart
+        page.wait_for_function(box_height_between(1, 120), arg=chart, timeout=10_000)
     expect(page.locator("#record-sizes-chart")).to_contain_text("No contents analysis yet")
     expect(page.locator("#analytics-run")).to_contain_text("no run has finished yet")
     assert "2000" not in page.locator("#topic-bytes-chart").inner_text()
@@ -196,7 +206,8 @@ def _charts_draw(page, path: str, console_server, shoot) -> None:
     expect(bytes_chart).to_have_attribute("data-drawn", "true")
     expect(bytes_chart).to_contain_text("One snapshot so far")
     expect(bytes_chart.locator(".point")).to_have_count(1)
-    assert bytes_chart.bounding_box()["height"] >= 250          # with data, a chart's full height again
+    # with data, a chart's full height again
+    page.wait_for_function(box_height_between(250, 10_000), arg="#topic-bytes-chart", timeout=10_000)
     x_range = page.evaluate("(ax => ax.range.map(v => ax.r2l(v)))("
                             "document.getElementById('topic-bytes-chart')._fullLayout.xaxis)")
     assert x_range[1] - x_range[0] >= 30 * 60_000           # a window before the point, not a millisecond
