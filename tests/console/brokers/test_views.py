@@ -170,6 +170,14 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     assert "log.retention.ms of every broker set to 86400000." in everywhere.content.decode()
     entry = broker_config(private_cluster, 2, "log.retention.ms")
     assert (entry.value, entry.source) == ("86400000", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+    # Broker 1's own 2 d replaces the cluster default of 1 d, which reads in a person's units as the value
+    # does, Kafka's raw number on hover and in data-raw.
+    both = operator_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
+    both = both.split('data-config="log.retention.ms"')[1].split("</tr>")[0]
+    assert ('<td class="value"><span class="human" title="172800000 ms (2 d)" data-raw="172800000">2 d</span></td>'
+            in both)
+    assert ('<td class="default-value"><span title="What applies without this broker\'s own override">'
+            '<span class="human" title="86400000 ms (1 d)" data-raw="86400000">1 d</span></span></td>') in both
     operator_client.post(url, {"reset": "on", "scope": "broker", "previewed": "broker:reset", "confirmed": "yes"})
     assert broker_config(private_cluster, 1, "log.retention.ms").source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     # The cluster-wide default replaces Kafka's, which is null for log.retention.ms (log.retention.hours applies).
