@@ -2,8 +2,11 @@
 error codes for bad input, after which the group must still be healthy."""
 from __future__ import annotations
 
+import random
+
 import kafka.errors as Errors
-from kafka.protocol.consumer import HeartbeatRequest, HeartbeatResponse, OffsetCommitRequest, OffsetCommitResponse
+from kafka.protocol.consumer import (HeartbeatRequest, HeartbeatResponse, OffsetCommitRequest, OffsetCommitResponse,
+                                     OffsetFetchRequest, OffsetFetchResponse)
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 from kafka.protocol.metadata import FindCoordinatorRequest, FindCoordinatorResponse
 
@@ -94,6 +97,47 @@ def test_a_partition_named_twice_in_a_commit_gets_an_answer_per_entry(group_clus
         assert commit((9, "€" * 4096), (10, "€" * 4095 + "😀")) == \
             [NONE, Errors.OffsetMetadataTooLargeError.errno]
         assert client.fetch([(topic_name, 0)]) == (NONE, {(topic_name, 0): 9})
+    finally:
+        client.close()
+
+
+def test_offsets_are_committed_and_fetched_by_partition_index_in_any_order(group_cluster, group_id, topic_name):
+    """Partitions named in any order (a topic split over two entries, a partition fetched
+    twice) are stored and answered under their own index, in the request's order: a client
+    resumes each partition at its own offset."""
+    create_topic(group_cluster.bootstrap, topic_name, 5)
+    client = GroupClient(group_cluster, group_id)
+    CT, FT = OffsetCommitRequest.OffsetCommitRequestTopic, OffsetFetchRequest.OffsetFetchRequestTopic
+    rng, stored = random.Random(848), {}
+
+    def answered(topics):
+        return [(p.partition_index, p.committed_offset, p.metadata, p.error_code) for t in topics for p in t.partitions]
+
+    def expected(asked):
+        return [(p, stored.get(p, -1), f"p{p}" if p in stored else "", NONE) for p in asked]
+    try:
+        for _ in range(20):
+            order = rng.sample(range(5), rng.randint(1, 5))
+            offsets = {p: rng.randrange(10**9) for p in order}
+            split = rng.randint(0, len(order))
+            request = OffsetCommitRequest(
+                group_id=group_id, generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
+                retention_time_ms=-1, topics=[CT(name=topic_name, partitions=[CT.OffsetCommitRequestPartition(
+                    partition_index=p, committed_offset=offsets[p], committed_leader_epoch=-1,
+                    committed_metadata=f"p{p}") for p in part]) for part in (order[:split], order[split:])])
+            committed = client.client.request(request, rng.choice([2, 6, 9]), OffsetCommitResponse).topics
+            assert [(p.partition_index, p.error_code) for t in committed for p in t.partitions] == \
+                [(p, NONE) for p in order]
+            stored.update(offsets)
+            asked = rng.sample(range(5), 5) + [rng.randrange(5)]
+            old = client.client.request(OffsetFetchRequest(group_id=group_id, topics=[FT(
+                name=topic_name, partition_indexes=asked)], require_stable=True), 7, OffsetFetchResponse)
+            assert answered(old.topics) == expected(asked)
+            other = rng.sample(range(5), 3)      # v8+: the same group twice, in two orders
+            many = client.client.request(OffsetFetchRequest(groups=[OffsetFetchRequest.OffsetFetchRequestGroup(
+                group_id=group_id, member_id=None, member_epoch=-1, topics=[FT(name=topic_name, partition_indexes=a)])
+                for a in (asked, other)], require_stable=True), 9, OffsetFetchResponse)
+            assert [answered(g.topics) for g in many.groups] == [expected(asked), expected(other)]
     finally:
         client.close()
 
