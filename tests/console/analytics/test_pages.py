@@ -190,14 +190,16 @@ def test_the_group_pages_boxes_show_the_newest_points_of_its_charts(lake, lake_c
 
 
 def test_the_list_and_the_group_page_date_a_groups_lag_alike(lake, lake_cluster, viewer_client):
-    """The list's As of and the group page's lag box say the same two ages: when the run
-    finished, and the newest point of the group's lag, never one age for the other."""
-    from console.analytics.jobs import lag
+    """The list's As of and the group page's lag and consumption boxes say the same two ages:
+    when the run finished, and the newest point of the group's chart, never one age for the other."""
+    from console.analytics.jobs import lag, rates
     now = timezone.now().replace(microsecond=0)
     write_result(lake, "group_status", lake_cluster.pk, [
         {L.GROUP: "billing", lag.STATUS: "OK", lag.SEVERITY: 0, L.LAG: 2000, lag.REASON: "orders-1: consuming"}])
     write_result(lake, "group_lag_5m", lake_cluster.pk,
                  [{L.GROUP: "billing", L.BUCKET: now - dt.timedelta(minutes=m), L.LAG: 2000} for m in (15, 10, 5)])
+    write_result(lake, "consumption_5m", lake_cluster.pk,
+                 [{L.GROUP: "billing", L.BUCKET: now - dt.timedelta(minutes=m), rates.RATE: 2.5} for m in (15, 10, 5)])
     AnalyticsRun.objects.create(cluster=lake_cluster, state=AnalyticsRun.DONE, started_at=now - dt.timedelta(minutes=4),
                                 finished_at=now - dt.timedelta(minutes=3))
     listed = viewer_client.get(reverse("analytics:cluster", args=[lake_cluster.pk])).content.decode()
@@ -208,3 +210,5 @@ def test_the_list_and_the_group_page_date_a_groups_lag_alike(lake, lake_cluster,
     said = "run finished 3 min ago · newest point 5 min ago"
     assert text(between(listed, 'data-group="billing"', "</tr>").split("data-as-of>")[1]) == said
     assert text(between(group, 'id="total-lag"', "</dd>")) == f'id="total-lag">2,000 {said}'
+    # The consumption box's figure comes from the same run: its age reads in the same words.
+    assert text(between(group, 'id="consume-rate"', "</dd>")).endswith(f'>2.5/s {said}')
