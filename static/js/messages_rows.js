@@ -141,7 +141,7 @@
     td.appendChild(small);
   }
   function markerRow(row, message) {
-    cell(row, String(Number(message.offset)), "num", "Offset");
+    cell(row, String(Number(message.offset)), "num msg-offset", "Offset");
     timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
@@ -150,12 +150,12 @@
     span.textContent = message.control + " marker";
     td.appendChild(span);
     td.appendChild(document.createTextNode(" transaction marker of producer " + Number(message.producer_id)));
-    cell(row, units.size(Number(message.size)), "num", "Size");
+    cell(row, units.size(Number(message.size)), "num msg-size", "Size");
     return row;
   }
   // Records the console could not decode (a corrupt batch): their offsets and why, no bytes.
   function undecodableRow(row, message) {
-    cell(row, String(Number(message.offset)), "num", "Offset");
+    cell(row, String(Number(message.offset)), "num msg-offset", "Offset");
     timeCell(row, message);
     var td = cell(row, "");
     td.colSpan = 3;
@@ -174,7 +174,7 @@
     row.dataset.partition = String(partition);
     row.dataset.offset = String(offset);
     row.dataset.timestamp = String(Number(message.timestamp));
-    cell(row, String(partition), "num", "Partition");
+    cell(row, String(partition), "num msg-partition", "Partition");
     if (message.control) {
       row.dataset.control = message.control;
       return markerRow(row, message);
@@ -186,7 +186,7 @@
     var link = document.createElement("a");
     link.href = detailBase + partition + "/" + offset + "/" + (detailQuery ? "?" + detailQuery : "");
     link.textContent = String(offset);
-    var offsetCell = cell(row, "", "num", "Offset");
+    var offsetCell = cell(row, "", "num msg-offset", "Offset");
     offsetCell.appendChild(link);
     if (BADGES[message.transaction]) {
       row.dataset.transaction = message.transaction;
@@ -199,7 +199,7 @@
     decodedCell(row, message.key, "msg-key", "Key", keyPreview);
     decodedCell(row, message.value, "msg-value", "Value", valuePreview);
     headersCell(row, message.headers);
-    var size = cell(row, units.size(Number(message.size)), "num", "Size");
+    var size = cell(row, units.size(Number(message.size)), "num msg-size", "Size");
     size.title = units.count(Number(message.size)) + " bytes";
     return row;
   }

@@ -15,7 +15,7 @@ import threading
 
 import fastavro
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
 from console.messages.deserializers import group_hex, parse_avro_schema
 from tests.console.messages.conftest import create_topic, produce_confluent
@@ -358,6 +358,32 @@ def phone_rows(page, table: str) -> list[list]:
         page.set_viewport_size(DESKTOP)
 
 
+CARD_FIRST_LINES = """table => {
+    const rows = [...document.querySelectorAll(table + " tbody tr[data-offset]")].map(r => {
+        const cells = [...r.querySelectorAll("td[data-label]")], boxes = cells.map(c => c.getBoundingClientRect());
+        const top = Math.min(...boxes.map(b => b.top));
+        return cells.filter((c, i) => boxes[i].width > 0 && Math.abs(boxes[i].top - top) < 2).map(c => c.dataset.label);
+    });
+    return rows;
+}"""
+
+
+def card_first_lines(page, table: str) -> list[list[str]]:
+    """On a phone, per record row: the labels of the cells on the first line of its card. Read
+    once every card's first line holds its partition and offset (a live page may be redrawing)."""
+    page.set_viewport_size(PHONE)
+    try:
+        try:
+            page.wait_for_function(f"""table => {{ const rows = ({CARD_FIRST_LINES})(table);
+                return rows.length > 0 && rows.every(r => r.includes("Partition") && r.includes("Offset")); }}""",
+                                   arg=table, timeout=5000)
+        except PlaywrightTimeoutError:
+            pass                                    # the assertion below shows what the cards hold
+        return page.evaluate(CARD_FIRST_LINES, table)
+    finally:
+        page.set_viewport_size(DESKTOP)
+
+
 def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, console_server, shoot):
     """Rows drawn by the scripts (search, tail) group, wrap and cut hex exactly as the rows the
     server draws (browse), and a short value reads as on the record's own page."""
@@ -378,6 +404,9 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
     # A phone shows each record as a card: its key and value within the screen, no sideways scrolling.
     on_phone = [["Key", True, "Value", True, True]] * 3
     assert phone_rows(viewer, "#messages") == [on_phone, "fits"]
+    # Partition, offset and size share a card's first line, so a phone shows more records.
+    first_line = [["Partition", "Offset", "Size"]] * 3
+    assert card_first_lines(viewer, "#messages") == first_line
 
     viewer.goto(messages_url(viewer, topic, "search"))
     viewer.click("#search-start")
@@ -399,6 +428,7 @@ def test_search_and_tail_rows_show_binary_values_as_the_browse_page_does(login, 
     tail = drawn_rows(viewer, "#tail-results")
     assert {offset - 3: row for offset, row in tail.items()} == browse
     assert phone_rows(viewer, "#tail-results") == [on_phone, "fits"]
+    assert card_first_lines(viewer, "#tail-results") == first_line
     expect(viewer.locator("#tail-rate")).to_have_text(re.compile(r"^[\d,.]+ records?/s$"), timeout=SLOW)
     shoot(viewer, "messages-tail-binary")
 
