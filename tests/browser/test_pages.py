@@ -146,6 +146,10 @@ def test_tables_sort_and_scroll_in_their_box_at_phone_width(login, topics, shoot
     admin.locator("#topics th", has_text="Messages").click()
     messages = [int(t) for t in admin.locator('#topics td[data-col="messages"]').all_inner_texts() if t.isdigit()]
     assert messages == sorted(messages) and {0, 5, 40} <= set(messages)     # as numbers: 5 before 40
+    # Retention is a figure like size and messages: aligned to the right, in tabular digits.
+    aligned = admin.locator('#topics td[data-col="retention"]').evaluate_all(
+        "cells => cells.map(c => [getComputedStyle(c).textAlign, getComputedStyle(c).fontVariantNumeric])")
+    assert aligned and set(map(tuple, aligned)) == {("right", "tabular-nums")}
     # The health columns come right after Replication: seen at 1280 px without scrolling the table.
     table = admin.locator("#topics").bounding_box()
     for health in ("Under-replicated %", "Offline"):
