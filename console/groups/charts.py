@@ -35,7 +35,8 @@ def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
         traces.append(go.Bar(name="no commit (records held)", x=[f"{p.topic}-{p.partition}" for p in uncommitted],
                              y=[p.records for p in uncommitted], marker={"color": NO_COMMIT_COLOR, "opacity": 0.6},
                              hovertemplate="%{x}: no commit, %{y:,} records<extra></extra>"))
-    layout = base_layout(title="Lag per partition", x_title="Partition", y_title="Messages behind")
+    # Records, as the analytics page's lag charts say: a grey bar is records held, not records behind.
+    layout = base_layout(title="Lag per partition", x_title="Partition", y_title="Records")
     layout.barmode = "overlay"          # one bar per partition: its lag, or its records without a commit
     layout.xaxis.categoryorder = "array"
     layout.xaxis.categoryarray = [f"{p.topic}-{p.partition}" for p in partitions]

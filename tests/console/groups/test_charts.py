@@ -21,6 +21,8 @@ def test_lag_and_records_without_a_commit_are_bars():
     chart = partition_lag_chart(partitions=[_row(0, committed=3, end=10), _row(1, committed=None, end=5)])
     assert _message(chart) is None
     assert [(t["name"], t["y"]) for t in chart["data"]] == [("orders", [7]), ("no commit (records held)", [5])]
+    # Both kinds of bar count records, the unit the analytics page's lag charts use.
+    assert chart["layout"]["yaxis"]["title"]["text"] == "Records"
 
 
 def test_bars_that_would_all_be_zero_are_a_sentence():
