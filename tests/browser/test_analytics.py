@@ -50,6 +50,19 @@ def test_group_analytics_page_draws_its_charts_without_other_hosts(login, consol
     expect(page.locator("#consume-rate")).to_contain_text("2.5/s")
     expect(page.locator("[data-results-from]")).to_contain_text("from the run finished")
     assert requested_hosts == {urlparse(console_server.url).netloc}
+    # On a phone the boxes' ages wrap: their lines are spaced as their small text, not as the figure.
+    page.set_viewport_size(PHONE)
+    pitches = page.wait_for_function("""() => {
+        const pitch = id => { const small = document.querySelector(id + " small");
+            if (!small) return null;
+            const range = document.createRange(); range.selectNodeContents(small);
+            const tops = [...new Set([...range.getClientRects()].map(r => Math.round(r.top)))].sort((a, b) => a - b);
+            if (tops.length < 2) return null;
+            return (tops[tops.length - 1] - tops[0]) / (tops.length - 1) / parseFloat(getComputedStyle(small).fontSize); };
+        const both = ["#total-lag", "#consume-rate"].map(pitch);
+        return both.every(p => p !== null) && both;
+    }""").json_value()
+    assert all(p < 1.5 for p in pitches), pitches
 
 
 def test_an_operator_asks_for_a_retention_what_if_and_bad_input_is_explained(login):
