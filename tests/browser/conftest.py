@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS
-from tests.support.console_process import manage, start_daphne
+from tests.support.console_process import manage, start_daphne, stop_daphne
 from tests.support.engine_process import EngineProcess
 from tests.support.redis_server import RedisServer
 
@@ -71,8 +71,7 @@ def console_server(tmp_path_factory):
         yield Console(url=url, engine=engine, log_path=log_path, env=env, lake=tmp / "lake")
     finally:
         if daphne is not None:
-            daphne.terminate()
-            daphne.wait(15)
+            stop_daphne(daphne)
         redis.stop()
         engine.kill()
 
@@ -87,8 +86,7 @@ def quiet_console(console_server):
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=console_server.env)
     finally:
-        daphne.terminate()
-        daphne.wait(15)
+        stop_daphne(daphne)
 
 
 @pytest.fixture
@@ -103,8 +101,7 @@ def snapshot_console(console_server, tmp_path):
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
-        daphne.terminate()
-        daphne.wait(15)
+        stop_daphne(daphne)
 
 
 @pytest.fixture
@@ -118,8 +115,7 @@ def collected_console(console_server, tmp_path):
     try:
         yield Console(url=url, engine=console_server.engine, log_path=log_path, env=env)
     finally:
-        daphne.terminate()
-        daphne.wait(15)
+        stop_daphne(daphne)
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from kafka.admin import NewTopic
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ROOT, Console, start_daphne
+from tests.support.console_process import stop_daphne
 from tests.support.acls import USERS, grant, kafka_python_login, revoke_all
 from tests.support.sasl import ADMIN, ADMIN_PASSWORD
 
@@ -51,8 +52,7 @@ def acl_console(console_server, acl_engine, acl_admin):
     try:
         yield Console(url=url, engine=acl_engine, log_path=log_path, env=env), ids
     finally:
-        daphne.terminate()
-        daphne.wait(15)
+        stop_daphne(daphne)
         # The other tests find one cluster again (a login lands on its overview).
         subprocess.run([sys.executable, "manage.py", "shell", "-c", "from console.clusters.models import Cluster; "
                         f"Cluster.objects.filter(pk__in={sorted(ids.values())}).delete()"],

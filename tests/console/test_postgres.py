@@ -14,13 +14,12 @@ import re
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import psycopg
 import pytest
 import requests
 
-from tests.support.console_process import ROOT, manage, start_daphne
+from tests.support.console_process import ROOT, manage, start_daphne, stop_daphne
 from tests.support.postgres import PostgresServer
 
 pytestmark = pytest.mark.timeout(1200)
@@ -141,5 +140,4 @@ def test_two_console_processes_serve_one_postgres_at_once(console_env, tmp_path)
         assert sorted(added) == sorted(f"{p}-{n}" for p in ("first", "second") for n in range(8))
     finally:
         for process, _ in (first, second):
-            process.terminate()
-            process.wait(15)
+            stop_daphne(process)

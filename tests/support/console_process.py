@@ -53,3 +53,15 @@ def start_daphne(env: dict, log_path: Path) -> tuple[subprocess.Popen, str]:
             if b"Address already in use" not in log.read():
                 raise AssertionError(log_path.read_text())
     raise RuntimeError("daphne found no free port after 5 tries")
+
+
+def stop_daphne(daphne: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if daphne is still up after its graceful shutdown had its time:
+    it waits up to its application close timeout (10 s) for open websockets - a page a test
+    left open - and longer on a loaded machine."""
+    daphne.terminate()
+    try:
+        daphne.wait(30)
+    except subprocess.TimeoutExpired:
+        daphne.kill()
+        daphne.wait(10)
