@@ -511,7 +511,7 @@ def test_schemas_in_the_navigation_a_favicon_and_a_navigation_that_folds_on_phon
     viewer.locator("nav.user-nav a", has_text="Local schemas").click()
     expect(viewer.locator("#schemas")).to_contain_text("shop-payments-value")
     # A long schema stays on one line, cut with an ellipsis; the whole of it is its title.
-    schema = viewer.locator("#schemas td.schema-text code").first
+    schema = viewer.locator("#schemas tr", has_text="shop-payments-value").locator("td.schema-text code")
     assert schema.evaluate("c => c.scrollWidth > c.clientWidth && getComputedStyle(c).textOverflow === 'ellipsis'")
     assert json.loads(schema.get_attribute("title")) == json.loads(PAYMENT_SCHEMA)
     assert schema.bounding_box()["height"] < 30
