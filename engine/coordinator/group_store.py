@@ -16,7 +16,8 @@ does, until the high watermark covers them (`offsets.commit.timeout.ms`): only t
 the in-memory state change and the caller answer, so an acknowledged commit survives the
 loss of the leader. A commit is one batch (INVALID_COMMIT_OFFSET_SIZE beyond
 max.message.bytes); a group's state records and tombstones go in as many batches as they
-need, and a member whose record alone could never fit is refused before it changes its group. Loading replays the log synchronously on the event loop;
+need, and a member whose record alone could never fit is refused before it changes its
+group. Loading replays the log synchronously on the event loop;
 `__consumer_offsets` is compacted, so its logs stay small. Not thread-safe: the engine's
 event loop owns the store.
 """
@@ -343,8 +344,8 @@ class GroupStore:
         """Tombstones for these offsets (in as many batches as they need), then they are gone."""
         doomed = [tp for tp in partitions if tp in group.offsets]
         if doomed:
-            await self._write(group.group_id, [(R.offset_key(group.group_id, t, p), None) for t, p in doomed],
-                              now_ms, too_large=Errors.UnknownError, split=True)
+            await self._write_in_batches(group.group_id, [(R.offset_key(group.group_id, t, p), None)
+                                                          for t, p in doomed], now_ms)
             for tp in doomed:
                 group.offsets.pop(tp, None)
 
@@ -360,7 +361,7 @@ class GroupStore:
         if isinstance(group, (ConsumerGroup, ShareGroup)):
             records += [(key, None) for key in group.written]
         try:
-            await self._write(group.group_id, records, now_ms, too_large=Errors.UnknownError, split=True)
+            await self._write_in_batches(group.group_id, records, now_ms)
         except ApiError:
             if group.group_id not in self.groups:   # no new group of that id meanwhile
                 group.state, group.state_timestamp = before
@@ -381,10 +382,11 @@ class GroupStore:
             raise ApiError(Errors.UnknownError, f"The member's record of up to {member_bytes} bytes exceeds "
                            f"max.message.bytes={limit} of {OFFSETS_TOPIC}.")
 
-    async def _write_in_batches(self, group_id: str, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
-        """A group's state records in as many batches as they need, appended together: every
-        record holds the whole state of its key, so a big group (a full rewrite after a failed
-        write) is never too large to write. Offset commits stay one batch."""
+    async def _write_in_batches(self, group_id: str, records: Records, now_ms: int) -> None:
+        """A group's state records or tombstones in as many batches as they need, appended
+        together: every record holds the whole state of its key, so a big group (a full rewrite
+        after a failed write, a delete of thousands of offsets) is never too large to write.
+        Offset commits stay one batch."""
         await self._write(group_id, records, now_ms, too_large=Errors.UnknownError, split=True)
 
     async def _write(self, group_id: str, records: Records | Awaitable[Records], now_ms: int, *,
