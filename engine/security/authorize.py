@@ -95,6 +95,10 @@ def authorize_topics(ctx, operation: int, names: Iterable[str], *, audited: bool
     return {name for name in set(names) if authorize(ctx, operation, TOPIC, name, audited=audited)}
 
 
+# ConsumerGroupDescribe's and ShareGroupDescribe's message when `may_describe_all` refuses (KafkaApis's).
+GROUP_TOPICS_REFUSED = "The described group uses topics that the client is not authorized to describe."
+
+
 def may_describe_all(ctx, topics: Iterable[str]) -> bool:
     """DESCRIBE on every one of `topics` (ConsumerGroupDescribe's and ShareGroupDescribe's check
     on the topics a group uses, as KafkaApis)."""

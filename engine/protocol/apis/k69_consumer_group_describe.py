@@ -29,7 +29,6 @@ Described = ConsumerGroupDescribeResponse.DescribedGroup
 Member = Described.Member
 Assignment = Member.Assignment
 MEMBER_TYPE_CLASSIC, MEMBER_TYPE_CONSUMER = 0, 1
-TOPICS_REFUSED = "The described group uses topics that the client is not authorized to describe."
 
 
 @api(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, versions=(0, 1))
@@ -56,7 +55,7 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
                          group_epoch=-1, assignment_epoch=-1, assignor_name="", members=[],
                          authorized_operations=operations)
     if not authorize.may_describe_all(ctx, _assigned_topics(group)):
-        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=TOPICS_REFUSED,
+        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=authorize.GROUP_TOPICS_REFUSED,
                          group_id=group_id, group_state="", group_epoch=-1, assignment_epoch=-1, assignor_name="",
                          members=[], authorized_operations=None)
     image = ctx.broker.image

@@ -22,7 +22,6 @@ from kafka_rules.acls import DESCRIBE, GROUP
 
 Described = ShareGroupDescribeResponse.DescribedGroup
 Member = Described.Member
-TOPICS_REFUSED = "The described group uses topics that the client is not authorized to describe."
 
 
 @api(ShareGroupDescribeRequest, ShareGroupDescribeResponse, versions=(1, 1))
@@ -43,7 +42,7 @@ def _describe(ctx, group_id: str, with_operations: bool) -> Described:
                          group_epoch=-1, assignment_epoch=-1, assignor_name="", members=[],
                          authorized_operations=operations)
     if not authorize.may_describe_all(ctx, {topic for m in group.members.values() for topic, _ in m.assigned}):
-        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=TOPICS_REFUSED,
+        return Described(error_code=Errors.TopicAuthorizationFailedError.errno, error_message=authorize.GROUP_TOPICS_REFUSED,
                          group_id=group_id, group_state="", group_epoch=-1, assignment_epoch=-1, assignor_name="",
                          members=[], authorized_operations=None)
     image = ctx.broker.image
