@@ -27,14 +27,21 @@ RUN_LABELS = {AnalyticsRun.LAKE: "Lag, rates and retention", AnalyticsRun.RECORD
 log = logging.getLogger(__name__)
 
 
-def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None = None,
-                sort: str | None = None) -> list[dict]:
-    """A job's latest result as rows (empty before its first run), filtered by equality."""
+def result_dataset(*, lake_url: str, job: str, cluster_id: int) -> ds.Dataset | None:
+    """A job's latest result as a Parquet dataset, None before its first run."""
     fs, root = lake_filesystem(lake_url)
     path = L.result_url(root, job, cluster_id)
     if fs.get_file_info(path).type.name != "Directory":
+        return None
+    return ds.dataset(path, format="parquet", filesystem=fs)
+
+
+def result_rows(*, lake_url: str, job: str, cluster_id: int, where: dict | None = None,
+                sort: str | None = None) -> list[dict]:
+    """A job's latest result as rows (empty before its first run), filtered by equality."""
+    dataset = result_dataset(lake_url=lake_url, job=job, cluster_id=cluster_id)
+    if dataset is None:
         return []
-    dataset = ds.dataset(path, format="parquet", filesystem=fs)
     if any(column not in dataset.schema.names for column in (where or {})):
         return []           # a run that found nothing wrote no rows (and no columns)
     condition = None
@@ -104,12 +111,8 @@ def what_if_latest(*, cluster: Cluster, topic: str) -> dict | None:
 def newest_points(*, lake_url: str, job: str, cluster_id: int, key: str) -> dict:
     """{key value: its newest bucket} of a job's history: the time of the newest point a chart
     of it draws. Reads only the two columns."""
-    fs, root = lake_filesystem(lake_url)
-    path = L.result_url(root, job, cluster_id)
-    if fs.get_file_info(path).type.name != "Directory":
-        return {}
-    dataset = ds.dataset(path, format="parquet", filesystem=fs)
-    if key not in dataset.schema.names or L.BUCKET not in dataset.schema.names:
+    dataset = result_dataset(lake_url=lake_url, job=job, cluster_id=cluster_id)
+    if dataset is None or key not in dataset.schema.names or L.BUCKET not in dataset.schema.names:
         return {}
     newest = dataset.to_table(columns=[key, L.BUCKET]).group_by(key).aggregate([(L.BUCKET, "max")])
     return dict(zip(newest.column(key).to_pylist(), newest.column(L.BUCKET + "_max").to_pylist()))
