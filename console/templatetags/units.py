@@ -13,6 +13,9 @@
                                  for live fragments: its text changes with every render)
     {{ raw|config_value:name }}  <span title="raw value">7 d</span>, or the raw value when it has no unit
     {{ raw|config_with_unit:name }}  "168 h (7 d)"
+    {% config_value_noted raw name "What applies without " "the override" missing="—" %}
+                                 as config_value, the note joined from its parts and put before
+                                 the raw value in the one title a hover shows
 `dt` is an aware datetime or Kafka's epoch milliseconds.
 """
 from __future__ import annotations
@@ -93,6 +96,18 @@ def config_value(raw, name: str):
         return str(raw)
     return format_html('<span class="human" title="{}" data-raw="{}">{}</span>',
                        formatting.config_with_unit(name, raw), raw, human)
+
+
+@register.simple_tag
+def config_value_noted(raw, name: str, *note, missing: str = "null"):
+    """A config value whose cell explains what it is: an inner title would hide an outer one, so
+    the note and Kafka's raw value share the single title."""
+    text = "".join(str(part) for part in note)
+    human = formatting.config_human(name, raw)
+    if raw is None or human is None:
+        return format_html('<span title="{}">{}</span>', text, missing if raw is None else raw)
+    return format_html('<span class="human" title="{}: {}" data-raw="{}">{}</span>',
+                       text, formatting.config_with_unit(name, raw), raw, human)
 
 
 @register.filter

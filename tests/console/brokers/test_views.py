@@ -1,4 +1,5 @@
 import re
+from html import unescape
 
 from django.urls import reverse
 
@@ -127,7 +128,7 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     assert "edit-broker-config" not in fixed and "read-only" in fixed     # Kafka cannot change it at run time
     assert '<td class="default-value">—</td>' in fixed                    # at Kafka's default: nothing to add
     # Set in server.properties (the private engines' auto.leader.rebalance.enable=false): Kafka's default beside it.
-    static = page.split('data-config="auto.leader.rebalance.enable"')[1].split("</tr>")[0]
+    static = unescape(page.split('data-config="auto.leader.rebalance.enable"')[1].split("</tr>")[0])
     assert 'data-source="STATIC_BROKER_CONFIG"' in static
     assert ('<td class="default-value"><span title="Kafka\'s default, which the value set in server.properties '
             'replaces">true</span></td>') in static
@@ -173,11 +174,12 @@ def test_dynamic_broker_configs_are_edited_after_the_cluster_checked_them(privat
     # Broker 1's own 2 d replaces the cluster default of 1 d, which reads in a person's units as the value
     # does, Kafka's raw number on hover and in data-raw.
     both = operator_client.get(reverse("brokers:detail", args=[private_cluster.pk, 1])).content.decode()
-    both = both.split('data-config="log.retention.ms"')[1].split("</tr>")[0]
+    both = unescape(both.split('data-config="log.retention.ms"')[1].split("</tr>")[0])
     assert ('<td class="value"><span class="human" title="172800000 ms (2 d)" data-raw="172800000">2 d</span></td>'
             in both)
-    assert ('<td class="default-value"><span title="What applies without this broker\'s own override">'
-            '<span class="human" title="86400000 ms (1 d)" data-raw="86400000">1 d</span></span></td>') in both
+    # One title on hover carries both what the column means and the raw number (an inner title would hide an outer).
+    assert ('<td class="default-value"><span class="human" title="What applies without this broker\'s own override: '
+            '86400000 ms (1 d)" data-raw="86400000">1 d</span></td>') in both
     operator_client.post(url, {"reset": "on", "scope": "broker", "previewed": "broker:reset", "confirmed": "yes"})
     assert broker_config(private_cluster, 1, "log.retention.ms").source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     # The cluster-wide default replaces Kafka's, which is null for log.retention.ms (log.retention.hours applies).
