@@ -77,11 +77,17 @@ async def auth_middleware(request: web.Request, handler):
 
 
 async def body_of(request: web.Request):
+    """The request's JSON; a readable 400 for bytes that are not JSON, and for JSON nested
+    deeper than the parser's recursion limit (a body of 100,000 `[`), as Jackson refuses
+    documents nested past its depth limit."""
     raw = await request.read()
     try:
         return json.loads(raw) if raw.strip() else {}
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.RegistryError(400, 400, f"The request body is not JSON: {exc}") from None
+    except RecursionError:
+        raise errors.RegistryError(400, 400, "The request body is not JSON the registry reads: it is nested "
+                                             "too deeply") from None
 
 
 async def forward_or(request: web.Request, local):

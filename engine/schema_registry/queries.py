@@ -95,9 +95,12 @@ def referenced_by(store: Store, subject: str, version: int) -> list[int]:
 
 
 def parse_request(store: Store, request: requests.SchemaRequest, *, normalize: bool) -> ParsedSchema:
+    """The request's schema parsed with its references resolved; a reference to version -1
+    names the subject's latest version, which the parsed schema keeps (Store.pinned)."""
+    references = store.pinned(request.references)
     try:
-        return parse(request.schema_type, request.schema, request.references,
-                     store.dependencies(request.references), normalize=normalize)
+        return parse(request.schema_type, request.schema, references, store.dependencies(references),
+                     normalize=normalize)
     except InvalidSchema as exc:
         raise errors.invalid_schema(str(exc)) from None
 

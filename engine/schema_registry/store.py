@@ -152,6 +152,17 @@ class Store:
 
     # -- reading ----------------------------------------------------------------------------
 
+    def pinned(self, references: tuple[Reference, ...]) -> tuple[Reference, ...]:
+        """The references with version -1 ("latest") replaced by the subject's latest live
+        version, so a registered schema names fixed versions: its id means the same schema
+        forever, and `referenced_by` finds it, which keeps the versions it uses from being
+        deleted. A subject with no live version is left as it is (`dependencies` refuses it)."""
+        pinned = []
+        for reference in references:
+            live = self.versions(reference.subject) if reference.version == -1 else []
+            pinned.append(Reference(reference.name, reference.subject, live[-1].version) if live else reference)
+        return tuple(pinned)
+
     def dependencies(self, references: tuple[Reference, ...], include_deleted: bool = False) -> dict[str, ParsedSchema]:
         """Reference name -> parsed schema of the subject version it names; InvalidSchema if
         one is missing, soft deleted (unless `include_deleted`), or does not parse."""

@@ -139,6 +139,23 @@ def test_a_referenced_version_cannot_be_deleted(api, subject):
     assert (status, answer["error_code"]) == (422, 42206)
 
 
+
+def test_a_reference_to_the_latest_version_names_that_version_and_keeps_it_from_deletion(api, subject):
+    leaf = {"type": "fixed", "name": "Leaf", "size": 4}
+    api("POST", f"/subjects/{subject}-leaf/versions", schema_body(leaf))
+    root = schema_body({"type": "record", "name": "Root", "fields": [{"name": "l", "type": "Leaf"}]},
+                       references=[{"name": "Leaf", "subject": f"{subject}-leaf", "version": -1}])
+    root_id = api("POST", f"/subjects/{subject}-root/versions", root)[1]["id"]
+    pinned = [{"name": "Leaf", "subject": f"{subject}-leaf", "version": 1}]
+    assert api("GET", f"/schemas/ids/{root_id}")[1]["references"] == pinned
+    assert api("GET", f"/subjects/{subject}-leaf/versions/1/referencedby")[1] == [root_id]
+    status, answer, _ = api("DELETE", f"/subjects/{subject}-leaf")
+    assert (status, answer["error_code"]) == (422, 42206)
+    assert api("POST", f"/subjects/{subject}-root", root)[1]["id"] == root_id     # the lookup pins it too
+    api("PUT", f"/config/{subject}-leaf", {"compatibility": "NONE"})
+    assert api("POST", f"/subjects/{subject}-leaf/versions", schema_body({**leaf, "size": 8}))[0] == 200
+    assert api("GET", f"/schemas/ids/{root_id}")[1]["references"] == pinned     # the id keeps its meaning
+
 def test_compatibility_level_per_subject_and_global(api, subject):
     assert api("GET", f"/config/{subject}")[1]["error_code"] == 40408
     assert api("GET", f"/config/{subject}?defaultToGlobal=true")[1] == {"compatibilityLevel": "BACKWARD"}
@@ -218,3 +235,9 @@ def test_a_subject_with_a_slash_is_routed_when_percent_encoded(api, subject):
     assert client.get_latest_version(name).subject == name
     assert client.register_schema(f"{name}-2", Schema(json.dumps(RECORD), "AVRO")) == body["id"]
     assert api("DELETE", f"/subjects/{encoded}")[1] == [1]
+
+
+def test_a_body_nested_too_deeply_is_a_readable_400_and_the_registry_goes_on(api, subject):
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", b"[" * 100_000 + b"]" * 100_000)
+    assert (status, answer["error_code"]) == (400, 400) and "nested too deeply" in answer["message"]
+    assert api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))[0] == 200
