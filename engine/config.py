@@ -467,27 +467,31 @@ class BrokerConfig:
         return TOPIC_CONFIGS[topic_config].default, SOURCE_DEFAULT
 
 
-def validate_topic_configs(raw: dict[str, Any], existing: dict[str, Any] | None = None) -> dict[str, Any]:
+def validate_topic_configs(raw: dict[str, Any], existing: dict[str, Any] | None = None, *,
+                           broker: BrokerConfig | None = None) -> dict[str, Any]:
     """Parse topic config overrides, raising InvalidConfigError on unknown names or bad values.
 
     A None value (a deletion) is checked by name only and kept as None. The overrides the topic
     would then have (`existing`, the parsed ones it has, changed by `raw`) must agree with one
     another, as Kafka's LogConfig.validateValues checks: `min.compaction.lag.ms` at most
-    `max.compaction.lag.ms` (a config not overridden counts at its topic default)."""
+    `max.compaction.lag.ms`. A config the topic does not override counts at `broker`'s default
+    for topics (`log.cleaner.*.compaction.lag.ms` when set), or at Kafka's default without one."""
     parsed = {}
     for name, value in raw.items():
         definition = TOPIC_CONFIGS.get(name)
         if definition is None:
             raise InvalidConfigError(f"Unknown topic config name: {name}")
         parsed[name] = None if value is None else definition.parse(value)
-    _check_compaction_lags({**(existing or {}), **parsed})
+    _check_compaction_lags({**(existing or {}), **parsed}, broker)
     return parsed
 
 
-def _check_compaction_lags(overrides: dict[str, Any]) -> None:
+def _check_compaction_lags(overrides: dict[str, Any], broker: BrokerConfig | None) -> None:
     def lag(name: str) -> int:
         value = overrides.get(name)
-        return TOPIC_CONFIGS[name].default if value is None else value
+        if value is not None:
+            return value
+        return broker.topic_default(name)[0] if broker else TOPIC_CONFIGS[name].default
 
     low, high = lag("min.compaction.lag.ms"), lag("max.compaction.lag.ms")
     if low > high:

@@ -318,7 +318,8 @@ class Controller(TopicChanges):
     def reassign_partition(self, topic: str, index: int, target: list[int] | None) -> None:
         """Start moving a partition to `target` replicas, or cancel (None) an ongoing move."""
         topic_state, state = self._partition(topic, index)
-        record = RC.reassignment_record(self.image, topic_state, state, target, self.live_brokers())
+        record = RC.reassignment_record(self.image, topic_state, state, target, self.live_brokers(),
+                                        self._unclean_default())
         self._commit_partition_changes([record] if record else [])
         self._maybe_complete_reassignment(topic, index)
 
@@ -357,7 +358,8 @@ class Controller(TopicChanges):
         if name not in self.image.topics:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
         try:
-            parsed = validate_topic_configs(changes, self.image.topics[name].configs)
+            parsed = validate_topic_configs(changes, self.image.topics[name].configs,
+                                            broker=self.broker_config_for(-1))
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         internal_topics.check_topic_configs(name, self.image.topics[name].configs, parsed, self.broker_config)

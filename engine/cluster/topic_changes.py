@@ -35,6 +35,11 @@ REMOVALS_PER_COMMIT = 1000
 class TopicChanges:
     """The controller's topic changes (see the module docstring)."""
 
+    def parsed_configs(self, configs: dict[str, Any]) -> dict[str, Any]:
+        """A new topic's config overrides parsed and checked against the cluster's defaults for
+        topics; raises InvalidConfigError."""
+        return validate_topic_configs(configs, broker=self.broker_config_for(-1))
+
     def validate_new_topic(self, name: str, num_partitions: int, replication_factor: int,
                            assignments: dict[int, list[int]] | None, configs: dict[str, Any], *,
                            planned: NewTopics | None = None) -> dict[int, list[int]]:
@@ -50,7 +55,7 @@ class TopicChanges:
             raise ApiError(Errors.InvalidTopicError,
                            f"Topic '{name}' collides with existing topic: {colliding[0]}")
         try:
-            validate_topic_configs(configs)
+            self.parsed_configs(configs)
         except InvalidConfigError as exc:
             raise ApiError(Errors.InvalidConfigurationError, str(exc)) from None
         existing = planned.partitions if planned else None
@@ -163,7 +168,7 @@ class TopicChanges:
             self._check_partition_limit(len(assignment))
 
         await self._commit_new_partitions(topic_id, assignment, name=name, recheck=recheck,
-                                          topic_record=R.topic_record(name, topic_id, validate_topic_configs(configs)))
+                                          topic_record=R.topic_record(name, topic_id, self.parsed_configs(configs)))
         log.info("Created topic %s with %d partitions", name, len(assignment))
         return self.image.topics[name]
 
@@ -264,7 +269,7 @@ class NewTopics:
         assignment = self._controller.validate_new_topic(name, num_partitions, replication_factor, assignments,
                                                          configs, planned=self)
         topic_id = uuid.uuid4()
-        self._records[name] = [R.topic_record(name, topic_id, validate_topic_configs(configs))] + [
+        self._records[name] = [R.topic_record(name, topic_id, self._controller.parsed_configs(configs))] + [
             R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
             for p, replicas in sorted(assignment.items())]
         self.names.add(name)

@@ -279,6 +279,27 @@ def test_static_broker_config_is_a_topic_default(engine_factory, topic_name):
         admin.close()
 
 
+def test_compaction_lags_are_checked_against_the_brokers_defaults(engine_factory, topic_name):
+    """A lag the topic does not set counts at the broker's `log.cleaner.*.compaction.lag.ms`,
+    static or a dynamic cluster default, as Kafka's LogConfig.validate merges them in."""
+    engine = engine_factory(brokers=1, configs={"log.cleaner.min.compaction.lag.ms": "10000"})
+    admin = admin_client(engine.bootstrap)
+    try:
+        refused = create_topic(admin, topic_name, num_partitions=1, replication_factor=1,
+                               configs={"max.compaction.lag.ms": "5000"})
+        assert (refused["error_code"], refused["error_message"]) == (
+            40, "conflict topic config setting min.compaction.lag.ms (10000) > max.compaction.lag.ms (5000)")
+        assert create_topic(admin, topic_name, num_partitions=1, replication_factor=1)["error_code"] == 0
+
+        assert alter_cluster_default(engine.ports[0], {"log.cleaner.max.compaction.lag.ms": (SET, "20000")}) == 0
+        assert alter(admin, topic_name, {"min.compaction.lag.ms": (SET, "30000")}, raise_on_unknown=False) == (
+            "[Error 40] InvalidConfigurationError: conflict topic config setting "
+            "min.compaction.lag.ms (30000) > max.compaction.lag.ms (20000)")
+        assert alter(admin, topic_name, {"min.compaction.lag.ms": (SET, "15000")}) == "OK"
+    finally:
+        admin.close()
+
+
 def test_cluster_default_changes_the_effective_topic_default(engine_factory, topic_name):
     engine = engine_factory(brokers=3)
     admin = admin_client(engine.bootstrap)
