@@ -485,6 +485,14 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
 
 
 def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
+    # The entry to find: an operator's config change, made here so that the test stands alone.
+    operator = login("operator", viewport=DESKTOP)
+    operator.goto(shop.path + "topics/shop-payments/configs/retention.ms")
+    operator.fill("input[name=value]", "2d")
+    operator.click('[data-admin-action="preview-config"]')
+    operator.click('[data-admin-action="save-config"]')
+    expect(operator.locator(".messages")).to_contain_text("retention.ms of shop-payments set to 172800000.")
+
     admin = login("admin", viewport=DESKTOP)
     admin.goto("/audit/")
     # Targets (topic names, broker configs, schema subjects) keep to one or two lines.
@@ -494,10 +502,11 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
     assert lines and max(lines) <= 2, lines
     admin.select_option("#audit-filters select[name=actor]", "operator")
     admin.select_option("#audit-filters select[name=action]", "topic.config_set")
+    admin.fill("#audit-filters input[name=target]", "shop-payments")
     admin.click("#audit-filters button[type=submit]")
     details = admin.locator("#audit td.details")
-    expect(details.first).to_have_text(
-        "Set retention.ms of shop-orders from 604800000 ms (7 d) to 259200000 ms (3 d).")
+    expect(details).to_have_text(
+        ["Set retention.ms of shop-payments from 604800000 ms (7 d) to 172800000 ms (2 d)."])
     for text in admin.locator("#audit td.details").all_inner_texts():
         assert "None" not in text and "{" not in text
     admin.fill("#audit-filters input[name=target]", "no-such-target")
