@@ -111,7 +111,8 @@ def connector_validate(*, connect: ConnectCluster, config: dict[str, str]) -> di
 
 
 def connector_create(*, actor, connect: ConnectCluster, name: str, config: dict[str, str]) -> dict:
-    """Validate with Connect, then create; ConnectorConfigInvalid carries each field's errors."""
+    """Validate with Connect, then create; ConnectorConfigInvalid carries each field's errors.
+    The answer is Connect's (name, config, tasks, type) with the config's secrets hidden."""
     name = _check_name(name)
     config = {str(k): str(v) for k, v in config.items() if v is not None and str(v) != ""}
     config["name"] = name
@@ -123,7 +124,8 @@ def connector_create(*, actor, connect: ConnectCluster, name: str, config: dict[
         errors = validation_errors(infos)
         if errors:
             raise ConnectorConfigInvalid(errors)
-        return client.create(name, config)
+        created = client.create(name, config)
+    return {**created, "config": masked(created.get("config") or {}, secret_keys)}
 
 
 def _with_current_secrets(config: dict, current: dict, name: str) -> dict[str, str]:

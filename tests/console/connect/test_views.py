@@ -250,3 +250,27 @@ def test_the_plugins_form_grows_the_fields_of_each_transform_it_names(connect_ro
     config = selectors.connector_config(connect=connect_row, name="smt-src")
     assert config["transforms.route.replacement"] == "$1-routed"
     selectors.client_for(connect_row).delete("smt-src")
+
+
+def test_kafka_client_and_serializer_secrets_under_any_prefix_stay_hidden(connect_row, cluster, operator_client,
+                                                                           viewer_client, unique_topic):
+    topic = make_topic(cluster, unique_topic())
+    secrets = {"value.converter.basic.auth.user.info": "alice:basic-pw-1",
+               "producer.override.ssl.keystore.key": "pem-key-2",
+               "producer.override.ssl.truststore.certificates": "pem-certs-3", "database.password": "db-pw-4"}
+    created = operator_client.post(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors",
+                                   data=json.dumps({"name": "v-prefixed", "config": {
+                                       "connector.class": "counting_plugin.CountingSourceConnector",
+                                       "topic": topic, "count": "1", **secrets}}),
+                                   content_type="application/json")
+    assert created.status_code == 200, created.content.decode()[:2000]
+    assert all(created.json()["config"][key] == "[hidden]" for key in secrets)
+    shown = [created.content.decode(),
+             viewer_client.get(_base(connect_row) + "connectors/v-prefixed/").content.decode(),
+             viewer_client.get(f"/api/clusters/{cluster.pk}/connect/{connect_row.pk}/connectors/v-prefixed").content
+             .decode(),
+             operator_client.get(_base(connect_row) + "connectors/v-prefixed/config").content.decode(),
+             json.dumps(list(AuditLogEntry.objects.values_list("details", flat=True)))]
+    for value in secrets.values():
+        assert not any(value in text for text in shown), value
+    operator_client.post(_base(connect_row) + "connectors/v-prefixed/action", {"action": "delete", "confirmed": "yes"})
