@@ -185,22 +185,45 @@ def elect_record(image: MetadataImage, topic: TopicState, state: PartitionState,
 
 
 def reassignment_record(image: MetadataImage, topic: TopicState, state: PartitionState,
-                        target: list[int] | None, live: set[int]) -> dict | None:
-    """Start (target) or cancel (None) a reassignment of one partition."""
+                        target: list[int] | None, live: set[int], broker_unclean: bool = False) -> dict | None:
+    """Start (target) or cancel (None) a reassignment of one partition.
+
+    As Kafka's ReplicationControlManager, a new target is measured against the current
+    replicas, those of a reassignment under way included: a replica it leaves out, even one
+    that reassignment was adding, is removing, and stays (in the ISR, maybe leading) until
+    every target replica is in sync; completion_record then drops it from the replicas, the
+    ISR and the leadership. A replica is adding while it is not one of the replicas the
+    partition had before any reassignment, so a cancel still returns there."""
+    if target is None:
+        return _revert_record(image, topic, state, live, broker_unclean)
+    _check_target(image, target)
     ongoing = bool(state.adding_replicas or state.removing_replicas)
     original = [r for r in state.replicas if r not in state.adding_replicas]
-    if target is None:
-        if not ongoing:
-            raise ApiError(Errors.NoReassignmentInProgressError, "no reassignment in progress")
-        isr = [r for r in state.isr if r in original] or state.isr
-        leader = state.leader if state.leader in original else choose_leader(state, isr, live, unclean=False)[0]
-        return change(topic, state, leader=leader, isr=isr, replicas=original, adding=[], removing=[])
-    _check_target(image, target)
-    if target == original and not ongoing:
+    if target == state.replicas and not ongoing:
         return None
+    removing = [r for r in state.replicas if r not in target]
     adding = [r for r in target if r not in original]
-    removing = [r for r in original if r not in target]
     return change(topic, state, replicas=target + removing, adding=adding, removing=removing)
+
+
+def _revert_record(image: MetadataImage, topic: TopicState, state: PartitionState, live: set[int],
+                   broker_unclean: bool) -> dict:
+    """Cancel, as Kafka's PartitionReassignmentRevert: the replicas lose the ones being added,
+    and so does the ISR. An ISR of only added replicas would leave nothing in sync: the
+    cancel then needs unclean election on the topic, and restarts the ISR with the first
+    original replica."""
+    if not (state.adding_replicas or state.removing_replicas):
+        raise ApiError(Errors.NoReassignmentInProgressError, "no reassignment in progress")
+    original = [r for r in state.replicas if r not in state.adding_replicas]
+    isr = [r for r in state.isr if r not in state.adding_replicas]
+    if not isr:
+        if not unclean_allowed(image, topic, broker_unclean):
+            raise ApiError(Errors.InvalidReplicationAssignmentError,
+                           f"Unable to revert partition assignment for {topic.name}:{state.partition} because "
+                           "it would require an unclean leader election.")
+        isr = original[:1]
+    leader = state.leader if state.leader in isr else next((r for r in original if r in isr and r in live), -1)
+    return change(topic, state, leader=leader, isr=isr, replicas=original, adding=[], removing=[])
 
 
 def _check_target(image: MetadataImage, target: list[int]) -> None:

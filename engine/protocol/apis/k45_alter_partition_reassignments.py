@@ -3,8 +3,13 @@
 Replicas set: start moving the partition there. The new replicas join as followers and
 catch up (throttled if the topic's `*.replication.throttled.replicas` say so); when all
 target replicas are in the ISR the controller drops the removed ones and, if the leader
-is among them, moves leadership to a target replica. Replicas null: cancel, returning to
-the original replicas (NO_REASSIGNMENT_IN_PROGRESS if none is going on).
+is among them, moves leadership to a target replica. A new target for a partition already
+moving is measured against its current replicas, as Kafka's controller does: a replica
+being added that the new target leaves out is removed like any other, after the target is in
+sync, never left in the ISR or leading. Replicas null: cancel, returning to the original
+replicas (NO_REASSIGNMENT_IN_PROGRESS if none is going on); when only replicas being added
+are in sync, a cancel needs unclean election on the topic, else INVALID_REPLICA_ASSIGNMENT
+with Kafka's message.
 Each partition is its own metadata commit; they run in slices of the event loop
 (engine/cluster/slices.py).
 Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis).
