@@ -111,7 +111,7 @@ def _quota(verb: str) -> Callable[[str, Details], str]:
 def _reset(target: str, d: Details) -> str:
     listed = d.get("changes") or []
     count = d.get("partitions")
-    changed = f" on {_partitions(count)}" if count is not None else ""
+    changed = f", on {_partitions(count)}" if count is not None else ""
     clamped = f", {_text(d['clamped'])} clamped to the log's range" if d.get("clamped") else ""
     shown = f" ({'; '.join(listed)}{' …' if count and count > len(listed) else ''})" if listed else ""
     return f"Reset the committed offsets of group {target} to {d.get('reset', 'new offsets')}{changed}{clamped}{shown}."

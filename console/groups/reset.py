@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput, NotFound
+from console.formatting import timestamp_utc
 from console.groups.members import client_host_shown
 from console.kafka_gateway import Gateway, GatewayError, PartitionInfo
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, CommittedOffset, GroupMember
@@ -52,12 +53,15 @@ class ResetSpec:
             raise InvalidInput(f"The target {TARGETS[self.target]} needs a value.")
 
     def summary(self) -> str:
-        target = {"offset": f"offset {self.offset}", "shift": f"shift by {self.shift:+d}" if self.shift is not None
-                  else "shift", "datetime": f"timestamp {self.timestamp_ms} ms"}.get(self.target, self.target)
-        scope = {"all": "all topics", "topic": f"topic {self.topic}",
+        """In a person's words: "the earliest offset, every topic", "the first offset at or after
+        2026-11-27 14:00:00 UTC, topic orders"; the preview, the message and the audit log say it."""
+        target = {"offset": f"offset {self.offset}", "shift": f"a shift by {self.shift:+d}" if self.shift is not None
+                  else "a shift", "datetime": f"the first offset at or after {timestamp_utc(self.timestamp_ms)}"
+                  }.get(self.target, TARGETS.get(self.target, self.target))
+        scope = {"all": "every topic", "topic": f"topic {self.topic}",
                  "partitions": f"{self.topic} partitions {', '.join(map(str, self.partitions))}"}.get(self.scope,
                                                                                                      self.scope)
-        return f"{target} on {scope}"
+        return f"{target}, {scope}"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.errors import InvalidInput, NotFound
+from console.formatting import timestamp_utc
 from console.groups.members import client_host_shown
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.group_records import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
@@ -44,9 +45,12 @@ class ShareResetSpec:
             raise InvalidInput(f"The target {TARGETS[self.target]} needs a value.")
 
     def summary(self) -> str:
-        target = {"offset": f"offset {self.offset}", "datetime": f"timestamp {self.timestamp_ms} ms"}.get(
-            self.target, self.target)
-        return f"{target} on {'all topics' if self.scope == 'all' else 'topic ' + self.topic}"
+        """In a person's words: "the earliest offset, every topic", "the first offset at or after
+        2026-11-27 14:00:00 UTC, topic orders"."""
+        target = {"offset": f"offset {self.offset}",
+                  "datetime": f"the first offset at or after {timestamp_utc(self.timestamp_ms)}"}.get(
+            self.target, TARGETS.get(self.target, self.target))
+        return f"{target}, {'every topic' if self.scope == 'all' else 'topic ' + self.topic}"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from kafka import KafkaConsumer
 from console.accounts.audit_text import describe
 from console.accounts.models import AuditLogEntry
 from console.clusters.services import cluster_create
+from console.groups.reset import ResetSpec
 from tests.console.conftest import make_topic
 from tests.console.groups.conftest import commit, committed
 from tests.support.engine_process import free_port_range
@@ -188,7 +189,17 @@ def test_reset_page_without_a_target_shows_the_form(cluster, operator_client, un
     preview = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
                                   {"target": "latest", "scope": "all"})
     assert preview.status_code == 200 and 'id="apply-reset"' in preview.content.decode()
-    assert "<p>latest on all topics: 1 partition.</p>" in preview.content.decode() and "(s)" not in preview.content.decode()
+    assert ('<p id="reset-summary">Reset to the latest offset, every topic: 1 partition.</p>' in preview.content.decode()
+            and "(s)" not in preview.content.decode())
+    # A date and time reads as one, in UTC, not as Kafka's epoch milliseconds.
+    at = operator_client.get(reverse("groups:reset", args=[cluster.pk, group]),
+                             {"target": "datetime", "scope": "topic", "topic": topic, "datetime": "2026-01-31T14:00",
+                              "zone": "+02:00"}).content.decode()
+    assert (f'<p id="reset-summary">Reset to the first offset at or after 2026-01-31 12:00:00 UTC, topic {topic}: '
+            '1 partition.</p>') in at
+    assert describe(action="group.reset_offsets", target=group, details={"reset": ResetSpec(
+        target="shift", shift=-5, scope="partitions", topic=topic, partitions=(0,)).summary(), "partitions": 1},
+        ) == f"Reset the committed offsets of group {group} to a shift by -5, {topic} partitions 0, on 1 partition."
 
 
 def test_first_group_lookup_on_a_fresh_cluster_is_a_404_not_an_outage(viewer_client, engine_factory, db):
