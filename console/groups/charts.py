@@ -28,16 +28,25 @@ def partition_lag_chart(*, partitions: Sequence[PartitionRow]) -> dict:
         return empty_figure(title="Lag per partition", message=(
             "Lag 0 on every committed partition: nothing to draw." if by_topic else
             "No partition has a committed offset, and they hold no records: no lag to draw."))
-    traces = [go.Bar(name=topic, x=[f"{topic}-{p.partition}" for p in rows], y=[p.lag for p in rows],
-                     hovertemplate="%{x}: lag %{y:,}<extra></extra>")
+    # A group that reads one topic (most do) names the topic once, on the axis: bars labelled
+    # "0", "1", ... keep the plot tall on a phone, where "orders-11" stood on its side.
+    topics = {p.topic for p in partitions}
+    only = next(iter(topics)) if len(topics) == 1 else None
+
+    def label(p: PartitionRow) -> str:
+        return str(p.partition) if only else f"{p.topic}-{p.partition}"
+    where = f"{only}-%{{x}}" if only else "%{x}"
+    traces = [go.Bar(name=topic, x=[label(p) for p in rows], y=[p.lag for p in rows],
+                     hovertemplate=where + ": lag %{y:,}<extra></extra>")
               for topic, rows in by_topic.items()]
     if uncommitted:
-        traces.append(go.Bar(name="no commit (records held)", x=[f"{p.topic}-{p.partition}" for p in uncommitted],
+        traces.append(go.Bar(name="no commit (records held)", x=[label(p) for p in uncommitted],
                              y=[p.records for p in uncommitted], marker={"color": NO_COMMIT_COLOR, "opacity": 0.6},
-                             hovertemplate="%{x}: no commit, %{y:,} records<extra></extra>"))
+                             hovertemplate=where + ": no commit, %{y:,} records<extra></extra>"))
     # Records, as the analytics page's lag charts say: a grey bar is records held, not records behind.
-    layout = base_layout(title="Lag per partition", x_title="Partition", y_title="Records")
+    layout = base_layout(title="Lag per partition", x_title=f"Partition of {only}" if only else "Partition",
+                         y_title="Records")
     layout.barmode = "overlay"          # one bar per partition: its lag, or its records without a commit
     layout.xaxis.categoryorder = "array"
-    layout.xaxis.categoryarray = [f"{p.topic}-{p.partition}" for p in partitions]
+    layout.xaxis.categoryarray = [label(p) for p in partitions]
     return figure_data(go.Figure(data=traces, layout=layout))

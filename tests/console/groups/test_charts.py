@@ -31,3 +31,15 @@ def test_bars_that_would_all_be_zero_are_a_sentence():
     empty = partition_lag_chart(partitions=[_row(0, committed=None, end=4, start=4)])
     assert _message(empty) == "No partition has a committed offset, and they hold no records: no lag to draw."
     assert _message(partition_lag_chart(partitions=[])) == "No partition has a committed offset: no lag to draw."
+
+
+def test_a_group_of_one_topic_names_it_on_the_axis_and_its_bars_by_partition_number():
+    chart = partition_lag_chart(partitions=[_row(p, committed=3, end=10) for p in range(12)])
+    assert chart["data"][0]["x"] == [str(p) for p in range(12)]
+    assert chart["layout"]["xaxis"]["title"]["text"] == "Partition of orders"
+    assert chart["data"][0]["hovertemplate"].startswith("orders-%{x}: lag")
+    two = partition_lag_chart(partitions=[_row(0, committed=3, end=10),
+                                          PartitionRow(topic="refunds", partition=0, committed_offset=1, log_end_offset=4,
+                                                       lag=3, owner=None, owner_client_id=None, metadata="")])
+    assert [t["x"] for t in two["data"]] == [["orders-0"], ["refunds-0"]]
+    assert two["layout"]["xaxis"]["title"]["text"] == "Partition"
