@@ -53,6 +53,9 @@ def test_list_and_detail_show_lag(cluster, engine_cluster, viewer_client, unique
     body = page.content.decode()
     assert 'id="empty-group"' in body and "no members" in body
     assert 'data-chart="partition-lag-data"' in body and ADMIN_MARKER not in body
+    # The coordinator is a broker, named and linked as the overview names the controller.
+    broker = reverse("brokers:detail", args=[cluster.pk, view.coordinator])
+    assert f'<dd id="group-coordinator"><a href="{broker}">broker {view.coordinator}</a></dd>' in body
 
     api = viewer_client.get(reverse("api:group", args=[cluster.pk, group])).json()
     assert api["total_lag"] == 5 and api["is_empty"] is True

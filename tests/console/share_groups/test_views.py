@@ -49,6 +49,8 @@ def test_the_share_group_page_shows_members_partitions_and_in_flight_records(clu
     assert ADMIN_MARKER not in body                # a viewer sees no action
     assert "{#" not in body and "GROUP resource" not in body        # the configs' template comment stays unprinted
     assert '<td title="/127.0.0.1">127.0.0.1</td>' in body              # the member's host, without Kafka's slash
+    broker = reverse("brokers:detail", args=[cluster.pk, view.coordinator])
+    assert f'<dd id="group-coordinator"><a href="{broker}">broker {view.coordinator}</a></dd>' in body
     api = viewer_client.get(reverse("api:share_group", args=[cluster.pk, group])).json()
     assert api["partitions"][0]["acquired"] == 4 and api["is_empty"] is False
 
