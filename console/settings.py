@@ -410,6 +410,14 @@ CELERY_BEAT_SCHEDULE.update({
     "alerts-deliver-due": {"task": "console.alerts.tasks.alerts_deliver_due",
                            "schedule": ALERTS_DELIVERY_SWEEP_SECONDS},
 })
+# The Kafka client libraries log each connection they open and close at INFO, and the workers open
+# a client per task: their warnings and errors are kept, their chatter left out.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "loggers": {name: {"level": "WARNING"} for name in ("kafka", "aiokafka")},
+}
+
 # E-mail receivers go through Django's mail settings.
 EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1, maximum=65535)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import sys
+import time
 from pathlib import Path
 
 from console.connect import bundled as connect_bundled
@@ -23,6 +25,7 @@ from console.localenv import BUNDLED_BROKERS, bundled_bootstrap, engine_port
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("DATA_DIR", ROOT / "data"))
 CREDENTIALS = DATA / "console-admin.txt"
+ENGINE_START_TIMEOUT_S = 120
 
 
 def redis_url_and_process(python: str) -> tuple[str, str | None]:
@@ -85,6 +88,28 @@ def registry_port() -> int:
     return int(os.environ.get("REGISTRY_PORT", "8081"))
 
 
+def after_engine_listens(python: str, command: str) -> str:
+    """`command` started once the bundled engine accepts connections: the registry and the
+    Connect worker would otherwise each log connection errors while the brokers start."""
+    return f"{python} -m console.stack --wait-for 127.0.0.1:{engine_port()} && exec {command}"
+
+
+def wait_for_listener(address: str, timeout_s: float = ENGINE_START_TIMEOUT_S) -> int:
+    """0 once something accepts connections at `address` (host:port); 1, saying so, after
+    `timeout_s` without."""
+    host, port = address.rsplit(":", 1)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return 0
+        except OSError:
+            time.sleep(0.2)
+    print(f"Nothing accepts connections at {address} after {timeout_s:.0f} s: see the engine's lines above.",
+          file=sys.stderr, flush=True)
+    return 1
+
+
 def processes(python: str, redis_command: str | None, secure_users=None) -> dict[str, str]:
     """`secure_users` (console/secure_stack.py): the engine runs the secure profile."""
     bin_dir = Path(python).parent
@@ -92,9 +117,10 @@ def processes(python: str, redis_command: str | None, secure_users=None) -> dict
     procs = {
         "engine": f"{python} -m engine serve --data-dir {DATA} --brokers {BUNDLED_BROKERS} --host 127.0.0.1 "
                   f"--port {engine_port()}" + (secure_stack.engine_args(secure_users) if secure_users else ""),
-        "registry": f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
-                    f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}"
-                    + (secure_stack.registry_args() if secure_users else ""),
+        "registry": after_engine_listens(python, (
+            f"{python} -m engine registry --bootstrap 127.0.0.1:{engine_port()} --port {registry_port()} "
+            f"--token-file {DATA / 'registry.token'} --auth-url http://127.0.0.1:{web_port}"
+            + (secure_stack.registry_args() if secure_users else ""))),
         # The workers, as settings.CONSOLE_WORKERS lays them out (queues, pools, how many).
         **worker_commands(bin_dir),
         # Schedules live in the database (django-celery-beat), edited in the console; beat sends
@@ -103,7 +129,7 @@ def processes(python: str, redis_command: str | None, secure_users=None) -> dict
         "web": f"{bin_dir / 'daphne'} -b 127.0.0.1 -p {web_port} console.asgi:application",
     }
     if connect_bundled.enabled():
-        procs["connect"] = connect_bundled.worker_command(python, DATA, bundled_bootstrap())
+        procs["connect"] = after_engine_listens(python, connect_bundled.worker_command(python, DATA, bundled_bootstrap()))
     if redis_command:
         procs = {"redis": redis_command, **procs}
     return procs
@@ -149,4 +175,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--wait-for"]:
+        sys.exit(wait_for_listener(sys.argv[2]))
     sys.exit(main())

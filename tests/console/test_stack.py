@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine_process import ROOT, _answers_api_versions, free_port_range
+from tests.support.engine_process import ROOT, answers_api_versions, free_port_range
 from tests.support.waiting import wait_until
 
 
@@ -118,7 +118,7 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
 
         def everything_up() -> bool:
             assert stack.poll() is None, output()
-            return (all(_answers_api_versions(engine_port + i) for i in range(3))
+            return (all(answers_api_versions(engine_port + i) for i in range(3))
                     and answers(redis_port, b"PING\r\n", b"+PONG")
                     and answers(web_port, b"GET /login/ HTTP/1.0\r\n\r\n", b"HTTP/1.0 200")
                     and answers(registry_port, b"GET /schemas/types HTTP/1.0\r\n\r\n", b"HTTP/1.0 401")
@@ -138,6 +138,12 @@ def test_make_run_starts_everything_creates_the_first_admin_and_ctrl_c_stops_it_
         assert bundled_bootstrap(tmp_path / "db.sqlite3") == real_ports
         assert f"Kafka:    {real_ports}" in output()
         assert bundled_connect(tmp_path / "db.sqlite3") == f"http://127.0.0.1:{connect_port}"
+        # The registry and Connect start once the brokers listen, so neither logs a refused
+        # connection; the workers' Kafka clients keep their per-connection chatter to themselves.
+        assert not re.search(r"^\S+ (registry|connect)\s*\|.*(ERROR|ECONNREFUSED|Unable connect)", output(), re.M)
+        wait_until(lambda: re.search(r"analytics_snapshot\[\S+\] succeeded", output()), timeout=60,
+                   message="the first analytics snapshot, a task with a Kafka client")
+        assert "Initializing connection for node_id" not in output()
 
         os.killpg(stack.pid, signal.SIGINT)   # what Ctrl-C in the terminal does
         stack.wait(60)

@@ -135,7 +135,7 @@ class EngineProcess:
                 raise RuntimeError(f"engine exited with {code}:\n{self.log_text()}")
             # Our engine printed that it bound its ports, so the brokers answering are ours and
             # not another test run's that happened to pick the same ports.
-            if READY_MARKER in self._log_since(log_start) and all(_answers_api_versions(p, self.tls) for p in self.ports):
+            if READY_MARKER in self._log_since(log_start) and all(answers_api_versions(p, self.tls) for p in self.ports):
                 self._started_before = True
                 return self
             time.sleep(0.05)
@@ -173,7 +173,7 @@ class PortTakenError(RuntimeError):
     pass
 
 
-def _answers_api_versions(port: int, tls=None) -> bool:
+def answers_api_versions(port: int, tls=None) -> bool:
     """True once the broker on `port` answers an ApiVersions request (a listening socket
     alone is not enough: the broker may not serve requests yet)."""
     request = ApiVersionsRequest[0]()
