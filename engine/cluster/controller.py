@@ -70,7 +70,19 @@ class Controller(TopicChanges):
                      self._journal.generation)
         if not self.image.cluster_id:
             self._commit([R.cluster_record(_new_cluster_id())])
+        self._mend_stray_members()
         self._apply_broker_config_overrides()
+
+    def _mend_stray_members(self) -> None:
+        """The journal may hold partitions whose ISR or leader names a broker that is not one
+        of their replicas (RC.stray_member_records): they are mended before any broker serves."""
+        mends = RC.stray_member_records(self.image)
+        for record in mends:
+            topic = self.image.topics_by_id[uuid.UUID(record["topic_id"])]
+            before = topic.partitions[record["partition"]]
+            log.warning("%s-%d named brokers that are not its replicas: ISR %s -> %s, leader %d -> %d", topic.name,
+                        before.partition, before.isr, record["isr"], before.leader, record["leader"])
+        self._commit_partition_changes(mends)
 
     def broker_config_for(self, node_id: int) -> BrokerConfig:
         """The effective config of one broker (node_id -1: the cluster-wide view, no per-broker layer)."""
@@ -108,7 +120,10 @@ class Controller(TopicChanges):
     def _check_before_journaling(self, records: list[dict]) -> None:
         try:
             R.check_batch(self.image, records)
-        except R.MetadataRecordError as exc:
+            for record in records:
+                if record["type"] == "partition":
+                    RC.check_members(record)
+        except (R.MetadataRecordError, ValueError) as exc:
             log.error("A metadata change was refused before it was journaled: %s", exc)
             raise ApiError(Errors.UnknownError, "the metadata change could not be applied") from None
 

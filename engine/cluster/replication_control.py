@@ -136,7 +136,10 @@ def longest_log_records(image: MetadataImage, reports: dict[int, dict[tuple[str,
     out = []
     for topic, state in partitions_of(image):
         key = (topic.name, state.partition)
-        replicas = {r: reports[r].get(key, empty) for r in state.isr if r in reports and r in live}
+        # Only replicas may lead: an ISR member that is not one (as a reassignment retargeted under
+        # way could once leave in the journal) is no candidate.
+        replicas = {r: reports[r].get(key, empty) for r in state.isr
+                    if r in reports and r in live and r in state.replicas}
         if len(replicas) < 2:
             continue
         best = max(replicas, key=lambda r: (replicas[r].length, r == state.leader, -state.replicas.index(r)))
@@ -148,6 +151,37 @@ def longest_log_records(image: MetadataImage, reports: dict[int, dict[tuple[str,
         if record:
             out.append(record)
     return out
+
+
+def stray_member_records(image: MetadataImage) -> list[dict]:
+    """Records that take out of each ISR, and off each leadership, a broker that is not a
+    replica of the partition. A reassignment retargeted while under way could once leave
+    such a state in the journal; the controller mends it at start. A leader taken off
+    leaves the partition leaderless until a replica in the ISR is live (unfence_records);
+    an ISR of strays alone is left for an operator's unclean election."""
+    out = []
+    for topic, state in partitions_of(image):
+        isr = [r for r in state.isr if r in state.replicas]
+        if isr == state.isr and state.leader in (-1, *state.replicas):
+            continue
+        if not isr:
+            continue
+        record = change(topic, state, leader=state.leader if state.leader in isr else -1, isr=isr)
+        if record:
+            out.append(record)
+    return out
+
+
+def check_members(record: dict) -> None:
+    """A partition record's leader, ISR and reassignment lists name only its replicas; raises
+    ValueError otherwise (the controller never journals such a record)."""
+    replicas = set(record["replicas"])
+    if record["leader"] not in replicas | {-1}:
+        raise ValueError(f"leader {record['leader']} is not a replica")
+    for key in ("isr", "adding", "removing"):
+        strays = [r for r in record.get(key, ()) if r not in replicas]
+        if strays:
+            raise ValueError(f"{key} {strays} are not replicas")
 
 
 def alter_isr_record(topic: TopicState, state: PartitionState, *, leader_id: int, leader_epoch: int,

@@ -1,11 +1,16 @@
 """Reassignments changed while under way, with real clients: a new target or a cancel leaves
-the ISR and the leader within the partition's replicas, as Kafka's controller does."""
+the ISR and the leader within the partition's replicas, as Kafka's controller does; a journal
+that names a non-replica in an ISR is mended at start."""
 import kafka.errors as Errors
 import pytest
 from kafka import KafkaAdminClient, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, NewTopic
 
+from engine.cluster import records as R
+from engine.cluster.journal import MetadataJournal
+from engine.cluster.metadata import MetadataImage
 from tests.engine.cluster.helpers import partition_state, start_broker, stop_broker, wait_until
+from tests.support.partition_io import read_values, send_values
 
 # Auto leader rebalance off: the tests place leaderships themselves.
 FAST = {"replica.lag.time.max.ms": "2000", "auto.leader.rebalance.enable": "false"}
@@ -79,3 +84,29 @@ def test_cancel_with_only_added_replicas_in_sync_needs_unclean_election(cluster,
     leader, replicas, isr = partition_state(cluster.bootstrap, topic_name)[0]
     assert (leader, replicas, sorted(isr)) == (1, [0, 1, 2], [0, 1, 2])
     admin.close()
+
+
+def test_a_journal_with_a_non_replica_in_an_isr_is_mended_at_start(engine_factory, tmp_path, topic_name):
+    """Such a record (a retarget under way once wrote one) stopped the next start; now the
+    controller takes the stray broker out of the ISR before any broker serves."""
+    data_dir = tmp_path / "data"
+    engine = engine_factory(brokers=2, data_dir=data_dir)
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, request_timeout_ms=15000)
+    admin.create_topics([NewTopic(topic_name, -1, -1, replica_assignments={0: [0]})])
+    admin.close()
+    send_values(engine.bootstrap, topic_name, [b"kept"], acks="all")
+    assert engine.terminate() == 0
+
+    journal = MetadataJournal(data_dir / "__cluster_metadata")
+    image = MetadataImage()
+    for _, _, record in journal.replay():
+        R.apply(image, record)
+    state = image.partition(topic_name, 0)
+    journal.append([R.partition_record(image.topics[topic_name].topic_id, 0, [0], 0, state.leader_epoch, [0, 1],
+                                       state.partition_epoch + 1)])
+    journal.close()
+
+    engine = engine_factory(brokers=2, data_dir=data_dir)
+    assert partition_state(engine.bootstrap, topic_name)[0] == (0, [0], [0])
+    assert read_values(engine.bootstrap, topic_name, 1) == [b"kept"]
+    assert f"{topic_name}-0 named brokers that are not its replicas: ISR [0, 1] -> [0]" in engine.log_text()
