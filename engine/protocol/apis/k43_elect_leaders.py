@@ -8,12 +8,15 @@ answer leaves out the partitions whose leader is already the desired one (ELECTI
 Each partition's election is its own metadata commit; they run in slices of the event loop
 (engine/cluster/slices.py), so that a request naming every partition of a big cluster never
 holds it.
+An election type other than 0 and 1 is refused whole: INVALID_REQUEST "Unknown election type N",
+at the top and on each partition, as Kafka's controller answers; nothing is elected.
 Authorization: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED (as KafkaApis; a request for
 all partitions is then answered with none, so it names no topic).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import ElectLeadersRequest, ElectLeadersResponse
 
+from engine.cluster import replication_control as RC
 from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.registry import api
@@ -35,11 +38,9 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
         for entry in request.topic_partitions:
             wanted.setdefault(entry.topic, []).extend(entry.partitions)
     if not authorize.authorize_cluster(ctx, ALTER):
-        error = Errors.ClusterAuthorizationFailedError.errno
-        return ElectLeadersResponse(throttle_time_ms=0, error_code=error, replica_election_results=[
-            Result(topic=topic, partition_result=[PartitionResult(partition_id=i, error_code=error, error_message=None)
-                                                  for i in partitions])
-            for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
+        return _refused(request, wanted, Errors.ClusterAuthorizationFailedError.errno, None)
+    if election_type not in (RC.PREFERRED, RC.UNCLEAN):
+        return _refused(request, wanted, Errors.InvalidRequestError.errno, f"Unknown election type {election_type}")
     results = []
     with slices.Pacer() as pacer:     # one election (one metadata commit) per partition, in slices
         for topic, partitions in wanted.items():
@@ -57,3 +58,12 @@ async def handle_elect_leaders(ctx, request: ElectLeadersRequest) -> ElectLeader
                 await pacer.tick()
             results.append(Result(topic=topic, partition_result=answers))
     return ElectLeadersResponse(throttle_time_ms=0, error_code=Errors.NoError.errno, replica_election_results=results)
+
+
+def _refused(request, wanted: dict, error: int, message: str | None) -> ElectLeadersResponse:
+    """The whole request refused, as Kafka's ElectLeadersRequest.getErrorResponse: the error at
+    the top and on each partition named (none when the request named none)."""
+    return ElectLeadersResponse(throttle_time_ms=0, error_code=error, replica_election_results=[
+        Result(topic=topic, partition_result=[PartitionResult(partition_id=i, error_code=error, error_message=message)
+                                              for i in partitions])
+        for topic, partitions in (wanted.items() if request.topic_partitions is not None else ())])
