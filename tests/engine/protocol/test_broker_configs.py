@@ -124,6 +124,14 @@ def confluent_incremental(admin, node: str, changes: dict) -> None:
      "These security configs can be dynamically updated only per-listener using the listener prefix: "
      "Set(ssl.keystore.location)"),
     ({RELOGIN: "soon"}, f"Invalid value soon for configuration {RELOGIN}: Not a number of type LONG"),
+    # Kafka's own ranges for the log configs the brokers act on: a ratio above 1 would stop
+    # compaction, a negative retention drop tombstones before consumers see them.
+    ({"log.cleaner.min.cleanable.ratio": "7"},
+     "Invalid value 7 for configuration log.cleaner.min.cleanable.ratio: Value must be no more than 1"),
+    ({"log.cleaner.delete.retention.ms": "-50"},
+     "Invalid value -50 for configuration log.cleaner.delete.retention.ms: Value must be at least 0"),
+    ({"compression.type": "brotli"}, "Invalid value brotli for configuration compression.type: String must be one "
+                                     "of: uncompressed, zstd, lz4, snappy, gzip, producer"),
 ])
 def test_confluent_kafka_refusals_carry_kafkas_error_and_message(engine, changes, message):
     from confluent_kafka.admin import AdminClient
