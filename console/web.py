@@ -3,7 +3,7 @@
 Pages: `@page(VIEWER)` checks the role (`refused`: the 403 page, naming the role needed) and
 renders `error.html` (503) when the cluster cannot be asked, or the 403 page "not authorized"
 when it refused the console's principal (an ACL), so a page never fails with a 500 for it;
-NotFound becomes a 404. Pages that can show part of what they read catch NotAuthorized
+NotFound becomes a 404 and InvalidInput (a wrong value in the address) a 400. Pages that can show part of what they read catch NotAuthorized
 themselves and show `not_authorized_note` in its place. JSON: `@json_api(VIEWER)` does the same with JSON bodies,
 answers 401 (not a redirect to the login form) to anonymous callers, and accepts HTTP Basic
 credentials so scripts can `curl -u user:password`.
@@ -45,6 +45,10 @@ def page(minimum_role: str):
                 raise Http404(str(exc)) from exc
             except NotAuthorized as exc:
                 return not_authorized(request, exc)
+            except InvalidInput as exc:       # the address asks for what cannot be: not an outage
+                return render(request, "error.html", {"message": str(exc), "status": 400,
+                                                      "heading": "Cannot show what this address asks for",
+                                                      "back": _way_back(request)}, status=400)
             except ConsoleError as exc:
                 return render(request, "error.html", {"message": str(exc), "status": 503,
                                                       "back": _way_back(request)}, status=503)

@@ -275,7 +275,8 @@ def message_get_raw(*, cluster: Cluster, topic: str, partition: int, offset: int
 
 
 def _bounds(reader: TopicReader, partition: int, offset: int):
-    _partitions(reader, partition)
+    if partition not in reader.partitions:          # a record's address, not a form's field
+        raise NotFound(f"Topic {reader.topic} has no partition {partition} (it has {len(reader.partitions)}).")
     bounds = reader.offsets([partition])[partition]
     if not bounds.log_start_offset <= offset < bounds.high_watermark:
         raise NotFound(f"Partition {partition} holds offsets {bounds.log_start_offset} to "

@@ -6,9 +6,11 @@ import re
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from console.accounts.roles import VIEWER
 from console.clusters.services import cluster_create
+from console.errors import InvalidInput
 from console.kafka_gateway.errors import error_for_code
-from console.web import not_authorized, server_error
+from console.web import not_authorized, page, server_error
 from tests.support.engine_process import free_port_range
 
 
@@ -70,3 +72,15 @@ def test_not_found_and_server_error_say_their_code_once(db, viewer_client, users
     page = said(server_error(request).content.decode())
     assert page["title"] == "Server error · Kafka console" and page["headings"] == ["Server error"]
     assert page["text"].count("500") == 1 and "Traceback" not in page["text"]
+
+
+def test_an_address_that_asks_for_what_cannot_be_is_a_400_not_an_outage(db, users):
+    @page(VIEWER)
+    def view(request):
+        raise InvalidInput("Topic orders has no partition 9 (it has 6).")
+    request = RequestFactory().get("/clusters/1/topics/orders/")
+    request.user = users["viewer"]
+    response = view(request)
+    shown = said(response.content.decode())
+    assert response.status_code == 400 and shown["headings"] == ["Cannot show what this address asks for"]
+    assert shown["text"].count("400") == 1 and "Topic orders has no partition 9 (it has 6)." in shown["text"]

@@ -214,6 +214,9 @@ def test_a_large_value_is_previewed_on_its_page_and_downloads_whole(cluster, eng
     assert raw["Content-Type"] == "application/octet-stream" and "attachment" in raw["Content-Disposition"]
     assert raw.content == big
     assert viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 0, 1])).status_code == 404
+    # A record's address naming a partition the topic does not have is not found either, not an outage.
+    missing = viewer_client.get(reverse("messages:detail", args=[cluster.pk, topic, 9, 0]))
+    assert missing.status_code == 404 and f"Topic {topic} has no partition 9 (it has 1)." in missing.content.decode()
 
 
 def test_producing_to_a_partition_that_does_not_exist_is_a_readable_error(cluster, topic, operator_client):
