@@ -125,6 +125,8 @@ def test_bad_reset_input_is_a_form_error(cluster, operator_client, unique_topic,
         for answer in (operator_client.get(url, data), operator_client.post(url, data)):
             assert answer.status_code == 400, data
             assert field in answer.context["form"].errors, data
+            for error in answer.context["form"].errors[field]:       # said once, beside its field
+                assert answer.content.decode().count(html.escape(error)) == 1, (data, error)
     api = operator_client.get(reverse("api:group_reset_preview", args=[cluster.pk, group]),
                               {"target": "offset", "scope": "all", "offset": "x"})
     assert api.status_code == 400 and "offset" in api.json()["error"]
