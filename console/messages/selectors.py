@@ -131,6 +131,9 @@ def message_browse(*, cluster: Cluster, topic: str, query: BrowseQuery, mask: bo
         partitions = _partitions(reader, query.partition)
         offsets = reader.offsets(partitions, isolation_level=isolation)
         notes: list[str] = []
+        if query.count > MAX_PAGE:
+            notes.append(f"A page holds at most {MAX_PAGE} records: showing {MAX_PAGE}, not {query.count:,}. "
+                         "Page on with Older and Newer, or use Search to read or export more.")
         if query.cursor is not None:
             cursor = {p: _clamp(p, o, offsets, notes) for p, o in query.cursor.items() if p in offsets}
             backwards = query.direction == "prev"

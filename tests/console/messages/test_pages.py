@@ -86,6 +86,10 @@ def test_browse_pages_below_the_table_too_and_counts_in_words(cluster, engine_cl
     produce_confluent(engine_cluster.bootstrap, single, [{"value": b"only"}])
     html = page(viewer_client, "messages:browse", cluster.pk, single)
     assert "(about 1 record)" in text_of(html) and 'id="paging-bottom"' not in html     # one page: no paging
+    # A count past a page's bound is said, not silently cut.
+    assert "A page holds at most 500 records: showing 500, not 100,000." in text_of(
+        page(viewer_client, "messages:browse", cluster.pk, topic, count=100000))
+    assert "A page holds at most" not in text_of(page(viewer_client, "messages:browse", cluster.pk, topic, count=500))
 
 
 def test_binary_values_are_not_taken_for_framing_when_the_registry_does_not_answer(
