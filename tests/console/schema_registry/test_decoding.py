@@ -130,3 +130,29 @@ def test_produce_with_a_subjects_latest_version(registry_cluster, engine_cluster
     value = b"".join(raw.streaming_content) if raw.streaming else raw.content
     assert AvroDeserializer(registry_client)(value, SerializationContext(topic, MessageField.VALUE)) == \
         {"id": "x", "cents": 42}
+
+
+
+def test_produce_with_a_json_schema_matches_its_patterns_on_re2(registry_cluster, registry_client, operator_client,
+                                                                unique_topic):
+    """`^(a+)+$` over 64 `a`s and a `!` never ends on Python's backtracking `re` (and holds the
+    GIL meanwhile); RE2 answers at once, and refuses what it does not run (a backreference)."""
+    def produce_value(topic: str, value: dict):
+        return operator_client.post(f"/clusters/{registry_cluster.pk}/topics/{topic}/messages/produce", {
+            "value": json.dumps(value), "value_serializer": "registry", "key_null": "on", "key_serializer": "string",
+            "copies": 1})
+    topic = make_topic(registry_cluster, unique_topic("backreference"))
+    registry_client.register_schema(f"{topic}-value", Schema(json.dumps(
+        {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a)\\1$"}}}), "JSON"))
+    refused = produce_value(topic, {"code": "aa"})
+    assert refused.status_code == 400 and "not one RE2 runs" in refused.content.decode()
+    topic = make_topic(registry_cluster, unique_topic("pattern"))
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a+)+$"}},
+              "patternProperties": {"^x(y+)+$": {"type": "integer"}}, "additionalProperties": False}
+    registry_client.register_schema(f"{topic}-value", Schema(json.dumps(schema), "JSON"))
+    refused = produce_value(topic, {"code": "a" * 64 + "!"}).content.decode()
+    assert "does not fit" in refused and "does not match" in refused
+    refused = produce_value(topic, {"x" + "y" * 64 + "!": 1}).content.decode()
+    assert "does not match any of the regexes" in refused
+    done = produce_value(topic, {"code": "a" * 64, "xyy": 7})
+    assert done.status_code == 200 and 'id="produced"' in done.content.decode()
