@@ -20,7 +20,7 @@ from engine.cluster import internal_topics
 from engine.cluster import records as R
 from engine.cluster.assignment import assign_replicas
 from engine.cluster.metadata import TopicState
-from engine.cluster.topics import collision_key, validate_topic_name
+from engine.cluster.topics import colliding_internal_topic, collision_key, validate_topic_name
 from engine.config import InvalidConfigError, validate_topic_configs
 from engine.errors import ApiError
 
@@ -54,6 +54,9 @@ class TopicChanges:
         if colliding:
             raise ApiError(Errors.InvalidTopicError,
                            f"Topic '{name}' collides with existing topic: {colliding[0]}")
+        internal = colliding_internal_topic(name)
+        if internal:
+            raise ApiError(Errors.InvalidTopicError, f"Topic '{name}' collides with internal topic: {internal}")
         try:
             self.parsed_configs(configs)
         except InvalidConfigError as exc:

@@ -36,3 +36,11 @@ def is_legal_name(name: str) -> bool:
 def collision_key(name: str) -> str:
     """Kafka refuses topics that differ only by '.' versus '_' (their metric names collide)."""
     return name.replace(".", "_")
+
+
+def colliding_internal_topic(name: str) -> str | None:
+    """The internal topic that `name` differs from only by '.' versus '_', or None. Once such a
+    topic exists, the collision rule would refuse the internal topic itself, which a broker
+    creates only on first use: so the client's topic is refused instead."""
+    key = collision_key(name)
+    return next((t for t in sorted(INTERNAL_TOPICS) if t != name and collision_key(t) == key), None)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import kafka.errors as Errors
 
 from engine.clock import now_ms
+from engine.cluster import internal_topics
 from engine.coordinator import offsets_records as R
 from engine.coordinator.group_store import partition_for
 from engine.errors import ApiError
@@ -42,7 +43,7 @@ from engine.share.state import ShareState, StateBatch, combine
 from engine.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
-SHARE_STATE_TOPIC = "__share_group_state"
+SHARE_STATE_TOPIC = internal_topics.SHARE_STATE_TOPIC
 Key = SR.Key
 
 

@@ -34,7 +34,7 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from engine.cluster import slices
 from engine.cluster.topics import validate_topic_name
-from engine.cluster.internal_topics import OFFSETS_TOPIC, TXN_TOPIC
+from engine.cluster.internal_topics import INTERNAL_TOPICS, OFFSETS_TOPIC, TXN_TOPIC
 from engine.errors import ApiError
 from engine.protocol.registry import api
 from engine.security import authorize
@@ -128,15 +128,18 @@ def _requested_topic(ctx, entry, allow_create: bool, live: set[int]):
     if name in image.topics:
         return _topic(name, image, live)
     if allow_create and not (authorize.authorize_cluster(ctx, CREATE) or authorize.authorize_topic(ctx, CREATE, name)):
-        if name in (OFFSETS_TOPIC, TXN_TOPIC) or ctx.broker.config.get("auto.create.topics.enable"):
+        if name in INTERNAL_TOPICS or ctx.broker.config.get("auto.create.topics.enable"):
             return _error_topic(NOT_AUTHORIZED, name)
-    if name in (OFFSETS_TOPIC, TXN_TOPIC) and allow_create:
-        # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*),
-        # never with num.partitions, as Kafka's AutoTopicCreationManager does.
+    if name in INTERNAL_TOPICS and allow_create:
+        # Internal: created with their own settings (offsets.topic.*, transaction.state.log.*,
+        # share.coordinator.state.topic.*), never with num.partitions, as Kafka's
+        # AutoTopicCreationManager does.
         if name == OFFSETS_TOPIC:
             ctx.coordinator.ensure_offsets_topic()
-        else:
+        elif name == TXN_TOPIC:
             ctx.broker.txn_coordinator.ensure_topic()
+        else:
+            ctx.broker.share_coordinator.ensure_topic()
         return _error_topic(Errors.LeaderNotAvailableError.errno, name)
     if allow_create and ctx.broker.config.get("auto.create.topics.enable"):
         try:

@@ -1,7 +1,10 @@
 """CreateTopics: v2-7.
 
 - Name rules as Kafka (INVALID_TOPIC_EXCEPTION), TOPIC_ALREADY_EXISTS, names that collide
-  with an existing one by '.' versus '_' are refused.
+  with an existing one by '.' versus '_' are refused; so are names that collide so with an
+  internal topic not created yet ("collides with internal topic: __consumer_offsets"), which
+  would otherwise never be created. The internal topics' own names are INVALID_REQUEST
+  (engine/cluster/internal_topics.py).
 - num_partitions / replication_factor of -1 take `num.partitions` and
   `default.replication.factor` (KIP-464).
 - A manual assignment replaces both counts, which must then be -1 (INVALID_REQUEST, as KRaft);

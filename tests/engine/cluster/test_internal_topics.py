@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import kafka.errors as Errors
 import pytest
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewPartitions
 from confluent_kafka.admin import ConfigResource as ConfigResource_
 from kafka import TopicPartition
@@ -21,7 +21,7 @@ from tests.support.engine_process import EngineProcess
 from tests.support.raw_client import RawClient
 from tests.support.waiting import wait_until
 
-OFFSETS, TXN = "__consumer_offsets", "__transaction_state"
+OFFSETS, TXN, SHARE_STATE = "__consumer_offsets", "__transaction_state", "__share_group_state"
 COUNT = 5
 CONFIGS = {"offsets.topic.num.partitions": str(COUNT), "transaction.state.log.num.partitions": str(COUNT),
            "offsets.topic.replication.factor": "2", "transaction.state.log.replication.factor": "2",
@@ -195,3 +195,71 @@ def test_a_partition_count_changed_between_starts_is_reported_once(caplog):
                       f"group maps to one of {COUNT + 2} partitions, so some have no coordinator and others are "
                       f"looked for in a partition without their committed offsets; set "
                       f"offsets.topic.num.partitions={COUNT} again"]
+
+
+def test_a_topic_named_like_an_internal_one_but_for_dots_is_refused(engine_factory):
+    """'__consumer.offsets' would collide with `__consumer_offsets`, which the brokers create on
+    first use only: once it existed, no group could ever find a coordinator."""
+    engine = engine_factory(brokers=1, admin=False, configs={"offsets.topic.num.partitions": "2",
+                                                             "offsets.topic.replication.factor": "1"})
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, request_timeout_ms=30000)
+    try:
+        names = ("__consumer.offsets", "__transaction.state", "__share.group.state")
+        created = admin.create_topics({name: {"num_partitions": 1} for name in names}, raise_errors=False)
+        assert {t["name"]: (t["error_code"], t["error_message"]) for t in created["topics"]} == {
+            name: (Errors.InvalidTopicError.errno, f"Topic '{name}' collides with internal topic: {internal}")
+            for name, internal in zip(names, (OFFSETS, TXN, SHARE_STATE))}
+        admin.create_topics({TOPIC: {"num_partitions": 1}})
+        wanted = {TopicPartition(TOPIC, 0): OffsetAndMetadata(3, "", -1)}
+
+        def commit():
+            try:
+                admin.alter_group_offsets(GROUP, wanted)
+            except (Errors.CoordinatorNotAvailableError, Errors.NotCoordinatorError,
+                    Errors.CoordinatorLoadInProgressError):
+                return False
+            return True
+        wait_until(commit, message="the group's coordinator")
+        assert committed(engine.bootstrap) == {TopicPartition(TOPIC, 0): 3}
+    finally:
+        admin.close()
+
+
+def test_the_share_state_topic_is_internal_to_every_admin_api(engine_factory):
+    """As Kafka's Topic.INTERNAL_TOPICS: no client appends to `__share_group_state`, deletes it
+    or its records, or changes its partition count (a share partition's key would map to a
+    partition without its state); auto-creation makes it with the share coordinator's settings."""
+    share_state = SHARE_STATE
+    engine = engine_factory(brokers=1, admin=False, configs={"share.coordinator.state.topic.num.partitions": "3",
+                                                             "share.coordinator.state.topic.replication.factor": "1"})
+    client = RawClient(engine.ports[0])
+    try:
+        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=share_state)],
+                                  allow_auto_topic_creation=True)
+        wait_until(lambda: client.request(request, 9, MetadataResponse).topics[0].error_code == 0,
+                   message="the share state topic to have leaders")
+    finally:
+        client.close()
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, request_timeout_ms=30000)
+    try:
+        assert partition_count(admin, share_state) == 3
+        configs = topic_configs(admin, share_state)
+        assert (configs["cleanup.policy"], configs["retention.ms"]) == ("delete", "-1")
+        producer = Producer({"bootstrap.servers": engine.bootstrap, "retries": 0, "log_level": 2})
+        errors = []
+        producer.produce(share_state, b"forged", partition=0, on_delivery=lambda err, _: errors.append(err))
+        assert producer.flush(30) == 0
+        assert [e.code() for e in errors] == [KafkaError.TOPIC_EXCEPTION]
+        grown = admin.create_partitions({share_state: 10}, raise_errors=False).results[0]
+        assert grown.error_code == Errors.InvalidRequestError.errno
+        assert grown.error_message.startswith(f"Cannot change the partition count of internal topic {share_state}")
+        with pytest.raises(Errors.InvalidTopicError):
+            admin.delete_records({TopicPartition(share_state, 0): -1})
+        deleted = admin.delete_topics([share_state], raise_errors=False)["topics"][0]
+        assert (deleted["error_code"], deleted["error_message"]) == (
+            Errors.InvalidRequestError.errno, f"{share_state} is an internal topic and cannot be deleted")
+        created = admin.create_topics({share_state: {"num_partitions": 1}}, raise_errors=False)["topics"][0]
+        assert created["error_code"] == Errors.InvalidRequestError.errno
+        assert partition_count(admin, share_state) == 3
+    finally:
+        admin.close()
