@@ -6,7 +6,7 @@ A connector declares its keys with `ConfigDef().define(...)` as a Java connector
 for configuration batch.size: Not a number of type INT", "Missing required configuration
 \"topic\" which has no default value."), which the REST API returns from
 `/connector-plugins/{p}/config/validate`; `parse(props)` returns typed values or raises the
-first error as a ConfigError.
+first error as a ConfigError. An error of a PASSWORD key reads `[hidden]` for its value.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD = (
     "BOOLEAN", "STRING", "INT", "SHORT", "LONG", "DOUBLE", "LIST", "CLASS", "PASSWORD")
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
 NONE, SHORT_WIDTH, MEDIUM_WIDTH, LONG_WIDTH = "NONE", "SHORT", "MEDIUM", "LONG"
+HIDDEN = "[hidden]"      # how a PASSWORD value reads everywhere, as Kafka's Password prints
 
 
 class _NoDefault:
@@ -33,8 +34,19 @@ class ConfigError(ValueError):
 
     def __init__(self, name: str, value: Any = None, reason: str | None = None, *, message: str | None = None):
         self.name = name
+        self.reason = reason
+        self._worded = message is not None
         super().__init__(message or f"Invalid value {_text(value)} for configuration {name}"
                                     + (f": {reason}" if reason else ""))
+
+    def hiding(self, value: Any) -> "ConfigError":
+        """The error as it reads for a PASSWORD key's `value`: `[hidden]` where the value was,
+        as Kafka prints a Password, so no answer, page or log shows the secret."""
+        if not self._worded:
+            return ConfigError(self.name, HIDDEN, self.reason)
+        if value in (None, ""):
+            return ConfigError(self.name, message=str(self))
+        return ConfigError(self.name, message=str(self).replace(_text(value), HIDDEN))
 
 
 def _text(value: Any) -> str:
@@ -126,7 +138,7 @@ class ConfigValue:
     def info(self, key: ConfigKey | None) -> dict:
         shown = self.value
         if key is not None and key.type == PASSWORD and shown is not None:
-            shown = "[hidden]"
+            shown = HIDDEN
         elif shown is not None and key is not None:
             shown = _as_string(shown, key.type)
         return {"name": self.name, "value": shown, "recommended_values": list(self.recommended_values),
@@ -137,7 +149,7 @@ def _as_string(value: Any, config_type: str) -> str | None:
     if value is None:
         return None
     if config_type == PASSWORD:
-        return "[hidden]"
+        return HIDDEN
     if config_type == LIST:
         return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
     if config_type == BOOLEAN:
@@ -225,6 +237,14 @@ class ConfigDef:
         return values
 
     def _parse_key(self, key: ConfigKey, props: dict[str, Any]) -> Any:
+        if key.type != PASSWORD:
+            return self._parse_typed(key, props)
+        try:
+            return self._parse_typed(key, props)
+        except ConfigError as exc:
+            raise exc.hiding(props.get(key.name)) from None
+
+    def _parse_typed(self, key: ConfigKey, props: dict[str, Any]) -> Any:
         if key.name in props:
             value = parse_value(key.name, props[key.name], key.type)
         elif key.has_default:

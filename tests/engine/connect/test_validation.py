@@ -63,3 +63,17 @@ def test_unknown_plugins_get_connects_messages(connect_cluster):
                                       "com.example.GhostConnector, available connectors are: PluginDesc{klass=")
     code, body, _ = request(connect_cluster[0], "POST", "/connectors", {"name": "classless", "config": {}})
     assert (code, body["message"]) == (400, "Connector config {name=classless} contains no connector type")
+
+
+def test_a_password_keys_errors_never_show_its_value(connect_cluster):
+    config = {"connector.class": "counting_plugin.GuardedSourceConnector", "name": "guarded", "topic": "t",
+              "db.password": "short1", "db.passphrase": "with space9"}
+    code, infos, _ = request(connect_cluster[0], "PUT", "/connector-plugins/GuardedSourceConnector/config/validate",
+                             config)
+    assert code == 200 and _errors(infos) == {
+        "db.password": ["Invalid value [hidden] for configuration db.password: Password must be at least 8 "
+                        "characters"],
+        "db.passphrase": ["The password [hidden] holds a space"]}
+    code, body, _ = request(connect_cluster[1], "POST", "/connectors", {"name": "guarded", "config": config})
+    assert code == 400 and "[hidden]" in body["message"]
+    assert "short1" not in body["message"] and "with space9" not in body["message"]

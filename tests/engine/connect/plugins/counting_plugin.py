@@ -3,7 +3,7 @@ plugin.path: a source counting up to `count`, a sink appending values to a file,
 connectors that fail on purpose."""
 from engine.connect.api import (INT64_SCHEMA, ConfigDef, ConnectError, SinkConnector, SinkTask, SourceConnector,
                                 SourceRecord, SourceTask)
-from engine.connect.config_def import HIGH, INT, LOW, STRING, at_least
+from engine.connect.config_def import HIGH, INT, LOW, PASSWORD, STRING, ConfigError, at_least
 
 
 class CountingSourceConnector(SourceConnector):
@@ -90,3 +90,23 @@ class BrokenStartConnector(SourceConnector):
 
     def task_configs(self, max_tasks):
         return []
+
+
+def _long_enough(name, value):
+    if value is not None and len(value) < 8:
+        raise ConfigError(name, value, "Password must be at least 8 characters")
+
+
+def _no_spaces(name, value):
+    if value is not None and " " in value:
+        raise ConfigError(name, message=f"The password {value} holds a space")
+
+
+class GuardedSourceConnector(CountingSourceConnector):
+    """The counting source with a PASSWORD key its validators check."""
+
+    def config(self):
+        return (super().config()
+                .define("db.password", PASSWORD, importance=HIGH, documentation="The database's password",
+                        validator=_long_enough)
+                .define("db.passphrase", PASSWORD, None, LOW, "A second secret", validator=_no_spaces))
