@@ -58,6 +58,21 @@ class TopicCreateForm(forms.Form):
     configs = ConfigLinesField()
     previewed = forms.CharField(required=False, widget=forms.HiddenInput)
 
+    def __init__(self, *args, defaults=None, **kwargs):
+        """`defaults` (topics.selectors.CreateDefaults): the cluster's own, filled in and named,
+        so that a topic is not created with one replica on a cluster that keeps three."""
+        super().__init__(*args, **kwargs)
+        if defaults is None:
+            return
+        if defaults.partitions:
+            self.initial.setdefault("partitions", defaults.partitions)
+            self.fields["partitions"].help_text = f"The cluster's default (num.partitions): {defaults.partitions}."
+        if defaults.replication_factor:
+            self.initial.setdefault("replication_factor", defaults.replication_factor)
+            brokers = f", on {defaults.brokers} broker{'' if defaults.brokers == 1 else 's'} up"
+            self.fields["replication_factor"].help_text = (
+                f"The cluster's default (default.replication.factor): {defaults.replication_factor}{brokers}.")
+
     def clean_name(self):
         name = self.cleaned_data["name"]
         if name in (".", ".."):

@@ -387,6 +387,38 @@ def topic_partition_count(*, cluster: Cluster, name: str) -> int:
     return len(topic.partitions)
 
 
+@dataclass(frozen=True)
+class CreateDefaults:
+    """What a topic created without saying gets from the cluster: the brokers' num.partitions and
+    default.replication.factor (None when the console may not read them), and the brokers up."""
+    partitions: int | None
+    replication_factor: int | None
+    brokers: int
+
+
+def topic_create_defaults(*, cluster: Cluster) -> CreateDefaults:
+    """Read from one live broker (every broker carries the cluster's defaults; a broker's own
+    override is rare and is what a topic created through that broker would get)."""
+    with cluster_gateway(cluster) as gw:
+        metadata = gw.metadata(cached=True)
+        ids = [b.node_id for b in metadata.brokers]
+        if not ids:
+            return CreateDefaults(partitions=None, replication_factor=None, brokers=0)
+        asked = metadata.controller_id if metadata.controller_id in ids else ids[0]
+        try:
+            values = {c.name: c.value for c in gw.broker_configs(asked)}
+        except GatewayError:          # NotAuthorized among them: the form keeps its own defaults
+            values = {}
+
+    def number(name: str) -> int | None:
+        try:
+            return int(values[name])
+        except (KeyError, TypeError, ValueError):
+            return None
+    return CreateDefaults(partitions=number("num.partitions"), replication_factor=number("default.replication.factor"),
+                          brokers=len(ids))
+
+
 def _groups_reading(gw: Gateway, topic: TopicInfo, high_watermarks: dict[int, int]
                     ) -> tuple[list[GroupRow] | None, SnapshotAge | None]:
     """Groups with committed offsets on the topic, or with a member assigned one of its partitions.

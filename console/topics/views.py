@@ -65,7 +65,8 @@ def topic_create(request, cluster_id: int):
     """The form, then a preview the cluster has checked (CreateTopics validate_only), then the
     creation; a value the cluster refuses is refused at the preview, the form kept filled in."""
     cluster = cluster_get(cluster_id=cluster_id)
-    form = TopicCreateForm(request.POST or None)
+    defaults = selectors.topic_create_defaults(cluster=cluster)
+    form = TopicCreateForm(request.POST or None, defaults=defaults)
     preview = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -81,7 +82,7 @@ def topic_create(request, cluster_id: int):
             form_error(form, exc)
         else:
             preview = spec
-            form = TopicCreateForm(initial={**request.POST.dict(), "previewed": form.change_marker})
+            form = TopicCreateForm(initial={**request.POST.dict(), "previewed": form.change_marker}, defaults=defaults)
     return render(request, "topics/create.html", {"cluster": cluster, "form": form, "preview": preview},
                   status=400 if form.errors else 200)
 

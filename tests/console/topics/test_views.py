@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
-from tests.console.conftest import make_topic
+from tests.console.conftest import engine_cluster_row, make_topic
 from tests.support.groups import produce
 
 ADMIN_MARKER = "data-admin-action"
@@ -292,3 +292,13 @@ def test_topics_json(cluster, engine_cluster, viewer_client, unique_topic):
     assert config["doc"].startswith("How long records are kept")
     assert detail["consumer_groups"] == []
     assert viewer_client.get(f"/api/clusters/{cluster.pk}/topics/not-there").status_code == 404
+
+
+def test_the_create_form_starts_from_the_clusters_own_defaults_and_names_them(db, engine_factory, operator_client):
+    engine = engine_factory(brokers=3, configs={"default.replication.factor": "3", "num.partitions": "6"})
+    kept = engine_cluster_row("three replicas", engine)
+    form = operator_client.get(reverse("topics:create", args=[kept.pk])).context["form"]
+    assert (form["partitions"].value(), form["replication_factor"].value()) == (6, 3)
+    html = operator_client.get(reverse("topics:create", args=[kept.pk])).content.decode()
+    assert "The cluster&#x27;s default (default.replication.factor): 3, on 3 brokers up." in html
+    assert "The cluster&#x27;s default (num.partitions): 6." in html
