@@ -105,7 +105,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, payload, headers)
 
     def _body(self):
-        length = int(self.headers.get("Content-Length") or 0)
+        """The request's JSON; a 400 with a sentence for a Content-Length that is not a byte count,
+        a body that is not JSON, and JSON nested deeper than the parser goes (as Jackson refuses
+        documents past its nesting limit); a 413 past MAX_BODY."""
+        declared = self.headers.get("Content-Length") or "0"
+        if not declared.strip().isdigit():
+            raise _Response(400, {"error_code": 400, "message": f"Content-Length {declared[:40]!r} is not a number "
+                                                                "of bytes"})
+        length = int(declared)
         if length > MAX_BODY:
             raise _Response(413, {"error_code": 413, "message": f"Request body of {length} bytes is over the "
                                                                 f"{MAX_BODY} byte limit"})
@@ -116,6 +123,9 @@ class _Handler(BaseHTTPRequestHandler):
             return json.loads(raw)
         except ValueError as exc:
             raise _Response(400, {"error_code": 400, "message": f"Request body is not valid JSON: {exc}"}) from None
+        except RecursionError:
+            raise _Response(400, {"error_code": 400, "message": "Request body is not valid JSON: it is nested too "
+                                                                "deeply"}) from None
 
     def _forward(self, method: str, url, query: dict, exc: NotLeader):
         forward = (query.get("forward") or [None])[0]

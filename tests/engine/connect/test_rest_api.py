@@ -3,6 +3,8 @@ status codes, JSON shapes and messages as Connect's, and changes sent to either 
 follower forwards them to the leader)."""
 from __future__ import annotations
 
+import socket
+
 import pytest
 from kafka import KafkaAdminClient
 
@@ -202,3 +204,16 @@ def test_bad_requests_get_connects_errors(connect_cluster):
                                                            "initial_state": "SLEEPING"})
     assert code == 400 and "initial_state" in body["message"]
     assert request(worker, "GET", "/")[0] == 200          # and it keeps serving
+
+
+def test_a_body_nested_too_deeply_or_a_bad_length_is_a_400(connect_cluster):
+    worker = connect_cluster[0]
+    code, body, _ = request(worker, "POST", "/connectors", raw=b"[" * 100_000 + b"]" * 100_000)
+    assert (code, body) == (400, {"error_code": 400, "message": "Request body is not valid JSON: it is nested too "
+                                                                "deeply"})
+    for length in (b"abc", b"-5"):
+        with socket.create_connection(("127.0.0.1", worker.port), timeout=60) as connection:
+            connection.sendall(b"POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + b"\r\n\r\n")
+            head = connection.makefile("rb").readline()
+        assert head.startswith(b"HTTP/1.1 400 "), (length, head)
+    assert request(worker, "GET", "/")[0] == 200
