@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+import kafka.errors as Errors
+
+from engine.errors import ApiError
 from kafka_rules.assignment import assign_replicas_to_brokers
 
 
@@ -18,3 +21,23 @@ def assign_replicas(broker_ids: list[int], num_partitions: int, replication_fact
                                            brokers=brokers, start_index=start_index, replica_shift=shift,
                                            start_partition=start_partition)
     return {start_partition + i: list(replicas) for i, replicas in enumerate(placement)}
+
+
+def check_manual_replicas(replicas: list[int], registered) -> None:
+    """One partition's replicas as a client gave them (CreateTopics, CreatePartitions,
+    AlterPartitionReassignments), checked as KRaft's validateManualPartitionAssignment: not
+    empty, then in id order each broker registered and named once; INVALID_REPLICA_ASSIGNMENT
+    with Kafka's message for the first rule broken."""
+    if not replicas:
+        raise ApiError(Errors.InvalidReplicationAssignmentError,
+                       "The manual partition assignment includes an empty replica list.")
+    previous = None
+    for broker in sorted(replicas):
+        if broker not in registered:
+            raise ApiError(Errors.InvalidReplicationAssignmentError,
+                           f"The manual partition assignment includes broker {broker}, but no such broker is "
+                           "registered.")
+        if broker == previous:
+            raise ApiError(Errors.InvalidReplicationAssignmentError,
+                           f"The manual partition assignment includes the broker {broker} more than once.")
+        previous = broker

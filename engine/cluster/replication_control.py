@@ -16,6 +16,7 @@ from typing import Iterator
 import kafka.errors as Errors
 
 from engine.cluster import records as R
+from engine.cluster.assignment import check_manual_replicas
 from engine.cluster.metadata import MetadataImage, PartitionState, TopicState
 from engine.errors import ApiError
 
@@ -230,7 +231,7 @@ def reassignment_record(image: MetadataImage, topic: TopicState, state: Partitio
     partition had before any reassignment, so a cancel still returns there."""
     if target is None:
         return _revert_record(image, topic, state, live, broker_unclean)
-    _check_target(image, target)
+    check_manual_replicas(target, image.brokers)
     ongoing = bool(state.adding_replicas or state.removing_replicas)
     original = [r for r in state.replicas if r not in state.adding_replicas]
     if target == state.replicas and not ongoing:
@@ -260,12 +261,6 @@ def _revert_record(image: MetadataImage, topic: TopicState, state: PartitionStat
     return change(topic, state, leader=leader, isr=isr, replicas=original, adding=[], removing=[])
 
 
-def _check_target(image: MetadataImage, target: list[int]) -> None:
-    if not target or len(set(target)) != len(target):
-        raise ApiError(Errors.InvalidReplicationAssignmentError, f"invalid replica list {target}")
-    unknown = [r for r in target if r not in image.brokers]
-    if unknown:
-        raise ApiError(Errors.InvalidReplicationAssignmentError, f"unknown brokers {unknown}")
 
 
 def completion_record(topic: TopicState, state: PartitionState, live: set[int]) -> dict | None:

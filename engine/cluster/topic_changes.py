@@ -18,7 +18,7 @@ import kafka.errors as Errors
 
 from engine.cluster import internal_topics
 from engine.cluster import records as R
-from engine.cluster.assignment import assign_replicas
+from engine.cluster.assignment import assign_replicas, check_manual_replicas
 from engine.cluster.metadata import TopicState
 from engine.cluster.topics import colliding_internal_topic, collision_key, validate_topic_name
 from engine.config import InvalidConfigError, validate_topic_configs
@@ -115,18 +115,7 @@ class TopicChanges:
         one replication factor for every partition (the topic's own when it grows)."""
         for partition in sorted(assignments):
             replicas = assignments[partition]
-            if not replicas:
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               "The manual partition assignment includes an empty replica list.")
-            for broker in sorted(replicas):
-                if broker not in self.image.brokers:
-                    raise ApiError(Errors.InvalidReplicationAssignmentError,
-                                   f"The manual partition assignment includes broker {broker}, but no such "
-                                   "broker is registered.")
-            if len(set(replicas)) != len(replicas):
-                twice = next(b for b in replicas if replicas.count(b) > 1)
-                raise ApiError(Errors.InvalidReplicationAssignmentError,
-                               f"The manual partition assignment includes the broker {twice} more than once.")
+            check_manual_replicas(replicas, self.image.brokers)
             if replication_factor is not None and len(replicas) != replication_factor:
                 raise ApiError(Errors.InvalidReplicationAssignmentError,
                                f"The manual partition assignment includes a partition with {len(replicas)} "

@@ -1,7 +1,9 @@
 """AlterPartitionReassignments: v0 (KIP-455).
 
-Replicas set: start moving the partition there. The new replicas join as followers and
-catch up (throttled if the topic's `*.replication.throttled.replicas` say so); when all
+Replicas set: start moving the partition there (an empty list, an unregistered broker or one
+named twice is INVALID_REPLICA_ASSIGNMENT with KRaft's message, engine/cluster/assignment.py).
+The new replicas join as followers and catch up (throttled if the topic's
+`*.replication.throttled.replicas` say so); when all
 target replicas are in the ISR the controller drops the removed ones and, if the leader
 is among them, moves leadership to a target replica. A new target for a partition already
 moving is measured against its current replicas, as Kafka's controller does: a replica

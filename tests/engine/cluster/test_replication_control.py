@@ -5,12 +5,14 @@ import kafka.errors as Errors
 import pytest
 from kafka import KafkaAdminClient, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, NewTopic
+from kafka.protocol.admin import AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse
 
 from engine.cluster import records as R
 from engine.cluster.journal import MetadataJournal
 from engine.cluster.metadata import MetadataImage
 from tests.engine.cluster.helpers import partition_state, start_broker, stop_broker, wait_until
 from tests.support.partition_io import read_values, send_values
+from tests.support.raw_client import RawClient
 
 # Auto leader rebalance off: the tests place leaderships themselves.
 FAST = {"replica.lag.time.max.ms": "2000", "auto.leader.rebalance.enable": "false"}
@@ -110,3 +112,28 @@ def test_a_journal_with_a_non_replica_in_an_isr_is_mended_at_start(engine_factor
     assert partition_state(engine.bootstrap, topic_name)[0] == (0, [0], [0])
     assert read_values(engine.bootstrap, topic_name, 1) == [b"kept"]
     assert f"{topic_name}-0 named brokers that are not its replicas: ISR [0, 1] -> [0]" in engine.log_text()
+
+
+@pytest.mark.parametrize("target, message", [
+    ([], "The manual partition assignment includes an empty replica list."),
+    ([1, 0, 1], "The manual partition assignment includes the broker 1 more than once."),
+    ([7, 0], "The manual partition assignment includes broker 7, but no such broker is registered."),
+    ([-1, 0], "The manual partition assignment includes broker -1, but no such broker is registered."),
+    ([1, 1, 9], "The manual partition assignment includes the broker 1 more than once."),   # in id order
+])
+def test_a_bad_target_is_refused_with_kafkas_message(engine_factory, topic_name, target, message):
+    engine = engine_factory(brokers=2)
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, request_timeout_ms=15000)
+    admin.create_topics([NewTopic(topic_name, -1, -1, replica_assignments={0: [0]})])
+    Topic = AlterPartitionReassignmentsRequest.ReassignableTopic
+    client = RawClient(engine.ports[0])
+    try:
+        response = client.request(AlterPartitionReassignmentsRequest(timeout_ms=10000, topics=[Topic(
+            name=topic_name, partitions=[Topic.ReassignablePartition(partition_index=0, replicas=target)])]),
+            0, AlterPartitionReassignmentsResponse)
+    finally:
+        client.close()
+    (partition,) = response.responses[0].partitions
+    assert (partition.error_code, partition.error_message) == (Errors.InvalidReplicationAssignmentError.errno, message)
+    assert partition_state(engine.bootstrap, topic_name)[0] == (0, [0], [0])
+    admin.close()
