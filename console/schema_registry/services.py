@@ -2,6 +2,8 @@
 is not copied into the audit log: the registry keeps it under the version it got)."""
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from console.accounts.services import audited
 from console.clusters.models import Cluster
 from console.errors import InvalidInput
@@ -11,6 +13,13 @@ from console.schema_registry.selectors import LEVELS, MODES, require_client
 
 def registry_settings_update(*, cluster: Cluster, actor, url: str, auth: str, username: str,
                              secret_env: str) -> RegistrySettings:
+    """Point the cluster at a registry. An address holding a user or password is refused before
+    anything is written or audited, since the address is shown to every viewer of the Schemas
+    page: the user has its own field and the password a CONSOLE_SECRET_ variable."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise InvalidInput("Put the user in its own field and the password in a CONSOLE_SECRET_ variable, not in "
+                           "the address.")
     details = {"url": url, "auth": auth, "username": username, "secret_env": secret_env}
     with audited(actor=actor, cluster=cluster, action="schema_registry.configure", target=cluster.name,
                  details=details):

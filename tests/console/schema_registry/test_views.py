@@ -149,6 +149,15 @@ def test_admins_point_a_cluster_at_a_registry_by_secret_name(cluster, console_ad
     assert AuditLogEntry.objects.get(action="schema_registry.configure").result == AuditLogEntry.OK
 
 
+def test_a_registry_address_holding_credentials_is_refused(cluster, console_admin_client, viewer_client):
+    url = f"/clusters/{cluster.pk}/schemas/configure"
+    refused = console_admin_client.post(url, {"url": "https://svc:pa55word@registry.example:8081", "auth": "none"})
+    assert refused.status_code == 400 and "not in the address" in text(refused)
+    assert not RegistrySettings.objects.filter(cluster=cluster).exists()
+    assert "pa55word" not in json.dumps(list(AuditLogEntry.objects.values_list("details", flat=True)))
+    assert "pa55word" not in text(viewer_client.get(f"/clusters/{cluster.pk}/schemas/"))
+
+
 def test_a_cluster_without_a_registry_says_so(cluster, viewer_client):
     html = text(viewer_client.get(f"/clusters/{cluster.pk}/schemas/"))
     assert 'id="no-registry"' in html
