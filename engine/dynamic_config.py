@@ -5,7 +5,9 @@ cluster-wide default) go through `validate_dynamic_broker_configs`, which answer
 - a name Kafka knows but cannot change at run time: "Cannot update these configs dynamically";
 - an SSL keystore/truststore config without a `listener.name.<listener>.` prefix: "These
   security configs can be dynamically updated only per-listener using the listener prefix";
-- a bad value for a config Kafka knows: "Invalid value ... for configuration ...";
+- a bad value for a config Kafka knows: "Invalid value ... for configuration ..."; the log
+  configs that are topic defaults (`log.roll.ms`, `log.roll.jitter.ms`, `log.flush.interval.ms`)
+  take their topic config's range, which Kafka's LogConfig checks when it applies them;
 - a per-broker config (listeners, SASL, SSL, per-listener configs) on the cluster-wide resource:
   "Cannot update these configs at default cluster level, broker id must be specified".
 All are INVALID_REQUEST (Kafka's ConfigAdminManager turns the ConfigException into one).

@@ -132,6 +132,12 @@ def confluent_incremental(admin, node: str, changes: dict) -> None:
      "Invalid value -50 for configuration log.cleaner.delete.retention.ms: Value must be at least 0"),
     ({"compression.type": "brotli"}, "Invalid value brotli for configuration compression.type: String must be one "
                                      "of: uncompressed, zstd, lz4, snappy, gzip, producer"),
+    # Topic defaults Kafka's LogConfig could not take (segment.ms >= 1, flush.ms >= 0): a negative
+    # roll time would roll every partition's segment at each batch.
+    ({"log.roll.ms": "-1000"}, "Invalid value -1000 for configuration log.roll.ms: Value must be at least 1"),
+    ({"log.roll.jitter.ms": "-5"}, "Invalid value -5 for configuration log.roll.jitter.ms: Value must be at least 0"),
+    ({"log.flush.interval.ms": "-1"}, "Invalid value -1 for configuration log.flush.interval.ms: Value must be at "
+                                      "least 0"),
 ])
 def test_confluent_kafka_refusals_carry_kafkas_error_and_message(engine, changes, message):
     from confluent_kafka.admin import AdminClient
