@@ -450,8 +450,8 @@ def on_screen(page, selector: str) -> bool:
 
 def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_scrolling(login, shop):
     """A phone shows what an operator opens these pages for: each group's lag on the groups
-    list, a member's client id and host, a broker's state on the overview, and whether an open
-    transaction hangs."""
+    list, a member's client id and host, a broker's state on the overview, a log dir's size, and
+    whether an open transaction hangs."""
     viewer = login("viewer", viewport=PHONE)
     viewer.goto(shop.path + "groups/")
     billing = '#groups tr[data-group="billing"]'
@@ -466,6 +466,9 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     expect(viewer.locator('#ov-brokers tr[data-broker="2"] td[data-broker-state]')).to_have_text("up")
     viewer.goto(shop.path + "brokers/")
     assert on_screen(viewer, '#brokers-data tr[data-broker="2"] td[data-state]')
+    # A broker's log dir: its size beside the path, however long the path.
+    viewer.goto(shop.path + "brokers/1/")
+    assert on_screen(viewer, "#broker-log-dirs tbody tr:first-child td:nth-child(3)")
     # A table with no rows says why within the screen, not under headings wider than it.
     viewer.goto(shop.path + "analytics/")
     expect(viewer.locator("#log-dirs td[colspan]")).to_contain_text("found no log dir")
