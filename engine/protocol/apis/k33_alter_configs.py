@@ -7,11 +7,14 @@ DynamicBrokerConfig (engine/dynamic_config.py): custom names are kept; configs K
 change at run time and bad values are INVALID_REQUEST with Kafka's message. The internal topics
 must stay compacted, so a request for one of them that leaves `cleanup.policy=compact` out
 (resetting it to the broker default) is INVALID_CONFIG (engine/cluster/internal_topics.py).
+Each resource is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py), so a request of thousands never holds the other connections.
 Authorization (as KafkaApis): ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a
 broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import AlterConfigsRequest, AlterConfigsResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
@@ -23,8 +26,8 @@ Result = AlterConfigsResponse.AlterConfigsResourceResponse
 
 @api(AlterConfigsRequest, AlterConfigsResponse, versions=(0, 2))
 async def handle_alter_configs(ctx, request: AlterConfigsRequest) -> AlterConfigsResponse:
-    return AlterConfigsResponse(throttle_time_ms=0,
-                                responses=[_alter(ctx, r, request.validate_only) for r in request.resources])
+    responses = await slices.map_sliced(request.resources, lambda r: _alter(ctx, r, request.validate_only))
+    return AlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
 def _alter(ctx, resource, validate_only: bool):

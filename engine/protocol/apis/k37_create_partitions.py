@@ -5,12 +5,14 @@ new ones. Shrinking or keeping the count is INVALID_PARTITIONS; validate_only ch
 The internal topics' counts never change: INVALID_REQUEST with the reason
 (engine/cluster/internal_topics.py; Kafka allows it, and groups lose their offsets).
 THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of
-new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced).
+new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced),
+and so are thousands of topics, each its own metadata commit (engine/cluster/slices.py).
 Authorization: ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
 import kafka.errors as Errors
 from kafka.protocol.admin import CreatePartitionsRequest, CreatePartitionsResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol.mutation_throttle import MutationThrottle
 from engine.protocol.registry import api
@@ -25,27 +27,30 @@ async def handle_create_partitions(ctx, request: CreatePartitionsRequest) -> Cre
     results = []
     throttle = MutationThrottle(ctx, 37)
     alterable = authorize.authorize_topics(ctx, ALTER, (t.name for t in request.topics))
-    for topic in request.topics:
-        if topic.name not in alterable:
-            results.append(Result(name=topic.name, error_code=Errors.TopicAuthorizationFailedError.errno,
-                                  error_message="The topic authorization is failed."))
-            continue
-        assignments = [list(a.broker_ids) for a in topic.assignments] if topic.assignments else None
-        refused = None if request.validate_only else throttle.refused()
-        if refused:
-            results.append(Result(name=topic.name, error_code=refused[0], error_message=refused[1]))
-            continue
-        state = ctx.broker.image.topics.get(topic.name)
-        before = len(state.partitions) if state else 0
-        try:
-            if request.validate_only:
-                ctx.controller.create_partitions(topic.name, topic.count, assignments, validate_only=True)
-            else:
-                await ctx.controller.create_partitions_sliced(topic.name, topic.count, assignments)
-        except ApiError as exc:
-            results.append(Result(name=topic.name, error_code=exc.code, error_message=exc.message))
-            continue
-        if not request.validate_only:
-            throttle.record(topic.count - before)
-        results.append(Result(name=topic.name, error_code=0, error_message=None))
+    with slices.Pacer() as pacer:        # one metadata commit per topic: a request may name thousands
+        for topic in request.topics:
+            results.append(await _grow(ctx, request, topic, alterable, throttle))
+            await pacer.tick()
     return CreatePartitionsResponse(throttle_time_ms=throttle.answer_throttle_ms(), results=results)
+
+
+async def _grow(ctx, request, topic, alterable, throttle) -> Result:
+    if topic.name not in alterable:
+        return Result(name=topic.name, error_code=Errors.TopicAuthorizationFailedError.errno,
+                      error_message="The topic authorization is failed.")
+    assignments = [list(a.broker_ids) for a in topic.assignments] if topic.assignments else None
+    refused = None if request.validate_only else throttle.refused()
+    if refused:
+        return Result(name=topic.name, error_code=refused[0], error_message=refused[1])
+    state = ctx.broker.image.topics.get(topic.name)
+    before = len(state.partitions) if state else 0
+    try:
+        if request.validate_only:
+            ctx.controller.create_partitions(topic.name, topic.count, assignments, validate_only=True)
+        else:
+            await ctx.controller.create_partitions_sliced(topic.name, topic.count, assignments)
+    except ApiError as exc:
+        return Result(name=topic.name, error_code=exc.code, error_message=exc.message)
+    if not request.validate_only:
+        throttle.record(topic.count - before)
+    return Result(name=topic.name, error_code=0, error_message=None)

@@ -9,11 +9,14 @@ names and custom names are stored; names fixed at start, SSL stores without a li
 per-broker configs on the cluster-wide resource and bad values are INVALID_REQUEST with Kafka's
 message. Deleting any name is allowed. The internal topics must stay compacted: a change whose
 effective cleanup.policy is not `compact` is INVALID_CONFIG (engine/cluster/internal_topics.py).
+Each resource is its own metadata commit; they run in slices of the event loop
+(engine/cluster/slices.py), so a request of thousands never holds the other connections.
 Authorization (as KafkaApis): ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED) or, for a
 broker, on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 """
 from kafka.protocol.admin import IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 
+from engine.cluster import slices
 from engine.errors import ApiError
 from engine.protocol import configs
 from engine.protocol.registry import api
@@ -25,8 +28,8 @@ Result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
 @api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, versions=(0, 1))
 async def handle_incremental_alter_configs(ctx, request):
-    return IncrementalAlterConfigsResponse(
-        throttle_time_ms=0, responses=[_alter(ctx, r, request.validate_only) for r in request.resources])
+    responses = await slices.map_sliced(request.resources, lambda r: _alter(ctx, r, request.validate_only))
+    return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
 def _alter(ctx, resource, validate_only: bool):

@@ -8,10 +8,12 @@ import uuid
 
 import kafka.errors as Errors
 import pytest
-from kafka.protocol.admin import (AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
-                                  CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
-                                  DeleteRecordsResponse, DescribeConfigsRequest, DescribeConfigsResponse,
-                                  ElectLeadersRequest, ElectLeadersResponse)
+from kafka.protocol.admin import (AlterConfigsRequest, AlterConfigsResponse, AlterPartitionReassignmentsRequest,
+                                  AlterPartitionReassignmentsResponse, CreatePartitionsRequest,
+                                  CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
+                                  DeleteRecordsRequest, DeleteRecordsResponse, DescribeConfigsRequest,
+                                  DescribeConfigsResponse, ElectLeadersRequest, ElectLeadersResponse,
+                                  IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse)
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
                                      OffsetFetchResponse)
@@ -128,6 +130,30 @@ def describe_configs(names: list[str]):
                                   include_synonyms=True, include_documentation=False), 4, DescribeConfigsResponse
 
 
+def incremental_alter_configs(names: list[str]):
+    """2,000 changes of an existing topic's config, each its own resource (and metadata commit)."""
+    R = IncrementalAlterConfigsRequest.AlterConfigsResource
+    return IncrementalAlterConfigsRequest(validate_only=False, resources=[R(
+        resource_type=2, resource_name=TOPIC, configs=[R.AlterableConfig(
+            name="retention.ms", config_operation=0, value=str(86_400_000 + i))]) for i in range(2000)]), \
+        1, IncrementalAlterConfigsResponse
+
+
+def alter_configs(names: list[str]):
+    """The legacy AlterConfigs, 2,000 times over an existing topic."""
+    R = AlterConfigsRequest.AlterConfigsResource
+    return AlterConfigsRequest(validate_only=False, resources=[R(
+        resource_type=2, resource_name=TOPIC, configs=[R.AlterableConfig(name="retention.ms",
+                                                                         value=str(86_400_000 + i))])
+        for i in range(2000)]), 2, AlterConfigsResponse
+
+
+def create_partitions(names: list[str]):
+    T = CreatePartitionsRequest.CreatePartitionsTopic
+    return CreatePartitionsRequest(topics=[T(name=n, count=2, assignments=None) for n in names], timeout_ms=30000,
+                                   validate_only=False), 3, CreatePartitionsResponse
+
+
 GROUP, TOPIC = "big-group", "big-topic"
 
 
@@ -145,7 +171,8 @@ def coordinator_of(port: int, group: str) -> int:
 
 @pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
                                    produce, offset_commit, txn_offset_commit, delete_records, elect_leaders,
-                                   alter_partition_reassignments])
+                                   alter_partition_reassignments, incremental_alter_configs, alter_configs,
+                                   create_partitions])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
@@ -154,7 +181,7 @@ def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build
     worker = 0
     if build in (offset_fetch, offset_commit, txn_offset_commit):
         worker = coordinator_of(running.engine.ports[0], GROUP)
-    if build is describe_configs:
+    if build in (describe_configs, incremental_alter_configs, alter_configs):
         assert create_topic_on(running.engine.ports[0], TOPIC) in (0, Errors.TopicAlreadyExistsError.errno)
     watch = LoopWatch(monkeypatch)
     key = type(request).API_KEY
