@@ -163,6 +163,15 @@ def member_label(m: GroupMember) -> str:
     return f"{m.member_id} ({m.client_id} @ {client_host_shown(m.client_host)})"
 
 
+def delete_refusal(group_id: str, members: list[GroupMember]) -> str | None:
+    """Why Kafka would refuse to delete the group now (NON_EMPTY_GROUP), None when it would not:
+    the delete page says it before the id is typed, and the service before the request."""
+    if not members:
+        return None
+    return (f"Kafka deletes only groups without members, and {group_id} has {len(members)}: "
+            f"{'; '.join(map(member_label, members))}. Stop these consumers first.")
+
+
 def group_coordinator(gw: Gateway, group_id: str) -> int:
     coordinators = gw.groups.find_coordinators([group_id])
     if group_id not in coordinators.found:

@@ -19,7 +19,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.clusters.records import ClusterRef
 from console.errors import NotFound
-from console.groups.reset import ResetPlan, ResetSpec, reset_plan
+from console.groups.reset import ResetPlan, ResetSpec, delete_refusal, group_coordinator, reset_plan
 from console.kafka_gateway import Gateway, GatewayError, cache
 from console.kafka_gateway.cache import GroupLagSnapshot, SnapshotAge
 from console.kafka_gateway.group_lag import group_lags, groups_committed_on
@@ -482,3 +482,14 @@ def group_reset_preview(*, cluster: Cluster, group_id: str, spec: ResetSpec) -> 
     """What a reset would commit, partition by partition, and who would stop Kafka from committing it."""
     with cluster_gateway(cluster) as gw:
         return reset_plan(gw, cluster_name=cluster.name, group_id=group_id, spec=spec)
+
+
+def group_delete_refusal(*, cluster: Cluster, group_id: str) -> str | None:
+    """Why Kafka would refuse to delete the group now (its live members), before the id is typed;
+    None when it would not, or when the group cannot be described (the deletion then says why)."""
+    try:
+        with cluster_gateway(cluster) as gw:
+            group = gw.groups.describe_groups({group_id: group_coordinator(gw, group_id)})[group_id]
+    except GatewayError:
+        return None
+    return None if group.error else delete_refusal(group_id, group.members)

@@ -15,7 +15,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.errors import InvalidInput, NotFound
 from console.events import notify_on_commit
-from console.groups.reset import ResetPlan, ResetSpec, group_coordinator, member_label, reset_plan
+from console.groups.reset import ResetPlan, ResetSpec, delete_refusal, group_coordinator, member_label, reset_plan
 from console.kafka_gateway import Gateway, GatewayError
 from console.kafka_gateway.group_records import DescribedGroup
 from console.kafka_gateway.groups import CONSUMER_GROUP_CONFIGS
@@ -67,9 +67,9 @@ def group_delete(*, cluster: Cluster, actor, group_id: str, confirmation: str) -
         with cluster_gateway(cluster) as gw:
             coordinator = group_coordinator(gw, group_id)
             group = _known_group(gw, cluster, group_id, coordinator)
-            if group.members:
-                raise InvalidInput(f"Kafka deletes only groups without members, and {group_id} has "
-                                   f"{len(group.members)}: {'; '.join(map(member_label, group.members))}.")
+            refusal = delete_refusal(group_id, group.members)
+            if refusal:
+                raise InvalidInput(refusal)
             failed = gw.groups.delete_groups({group_id: coordinator})
             if failed:
                 raise GatewayError(failed[group_id])

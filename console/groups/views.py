@@ -97,8 +97,9 @@ def group_delete(request, cluster_id: int, group_id: str):
         else:
             messages.success(request, f"Group {group_id} deleted.")
             return redirect("groups:list", cluster_id=cluster.pk)
-    return render(request, "groups/delete.html", {"cluster": cluster, "group_id": group_id, "form": form},
-                  status=400 if form.errors else 200)
+    refusal = None if form.errors else selectors.group_delete_refusal(cluster=cluster, group_id=group_id)
+    return render(request, "groups/delete.html", {"cluster": cluster, "group_id": group_id, "form": form,
+                                                  "refusal": refusal}, status=400 if form.errors else 200)
 
 
 @page(OPERATOR)

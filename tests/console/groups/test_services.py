@@ -3,6 +3,7 @@ import time
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition as ConfluentPartition
+from django.urls import reverse
 from kafka import KafkaConsumer, KafkaProducer
 
 from console.accounts.models import AuditLogEntry
@@ -80,7 +81,7 @@ def test_targets_scopes_and_clamping(cluster, engine_cluster, unique_topic, uniq
 
 
 def test_reset_and_delete_are_refused_while_a_member_is_live(cluster, engine_cluster, unique_topic, unique_group,
-                                                             users):
+                                                             users, operator_client):
     topic = make_topic(cluster, unique_topic(), partitions=1)
     produce(engine_cluster.bootstrap, topic, [b"x"] * 3)
     group = unique_group("live")
@@ -102,6 +103,10 @@ def test_reset_and_delete_are_refused_while_a_member_is_live(cluster, engine_clu
         assert "no members" in str(refused.value)
         preview = selectors.group_reset_preview(cluster=cluster, group_id=group, spec=ResetSpec(target="earliest"))
         assert "still-running" in preview.refusal
+        # The delete page says so before the id is typed, and offers no form to type it in.
+        page = operator_client.get(reverse("groups:delete", args=[cluster.pk, group])).content.decode()
+        assert 'id="delete-refusal"' in page and "Stop these consumers first." in page and "still-running" in page
+        assert 'id="delete-group"' not in page
         with pytest.raises(InvalidInput, match="still-running"):
             services.group_delete(cluster=cluster, actor=users["operator"], group_id=group, confirmation=group)
         with pytest.raises(InvalidInput, match="still-running"):
@@ -110,6 +115,8 @@ def test_reset_and_delete_are_refused_while_a_member_is_live(cluster, engine_clu
         assert committed(cluster, group) == {(topic, 0): 2}
     finally:
         consumer.close()
+    page = operator_client.get(reverse("groups:delete", args=[cluster.pk, group])).content.decode()
+    assert 'id="delete-group"' in page and 'id="delete-refusal"' not in page      # left: nothing in the way
     failed = AuditLogEntry.objects.filter(target=group, result="failed").values_list("action", flat=True)
     assert sorted(failed) == ["group.delete", "group.delete_offsets", "group.reset_offsets"]
 
