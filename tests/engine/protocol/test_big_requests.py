@@ -14,6 +14,7 @@ from kafka.protocol.admin import (AlterConfigsRequest, AlterConfigsResponse, Alt
                                   DeleteRecordsRequest, DeleteRecordsResponse, DescribeConfigsRequest,
                                   DescribeConfigsResponse, ElectLeadersRequest, ElectLeadersResponse,
                                   IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse)
+from kafka.protocol.admin.users import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
                                      OffsetFetchResponse)
@@ -154,6 +155,14 @@ def create_partitions(names: list[str]):
                                    validate_only=False), 3, CreatePartitionsResponse
 
 
+def alter_user_scram_credentials(names: list[str]):
+    """A SCRAM credential for each of fifty thousand users."""
+    U = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
+    return AlterUserScramCredentialsRequest(deletions=[], upsertions=[
+        U(name=n, mechanism=1, iterations=4096, salt=b"salt", salted_password=b"x" * 32) for n in names]), \
+        0, AlterUserScramCredentialsResponse
+
+
 GROUP, TOPIC = "big-group", "big-topic"
 
 
@@ -172,7 +181,7 @@ def coordinator_of(port: int, group: str) -> int:
 @pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
                                    produce, offset_commit, txn_offset_commit, delete_records, elect_leaders,
                                    alter_partition_reassignments, incremental_alter_configs, alter_configs,
-                                   create_partitions])
+                                   create_partitions, alter_user_scram_credentials])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
