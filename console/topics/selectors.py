@@ -56,6 +56,12 @@ class TopicRow:
         return [p.strip() for p in (self.cleanup_policy or "").split(",") if p.strip()]
 
     @property
+    def retention_applies(self) -> bool:
+        """False for a compact-only topic: Kafka deletes none of its records for their age or the
+        partition's size, whatever retention.ms and retention.bytes say."""
+        return self.cleanup_policy is None or "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
+
+    @property
     def is_compacted(self) -> bool:
         """Compaction leaves offsets without records: Messages is an upper bound, and says so."""
         return "compact" in self.cleanup_policies
@@ -230,6 +236,12 @@ class TopicDetail:
     retention_bytes: str | None = None
     cleanup_policy: str | None = None
     min_insync_replicas: str | None = None
+
+    @property
+    def retention_applies(self) -> bool:
+        """False for a compact-only topic: Kafka deletes none of its records for their age or the
+        partition's size, whatever retention.ms and retention.bytes say."""
+        return self.cleanup_policy is None or "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
 
     @property
     def is_compacted(self) -> bool:

@@ -1,6 +1,7 @@
 """What the topic pages show, through Django's test client: the list's columns, the overview's
 cards, the consumers tab's per-partition offsets, the groups on the delete page, and the
 config and admin forms' buttons."""
+import os
 import re
 from html import unescape
 
@@ -188,3 +189,21 @@ def test_the_configs_page_says_what_gzip_level_minus_one_means(cluster, viewer_c
     assert value == ('<span class="human" title="-1 (gzip\'s default, level 6)" data-raw="-1">'
                      "gzip's default, level 6</span>")
     assert "gzip's default, level 6</span>" in gzip.split('class="default-value">')[1]
+
+
+def test_a_compact_only_topic_says_retention_deletes_nothing_not_its_unused_retention_ms(
+        cluster, viewer_client, unique_topic):
+    compacted = make_topic(cluster, unique_topic("kept"), configs={"cleanup.policy": "compact"})
+    deleted = make_topic(cluster, unique_topic("aged"), configs={"cleanup.policy": "compact,delete",
+                                                                  "retention.ms": "86400000"})
+    listed = viewer_client.get(reverse("topics:list", args=[cluster.pk]), {"q": os.path.commonprefix([compacted, deleted])}).content.decode()
+
+    def retention(html: str, name: str) -> str:
+        return unescape(re.sub(r"<[^>]+>", "", row(html, f">{name}</a>").split('data-col="retention"')[1]
+                               .split("</td>")[0].split(">", 1)[1]))
+    assert retention(listed, compacted) == "none: compacted"
+    assert retention(listed, deleted) == "1 d"
+    page = unescape(viewer_client.get(reverse("topics:detail", args=[cluster.pk, compacted])).content.decode())
+    figure = page.split('id="topic-retention">')[1].split("</dd>")[0]
+    assert 'data-retention="compacted"' in figure and ">none: compacted</span>" in figure
+    assert "retention.ms is 604800000 ms (7 d)" in figure
