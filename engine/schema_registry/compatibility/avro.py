@@ -16,6 +16,11 @@ Each incompatibility is reported as Confluent's registry does
 (io.confluent.kafka.schemaregistry.avro.Difference): its type, a sentence with "%s" left for
 "new"/"old" (which side is the reader depends on the direction checked), and the location
 as a JSON-pointer-like path from the reader schema's root.
+
+A pair of named types is checked once, as Avro's own ReaderWriterCompatibilityChecker
+memoizes pairs: its incompatibilities are reported where the pair is first met, and a later
+meeting stands for them with the first one. A record that uses another record in two fields,
+nested twenty deep, is then twenty checks, not a million, and the registry is not held up.
 """
 from __future__ import annotations
 
@@ -59,7 +64,8 @@ class Incompatibility:
 
 def check(reader: AvroModel, writer: AvroModel) -> list[Incompatibility]:
     """Every reason `reader` cannot read what `writer` wrote (empty: compatible)."""
-    return _Checker(reader, writer).check(reader.parsed, writer.parsed, "/")
+    found = _Checker(reader, writer).check(reader.parsed, writer.parsed, "/")
+    return list({id(i): i for i in found}.values())      # a memoized pair's first one, once
 
 
 class _Checker:
@@ -67,16 +73,20 @@ class _Checker:
         self.reader = reader
         self.writer = writer
         self.in_progress: set[tuple[str, str]] = set()   # recursive types: a pair being checked is assumed fine
+        self.checked: dict[tuple[str, str], list[Incompatibility]] = {}
 
     def check(self, reader: Any, writer: Any, path: str) -> list[Incompatibility]:
         reader, writer = self.reader.resolve(reader), self.writer.resolve(writer)
         pair = (_name(reader), _name(writer))
         if pair[0] and pair[1]:
+            if pair in self.checked:
+                return self.checked[pair][:1]
             if pair in self.in_progress:
                 return []
             self.in_progress.add(pair)
             try:
-                return self._check(reader, writer, path)
+                found = self.checked[pair] = self._check(reader, writer, path)
+                return found
             finally:
                 self.in_progress.discard(pair)
         return self._check(reader, writer, path)

@@ -12,7 +12,11 @@ model decides what adding or removing a property or tuple item means:
 - partially open (additionalProperties is a schema): an added or removed property is
   fine when that schema and the property's agree.
 `$ref`s are followed (through the schema's references too); a pair of schemas already
-being compared is taken as compatible, which ends recursion on recursive schemas.
+being compared is taken as compatible, which ends recursion on recursive schemas. A pair
+already compared is not compared again: its changes are reported where it was first met,
+and a later meeting stands for them with its first incompatible one. A definition used
+twice by the one before it, twenty deep, is then twenty comparisons, not a million, and
+the registry is not held up.
 """
 from __future__ import annotations
 
@@ -65,7 +69,8 @@ class Difference:
 
 def check(reader: JsonModel, writer: JsonModel) -> list[Difference]:
     """The incompatible changes from `writer`'s (old) schema to `reader`'s (new) one."""
-    return [d for d in differences(writer, reader) if not d.compatible]
+    found = {id(d): d for d in differences(writer, reader) if not d.compatible}   # a compared pair's, once
+    return list(found.values())
 
 
 def differences(original: JsonModel, update: JsonModel) -> list[Difference]:
@@ -79,6 +84,8 @@ class _Diff:
         self.resolvers = (original.resolver(), update.resolver())
         self.found: list[Difference] = []
         self.in_progress: set[tuple[int, int]] = set()
+        # (id, id) -> (the pair itself, kept so that its ids are not reused; its changes)
+        self.compared: dict[tuple[int, int], tuple[Any, Any, list[Difference]]] = {}
 
     def add(self, kind: str, path: str) -> None:
         self.found.append(Difference(kind, path))
@@ -86,6 +93,7 @@ class _Diff:
     def sub(self) -> "_Diff":
         inner = _Diff.__new__(_Diff)
         inner.resolvers, inner.found, inner.in_progress = self.resolvers, [], self.in_progress
+        inner.compared = self.compared
         return inner
 
     def compatible(self, original: Any, update: Any, path: str) -> tuple[bool, list[Difference]]:
@@ -104,13 +112,19 @@ class _Diff:
             return
         original, update = self._deref(original, 0), self._deref(update, 1)
         key = (id(original), id(update))
+        if key in self.compared:
+            self.found += [d for d in self.compared[key][2] if not d.compatible][:1]
+            return
         if key in self.in_progress:
             return
         self.in_progress.add(key)
+        inner = self.sub()
         try:
-            self._types(schema_kind(original), schema_kind(update), path)
+            inner._types(schema_kind(original), schema_kind(update), path)
         finally:
             self.in_progress.discard(key)
+        self.compared[key] = (original, update, inner.found)
+        self.found += inner.found
 
     def _deref(self, schema: Any, side: int) -> Any:
         for _ in range(32):

@@ -241,3 +241,35 @@ def test_a_body_nested_too_deeply_is_a_readable_400_and_the_registry_goes_on(api
     status, answer, _ = api("POST", f"/subjects/{subject}/versions", b"[" * 100_000 + b"]" * 100_000)
     assert (status, answer["error_code"]) == (400, 400) and "nested too deeply" in answer["message"]
     assert api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))[0] == 200
+
+
+def _avro_doubled(depth: int, leaf: str) -> dict:
+    """Records R0..R{depth-1}, each using the next in two fields: 2^depth paths to the leaf."""
+    schema: dict | str = leaf
+    for i in reversed(range(depth)):
+        schema = {"type": "record", "name": f"R{i}", "fields": [
+            {"name": "a", "type": schema}, {"name": "b", "type": schema if isinstance(schema, str) else f"R{i + 1}"}]}
+    return schema
+
+
+def _json_doubled(depth: int, leaf: str) -> dict:
+    definitions = {f"d{i}": {"anyOf": [{"$ref": f"#/definitions/d{i + 1}"}, {"type": "object", "properties": {
+        "a": {"$ref": f"#/definitions/d{i + 1}"}, "b": {"$ref": f"#/definitions/d{i + 1}"}}}]} for i in range(depth)}
+    return {"$ref": "#/definitions/d0", "definitions": {**definitions, f"d{depth}": {"type": leaf}}}
+
+
+@pytest.mark.parametrize("schema_type, doubled, change", [
+    ("AVRO", _avro_doubled, "TYPE_MISMATCH"), ("JSON", _json_doubled, "COMBINED_TYPE_SUBSCHEMAS_CHANGED")])
+def test_a_type_used_twice_at_every_level_is_checked_once_per_pair(api, subject, schema_type, doubled, change):
+    """Without memoized pairs, comparing these 30-deep schemas walks 2^30 paths or more and
+    holds the registry's only event loop meanwhile; each change is reported where it is first met."""
+    old = schema_body(doubled(30, "int" if schema_type == "AVRO" else "integer"), schemaType=schema_type)
+    assert api("POST", f"/subjects/{subject}/versions", old)[0] == 200
+    new = schema_body(doubled(30, "string"), schemaType=schema_type)
+    status, answer, _ = api("POST", f"/compatibility/subjects/{subject}/versions/latest?verbose=true", new)
+    assert status == 200 and answer["is_compatible"] is False
+    assert any(change in m for m in answer["messages"]) and len(answer["messages"]) <= 5
+    status, answer, _ = api("POST", f"/subjects/{subject}/versions", new)
+    assert (status, answer["error_code"]) == (409, 409) and change in answer["message"]
+    assert api("POST", f"/subjects/{subject}/versions", old)[1]["id"] > 0        # itself: compatible at once
+    assert subject in api("GET", "/subjects")[1]
