@@ -344,6 +344,15 @@ def config_with_unit(name: str, raw) -> str:
 
 # --- parsing -----------------------------------------------------------------------------------
 
+def iso_datetime_text(text: str) -> str:
+    """A date and time as people paste it, for datetime.fromisoformat: ISO's "Z" and the " UTC"
+    of the pages' hover text (timestamp_utc) become "+00:00"; the pages' own "+13:00" stays."""
+    text = text.strip()
+    if text.upper().endswith("UTC"):
+        text = text[:-3].rstrip() + "+00:00"
+    return text.replace("Z", "+00:00")
+
+
 _DURATION_WORDS = {
     "ms": 1, "millisecond": 1, "milliseconds": 1,
     "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from django import forms
 
-from console.formatting import UnitError, parse_duration
+from console.formatting import UnitError, iso_datetime_text, parse_duration
 from console.groups.reset import SCOPES, TARGETS, ResetSpec
 
 MAX_OFFSET = 2**63 - 1
@@ -21,7 +21,7 @@ def parse_timestamp_ms(text: str, *, zone: str = "") -> int:
     the browser's offset the picker sends), else UTC. Raises ValidationError."""
     text = text.strip()
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(iso_datetime_text(text))
     except ValueError:
         raise forms.ValidationError(f"{text!r} is not a date and time: use {DATETIME_HELP}") from None
     if moment.tzinfo is None:

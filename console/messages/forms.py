@@ -9,6 +9,7 @@ from django import forms
 from django.utils.html import escape
 
 from console.errors import InvalidInput
+from console.formatting import iso_datetime_text
 from console.messages.filters import FIELDS, JSON_OPS, FilterSpec
 from console.messages.models import FORMAT_CHOICES, FORMATS, MaskingRule
 from console.messages.scan import SearchLimits
@@ -45,7 +46,7 @@ def parse_time(raw: str, *, label: str) -> int | None:
     if raw.isdigit():
         return int(raw)
     try:
-        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(iso_datetime_text(raw))
     except ValueError:
         raise InvalidInput(f"{label} must be a date and time like 2026-01-31T12:00:00 (UTC), not {raw!r}.") from None
     if moment.tzinfo is None:

@@ -202,3 +202,14 @@ def test_a_count_names_its_noun_in_the_right_number():
     assert [f.counted(n, "partition") for n in (0, 1, 2, 1024)] == [
         "0 partitions", "1 partition", "2 partitions", "1,024 partitions"]
     assert f.counted(2, "entry", "entries") == "2 entries"
+
+
+def test_a_time_pasted_from_a_page_reads_as_that_moment():
+    """What a page shows (local time with its offset) and its hover (UTC) are both accepted back
+    by the messages' start time and the offset reset's date and time."""
+    from console.messages.forms import parse_time
+    noon = 1_769_860_800_000                                            # 2026-01-31 12:00:00 UTC
+    for text in ("2026-01-31 12:00:00 UTC", "2026-01-31T12:00:00Z", "2026-01-31 23:00:00 +11:00",
+                 "2026-01-31T12:00:00"):
+        assert parse_time(text, label="The start time") == noon, text
+    assert f.iso_datetime_text(" 2026-01-31 12:00:00 utc ") == "2026-01-31 12:00:00+00:00"

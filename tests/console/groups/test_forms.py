@@ -16,6 +16,8 @@ NOON_UTC = int(datetime(2026, 1, 31, 12, 0, tzinfo=UTC).timestamp() * 1000)
     ("2026-01-31T12:00Z", "+02:00", NOON_UTC),                 # a zone in the text wins
     ("2026-01-31T13:00+01:00", "", NOON_UTC),
     ("2026-01-31T12:00", "02:00", NOON_UTC),                   # not an offset: ignored, UTC
+    ("2026-01-31 12:00:00 UTC", "+02:00", NOON_UTC),           # as the pages write a time on hover
+    ("2026-01-31 23:00:00 +11:00", "", NOON_UTC),              # as the pages show it
 ])
 def test_picker_values_are_read_in_the_browsers_zone(text, zone, expected):
     assert parse_timestamp_ms(text, zone=zone) == expected
