@@ -201,9 +201,9 @@ def test_a_compact_only_topic_says_retention_deletes_nothing_not_its_unused_rete
     def retention(html: str, name: str) -> str:
         return unescape(re.sub(r"<[^>]+>", "", row(html, f">{name}</a>").split('data-col="retention"')[1]
                                .split("</td>")[0].split(">", 1)[1]))
-    assert retention(listed, compacted) == "none: compacted"
+    assert retention(listed, compacted) == "compacted"
     assert retention(listed, deleted) == "1 d"
     page = unescape(viewer_client.get(reverse("topics:detail", args=[cluster.pk, compacted])).content.decode())
     figure = page.split('id="topic-retention">')[1].split("</dd>")[0]
-    assert 'data-retention="compacted"' in figure and ">none: compacted</span>" in figure
+    assert 'data-retention="compacted"' in figure and ">compacted</span>" in figure
     assert "retention.ms is 604800000 ms (7 d)" in figure
