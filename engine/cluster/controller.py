@@ -143,9 +143,10 @@ class Controller(TopicChanges):
         scratch = MetadataImage()
         scratch.topics_by_id[topic_id] = TopicState(name, topic_id)
         frames = [F.frame(topic_record)] if topic_record else []
+        live = self.live_brokers()
 
         def add(item: tuple[int, list[int]]) -> None:
-            record = R.partition_record(topic_id, item[0], item[1], item[1][0], 0, list(item[1]))
+            record = self.new_partition_record(topic_id, item[0], item[1], live)
             R.apply(scratch, record)
             frames.append(F.frame(record))
         await slices.for_each(sorted(assignment.items()), add)

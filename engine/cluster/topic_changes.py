@@ -64,7 +64,9 @@ class TopicChanges:
         existing = planned.partitions if planned else None
         if assignments:
             self._check_partition_limit(len(assignments), existing)
-            return self._manual_topic_assignment(num_partitions, replication_factor, assignments)
+            assignment = self._manual_topic_assignment(num_partitions, replication_factor, assignments)
+            self._check_a_live_replica_each(assignment, Errors.InvalidReplicationFactorError)
+            return assignment
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
                            "Replication factor must be larger than 0, or -1 to use the default value.")
@@ -76,7 +78,7 @@ class TopicChanges:
         if replication_factor == -1:
             replication_factor = self.broker_config.get("default.replication.factor")
         self._check_partition_limit(num_partitions, existing)
-        brokers = self.image.live_broker_ids()
+        brokers = sorted(self.live_brokers())     # as Kafka's placer: never a stopped (fenced) broker
         if replication_factor > len(brokers):
             raise ApiError(Errors.InvalidReplicationFactorError,
                            f"Unable to replicate the partition {replication_factor} time(s): The target "
@@ -126,6 +128,24 @@ class TopicChanges:
             raise ApiError(Errors.InvalidReplicationAssignmentError,
                            "partitions should be a consecutive 0-based integer sequence")
         return assignments
+
+    def _check_a_live_replica_each(self, assignment: dict[int, list[int]], error) -> None:
+        """A new partition starts led by a live replica (new_partition_record): a manual
+        assignment of stopped brokers only is refused, with KRaft's message (its code is
+        INVALID_REPLICATION_FACTOR for CreateTopics, INVALID_REPLICA_ASSIGNMENT for
+        CreatePartitions)."""
+        live = self.live_brokers()
+        for partition in sorted(assignment):
+            if not any(r in live for r in assignment[partition]):
+                raise ApiError(error, f"All brokers specified in the manual partition assignment for partition "
+                                      f"{partition} are fenced or in controlled shutdown.")
+
+    def new_partition_record(self, topic_id: uuid.UUID, partition: int, replicas: list[int],
+                             live: set[int]) -> dict:
+        """A new partition, as KRaft registers one: its ISR the live replicas, its leader the
+        first of them; a stopped replica joins the ISR by catching up once it is back."""
+        isr = [r for r in replicas if r in live]
+        return R.partition_record(topic_id, partition, list(replicas), isr[0] if isr else -1, 0, isr or list(replicas))
 
     def create_topic(self, name: str, num_partitions: int, replication_factor: int,
                      assignments: dict[int, list[int]] | None = None,
@@ -190,7 +210,8 @@ class TopicChanges:
 
     def _commit_partitions(self, name: str, new: dict[int, list[int]]) -> None:
         topic = self.image.topics[name]
-        self._commit([R.partition_record(topic.topic_id, p, r, r[0], 0, list(r)) for p, r in sorted(new.items())],
+        live = self.live_brokers()
+        self._commit([self.new_partition_record(topic.topic_id, p, r, live) for p, r in sorted(new.items())],
                      changed={name})
 
     async def create_partitions_sliced(self, name: str, count: int, assignments: list[list[int]] | None) -> None:
@@ -235,8 +256,14 @@ class TopicChanges:
                                f"{len(assignments)} assignment(s) were specified.")
             new = self._check_manual_assignment(
                 {current + i: list(r) for i, r in enumerate(assignments)}, start=current, replication_factor=rf)
+            self._check_a_live_replica_each(new, Errors.InvalidReplicationAssignmentError)
         else:
-            new = assign_replicas(self.image.live_broker_ids(), count - current, rf, start_partition=current)
+            live = sorted(self.live_brokers())
+            if rf > len(live):
+                raise ApiError(Errors.InvalidReplicationFactorError,
+                               f"Unable to replicate the partition {rf} time(s): The target replication factor of "
+                               f"{rf} cannot be reached because only {len(live)} broker(s) are registered.")
+            new = assign_replicas(live, count - current, rf, start_partition=current)
         return new
 
 
@@ -261,8 +288,9 @@ class NewTopics:
         assignment = self._controller.validate_new_topic(name, num_partitions, replication_factor, assignments,
                                                          configs, planned=self)
         topic_id = uuid.uuid4()
+        live = self._controller.live_brokers()
         self._records[name] = [R.topic_record(name, topic_id, self._controller.parsed_configs(configs))] + [
-            R.partition_record(topic_id, p, replicas, replicas[0], 0, list(replicas))
+            self._controller.new_partition_record(topic_id, p, replicas, live)
             for p, replicas in sorted(assignment.items())]
         self.names.add(name)
         self.collision_keys[collision_key(name)] = name

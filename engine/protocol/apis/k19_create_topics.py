@@ -9,6 +9,9 @@
   `default.replication.factor` (KIP-464).
 - A manual assignment replaces both counts, which must then be -1 (INVALID_REQUEST, as KRaft);
   unknown or repeated brokers and uneven replica counts are INVALID_REPLICA_ASSIGNMENT.
+- As KRaft, new partitions go to live brokers only (a stopped broker is fenced), and a manual
+  assignment naming stopped brokers starts with its live replicas as ISR and leader; one that
+  names only stopped brokers for a partition is INVALID_REPLICATION_FACTOR.
 - Configs are checked against Kafka's topic config names and ranges; null values are refused
   (INVALID_CONFIG).
 - validate_only checks everything and creates nothing.

@@ -1,7 +1,9 @@
 """CreatePartitions: v0-3.
 
-Grows a topic to `count` partitions, with a manual assignment or Kafka's spread for the
-new ones. Shrinking or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
+Grows a topic to `count` partitions, with a manual assignment or Kafka's spread over the live
+brokers for the new ones; each starts with its live replicas as ISR and leader, and a manual
+assignment of stopped brokers only is INVALID_REPLICA_ASSIGNMENT, as KRaft answers. Shrinking
+or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
 The internal topics' counts never change: INVALID_REQUEST with the reason
 (engine/cluster/internal_topics.py; Kafka allows it, and groups lose their offsets).
 THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of

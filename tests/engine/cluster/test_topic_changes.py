@@ -5,9 +5,13 @@ deleted meanwhile is withdrawn."""
 import kafka.errors as Errors
 import pytest
 
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
+
 from engine.cluster.controller import Controller
 from engine.config import BrokerConfig
 from engine.errors import ApiError
+from tests.engine.cluster.helpers import partition_state, start_broker, stop_broker, wait_until
+from tests.support.partition_io import read_values, send_values
 
 
 def controller(tmp_path, **configs) -> Controller:
@@ -82,3 +86,41 @@ def test_a_topic_deleted_or_re_created_meanwhile_is_withdrawn_from_the_deletion(
     assert {topic_id: exc.code for topic_id, exc in failed.items()} == {
         old["a"]: Errors.UnknownTopicOrPartitionError.errno, old["b"]: Errors.UnknownTopicOrPartitionError.errno}
     assert set(cluster.image.topics) == {"b"} and len(cluster.image.topics["b"].partitions) == 3
+
+
+def test_new_partitions_are_led_by_live_brokers_while_one_is_stopped(engine_factory):
+    """As KRaft: automatic placement leaves a stopped (fenced) broker out, and a manual
+    assignment naming one starts with the live replicas as its ISR and leader; one naming
+    only stopped brokers is refused. Before, such partitions were born leaderless."""
+    engine = engine_factory(brokers=3, configs={"auto.leader.rebalance.enable": "false"})
+    stop_broker(engine, 2)
+    admin = KafkaAdminClient(bootstrap_servers=engine.bootstrap, request_timeout_ms=15000)
+    try:
+        assert admin.create_topics([NewTopic("spread", 6, 2)], raise_errors=False)["topics"][0]["error_code"] == 0
+        assert all(leader in (0, 1) and 2 not in replicas
+                   for leader, replicas, _ in partition_state(engine.bootstrap, "spread").values())
+        three = admin.create_topics([NewTopic("three", 1, 3)], raise_errors=False)["topics"][0]
+        assert (three["error_code"], three["error_message"]) == (
+            Errors.InvalidReplicationFactorError.errno, "Unable to replicate the partition 3 time(s): The target "
+            "replication factor of 3 cannot be reached because only 2 broker(s) are registered.")
+        admin.create_topics([NewTopic("manual", -1, -1, replica_assignments={0: [2, 0]})])
+        assert partition_state(engine.bootstrap, "manual")[0] == (0, [2, 0], [0])
+        send_values(engine.bootstrap, "manual", [b"acked"], acks="all")
+        only = admin.create_topics([NewTopic("stopped-only", -1, -1, replica_assignments={0: [2]})],
+                                   raise_errors=False)["topics"][0]
+        message = "All brokers specified in the manual partition assignment for partition 0 are fenced or in " \
+                  "controlled shutdown."
+        assert (only["error_code"], only["error_message"]) == (Errors.InvalidReplicationFactorError.errno, message)
+        grown = admin.create_partitions({"manual": NewPartitions(2, [[2, 1]])}, raise_errors=False)
+        assert grown.results[0].error_code == 0
+        assert partition_state(engine.bootstrap, "manual")[1] == (1, [2, 1], [1])
+        admin.create_topics([NewTopic("single", -1, -1, replica_assignments={0: [0]})])
+        refused = admin.create_partitions({"single": NewPartitions(2, [[2]])}, raise_errors=False).results[0]
+        assert (refused.error_code, refused.error_message) == (Errors.InvalidReplicationAssignmentError.errno,
+                                                               message.replace("partition 0", "partition 1"))
+        start_broker(engine, 2)
+        wait_until(lambda: sorted(partition_state(engine.bootstrap, "manual")[0][2]) == [0, 2],
+                   message="broker 2 to catch up and join the ISR")
+        assert read_values(engine.bootstrap, "manual", 1) == [b"acked"]
+    finally:
+        admin.close()
