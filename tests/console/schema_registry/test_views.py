@@ -58,6 +58,18 @@ def test_subject_page_versions_schema_and_diff(registry_cluster, console_registr
     assert any('"name": "b"' in line for line in added)
 
 
+def test_versions_too_long_to_diff_say_so(registry_cluster, console_registry, viewer_client, subject):
+    """difflib is quadratic in the lines: these two 12,000-line versions would hold a console
+    worker for half a minute."""
+    SchemaRegistryClient({"url": console_registry.url}).set_compatibility(subject, "NONE")
+    for kind in ("int", "long"):
+        register(console_registry, subject, json.dumps({"type": "record", "name": "Wide", "fields": [
+            {"name": f"f{i}" if i % 2 else f"g{i}", "type": kind if i % 3 else "string"} for i in range(3000)]}))
+    diff = text(viewer_client.get(f"/clusters/{registry_cluster.pk}/schemas/subjects/{subject}/?a=1&b=2"))
+    assert "are too long to compare here (at most 2,000 lines each)" in diff
+    assert 'class="diff-add"' not in diff
+
+
 def test_register_through_the_compatibility_preview(registry_cluster, console_registry, operator_client, subject):
     register(console_registry, subject, record("Previewed", "a"))
     url = f"/clusters/{registry_cluster.pk}/schemas/register"
