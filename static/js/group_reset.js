@@ -22,7 +22,11 @@
       optional.forEach(function (name) {
         var input = form.querySelector("[name=" + name + "]");
         var row = input && input.closest("p");
-        if (row) row.hidden = shown.indexOf(name) < 0 && !row.querySelector(".errorlist");
+        if (!row) return;
+        // Django writes a field's errors just before its row: a field with an error stays in view.
+        var errors = row.previousElementSibling;
+        var failed = errors && errors.classList.contains("errorlist");
+        row.hidden = shown.indexOf(name) < 0 && !failed;
       });
     }
     target.addEventListener("change", sync);

@@ -106,6 +106,13 @@ def test_reset_to_earliest_through_the_preview_brings_the_lag_back(login, consol
     box = lag.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390
     expect(phone.locator("#partitions th.topic")).to_be_hidden()
+    # A field with an error stays beside its error, even when the chosen target does not use it.
+    operator.goto(_group_url(_cluster_path(operator), "browser-reset-group")
+                  + "reset?target=earliest&scope=all&offset=abc")
+    form = operator.locator("#reset-offsets")
+    expect(form.locator(".errorlist")).to_have_text("Enter a whole number.")
+    expect(form.locator("input[name=offset]")).to_be_visible()
+    expect(form.locator("input[name=shift]")).to_be_hidden()
 
 
 def test_lag_falls_to_zero_live_while_a_consumer_reads(login, console_server):
