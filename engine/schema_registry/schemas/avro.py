@@ -17,7 +17,8 @@ from typing import Any
 
 from fastavro.schema import SchemaParseException, UnknownType, parse_schema
 
-from engine.schema_registry.schemas.base import InvalidSchema, ParsedSchema, Reference, SchemaType
+from engine.schema_registry.schemas.base import (InvalidSchema, ParsedSchema, Reference, SchemaType,
+                                                 in_dependency_order)
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 # Avro's own attribute order (Schema.toString in the Java library), then anything else sorted.
@@ -50,7 +51,7 @@ def parse(text: str, references: tuple[Reference, ...], dependencies: dict[str, 
     except (ValueError, RecursionError) as exc:
         raise InvalidSchema(f"Invalid schema {_short(text)}: {exc}") from None
     named: dict[str, Any] = {}
-    for dependency in _in_dependency_order(dependencies):
+    for _, dependency in in_dependency_order(dependencies):
         if dependency.schema_type is not SchemaType.AVRO:
             raise InvalidSchema("An Avro schema can only reference Avro schemas")
         named.update(dependency.model.named)
@@ -109,20 +110,6 @@ def _normalize_field(field: dict, seen: set[str]) -> dict:
     for key in sorted(field, key=lambda k: (FIELD_ORDER.index(k) if k in FIELD_ORDER else len(FIELD_ORDER), k)):
         out[key] = _normalize(field[key], seen) if key == "type" else field[key]
     return out
-
-
-def _in_dependency_order(dependencies: dict[str, ParsedSchema]) -> list[ParsedSchema]:
-    """Each dependency after the ones it references, so their names are known when it parses."""
-    ordered: list[ParsedSchema] = []
-
-    def visit(schema: ParsedSchema) -> None:
-        for inner in schema.dependencies.values():
-            visit(inner)
-        if all(schema is not done for done in ordered):
-            ordered.append(schema)
-    for dependency in dependencies.values():
-        visit(dependency)
-    return ordered
 
 
 def _short(text: str) -> str:

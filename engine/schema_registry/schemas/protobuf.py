@@ -28,7 +28,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.message import DecodeError
 from grpc_tools import _protoc_compiler, protoc
 
-from engine.schema_registry.schemas.base import InvalidSchema, ParsedSchema, Reference, SchemaType
+from engine.schema_registry.schemas.base import (InvalidSchema, ParsedSchema, Reference, SchemaType,
+                                                 in_dependency_order)
 from engine.schema_registry.schemas.proto_printer import to_proto_text
 
 MAIN_FILE = "schema.proto"
@@ -138,12 +139,8 @@ def _protoc_message(exc) -> str:
 
 
 def _sources(dependencies: dict[str, ParsedSchema]) -> dict[str, str]:
-    """Import path -> .proto text for every dependency, theirs included."""
-    sources: dict[str, str] = {}
-    for name, dependency in dependencies.items():
-        sources.update(_sources(dependency.dependencies))
-        sources[name] = dependency.text
-    return sources
+    """Import path -> .proto text for every dependency, theirs included (each once)."""
+    return {name: dependency.text for name, dependency in in_dependency_order(dependencies)}
 
 
 def _descriptor_from_base64(text: str) -> descriptor_pb2.FileDescriptorProto | None:

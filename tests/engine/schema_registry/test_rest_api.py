@@ -273,3 +273,30 @@ def test_a_type_used_twice_at_every_level_is_checked_once_per_pair(api, subject,
     assert (status, answer["error_code"]) == (409, 409) and change in answer["message"]
     assert api("POST", f"/subjects/{subject}/versions", old)[1]["id"] > 0        # itself: compatible at once
     assert subject in api("GET", "/subjects")[1]
+
+
+def _diamond_level(schema_type: str, name: str, below: list[str]) -> str:
+    if schema_type == "AVRO":
+        fields = [{"name": f"f{i}", "type": b} for i, b in enumerate(below)] or [{"name": "x", "type": "int"}]
+        return json.dumps({"type": "record", "name": name, "fields": fields})
+    imports = "".join(f'import "{b}.proto";\n' for b in below)
+    fields = "".join(f" {b} f{i} = {i + 1};" for i, b in enumerate(below)) or " int32 x = 1;"
+    return f'syntax = "proto3";\n{imports}message {name} {{{fields} }}\n'
+
+
+@pytest.mark.parametrize("schema_type", ["AVRO", "PROTOBUF"])
+def test_references_reached_along_many_paths_are_resolved_once(api, subject, schema_type):
+    """Two schemas per level, each referencing both of the level below: 24 levels are 2^24
+    paths to the bottom. Walking them all held the registry, at each registration and at
+    each start (the replay parses every schema again)."""
+    below: list[str] = []
+    for level in range(24):
+        names = [f"A{level}", f"B{level}"]
+        for name in names:
+            references = [{"name": b if schema_type == "AVRO" else f"{b}.proto", "subject": f"{subject}-{b}",
+                           "version": 1} for b in below]
+            status, answer, _ = api("POST", f"/subjects/{subject}-{name}/versions", schema_body(
+                _diamond_level(schema_type, name, below), schemaType=schema_type, references=references))
+            assert status == 200, answer
+        below = names
+    assert len(api("GET", f"/schemas/ids/{answer['id']}")[1]["references"]) == 2
