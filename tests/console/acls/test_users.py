@@ -1,6 +1,5 @@
 """The Users page: SCRAM users listed with their mechanisms, added, rotated and removed through
 the protocol; the password reaches no page, audit entry or log line; admin role only."""
-import logging
 import uuid
 
 import pytest
@@ -9,6 +8,7 @@ from kafka import KafkaAdminClient
 
 from console.accounts.models import AuditLogEntry
 from console.clusters.gateway import cluster_gateway
+from tests.support.logs import capture_debug_logs
 
 PASSWORD = "s3cret-Passw0rd-" + uuid.uuid4().hex[:6]
 
@@ -33,7 +33,7 @@ def test_add_rotate_and_remove_a_user_without_the_password_anywhere(acl_cluster,
     """Every log record of the console's requests is kept (DEBUG, kafka-python's included); the
     test's own logins, whose client logs its config, are left out."""
     user = f"app-{uuid.uuid4().hex[:6]}"
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     logged = []
 
     def console(method, *args, **kwargs):

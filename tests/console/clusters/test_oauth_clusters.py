@@ -8,7 +8,6 @@ login; the audit log and the pages never hold the secret; the Spark data source 
 itself through librdkafka's oidc method with the same client."""
 import html
 import io
-import logging
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -23,6 +22,7 @@ from console.kafka_gateway import oauth_tokens
 from console.kafka_gateway.producer import produce
 from console.kafka_gateway.spark_source import KafkaReader, read_range
 from tests.support.acls import admin_client, grant, start_acl_engine
+from tests.support.logs import capture_debug_logs
 from tests.support.oauth import IdentityProvider
 from tests.support.oauth_endpoint import TokenEndpoint
 
@@ -69,7 +69,7 @@ def client_secret(monkeypatch):
 
 def test_the_console_logs_in_with_its_oauth_client_and_lists_topics_and_groups(db, oauth_engine, token_endpoint,
                                                                               client_secret, viewer_client, caplog):
-    caplog.set_level(logging.DEBUG)       # kafka-python logs what it sends at DEBUG: never the token
+    capture_debug_logs(caplog)       # kafka-python logs what it sends at DEBUG: never the token
     cluster = oauth_cluster(oauth_engine, token_endpoint, "oauth cluster", oauth_scope="kafka")
     topic, group = "console-oauth-topic", "console-oauth-group"
     with cluster_gateway(cluster) as gw:
@@ -102,7 +102,7 @@ def test_the_token_is_fetched_once_and_reused_across_gateway_calls(db, oauth_eng
 
 def test_a_wrong_client_secret_is_a_readable_sentence_on_the_clusters_page(db, oauth_engine, token_endpoint,
                                                                            monkeypatch, viewer_client, caplog):
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     monkeypatch.setenv(SECRET_ENV, WRONG_SECRET)
     cluster = oauth_cluster(oauth_engine, token_endpoint, "oauth cluster, wrong secret")
     page = viewer_client.get(reverse("clusters:overview", args=[cluster.pk]))
@@ -169,7 +169,7 @@ def test_the_audit_entry_of_an_oauth_cluster_names_the_variable_never_the_secret
 
 def test_the_spark_source_logs_in_with_librdkafkas_oidc_and_logs_no_secret(db, oauth_engine, token_endpoint,
                                                                            client_secret, caplog, capfd):
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     cluster = oauth_cluster(oauth_engine, token_endpoint, "oauth cluster for spark", oauth_scope="kafka")
     topic = "console-oauth-spark"
     with cluster_gateway(cluster) as gw:

@@ -6,7 +6,6 @@ cluster's pages, never a traceback or the password; a JKS store is refused by th
 keytool command that converts it; the Spark data source reads through librdkafka with the key
 store's path and the trust store's certificates as PEM text, and no log shows the password."""
 import html
-import logging
 
 import pytest
 from cryptography import x509
@@ -24,6 +23,7 @@ from console.kafka_gateway.producer import produce
 from console.kafka_gateway.spark_source import KafkaReader, read_range
 from tests.support.engine_process import EngineProcess, PortTakenError, free_port_range
 from tests.support.keytool import exported_certificate, key_store, trust_store
+from tests.support.logs import capture_debug_logs
 
 PASSWORD = "p12-store-secret"
 PASSWORD_ENV = "CONSOLE_SECRET_TLS_STORES"
@@ -88,7 +88,7 @@ def page_text(client, url: str):
 
 
 def test_the_console_lists_topics_through_pkcs12_stores(db, store_engine, store_password, viewer_client, caplog):
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     cluster = pkcs12_cluster("pkcs12 cluster", store_engine)
     with cluster_gateway(cluster) as gw:
         gw.create_topic(name="console-pkcs12-topic", num_partitions=1, replication_factor=1)
@@ -118,7 +118,7 @@ def test_a_pem_certificate_with_its_encrypted_key_in_another_file(db, store_engi
 
 def test_a_wrong_store_password_is_a_sentence_on_the_clusters_pages(db, store_engine, monkeypatch, viewer_client,
                                                                      caplog):
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     wrong = "not-the-store-password"
     monkeypatch.setenv(PASSWORD_ENV, wrong)
     cluster = pkcs12_cluster("pkcs12 cluster, wrong password", store_engine)
@@ -197,7 +197,7 @@ def test_a_key_file_beside_a_pkcs12_key_store_is_refused(db, store_engine, conso
 
 def test_the_spark_source_reads_through_pkcs12_stores_and_logs_no_password(db, store_engine, store_password,
                                                                           caplog, capfd):
-    caplog.set_level(logging.DEBUG)
+    capture_debug_logs(caplog)
     cluster = pkcs12_cluster("pkcs12 cluster for spark", store_engine)
     topic = "console-pkcs12-spark"
     with cluster_gateway(cluster) as gw:
