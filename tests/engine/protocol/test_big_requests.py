@@ -14,6 +14,7 @@ from kafka.protocol.admin import (AlterConfigsRequest, AlterConfigsResponse, Alt
                                   DeleteRecordsRequest, DeleteRecordsResponse, DescribeConfigsRequest,
                                   DescribeConfigsResponse, ElectLeadersRequest, ElectLeadersResponse,
                                   IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse)
+from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse
 from kafka.protocol.admin.users import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse
 from kafka.protocol.consumer import (FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse,
                                      OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
@@ -163,6 +164,15 @@ def alter_user_scram_credentials(names: list[str]):
         0, AlterUserScramCredentialsResponse
 
 
+def alter_client_quotas(names: list[str]):
+    """A producer byte rate for each of fifty thousand client ids."""
+    E = AlterClientQuotasRequest.EntryData
+    return AlterClientQuotasRequest(entries=[
+        E(entity=[E.EntityData(entity_type="client-id", entity_name=n)],
+          ops=[E.OpData(key="producer_byte_rate", value=1048576.0, remove=False)]) for n in names],
+        validate_only=False), 1, AlterClientQuotasResponse
+
+
 GROUP, TOPIC = "big-group", "big-topic"
 
 
@@ -181,7 +191,7 @@ def coordinator_of(port: int, group: str) -> int:
 @pytest.mark.parametrize("build", [metadata, list_offsets, fetch, offset_fetch, describe_configs, create_topics,
                                    produce, offset_commit, txn_offset_commit, delete_records, elect_leaders,
                                    alter_partition_reassignments, incremental_alter_configs, alter_configs,
-                                   create_partitions, alter_user_scram_credentials])
+                                   create_partitions, alter_user_scram_credentials, alter_client_quotas])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
