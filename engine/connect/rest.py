@@ -6,7 +6,9 @@ then sent on to the leader, as Connect's HerderRequestHandler does: a request wi
 `forward` is forwarded with `forward=true`, that one once more with `forward=false`, and a
 `forward=false` request that still lands on the wrong worker answers 409. Errors are
 `{"error_code": N, "message": "..."}`; a body that is not JSON, or a request over 8 MiB, is a
-400/413 with a sentence, never a trace.
+400/413 with a sentence, never a trace. A connection that sends nothing for IDLE_TIMEOUT_S, in
+the middle of a request or between two, is closed, as Jetty's idle timeout closes it under
+Connect: each connection holds a thread, and a client trickling bytes must not hold it for ever.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ log = logging.getLogger("engine.connect.rest")
 VERSION = "3.9.0"
 COMMIT = "engine-connect"
 MAX_BODY = 8 << 20
+IDLE_TIMEOUT_S = 30      # Jetty's default idle timeout, which Connect's REST server keeps
 _STATES = ("RUNNING", "PAUSED", "STOPPED")
 
 
@@ -65,6 +68,7 @@ class RestServer:
 class _Handler(BaseHTTPRequestHandler):
     herder = None
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT_S      # the socket's: a read waiting longer ends the connection
     server_version = "engine-connect"
 
     def log_message(self, format, *args) -> None:        # noqa: A002 - the base class's name

@@ -8,6 +8,7 @@ import socket
 import pytest
 from kafka import KafkaAdminClient
 
+from engine.connect.rest import IDLE_TIMEOUT_S
 from tests.support.connect_worker import request, running, status_of
 from tests.support.groups import create_topic
 from tests.support.waiting import wait_until
@@ -204,6 +205,16 @@ def test_bad_requests_get_connects_errors(connect_cluster):
                                                            "initial_state": "SLEEPING"})
     assert code == 400 and "initial_state" in body["message"]
     assert request(worker, "GET", "/")[0] == 200          # and it keeps serving
+
+
+def test_a_connection_that_stops_sending_is_closed_and_the_worker_serves_on(connect_cluster):
+    """A request left half-sent holds one of the worker's threads only until the idle timeout
+    (Jetty's 30 s under Connect), not for as long as its client likes."""
+    worker = connect_cluster[0]
+    with socket.create_connection(("127.0.0.1", worker.port), timeout=IDLE_TIMEOUT_S * 3) as connection:
+        connection.sendall(b"GET /connectors HTTP/1.1\r\nHost: x\r\n")     # and never the blank line
+        assert connection.recv(1) == b""          # closed by the worker, not by this test's timeout
+    assert request(worker, "GET", "/")[0] == 200
 
 
 def test_a_body_nested_too_deeply_or_a_bad_length_is_a_400(connect_cluster):
