@@ -11,6 +11,7 @@ from console.analytics.storage import recent_snapshot_rows
 from console.share_groups import selectors
 from tests.support.groups import set_group_configs
 from tests.support.share import RELEASE, RawShareMember, acquired
+from tests.support.waiting import wait_until
 
 NOW = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
@@ -24,6 +25,9 @@ def test_poison_records_are_flagged_from_the_lakes_snapshots(cluster, engine_clu
     try:
         member.join()
         assert acquired(member.fetch(max_records=1, mode=1)) == [(0, 0, 1)]
+        # The first snapshot must hold the share partition: its state is written after the fetch.
+        wait_until(lambda: selectors.share_group_detail(cluster=cluster, group_id=group).partitions, timeout=60,
+                   message="the share partition's state described")
         snapshot_collect(cluster=cluster, lake_url=settings.ANALYTICS_LAKE, taken_at=NOW - dt.timedelta(seconds=60))
         assert acquired(member.fetch(acks=[(0, 0, [RELEASE])], max_records=1, mode=1)) == [(0, 0, 2)]
         snapshot_collect(cluster=cluster, lake_url=settings.ANALYTICS_LAKE, taken_at=NOW - dt.timedelta(seconds=30))
