@@ -162,14 +162,18 @@ def internal_topics_index(group: str) -> int:
     return partition_for(group, COUNT)
 
 
+def auto_creating_metadata(topic: str) -> MetadataRequest:
+    """A Metadata request for `topic` that asks the broker to create it, as a client's first use does."""
+    return MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=True)
+
+
 def test_metadata_auto_creation_makes_the_transaction_log_with_its_own_settings(engine_factory):
     """Not num.partitions and the broker's cleanup policy: transaction.state.log.* as on first use."""
     engine = engine_factory(brokers=1, admin=False, configs={"transaction.state.log.num.partitions": "4",
                                                              "transaction.state.log.replication.factor": "1"})
     client = RawClient(engine.ports[0])
     try:
-        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=TXN)],
-                                  allow_auto_topic_creation=True)
+        request = auto_creating_metadata(TXN)
         first = client.request(request, 9, MetadataResponse).topics[0]
         assert first.error_code == Errors.LeaderNotAvailableError.errno          # created, as Kafka answers
         again = wait_until(lambda: (t := client.request(request, 9, MetadataResponse).topics[0]).error_code == 0
@@ -234,8 +238,7 @@ def test_the_share_state_topic_is_internal_to_every_admin_api(engine_factory):
                                                              "share.coordinator.state.topic.replication.factor": "1"})
     client = RawClient(engine.ports[0])
     try:
-        request = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=share_state)],
-                                  allow_auto_topic_creation=True)
+        request = auto_creating_metadata(share_state)
         wait_until(lambda: client.request(request, 9, MetadataResponse).topics[0].error_code == 0,
                    message="the share state topic to have leaders")
     finally:
