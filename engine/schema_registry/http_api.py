@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 FORWARDED = "X-Registry-Forwarded"
 MAX_BODY = 16 * 1024 * 1024
+BODY_TYPES = (CONTENT_TYPE, "application/vnd.schemaregistry+json", "application/json", "application/octet-stream")
 STORE, REGISTRY, KAFKA, ELECTION, AUTH, CLIENT_SSL, PRIMARY_WAIT = (
     web.AppKey(n) for n in ("store", "registry", "kafka", "election", "auth", "client_ssl", "primary_wait"))
 
@@ -79,7 +80,12 @@ async def auth_middleware(request: web.Request, handler):
 async def body_of(request: web.Request):
     """The request's JSON; a readable 400 for bytes that are not JSON, and for JSON nested
     deeper than the parser's recursion limit (a body of 100,000 `[`), as Jackson refuses
-    documents nested past its depth limit."""
+    documents nested past its depth limit. A body of another media type than the registry
+    reads is a 415, as Confluent's REST layer answers (a request without one counts as
+    application/octet-stream there, and here: aiohttp reports it so)."""
+    if request.content_type not in BODY_TYPES:
+        raise errors.RegistryError(415, 415, f"HTTP 415 Unsupported Media Type: the registry reads "
+                                             f"{', '.join(BODY_TYPES)}, not {request.content_type}")
     raw = await request.read()
     try:
         return json.loads(raw) if raw.strip() else {}

@@ -99,6 +99,20 @@ def test_a_body_that_is_not_json_is_a_readable_400(api, subject):
     assert status == 400 and "not JSON" in answer["message"]
 
 
+def test_a_body_of_another_media_type_is_415_and_writes_nothing(api, registry_engine, subject):
+    before = schemas_end_offset(registry_engine)
+    body = schema_body(RECORD)
+    for media_type in ("text/plain", "application/x-www-form-urlencoded"):    # curl -d sends the latter
+        status, answer, _ = api("POST", f"/subjects/{subject}/versions", body, headers={"Content-Type": media_type})
+        assert (status, answer["error_code"]) == (415, 415) and media_type in answer["message"]
+    assert schemas_end_offset(registry_engine) == before
+    # The types Confluent's registry reads, with parameters, are taken.
+    for media_type in ("application/json; charset=utf-8", "application/vnd.schemaregistry+json",
+                       "application/octet-stream"):
+        status, answer, _ = api("POST", f"/subjects/{subject}/versions", body, headers={"Content-Type": media_type})
+        assert status == 200 and answer["id"] > 0, answer
+
+
 def test_incompatible_version_is_409_with_the_reasons_and_nothing_is_written(api, registry_engine, subject):
     api("POST", f"/subjects/{subject}/versions", schema_body(RECORD))
     before = schemas_end_offset(registry_engine)
