@@ -10,7 +10,9 @@ record to the Store and wakes whoever waits for an offset. A write is produced w
 acks=all and answered only once the reader has applied it, so a reader of this instance
 sees its own write; `catch_up()` waits until the reader reached the partition's current
 end, which the primary does before each write, so that it never decides on stale state
-(an id already taken by a record it has not read, a version number in use).
+(an id already taken by a record it has not read, a version number in use). The end is asked
+on a connection of its own: a broker answers a connection's requests in order, so on the
+reader's it would wait behind the reader's long-polling fetch (up to 500 ms per write).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ class KafkaStore:
         self.store = store
         self.partition = TopicPartition(settings.topic, 0)
         self._consumer: AIOKafkaConsumer | None = None
+        self._offsets: AIOKafkaConsumer | None = None      # ListOffsets only, never fetches
         self._producer: AIOKafkaProducer | None = None
         self._reader: asyncio.Task | None = None
         self._progress = asyncio.Condition()
@@ -67,6 +70,9 @@ class KafkaStore:
         await self._consumer.start()
         self._consumer.assign([self.partition])
         await self._consumer.seek_to_beginning(self.partition)
+        self._offsets = AIOKafkaConsumer(client_id="schema-registry-offsets", enable_auto_commit=False,
+                                         **self.settings.client_kwargs())
+        await self._offsets.start()
         self._producer = AIOKafkaProducer(client_id="schema-registry-writer", acks="all", linger_ms=0,
                                           **self.settings.client_kwargs())
         await self._producer.start()
@@ -76,7 +82,7 @@ class KafkaStore:
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
-        for client in (self._consumer, self._producer):
+        for client in (self._consumer, self._offsets, self._producer):
             if client is not None:
                 await client.stop()
 
@@ -130,8 +136,8 @@ class KafkaStore:
                     self._progress.notify_all()
 
     async def end_offset(self) -> int:
-        assert self._consumer is not None
-        ends = await self._consumer.end_offsets([self.partition])
+        assert self._offsets is not None
+        ends = await self._offsets.end_offsets([self.partition])
         return ends[self.partition]
 
     async def wait_for(self, offset: int, timeout: float) -> None:
