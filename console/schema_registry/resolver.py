@@ -160,19 +160,77 @@ def subject_for(client: RegistryClient, resolved: ResolvedSchema, topic: str) ->
 
 def resolve_version(client: RegistryClient, subject: str, version: int | str) -> ResolvedSchema:
     """A subject's version (`latest` is asked each time: it moves; numbered versions are cached)."""
-    key = (client.url, subject, version)
-    found = _BY_VERSION.get(key) if version != "latest" else None
+    found = _cached_version(client, subject, version)
     if found is None:
         answer = client.version(subject, version)
-        found = ResolvedSchema(answer["id"], subject, _parse(client, answer))
-        if version != "latest":
-            _BY_VERSION.put(key, found)
+        found = _version_resolved(client, subject, version, answer, _parse(client, answer))
+    return found
+
+
+def _movable(version: int | str) -> bool:
+    return version in ("latest", -1)
+
+
+def _cached_version(client: RegistryClient, subject: str, version: int | str) -> ResolvedSchema | None:
+    return None if _movable(version) else _BY_VERSION.get((client.url, subject, version))
+
+
+def _version_resolved(client: RegistryClient, subject: str, version: int | str, answer: dict,
+                      parsed: ParsedSchema) -> ResolvedSchema:
+    found = ResolvedSchema(answer["id"], subject, parsed)
+    if not _movable(version):
+        _BY_VERSION.put((client.url, subject, version), found)
     return found
 
 
 def _parse(client: RegistryClient, answer: dict) -> ParsedSchema:
-    references = tuple(Reference.from_json(r) for r in answer.get("references") or [])
-    dependencies = {r.name: resolve_version(client, r.subject, r.version).parsed for r in references}
+    """The schema of a registry answer, its references parsed first. The reference graph is
+    walked depth first with a stack, not recursion: a chain of a thousand references is legal,
+    and an external registry answering a cycle gets a sentence, not a RecursionError."""
+    top = ("", -1)
+    answers = {top: answer}
+    parsed: dict[tuple[str, int | str], ParsedSchema] = {}
+    stack = [top]
+    while stack:
+        key = stack[-1]
+        references = _references(answers[key])
+        following = _first_unparsed(client, references, parsed)
+        if following is not None:
+            if following in stack:
+                raise RegistryError(f"The registry's schema references form a cycle through subject "
+                                    f"{following[0]} version {following[1]}")
+            answers[following] = client.version(*following)
+            stack.append(following)
+            continue
+        stack.pop()
+        parsed[key] = _parse_one(answers[key], references, {r.name: parsed[(r.subject, r.version)]
+                                                             for r in references})
+        if key != top:
+            _version_resolved(client, key[0], key[1], answers[key], parsed[key])
+    return parsed[top]
+
+
+def _first_unparsed(client: RegistryClient, references: tuple[Reference, ...],
+                    parsed: dict) -> tuple[str, int | str] | None:
+    for reference in references:
+        key = (reference.subject, reference.version)
+        if key in parsed:
+            continue
+        cached = _cached_version(client, *key)
+        if cached is None:
+            return key
+        parsed[key] = cached.parsed
+    return None
+
+
+def _references(answer: dict) -> tuple[Reference, ...]:
+    try:
+        return tuple(Reference.from_json(r) for r in answer.get("references") or [])
+    except InvalidSchema as exc:
+        raise RegistryError(f"The registry's schema does not parse here: {exc}") from None
+
+
+def _parse_one(answer: dict, references: tuple[Reference, ...], dependencies: dict) -> ParsedSchema:
     try:
         return parse(SchemaType.parse(answer.get("schemaType")), answer["schema"], references, dependencies)
     except InvalidSchema as exc:

@@ -3,8 +3,11 @@
 confluent-kafka's own serializers."""
 from __future__ import annotations
 
+import io
 import json
+import struct
 
+import fastavro
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -14,6 +17,7 @@ from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import descriptor_pool, message_factory
 
+from console.schema_registry.client import RegistryClient
 from engine.schema_registry.schemas import protobuf as proto_schemas
 from tests.console.conftest import make_topic
 
@@ -156,3 +160,27 @@ def test_produce_with_a_json_schema_matches_its_patterns_on_re2(registry_cluster
     assert "does not match any of the regexes" in refused
     done = produce_value(topic, {"code": "a" * 64, "xyy": 7})
     assert done.status_code == 200 and 'id="produced"' in done.content.decode()
+
+
+def test_a_long_chain_of_references_decodes(registry_cluster, engine_cluster, console_registry, viewer_client,
+                                            unique_topic):
+    """Each link of the chain names the previous one: the console resolves the references with a
+    stack, where recursion (three frames a link) ran out at about 330 links."""
+    topic = make_topic(registry_cluster, unique_topic("chain"))
+    client = RegistryClient(console_registry.url)
+    links = 400
+    for n in range(links):
+        link = {"type": "record", "name": f"Link{n}", "namespace": "chain", "fields": [
+            {"name": "n", "type": "int"},
+            *([{"name": "previous", "type": ["null", f"chain.Link{n - 1}"], "default": None}] if n else [])]}
+        references = [{"name": f"chain.Link{n - 1}", "subject": f"{topic}-link-{n - 1}", "version": 1}] if n else []
+        answer = client.register(f"{topic}-link-{n}", {"schema": json.dumps(link), "references": references})
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema({"type": "record", "name": "Last", "fields": [
+        {"name": "n", "type": "int"}, {"name": "previous", "type": ["null", "int"], "default": None}]}),
+        {"n": 7, "previous": None})
+    produce(engine_cluster, topic, [b"\x00" + struct.pack(">I", answer["id"]) + out.getvalue()])
+    url = f"/api/clusters/{registry_cluster.pk}/topics/{topic}/messages?start=oldest"
+    [value] = [m["value"] for m in viewer_client.get(url).json()["messages"]]
+    assert value["error"] is None and value["schema_id"] == answer["id"], value
+    assert json.loads(value["text"]) == {"n": 7, "previous": None}
