@@ -18,7 +18,7 @@ On a cluster (any master but `local...`) this module does what the cluster needs
 - a session with no executor is not trusted: a restarted master kills the executors of the
   applications it does not know, and the old session would wait for resources forever. So a
   session is checked before each run (a task must come back from the executors) and built
-  again when its executors are gone, and a watch
+  again when it shows no executor within WARM_SESSION_EXECUTOR_SECONDS, and a watch
   thread cancels the jobs of a session that had no executor for SPARK_EXECUTOR_WAIT_SECONDS
   (the run fails with that reason; the next one reconnects).
 """
@@ -43,6 +43,10 @@ PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 SHIPPED_PACKAGES = ("console", "engine", "kafka_rules")
 SHIPPED_NAME = "kafka-console-project"
 HEALTH_JOB_GROUP = "kafka-console-health"
+# How long a warm session gets to show an executor before a run: a master restarted without
+# recovery never gives the old application executors again, and a session built anew waits
+# SPARK_EXECUTOR_WAIT_SECONDS for its own. Too short costs only a rebuilt session.
+WARM_SESSION_EXECUTOR_SECONDS = 10.0
 log = logging.getLogger(__name__)
 
 # Sensible for a console's small-to-medium jobs; any of them can be overridden by SPARK_CONF.
@@ -218,7 +222,8 @@ def _healthy(session: SparkSession, master: str, wait_seconds: float) -> bool:
         return False
     if not is_cluster(master):
         return True
-    return executors_wait(session, seconds=wait_seconds) and _round_trip(session, seconds=wait_seconds)
+    return (executors_wait(session, seconds=min(wait_seconds, WARM_SESSION_EXECUTOR_SECONDS))
+            and _round_trip(session, seconds=wait_seconds))
 
 
 def _round_trip(session: SparkSession, *, seconds: float) -> bool:

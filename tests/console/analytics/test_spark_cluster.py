@@ -50,7 +50,8 @@ APP_NAME = "console-on-a-cluster"
 SPARK_ENV = {"spark.driver.host": "127.0.0.1", "spark.executor.memory": "512m",
              "SPARK_CONF": ";".join([f"spark.app.name={APP_NAME}", "spark.sql.shuffle.partitions=2",
                                      *(f"{k}={v}" for k, v in TEST_CONF.items() if "shuffle" not in k)])}
-WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": "20", "ANALYTICS_HEARTBEAT_SECONDS": "5"}
+# An executor is a JVM started by a worker: on a loaded 2-core machine that took over 20 s.
+WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": "120", "ANALYTICS_HEARTBEAT_SECONDS": "5"}
 CONTENTS_TOPIC = "contents"
 
 
