@@ -498,11 +498,20 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
 
     admin = login("admin", viewport=DESKTOP)
     admin.goto("/audit/")
-    # Targets (topic names, broker configs, schema subjects) keep to one or two lines.
-    lines = admin.locator("#audit td.target").evaluate_all(
-        """cells => cells.map(td => { const r = document.createRange(); r.selectNodeContents(td);
-                                      return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; })""")
+    # Targets (topic names, broker configs, schema subjects, ACL bindings) show one or two lines,
+    # the whole of a longer one on hover.
+    lines = admin.locator("#audit td.target .clamp-2").evaluate_all(
+        """spans => spans.map(s => Math.round(s.getBoundingClientRect().height
+                                              / parseFloat(getComputedStyle(s).lineHeight)))""")
     assert lines and max(lines) <= 2, lines
+    clamped = admin.locator("#audit td.target .clamp-2").first
+    assert clamped.get_attribute("title") == clamped.text_content()
+    # An ACL binding's length, put in the newest entry's cell: cut at two lines.
+    clamped.evaluate("(s, text) => { s.textContent = text; }",
+                     "User:" + "a-long-principal-name-" * 8 + " ALLOW Read on TOPIC orders")
+    assert clamped.evaluate("s => s.scrollHeight > s.clientHeight")
+    assert round(clamped.bounding_box()["height"] / clamped.evaluate(
+        "s => parseFloat(getComputedStyle(s).lineHeight)")) == 2
     # A time's age sits under the time, which keeps the When column narrow.
     when = admin.locator("#audit tbody tr").first.locator("td").first
     expect(when.locator(".ago time")).not_to_be_empty()
