@@ -66,7 +66,7 @@ engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
 test: system-deps venv js-clients docs-js
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
 docs: venv docs-js

@@ -99,8 +99,26 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
 TRANSACTIONAL = pytest.StashKey[bool]()
 
+# The files that take longest (each several minutes on 2 cores: a Spark cluster, a child pytest on
+# Postgres, two Celery hosts with Spark) go first, so that no process starts one of them while the
+# others are running out of work. The rest keep their order (the Makefile turns off xdist's
+# reordering by test count), so one process runs browser files back to back on one console
+# server (tests/browser/conftest.py, package scope) instead of starting a new one per file.
+LONGEST_FIRST = ("tests/console/analytics/test_spark_cluster.py", "tests/console/test_postgres.py",
+                 "tests/console/test_celery_hosts.py")
+
 
 def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: _rank(item.nodeid))
+    _serialized_rollback_after_transactional_tests(items)
+
+
+def _rank(nodeid: str) -> int:
+    path = nodeid.split("::", 1)[0]
+    return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
+def _serialized_rollback_after_transactional_tests(items) -> None:
     """Transactional tests end with a flush of the test database, which also removes what the
     migrations wrote (the role groups, the bundled cluster's row). Django's runner avoids the
     problem by running them last; with the suite spread over several processes (pytest-xdist,
