@@ -16,6 +16,7 @@
     {% config_value_noted raw name "What applies without " "the override" missing="—" %}
                                  as config_value, the note joined from its parts and put before
                                  the raw value in the one title a hover shows
+    {{ name|dotted_breaks }}     "topic.<wbr>config_set": a dotted name that may wrap after each dot
 `dt` is an aware datetime or Kafka's epoch milliseconds.
 """
 from __future__ import annotations
@@ -24,7 +25,8 @@ from datetime import datetime, timezone as dt_timezone
 
 from django import template
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from console import formatting
 
@@ -76,6 +78,12 @@ def when(value):
     return format_html('<time datetime="{}" data-when title="{}">{}</time> <small class="ago">'
                        '<time datetime="{}" data-ago></time></small>',
                        iso, formatting.timestamp_utc(moment), formatting.timestamp(timezone.localtime(moment)), iso)
+
+
+@register.filter
+def dotted_breaks(value):
+    parts = str(value).split(".")
+    return format_html_join(mark_safe(".<wbr>"), "{}", ((part,) for part in parts))
 
 
 @register.filter

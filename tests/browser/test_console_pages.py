@@ -512,6 +512,16 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
     assert clamped.evaluate("s => s.scrollHeight > s.clientHeight")
     assert round(clamped.bounding_box()["height"] / clamped.evaluate(
         "s => parseFloat(getComputedStyle(s).lineHeight)")) == 2
+    # The table fits the screen beside the sentences, however long the actions and targets.
+    newest = admin.locator("#audit tbody tr").first
+    assert newest.locator("td.action code wbr").count() >= 1          # topic.<wbr>config_set
+    newest.locator("td.action code").evaluate("c => { c.textContent = 'topic.elect_preferred_leaders'; }")
+    newest.locator("td[data-cluster]").evaluate("td => { td.innerHTML = '— <small>Local schemas</small>'; }")
+    newest.locator("td.target .clamp-2").evaluate("s => { s.textContent = 'dc-browser/browser-failing-connector-of-orders'; }")
+    newest.locator("td.details").evaluate("(td, text) => { td.textContent = text; }",
+                                          "Preferred leader election for orders: every partition moved. " * 6)
+    box = admin.locator("#audit").bounding_box()
+    assert box["x"] + box["width"] <= DESKTOP["width"], box
     # A time's age sits under the time, which keeps the When column narrow.
     when = admin.locator("#audit tbody tr").first.locator("td").first
     expect(when.locator(".ago time")).not_to_be_empty()
