@@ -539,6 +539,15 @@ def test_the_audit_log_filters_and_speaks_in_sentences(login, shop):
     admin.click("#audit-filters button[type=submit]")
     expect(admin.locator("#audit tbody")).to_have_text("No entry matches these filters.")
 
+    # On a phone each entry is a card, its sentence within the screen.
+    admin.set_viewport_size(PHONE)
+    admin.goto("/audit/")
+    sentence = admin.locator('#audit td[data-label="What happened"]').first
+    expect(sentence).not_to_be_empty()
+    box = sentence.bounding_box()
+    assert box["x"] + box["width"] <= PHONE["width"], box
+    assert admin.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
 
 def test_schemas_in_the_navigation_a_favicon_and_a_navigation_that_folds_on_phones(login, shop):
     viewer = login("viewer", viewport=DESKTOP)
