@@ -7,6 +7,7 @@ from django.urls import reverse
 from console.accounts.audit_text import describe
 from console.accounts.models import AuditLogEntry
 from console.accounts.services import audit_log_record
+from console.templatetags.units import dotted_breaks
 
 
 def target_of(row: str) -> str:
@@ -129,6 +130,5 @@ def test_an_action_may_wrap_after_its_dots_and_stays_escaped(users, console_admi
     record(users, "admin", "topic.elect_preferred_leaders", "orders", {})
     page = console_admin_client.get(reverse("audit_log")).content.decode()
     assert 'class="action"><code>topic.<wbr>elect_preferred_leaders</code></td>' in page
-    from console.templatetags.units import dotted_breaks
     assert dotted_breaks("a.<b>") == "a.<wbr>&lt;b&gt;"
 
