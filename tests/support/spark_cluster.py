@@ -24,6 +24,7 @@ from pathlib import Path
 import pyspark
 
 from tests.support.engine_process import free_port_range
+from tests.support.spark import QUICK_JVM_OPTIONS
 from tests.support.waiting import wait_until
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -46,7 +47,8 @@ class SparkCluster:
     def env(self) -> dict[str, str]:
         keep = ("PATH", "HOME", "JAVA_HOME", "LANG", "TMPDIR")
         return {**{k: os.environ[k] for k in keep if k in os.environ}, "SPARK_HOME": str(SPARK_HOME),
-                "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1", "SPARK_LOG_DIR": str(self.directory)}
+                "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1", "SPARK_LOG_DIR": str(self.directory),
+                "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM_OPTIONS}
 
     def start(self, timeout: float = 180.0) -> SparkCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
