@@ -6,6 +6,7 @@ import json
 from django import forms
 
 from console.clusters.models import SECRET_ENV_PREFIX
+from console.connect.masking import HIDDEN
 
 MAX_JSON = 200_000
 MAX_VALUE = 20_000
@@ -39,6 +40,10 @@ class ConnectorJsonForm(forms.Form):
             raise forms.ValidationError('Give the connector a "name".')
         self.connector_name = name.strip()
         self.config = _flat(config)
+        hidden = [key for key, value in self.config.items() if value == HIDDEN]
+        if hidden:
+            raise forms.ValidationError(f"Type the values of {', '.join(hidden)}: {HIDDEN} stands for a secret "
+                                        f"the page does not show back, and a new connector has none to keep.")
         return text
 
 

@@ -22,3 +22,25 @@ def is_secret(key: str, password_keys: frozenset[str] = frozenset()) -> bool:
 
 def masked(config: dict, password_keys: frozenset[str] = frozenset()) -> dict:
     return {k: (HIDDEN if v not in (None, "") and is_secret(k, password_keys) else v) for k, v in config.items()}
+
+
+# A JSON key and its value: a string, or a bare number, true, false or null.
+_JSON_PAIR = re.compile(r'"((?:[^"\\]|\\.)*)"(\s*:\s*)("(?:[^"\\]|\\.)*"|[^\s,:{}\[\]"]+)')
+
+
+def masked_json_text(text: str, password_keys: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    """`text`, a connector as typed in JSON, with the value of every secret key `[hidden]`, and
+    the keys whose typed values that hid (a value already `[hidden]` is not one). It works on the
+    text, not on parsed JSON, so that a document with a syntax error can be shown back to be
+    mended, still without its secrets."""
+    typed = []
+
+    def hide(pair: re.Match) -> str:
+        key, value = pair.group(1), pair.group(3)
+        if value in ('""', "null") or not is_secret(key, password_keys):
+            return pair.group(0)
+        if value != f'"{HIDDEN}"':
+            typed.append(key)
+        return f'"{key}"{pair.group(2)}"{HIDDEN}"'
+
+    return _JSON_PAIR.sub(hide, text), typed

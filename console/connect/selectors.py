@@ -7,6 +7,7 @@ not answer is shown as such, with Connect's sentence, and the others still are.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -16,7 +17,7 @@ from console.clusters.gateway import cluster_gateway
 from console.clusters.models import Cluster
 from console.clusters.records import INTERNAL
 from console.connect.client import ConnectApiError, ConnectClient
-from console.connect.masking import HIDDEN, masked
+from console.connect.masking import HIDDEN, masked, masked_json_text
 from console.connect.models import ConnectCluster
 from console.errors import ConsoleError, NotFound
 
@@ -255,6 +256,18 @@ def transform_aliases(config) -> dict[str, str]:
     return {key: str(config.get(key)) for key in config
             if config.get(key) not in (None, "") and (key in ("transforms", "predicates") or (
                 key.startswith(("transforms.", "predicates.")) and key.endswith(".type")))}
+
+
+_CONNECTOR_CLASS = re.compile(r'"connector\.class"\s*:\s*"([^"\\]+)"')
+
+
+def json_document_shown(*, connect: ConnectCluster, text: str) -> tuple[str, list[str]]:
+    """A connector's JSON as its operator typed it, to be shown back: every secret `[hidden]`
+    (the keys its plugin declares PASSWORD, and the names console.connect.masking knows), and the
+    keys whose typed values were hidden."""
+    plugin = _CONNECTOR_CLASS.search(text)
+    keys = password_keys(client_for(connect), plugin.group(1)) if plugin else frozenset()
+    return masked_json_text(text, keys)
 
 
 def connector_config(*, connect: ConnectCluster, name: str) -> dict[str, str]:

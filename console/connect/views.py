@@ -82,12 +82,12 @@ def connector_new(request, cluster_id: int, connect_id: int):
     if mode == "json":
         form = context["json_form"]
         if not form.is_valid():
-            return render(request, "connect/new.html", context, status=400)
+            return _shown(request, "connect/new.html", context, status=400, keeps_hidden=False)
         name, config = form.connector_name, form.config
     else:
         form = context["form"]
         if form is None or not form.is_valid():
-            return render(request, "connect/new.html", context, status=400)
+            return _shown(request, "connect/new.html", context, status=400, keeps_hidden=False)
         config = {k: v for k, v in form.cleaned_data.items() if v not in (None, "")}
         config["connector.class"] = context["plugin"]
         name = (config.get("name") or "").strip()
@@ -101,17 +101,32 @@ def _validate_or_create(request, context, form, connect, name: str, config: dict
             errors = selectors.validation_errors(infos)
             _field_errors(form, errors)
             context["checked"] = not errors
-            return render(request, "connect/new.html", context, status=400 if errors else 200)
+            return _shown(request, "connect/new.html", context, status=400 if errors else 200, keeps_hidden=False)
         services.connector_create(actor=request.user, connect=connect, name=name, config=config)
     except ConnectorConfigInvalid as exc:
         _field_errors(form, exc.errors)
         form_error(form, exc)
-        return render(request, "connect/new.html", context, status=400)
+        return _shown(request, "connect/new.html", context, status=400, keeps_hidden=False)
     except ConsoleError as exc:
         form_error(form, exc)
-        return render(request, "connect/new.html", context, status=400)
+        return _shown(request, "connect/new.html", context, status=400, keeps_hidden=False)
     messages.success(request, f"Connector {name} created on {connect.name}.")
     return redirect("connect:connector", cluster_id=connect.cluster_id, connect_id=connect.pk, name=name)
+
+
+def _shown(request, template: str, context: dict, *, status: int, keeps_hidden: bool):
+    """A page rendered after a POST. A JSON form in it shows back what its operator typed, but
+    not the secrets: those read `[hidden]`, as a password input comes back empty."""
+    for form in (context.get("json_form"), context.get("form")):
+        if form is not None and form.is_bound and "document" in form.fields:
+            text, typed = selectors.json_document_shown(connect=context["connect"], text=form.data.get("document", ""))
+            form.data = form.data.copy()
+            form.data["document"] = text
+            if typed:
+                again = "type them again, or leave [hidden] to keep the current values" if keeps_hidden \
+                    else "type them again"
+                messages.warning(request, f"Secrets are not shown back ({', '.join(typed)}): {again}.")
+    return render(request, template, context, status=status)
 
 
 def _field_errors(form, errors: dict[str, list[str]]) -> None:
@@ -138,7 +153,7 @@ def connector_config(request, cluster_id: int, connect_id: int, name: str):
     form = ConnectorConfigForm(request.POST)
     context = _context(request, cluster, connect=connect, name=name, form=form, checked=False, mode="json")
     if not form.is_valid():
-        return render(request, "connect/config.html", context, status=400)
+        return _shown(request, "connect/config.html", context, status=400, keeps_hidden=True)
     return _validate_or_save(request, context, form, connect, name, form.config)
 
 
@@ -164,14 +179,14 @@ def _validate_or_save(request, context, form, connect, name: str, config: dict[s
             errors = services.connector_config_validate(connect=connect, name=name, config=config)
             _field_errors(form, errors)
             context["checked"] = not errors
-            return render(request, "connect/config.html", context, status=400 if errors else 200)
+            return _shown(request, "connect/config.html", context, status=400 if errors else 200, keeps_hidden=True)
         services.connector_config_update(actor=request.user, connect=connect, name=name, config=config)
     except ConnectorConfigInvalid as exc:
         _field_errors(form, exc.errors)
-        return render(request, "connect/config.html", context, status=400)
+        return _shown(request, "connect/config.html", context, status=400, keeps_hidden=True)
     except ConsoleError as exc:
         form_error(form, exc)
-        return render(request, "connect/config.html", context, status=400)
+        return _shown(request, "connect/config.html", context, status=400, keeps_hidden=True)
     messages.success(request, f"The configuration of {name} is saved; Connect restarts the connector with it.")
     return redirect("connect:connector", cluster_id=connect.cluster_id, connect_id=connect.pk, name=name)
 

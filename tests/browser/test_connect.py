@@ -73,6 +73,14 @@ def test_register_create_pause_and_read_a_failed_trace(login, console_server, br
     operator.locator("#edit-config").click()
     document = json.loads(operator.input_value("#id_document"))
     assert document["topic"] == "browser-lines" and document["name"] == "browser-source"
+    # A secret typed with a mistake comes back hidden, with a warning that names it.
+    operator.fill("#id_document", json.dumps({**document, "batch.size": "x", "sftp.password": "browser-s3cret"},
+                                             indent=2))
+    operator.locator("#validate").click()
+    expect(operator.locator(".messages")).to_contain_text("Secrets are not shown back (sftp.password)")
+    assert json.loads(operator.input_value("#id_document"))["sftp.password"] == "[hidden]"
+    assert "browser-s3cret" not in operator.content()
+    shoot(operator, "connect-config-secret")
     operator.fill("#id_document", json.dumps({**document, "batch.size": "100"}, indent=2))
     operator.locator("#validate").click()
     expect(operator.locator("#validated")).to_be_visible()

@@ -274,3 +274,39 @@ def test_kafka_client_and_serializer_secrets_under_any_prefix_stay_hidden(connec
     for value in secrets.values():
         assert not any(value in text for text in shown), value
     operator_client.post(_base(connect_row) + "connectors/v-prefixed/action", {"action": "delete", "confirmed": "yes"})
+
+
+def test_a_json_form_shown_back_hides_the_secrets_typed_in_it(connect_row, cluster, operator_client, unique_topic):
+    topic = make_topic(cluster, unique_topic())
+    config = {"connector.class": "counting_plugin.CountingSourceConnector", "topic": topic,
+              "database.password": "typed-s3cret-1", "count": "0"}
+    # Connect refuses count=0: the page comes back with its errors, and without the secret.
+    checked = operator_client.post(_base(connect_row) + "new", {
+        "mode": "json", "document": json.dumps({"name": "v-typed", "config": config}), "submit": "validate"})
+    page = checked.content.decode()
+    assert checked.status_code == 400 and "Value must be at least 1" in page
+    assert "typed-s3cret-1" not in page and "&quot;database.password&quot;: &quot;[hidden]&quot;" in page
+    assert "Secrets are not shown back (database.password): type them again." in page
+    # A document that is not JSON is shown back to be mended, without its secrets either.
+    broken = operator_client.post(_base(connect_row) + "new", {
+        "mode": "json", "document": '{"name": "v-typed", "config": {"database.password": "typed-s3cret-2",',
+        "submit": "create"}).content.decode()
+    assert "This is not JSON" in broken and "typed-s3cret-2" not in broken
+    # Sent again as shown, [hidden] would become the password: a new connector has none to keep.
+    again = operator_client.post(_base(connect_row) + "new", {
+        "mode": "json", "document": json.dumps({"name": "v-typed", "config": {**config, "count": "3",
+                                                                               "database.password": "[hidden]"}}),
+        "submit": "create"})
+    assert again.status_code == 400 and "Type the values of database.password: [hidden] stands for a secret" in \
+        again.content.decode()
+    assert "v-typed" not in selectors.client_for(connect_row).connectors()
+
+    # The edit page: a new secret with an error comes back hidden; [hidden] keeps the current one.
+    _create_counting(operator_client, connect_row, "v-retyped", topic, password="old-s3cret-3")
+    url = _base(connect_row) + "connectors/v-retyped/config"
+    edited = {**config, "name": "v-retyped", "database.password": "new-s3cret-4"}
+    refused = operator_client.post(url, {"document": json.dumps(edited), "submit": "save"}).content.decode()
+    assert "new-s3cret-4" not in refused and "old-s3cret-3" not in refused
+    assert "Secrets are not shown back (database.password): type them again, or leave [hidden] to keep the " \
+           "current values." in refused
+    operator_client.post(_base(connect_row) + "connectors/v-retyped/action", {"action": "delete", "confirmed": "yes"})
