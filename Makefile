@@ -65,7 +65,10 @@ run: run-deps venv
 engine: venv
 	$(PY) -m engine serve --data-dir $(DATA_DIR) --brokers $(BROKERS) --host $(HOST) --port $(PORT)
 
+# The suite starts hundreds of Python processes (engines, tools, workers, consoles): compiled once
+# here, they load bytecode even where PYTHONDONTWRITEBYTECODE keeps each from writing its own.
 test: system-deps venv js-clients docs-js
+	$(PY) -m compileall -q -j 0 engine console kafka_rules tests
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The docs site from docs/ into artifacts/site; --strict fails on a broken link or a missing page.
