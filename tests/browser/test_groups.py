@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from console.kafka_gateway import ConnectionSettings, open_gateway
 from tests.support.groups import assigned_consumer_protocol_member, create_topic, produce
+from tests.support.waiting import wait_until
 
 SLOW = 60_000   # ms: a bound for a rebalance or a poll, not a performance threshold
 XSS_IDS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
@@ -103,8 +104,8 @@ def test_reset_to_earliest_through_the_preview_brings_the_lag_back(login, consol
     phone.goto(operator.url)
     lag = phone.locator('#partitions tr[data-partition="browser-reset-0"] [data-lag]')
     expect(lag).to_have_text("7")
-    box = lag.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 390
+    # The table is live: a push may replace the row between two looks, so look until one lands.
+    assert wait_until(lambda: right_edge(lag), timeout=30, message="the lag cell laid out") <= 390
     expect(phone.locator("#partitions th.topic")).to_be_hidden()
     # A field with an error stays beside its error, even when the chosen target does not use it.
     operator.goto(_group_url(_cluster_path(operator), "browser-reset-group")
@@ -182,3 +183,9 @@ def test_a_consumer_protocol_groups_configs_are_changed_from_its_page(login, con
         operator.click('[data-admin-action="save-configs"]')
         expect(operator.locator("#group-configs-form")).to_contain_text("must be in [45000, 60000]")
         shoot(operator, "group-kip848-configs-refused")
+
+
+def right_edge(locator) -> float | None:
+    """Where the element ends on the page's x axis; None while it is not laid out (replaced)."""
+    box = locator.bounding_box()
+    return None if box is None else box["x"] + box["width"]
