@@ -131,4 +131,3 @@ def test_an_action_may_wrap_after_its_dots_and_stays_escaped(users, console_admi
     page = console_admin_client.get(reverse("audit_log")).content.decode()
     assert 'class="action"><code>topic.<wbr>elect_preferred_leaders</code></td>' in page
     assert dotted_breaks("a.<b>") == "a.<wbr>&lt;b&gt;"
-

@@ -4,6 +4,8 @@ transaction its coordinator knows. A refused request leaves no record and no ope
 transaction behind (the last stable offset keeps up with the high watermark)."""
 from __future__ import annotations
 
+import time
+
 import kafka.errors as Errors
 import pytest
 from kafka.admin import NewTopic
@@ -48,6 +50,7 @@ def send_retrying(client: RawClient, topic: str, records_by_partition: dict[int,
         answer = send(client, topic, records_by_partition, transactional_id=transactional_id)
         if Errors.NotEnoughReplicasError.errno not in answer.values():
             break
+        time.sleep(0.1)      # retry.backoff.ms's default
     return answer
 
 
