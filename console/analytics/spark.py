@@ -228,16 +228,15 @@ def _healthy(session: SparkSession, master: str, wait_seconds: float) -> bool:
 
 def _round_trip(session: SparkSession, *, seconds: float) -> bool:
     """A task on the executors answers within `seconds`: the driver may still list executors
-    that a restarted master has just killed, and a job sent to them would wait forever."""
+    that a restarted master has just killed, and a job sent to them would wait forever. Once
+    the driver has listed no executor for WARM_SESSION_EXECUTOR_SECONDS the answer is no, without
+    waiting out `seconds`: the old application gets none from a restarted master."""
     context = session.sparkContext
     finished = threading.Event()
-
-    def cancel() -> None:
-        if not finished.is_set():
-            context.cancelJobGroup(HEALTH_JOB_GROUP)
-    timer = threading.Timer(seconds, cancel)
+    watch = threading.Thread(target=_round_trip_watch, args=(session, finished, seconds),
+                             name="spark-round-trip-watch", daemon=True)
     context.setJobGroup(HEALTH_JOB_GROUP, "analytics worker: are the executors there?", interruptOnCancel=True)
-    timer.start()
+    watch.start()
     try:
         context.parallelize(range(2), 2).count()
         return True
@@ -245,8 +244,24 @@ def _round_trip(session: SparkSession, *, seconds: float) -> bool:
         return False
     finally:
         finished.set()
-        timer.cancel()
+        watch.join()
         context.setLocalProperty("spark.jobGroup.id", None)
+
+
+def _round_trip_watch(session: SparkSession, finished: threading.Event, seconds: float) -> None:
+    """Cancels the round trip's job at `seconds`, or once no executor was listed for
+    WARM_SESSION_EXECUTOR_SECONDS."""
+    deadline = time.monotonic() + seconds
+    without_since = None
+    while not finished.wait(0.5):
+        now = time.monotonic()
+        try:
+            without_since = (without_since or now) if executor_count(session) == 0 else None
+        except Exception:  # noqa: BLE001 - the session is being stopped: the job fails on its own
+            return
+        if now >= deadline or (without_since is not None and now - without_since >= WARM_SESSION_EXECUTOR_SECONDS):
+            session.sparkContext.cancelJobGroup(HEALTH_JOB_GROUP)
+            return
 
 
 def _cluster_ready(session: SparkSession, master: str, settings) -> None:
