@@ -51,7 +51,10 @@ SPARK_ENV = {"spark.driver.host": "127.0.0.1", "spark.executor.memory": "512m",
              "SPARK_CONF": ";".join([f"spark.app.name={APP_NAME}", "spark.sql.shuffle.partitions=2",
                                      *(f"{k}={v}" for k, v in TEST_CONF.items() if "shuffle" not in k)])}
 # An executor is a JVM started by a worker: on a loaded 2-core machine that took over 20 s.
-WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": "120", "ANALYTICS_HEARTBEAT_SECONDS": "5"}
+# The executor wait is longer than the restart test's bound on its run: the run must not wait it out.
+EXECUTOR_WAIT_SECONDS = 600
+WAITS = {"SPARK_MASTER_WAIT_SECONDS": "20", "SPARK_EXECUTOR_WAIT_SECONDS": str(EXECUTOR_WAIT_SECONDS),
+         "ANALYTICS_HEARTBEAT_SECONDS": "5"}
 CONTENTS_TOPIC = "contents"
 
 
@@ -243,8 +246,10 @@ def test_after_a_master_restart_the_worker_starts_a_new_session(analytics_worker
     wait_until(lambda: not spark_cluster.executor_processes(before["id"]), timeout=180, interval=0.5,
                message="the old application's executors killed by the new master")
 
+    # The old session's test task, sent to executors the new master has killed, is given up once
+    # the driver lists none for 10 s, not after SPARK_EXECUTOR_WAIT_SECONDS.
     run = request_and_wait(lake_cluster, users["operator"], kind=AnalyticsRun.WHAT_IF, worker=analytics_worker,
-                           topic="orders", retention_ms=None, retention_bytes=0)
+                           timeout=EXECUTOR_WAIT_SECONDS / 2, topic="orders", retention_ms=None, retention_bytes=0)
     assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
     [after] = spark_cluster.active_apps()
     assert after["name"] == APP_NAME and after["id"] != before["id"]
