@@ -135,15 +135,12 @@ def subject_detail(*, cluster: Cluster, subject: str, version: int | None = None
                    diff: tuple[int, int] | None = None) -> SubjectPage:
     client = require_client(cluster)
     numbers = client.versions(subject, deleted=True)
-    live = set(client.versions(subject)) if _has_live(client, subject) else set()
+    live = _live_versions(client, subject)
     # One GET per version (the registry's API has no call for them all): 8 at a time, as the
     # overview asks for its subjects.
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = list(pool.map(lambda number: client.version(subject, number, deleted=True), numbers))
-    versions = [VersionView(number, answer["id"], answer.get("schemaType", "AVRO"),
-                            pretty(answer.get("schemaType", "AVRO"), answer["schema"]),
-                            answer.get("references") or [], number not in live)
-                for number, answer in zip(numbers, answers)]
+    versions = [_version_view(number, answer, deleted=number not in live) for number, answer in zip(numbers, answers)]
     shown = next((v for v in versions if v.version == version), versions[-1] if versions else None)
     own = client.subject_config(subject)
     page = SubjectPage(subject, versions, shown, own or client.config(), own is not None, client.mode(subject))
@@ -154,12 +151,19 @@ def subject_detail(*, cluster: Cluster, subject: str, version: int | None = None
     return page
 
 
-def _has_live(client: RegistryClient, subject: str) -> bool:
+def _version_view(number: int, answer: dict, *, deleted: bool) -> VersionView:
+    schema_type = answer.get("schemaType", "AVRO")
+    return VersionView(number, answer["id"], schema_type, pretty(schema_type, answer["schema"]),
+                       answer.get("references") or [], deleted)
+
+
+def _live_versions(client: RegistryClient, subject: str) -> set[int]:
+    """The subject's versions not soft-deleted; none when every one is (the registry says 40401)."""
     try:
-        return bool(client.versions(subject))
+        return set(client.versions(subject))
     except RegistryError as exc:
         if exc.error_code == 40401:
-            return False
+            return set()
         raise
 
 
