@@ -108,6 +108,26 @@ LONGEST_FIRST = ("tests/console/analytics/test_spark_cluster.py", "tests/console
                  "tests/console/test_celery_hosts.py")
 
 
+# The files that use the session's local Spark (tests/support/spark.py) run in one process, so
+# that the suite starts one such JVM rather than one in each of its processes: each took 30 to
+# 50 s of CPU. Together they take under half of the suite's time, the Spark cluster's file first.
+ONE_LOCAL_SPARK = ("tests/console/analytics/", "tests/console/kafka_gateway/test_spark_source.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneLocalSparkScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return ONE_LOCAL_SPARK[0] if path.startswith(ONE_LOCAL_SPARK) else path
+
+    return OneLocalSparkScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: _rank(item.nodeid))
     _serialized_rollback_after_transactional_tests(items)
