@@ -267,7 +267,7 @@ class Broker(ReplicaSync):
         max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         if replica_id >= 0:
             max_offset = None
-            if self.is_throttled_leader(partition, replica_id) and self.leader_throttle.exceeded():
+            if self.leader_throttle.exceeded() and self.is_throttled_leader(partition, replica_id):
                 max_offset = fetch_offset      # throttled: answer with no data this time
         # Outside the log (past its end) raises OFFSET_OUT_OF_RANGE before anything changes:
         # a follower's position is recorded only once the read succeeded, as in Kafka.

@@ -10,6 +10,9 @@ which is how the leader knows the fetch comes from this replica:
    end (not the high watermark), and learns each follower's LEO from the fetch offset;
 3. fetched batches are appended with their offsets (`append_as_follower`) and the follower's
    high watermark follows the leader's.
+The fetches are incremental (KIP-227, fetch_session_handler.py): after a full fetch opens a
+session on the leader, each names only the partitions whose fetch offset or epoch moved, and
+is answered only the partitions with something new.
 A stopped leader breaks the connection; the fetcher backs off and retries until the
 controller's metadata points the partition at a new leader.
 
@@ -26,6 +29,7 @@ from kafka.protocol.consumer import (FetchRequest, FetchResponse, OffsetForLeade
                                      OffsetForLeaderEpochResponse)
 
 from engine.broker.connection import BrokerConnection
+from engine.broker.fetch_session_handler import FetchSessionHandler
 from engine.broker.partition import Partition
 from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.records import whole_batches_size
@@ -46,6 +50,7 @@ class ReplicaFetcher:
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._connection: BrokerConnection | None = None
+        self._session = FetchSessionHandler()
 
     # --- membership (called by the broker on metadata changes) ------------------------------
 
@@ -54,6 +59,7 @@ class ReplicaFetcher:
         self.partitions[key] = partition
         if truncate:
             self._to_truncate.add(key)
+        self._session.reset()         # a partition that follows anew is answered in full once
         self._wake.set()
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name=f"fetcher-{self.broker.node_id}-{self.leader_id}")
@@ -94,6 +100,7 @@ class ReplicaFetcher:
                 await asyncio.sleep(BACKOFF_S)
 
     def _disconnect(self) -> None:
+        self._session.reset()
         if self._connection is not None:
             self._connection.close()
             self._connection = None
@@ -148,31 +155,45 @@ class ReplicaFetcher:
                      leader_epoch, leader_end)
             log_.truncate_to(max(target, 0))
             partition.high_watermark = min(partition.high_watermark, log_.log_end_offset)
+            self._session.reset()
 
     async def _fetch(self, connection: BrokerConnection) -> bool:
         config = self.broker.config
         throttle = self.broker.follower_throttle
         sent: dict[tuple[str, int], tuple[Partition, int, int]] = {}
         T = FetchRequest.FetchTopic
-        topics: dict[str, list] = {}
+        wanted: dict[tuple[str, int], FetchRequest.FetchTopic.FetchPartition] = {}
         for key, partition in self.partitions.items():
             if key in self._to_truncate or (self.broker.is_throttled_follower(partition) and throttle.exceeded()):
                 continue
             offset = partition.log.log_end_offset
             sent[key] = (partition, partition.leader_epoch, offset)
-            topics.setdefault(key[0], []).append(T.FetchPartition(
+            wanted[key] = T.FetchPartition(
                 partition=key[1], current_leader_epoch=partition.leader_epoch, fetch_offset=offset,
                 last_fetched_epoch=partition.log.leader_epoch_cache.latest_epoch,
                 log_start_offset=partition.log.log_start_offset,
-                partition_max_bytes=config.get("replica.fetch.max.bytes")))
-        if not topics:
+                partition_max_bytes=config.get("replica.fetch.max.bytes"))
+        if not wanted:
             return False
+        session_id, session_epoch, send, forget = self._session.next_request(wanted)
+        topics: dict[str, list] = {}
+        for key in send:
+            topics.setdefault(key[0], []).append(wanted[key])
+        forgotten: dict[str, list[int]] = {}
+        for topic, index in forget:
+            forgotten.setdefault(topic, []).append(index)
         request = FetchRequest(replica_id=self.broker.node_id, max_wait_ms=config.get("replica.fetch.wait.max.ms"),
                                min_bytes=1, max_bytes=config.get("replica.fetch.response.max.bytes"),
-                               isolation_level=0, session_id=0, session_epoch=-1,
+                               isolation_level=0, session_id=session_id, session_epoch=session_epoch,
                                topics=[T(topic=t, partitions=ps) for t, ps in topics.items()],
-                               forgotten_topics_data=[], rack_id="")
+                               forgotten_topics_data=[FetchRequest.ForgottenTopic(topic=t, partitions=ps)
+                                                      for t, ps in forgotten.items()], rack_id="")
         response = await connection.request(request, FETCH_VERSION, FetchResponse)
+        self._session.answered(response.error_code, response.session_id)
+        if response.error_code:
+            log.debug("Broker %d fetching from %d: session error %d, fetching in full", self.broker.node_id,
+                      self.leader_id, response.error_code)
+            return True
         ok = True
         for topic in response.responses:
             for data in topic.partitions:
@@ -185,8 +206,10 @@ class ReplicaFetcher:
         partition, epoch, offset = sent
         if self.partitions.get(key) is not partition or partition.leader_epoch != epoch or \
                 partition.log.log_end_offset != offset:
+            self._session.reset()
             return True   # the partition changed while the fetch was in flight: drop the answer
         if data.error_code == Errors.OffsetOutOfRangeError.errno:
+            self._session.reset()
             self._out_of_range(partition, data)
             return True
         if data.error_code:
@@ -203,6 +226,7 @@ class ReplicaFetcher:
             if is_io_failure(exc):
                 self.broker.log_dir_failed(exc)
             self._to_truncate.add(key)
+            self._session.reset()
             return False
         partition.high_watermark = min(data.high_watermark, partition.log.log_end_offset)
         if data.log_start_offset > partition.log.log_start_offset:

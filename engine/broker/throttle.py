@@ -40,6 +40,8 @@ class ReplicationThrottle:
 def is_throttled(replicas_config: str, partition: int, broker_id: int) -> bool:
     """Does a `*.replication.throttled.replicas` value name this partition on this broker?"""
     value = (replicas_config or "").strip()
+    if not value:
+        return False
     if value == "*":
         return True
     return f"{partition}:{broker_id}" in {item.strip() for item in value.split(",") if item.strip()}

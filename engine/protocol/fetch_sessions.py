@@ -3,8 +3,8 @@ the cache of one broker's sessions.
 
 A request's (session_id, session_epoch):
 
-- (0, -1): no session, a full fetch: every partition named is answered (the engine's own replica
-  fetcher, kafkajs and librdkafka fetch so).
+- (0, -1): no session, a full fetch: every partition named is answered (kafkajs and librdkafka
+  fetch so).
 - (0, 0): a full fetch that opens a session: the answer carries the session's id, or 0 when the
   cache has no room (the client goes on without one).
 - (id, 0): closes session `id` and opens a new one, as (0, 0).
@@ -28,9 +28,10 @@ The cache holds at most `max.incremental.fetch.session.cache.slots` sessions (Ka
 FETCH_SESSION_PARTITIONS cached partitions in all (an incremental fetch that would pass it
 closes its session: FETCH_SESSION_ID_NOT_FOUND, and the client starts over). A new session takes
 the place of the least recently used one once that has been idle for more than EVICTION_MS
-(Kafka's two minutes); otherwise it is not opened. That is Kafka's rule for consumers' sessions;
-Kafka also lets a follower's new session evict the smallest consumer session, and the engine's
-followers fetch without sessions, so no session here is a follower's.
+(Kafka's two minutes); otherwise it is not opened. That is Kafka's rule for consumers' sessions.
+The engine's followers open sessions too (engine/broker/fetch_session_handler.py) and take slots
+by the same rule; Kafka also lets a follower's new session evict the smallest consumer session.
+A follower that finds no room fetches in full, and asks for a session again with each fetch.
 
 Owned by the broker's event loop; not thread-safe.
 """

@@ -21,6 +21,9 @@ from tests.support.waiting import wait_until
 
 TOPIC = "metered"
 RECORDS = 25
+SESSIONS = "kafka_server_fetchsessioncache_numincrementalfetchsessions"
+PARTITIONS_CACHED = "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached"
+FOLLOWER_SESSIONS = 3 * 2       # each of 3 brokers follows the 2 others
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +65,9 @@ def test_produce_and_fetch_are_counted_per_topic_on_the_leaders(metered_engine):
         producer.send(TOPIC, value=b"x" * 100, partition=i % 3)
     producer.flush()
     producer.close()
+    # Each broker follows each other broker in a session of its own: 6 before any consumer's.
+    wait_until(lambda: total(metered_engine, SESSIONS) == FOLLOWER_SESSIONS, timeout=30,
+               message="the followers' fetch sessions")
     consumer = KafkaConsumer(TOPIC, bootstrap_servers=metered_engine.bootstrap, auto_offset_reset="earliest",
                              consumer_timeout_ms=200, enable_auto_commit=False)
     read = []
@@ -75,9 +81,33 @@ def test_produce_and_fetch_are_counted_per_topic_on_the_leaders(metered_engine):
     assert total(metered_engine, "kafka_server_brokertopicmetrics_bytesout_total", topic=TOPIC) == bytes_in
     # The broker-wide meter (no topic label) includes the topic's.
     assert total(metered_engine, "kafka_server_brokertopicmetrics_messagesin_total") >= RECORDS
-    # kafka-python fetched through incremental fetch sessions (KIP-227), which the leaders keep.
-    assert total(metered_engine, "kafka_server_fetchsessioncache_numincrementalfetchsessions") >= 1
-    assert total(metered_engine, "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached") >= 3
+    # kafka-python fetched through incremental fetch sessions (KIP-227) too, which the leaders keep.
+    assert total(metered_engine, SESSIONS) >= FOLLOWER_SESSIONS + 1
+    assert total(metered_engine, PARTITIONS_CACHED) >= 2 * 3 + 3
+
+
+def test_followers_replicate_through_their_fetch_sessions(metered_engine):
+    """Followers fetch in incremental sessions (engine/broker/fetch_session_handler.py): one per
+    follower and leader, holding the partitions it follows there. Records produced after the
+    sessions opened reach every replica through them: acks=all is answered, and no follower
+    falls out of the ISR."""
+    admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
+    admin.create_topics([NewTopic("in-sessions", num_partitions=6, replication_factor=3)])
+    admin.close()
+    cached = total(metered_engine, PARTITIONS_CACHED)
+    wait_until(lambda: total(metered_engine, SESSIONS) >= FOLLOWER_SESSIONS
+               and total(metered_engine, PARTITIONS_CACHED) >= cached + 2 * 6, timeout=30,
+               message="the new topic's partitions in the followers' sessions")
+    producer = KafkaProducer(bootstrap_servers=metered_engine.bootstrap, acks="all", request_timeout_ms=20_000)
+    try:
+        for round_ in range(5):
+            sent = [producer.send("in-sessions", value=b"r%d" % round_, partition=p) for p in range(6)]
+            for future in sent:
+                future.get(timeout=20)
+    finally:
+        producer.close()
+    assert total(metered_engine, "kafka_server_replicamanager_underreplicatedpartitions") == 0
+    assert total(metered_engine, "kafka_server_replicamanager_isrshrinks_total") == 0
 
 
 def test_requests_errors_and_latency_per_api(metered_engine):
