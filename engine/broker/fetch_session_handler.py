@@ -11,7 +11,7 @@ only the partitions whose position changed, and the answer holds only those with
   - with no session, or after `reset()`, a full fetch: epoch 0 (INITIAL), every partition. It
     opens a session, and closes the one it names, if any;
   - in a session, the next epoch, the partitions added or changed since the last fetch answered
-    (any field of the FetchPartition sent), and those dropped since, to forget.
+    (any field of their Position), and those dropped since, to forget.
 - `answered(error_code, session_id)` after each response: the session moves on, or starts over
   on a session error (the next fetch is a full one). A full fetch answered with session id 0 (the
   leader's cache had no room) leaves the follower without a session: it asks for one again with
@@ -25,28 +25,34 @@ Owned by one ReplicaFetcher's task; not thread-safe.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import kafka.errors as Errors
 
 INVALID_SESSION_ID, INITIAL_EPOCH = 0, 0
 _INT_MAX = 2**31 - 1
 
 
-def _position(wanted) -> tuple:
-    """What the session holds of a partition that the follower asks for (a FetchPartition)."""
-    return (wanted.fetch_offset, wanted.current_leader_epoch, wanted.partition_max_bytes, wanted.last_fetched_epoch,
-            wanted.log_start_offset)
+class Position(NamedTuple):
+    """What a follower asks of one partition, as a Fetch request's partition names it."""
+
+    fetch_offset: int
+    leader_epoch: int
+    max_bytes: int
+    last_fetched_epoch: int
+    log_start_offset: int
 
 
 class FetchSessionHandler:
     def __init__(self) -> None:
         self.session_id = INVALID_SESSION_ID
         self.epoch = INITIAL_EPOCH
-        self._known: dict[tuple[str, int], tuple] = {}     # the session's partitions, as last answered
-        self._asked: dict[tuple[str, int], tuple] = {}     # the partitions of the fetch in flight
+        self._known: dict[tuple[str, int], Position] = {}     # the session's partitions, as last answered
+        self._asked: dict[tuple[str, int], Position] = {}     # the partitions of the fetch in flight
 
-    def next_request(self, wanted: dict) -> tuple[int, int, list, list]:
-        """`wanted`: (topic, partition) -> FetchPartition, every partition the follower fetches now."""
-        self._asked = {key: _position(partition) for key, partition in wanted.items()}
+    def next_request(self, wanted: dict[tuple[str, int], Position]) -> tuple[int, int, list, list]:
+        """`wanted`: every partition the follower fetches now, and where."""
+        self._asked = wanted
         if self.epoch == INITIAL_EPOCH:
             return self.session_id, INITIAL_EPOCH, list(wanted), []
         send = [key for key, position in self._asked.items() if self._known.get(key) != position]

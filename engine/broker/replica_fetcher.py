@@ -29,7 +29,7 @@ from kafka.protocol.consumer import (FetchRequest, FetchResponse, OffsetForLeade
                                      OffsetForLeaderEpochResponse)
 
 from engine.broker.connection import BrokerConnection
-from engine.broker.fetch_session_handler import FetchSessionHandler
+from engine.broker.fetch_session_handler import FetchSessionHandler, Position
 from engine.broker.partition import Partition
 from engine.storage.errors import StorageError, is_io_failure
 from engine.storage.records import whole_batches_size
@@ -161,24 +161,28 @@ class ReplicaFetcher:
         config = self.broker.config
         throttle = self.broker.follower_throttle
         sent: dict[tuple[str, int], tuple[Partition, int, int]] = {}
-        T = FetchRequest.FetchTopic
-        wanted: dict[tuple[str, int], FetchRequest.FetchTopic.FetchPartition] = {}
+        wanted: dict[tuple[str, int], Position] = {}
+        max_bytes = config.get("replica.fetch.max.bytes")
+        throttled = throttle.exceeded()
         for key, partition in self.partitions.items():
-            if key in self._to_truncate or (self.broker.is_throttled_follower(partition) and throttle.exceeded()):
+            if key in self._to_truncate or (throttled and self.broker.is_throttled_follower(partition)):
                 continue
-            offset = partition.log.log_end_offset
+            log_ = partition.log
+            offset = log_.log_end_offset
             sent[key] = (partition, partition.leader_epoch, offset)
-            wanted[key] = T.FetchPartition(
-                partition=key[1], current_leader_epoch=partition.leader_epoch, fetch_offset=offset,
-                last_fetched_epoch=partition.log.leader_epoch_cache.latest_epoch,
-                log_start_offset=partition.log.log_start_offset,
-                partition_max_bytes=config.get("replica.fetch.max.bytes"))
+            wanted[key] = Position(offset, partition.leader_epoch, max_bytes, log_.leader_epoch_cache.latest_epoch,
+                                   log_.log_start_offset)
         if not wanted:
             return False
         session_id, session_epoch, send, forget = self._session.next_request(wanted)
+        T = FetchRequest.FetchTopic
         topics: dict[str, list] = {}
         for key in send:
-            topics.setdefault(key[0], []).append(wanted[key])
+            at = wanted[key]
+            topics.setdefault(key[0], []).append(T.FetchPartition(
+                partition=key[1], current_leader_epoch=at.leader_epoch, fetch_offset=at.fetch_offset,
+                last_fetched_epoch=at.last_fetched_epoch, log_start_offset=at.log_start_offset,
+                partition_max_bytes=at.max_bytes))
         forgotten: dict[str, list[int]] = {}
         for topic, index in forget:
             forgotten.setdefault(topic, []).append(index)

@@ -1,16 +1,14 @@
 """The follower's side of an incremental fetch session (engine/broker/fetch_session_handler.py)."""
 import kafka.errors as Errors
-from kafka.protocol.consumer import FetchRequest
 
-from engine.broker.fetch_session_handler import FetchSessionHandler
+from engine.broker.fetch_session_handler import FetchSessionHandler, Position
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
 
 
-def at(offset: int, epoch: int = 3):
-    return FetchRequest.FetchTopic.FetchPartition(partition=0, current_leader_epoch=epoch, fetch_offset=offset,
-                                                  last_fetched_epoch=epoch, log_start_offset=0,
-                                                  partition_max_bytes=1 << 20)
+def at(offset: int, epoch: int = 3) -> Position:
+    return Position(fetch_offset=offset, leader_epoch=epoch, max_bytes=1 << 20, last_fetched_epoch=epoch,
+                    log_start_offset=0)
 
 
 def opened(session_id: int = 77) -> FetchSessionHandler:
