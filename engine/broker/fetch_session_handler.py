@@ -17,9 +17,11 @@ only the partitions whose position changed, and the answer holds only those with
   leader's cache had no room) leaves the follower without a session: it asks for one again with
   each full fetch.
 - `reset()`: the next fetch is a full one. The fetcher calls it when its connection breaks (the
-  last request may or may not have reached the leader), and when it drops or cuts back what it
-  fetched for a partition (an answer that came too late, a truncation), so that the leader
-  answers every partition once more rather than only what changed on its side.
+  last request may or may not have reached the leader), when a partition starts following (the
+  leader answers it in full once), and when it drops or cuts back what it fetched for a
+  partition (an answer that came too late, a truncation), so that the leader answers every
+  partition once more rather than only what changed on its side. A reset while a fetch is in
+  flight holds: that fetch's answer does not move the session on.
 
 Owned by one ReplicaFetcher's task; not thread-safe.
 """
@@ -49,10 +51,13 @@ class FetchSessionHandler:
         self.epoch = INITIAL_EPOCH
         self._known: dict[tuple[str, int], Position] = {}     # the session's partitions, as last answered
         self._asked: dict[tuple[str, int], Position] = {}     # the partitions of the fetch in flight
+        self._resets = 0                   # reset() calls so far
+        self._resets_when_asked = 0        # ... when the fetch in flight was built
 
     def next_request(self, wanted: dict[tuple[str, int], Position]) -> tuple[int, int, list, list]:
         """`wanted`: every partition the follower fetches now, and where."""
         self._asked = wanted
+        self._resets_when_asked = self._resets
         if self.epoch == INITIAL_EPOCH:
             return self.session_id, INITIAL_EPOCH, list(wanted), []
         send = [key for key, position in self._asked.items() if self._known.get(key) != position]
@@ -60,6 +65,12 @@ class FetchSessionHandler:
         return self.session_id, self.epoch, send, forget
 
     def answered(self, error_code: int, session_id: int) -> None:
+        if self._resets != self._resets_when_asked:
+            # reset() while the fetch was in flight: the next is a full one whatever this answer
+            # says; it closes the session this one opened or went on in.
+            if not error_code and session_id != INVALID_SESSION_ID:
+                self.session_id = session_id
+            return
         if error_code == Errors.FetchSessionIdNotFoundError.errno:
             self.session_id = INVALID_SESSION_ID
             self.reset()
@@ -76,6 +87,7 @@ class FetchSessionHandler:
     def reset(self) -> None:
         self.epoch = INITIAL_EPOCH
         self._known = {}
+        self._resets += 1
 
     @property
     def incremental(self) -> bool:

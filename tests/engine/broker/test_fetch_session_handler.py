@@ -39,6 +39,20 @@ def test_an_answer_lost_on_the_way_names_the_moves_again():
     assert handler.next_request({A0: at(6), A1: at(9)}) == (78, 1, [], [])
 
 
+def test_a_reset_while_a_fetch_is_in_flight_holds_when_its_answer_comes():
+    handler = opened()
+    assert handler.next_request({A0: at(5), A1: at(9)}) == (77, 1, [], [])
+    handler.reset()                           # B0 starts following while the fetch waits on the leader
+    handler.answered(0, 77)
+    assert handler.next_request({A0: at(5), A1: at(9), B0: at(0)}) == (77, 0, [A0, A1, B0], [])
+    # The same while the full fetch that opens a session is in flight: the next one closes it.
+    fresh = FetchSessionHandler()
+    fresh.next_request({A0: at(5)})
+    fresh.reset()
+    fresh.answered(0, 91)
+    assert fresh.next_request({A0: at(5), B0: at(0)}) == (91, 0, [A0, B0], [])
+
+
 def test_session_errors_start_over_with_a_full_fetch():
     handler = opened()
     handler.next_request({A0: at(5), A1: at(9)})

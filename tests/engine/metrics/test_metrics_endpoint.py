@@ -91,10 +91,10 @@ def test_followers_replicate_through_their_fetch_sessions(metered_engine):
     follower and leader, holding the partitions it follows there. Records produced after the
     sessions opened reach every replica through them: acks=all is answered, and no follower
     falls out of the ISR."""
+    cached = total(metered_engine, PARTITIONS_CACHED)        # before the topic: its followers may be quick
     admin = KafkaAdminClient(bootstrap_servers=metered_engine.bootstrap)
     admin.create_topics([NewTopic("in-sessions", num_partitions=6, replication_factor=3)])
     admin.close()
-    cached = total(metered_engine, PARTITIONS_CACHED)
     wait_until(lambda: total(metered_engine, SESSIONS) >= FOLLOWER_SESSIONS
                and total(metered_engine, PARTITIONS_CACHED) >= cached + 2 * 6, timeout=30,
                message="the new topic's partitions in the followers' sessions")
