@@ -23,7 +23,8 @@ only the partitions whose position changed, and the answer holds only those with
   partition once more rather than only what changed on its side. A reset while a fetch is in
   flight holds: that fetch's answer does not move the session on.
 
-Owned by one ReplicaFetcher's task; not thread-safe.
+Owned by one ReplicaFetcher: its task, and the broker's metadata updates that add partitions to
+it, both on the broker's event loop. Not thread-safe.
 """
 from __future__ import annotations
 
