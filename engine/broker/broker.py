@@ -292,9 +292,7 @@ class Broker(ReplicaSync):
 
     def on_follower_fetch(self, partition: Partition, replica_id: int, fetch_offset: int) -> None:
         partition.record_follower_fetch(replica_id, fetch_offset, now_ms())
-        if all(follower in partition.isr for follower in partition.followers):
-            return      # nobody to take back (the usual case: the live brokers' set is not built)
-        grown = partition.isr_to_expand(self.controller.live_brokers())
+        grown = partition.isr_to_expand(self.controller.live_brokers)
         if grown is not None:
             self.metrics.isr_expands += 1
             self._propose_isr(partition, grown)

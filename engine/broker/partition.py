@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
+from typing import Callable
 
 import kafka.errors as Errors
 
@@ -190,16 +191,21 @@ class Partition:
         state.last_fetch_leo, state.last_fetch_ms = leader_leo, now_ms
         self.maybe_advance_high_watermark()
 
-    def isr_to_expand(self, eligible: set[int]) -> list[int] | None:
-        """The ISR plus `eligible` followers that caught up to the HW (and into this epoch), if any did.
+    def isr_to_expand(self, live_brokers: Callable[[], set[int]]) -> list[int] | None:
+        """The ISR plus live followers that caught up to the HW (and into this epoch), if any did.
 
         A stopping broker still fetches until it closes but may not rejoin (the controller would
-        refuse it), so only live brokers are eligible."""
+        refuse it), so only live brokers are eligible. `live_brokers()` is asked only when a
+        follower is out of the ISR: every follower fetch of every partition comes here."""
         if not self.is_leader or self.pending_isr is not None:
             return None
+        outside = [r for r in self.followers if r not in self.isr]
+        if not outside:
+            return None
+        eligible = live_brokers()
         epoch_start = self._epoch_start_offset()
-        joiners = [r for r, s in self.followers.items() if r not in self.isr and r in eligible
-                   and s.log_end_offset >= max(self._high_watermark, epoch_start)]
+        joiners = [r for r in outside if r in eligible
+                   and self.followers[r].log_end_offset >= max(self._high_watermark, epoch_start)]
         return self.isr + sorted(joiners) if joiners else None
 
     def isr_to_shrink(self, now_ms: int, lag_time_max_ms: int) -> list[int] | None:
