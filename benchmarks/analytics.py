@@ -15,14 +15,22 @@ records shaped as the Kafka data source returns them (Parquet beside the lake). 
 fixed costs go: the session's start (JVM and Python), the warm-up the analytics worker does at
 start, listing the lake's files, and one plain scan of each table. `--one-read` reads the lake
 into memory once in both engines, as a run of the analytics worker does, and times the jobs on
-that.
+that. `--check` then counts each job's result rows in both engines and says where they differ.
+
+`--connect sc://HOST:PORT` runs Spark's side on a Spark Connect server instead (the same
+DataFrames, planned and run by the server), and `--sail` on Sail's Spark Connect server (a
+native engine behind Spark's API, the `pysail` package) started in this process. Sail accepts
+PySpark clients 3.5 to 4.1, not the project's Spark, so `--sail` runs from an environment of
+its own: the project's requirements without `pyspark`, plus `pyspark-client==4.1.1` and
+`pysail` (docs/benchmarks/analytics.md has the commands).
 
 The data source: a private 1-broker engine, one topic of 4 partitions and --records records of
 100 bytes; the same topic read by a plain confluent-kafka consumer and by
 `spark.read.format("kafka_protocol")`, alternately, --rounds times; the median ratio is printed.
 
     .venv/bin/python benchmarks/analytics.py [--rows N] [--one-read] [--data DIR] [--records N] [--rounds N]
-                                             [--skip-source] [--skip-jobs] [--only NAME]
+                                             [--skip-source] [--skip-jobs] [--only NAME] [--check]
+                                             [--connect sc://HOST:PORT | --sail]
 """
 from __future__ import annotations
 
@@ -247,7 +255,7 @@ DUCK_JOBS = {
              f AS (SELECT topic, size, least(floor(greatest(least(CASE WHEN e > s THEN (coalesce(c, s) - s) * size / (e - s)
                                                                      ELSE 0 END, size), 0) / seg) * seg, size) AS freed FROM p)
         SELECT topic, sum(size) AS size, sum(freed) AS freed, sum(size) - sum(freed) AS kept FROM f GROUP BY ALL""",
-    "compaction savings": f"""
+    "compaction savings": """
         WITH r AS (SELECT *, coalesce(octet_length(key), 0) + coalesce(octet_length(value), 0) AS b FROM records),
              k AS (SELECT topic, sum(b) AS kept FROM (
                      SELECT * FROM r WHERE key IS NOT NULL
@@ -286,9 +294,11 @@ def rows_of(con, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False) -> None:
-    from console.analytics.launch import lake_frame
+def local_session(lake: Path):
+    """Spark local[2], warmed up and sized to the lake as the analytics worker's session is."""
+    from console.analytics.launch import lake_input_bytes, session_size_to
     from console.analytics.spark import build_session
+    from console.analytics.warmup import session_warm_up
 
     started = time.perf_counter()
     spark = build_session(master="local[2]", conf={"spark.driver.memory": "6g"})
@@ -296,13 +306,47 @@ def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False
     print(f"Spark session start (JVM, first job): {time.perf_counter() - started:.1f} s")
     # As the analytics worker does at start: every lake job once on a tiny lake (code generation
     # and the JVM's compilation paid there), then shuffle partitions sized to this lake.
-    from console.analytics.launch import lake_input_bytes, session_size_to
-    from console.analytics.warmup import session_warm_up
     print(f"Warm-up (every lake job on a tiny lake): {session_warm_up(spark, lake_url=tempfile.mkdtemp()):.1f} s")
     input_bytes = lake_input_bytes(lake_url=str(lake), cluster_id=CLUSTER, since=None)
     session_size_to(spark, input_bytes=input_bytes)
     print(f"Lake: {input_bytes / 2**20:,.0f} MiB of Parquet; shuffle partitions: "
           f"{spark.conf.get('spark.sql.shuffle.partitions')}")
+    return spark
+
+
+def connect_session(url: str):
+    """A Spark Connect session at `url`: the server plans and runs the same DataFrames."""
+    from pyspark.sql import SparkSession
+
+    started = time.perf_counter()
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.range(1).count()
+    print(f"Spark Connect session at {url} (first job): {time.perf_counter() - started:.1f} s; "
+          "no warm-up, the server's own parallelism")
+    return spark
+
+
+SAIL_SERVERS = []
+
+
+def sail_url() -> str:
+    """Start Sail's Spark Connect server in this process; its URL. Sail takes the PySpark
+    clients it knows (3.5 to 4.1 for pysail 0.7), not the project's Spark: see the module doc."""
+    from pysail.spark import SparkConnectServer
+
+    server = SparkConnectServer(ip="127.0.0.1", port=0)
+    server.start(background=True)
+    SAIL_SERVERS.append(server)         # the server stops when its object is collected
+    host, port = server.listening_address
+    return f"sc://{host}:{port}"
+
+
+def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False, connect: str = "",
+             check: bool = False) -> None:
+    from console.analytics.launch import lake_frame
+
+    spark = connect_session(connect) if connect else local_session(lake)
     con = duck_connect(lake)
     records_dir = lake / RECORDS
     counts = {t: rows_of(con, t) for t in (*LAKE_TABLES, RECORDS)}
@@ -350,6 +394,10 @@ def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False
         duck_s = time.perf_counter() - started
         print(f"{name:<34}{rows:>12,}{spark_s:>9.1f}{rows / spark_s:>14,.0f}{duck_s:>10.1f}{rows / duck_s:>15,.0f}"
               f"{spark_s / duck_s:>13.1f}x", flush=True)
+        if check:
+            spark_rows, duck_rows = build().count(), rows_of(con, "result")
+            if spark_rows != duck_rows:
+                print(f"  rows differ: Spark {spark_rows:,}, DuckDB {duck_rows:,}", flush=True)
     spark.stop()
 
 
@@ -430,6 +478,12 @@ def main() -> int:
     parser.add_argument("--skip-jobs", action="store_true")
     parser.add_argument("--skip-source", action="store_true")
     parser.add_argument("--only", action="append", default=[], help="run only the jobs whose name holds this")
+    parser.add_argument("--connect", default="", metavar="URL",
+                        help="run Spark's side on the Spark Connect server at URL (sc://host:port) instead of local[2]")
+    parser.add_argument("--check", action="store_true",
+                        help="after each job, check that both engines' results have as many rows")
+    parser.add_argument("--sail", action="store_true",
+                        help="run Spark's side on Sail's Spark Connect server, started in this process")
     parser.add_argument("--one-read", action="store_true",
                         help="read the lake into memory once (both engines), as a run does, then time the jobs")
     args = parser.parse_args()
@@ -437,7 +491,8 @@ def main() -> int:
     lake = Path(args.data or f"/tmp/analytics-bench-lake-{args.rows}")
     if not args.skip_jobs:
         lake_generate(lake, snapshots)
-        run_jobs(lake, snapshots, args.only, args.one_read)
+        run_jobs(lake, snapshots, args.only, args.one_read, connect=sail_url() if args.sail else args.connect,
+                 check=args.check)
     if not args.skip_source:
         source_rate(args.records, args.rounds)
     return 0
