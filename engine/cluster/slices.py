@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from typing import AsyncIterator, Callable, Iterable, TypeVar
+from typing import AsyncIterator, Callable, Generator, Iterable, TypeVar
 
 from engine.heap import FullCollectionsPaused
 
@@ -92,3 +92,26 @@ async def map_sliced(items: Iterable[T], action: Callable[[T], R], pacer: Pacer 
         results.append(action(item))
         await pacer.tick()
     return results
+
+
+# Work written once as steps: a generator that yields between its entries and returns its result.
+Steps = Generator[None, None, R]
+
+
+def run_steps(steps: Steps[R]) -> R:
+    """The steps' result, in one go (small work, or off the request path)."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
+
+
+async def run_steps_sliced(steps: Steps[R], pacer: Pacer) -> R:
+    """The steps' result, yielding to the loop every SLICE_S between steps (see Pacer)."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
+        await pacer.tick()

@@ -16,7 +16,7 @@ from typing import Any
 
 import kafka.errors as Errors
 
-from engine.cluster import internal_topics
+from engine.cluster import internal_topics, slices
 from engine.cluster import records as R
 from engine.cluster.assignment import assign_replicas, check_manual_replicas
 from engine.cluster.metadata import TopicState
@@ -45,6 +45,14 @@ class TopicChanges:
                            planned: NewTopics | None = None) -> dict[int, list[int]]:
         """Check a CreateTopics entry and return its replica assignment; raises ApiError.
         `planned`: topics accepted earlier in the same request, not yet in the image."""
+        return slices.run_steps(self.new_topic_checks(name, num_partitions, replication_factor, assignments, configs,
+                                                      planned=planned))
+
+    def new_topic_checks(self, name: str, num_partitions: int, replication_factor: int,
+                         assignments: dict[int, list[int]] | None, configs: dict[str, Any], *,
+                         planned: NewTopics | None = None) -> slices.Steps[dict[int, list[int]]]:
+        """validate_new_topic as steps, one per partition of a manual assignment (a request may
+        assign a hundred thousand partitions), for the request path to run in slices."""
         validate_topic_name(name)
         if name in self.image.topics or (planned and name in planned.names):
             raise ApiError(Errors.TopicAlreadyExistsError, f"Topic '{name}' already exists.")
@@ -64,9 +72,10 @@ class TopicChanges:
         existing = planned.partitions if planned else None
         if assignments:
             self._check_partition_limit(len(assignments), existing)
-            assignment = self._manual_topic_assignment(num_partitions, replication_factor, assignments)
-            self._check_a_live_replica_each(assignment, Errors.InvalidReplicationFactorError)
-            return assignment
+            self._check_manual_counts(num_partitions, replication_factor)
+            yield from self._manual_assignment_checks(assignments, start=0)
+            yield from self._live_replica_checks(assignments, Errors.InvalidReplicationFactorError)
+            return assignments
         if replication_factor < -1 or replication_factor == 0:
             raise ApiError(Errors.InvalidReplicationFactorError,
                            "Replication factor must be larger than 0, or -1 to use the default value.")
@@ -100,8 +109,8 @@ class TopicChanges:
                            f"Adding {adding} partition(s) would bring the cluster to {existing + adding}, over its "
                            f"limit of {limit} (max.partitions).")
 
-    def _manual_topic_assignment(self, num_partitions: int, replication_factor: int,
-                                 assignments: dict[int, list[int]]) -> dict[int, list[int]]:
+    @staticmethod
+    def _check_manual_counts(num_partitions: int, replication_factor: int) -> None:
         """KRaft takes the counts from the assignment alone: explicit ones are INVALID_REQUEST."""
         if replication_factor != -1:
             raise ApiError(Errors.InvalidRequestError,
@@ -109,10 +118,9 @@ class TopicChanges:
         if num_partitions != -1:
             raise ApiError(Errors.InvalidRequestError,
                            "A manual partition assignment was specified, but numPartitions was not set to -1.")
-        return self._check_manual_assignment(assignments, start=0)
 
-    def _check_manual_assignment(self, assignments: dict[int, list[int]], *, start: int,
-                                 replication_factor: int | None = None) -> dict[int, list[int]]:
+    def _manual_assignment_checks(self, assignments: dict[int, list[int]], *, start: int,
+                                  replication_factor: int | None = None) -> slices.Steps[None]:
         """As KRaft's validateManualPartitionAssignment: registered brokers, each at most once,
         one replication factor for every partition (the topic's own when it grows)."""
         for partition in sorted(assignments):
@@ -124,12 +132,12 @@ class TopicChanges:
                                "replica(s), but this is not consistent with previous partitions, which have "
                                f"{replication_factor} replica(s).")
             replication_factor = len(replicas)
+            yield
         if sorted(assignments) != list(range(start, start + len(assignments))):
             raise ApiError(Errors.InvalidReplicationAssignmentError,
                            "partitions should be a consecutive 0-based integer sequence")
-        return assignments
 
-    def _check_a_live_replica_each(self, assignment: dict[int, list[int]], error) -> None:
+    def _live_replica_checks(self, assignment: dict[int, list[int]], error) -> slices.Steps[None]:
         """A new partition starts led by a live replica (new_partition_record): a manual
         assignment of stopped brokers only is refused, with KRaft's message (its code is
         INVALID_REPLICATION_FACTOR for CreateTopics, INVALID_REPLICA_ASSIGNMENT for
@@ -139,6 +147,7 @@ class TopicChanges:
             if not any(r in live for r in assignment[partition]):
                 raise ApiError(error, f"All brokers specified in the manual partition assignment for partition "
                                       f"{partition} are fenced or in controlled shutdown.")
+            yield
 
     def new_partition_record(self, topic_id: uuid.UUID, partition: int, replicas: list[int],
                              live: set[int]) -> dict:
@@ -169,7 +178,9 @@ class TopicChanges:
         """create_topic for the request path: a topic of more than INLINE_PARTITIONS
         partitions is prepared in slices of the event loop (see _commit_new_partitions)."""
         configs = configs or {}
-        assignment = self.validate_new_topic(name, num_partitions, replication_factor, assignments, configs)
+        with slices.Pacer() as pacer:
+            assignment = await slices.run_steps_sliced(self.new_topic_checks(
+                name, num_partitions, replication_factor, assignments, configs), pacer)
         if len(assignment) <= INLINE_PARTITIONS:
             return self.create_topic(name, num_partitions, replication_factor, assignments, configs)
         topic_id = uuid.uuid4()
@@ -202,22 +213,21 @@ class TopicChanges:
         self._commit([R.remove_topic_record(topic.topic_id) for topic in topics], deleted=topics,
                      check_states=sum(len(topic.partitions) for topic in topics) <= INLINE_PARTITIONS)
 
-    def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None,
-                          *, validate_only: bool = False) -> None:
-        new = self._new_partitions(name, count, assignments)
-        if not validate_only:
-            self._commit_partitions(name, new)
-
     def _commit_partitions(self, name: str, new: dict[int, list[int]]) -> None:
         topic = self.image.topics[name]
         live = self.live_brokers()
         self._commit([self.new_partition_record(topic.topic_id, p, r, live) for p, r in sorted(new.items())],
                      changed={name})
 
-    async def create_partitions_sliced(self, name: str, count: int, assignments: list[list[int]] | None) -> None:
-        """create_partitions for the request path: more than INLINE_PARTITIONS new partitions
-        are prepared in slices of the event loop (see _commit_new_partitions)."""
-        new = self._new_partitions(name, count, assignments)
+    async def create_partitions_sliced(self, name: str, count: int, assignments: list[list[int]] | None, *,
+                                       validate_only: bool = False) -> None:
+        """Grow a topic to `count` partitions (CreatePartitions), validated in slices of the event
+        loop; more than INLINE_PARTITIONS new partitions are also prepared so (see
+        _commit_new_partitions)."""
+        with slices.Pacer() as pacer:
+            new = await slices.run_steps_sliced(self._new_partitions_checks(name, count, assignments), pacer)
+        if validate_only:
+            return
         if len(new) <= INLINE_PARTITIONS:
             return self._commit_partitions(name, new)
         topic = self.image.topics[name]
@@ -234,8 +244,10 @@ class TopicChanges:
 
         await self._commit_new_partitions(topic.topic_id, new, name=name, topic_record=None, recheck=recheck)
 
-    def _new_partitions(self, name: str, count: int, assignments: list[list[int]] | None) -> dict[int, list[int]]:
-        """Validate a CreatePartitions entry and return the new partitions' replicas."""
+    def _new_partitions_checks(self, name: str, count: int,
+                               assignments: list[list[int]] | None) -> slices.Steps[dict[int, list[int]]]:
+        """Validate a CreatePartitions entry and return the new partitions' replicas; steps, one
+        per partition of a manual assignment."""
         topic = self.image.topics.get(name)
         if topic is None:
             raise ApiError(Errors.UnknownTopicOrPartitionError)
@@ -254,9 +266,9 @@ class TopicChanges:
                 raise ApiError(Errors.InvalidReplicationAssignmentError,
                                f"Attempted to add {count - current} additional partition(s), but only "
                                f"{len(assignments)} assignment(s) were specified.")
-            new = self._check_manual_assignment(
-                {current + i: list(r) for i, r in enumerate(assignments)}, start=current, replication_factor=rf)
-            self._check_a_live_replica_each(new, Errors.InvalidReplicationAssignmentError)
+            new = {current + i: list(r) for i, r in enumerate(assignments)}
+            yield from self._manual_assignment_checks(new, start=current, replication_factor=rf)
+            yield from self._live_replica_checks(new, Errors.InvalidReplicationAssignmentError)
         else:
             live = sorted(self.live_brokers())
             if rf > len(live):
@@ -287,20 +299,31 @@ class NewTopics:
         configs = configs or {}
         assignment = self._controller.validate_new_topic(name, num_partitions, replication_factor, assignments,
                                                          configs, planned=self)
-        topic_id = uuid.uuid4()
-        live = self._controller.live_brokers()
-        self._records[name] = [R.topic_record(name, topic_id, self._controller.parsed_configs(configs))] + [
-            self._controller.new_partition_record(topic_id, p, replicas, live)
-            for p, replicas in sorted(assignment.items())]
+        self._keep(name, assignment, configs, prepared=True)
+        return assignment
+
+    async def add_sliced(self, name: str, num_partitions: int, replication_factor: int,
+                         assignments: dict[int, list[int]] | None, configs: dict[str, Any],
+                         pacer: slices.Pacer) -> dict[int, list[int]]:
+        """`add` for the request path, validated in slices of the loop. A topic of more than
+        INLINE_PARTITIONS partitions is not kept for `commit`: the caller creates it on its own
+        (create_topic_sliced); its name and partitions still count as taken for the topics
+        added after it."""
+        assignment = await slices.run_steps_sliced(self._controller.new_topic_checks(
+            name, num_partitions, replication_factor, assignments, configs, planned=self), pacer)
+        self._keep(name, assignment, configs, prepared=len(assignment) <= INLINE_PARTITIONS)
+        return assignment
+
+    def _keep(self, name: str, assignment: dict[int, list[int]], configs: dict[str, Any], *, prepared: bool) -> None:
+        if prepared:
+            topic_id = uuid.uuid4()
+            live = self._controller.live_brokers()
+            self._records[name] = [R.topic_record(name, topic_id, self._controller.parsed_configs(configs))] + [
+                self._controller.new_partition_record(topic_id, p, replicas, live)
+                for p, replicas in sorted(assignment.items())]
         self.names.add(name)
         self.collision_keys[collision_key(name)] = name
         self.partitions += len(assignment)
-        return assignment
-
-    def leave_out(self, name: str) -> None:
-        """Validated, but created another way (a big topic, in slices): not in `commit`. Its
-        name stays taken for the topics added after it."""
-        self._records.pop(name, None)
 
     def withdraw_taken(self) -> dict[str, ApiError]:
         """Just before `commit`, when the validation spanned several turns of the event loop

@@ -18,11 +18,13 @@
 - The controller mutation quota (KIP-599, `controller_mutation_rate`): THROTTLING_QUOTA_EXCEEDED
   (v6+) with throttle_time_ms once the client's bucket is empty, and the connection muted for
   that long (mutation_throttle.py).
-- A topic of thousands of partitions is prepared in slices of the event loop, so other
-  connections are served meanwhile (Controller.create_topic_sliced); so is a request of
-  thousands of topics, validated and answered in slices (engine/cluster/slices.py), with the
-  names checked once more just before the one commit (a name another request took meanwhile
-  is TOPIC_ALREADY_EXISTS).
+- A topic of thousands of partitions is validated (a manual assignment partition by
+  partition) and prepared in slices of the event loop, so other connections are served
+  meanwhile (Controller.create_topic_sliced); so is a request of thousands of topics,
+  validated and answered in slices (engine/cluster/slices.py), with the names checked once
+  more just before the one commit (a name another request took meanwhile is
+  TOPIC_ALREADY_EXISTS). An automatic assignment is computed in one turn (about 0.1 s for
+  100,000 partitions, `max.partitions`).
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 - Authorization (as KafkaApis): CREATE on the cluster, or on each topic (else
   TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on a created topic, v5+ carries no
@@ -58,7 +60,7 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     results, accepted, big = [], [], []
     with slices.Pacer() as pacer:        # a request may name a hundred thousand topics
         for topic in request.topics:
-            _validate(ctx, request, topic, counts, may_create, throttle, batch, results, accepted, big)
+            await _validate(ctx, request, topic, counts, may_create, throttle, batch, pacer, results, accepted, big)
             await pacer.tick()
         if request.validate_only:
             return CreateTopicsResponse(throttle_time_ms=throttle.answer_throttle_ms(), topics=results)
@@ -85,8 +87,8 @@ def _creatable(ctx, names) -> set[str]:
         authorize.authorize_topics(ctx, CREATE, names)
 
 
-def _validate(ctx, request, topic, counts, may_create, throttle, batch, results: list, accepted: list,
-              big: list) -> None:
+async def _validate(ctx, request, topic, counts, may_create, throttle, batch, pacer, results: list, accepted: list,
+                    big: list) -> None:
     """One topic: its error, its validate_only answer, or the request topic (accepted)."""
     if counts[topic.name] > 1:
         results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
@@ -99,7 +101,7 @@ def _validate(ctx, request, topic, counts, may_create, throttle, batch, results:
         results.append(_error(topic.name, *refused))
         return
     try:
-        assignment = _add(batch, topic)
+        assignment = await _add(batch, topic, pacer)
     except ApiError as exc:
         results.append(_error(topic.name, exc.code, exc.message))
         return
@@ -108,38 +110,40 @@ def _validate(ctx, request, topic, counts, may_create, throttle, batch, results:
         return
     throttle.record(len(assignment))
     if len(assignment) > INLINE_PARTITIONS:
-        batch.leave_out(topic.name)          # prepared in slices below, on its own
-        big.append(len(results))
+        big.append(len(results))             # not in the batch: prepared in slices below, on its own
     accepted.append(len(results))
     results.append(topic)
 
 
-def _add(batch, topic) -> dict[int, list[int]]:
+async def _add(batch, topic, pacer) -> dict[int, list[int]]:
     if topic.name in INTERNAL_TOPICS:
         raise ApiError(Errors.InvalidRequestError,
                        f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
-    return batch.add(topic.name, topic.num_partitions, topic.replication_factor, _assignments(topic),
-                     _configs(topic))
+    return await batch.add_sliced(topic.name, topic.num_partitions, topic.replication_factor,
+                                  await _assignments(topic, pacer), _configs(topic), pacer)
 
 
 async def _create_sliced(ctx, topic):
     """A topic of thousands of partitions, prepared in slices of the event loop; the request
     topic back when created (its result is built with the others), else its error."""
     try:
+        with slices.Pacer() as pacer:
+            assignments = await _assignments(topic, pacer)
         await ctx.controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
-                                                 _assignments(topic), _configs(topic))
+                                                 assignments, _configs(topic))
     except ApiError as exc:
         return _error(topic.name, exc.code, exc.message)
     return topic
 
 
-def _assignments(topic) -> dict[int, list[int]] | None:
+async def _assignments(topic, pacer) -> dict[int, list[int]] | None:
     assignments = {}
     for a in topic.assignments:
         if a.partition_index in assignments:
             raise ApiError(Errors.InvalidReplicationAssignmentError,
                            f"Found multiple manual partition assignments for partition {a.partition_index}")
         assignments[a.partition_index] = list(a.broker_ids)
+        await pacer.tick()
     return assignments or None
 
 

@@ -7,12 +7,15 @@ A log dir taken offline by an I/O error (a full disk) answers KAFKA_STORAGE_ERRO
 partitions, as Kafka's offline dirs do.
 Authorization: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED and no log dirs
 (v3+ carry the error code; older versions just get none), as KafkaApis.
+The named partitions and the broker's replicas are gone through in slices of the event loop
+(engine/cluster/slices.py): a request may name millions of partitions.
 """
 import shutil
 
 import kafka.errors as Errors
 from kafka.protocol.admin import DescribeLogDirsRequest, DescribeLogDirsResponse
 
+from engine.cluster import slices
 from engine.protocol.registry import api
 from engine.security import authorize
 from kafka_rules.acls import DESCRIBE
@@ -32,14 +35,18 @@ async def handle_describe_log_dirs(ctx, request: DescribeLogDirsRequest) -> Desc
         offline = Result(error_code=Errors.KafkaStorageError.errno, log_dir=str(broker.log_dir.resolve()), topics=[],
                          total_bytes=-1, usable_bytes=-1)
         return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[offline])
-    wanted = None if request.topics is None else {(t.topic, p) for t in request.topics for p in t.partitions}
     topics: dict[str, list] = {}
-    for (name, index), partition in sorted(broker.partitions.items()):
-        if wanted is not None and (name, index) not in wanted:
-            continue
-        topics.setdefault(name, []).append(PartitionInfo(
-            partition_index=index, partition_size=partition.log.size_in_bytes,
-            offset_lag=_offset_lag(broker, partition), is_future_key=False))
+    with slices.Pacer() as pacer:
+        wanted = None
+        if request.topics is not None:
+            wanted = set()
+            await slices.for_each(((t.topic, p) for t in request.topics for p in t.partitions), wanted.add)
+        for (name, index), partition in sorted(broker.partitions.items()):
+            if wanted is None or (name, index) in wanted:
+                topics.setdefault(name, []).append(PartitionInfo(
+                    partition_index=index, partition_size=partition.log.size_in_bytes,
+                    offset_lag=_offset_lag(broker, partition), is_future_key=False))
+            await pacer.tick()
     usage = shutil.disk_usage(broker.log_dir)
     result = Result(error_code=0, log_dir=str(broker.log_dir.resolve()),
                     topics=[Topic(name=n, partitions=ps) for n, ps in topics.items()],

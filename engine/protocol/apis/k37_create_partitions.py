@@ -7,7 +7,8 @@ or keeping the count is INVALID_PARTITIONS; validate_only changes nothing.
 The internal topics' counts never change: INVALID_REQUEST with the reason
 (engine/cluster/internal_topics.py; Kafka allows it, and groups lose their offsets).
 THROTTLING_QUOTA_EXCEEDED (v3+) under the controller mutation quota (KIP-599). Thousands of
-new partitions are prepared in slices of the event loop (Controller.create_partitions_sliced),
+new partitions are validated (a manual assignment partition by partition) and prepared in
+slices of the event loop (Controller.create_partitions_sliced),
 and so are thousands of topics, each its own metadata commit (engine/cluster/slices.py).
 Authorization: ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (as KafkaApis).
 """
@@ -47,10 +48,8 @@ async def _grow(ctx, request, topic, alterable, throttle) -> Result:
     state = ctx.broker.image.topics.get(topic.name)
     before = len(state.partitions) if state else 0
     try:
-        if request.validate_only:
-            ctx.controller.create_partitions(topic.name, topic.count, assignments, validate_only=True)
-        else:
-            await ctx.controller.create_partitions_sliced(topic.name, topic.count, assignments)
+        await ctx.controller.create_partitions_sliced(topic.name, topic.count, assignments,
+                                                      validate_only=request.validate_only)
     except ApiError as exc:
         return Result(name=topic.name, error_code=exc.code, error_message=exc.message)
     if not request.validate_only:
