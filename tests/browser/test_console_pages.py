@@ -164,8 +164,8 @@ def shop(console_server, browser, tmp_path_factory):
 def _analytics_results(console_server, cluster_id: int) -> None:
     """billing's analytics as a finished run leaves them, and that run's row, finished 3 min ago
     (the jobs are tested in tests/console/analytics). The figures agree with each other: the
-    group's lag is the sum of its partitions' at each bucket, and its status and catch-up rows
-    carry the newest one."""
+    group's lag is the sum of its partitions' at each bucket, its status is its worst
+    partition's, and its status, catch-up and time lag rows carry the newest bucket's."""
     lake_dir = console_server.lake
     buckets = [NOW - dt.timedelta(minutes=4 + 5 * (23 - i)) for i in range(24)]     # read by the run
     partition_lag = {(i, p): 150 + 4 * i + p for i in range(24) for p in range(3)}
@@ -177,9 +177,19 @@ def _analytics_results(console_server, cluster_id: int) -> None:
                    L.COMMITTED_OFFSET: 400 + 10 * i} for i, t in enumerate(buckets) for p in range(3)])
     write_result(lake_dir, "consumption_5m", cluster_id,
                  [{L.GROUP: "billing", L.BUCKET: t, rates.RATE: 18.5} for t in buckets])
+    newest = len(buckets) - 1
+    write_result(lake_dir, "partition_status", cluster_id,
+                 [{L.GROUP: "billing", L.TOPIC: "shop-orders", L.PARTITION: p, lag.STATUS: "WARN", lag.SEVERITY: 1,
+                   lag.REASON: f"lag grew at every snapshot, from {partition_lag[0, p]} to {partition_lag[newest, p]}",
+                   L.LAG: partition_lag[newest, p]} for p in range(3)])
     write_result(lake_dir, "group_status", cluster_id,
                  [{L.GROUP: "billing", lag.STATUS: "WARN", lag.SEVERITY: 1, L.LAG: total[-1],
                    lag.REASON: "shop-orders-2: lag grew at every snapshot, from 152 to 244"}])
+    committed = 400 + 10 * newest            # behind by its lag, produced at 20.9/s over 3 partitions
+    write_result(lake_dir, "time_lag", cluster_id,
+                 [{L.GROUP: "billing", L.TOPIC: "shop-orders", L.PARTITION: p, L.COMMITTED_OFFSET: committed,
+                   L.LOG_END_OFFSET: committed + partition_lag[newest, p],
+                   lag.TIME_LAG_SECONDS: round(partition_lag[newest, p] / (20.9 / 3), 1)} for p in range(3)])
     write_result(lake_dir, "catch_up", cluster_id,
                  [{L.GROUP: "billing", L.LAG: total[-1], L.MEMBERS: 1, rates.CONSUME_RATE: 18.5,
                    rates.PRODUCE_RATE: 20.9, rates.CATCH_UP_SECONDS: None}])
@@ -450,8 +460,8 @@ def on_screen(page, selector: str) -> bool:
 
 def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_scrolling(login, shop):
     """A phone shows what an operator opens these pages for: each group's lag on the groups
-    list, a member's client id and host, a broker's state on the overview, a log dir's size, and
-    whether an open transaction hangs."""
+    list, a member's client id and host, a broker's state on the overview, a log dir's size, a
+    group's partitions in its analytics, and whether an open transaction hangs."""
     viewer = login("viewer", viewport=PHONE)
     viewer.goto(shop.path + "groups/")
     billing = '#groups tr[data-group="billing"]'
@@ -469,6 +479,12 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     # A broker's log dir: its size beside the path, however long the path.
     viewer.goto(shop.path + "brokers/1/")
     assert on_screen(viewer, "#broker-log-dirs tbody tr:first-child td:nth-child(3)")
+    # A group's analytics: each partition's status, the worst of which is the group's, and how
+    # far behind in time each partition's commit is.
+    viewer.goto(shop.path + "analytics/groups/billing/")
+    expect(viewer.locator("#partition-status tbody tr")).to_have_count(3)
+    expect(viewer.locator("#partition-status tbody tr").last).to_contain_text("from 152 to 244")
+    expect(viewer.locator("#time-lag tbody tr").last).to_contain_text("35 s")
     # A table with no rows says why within the screen, not under headings wider than it.
     viewer.goto(shop.path + "analytics/")
     expect(viewer.locator("#log-dirs td[colspan]")).to_contain_text("found no log dir")
