@@ -493,7 +493,9 @@ def main() -> int:
         lake_generate(lake, snapshots)
         run_jobs(lake, snapshots, args.only, args.one_read, connect=sail_url() if args.sail else args.connect,
                  check=args.check)
-    if not args.skip_source:
+    if not args.skip_source and (args.sail or args.connect):
+        print("The data source's read rate is measured on Spark local[2] only: not with --connect or --sail.")
+    elif not args.skip_source:
         source_rate(args.records, args.rounds)
     return 0
 
