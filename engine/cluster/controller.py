@@ -157,6 +157,21 @@ class Controller(TopicChanges):
             R.apply_checked(self.image, topic_record)
         R.install_partitions(self.image, topic_id, scratch.topics_by_id[topic_id].partitions)
         self._notify({name})
+        self._liveness_changed_since(live)
+
+    def _liveness_changed_since(self, live: set[int]) -> None:
+        """Partitions prepared over many turns name the brokers live at their start as leaders
+        and ISR members: a broker that stopped meanwhile is fenced once more, now that they are
+        in the image (its leaderships and ISR places move away, as fence_broker does), and one
+        that came back may lead those left without a leader."""
+        now = self.live_brokers()
+        for node_id in sorted(live - now):
+            log.info("Broker %d stopped while new partitions were prepared: moving them off it", node_id)
+            self._commit_partition_changes(RC.fence_records(self.image, node_id, now, self._unclean_default()),
+                                           live_before=now | {node_id})
+        for node_id in sorted(now - live):
+            self._commit_partition_changes(RC.unfence_records(self.image, node_id, now, self._unclean_default()),
+                                           live_before=now - {node_id})
 
     def _states_before(self, records: list[dict], live: set[int]) -> tuple[SM.Snapshot, dict]:
         """Partition and replica states of everything `records` touch, before they apply."""

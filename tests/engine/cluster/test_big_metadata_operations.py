@@ -1,7 +1,8 @@
 """Big metadata operations do not freeze the engine: growing a topic to
 3,000 partitions and deleting them leaves other connections served while the work runs,
-a deletion writes the checkpoints once, not once per replica, and a cluster-wide partition
-limit refuses what would pass it with POLICY_VIOLATION and a readable message."""
+a deletion writes the checkpoints once, not once per replica, a cluster-wide partition
+limit refuses what would pass it with POLICY_VIOLATION and a readable message, and a broker
+that stops while a big topic is prepared leads none of it."""
 
 import kafka.errors as Errors
 import pytest
@@ -152,3 +153,31 @@ def test_the_controller_and_the_brokers_answer_other_requests_between_slices_of_
         watch.assert_served_meanwhile(f"the deletion of {PARTITIONS} logs")
     finally:
         client.close()
+
+
+def test_a_broker_that_stops_while_a_big_topic_is_prepared_leads_none_of_its_partitions(tmp_path, monkeypatch):
+    """A topic of 1,500 partitions is prepared over many turns of the loop with the brokers live
+    at its start; broker 2 stops (the controller fences it) after a third of them were built.
+    Once the topic is in the image, broker 2 leads none of its partitions and is in no ISR."""
+    with InProcessEngine(tmp_path, brokers=3, admin=False) as running:
+        controller = running.engine.controller
+        built = []
+        real_record = controller.new_partition_record
+
+        def record(topic_id, partition, replicas, live):
+            built.append(2 in live)
+            if len(built) == 500:
+                controller.fence_broker(2)
+            return real_record(topic_id, partition, replicas, live)
+
+        monkeypatch.setattr(controller, "new_partition_record", record)
+        topic = running.call(controller.create_topic_sliced("big", 1500, 3))
+        assert len(built) == 1500 and all(built)      # every record built as if broker 2 were live
+        partitions = list(controller.image.topics[topic.name].partitions.values())
+        assert len(partitions) == 1500
+        assert [p.partition for p in partitions if p.leader == 2 or 2 in p.isr] == []
+        assert all(p.leader in (0, 1) for p in partitions)
+
+        async def unfence():
+            controller.unfence_broker(2)
+        running.call(unfence())
