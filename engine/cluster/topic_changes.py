@@ -18,7 +18,7 @@ import kafka.errors as Errors
 
 from engine.cluster import internal_topics, slices
 from engine.cluster import records as R
-from engine.cluster.assignment import assign_replicas, check_manual_replicas
+from engine.cluster.assignment import assignment_steps, check_manual_replicas
 from engine.cluster.metadata import TopicState
 from engine.cluster.topics import colliding_internal_topic, collision_key, validate_topic_name
 from engine.config import InvalidConfigError, validate_topic_configs
@@ -93,7 +93,7 @@ class TopicChanges:
                            f"Unable to replicate the partition {replication_factor} time(s): The target "
                            f"replication factor of {replication_factor} cannot be reached because only "
                            f"{len(brokers)} broker(s) are registered.")
-        return assign_replicas(brokers, num_partitions, replication_factor)
+        return (yield from assignment_steps(brokers, num_partitions, replication_factor))
 
     def partition_count(self) -> int:
         return sum(len(t.partitions) for t in self.image.topics.values())
@@ -275,7 +275,7 @@ class TopicChanges:
                 raise ApiError(Errors.InvalidReplicationFactorError,
                                f"Unable to replicate the partition {rf} time(s): The target replication factor of "
                                f"{rf} cannot be reached because only {len(live)} broker(s) are registered.")
-            new = assign_replicas(live, count - current, rf, start_partition=current)
+            new = yield from assignment_steps(live, count - current, rf, start_partition=current)
         return new
 
 

@@ -35,3 +35,17 @@ def test_the_controller_follows_the_rule_over_sorted_brokers():
                                           start_index=start, replica_shift=shift, start_partition=3)
     assert assign_replicas([14, 12, 10, 13, 11], 7, 2, start_partition=3, rng=random.Random(5)) == {
         3 + i: list(r) for i, r in enumerate(expected)}
+
+
+@pytest.mark.parametrize("brokers, partitions, start", [(3, 2500, 0), (7, 3001, 4), (5, 2001, 5), (1, 1200, 0)])
+def test_the_assignment_in_steps_places_as_the_rule_over_the_whole_range(brokers, partitions, start):
+    """The request path places a big topic's partitions a chunk at a step (assignment_steps):
+    each chunk starts with the shift the rule reached, so the placement is the rule's."""
+    ids = list(range(10, 10 + brokers))
+    rf = min(3, brokers)
+    drawn = random.Random(7)
+    start_index, shift = drawn.randrange(brokers), drawn.randrange(brokers)
+    whole = assign_replicas_to_brokers(partitions=partitions, replication_factor=rf, brokers=ids,
+                                       start_index=start_index, replica_shift=shift, start_partition=start)
+    assert assign_replicas(ids, partitions, rf, start_partition=start, rng=random.Random(7)) == {
+        start + i: list(r) for i, r in enumerate(whole)}

@@ -23,8 +23,7 @@
   meanwhile (Controller.create_topic_sliced); so is a request of thousands of topics,
   validated and answered in slices (engine/cluster/slices.py), with the names checked once
   more just before the one commit (a name another request took meanwhile is
-  TOPIC_ALREADY_EXISTS). An automatic assignment is computed in one turn (about 0.1 s for
-  100,000 partitions, `max.partitions`).
+  TOPIC_ALREADY_EXISTS). Kafka's rule places the replicas a thousand partitions at a step.
 - v5+ returns the topic's partitions, replication factor and full config; v7+ its id.
 - Authorization (as KafkaApis): CREATE on the cluster, or on each topic (else
   TOPIC_AUTHORIZATION_FAILED); without DESCRIBE_CONFIGS on a created topic, v5+ carries no

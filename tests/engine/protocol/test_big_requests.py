@@ -84,6 +84,14 @@ def create_topics_manual(names: list[str]):
         7, CreateTopicsResponse
 
 
+def create_topics_automatic(names: list[str]):
+    """validate_only: one topic of fifty thousand partitions placed by Kafka's rule, nothing created."""
+    T = CreateTopicsRequest.CreatableTopic
+    return CreateTopicsRequest(topics=[T(name=f"automatic-{uuid.uuid4().hex[:8]}", num_partitions=len(names),
+                                         replication_factor=2, assignments=[], configs=[])],
+                               timeout_ms=60000, validate_only=True), 7, CreateTopicsResponse
+
+
 def create_partitions_manual(names: list[str]):
     """An existing topic grown by fifty thousand manually assigned partitions, the last naming an
     unknown broker: every new partition is checked, and the growth refused."""
@@ -211,7 +219,7 @@ def alter_client_quotas(names: list[str]):
 GROUP, TOPIC = "big-group", "big-topic"
 # Requests of one big entry: their handlers' tick after each topic reaches a waiting turn
 # whether or not the entry's own work was sliced.
-ONE_ENTRY = (create_topics_manual, create_partitions_manual)
+ONE_ENTRY = (create_topics_manual, create_topics_automatic, create_partitions_manual)
 
 
 def coordinator_of(port: int, group: str) -> int:
@@ -230,8 +238,8 @@ def coordinator_of(port: int, group: str) -> int:
                                    produce, offset_commit, txn_offset_commit, delete_records, elect_leaders,
                                    alter_partition_reassignments, incremental_alter_configs, alter_configs,
                                    create_partitions, alter_user_scram_credentials, alter_client_quotas,
-                                   create_topics_manual, create_partitions_manual, describe_log_dirs,
-                                   list_partition_reassignments])
+                                   create_topics_manual, create_topics_automatic, create_partitions_manual,
+                                   describe_log_dirs, list_partition_reassignments])
 def test_another_broker_answers_while_a_huge_request_is_worked_on(running, build, monkeypatch):
     names = [f"no-such-topic-{uuid.uuid4().hex[:6]}-{i}" for i in range(NAMES)]
     request, version, _ = build(names)
