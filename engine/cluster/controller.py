@@ -157,21 +157,27 @@ class Controller(TopicChanges):
             R.apply_checked(self.image, topic_record)
         R.install_partitions(self.image, topic_id, scratch.topics_by_id[topic_id].partitions)
         self._notify({name})
-        self._liveness_changed_since(live)
+        self._liveness_changed_since(live, topic_id)
 
-    def _liveness_changed_since(self, live: set[int]) -> None:
-        """Partitions prepared over many turns name the brokers live at their start as leaders
-        and ISR members: a broker that stopped meanwhile is fenced once more, now that they are
-        in the image (its leaderships and ISR places move away, as fence_broker does), and one
-        that came back may lead those left without a leader."""
+    def _liveness_changed_since(self, live: set[int], topic_id: uuid.UUID) -> None:
+        """A topic's new partitions prepared over many turns name the brokers live at their
+        start as leaders and ISR members: for a broker that stopped meanwhile, their leaderships
+        and ISR places move away now that they are in the image, as fence_broker moved the
+        others'; one that came back may lead those left without a leader. Only these partitions:
+        the rest of the image followed each fence as it happened (a stopping engine keeps its
+        stranded leaders, see RC.fence_records)."""
         now = self.live_brokers()
         for node_id in sorted(live - now):
             log.info("Broker %d stopped while new partitions were prepared: moving them off it", node_id)
-            self._commit_partition_changes(RC.fence_records(self.image, node_id, now, self._unclean_default()),
-                                           live_before=now | {node_id})
+            self._commit_partition_changes(self._of_topic(topic_id, RC.fence_records(
+                self.image, node_id, now, self._unclean_default())), live_before=now | {node_id})
         for node_id in sorted(now - live):
-            self._commit_partition_changes(RC.unfence_records(self.image, node_id, now, self._unclean_default()),
-                                           live_before=now - {node_id})
+            self._commit_partition_changes(self._of_topic(topic_id, RC.unfence_records(
+                self.image, node_id, now, self._unclean_default())), live_before=now - {node_id})
+
+    @staticmethod
+    def _of_topic(topic_id: uuid.UUID, records: list[dict]) -> list[dict]:
+        return [record for record in records if record["topic_id"] == str(topic_id)]
 
     def _states_before(self, records: list[dict], live: set[int]) -> tuple[SM.Snapshot, dict]:
         """Partition and replica states of everything `records` touch, before they apply."""
