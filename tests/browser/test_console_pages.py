@@ -485,6 +485,8 @@ def test_on_a_phone_lag_members_broker_state_and_transactions_need_no_sideways_s
     expect(viewer.locator("#partition-status tbody tr")).to_have_count(3)
     expect(viewer.locator("#partition-status tbody tr").last).to_contain_text("from 152 to 244")
     expect(viewer.locator("#time-lag tbody tr").last).to_contain_text("35 s")
+    assert on_screen(viewer, '#time-lag tbody tr:last-child td[data-label="Time behind"]')
+    assert on_screen(viewer, '#partition-status tbody tr:last-child td[data-label="Lag"]')
     # A table with no rows says why within the screen, not under headings wider than it.
     viewer.goto(shop.path + "analytics/")
     expect(viewer.locator("#log-dirs td[colspan]")).to_contain_text("found no log dir")
