@@ -11,6 +11,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from tests.support.groups import create_topic
 from tests.support.raw_client import RawClient
+from tests.support.waiting import wait_until
 
 COMPACTED = {"cleanup.policy": "compact"}
 
@@ -28,6 +29,11 @@ def end_offset(bootstrap: str, topic: str) -> int:
         return consumer.end_offsets([tp])[tp]
     finally:
         consumer.close()
+
+
+def leader_known(producer: Producer, topic: str) -> bool:
+    partition = producer.list_topics(topic, timeout=5).topics[topic].partitions.get(0)
+    return partition is not None and partition.leader >= 0
 
 
 def raw_produce(port: int, topic: str, keys: list) -> ProduceResponse:
@@ -85,8 +91,10 @@ def test_kafka_python_producer_gets_invalid_record(engine_cluster, compacted_top
 
 def test_confluent_kafka_reports_each_keyless_record_and_fails_the_rest_of_the_batch(engine_cluster,
                                                                                       compacted_topic):
-    # A long linger keeps the four records in one batch until flush() sends it.
+    # A long linger keeps the four records in one batch until flush() sends it. The producer
+    # learns the partition's leader first, so that none of them waits apart for the metadata.
     producer = Producer({"bootstrap.servers": engine_cluster.bootstrap, "linger.ms": 10000})
+    wait_until(lambda: leader_known(producer, compacted_topic), message="the producer to know the partition's leader")
     reports = {}
     for key, value in [(None, b"a"), (b"k", b"b"), (None, b"c"), (None, b"d")]:
         producer.produce(compacted_topic, key=key, value=value,
