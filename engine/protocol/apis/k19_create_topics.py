@@ -56,7 +56,7 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
     throttle = MutationThrottle(ctx, 19)
     batch = ctx.controller.new_topics()
     may_create = _creatable(ctx, counts)
-    results, accepted, big = [], [], []
+    results, accepted, big = [], [], {}
     with slices.Pacer() as pacer:        # a request may name a hundred thousand topics
         for topic in request.topics:
             await _validate(ctx, request, topic, counts, may_create, throttle, batch, pacer, results, accepted, big)
@@ -67,9 +67,9 @@ async def handle_create_topics(ctx, request: CreateTopicsRequest) -> CreateTopic
         for name, exc in batch.withdraw_taken().items():     # taken meanwhile, while the loop served others
             results[position[name]] = _error(name, exc.code, exc.message)
         batch.commit()
-        for i in big:
+        for i, assignments in big.items():
             if not isinstance(results[i], Result):
-                results[i] = await _create_sliced(ctx, results[i])
+                results[i] = await _create_sliced(ctx, results[i], assignments)
         for i in accepted:
             if isinstance(results[i], Result):
                 continue                         # refused after all (taken meanwhile)
@@ -87,7 +87,7 @@ def _creatable(ctx, names) -> set[str]:
 
 
 async def _validate(ctx, request, topic, counts, may_create, throttle, batch, pacer, results: list, accepted: list,
-                    big: list) -> None:
+                    big: dict) -> None:
     """One topic: its error, its validate_only answer, or the request topic (accepted)."""
     if counts[topic.name] > 1:
         results.append(_error(topic.name, Errors.InvalidRequestError.errno, "Duplicate topic name."))
@@ -100,7 +100,7 @@ async def _validate(ctx, request, topic, counts, may_create, throttle, batch, pa
         results.append(_error(topic.name, *refused))
         return
     try:
-        assignment = await _add(batch, topic, pacer)
+        assignments, assignment = await _add(batch, topic, pacer)
     except ApiError as exc:
         results.append(_error(topic.name, exc.code, exc.message))
         return
@@ -109,25 +109,25 @@ async def _validate(ctx, request, topic, counts, may_create, throttle, batch, pa
         return
     throttle.record(len(assignment))
     if len(assignment) > INLINE_PARTITIONS:
-        big.append(len(results))             # not in the batch: prepared in slices below, on its own
+        big[len(results)] = assignments      # not in the batch: prepared in slices below, on its own
     accepted.append(len(results))
     results.append(topic)
 
 
-async def _add(batch, topic, pacer) -> dict[int, list[int]]:
+async def _add(batch, topic, pacer) -> tuple[dict[int, list[int]] | None, dict[int, list[int]]]:
+    """The request's manual assignments (None without) and the validated assignment."""
     if topic.name in INTERNAL_TOPICS:
         raise ApiError(Errors.InvalidRequestError,
                        f"Creation of internal topic {topic.name} is prohibited: the broker creates it")
-    return await batch.add_sliced(topic.name, topic.num_partitions, topic.replication_factor,
-                                  await _assignments(topic, pacer), _configs(topic), pacer)
+    assignments = await _assignments(topic, pacer)
+    return assignments, await batch.add_sliced(topic.name, topic.num_partitions, topic.replication_factor,
+                                               assignments, _configs(topic), pacer)
 
 
-async def _create_sliced(ctx, topic):
+async def _create_sliced(ctx, topic, assignments):
     """A topic of thousands of partitions, prepared in slices of the event loop; the request
     topic back when created (its result is built with the others), else its error."""
     try:
-        with slices.Pacer() as pacer:
-            assignments = await _assignments(topic, pacer)
         await ctx.controller.create_topic_sliced(topic.name, topic.num_partitions, topic.replication_factor,
                                                  assignments, _configs(topic))
     except ApiError as exc:
