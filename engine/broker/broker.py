@@ -264,11 +264,12 @@ class Broker(ReplicaSync):
         loop takes `dup()`. Raises ApiError (NOT_LEADER, fencing...) or StorageError."""
         partition = self.leader_partition(topic, index)
         partition.check_leader_epoch(current_leader_epoch)
-        max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         if replica_id >= 0:
             max_offset = None
             if self.leader_throttle.exceeded() and self.is_throttled_leader(partition, replica_id):
                 max_offset = fetch_offset      # throttled: answer with no data this time
+        else:
+            max_offset = partition.last_stable_offset if isolation_level == 1 else partition.high_watermark
         # Outside the log (past its end) raises OFFSET_OUT_OF_RANGE before anything changes:
         # a follower's position is recorded only once the read succeeded, as in Kafka.
         file_slice = partition.log.read(fetch_offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)

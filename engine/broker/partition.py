@@ -81,6 +81,8 @@ class Partition:
             del self.followers[gone]
         self._high_watermark = min(max(self._high_watermark, self.log.log_start_offset), self.log.log_end_offset)
         self.maybe_advance_high_watermark()
+        if new_epoch:
+            self.notify_fetchers()    # a fetch waiting on the old epoch is answered in the new one
 
     def make_follower(self, leader_id: int, leader_epoch: int, partition_epoch: int, replicas: list[int],
                       isr: list[int]) -> bool:

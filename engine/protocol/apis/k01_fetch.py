@@ -9,7 +9,11 @@
   place of the marker.
 - Long polling: if fewer than `min_bytes` are available, the request waits until an append
   wakes it or `max_wait_ms` passes. Waiting costs no CPU: it is a future per request,
-  resolved by the partitions' appends.
+  resolved by the partitions' appends (and high watermark moves, leader changes, closes).
+  A wait that ends with nothing woken, after a read that found nothing and held nothing
+  back, is answered from that read: an idle follower's fetch of hundreds of partitions
+  reads each once per `replica.fetch.wait.max.ms`, not twice. (Kafka reads again; its
+  follower's fetch state is recorded on the first read only, as here.)
 - v13+ addresses topics by id (UNKNOWN_TOPIC_ID for ids we do not know).
 - Leader epoch fencing (KIP-320): a current_leader_epoch older than the partition's gets
   FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
@@ -122,8 +126,10 @@ async def handle_fetch(ctx, request: FetchRequest):
         return FetchResponse(throttle_time_ms=0, error_code=context.error, session_id=INVALID_SESSION_ID,
                              responses=[])
     deadline = time.monotonic() + max(request.max_wait_ms, 0) / 1000
+    reads = None
     while True:
-        reads = await _read_all(ctx, request, context)
+        if reads is None:
+            reads = await _read_all(ctx, request, context)
         available = sum(r.size for r in reads if r.slice is not None)
         errors = any(r.error for r in reads)
         remaining = deadline - time.monotonic()
@@ -134,7 +140,9 @@ async def handle_fetch(ctx, request: FetchRequest):
                 _close_slices(reads)
                 raise
         _close_slices(reads)
-        await _wait_for_appends(broker, reads, remaining)
+        woken = await _wait_for_appends(broker, reads, remaining)
+        if woken or available or any(r.held_back for r in reads):
+            reads = None
 
 
 async def _context(ctx, request) -> FetchContext:
@@ -147,7 +155,7 @@ async def _context(ctx, request) -> FetchContext:
 
 class PartitionRead:
     __slots__ = ("topic", "topic_id", "index", "error", "high_watermark", "log_start_offset", "slice", "size",
-                 "partition", "last_stable_offset", "aborted")
+                 "partition", "last_stable_offset", "aborted", "held_back")
 
     def __init__(self, topic, topic_id, index) -> None:
         self.topic, self.topic_id, self.index = topic, topic_id, index
@@ -157,6 +165,9 @@ class PartitionRead:
         self.slice: SentSlice | None = None
         self.size = 0
         self.partition = None
+        # Records were there to read but not taken (a throttle, a quota, max_bytes, no descriptor):
+        # a read after the wait may take them.
+        self.held_back = False
 
 
 def may_fetch_as_replica(ctx, replica_id: int) -> bool:
@@ -273,6 +284,10 @@ def _read_partition(ctx, read: PartitionRead, wanted, budget: int, *, min_one_ba
                 DESCRIPTORS.release_slice()
                 raise
             read.size = file_slice.size
+        else:
+            readable = (partition.log.log_end_offset if replica_id >= 0
+                        else read.last_stable_offset if read_committed else read.high_watermark)
+            read.held_back = readable > wanted.fetch_offset
         if read_committed:
             read.aborted = _aborted_in(partition, wanted.fetch_offset) if read.slice is not None else []
     except ApiError as exc:
@@ -290,15 +305,19 @@ def _aborted_in(partition, fetch_offset: int) -> list[AbortedTransaction]:
             for pid, first in partition.aborted_transactions(fetch_offset, upper)]
 
 
-async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) -> None:
+async def _wait_for_appends(broker, reads: list[PartitionRead], timeout: float) -> bool:
+    """Wait until one of the partitions read wakes its fetchers or `timeout` passes: True if
+    one did (Partition.notify_fetchers: an append, a high watermark that moved, a change of
+    leader or epoch, a partition closed)."""
     waiter = asyncio.get_running_loop().create_future()
     partitions = [r.partition for r in reads if r.partition is not None]
     for partition in partitions:
         partition.add_fetch_waiter(waiter)
     try:
         await asyncio.wait_for(waiter, timeout)
+        return True
     except asyncio.TimeoutError:
-        pass
+        return False
     finally:
         for partition in partitions:
             partition.remove_fetch_waiter(waiter)
