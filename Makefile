@@ -10,8 +10,8 @@ BROKERS ?= 3
 HOST ?= 127.0.0.1
 PORT ?= 9092
 # pytest processes for `make test` (files are kept whole on one process: --dist loadfile). Four on
-# two cores: with three, the cores were 89% busy in a whole run (tests wait on the processes they
-# start); with four, 93%, and the suite took 17:27 instead of about 19 minutes.
+# two cores: tests also wait on the processes they start, and a fourth keeps the cores busier
+# (docs/contributing/testing.md).
 TEST_WORKERS ?= 4
 
 JS_CLIENTS := tests/clients/kafkajs
