@@ -17,12 +17,10 @@ start, listing the lake's files, and one plain scan of each table. `--one-read` 
 into memory once in both engines, as a run of the analytics worker does, and times the jobs on
 that. `--check` then counts each job's result rows in both engines and says where they differ.
 
-`--connect sc://HOST:PORT` runs Spark's side on a Spark Connect server instead (the same
-DataFrames, planned and run by the server), and `--sail` on Sail's Spark Connect server (a
-native engine behind Spark's API, the `pysail` package) started in this process. Sail accepts
-PySpark clients 3.5 to 4.1, not the project's Spark, so `--sail` runs from an environment of
-its own: the project's requirements without `pyspark`, plus `pyspark-client==4.1.1` and
-`pysail` (docs/benchmarks/analytics.md has the commands).
+`--sail` runs Spark's side on Sail instead, the analytics worker's one-machine engine
+(SPARK_MASTER=sail: Spark's API on a native engine, its Spark Connect server started in this
+process by console.analytics.spark, as the worker does), and `--connect sc://HOST:PORT` on any
+Spark Connect server (the same DataFrames, planned and run by the server).
 
 The data source: a private 1-broker engine, one topic of 4 partitions and --records records of
 100 bytes; the same topic read by a plain confluent-kafka consumer and by
@@ -327,26 +325,24 @@ def connect_session(url: str):
     return spark
 
 
-SAIL_SERVERS = []
+def sail_session():
+    """Sail, as the analytics worker starts it (console.analytics.spark), warmed up likewise."""
+    from console.analytics.spark import build_session
+    from console.analytics.warmup import session_warm_up
 
-
-def sail_url() -> str:
-    """Start Sail's Spark Connect server in this process; its URL. Sail takes the PySpark
-    clients it knows (3.5 to 4.1 for pysail 0.7), not the project's Spark: see the module doc."""
-    from pysail.spark import SparkConnectServer
-
-    server = SparkConnectServer(ip="127.0.0.1", port=0)
-    server.start(background=True)
-    SAIL_SERVERS.append(server)         # the server stops when its object is collected
-    host, port = server.listening_address
-    return f"sc://{host}:{port}"
+    started = time.perf_counter()
+    spark = build_session(master="sail")
+    spark.range(1).count()
+    print(f"Sail session start (server in this process, first job): {time.perf_counter() - started:.1f} s")
+    print(f"Warm-up (every lake job on a tiny lake): {session_warm_up(spark, lake_url=tempfile.mkdtemp()):.1f} s")
+    return spark
 
 
 def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False, connect: str = "",
-             check: bool = False) -> None:
+             check: bool = False, sail: bool = False) -> None:
     from console.analytics.launch import lake_frame
 
-    spark = connect_session(connect) if connect else local_session(lake)
+    spark = sail_session() if sail else connect_session(connect) if connect else local_session(lake)
     con = duck_connect(lake)
     records_dir = lake / RECORDS
     counts = {t: rows_of(con, t) for t in (*LAKE_TABLES, RECORDS)}
@@ -483,7 +479,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true",
                         help="after each job, check that both engines' results have as many rows")
     parser.add_argument("--sail", action="store_true",
-                        help="run Spark's side on Sail's Spark Connect server, started in this process")
+                        help="run Spark's side on Sail (SPARK_MASTER=sail), its server started in this process")
     parser.add_argument("--one-read", action="store_true",
                         help="read the lake into memory once (both engines), as a run does, then time the jobs")
     args = parser.parse_args()
@@ -491,8 +487,7 @@ def main() -> int:
     lake = Path(args.data or f"/tmp/analytics-bench-lake-{args.rows}")
     if not args.skip_jobs:
         lake_generate(lake, snapshots)
-        run_jobs(lake, snapshots, args.only, args.one_read, connect=sail_url() if args.sail else args.connect,
-                 check=args.check)
+        run_jobs(lake, snapshots, args.only, args.one_read, connect=args.connect, check=args.check, sail=args.sail)
     if not args.skip_source and (args.sail or args.connect):
         print("The data source's read rate is measured on Spark local[2] only: not with --connect or --sail.")
     elif not args.skip_source:

@@ -339,7 +339,9 @@ ANALYTICS_RUN_SECONDS = envint("ANALYTICS_RUN_SECONDS", 900, minimum=60)
 # newest records of every partition.
 ANALYTICS_RECORDS_SECONDS = envint("ANALYTICS_RECORDS_SECONDS", 21600, minimum=300)
 ANALYTICS_RECORDS_PER_PARTITION = envint("ANALYTICS_RECORDS_PER_PARTITION", 100_000, minimum=1)
-SPARK_MASTER = envstr("SPARK_MASTER", "local[*]")
+# Where the jobs run (console/analytics/spark.py): `sail` (Spark's API on a native engine, in
+# the analytics worker's process: one machine), `local[*]` (Spark's JVM there), or a Spark cluster.
+SPARK_MASTER = envstr("SPARK_MASTER", "sail")
 SPARK_CONF = env_spark_conf()
 # On a Spark cluster (console/analytics/spark.py): a run waits this long for the master to
 # answer, and for an executor (a restarted master kills the executors of the applications it

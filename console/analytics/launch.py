@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
 from console.analytics.jobs import lag, rates, retention, share
+from console.analytics.jobs.aggregates import on_native_engine
 from console.analytics.storage import lake_filesystem
 
 Progress = Callable[[str, int], None]
@@ -38,7 +40,22 @@ def lake_frame(spark: SparkSession, *, lake_url: str, table: str, cluster_id: in
 
 
 def result_write(frame: DataFrame, *, lake_url: str, job: str, cluster_id: int) -> None:
-    frame.write.mode("overwrite").parquet(L.result_url(lake_url, job, cluster_id))
+    """The job's result replaces the last one, an empty result too (pages tell "nothing found"
+    from "never run" by the directory): Spark's JVM writes a file of no rows for it; Sail writes
+    no file, and leaves the old ones, so for Sail the old result goes first and an empty
+    Parquet file of the result's columns is written when Sail wrote none."""
+    url = L.result_url(lake_url, job, cluster_id)
+    if not on_native_engine(frame):
+        frame.write.mode("overwrite").parquet(url)
+        return
+    fs, root = lake_filesystem(url)
+    if fs.get_file_info(root).type.name == "Directory":
+        fs.delete_dir(root)
+    frame.write.mode("overwrite").parquet(url)
+    if fs.get_file_info(root).type.name != "Directory":
+        fs.create_dir(root)
+        with fs.open_output_stream(f"{root}/part-00000-empty.parquet") as out:
+            pq.write_table(frame.limit(0).toArrow(), out)
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,9 @@ def lake_input_bytes(*, lake_url: str, cluster_id: int, since: dt.date | None) -
 
 
 def session_size_to(spark: SparkSession, *, input_bytes: int) -> None:
+    """Shuffle partitions sized to the run's input (Spark's JVM; Sail plans its own, one per core)."""
+    if on_native_engine(spark):
+        return
     spark.conf.set("spark.sql.adaptive.enabled", "true")
     spark.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions(
         input_bytes=input_bytes, cores=spark.sparkContext.defaultParallelism)))

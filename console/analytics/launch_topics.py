@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+import uuid
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -18,12 +19,17 @@ from pyspark.sql import functions as F
 from console.analytics import lake as L
 from console.analytics.cluster_check import brokers_reachable
 from console.analytics.jobs import records, retention
+from console.analytics.jobs.aggregates import on_native_engine
 from console.analytics.launch import Progress, lake_frame, result_write
 from console.analytics.spark import is_cluster
+from console.analytics.storage import lake_filesystem
 from console.kafka_gateway.spark_source import NAME as KAFKA_SOURCE
-from console.kafka_gateway.spark_source import SCHEMA_DDL
+from console.kafka_gateway.spark_source import ARROW_SCHEMA_OPTION, SCHEMA
 
 RECORD_JOBS = ("compaction", "record_sizes", "record_ages")
+# Where a run on Sail keeps the records it read for its three jobs, under the lake (Spark skips
+# `_` directories in it); removed when the run ends.
+RECORDS_SCRATCH_DIR = "_records"
 
 
 def _newest_snapshot(spark: SparkSession, *, lake_url: str, cluster_id: int, since: dt.date) -> DataFrame:
@@ -48,18 +54,21 @@ def records_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, sin
                      source_options: dict[str, str], per_partition: int, progress: Progress) -> dict[str, float]:
     """Compaction savings, size and age distributions of the topics' newest records; seconds per job."""
     progress("read offsets", 0)
-    if is_cluster(spark.sparkContext.master):
+    if not on_native_engine(spark) and is_cluster(spark.sparkContext.master):
         brokers_reachable(spark, bootstrap_servers=source_options["kafka.bootstrap.servers"])
     ranges = read_ranges(spark, lake_url=lake_url, cluster_id=cluster_id, since=since, per_partition=per_partition)
     reader = spark.read.format(KAFKA_SOURCE).options(**source_options)
+    if on_native_engine(spark):
+        reader = reader.option(ARROW_SCHEMA_OPTION, "true")
     if ranges:
         frame = (reader.option("assign", json.dumps({t: [int(p) for p in ps] for t, ps in ranges.items()}))
                  .option("startingOffsets", json.dumps({t: {p: r[0] for p, r in ps.items()} for t, ps in ranges.items()}))
                  .option("endingOffsets", json.dumps({t: {p: r[1] for p, r in ps.items()} for t, ps in ranges.items()}))
                  .load())
     else:   # nothing to read: empty results, so the pages say "no records" rather than showing old ones
-        frame = spark.createDataFrame([], SCHEMA_DDL)
-    frame = frame.cache()
+        frame = spark.createDataFrame([], SCHEMA)
+    scratch = f"{lake_url.rstrip('/')}/{RECORDS_SCRATCH_DIR}/{cluster_id}-{uuid.uuid4().hex}"
+    frame = _read_once(spark, frame, scratch=scratch)
     builds = {"compaction": lambda: records.compaction_savings(frame),
               "record_sizes": lambda: records.size_distribution(frame, bin_bytes=L.SIZE_BIN_BYTES),
               "record_ages": lambda: records.age_distribution(frame, now=now, bin_seconds=L.AGE_BIN_SECONDS)}
@@ -72,8 +81,27 @@ def records_jobs_run(spark: SparkSession, *, lake_url: str, cluster_id: int, sin
             timings[job] = time.monotonic() - started
     finally:
         frame.unpersist()
+        _scratch_remove(scratch)
     progress("done", 100)
     return timings
+
+
+def _read_once(spark: SparkSession, frame: DataFrame, *, scratch: str) -> DataFrame:
+    """The records read once for the three jobs: cached by Spark's JVM; Sail's cache() does
+    nothing, so there they are written to Parquet at `scratch` (under the lake, which Sail
+    reads on this machine) and read back."""
+    if not on_native_engine(spark):
+        return frame.cache()
+    frame.write.parquet(scratch)
+    return spark.read.schema(SCHEMA).parquet(scratch)
+
+
+def _scratch_remove(scratch: str) -> None:
+    fs, root = lake_filesystem(scratch)
+    try:
+        fs.delete_dir(root)
+    except FileNotFoundError:
+        pass
 
 
 def what_if_run(spark: SparkSession, *, lake_url: str, cluster_id: int, since: dt.date, now: dt.datetime, topic: str,

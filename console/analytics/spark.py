@@ -1,11 +1,19 @@
-"""One warm SparkSession per process, on `local[*]` or on a Spark cluster.
+"""One warm SparkSession per process: on Sail, on `local[*]`, or on a Spark cluster.
 
 Spark takes ~10 s to start, so a page request never starts it: the analytics Celery worker
 opens the session when its process starts (see tasks.py) and every job of that process
-reuses it. `SPARK_MASTER` (default `local[*]`) and `spark.*` settings from the environment
-(settings.SPARK_CONF) point the same jobs at a Spark cluster.
+reuses it. `SPARK_MASTER` picks the engine, and `spark.*` settings from the environment
+(settings.SPARK_CONF) go with it:
+- `sail` (the default): Sail, Spark's API on a native engine (Apache DataFusion), as a Spark
+  Connect server inside this process on loopback, and a Connect session to it. It starts in
+  a fraction of a second and runs the jobs at 1 to 2x DuckDB's time on one machine, where
+  Spark's JVM takes 5 to 12x (docs/benchmarks/analytics.md). It reads the lake and runs the
+  Kafka data source in this process, so it is for one machine: a lake that outgrows one
+  goes to a cluster. PySpark runs a process either on the JVM or on Connect, never both.
+- `local[*]`, `local[N]`: Spark's JVM in this process.
+- a cluster (`spark://...`, any master Spark takes): Spark's JVM as the driver, and below.
 
-On a cluster (any master but `local...`) this module does what the cluster needs:
+On a cluster (any master but `sail` and `local...`) this module does what the cluster needs:
 - the master must answer (`spark://` masters are probed before the JVM is asked to register,
   up to SPARK_MASTER_WAIT_SECONDS: Spark itself would try for 60 s, then fail obscurely);
 - the project is shipped to the executors: a zip of the project's packages built when the
@@ -58,16 +66,31 @@ DEFAULTS = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.sources.partitionOverwriteMode": "dynamic",
+    # Results' times as Parquet's microseconds since the epoch in UTC, as Sail writes them (the
+    # JVM's default, INT96, reads back without a time zone): pages read one format.
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
 }
+
+
+# Sail's settings for the analytics, unless the environment sets them (SAIL_<SECTION>__<KEY>):
+# a per-partition top-k for ROW_NUMBER <= k windows rather than a sort of every row (Burrow's
+# last snapshots of each group partition: 2.3 s to 0.9 s at 20M rows).
+SAIL_DEFAULTS = {"SAIL_OPTIMIZER__ENABLE_WINDOW_TOPN": "true"}
+SAIL = "sail"
 
 
 _lock = threading.Lock()
 _session: SparkSession | None = None
 _watch: ExecutorWatch | None = None
+_sail_server = None     # the Sail server of this process's session: it stops when collected
+
+
+def is_sail(master: str) -> bool:
+    return master == SAIL
 
 
 def is_cluster(master: str) -> bool:
-    return not master.startswith("local")
+    return not master.startswith("local") and not is_sail(master)
 
 
 def master_addresses(master: str) -> list[tuple[str, int]]:
@@ -122,6 +145,8 @@ def project_ship(session: SparkSession) -> None:
 
 def build_session(*, master: str, conf: dict[str, str] | None = None) -> SparkSession:
     """A new (or the JVM's existing) session with our defaults, then `conf` on top."""
+    if is_sail(master):
+        return sail_session(conf=conf)
     # Python workers (the Kafka data source, UDFs) must run this interpreter, with our packages;
     # on a cluster whose executors keep Python elsewhere, set spark.pyspark.python.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -139,6 +164,28 @@ def build_session(*, master: str, conf: dict[str, str] | None = None) -> SparkSe
     session.sparkContext.setLogLevel("WARN")
     if is_cluster(master):
         project_ship(session)
+    session.dataSource.register(KafkaDataSource)
+    return session
+
+
+def sail_session(*, conf: dict[str, str] | None = None) -> SparkSession:
+    """Sail's Spark Connect server in this process (one per process, kept until it exits) and a
+    session on it, with the Kafka data source registered. Sail takes the `spark.sql.*` settings
+    it knows and ignores the JVM's (memory, UI, code generation)."""
+    global _sail_server
+    from pysail.spark import SparkConnectServer
+
+    for key, value in SAIL_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    if _sail_server is None:
+        server = SparkConnectServer(ip="127.0.0.1", port=0)
+        server.start(background=True)
+        _sail_server = server
+    host, port = _sail_server.listening_address
+    session = SparkSession.builder.remote(f"sc://{host}:{port}").getOrCreate()
+    for key, value in {**DEFAULTS, **(conf or {})}.items():
+        if key.startswith("spark.sql."):
+            session.conf.set(key, value)
     session.dataSource.register(KafkaDataSource)
     return session
 
@@ -218,6 +265,8 @@ def spark_session() -> SparkSession:
 
 
 def _healthy(session: SparkSession, master: str, wait_seconds: float) -> bool:
+    if is_sail(master):
+        return not session.is_stopped
     if session.sparkContext._jsc.sc().isStopped():
         return False
     if not is_cluster(master):

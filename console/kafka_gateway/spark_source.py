@@ -20,6 +20,7 @@ timestampType, headers). Options follow its names:
   offset whose timestamp is at or after it (ListOffsets by time), overriding the offsets;
 - `maxRecordsPerPartition`: split a Kafka partition into Spark partitions of at most that
   many offsets (default: one Spark partition per Kafka partition);
+- `schemaAsArrow`: "true" gives the schema as a PyArrow schema, for Sail;
 - any other `kafka.*` option goes to the consumer (`kafka.security.protocol`, `kafka.sasl.*`,
   `kafka.ssl.*`).
 Offsets are resolved once, when Spark plans the read, so every partition reads a fixed range.
@@ -32,16 +33,28 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, StringType, StructField, StructType,
+                               TimestampType)
 
 NAME = "kafka_protocol"
 KEY, VALUE, TOPIC, PARTITION, OFFSET = "key", "value", "topic", "partition", "offset"
 TIMESTAMP, TIMESTAMP_TYPE, HEADERS = "timestamp", "timestampType", "headers"
 SCHEMA_DDL = (f"{KEY} binary, {VALUE} binary, {TOPIC} string, {PARTITION} int, {OFFSET} bigint, "
               f"{TIMESTAMP} timestamp, {TIMESTAMP_TYPE} int, {HEADERS} array<struct<key: string, value: binary>>")
+# The same as a StructType, for an empty DataFrame of the source's columns: Sail (see
+# console.analytics.spark) parses no nested types in DDL.
+SCHEMA = StructType([StructField(KEY, BinaryType()), StructField(VALUE, BinaryType()), StructField(TOPIC, StringType()),
+                     StructField(PARTITION, IntegerType()), StructField(OFFSET, LongType()),
+                     StructField(TIMESTAMP, TimestampType()), StructField(TIMESTAMP_TYPE, IntegerType()),
+                     StructField(HEADERS, ArrayType(StructType([StructField("key", StringType()),
+                                                                StructField("value", BinaryType())])))])
 ARROW_SCHEMA = pa.schema([(KEY, pa.binary()), (VALUE, pa.binary()), (TOPIC, pa.string()), (PARTITION, pa.int32()),
                           (OFFSET, pa.int64()), (TIMESTAMP, pa.timestamp("us", tz="UTC")),
                           (TIMESTAMP_TYPE, pa.int32()),
                           (HEADERS, pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))])
+# Sail takes a source's nested types only in a PyArrow schema (its extension of the API), and
+# Spark's JVM only in a StructType or DDL: a reader on Sail asks for the PyArrow one.
+ARROW_SCHEMA_OPTION = "schemaAsArrow"
 EARLIEST, LATEST = -2, -1
 BATCH_RECORDS = 10_000             # rows per Arrow batch handed to Spark
 STALL_SECONDS = 60.0               # no progress for this long while records remain: the read fails
@@ -66,8 +79,8 @@ class KafkaDataSource(DataSource):
     def name(cls) -> str:
         return NAME
 
-    def schema(self) -> str:
-        return SCHEMA_DDL
+    def schema(self) -> str | pa.Schema:
+        return ARROW_SCHEMA if self.options.get(ARROW_SCHEMA_OPTION) == "true" else SCHEMA_DDL
 
     def reader(self, schema) -> KafkaReader:
         return KafkaReader(dict(self.options))
@@ -79,11 +92,16 @@ class KafkaReader(DataSourceReader):
         self.options = options
 
     def partitions(self) -> list[OffsetRange]:
-        from confluent_kafka import Consumer
+        from confluent_kafka import Consumer, KafkaException
         consumer = Consumer(self.conf)
         try:
             ranges = [r for tp in _wanted_partitions(consumer, self.options)
                       for r in _split(_offset_range(consumer, tp, self.options), self.options)]
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args else exc
+            reason = error.str() if hasattr(error, "str") else str(error)
+            raise KafkaSourceError(f"The brokers at {self.conf['bootstrap.servers']} did not give the partitions' "
+                                   f"offsets: {reason}.") from None
         finally:
             consumer.close()
         return ranges or [OffsetRange("", 0, 0, 0)]

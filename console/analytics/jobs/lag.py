@@ -5,6 +5,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
+from console.analytics.jobs.aggregates import value_at_newest
 from console.analytics.jobs.timeline import REACHED_AT, offset_reached_at
 
 RESOLUTIONS = {"1m": 60, "5m": 300, "1h": 3600}
@@ -30,7 +31,7 @@ def bucket(ts_col: str, seconds: int):
 def lag_history(group_offsets: DataFrame, *, resolution_seconds: int) -> DataFrame:
     """Per group, topic, partition and time bucket: the worst lag seen in the bucket and the
     last committed offset. Rows: group_id, topic, partition, bucket, lag, committed_offset."""
-    last_in_bucket = F.max_by(L.COMMITTED_OFFSET, L.TS)
+    last_in_bucket = value_at_newest(group_offsets, L.COMMITTED_OFFSET)
     return (with_lag(group_offsets)
             .withColumn(L.BUCKET, bucket(L.TS, resolution_seconds))
             .groupBy(*_GROUP_PARTITION, L.BUCKET)

@@ -8,6 +8,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
+from console.analytics.jobs.aggregates import value_at_newest
 from console.analytics.jobs.lag import bucket
 from console.analytics.jobs.timeline import REACHED_AT, offset_reached_at
 
@@ -33,7 +34,7 @@ WHOLE_SEGMENTS = ("Kafka deletes whole segments, never part of one. The estimate
 
 def _last_per_bucket(frame: DataFrame, *, series: list[str], value: str, resolution_seconds: int) -> DataFrame:
     return (frame.withColumn(L.BUCKET, bucket(L.TS, resolution_seconds))
-            .groupBy(*series, L.BUCKET).agg(F.max_by(value, L.TS).alias(value)))
+            .groupBy(*series, L.BUCKET).agg(value_at_newest(frame, value).alias(value)))
 
 
 def topic_bytes(partitions: DataFrame, *, resolution_seconds: int) -> DataFrame:

@@ -11,19 +11,19 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from console.analytics import lake as L
+from console.analytics.jobs.aggregates import value_at_newest
 from console.analytics.jobs.lag import bucket
 
 _PARTITION = [L.GROUP, L.TOPIC, L.PARTITION]
 
 
 def share_lag_history(share_partitions: DataFrame, *, resolution_seconds: int) -> DataFrame:
-    last = lambda column: F.max_by(column, L.TS)   # noqa: E731 - the counter at the bucket's end
     per_partition = (share_partitions
                      .withColumn(L.BUCKET, bucket(L.TS, resolution_seconds))
                      .groupBy(*_PARTITION, L.BUCKET)
                      .agg(F.max(L.LAG).alias(L.LAG), F.max(L.IN_FLIGHT).alias(L.IN_FLIGHT),
-                          last(L.ARCHIVED_POISON).alias(L.ARCHIVED_POISON),
-                          last(L.LOCK_EXPIRIES).alias(L.LOCK_EXPIRIES)))
+                          value_at_newest(share_partitions, L.ARCHIVED_POISON).alias(L.ARCHIVED_POISON),
+                          value_at_newest(share_partitions, L.LOCK_EXPIRIES).alias(L.LOCK_EXPIRIES)))
     return (per_partition.groupBy(L.GROUP, L.BUCKET)
             .agg(F.sum(L.LAG).alias(L.LAG), F.sum(L.IN_FLIGHT).alias(L.IN_FLIGHT),
                  F.sum(L.ARCHIVED_POISON).alias(L.ARCHIVED_POISON), F.sum(L.LOCK_EXPIRIES).alias(L.LOCK_EXPIRIES)))

@@ -40,7 +40,7 @@ def test_the_console_refuses_to_start_on_bad_analytics_settings(name, raw):
 
 def test_default_lake_is_under_data_dir(settings):
     assert settings.ANALYTICS_LAKE == str(settings.DATA_DIR / "lake")
-    assert settings.SNAPSHOT_SECONDS == 30 and settings.SPARK_MASTER == "local[*]"
+    assert settings.SNAPSHOT_SECONDS == 30 and settings.SPARK_MASTER == "sail"
 
 
 def test_beat_runs_the_analytics_schedule_beside_the_others(settings):

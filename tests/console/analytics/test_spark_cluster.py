@@ -191,27 +191,36 @@ def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_c
     assert group_statuses(lake_url=str(lake), cluster=lake_cluster)["stuck"]["status"] == "STALL"
     pages_and_api_show_the_results(lake_cluster, viewer_client, operator_client)
 
+    what_if_equals_local(lake_cluster, operator, worker=analytics_worker, lake=lake, spark=spark)
+    # The records jobs: the executors' Python workers read the topic through the Kafka data source.
+    records_run_equals_local(kafka_engine, operator, worker=analytics_worker, lake=lake, spark=spark,
+                             tmp_path=tmp_path, settings=settings)
+
+
+def what_if_equals_local(lake_cluster: Cluster, operator, *, worker, lake: Path, spark) -> None:
     what_if = dict(topic="orders", retention_ms=86_400_000, retention_bytes=5_000)
-    run = request_and_wait(lake_cluster, operator, kind=AnalyticsRun.WHAT_IF, worker=analytics_worker, **what_if)
-    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    run = request_and_wait(lake_cluster, operator, kind=AnalyticsRun.WHAT_IF, worker=worker, **what_if)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), worker.log_text()
     now = dt.datetime.fromisoformat(run.result["now"])
     local = launch_topics.what_if_run(spark, lake_url=str(lake), cluster_id=lake_cluster.pk,
                                       since=now.date() - dt.timedelta(days=7), now=now, **what_if)
     assert run.result == {**local, "now": run.result["now"]} and len(run.result["partitions"]) == 2
 
-    # The records jobs: the executors' Python workers read the topic through the Kafka data source.
-    engine_cluster = Cluster.objects.create(name="engine on a cluster", bootstrap_servers=kafka_engine.bootstrap)
+
+def records_run_equals_local(kafka_engine, operator, *, worker, lake: Path, spark, tmp_path: Path, settings) -> None:
+    """A records run of the worker over `kafka_engine`'s topic gives the local session's results."""
+    engine_cluster = Cluster.objects.create(name=f"engine {kafka_engine.bootstrap}", bootstrap_servers=kafka_engine.bootstrap)
     snapshot_collect(cluster=engine_cluster, lake_url=str(lake))
-    run = request_and_wait(engine_cluster, operator, kind=AnalyticsRun.RECORDS, worker=analytics_worker)
-    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), analytics_worker.log_text()
+    run = request_and_wait(engine_cluster, operator, kind=AnalyticsRun.RECORDS, worker=worker)
+    assert (run.state, run.error) == (AnalyticsRun.DONE, ""), worker.log_text()
     local = local_lake_copy(lake, tmp_path / "records-lake")
     launch_topics.records_jobs_run(spark, lake_url=local, cluster_id=engine_cluster.pk,
                                    since=dt.date.today() - dt.timedelta(days=7), now=dt.datetime.now(dt.timezone.utc),
                                    source_options=source_options(engine_cluster),
                                    per_partition=settings.ANALYTICS_RECORDS_PER_PARTITION, progress=lambda *_: None)
-    on_cluster = results(str(lake), engine_cluster.pk, launch_topics.RECORD_JOBS)
-    assert on_cluster == results(local, engine_cluster.pk, launch_topics.RECORD_JOBS)
-    [compaction] = on_cluster["compaction"]
+    on_worker = results(str(lake), engine_cluster.pk, launch_topics.RECORD_JOBS)
+    assert on_worker == results(local, engine_cluster.pk, launch_topics.RECORD_JOBS)
+    [compaction] = on_worker["compaction"]
     assert compaction[:2] == (CONTENTS_TOPIC, 3000)              # topic, records: every record was read
 
 
