@@ -7,11 +7,12 @@ their number: 20M (the default) is a week (10,000 snapshots: 10M partition rows 
 offset rows, + 1M topic config rows and 30k log dir rows), 1M is 500 snapshots (8 hours). It is
 generated once by DuckDB into the lake's own layout (Parquet, Hive partitions cluster=/date=)
 under --data (default /tmp/analytics-bench-lake-<rows>) and reused by later runs. Every job runs
-once with Spark local[2] (the job functions of console.analytics.jobs, forced with Spark's
-`noop` sink) and once in DuckDB (2 threads, `CREATE TEMP TABLE AS` the equivalent SQL), both
-reading the same Parquet files. Rows/s counts input rows. The compaction job reads 2M generated
+in Spark local[2] (the job functions of console.analytics.jobs, forced with Spark's `noop`
+sink; on Sail with `--sail`) and in DuckDB (2 threads, `CREATE TEMP TABLE AS` the equivalent
+SQL), both reading the same Parquet files. Rows/s counts input rows. The compaction job reads 2M generated
 records shaped as the Kafka data source returns them (Parquet beside the lake). `--only NAME`
-(repeatable) runs only the jobs whose name holds NAME. Before the jobs it prints where Spark's
+(repeatable) runs only the jobs whose name holds NAME. Each job runs `--repeat` times (3) in
+each engine, alternately, and the medians are printed. Before the jobs it prints where Spark's
 fixed costs go: the session's start (JVM and Python), the warm-up the analytics worker does at
 start, listing the lake's files, and one plain scan of each table. `--one-read` reads the lake
 into memory once in both engines, as a run of the analytics worker does, and times the jobs on
@@ -26,7 +27,7 @@ The data source: a private 1-broker engine, one topic of 4 partitions and --reco
 100 bytes; the same topic read by a plain confluent-kafka consumer and by
 `spark.read.format("kafka_protocol")`, alternately, --rounds times; the median ratio is printed.
 
-    .venv/bin/python benchmarks/analytics.py [--rows N] [--one-read] [--data DIR] [--records N] [--rounds N]
+    .venv/bin/python benchmarks/analytics.py [--rows N] [--repeat N] [--one-read] [--data DIR] [--records N] [--rounds N]
                                              [--skip-source] [--skip-jobs] [--only NAME] [--check]
                                              [--connect sc://HOST:PORT | --sail]
 """
@@ -339,7 +340,7 @@ def sail_session():
 
 
 def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False, connect: str = "",
-             check: bool = False, sail: bool = False) -> None:
+             check: bool = False, sail: bool = False, repeat: int = 1) -> None:
     from console.analytics.launch import lake_frame
 
     spark = sail_session() if sail else connect_session(connect) if connect else local_session(lake)
@@ -382,12 +383,15 @@ def run_jobs(lake: Path, snapshots: int, only: list[str], one_read: bool = False
             continue
         rows = sum(last_day.values()) if source is None else counts[RECORDS] if isinstance(source, str) else (
             counts[L.GROUP_OFFSETS] if source is tables[L.GROUP_OFFSETS] else counts[L.PARTITIONS])
-        started = time.perf_counter()
-        build().write.format("noop").mode("overwrite").save()
-        spark_s = time.perf_counter() - started
-        started = time.perf_counter()
-        con.execute(f"CREATE OR REPLACE TEMP TABLE result AS {duck_sql(name)}")
-        duck_s = time.perf_counter() - started
+        spark_s, duck_s = [], []
+        for _ in range(repeat):      # the engines alternate: a busy moment costs both alike
+            started = time.perf_counter()
+            build().write.format("noop").mode("overwrite").save()
+            spark_s.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            con.execute(f"CREATE OR REPLACE TEMP TABLE result AS {duck_sql(name)}")
+            duck_s.append(time.perf_counter() - started)
+        spark_s, duck_s = statistics.median(spark_s), statistics.median(duck_s)
         print(f"{name:<34}{rows:>12,}{spark_s:>9.1f}{rows / spark_s:>14,.0f}{duck_s:>10.1f}{rows / duck_s:>15,.0f}"
               f"{spark_s / duck_s:>13.1f}x", flush=True)
         if check:
@@ -471,6 +475,8 @@ def main() -> int:
                         help=f"snapshot rows, partitions + group offsets ({ROWS_PER_SNAPSHOT:,} per one-minute snapshot)")
     parser.add_argument("--records", type=int, default=500_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each job per engine, alternating; the median is printed")
     parser.add_argument("--skip-jobs", action="store_true")
     parser.add_argument("--skip-source", action="store_true")
     parser.add_argument("--only", action="append", default=[], help="run only the jobs whose name holds this")
@@ -487,7 +493,8 @@ def main() -> int:
     lake = Path(args.data or f"/tmp/analytics-bench-lake-{args.rows}")
     if not args.skip_jobs:
         lake_generate(lake, snapshots)
-        run_jobs(lake, snapshots, args.only, args.one_read, connect=args.connect, check=args.check, sail=args.sail)
+        run_jobs(lake, snapshots, args.only, args.one_read, connect=args.connect, check=args.check, sail=args.sail,
+                 repeat=args.repeat)
     if not args.skip_source and (args.sail or args.connect):
         print("The data source's read rate is measured on Spark local[2] only: not with --connect or --sail.")
     elif not args.skip_source:

@@ -5,6 +5,8 @@ has no member, at either end of the step, is an offset reset or a commit by a to
 takes admin commits only from empty groups), not consumption, and counts as no progress."""
 from __future__ import annotations
 
+import datetime as dt
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -62,8 +64,13 @@ def catch_up(group_offsets: DataFrame, *, window_seconds: int) -> DataFrame:
     Rows: group_id, lag, members, consume_per_second, produce_per_second, catch_up_seconds."""
     series = [L.GROUP, L.TOPIC, L.PARTITION]
     # Each group's newest snapshot by a hash aggregation joined back (a window over the group
-    # would sort every row).
+    # would sort every row). Nothing older than the oldest group's newest snapshot minus the
+    # window is read: that bound, asked first, prunes the scan to the last minutes of most lakes.
     newest = group_offsets.groupBy(L.GROUP).agg(F.max(L.TS).alias("_newest"))
+    oldest_newest = newest.agg(F.min("_newest")).first()[0]
+    if oldest_newest is not None:
+        group_offsets = group_offsets.where(F.col(L.TS) >= F.lit(oldest_newest - dt.timedelta(seconds=window_seconds)))
+        newest = group_offsets.groupBy(L.GROUP).agg(F.max(L.TS).alias("_newest"))
     recent = (with_lag(group_offsets).join(F.broadcast(newest), L.GROUP)
               .where(F.unix_millis(L.TS) >= F.unix_millis("_newest") - window_seconds * 1000))
     steps = _steps(recent, key=series, offset_col=L.COMMITTED_OFFSET, by_members=True)
