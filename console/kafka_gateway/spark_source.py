@@ -33,25 +33,20 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, StringType, StructField, StructType,
-                               TimestampType)
+from pyspark.sql.pandas.types import from_arrow_schema
 
 NAME = "kafka_protocol"
 KEY, VALUE, TOPIC, PARTITION, OFFSET = "key", "value", "topic", "partition", "offset"
 TIMESTAMP, TIMESTAMP_TYPE, HEADERS = "timestamp", "timestampType", "headers"
 SCHEMA_DDL = (f"{KEY} binary, {VALUE} binary, {TOPIC} string, {PARTITION} int, {OFFSET} bigint, "
               f"{TIMESTAMP} timestamp, {TIMESTAMP_TYPE} int, {HEADERS} array<struct<key: string, value: binary>>")
-# The same as a StructType, for an empty DataFrame of the source's columns: Sail (see
-# console.analytics.spark) parses no nested types in DDL.
-SCHEMA = StructType([StructField(KEY, BinaryType()), StructField(VALUE, BinaryType()), StructField(TOPIC, StringType()),
-                     StructField(PARTITION, IntegerType()), StructField(OFFSET, LongType()),
-                     StructField(TIMESTAMP, TimestampType()), StructField(TIMESTAMP_TYPE, IntegerType()),
-                     StructField(HEADERS, ArrayType(StructType([StructField("key", StringType()),
-                                                                StructField("value", BinaryType())])))])
 ARROW_SCHEMA = pa.schema([(KEY, pa.binary()), (VALUE, pa.binary()), (TOPIC, pa.string()), (PARTITION, pa.int32()),
                           (OFFSET, pa.int64()), (TIMESTAMP, pa.timestamp("us", tz="UTC")),
                           (TIMESTAMP_TYPE, pa.int32()),
                           (HEADERS, pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))])
+# The same as a StructType, for an empty DataFrame of the source's columns: Sail (see
+# console.analytics.spark) parses no nested types in DDL.
+SCHEMA = from_arrow_schema(ARROW_SCHEMA)
 # Sail takes a source's nested types only in a PyArrow schema (its extension of the API), and
 # Spark's JVM only in a StructType or DDL: a reader on Sail asks for the PyArrow one.
 ARROW_SCHEMA_OPTION = "schemaAsArrow"

@@ -28,7 +28,6 @@ from tests.console.analytics.test_runs_and_pages import write_snapshots
 from tests.console.conftest import STOPPABLE_ENGINE_CONFIGS, make_topic
 from tests.support.celery_worker import CeleryBeat
 from tests.support.partition_io import send_values
-from tests.support.spark import TEST_CONF
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.timeout(900)]
@@ -100,8 +99,7 @@ def test_analytics_runs_queued_together_are_shared_by_the_two_workers(celery_wor
     for cluster in clusters:
         write_snapshots(settings.ANALYTICS_LAKE, cluster.pk)
     two_hosts(celery_worker_factory, queues=("analytics",), pool="solo", concurrency=1, extra_env={
-        "ANALYTICS_LAKE": settings.ANALYTICS_LAKE, "SPARK_MASTER": "local[1]",
-        "SPARK_CONF": ";".join(f"{k}={v}" for k, v in TEST_CONF.items())})
+        "ANALYTICS_LAKE": settings.ANALYTICS_LAKE, "SPARK_MASTER": "sail"})
     runs = [analytics_run_request(cluster=cluster, actor=users["operator"], kind=AnalyticsRun.WHAT_IF,
                                   target="orders", params={"topic": "orders", "retention_ms": None,
                                                            "retention_bytes": 0})

@@ -1,6 +1,7 @@
 """The analytics on a real standalone Spark cluster: a master and two workers, each its own JVM
 (tests/support/spark_cluster.py), and the console's analytics Celery worker as the driver,
-pointed there by SPARK_MASTER=spark://127.0.0.1:<port> and `spark.*` variables.
+pointed there by SPARK_MASTER=spark://127.0.0.1:<port> and `spark.*` variables; and on Sail,
+the one-machine default (SPARK_MASTER=sail), whose runs are held to the same local results.
 
 Every kind of run (the lake jobs, the records jobs through the Kafka data source, whose readers
 run in the executors' Python workers, and a what-if) gives the results of the same run on a
@@ -9,7 +10,12 @@ with -9 mid-run costs Spark its tasks there, not the run; a restarted master (wh
 executors of the applications it does not know) is followed by a new session; an unreachable
 master or unreachable brokers fail a run with a sentence.
 
-One cluster and one analytics worker serve the whole module (Spark's JVMs take most of its time).
+One cluster and one analytics worker serve the whole module (Spark's JVMs take most of its time),
+and the local session's results of the lake run are computed once for both engines.
+
+On Sail the analytics worker, as `make run` starts it (solo pool, warm session), runs Sail's
+Spark Connect server in its own process. The jobs build a few aggregates differently there
+(console/analytics/jobs/aggregates.py): equal results are what proves both forms alike.
 """
 from __future__ import annotations
 
@@ -155,18 +161,18 @@ def lake_job_names() -> list[str]:
     return [spec.name for spec in launch.job_specs()]
 
 
-_local_results: dict[int, dict[str, list[tuple]]] = {}
+_local_results: list[dict[str, list[tuple]]] = []
 
 
 def local_lake_results(spark, lake: Path, tmp_path: Path, cluster_id: int) -> dict[str, list[tuple]]:
-    """The lake run's results from a local session, on a copy of the lake (once per cluster id:
-    the synthetic snapshots do not change)."""
-    if cluster_id not in _local_results:
+    """The lake run's results from a local session, on a copy of the lake: once per module, since
+    every cluster's synthetic snapshots are the same rows at the same times (write_snapshots)."""
+    if not _local_results:
         local = local_lake_copy(lake, tmp_path / "local-lake")
         launch.analytics_jobs_run(spark, lake_url=local, cluster_id=cluster_id, days=7,
                                   today=dt.datetime.now(dt.timezone.utc).date(), progress=lambda *_: None)
-        _local_results[cluster_id] = results(local, cluster_id, lake_job_names())
-    return _local_results[cluster_id]
+        _local_results.append(results(local, cluster_id, lake_job_names()))
+    return _local_results[0]
 
 
 def test_every_run_on_the_cluster_equals_the_local_run(analytics_worker, spark_cluster, lake, lake_cluster,
@@ -289,6 +295,57 @@ def test_a_master_that_does_not_answer_fails_the_run_with_the_reason(lake, users
         redis.stop()
     assert run.state == AnalyticsRun.FAILED
     assert run.error.startswith(f"The Spark master {master} does not answer: ") and "waited 2 s" in run.error
+
+
+def test_every_run_on_sail_equals_the_local_run(lake, lake_cluster, kafka_engine, spark, users, tmp_path, settings,
+                                                viewer_client, operator_client, django_db_blocker):
+    operator = users["operator"]
+    expected = local_lake_results(spark, lake, tmp_path, lake_cluster.pk)
+    shutil.rmtree(lake / L.RESULTS, ignore_errors=True)          # only this run's results count
+    redis = RedisServer(tmp_path / "redis").start()         # its own queue: the module's worker would take the runs
+    with django_db_blocker.unblock():
+        database_url = worker_database_url()
+    try:
+        with celery_broker(redis.url):
+            worker = CeleryWorker(broker_url=redis.url, log_path=tmp_path / "worker.log", queues=("analytics",),
+                                  pool="solo", concurrency=1, database_url=database_url,
+                                  extra_env={"SPARK_MASTER": "sail", "ANALYTICS_LAKE": str(lake),
+                                             "ANALYTICS_WARM_SPARK": "1", "ANALYTICS_HEARTBEAT_SECONDS": "5"})
+            worker.start(timeout=300)
+            try:
+                sail_runs_equal_the_local_runs(worker, lake, lake_cluster, kafka_engine, spark, operator, tmp_path,
+                                               settings, viewer_client, operator_client, expected)
+            finally:
+                worker.stop()
+    finally:
+        redis.stop()
+
+
+def sail_runs_equal_the_local_runs(worker, lake, lake_cluster, kafka_engine, spark, operator, tmp_path, settings,
+                                   viewer_client, operator_client, expected) -> None:
+    assert worker.log_text().count("Spark warmed up: every lake job once on a tiny lake") == 1
+    assert not (lake / WARMUP_DIR).exists()
+    run = request_and_wait(lake_cluster, operator, worker=worker)
+    assert (run.state, run.progress, run.error) == (AnalyticsRun.DONE, 100, ""), worker.log_text()
+    assert set(run.job_seconds) >= {"group_status", "time_lag", "group_lag_5m", "topic_growth"}
+    assert results(str(lake), lake_cluster.pk, lake_job_names()) == expected
+    settings.ANALYTICS_LAKE = str(lake)
+    pages_and_api_show_the_results(lake_cluster, viewer_client, operator_client)
+    what_if_equals_local(lake_cluster, operator, worker=worker, lake=lake, spark=spark)
+    # The records jobs: Sail runs the Kafka data source's readers in the worker's process, and
+    # keeps what they read for the three jobs in a scratch directory it removes afterwards.
+    records_run_equals_local(kafka_engine, operator, worker=worker, lake=lake, spark=spark, tmp_path=tmp_path,
+                             settings=settings)
+    scratch = lake / launch_topics.RECORDS_SCRATCH_DIR
+    assert not scratch.exists() or not any(scratch.iterdir())
+    # Brokers out of reach: the data source's reason, in a sentence.
+    unreachable = Cluster.objects.create(name="brokers out of Sail's reach",
+                                         bootstrap_servers=f"127.0.0.1:{free_port_range(1)}")
+    snapshots_once(lake, unreachable.pk)
+    run = request_and_wait(unreachable, operator, kind=AnalyticsRun.RECORDS, worker=worker)
+    assert run.state == AnalyticsRun.FAILED
+    assert run.error.startswith(f"KafkaSourceError: The brokers at {unreachable.bootstrap_servers} did not give the "
+                                "partitions' offsets: ") and "KafkaError{" not in run.error, run.error
 
 
 def pages_and_api_show_the_results(lake_cluster, viewer_client, operator_client):
