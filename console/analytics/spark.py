@@ -7,7 +7,7 @@ reuses it. `SPARK_MASTER` picks the engine, and `spark.*` settings from the envi
 - `sail` (the default): Sail, Spark's API on a native engine (Apache DataFusion), as a Spark
   Connect server inside this process on loopback, and a Connect session to it. It starts in
   a fraction of a second and runs the jobs at 0.6 to 2.4x DuckDB's time on one machine, where
-  Spark's JVM takes 5 to 12x (docs/benchmarks/analytics.md). It reads the lake and runs the
+  Spark's JVM takes 3.4 to 11x (docs/benchmarks/analytics.md). It reads the lake and runs the
   Kafka data source in this process, so it is for one machine: a lake that outgrows one
   goes to a cluster. PySpark runs a process either on the JVM or on Connect, never both.
 - `local[*]`, `local[N]`: Spark's JVM in this process.
